@@ -1,0 +1,68 @@
+/**
+ * Billing periods: interval 1–10 months anchored on the sign-up instant, with end-of-month clamping measured from the
+ * anchor day each time (Jan 31 → Feb 28/29 → Mar 31), so a short month never shifts later periods. UTC.
+ */
+
+export const MIN_INTERVAL_MONTHS = 1;
+export const MAX_INTERVAL_MONTHS = 10;
+
+function daysInMonth(year: number, monthIndex: number): number {
+  return new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
+}
+
+/** The anchor moved by whole months, its day clamped to the target month's length, its time of day kept. */
+export function addMonthsClamped(anchor: Date, months: number): Date {
+  const totalMonths = anchor.getUTCFullYear() * 12 + anchor.getUTCMonth() + months;
+  const year = Math.floor(totalMonths / 12);
+  const monthIndex = totalMonths - year * 12;
+  const day = Math.min(anchor.getUTCDate(), daysInMonth(year, monthIndex));
+  return new Date(
+    Date.UTC(
+      year,
+      monthIndex,
+      day,
+      anchor.getUTCHours(),
+      anchor.getUTCMinutes(),
+      anchor.getUTCSeconds(),
+      anchor.getUTCMilliseconds(),
+    ),
+  );
+}
+
+export interface BillingPeriod {
+  /** 0 for the first period (charged at sign-up), then 1, 2, … */
+  readonly index: number;
+  readonly start: Date;
+  /** Exclusive: the start of the next period. */
+  readonly end: Date;
+}
+
+export function assertInterval(intervalMonths: number): void {
+  if (!Number.isInteger(intervalMonths) || intervalMonths < MIN_INTERVAL_MONTHS || intervalMonths > MAX_INTERVAL_MONTHS) {
+    throw new RangeError(`interval_months must be an integer from ${MIN_INTERVAL_MONTHS} to ${MAX_INTERVAL_MONTHS}`);
+  }
+}
+
+/** Period `index` of a plan anchored at `anchor`. */
+export function billingPeriod(anchor: Date, intervalMonths: number, index: number): BillingPeriod {
+  assertInterval(intervalMonths);
+  if (!Number.isInteger(index) || index < 0) throw new RangeError("period index must be a non-negative integer");
+  return {
+    index,
+    start: addMonthsClamped(anchor, index * intervalMonths),
+    end: addMonthsClamped(anchor, (index + 1) * intervalMonths),
+  };
+}
+
+/** The index of the period that contains `at` (the last period started at or before it). */
+export function periodIndexAt(anchor: Date, intervalMonths: number, at: Date): number {
+  assertInterval(intervalMonths);
+  if (at < anchor) return 0;
+  const monthsApart =
+    (at.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (at.getUTCMonth() - anchor.getUTCMonth());
+  let index = Math.max(0, Math.floor(monthsApart / intervalMonths));
+  // The month arithmetic may overshoot by one when `at` falls before the clamped day of its month.
+  while (index > 0 && addMonthsClamped(anchor, index * intervalMonths) > at) index -= 1;
+  while (addMonthsClamped(anchor, (index + 1) * intervalMonths) <= at) index += 1;
+  return index;
+}
