@@ -38,15 +38,22 @@ export interface BillingPeriod {
 }
 
 export function assertInterval(intervalMonths: number): void {
-  if (!Number.isInteger(intervalMonths) || intervalMonths < MIN_INTERVAL_MONTHS || intervalMonths > MAX_INTERVAL_MONTHS) {
-    throw new RangeError(`interval_months must be an integer from ${MIN_INTERVAL_MONTHS} to ${MAX_INTERVAL_MONTHS}`);
+  if (
+    !Number.isInteger(intervalMonths) ||
+    intervalMonths < MIN_INTERVAL_MONTHS ||
+    intervalMonths > MAX_INTERVAL_MONTHS
+  ) {
+    throw new RangeError(
+      `interval_months must be an integer from ${MIN_INTERVAL_MONTHS} to ${MAX_INTERVAL_MONTHS}`,
+    );
   }
 }
 
 /** Period `index` of a plan anchored at `anchor`. */
 export function billingPeriod(anchor: Date, intervalMonths: number, index: number): BillingPeriod {
   assertInterval(intervalMonths);
-  if (!Number.isInteger(index) || index < 0) throw new RangeError("period index must be a non-negative integer");
+  if (!Number.isInteger(index) || index < 0)
+    throw new RangeError("period index must be a non-negative integer");
   return {
     index,
     start: addMonthsClamped(anchor, index * intervalMonths),
