@@ -13,9 +13,10 @@ export interface CardCipherKey {
 }
 
 function keyAndIv({ keyHex, iv = DEFAULT_AES_IV }: CardCipherKey): [Buffer, Buffer] {
+  // Checked as text: Buffer.from(…, "hex") silently drops a trailing odd digit or anything after a non-hex one.
+  if (!/^[0-9a-fA-F]{64}$/.test(keyHex)) throw new Error("AES key must be 32 bytes (64 hex characters)");
   const key = Buffer.from(keyHex, "hex");
   const ivBytes = Buffer.from(iv, "ascii");
-  if (key.length !== 32) throw new Error("AES key must be 32 bytes (64 hex characters)");
   if (ivBytes.length !== 16) throw new Error("AES IV must be 16 bytes");
   return [key, ivBytes];
 }
@@ -25,12 +26,17 @@ export function encryptField(plaintext: string, cipherKey: CardCipherKey): strin
   return Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]).toString("base64");
 }
 
-/** Decrypts a Base64 field; returns undefined when it is not valid ciphertext under this key (bad padding, bad Base64). */
+/**
+ * Decrypts a Base64 field; returns undefined when it is not valid ciphertext under this key (bad padding, bad Base64).
+ * A malformed key or IV throws, like encryptField: a misconfiguration must not pass for bad input.
+ */
 export function decryptField(ciphertext: string, cipherKey: CardCipherKey): string | undefined {
+  const [key, iv] = keyAndIv(cipherKey);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(ciphertext) || ciphertext.length % 4 !== 0) return undefined;
   try {
-    const decipher = createDecipheriv("aes-256-cbc", ...keyAndIv(cipherKey));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64")), decipher.final()]).toString("utf8");
+    const decipher = createDecipheriv("aes-256-cbc", key, iv);
+    const plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64")), decipher.final()]);
+    return plaintext.toString("utf8");
   } catch {
     return undefined;
   }

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { type GatewayConfig, type GatewayConfigInput, gatewayConfigSchema } from "./config";
 import type { CallKind, GatewayOutcome } from "./outcome";
-import { callRescodeApi, type FetchLike, type HttpMethod } from "./transport";
+import { callRescodeApi, type FetchLike, type HttpMethod, type SuccessRule } from "./transport";
 
 /** What every endpoint client needs: validated configuration, the HTTP function and the clock. */
 export interface GatewayContext {
@@ -16,7 +16,10 @@ export interface GatewayContextOptions {
   readonly now?: () => Date;
 }
 
-export function createGatewayContext(config: GatewayConfigInput, options: GatewayContextOptions = {}): GatewayContext {
+export function createGatewayContext(
+  config: GatewayConfigInput,
+  options: GatewayContextOptions = {},
+): GatewayContext {
   return {
     config: gatewayConfigSchema.parse(config),
     fetchImpl: options.fetchImpl ?? fetch,
@@ -36,6 +39,7 @@ export interface MerchantCall<S extends z.ZodType> {
   readonly body?: unknown;
   readonly kind: CallKind;
   readonly response: S;
+  readonly success?: SuccessRule;
 }
 
 /** A Basic-authenticated call to the payment, reconciliation or webhook management API. */
@@ -56,6 +60,7 @@ export function callMerchantApi<S extends z.ZodType>(
     response: call.response,
     retry: { retries: config.readRetries, minDelayMs: config.readRetryMinDelayMs },
     fetchImpl: context.fetchImpl,
+    success: call.success,
   });
 }
 

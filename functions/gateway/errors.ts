@@ -24,5 +24,7 @@ export function parseRequest<T extends z.ZodType>(schema: T, input: unknown): z.
   const result = schema.safeParse(input, { reportInput: false });
   if (result.success) return result.data;
   const [issue] = result.error.issues;
-  throw issue ? new GatewayRequestError(fieldOf(issue), issue.message) : new GatewayRequestError("(body)", "invalid");
+  throw issue
+    ? new GatewayRequestError(fieldOf(issue), issue.message)
+    : new GatewayRequestError("(body)", "invalid");
 }

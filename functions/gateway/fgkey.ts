@@ -34,7 +34,8 @@ export function verifyQueryFgkey(secret: string, query: string): boolean {
   const params = new URLSearchParams(query);
   const given = params.get("fgkey");
   if (!given || params.getAll("fgkey").length !== 1) return false;
-  const rest: Record<string, string> = {};
+  // No prototype: keys such as `constructor` or `__proto__` must be plain own entries like any other parameter.
+  const rest: Record<string, string> = Object.create(null);
   for (const [key, value] of params) {
     if (key === "fgkey") continue;
     if (key in rest) return false; // a repeated parameter is a change

@@ -1,12 +1,13 @@
-import pRetry, { AbortError } from "p-retry";
+import pRetry from "p-retry";
 import type { z } from "zod";
 import {
   type CallKind,
   classifyRescode,
+  type Failure,
   type GatewayOutcome,
+  success,
   type Unavailable,
   type Unknown,
-  success,
 } from "./outcome";
 import { resultEnvelope, SUCCESS_RESCODE } from "./schemas/primitives";
 
@@ -28,7 +29,9 @@ export interface HttpReply {
   readonly body: unknown;
 }
 
-export type HttpResult = { readonly ok: true; readonly reply: HttpReply } | { readonly ok: false; readonly failure: Unavailable | Unknown };
+export type HttpResult =
+  | { readonly ok: true; readonly reply: HttpReply }
+  | { readonly ok: false; readonly failure: Failure };
 
 export type FetchLike = typeof fetch;
 
@@ -50,19 +53,27 @@ function errorCode(error: unknown): string | undefined {
 /** Maps a thrown fetch error to unavailable (never reached the gateway) or unknown (may have taken effect). */
 export function classifyTransportError(error: unknown, kind: CallKind): Unavailable | Unknown {
   const code = errorCode(error);
-  if (code && CONNECT_ERROR_CODES.has(code)) return { kind: "unavailable", reason: `connection failed (${code})` };
+  if (code && CONNECT_ERROR_CODES.has(code))
+    return { kind: "unavailable", reason: `connection failed (${code})` };
   const name = (error as { name?: unknown } | undefined)?.name;
   const reason =
-    name === "TimeoutError" || name === "AbortError" ? "timed out after sending" : `connection lost (${code ?? "reset"})`;
+    name === "TimeoutError" || name === "AbortError"
+      ? "timed out after sending"
+      : `connection lost (${code ?? "reset"})`;
   return kind === "mutation" ? { kind: "unknown", reason } : { kind: "unavailable", reason };
 }
 
 /**
  * Status codes that say the request was not processed. 502/504 come from a proxy that may already have forwarded
- * the request, so on a mutation they are treated as unknown.
+ * the request, so on a mutation they are treated as unknown. Redirects are not followed (a followed redirect turns a
+ * POST into a GET): a 3xx means a wrong base URL.
  */
-function classifyHttpStatus(status: number, kind: CallKind): Unavailable | Unknown | undefined {
-  if (status === 429 || status === 500 || status === 503) return { kind: "unavailable", reason: `HTTP ${status}`, status };
+function classifyHttpStatus(status: number, kind: CallKind): Failure | undefined {
+  if (status >= 300 && status < 400) {
+    return { kind: "invalid", code: `HTTP_${status}`, message: `HTTP ${status}: redirects are not followed` };
+  }
+  if (status === 429 || status === 500 || status === 503)
+    return { kind: "unavailable", reason: `HTTP ${status}`, status };
   if (status >= 500) {
     return kind === "mutation"
       ? { kind: "unknown", reason: `HTTP ${status} from an intermediary` }
@@ -83,6 +94,7 @@ export async function sendJson(request: HttpRequest, fetchImpl: FetchLike = fetc
       headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
       signal: AbortSignal.timeout(request.timeoutMs),
+      redirect: "manual",
     });
     status = response.status;
     text = await response.text();
@@ -94,10 +106,13 @@ export async function sendJson(request: HttpRequest, fetchImpl: FetchLike = fetc
   try {
     return { ok: true, reply: { status, body: text === "" ? undefined : JSON.parse(text) } };
   } catch {
+    // A 4xx page that is not JSON is still a refusal of our request: the envelope check classifies it as invalid.
+    if (status >= 400) return { ok: true, reply: { status, body: undefined } };
     const reason = `HTTP ${status} with a body that is not JSON`;
     return {
       ok: false,
-      failure: request.kind === "mutation" && status < 400 ? { kind: "unknown", reason } : { kind: "unavailable", reason, status },
+      failure:
+        request.kind === "mutation" ? { kind: "unknown", reason } : { kind: "unavailable", reason, status },
     };
   }
 }
@@ -115,20 +130,41 @@ export async function retryRead<T>(
   attempt: () => Promise<GatewayOutcome<T>>,
   options: ReadRetryOptions,
 ): Promise<GatewayOutcome<T>> {
-  let last: GatewayOutcome<T> | undefined;
   try {
     return await pRetry(
       async () => {
-        last = await attempt();
-        if (last.kind === "unavailable") throw new Error(last.reason);
-        return last;
+        const outcome = await attempt();
+        if (outcome.kind === "unavailable") throw new StillUnavailable(outcome);
+        return outcome;
       },
-      { retries: options.retries, minTimeout: options.minDelayMs, factor: 2, randomize: true },
+      {
+        retries: options.retries,
+        minTimeout: options.minDelayMs,
+        factor: 2,
+        randomize: true,
+        // A programming error thrown by the attempt is not a reason to call the gateway again.
+        shouldRetry: ({ error }) => error instanceof StillUnavailable,
+      },
     );
   } catch (error) {
-    if (last) return last;
-    throw error instanceof AbortError ? error.cause : error;
+    if (error instanceof StillUnavailable) return error.outcome;
+    throw error;
   }
+}
+
+/** Carries the last `unavailable` outcome through p-retry, which retries on thrown errors. */
+class StillUnavailable extends Error {
+  constructor(readonly outcome: Unavailable) {
+    super(outcome.reason);
+  }
+}
+
+/** How an API marks success, where it departs from "every reply carries rescode 0000 on success". */
+export interface SuccessRule {
+  /** Codes that mean success; default `["0000"]` (webhook management answers "SUCCESS"). */
+  readonly successCodes?: readonly string[];
+  /** A success may come without rescode (reconciliation answers H/D/T only): the response schema then decides. */
+  readonly rescodeOptional?: boolean;
 }
 
 export interface RescodeCall<S extends z.ZodType> {
@@ -137,17 +173,31 @@ export interface RescodeCall<S extends z.ZodType> {
   readonly response: S;
   readonly retry: ReadRetryOptions;
   readonly fetchImpl?: FetchLike;
+  readonly success?: SuccessRule;
 }
 
 /**
  * A call to an API that answers `{rescode, resmsg, …}` (payment, reconciliation, webhook management):
  * transport, rescode classification, lenient parse of the success body, and read retries.
  */
-export function callRescodeApi<S extends z.ZodType>(call: RescodeCall<S>): Promise<GatewayOutcome<z.output<S>>> {
-  const once = async (): Promise<GatewayOutcome<z.output<S>>> => {
+export function callRescodeApi<S extends z.ZodType>(
+  call: RescodeCall<S>,
+): Promise<GatewayOutcome<z.output<S>>> {
+  return callJsonApi(call, (reply) =>
+    interpretRescodeReply(reply, call.response, call.request.kind, call.success),
+  );
+}
+
+export type JsonCall = Omit<RescodeCall<z.ZodType>, "response">;
+
+/** Transport plus an API-specific reading of the answer; reads are retried while unavailable. */
+export function callJsonApi<T>(
+  call: JsonCall,
+  interpret: (reply: HttpReply) => GatewayOutcome<T>,
+): Promise<GatewayOutcome<T>> {
+  const once = async (): Promise<GatewayOutcome<T>> => {
     const result = await sendJson(call.request, call.fetchImpl);
-    if (!result.ok) return result.failure;
-    return interpretRescodeReply(result.reply, call.response, call.request.kind);
+    return result.ok ? interpret(result.reply) : result.failure;
   };
   return call.request.kind === "read" ? retryRead(once, call.retry) : once();
 }
@@ -157,19 +207,32 @@ export function interpretRescodeReply<S extends z.ZodType>(
   reply: HttpReply,
   schema: S,
   kind: CallKind,
+  rule: SuccessRule = {},
 ): GatewayOutcome<z.output<S>> {
   const envelope = resultEnvelope.safeParse(reply.body);
-  if (!envelope.success) {
-    const reason = `HTTP ${reply.status} without rescode`;
-    if (reply.status >= 400) return { kind: "invalid", code: `HTTP_${reply.status}`, message: reason };
-    return kind === "mutation" ? { kind: "unknown", reason } : { kind: "unavailable", reason };
+  if (envelope.success) {
+    const { rescode, resmsg } = envelope.data;
+    const successCodes = rule.successCodes ?? [SUCCESS_RESCODE];
+    if (!successCodes.includes(rescode)) return classifyRescode(rescode, resmsg, kind);
+  } else if (!rule.rescodeOptional || reply.status >= 400) {
+    return classifyMissingEnvelope(reply.status, "rescode", kind);
   }
-  const { rescode, resmsg } = envelope.data;
-  if (rescode !== SUCCESS_RESCODE) return classifyRescode(rescode, resmsg, kind);
   const parsed = schema.safeParse(reply.body, { reportInput: false });
-  if (parsed.success) return success(parsed.data);
-  // The gateway said it succeeded but the body is unreadable: for a mutation, only retrieve can tell what happened.
-  const issue = parsed.error.issues[0];
+  return parsed.success ? success(parsed.data) : classifyUnreadableSuccess(parsed.error, kind);
+}
+
+/** An answer without the API's result code: our fault on 4xx; otherwise the gateway may or may not have acted. */
+export function classifyMissingEnvelope(status: number, codeField: string, kind: CallKind): Failure {
+  const reason = `HTTP ${status} without ${codeField}`;
+  if (status >= 400) return { kind: "invalid", code: `HTTP_${status}`, message: reason };
+  return kind === "mutation" ? { kind: "unknown", reason } : { kind: "unavailable", reason };
+}
+
+/** The gateway said it succeeded but the body is unreadable: for a mutation, only retrieve can tell what happened. */
+export function classifyUnreadableSuccess(error: z.ZodError, kind: CallKind): Failure {
+  const issue = error.issues[0];
   const reason = `unreadable success response (${issue?.path.join(".") ?? ""}: ${issue?.message ?? ""})`;
-  return kind === "mutation" ? { kind: "unknown", reason } : { kind: "invalid", code: "RESPONSE", message: reason };
+  return kind === "mutation"
+    ? { kind: "unknown", reason }
+    : { kind: "invalid", code: "RESPONSE", message: reason };
 }

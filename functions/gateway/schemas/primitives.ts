@@ -48,10 +48,12 @@ export const yyyymmddhhmmss = z
   .refine(datePart, "must be a calendar date (YYYYMMDDHHMMSS)");
 
 /** A required string of bounded length (the seeds' "max N"). */
-export const text = (max: number) => z.string().min(1, "is required").max(max, `must be at most ${max} characters`);
+export const text = (max: number) =>
+  z.string().min(1, "is required").max(max, `must be at most ${max} characters`);
 
 /** An optional string of bounded length. */
-export const optionalText = (max: number) => z.string().max(max, `must be at most ${max} characters`).optional();
+export const optionalText = (max: number) =>
+  z.string().max(max, `must be at most ${max} characters`).optional();
 
 export const yesNo = z.enum(["Y", "N"]);
 
@@ -91,5 +93,8 @@ export function withAliases<T extends z.ZodType>(aliases: Readonly<Record<string
 
 /** A value the gateway may send as one object or as an array of them; always exposed as an array. */
 export function oneOrMany<T extends z.ZodType>(schema: T) {
-  return z.preprocess((input) => (Array.isArray(input) ? input : input == null ? [] : [input]), z.array(schema));
+  return z.preprocess(
+    (input) => (Array.isArray(input) ? input : input == null ? [] : [input]),
+    z.array(schema),
+  );
 }

@@ -1,0 +1,29 @@
+import type { GatewayConfigInput } from "./config";
+import { createGatewayContext, type GatewayContextOptions } from "./context";
+import { createPartnerClient } from "./partner-client";
+import { createPartnerTokenProvider, type PartnerTokenStore } from "./partner-token";
+import { createPaymentClient } from "./payment-client";
+import { createReconciliationClient } from "./reconciliation-client";
+import { createWebhookAdminClient } from "./webhook-admin-client";
+
+export interface GatewayClientOptions extends GatewayContextOptions {
+  /** Where the partner JWT is cached; in memory by default, Secrets Manager in the deployed functions. */
+  readonly partnerTokenStore?: PartnerTokenStore;
+}
+
+/** One client for the whole gateway: payment, reconciliation, webhook management and partner APIs. */
+export function createGatewayClient(config: GatewayConfigInput, options: GatewayClientOptions = {}) {
+  const context = createGatewayContext(config, options);
+  return {
+    context,
+    payments: createPaymentClient(context),
+    reconciliation: createReconciliationClient(context),
+    webhooks: createWebhookAdminClient(context),
+    partner: createPartnerClient(
+      context,
+      createPartnerTokenProvider(context, { store: options.partnerTokenStore }),
+    ),
+  };
+}
+
+export type GatewayClient = ReturnType<typeof createGatewayClient>;

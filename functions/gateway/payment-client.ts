@@ -1,0 +1,206 @@
+import type { z } from "zod";
+import { type CardCipherKey, encryptField } from "./card-crypto";
+import { callMerchantApi, type GatewayContext } from "./context";
+import { parseRequest } from "./errors";
+import type { CallKind, GatewayOutcome } from "./outcome";
+import {
+  type CancelFundingKind,
+  type CancelInput,
+  type CancelResponse,
+  type CaptureInput,
+  type CaptureResponse,
+  type ConfirmInput,
+  type ConfirmResponse,
+  cancelRequestFor,
+  cancelResponse,
+  captureRequest,
+  captureResponse,
+  checkRecurringStartDate,
+  confirmRequest,
+  confirmResponse,
+  type PaymentInput,
+  type PaymentResponse,
+  type PlaintextCard,
+  paymentInput,
+  paymentRequest,
+  paymentResponse,
+  type ReadyInput,
+  type ReadyResponse,
+  type RebillInput,
+  type ReceiptUrlInput,
+  type ReceiptUrlResponse,
+  type RecurringAdjustInput,
+  type RecurringResponse,
+  type RetrieveInput,
+  type RetrieveResponse,
+  readyRequest,
+  readyResponse,
+  receiptUrlRequest,
+  receiptUrlResponse,
+  recurringAdjustRequest,
+  recurringDeleteRequest,
+  recurringIdParam,
+  recurringResponse,
+  retrieveRequest,
+  retrieveResponse,
+  type SettleInput,
+  type SettleResponse,
+  settleRequest,
+  settleResponse,
+  transactionIdParam,
+  type VerifyResponse,
+  verifyRequest,
+  verifyResponse,
+} from "./schemas/payment";
+
+export interface CancelOptions {
+  /** What the original payment was, when its cancel needs refund_account and/or tax (see cancelRequestFor). */
+  readonly fundingKind?: CancelFundingKind;
+}
+
+type Outcome<T> = Promise<GatewayOutcome<T>>;
+
+/** A validated transaction_id path segment (EC1002: exactly 24 characters). */
+function transactionSegment(transactionId: string): string {
+  return encodeURIComponent(
+    parseRequest(transactionIdParam, { transaction_id: transactionId }).transaction_id,
+  );
+}
+
+function recurringSegment(recurringId: string): string {
+  return encodeURIComponent(parseRequest(recurringIdParam, { recurring_id: recurringId }).recurring_id);
+}
+
+function encryptCard(card: PlaintextCard, key: CardCipherKey) {
+  return {
+    card_number: encryptField(card.card_number, key),
+    expiry_date: encryptField(card.expiry_date, key),
+    cvc: encryptField(card.cvc, key),
+  };
+}
+
+type WalletInput = z.output<typeof paymentInput>["wallet_a"];
+
+/** The merchant decrypts the wallet data, then sends its plain JSON text AES-encrypted (seed, non-ui payment). */
+function encryptWallet(wallet: WalletInput, key: CardCipherKey) {
+  if (wallet === undefined) return undefined;
+  const { payment_data, ...rest } = wallet;
+  const text = typeof payment_data === "string" ? payment_data : JSON.stringify(payment_data);
+  return { ...rest, payment_data: encryptField(text, key) };
+}
+
+/**
+ * The payment API (/v1/payments). Every method validates its request before sending (GatewayRequestError naming the
+ * field; nothing sent), injects mid from the configuration and encrypts card and wallet data itself. Mutations are
+ * sent once; reads (verify, retrieve, receiptUrl) are retried by the transport while the gateway is unavailable.
+ */
+export function createPaymentClient(context: GatewayContext) {
+  const { config } = context;
+  const cipherKey: CardCipherKey = { keyHex: config.aesKeyHex, iv: config.aesIv };
+
+  const post = <S extends z.ZodType>(path: string, kind: CallKind, body: unknown, response: S) =>
+    callMerchantApi(context, {
+      baseUrl: config.paymentBaseUrl,
+      path: `/v1/payments${path}`,
+      body,
+      kind,
+      response,
+    });
+  const withMid = <T extends object>(input: T) => ({ ...input, mid: config.mid });
+
+  async function payment(input: PaymentInput): Outcome<PaymentResponse> {
+    const { card, wallet_a, wallet_b, merchant, payment, ...rest } = parseRequest(paymentInput, input);
+    const body = parseRequest(paymentRequest, {
+      ...rest,
+      payment: card === undefined ? payment : { ...payment, ...encryptCard(card, cipherKey) },
+      merchant: withMid(merchant ?? {}),
+      wallet_a: encryptWallet(wallet_a, cipherKey),
+      wallet_b: encryptWallet(wallet_b, cipherKey),
+    });
+    checkRecurringStartDate(body, context.now());
+    return post("/payment", "mutation", body, paymentResponse);
+  }
+
+  return {
+    /** Prepares a payment window; the fgkey goes to the merchant page unchanged. */
+    async ready(input: ReadyInput): Outcome<ReadyResponse> {
+      const body = parseRequest(readyRequest, { ...input, merchant: withMid(input.merchant ?? {}) });
+      checkRecurringStartDate(body, context.now());
+      return post("/ready", "mutation", body, readyResponse);
+    },
+
+    /** Authorizes (and with PAYMENT_PA acquires) a payment authenticated by a PAYER_AUTH window. */
+    async confirm(input: ConfirmInput): Outcome<ConfirmResponse> {
+      const body = parseRequest(confirmRequest, withMid(input));
+      return post("/confirm", "mutation", body, confirmResponse);
+    },
+
+    /** Checks a window result: `query` is the status_url query string exactly as received. */
+    async verify(query: string): Outcome<VerifyResponse> {
+      const body = parseRequest(verifyRequest, { data: query });
+      return post("/verify", "read", body, verifyResponse);
+    },
+
+    /** Looks a transaction up by order_id, transaction_id (default) or refund_id. */
+    async retrieve(input: RetrieveInput): Outcome<RetrieveResponse> {
+      const body = parseRequest(retrieveRequest, withMid(input));
+      return post("/retrieve", "read", body, retrieveResponse);
+    },
+
+    /** The customer's receipt page; the payment's e-mail is the proof the seed requires. */
+    async receiptUrl(transactionId: string, input: ReceiptUrlInput): Outcome<ReceiptUrlResponse> {
+      const path = `/retrieve/receipt-url/${transactionSegment(transactionId)}`;
+      const body = parseRequest(receiptUrlRequest, withMid(input));
+      return post(path, "read", body, receiptUrlResponse);
+    },
+
+    /** Full (F) or partial (P) cancel; refund_amount may not exceed payment.balance. */
+    async cancel(
+      transactionId: string,
+      input: CancelInput,
+      options: CancelOptions = {},
+    ): Outcome<CancelResponse> {
+      const path = `/${transactionSegment(transactionId)}/cancel`;
+      const body = parseRequest(cancelRequestFor(options.fundingKind), withMid(input));
+      return post(path, "mutation", body, cancelResponse);
+    },
+
+    /** Manual acquiring of an AUTH transaction. */
+    async capture(transactionId: string, input: CaptureInput): Outcome<CaptureResponse> {
+      const path = `/${transactionSegment(transactionId)}/capture`;
+      const body = parseRequest(captureRequest, withMid(input));
+      return post(path, "mutation", body, captureResponse);
+    },
+
+    /** Settlement confirmation. */
+    async settle(transactionId: string, input: SettleInput): Outcome<SettleResponse> {
+      const path = `/${transactionSegment(transactionId)}/settle`;
+      const body = parseRequest(settleRequest, withMid(input));
+      return post(path, "mutation", body, settleResponse);
+    },
+
+    /** Server-to-server payment; `card` and wallet payment_data are plaintext here and encrypted before sending. */
+    payment,
+
+    /** REBILL on a stored token: the non-ui payment with tokenbilling.token_id and no card fields. */
+    async rebill({ token_id, ...rest }: RebillInput): Outcome<PaymentResponse> {
+      return payment({ ...rest, tokenbilling: { token_id } });
+    },
+
+    /** Cancels a gateway-managed recurring payment. */
+    async deleteRecurring(recurringId: string): Outcome<RecurringResponse> {
+      const path = `/recurring/${recurringSegment(recurringId)}/delete`;
+      const body = parseRequest(recurringDeleteRequest, withMid({}));
+      return post(path, "mutation", body, recurringResponse);
+    },
+
+    /** Changes the amount of a gateway-managed recurring payment. */
+    async adjustRecurring(recurringId: string, input: RecurringAdjustInput): Outcome<RecurringResponse> {
+      const path = `/recurring/${recurringSegment(recurringId)}/adjust`;
+      const body = parseRequest(recurringAdjustRequest, input);
+      return post(path, "mutation", body, recurringResponse);
+    },
+  };
+}
+
+export type PaymentClient = ReturnType<typeof createPaymentClient>;
