@@ -1,0 +1,340 @@
+import type { Failure } from "../gateway/outcome";
+import { billingPeriod } from "./billing-period";
+import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
+import { afterDecline, afterSuccess, type Transition } from "./dunning";
+import type { ChargeAttempt, Subscription } from "./model";
+import { orderIdFor } from "./order-id";
+import type { BillingRepository, ChargeGateway, ChargeMessage, Clock, EventPublisher } from "./ports";
+
+export interface ChargeDeps {
+  readonly repository: BillingRepository;
+  readonly gateway: ChargeGateway;
+  readonly events: EventPublisher;
+  readonly clock: Clock;
+  readonly policy: ChargePolicy;
+}
+
+/** What became of one unit of work: done (acknowledge) or retry after a delay (leave it on the queue). */
+export type WorkResult =
+  | { readonly kind: "done"; readonly note: string }
+  | { readonly kind: "retry"; readonly delaySeconds: number; readonly note: string };
+
+const done = (note: string): WorkResult => ({ kind: "done", note });
+const retry = (delaySeconds: number, note: string): WorkResult => ({
+  kind: "retry",
+  delaySeconds: Math.max(1, Math.ceil(delaySeconds)),
+  note,
+});
+
+/**
+ * The charge protocol for one queued message (DESIGN.md §4): claim the period's attempt with a conditional write,
+ * REBILL the stored token with the attempt's deterministic order_id, then close the attempt and advance the
+ * subscription with conditional writes. Safe to run twice on the same message and concurrently with itself.
+ */
+export async function processChargeMessage(
+  message: ChargeMessage,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const subscription = await deps.repository.getSubscription(message.subscription_id);
+  if (!subscription) return done("unknown subscription");
+  if (
+    subscription.billing_mode !== "token" ||
+    subscription.status === "canceled" ||
+    subscription.status === "pending"
+  ) {
+    return done(`not billed here (${subscription.billing_mode}, ${subscription.status})`);
+  }
+  if (subscription.period !== message.period) return done("period already settled");
+  const dueAt = subscription.next_charge_at;
+  if (dueAt === undefined || Date.parse(dueAt) > deps.clock.now().getTime()) return done("not due");
+  return chargeCurrentAttempt(subscription, receiveCount, deps);
+}
+
+function leaseUntil(deps: ChargeDeps): string {
+  return new Date(deps.clock.now().getTime() + deps.policy.inflightWindowMs).toISOString();
+}
+
+function secondsUntil(instant: string | undefined, deps: ChargeDeps): number {
+  return instant === undefined ? 0 : (Date.parse(instant) - deps.clock.now().getTime()) / 1000;
+}
+
+async function chargeCurrentAttempt(
+  subscription: Subscription,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const now = deps.clock.now().toISOString();
+  const key = {
+    subscription_id: subscription.subscription_id,
+    period: subscription.period,
+    attempt: subscription.attempt,
+  };
+  const attempt: ChargeAttempt = {
+    ...key,
+    order_id: orderIdFor(key),
+    amount: subscription.plan.amount,
+    currency: subscription.plan.currency,
+    status: "pending",
+    lease_until: leaseUntil(deps),
+    created_at: now,
+    updated_at: now,
+  };
+  const claim = await deps.repository.claimAttempt(attempt);
+  if (claim.claimed) return callGateway(subscription, attempt, receiveCount, deps);
+  return continueExisting(subscription, claim.existing, receiveCount, deps);
+}
+
+/** Someone claimed this attempt before: pick it up where it stands. */
+async function continueExisting(
+  subscription: Subscription,
+  existing: ChargeAttempt,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  switch (existing.status) {
+    case "pending":
+    case "unknown": {
+      const wait = secondsUntil(existing.lease_until, deps);
+      if (wait > 0) return retry(wait, `attempt ${existing.status}; waiting out the in-flight window`);
+      return resolveAndContinue(subscription, existing, receiveCount, deps);
+    }
+    case "retry": {
+      const lease = leaseUntil(deps);
+      const taken = await deps.repository.updateAttempt(existing, {
+        expect: { status: "retry", lease_until: existing.lease_until },
+        set: { status: "pending", lease_until: lease, updated_at: deps.clock.now().toISOString() },
+      });
+      if (!taken)
+        return retry(retryDelaySeconds(deps.policy, receiveCount), "another worker took the attempt");
+      return callGateway(
+        subscription,
+        { ...existing, status: "pending", lease_until: lease },
+        receiveCount,
+        deps,
+      );
+    }
+    case "voided":
+      return startNextAttempt(subscription, existing, receiveCount, deps);
+    default:
+      // Closed, but the subscription missed its transition (a crash between the two writes): apply it now.
+      return applyClosedAttempt(subscription, existing, deps);
+  }
+}
+
+async function callGateway(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  if (subscription.token_id === undefined) {
+    return closeAttempt(
+      subscription,
+      attempt,
+      { status: "failed", rescode: "NO_TOKEN", resmsg: "no stored token" },
+      deps,
+    );
+  }
+  const outcome = await deps.gateway.rebill({
+    order_id: attempt.order_id,
+    token_id: subscription.token_id,
+    amount: attempt.amount,
+    currency: attempt.currency,
+    customer: subscription.customer,
+  });
+  if (outcome.kind === "success") {
+    return closeAttempt(
+      subscription,
+      attempt,
+      { status: "succeeded", transaction_id: outcome.value.transaction_id },
+      deps,
+    );
+  }
+  return handleFailure(subscription, attempt, outcome, receiveCount, deps);
+}
+
+async function handleFailure(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  failure: Failure,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const updated_at = deps.clock.now().toISOString();
+  const expect = { status: attempt.status, lease_until: attempt.lease_until };
+  switch (failure.kind) {
+    case "declined":
+    case "invalid":
+      return closeAttempt(
+        subscription,
+        attempt,
+        {
+          status: failure.kind === "declined" ? "declined" : "failed",
+          rescode: failure.code,
+          resmsg: failure.message,
+        },
+        deps,
+      );
+    case "unavailable": {
+      // Refused before the gateway accepted it: the same order_id may be sent again.
+      await deps.repository.updateAttempt(attempt, {
+        expect,
+        set: { status: "retry", lease_until: updated_at, updated_at },
+      });
+      return retry(retryDelaySeconds(deps.policy, receiveCount), `gateway unavailable: ${failure.reason}`);
+    }
+    case "unknown": {
+      // The charge may exist: never send again; retrieve decides once the in-flight window has passed.
+      const resolveAt = leaseUntil(deps);
+      await deps.repository.updateAttempt(attempt, {
+        expect,
+        set: { status: "unknown", lease_until: resolveAt, resmsg: failure.reason, updated_at },
+      });
+      return retry(secondsUntil(resolveAt, deps), `outcome unknown: ${failure.reason}`);
+    }
+  }
+}
+
+type Closing = Pick<ChargeAttempt, "status"> &
+  Partial<Pick<ChargeAttempt, "rescode" | "resmsg" | "transaction_id">>;
+
+/** Writes the attempt's final state (ledger first), then moves the subscription on. */
+async function closeAttempt(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  closing: Closing,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const closed = await deps.repository.updateAttempt(attempt, {
+    expect: { status: attempt.status, lease_until: attempt.lease_until },
+    set: { ...closing, updated_at: deps.clock.now().toISOString() },
+    remove: ["lease_until"],
+  });
+  if (!closed) return done(`attempt ${attempt.order_id} changed under us; left to its new owner`);
+  const { lease_until: _lease, ...rest } = attempt;
+  return applyClosedAttempt(subscription, { ...rest, ...closing }, deps);
+}
+
+async function applyClosedAttempt(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const now = deps.clock.now();
+  if (attempt.status === "succeeded") {
+    const { start } = billingPeriod(
+      new Date(subscription.anchor_at),
+      subscription.plan.interval_months,
+      attempt.period + 1,
+    );
+    return applyTransition(
+      afterSuccess(subscription, attempt, start, now),
+      subscription,
+      `charged ${attempt.order_id}`,
+      deps,
+    );
+  }
+  return applyTransition(
+    afterDecline(subscription, attempt, now, deps.policy),
+    subscription,
+    `${attempt.status} ${attempt.order_id} (${attempt.rescode ?? ""})`,
+    deps,
+  );
+}
+
+async function applyTransition(
+  transition: Transition,
+  subscription: Subscription,
+  note: string,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const applied = await deps.repository.updateSubscription(subscription.subscription_id, transition.update);
+  // Only the writer that moved the subscription announces it, so each event is published once per transition.
+  if (applied) await deps.events.publish(transition.events);
+  return done(applied ? note : `${note}; subscription already moved on`);
+}
+
+/** Asks the gateway what became of an attempt whose outcome we never learned. */
+async function resolveAndContinue(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const resolution = await resolveAttempt(subscription, attempt, receiveCount, deps);
+  return resolution.kind === "voided"
+    ? startNextAttempt(subscription, attempt, receiveCount, deps)
+    : resolution.result;
+}
+
+export type Resolution =
+  | { readonly kind: "voided" }
+  | { readonly kind: "settled"; readonly result: WorkResult };
+
+/**
+ * Retrieve by order_id decides an open attempt: a transaction → it succeeded (commit); NONE → it never happened
+ * (voided; the next attempt gets a new order_id). Anything else → try again later.
+ */
+export async function resolveAttempt(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<Resolution> {
+  const found = await deps.gateway.findOrder(attempt);
+  if (found.kind !== "success") {
+    const reason = found.kind === "declined" || found.kind === "invalid" ? found.message : found.reason;
+    return {
+      kind: "settled",
+      result: retry(retryDelaySeconds(deps.policy, receiveCount), `retrieve failed: ${reason}`),
+    };
+  }
+  switch (found.value.status) {
+    case "NONE": {
+      const voided = await deps.repository.updateAttempt(attempt, {
+        expect: { status: attempt.status, lease_until: attempt.lease_until },
+        set: {
+          status: "voided",
+          resmsg: "no transaction at the gateway",
+          updated_at: deps.clock.now().toISOString(),
+        },
+        remove: ["lease_until"],
+      });
+      return voided
+        ? { kind: "voided" }
+        : { kind: "settled", result: done(`attempt ${attempt.order_id} changed while resolving`) };
+    }
+    case "REGISTERED":
+      return {
+        kind: "settled",
+        result: retry(retryDelaySeconds(deps.policy, receiveCount), "order registered, not settled"),
+      };
+    default:
+      return {
+        kind: "settled",
+        result: await closeAttempt(
+          subscription,
+          attempt,
+          { status: "succeeded", transaction_id: found.value.transaction_id },
+          deps,
+        ),
+      };
+  }
+}
+
+/** After a voided attempt: the subscription moves to the next attempt number, which is charged at once. */
+async function startNextAttempt(
+  subscription: Subscription,
+  voided: ChargeAttempt,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const moved = await deps.repository.updateSubscription(subscription.subscription_id, {
+    expect: { period: voided.period, attempt: voided.attempt },
+    set: { attempt: voided.attempt + 1, updated_at: deps.clock.now().toISOString() },
+  });
+  const current = moved ? await deps.repository.getSubscription(subscription.subscription_id) : undefined;
+  if (!current || current.period !== voided.period) return done(`attempt ${voided.order_id} voided`);
+  return chargeCurrentAttempt(current, receiveCount, deps);
+}

@@ -1,0 +1,131 @@
+import type { ChargePolicy } from "./charge-policy";
+import type { ChargeAttempt, Subscription } from "./model";
+import type { BillingEvent, SubscriptionUpdate } from "./ports";
+
+const DAY_MS = 86_400_000;
+
+export interface Transition {
+  readonly update: SubscriptionUpdate;
+  readonly events: readonly BillingEvent[];
+}
+
+function chargeFacts(attempt: ChargeAttempt) {
+  const { subscription_id, period, order_id, amount, currency } = attempt;
+  return { subscription_id, period, attempt: attempt.attempt, order_id, amount, currency };
+}
+
+function tokenFailure(policy: ChargePolicy, rescode: string | undefined): string | undefined {
+  if (rescode === undefined) return undefined;
+  if (policy.tokenExpiredCodes.includes(rescode)) return "token_expired";
+  if (policy.tokenRevokedCodes.includes(rescode)) return "token_revoked";
+  return undefined;
+}
+
+/**
+ * After a declined (or refused-as-invalid) attempt: the next step of the dunning schedule, past_due from the first
+ * decline, canceled after the last; a dead token goes straight to past_due and waits for a new card.
+ */
+export function afterDecline(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  now: Date,
+  policy: ChargePolicy,
+): Transition {
+  const expect = { period: attempt.period, attempt: attempt.attempt };
+  const failed: BillingEvent = {
+    type: "charge.failed",
+    ...chargeFacts(attempt),
+    reason: attempt.status === "failed" ? "gateway_rejected_request" : "declined",
+    rescode: attempt.rescode,
+  };
+  const updated_at = now.toISOString();
+  const pastDue = (reason: string): BillingEvent[] =>
+    subscription.status === "past_due"
+      ? []
+      : [{ type: "subscription.past_due", subscription_id: subscription.subscription_id, reason }];
+
+  const deadToken = tokenFailure(policy, attempt.rescode);
+  if (deadToken) {
+    return {
+      update: {
+        expect,
+        set: { status: "past_due", status_reason: deadToken, attempt: attempt.attempt + 1, updated_at },
+        remove: ["next_charge_at"],
+      },
+      events: [failed, ...pastDue(deadToken)],
+    };
+  }
+
+  const step = (subscription.dunning?.step ?? 0) + 1;
+  const waitDays = policy.dunningScheduleDays[step - 1];
+  if (waitDays === undefined) {
+    return {
+      update: {
+        expect,
+        set: {
+          status: "canceled",
+          status_reason: "dunning_exhausted",
+          attempt: attempt.attempt + 1,
+          updated_at,
+        },
+        remove: ["next_charge_at"],
+      },
+      events: [
+        failed,
+        {
+          type: "subscription.canceled",
+          subscription_id: subscription.subscription_id,
+          reason: "dunning_exhausted",
+        },
+      ],
+    };
+  }
+  return {
+    update: {
+      expect,
+      set: {
+        status: "past_due",
+        status_reason: "payment_declined",
+        attempt: attempt.attempt + 1,
+        next_charge_at: new Date(now.getTime() + waitDays * DAY_MS).toISOString(),
+        dunning: {
+          step,
+          reason: failed.reason,
+          rescode: attempt.rescode,
+          since: subscription.dunning?.since ?? updated_at,
+        },
+        updated_at,
+      },
+    },
+    events: [failed, ...pastDue("payment_declined")],
+  };
+}
+
+/** After a successful attempt: the next period, back to active (reactivated if it was past_due). */
+export function afterSuccess(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  nextChargeAt: Date,
+  now: Date,
+): Transition {
+  const events: BillingEvent[] = [
+    { type: "charge.succeeded", ...chargeFacts(attempt), transaction_id: attempt.transaction_id },
+  ];
+  if (subscription.status === "past_due") {
+    events.push({ type: "subscription.reactivated", subscription_id: subscription.subscription_id });
+  }
+  return {
+    update: {
+      expect: { period: attempt.period, attempt: attempt.attempt },
+      set: {
+        status: "active",
+        period: attempt.period + 1,
+        attempt: 0,
+        next_charge_at: nextChargeAt.toISOString(),
+        updated_at: now.toISOString(),
+      },
+      remove: ["dunning", "status_reason"],
+    },
+    events,
+  };
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { MAX_INTERVAL_MONTHS, MIN_INTERVAL_MONTHS } from "./billing-period";
+
+// The billing records the core reads and writes. Card data never appears here: a token_id and the masked card only.
+
+const isoInstant = z.iso.datetime({ offset: true });
+const decimal = z
+  .string()
+  .regex(/^(?:0|[1-9]\d*)(?:\.\d{1,2})?$/, "must be a decimal amount with at most 2 decimals");
+
+export const planSchema = z.object({
+  amount: decimal.refine((value) => Number(value) > 0, "must be greater than 0"),
+  currency: z.string().regex(/^[A-Z]{3}$/, "must be a 3-letter currency code"),
+  interval_months: z.number().int().min(MIN_INTERVAL_MONTHS).max(MAX_INTERVAL_MONTHS),
+});
+export type Plan = z.infer<typeof planSchema>;
+
+export const customerSchema = z.object({
+  name: z.string().min(1).max(100),
+  email: z.email().max(254),
+  phone: z.string().max(30).optional(),
+});
+export type Customer = z.infer<typeof customerSchema>;
+
+export const subscriptionStatus = z.enum(["pending", "active", "past_due", "canceled"]);
+export type SubscriptionStatus = z.infer<typeof subscriptionStatus>;
+
+/** token: we re-bill the stored token_id; recurring: the gateway charges a registered recurring plan itself. */
+export const billingMode = z.enum(["token", "recurring"]);
+export type BillingMode = z.infer<typeof billingMode>;
+
+export const maskedCardSchema = z.object({
+  first4: z.string().regex(/^\d{4}$/),
+  last4: z.string().regex(/^\d{4}$/),
+});
+export type MaskedCard = z.infer<typeof maskedCardSchema>;
+
+export const dunningSchema = z.object({
+  /** Declines so far in this period (1 after the first). */
+  step: z.number().int().min(1),
+  reason: z.string(),
+  rescode: z.string().optional(),
+  since: isoInstant,
+});
+export type Dunning = z.infer<typeof dunningSchema>;
+
+export const subscriptionSchema = z.object({
+  subscription_id: z.string(),
+  status: subscriptionStatus,
+  billing_mode: billingMode,
+  customer: customerSchema,
+  plan: planSchema,
+  /** Start of period 0: the sign-up instant every later period is measured from. */
+  anchor_at: isoInstant,
+  /** The next period to charge; every period below it is paid. */
+  period: z.number().int().min(0),
+  /** The next attempt number for `period` (each attempt has its own order_id). */
+  attempt: z.number().int().min(0),
+  /** When the charge run should pick it up; absent when nothing is due (canceled, gateway-managed). */
+  next_charge_at: isoInstant.optional(),
+  token_id: z.string().optional(),
+  card: maskedCardSchema.optional(),
+  recurring_id: z.string().optional(),
+  dunning: dunningSchema.optional(),
+  status_reason: z.string().optional(),
+  created_at: isoInstant,
+  updated_at: isoInstant,
+});
+export type Subscription = z.infer<typeof subscriptionSchema>;
+
+/**
+ * One charge attempt: the audited ledger line and, while open, the claim on its period.
+ * - pending: claimed; the gateway call is about to happen or in flight until `lease_until`;
+ * - retry: the gateway refused before accepting it (unavailable): the same order_id may be sent again;
+ * - unknown: the call may have charged; resolved by retrieve once `lease_until` (the in-flight window) has passed;
+ * - succeeded / declined / failed (our request was invalid) / voided (retrieve found no transaction): closed.
+ */
+export const attemptStatus = z.enum([
+  "pending",
+  "retry",
+  "unknown",
+  "succeeded",
+  "declined",
+  "failed",
+  "voided",
+]);
+export type AttemptStatus = z.infer<typeof attemptStatus>;
+
+export const OPEN_ATTEMPT_STATUSES: readonly AttemptStatus[] = ["pending", "retry", "unknown"];
+
+export const chargeAttemptSchema = z.object({
+  subscription_id: z.string(),
+  period: z.number().int().min(0),
+  attempt: z.number().int().min(0),
+  order_id: z.string().max(30),
+  amount: decimal,
+  currency: z.string(),
+  status: attemptStatus,
+  /** Open attempts only: until when the claim holds (pending) or when to resolve (unknown). */
+  lease_until: isoInstant.optional(),
+  rescode: z.string().optional(),
+  resmsg: z.string().optional(),
+  transaction_id: z.string().optional(),
+  /** Refunded so far; the refundable balance is amount − refunded_amount. */
+  refunded_amount: decimal.optional(),
+  disputed: z.boolean().optional(),
+  created_at: isoInstant,
+  updated_at: isoInstant,
+});
+export type ChargeAttempt = z.infer<typeof chargeAttemptSchema>;
+
+export interface AttemptKey {
+  readonly subscription_id: string;
+  readonly period: number;
+  readonly attempt: number;
+}

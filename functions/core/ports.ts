@@ -1,0 +1,125 @@
+import type { GatewayOutcome } from "../gateway/outcome";
+import type {
+  AttemptKey,
+  AttemptStatus,
+  ChargeAttempt,
+  Customer,
+  Subscription,
+  SubscriptionStatus,
+} from "./model";
+
+// What the billing core needs from the outside world. Adapters live in functions/adapters/; tests may pass fakes.
+
+export interface Clock {
+  now(): Date;
+}
+
+/** Fields an update may require to still hold (compare-and-set): a lost race changes nothing. */
+export interface SubscriptionExpectation {
+  readonly period?: number;
+  readonly attempt?: number;
+  readonly status?: SubscriptionStatus;
+}
+
+export type RemovableSubscriptionField = "next_charge_at" | "dunning" | "status_reason" | "recurring_id";
+
+export interface SubscriptionUpdate {
+  readonly expect: SubscriptionExpectation;
+  readonly set: Partial<Omit<Subscription, "subscription_id" | "created_at">>;
+  readonly remove?: readonly RemovableSubscriptionField[];
+}
+
+export interface AttemptUpdate {
+  /** The status (and, for an open attempt, the lease) the attempt must still have. */
+  readonly expect: { readonly status: AttemptStatus; readonly lease_until?: string };
+  readonly set: Partial<Omit<ChargeAttempt, keyof AttemptKey | "order_id" | "created_at">>;
+  readonly remove?: readonly "lease_until"[];
+}
+
+export type ClaimResult =
+  | { readonly claimed: true }
+  | { readonly claimed: false; readonly existing: ChargeAttempt };
+
+/** A subscription the due index says is due, with the period it is due for. */
+export interface DueEntry {
+  readonly subscription_id: string;
+  readonly period: number;
+}
+
+export interface BillingRepository {
+  /** False when the id is taken. */
+  createSubscription(subscription: Subscription): Promise<boolean>;
+  getSubscription(subscriptionId: string): Promise<Subscription | undefined>;
+  /** Applies the update only if every expected field still holds; false otherwise. */
+  updateSubscription(subscriptionId: string, update: SubscriptionUpdate): Promise<boolean>;
+  /** Subscriptions with next_charge_at ≤ until, page by page, from the due index (never a scan). */
+  listDue(until: Date): AsyncIterable<readonly DueEntry[]>;
+
+  /** Writes a new attempt only if none exists for its key: the claim on the period. */
+  claimAttempt(attempt: ChargeAttempt): Promise<ClaimResult>;
+  getAttempt(key: AttemptKey): Promise<ChargeAttempt | undefined>;
+  updateAttempt(key: AttemptKey, update: AttemptUpdate): Promise<boolean>;
+  /** Open attempts (pending, retry, unknown) whose lease ended before `before`, page by page. */
+  listOpenAttempts(before: Date): AsyncIterable<readonly ChargeAttempt[]>;
+  /** The ledger of one subscription, oldest first. */
+  listAttempts(subscriptionId: string): Promise<readonly ChargeAttempt[]>;
+}
+
+/** One unit of work of the charge run: charge this subscription's period. Ids only, never card data. */
+export interface ChargeMessage {
+  readonly subscription_id: string;
+  readonly period: number;
+}
+
+export interface ChargeQueue {
+  /** Sends in batches (SendMessageBatch); resolves when every message is accepted. */
+  send(messages: readonly ChargeMessage[]): Promise<void>;
+}
+
+interface ChargeFacts {
+  readonly subscription_id: string;
+  readonly period: number;
+  readonly attempt: number;
+  readonly order_id: string;
+  readonly amount: string;
+  readonly currency: string;
+}
+
+export type BillingEvent =
+  | ({ readonly type: "charge.succeeded"; readonly transaction_id?: string } & ChargeFacts)
+  | ({ readonly type: "charge.failed"; readonly reason: string; readonly rescode?: string } & ChargeFacts)
+  | { readonly type: "subscription.past_due"; readonly subscription_id: string; readonly reason: string }
+  | { readonly type: "subscription.canceled"; readonly subscription_id: string; readonly reason: string }
+  | { readonly type: "subscription.reactivated"; readonly subscription_id: string };
+
+export interface EventPublisher {
+  publish(events: readonly BillingEvent[]): Promise<void>;
+}
+
+export interface RebillRequest {
+  readonly order_id: string;
+  readonly token_id: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly customer: Customer;
+}
+
+export interface RebillResult {
+  readonly transaction_id?: string;
+}
+
+/** What retrieve by order_id found: NONE means no transaction exists for the order. */
+export interface OrderLookup {
+  readonly status: "SALE" | "AUTH" | "REGISTERED" | "NONE" | "REFUND" | "PARTIAL_REFUND";
+  readonly transaction_id?: string;
+}
+
+/** The gateway as the charge engine sees it. */
+export interface ChargeGateway {
+  rebill(request: RebillRequest): Promise<GatewayOutcome<RebillResult>>;
+  findOrder(order: {
+    readonly order_id: string;
+    readonly amount: string;
+    readonly currency: string;
+  }): Promise<GatewayOutcome<OrderLookup>>;
+}
