@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CHARGE_POLICY, retryDelaySeconds } from "../../../functions/core/charge-policy";
+import { afterDecline, afterSuccess } from "../../../functions/core/dunning";
+import type { ChargeAttempt, Subscription } from "../../../functions/core/model";
+
+const now = new Date("2027-03-10T08:00:00.000Z");
+
+const subscription = (overrides: Partial<Subscription> = {}): Subscription => ({
+  subscription_id: "sub_test",
+  status: "active",
+  billing_mode: "token",
+  customer: { name: "Ada", email: "ada@example.com" },
+  plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+  anchor_at: "2027-01-10T08:00:00.000Z",
+  period: 2,
+  attempt: 0,
+  next_charge_at: "2027-03-10T08:00:00.000Z",
+  token_id: "tok_1",
+  created_at: "2027-01-10T08:00:00.000Z",
+  updated_at: "2027-01-10T08:00:00.000Z",
+  ...overrides,
+});
+
+const attempt = (overrides: Partial<ChargeAttempt> = {}): ChargeAttempt => ({
+  subscription_id: "sub_test",
+  period: 2,
+  attempt: 0,
+  order_id: "sub_test-2-0",
+  amount: "19.90",
+  currency: "USD",
+  status: "declined",
+  rescode: "1001",
+  created_at: now.toISOString(),
+  updated_at: now.toISOString(),
+  ...overrides,
+});
+
+describe("afterDecline", () => {
+  it("moves to past_due after the first decline and retries after the first delay of the schedule", () => {
+    const { update, events } = afterDecline(subscription(), attempt(), now, DEFAULT_CHARGE_POLICY);
+    expect(update.expect).toEqual({ period: 2, attempt: 0 });
+    expect(update.set).toMatchObject({
+      status: "past_due",
+      attempt: 1,
+      next_charge_at: "2027-03-11T08:00:00.000Z",
+      dunning: { step: 1, rescode: "1001" },
+    });
+    expect(events.map((e) => e.type)).toEqual(["charge.failed", "subscription.past_due"]);
+  });
+
+  it("walks the schedule 1, 3, 5, 7 days and cancels after the last", () => {
+    let current = subscription();
+    const waits: number[] = [];
+    for (let decline = 0; decline < 4; decline += 1) {
+      const { update } = afterDecline(
+        current,
+        attempt({ attempt: current.attempt }),
+        now,
+        DEFAULT_CHARGE_POLICY,
+      );
+      const next = update.set.next_charge_at;
+      waits.push(next ? (Date.parse(next) - now.getTime()) / 86_400_000 : -1);
+      current = { ...current, ...update.set };
+    }
+    expect(waits).toEqual([1, 3, 5, 7]);
+    const last = afterDecline(current, attempt({ attempt: current.attempt }), now, DEFAULT_CHARGE_POLICY);
+    expect(last.update.set.status).toBe("canceled");
+    expect(last.update.remove).toContain("next_charge_at");
+    expect(last.events.map((e) => e.type)).toEqual(["charge.failed", "subscription.canceled"]);
+  });
+
+  it("does not announce past_due twice", () => {
+    const pastDue = subscription({
+      status: "past_due",
+      dunning: { step: 1, reason: "declined", since: now.toISOString() },
+    });
+    const { events } = afterDecline(pastDue, attempt(), now, DEFAULT_CHARGE_POLICY);
+    expect(events.map((e) => e.type)).toEqual(["charge.failed"]);
+  });
+
+  it.each([
+    ["TK01", "token_expired"],
+    ["TK02", "token_revoked"],
+  ])(
+    "a dead token (%s) goes straight to past_due with reason %s and no further attempts",
+    (rescode, reason) => {
+      const { update, events } = afterDecline(
+        subscription(),
+        attempt({ rescode }),
+        now,
+        DEFAULT_CHARGE_POLICY,
+      );
+      expect(update.set).toMatchObject({ status: "past_due", status_reason: reason });
+      expect(update.remove).toContain("next_charge_at");
+      expect(events[1]).toEqual({ type: "subscription.past_due", subscription_id: "sub_test", reason });
+    },
+  );
+
+  it("uses the merchant's own schedule", () => {
+    const policy = { ...DEFAULT_CHARGE_POLICY, dunningScheduleDays: [2] };
+    const first = afterDecline(subscription(), attempt(), now, policy);
+    expect(first.update.set.next_charge_at).toBe("2027-03-12T08:00:00.000Z");
+    const second = afterDecline(
+      subscription({ dunning: { step: 1, reason: "declined", since: now.toISOString() } }),
+      attempt(),
+      now,
+      policy,
+    );
+    expect(second.update.set.status).toBe("canceled");
+  });
+});
+
+describe("afterSuccess", () => {
+  it("advances to the next period, clears dunning and reactivates a past_due subscription", () => {
+    const next = new Date("2027-04-10T08:00:00.000Z");
+    const { update, events } = afterSuccess(
+      subscription({ status: "past_due", attempt: 2 }),
+      attempt({ attempt: 2, status: "succeeded", transaction_id: "T1" }),
+      next,
+      now,
+    );
+    expect(update.expect).toEqual({ period: 2, attempt: 2 });
+    expect(update.set).toMatchObject({
+      status: "active",
+      period: 3,
+      attempt: 0,
+      next_charge_at: next.toISOString(),
+    });
+    expect(update.remove).toEqual(["dunning", "status_reason"]);
+    expect(events.map((e) => e.type)).toEqual(["charge.succeeded", "subscription.reactivated"]);
+  });
+});
+
+describe("retryDelaySeconds", () => {
+  it("doubles from the base and stops at the queue's 900 s limit", () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 50].map((n) => retryDelaySeconds(DEFAULT_CHARGE_POLICY, n))).toEqual([
+      30, 60, 120, 240, 480, 900, 900, 900,
+    ]);
+  });
+});
