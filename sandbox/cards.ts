@@ -1,0 +1,73 @@
+import { createHmac } from "node:crypto";
+
+/**
+ * How a card behaves in the sandbox. Test numbers pick a behaviour; any other Luhn-valid number is approved, a
+ * Luhn-invalid one is refused as a bad card number. The card number itself is never stored: only this summary.
+ */
+export type CardBehaviour =
+  | "approve"
+  | "decline"
+  | "insufficient_funds"
+  | "expired_card"
+  /** Approved on the first payment, declined on every REBILL of its token (dunning tests). */
+  | "decline_on_rebill"
+  /** The acquirer link fails (EE01): the client must treat the outcome as unknown. */
+  | "acquirer_error"
+  | "invalid_number";
+
+export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
+  "4111111111111111": "approve",
+  "5555555555554444": "approve",
+  "4000000000000002": "decline",
+  "4000000000009995": "insufficient_funds",
+  "4000000000000069": "expired_card",
+  "4000000000000341": "decline_on_rebill",
+  "4000000000000119": "acquirer_error",
+};
+
+/** The refusal each behaviour answers with; decline codes are invented (the seeds list none). */
+export const CARD_REFUSALS = {
+  decline: { rescode: "DC05", resmsg: "Do not honor" },
+  insufficient_funds: { rescode: "DC51", resmsg: "Insufficient funds" },
+  expired_card: { rescode: "DC54", resmsg: "Expired card" },
+  decline_on_rebill: { rescode: "DC05", resmsg: "Do not honor" },
+  acquirer_error: { rescode: "EE01", resmsg: "Acquirer communication error" },
+  invalid_number: { rescode: "HE00", resmsg: "Invalid card number" },
+} as const satisfies Record<Exclude<CardBehaviour, "approve">, { rescode: string; resmsg: string }>;
+
+function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let index = 0; index < digits.length; index++) {
+    let digit = Number(digits[digits.length - 1 - index]);
+    if (index % 2 === 1) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+export function cardBehaviour(cardNumber: string): CardBehaviour {
+  const known = TEST_CARDS[cardNumber];
+  if (known) return known;
+  return /^\d{12,19}$/.test(cardNumber) && luhnValid(cardNumber) ? "approve" : "invalid_number";
+}
+
+/** What the sandbox keeps of a card. */
+export interface CardSummary {
+  readonly first4: string;
+  readonly last4: string;
+  /** Same card, same merchant → same fingerprint (unique_token_id); not reversible. */
+  readonly fingerprint: string;
+  readonly behaviour: CardBehaviour;
+}
+
+export function summarizeCard(mid: string, cardNumber: string): CardSummary {
+  return {
+    first4: cardNumber.slice(0, 4),
+    last4: cardNumber.slice(-4),
+    fingerprint: createHmac("sha256", "sandbox-card-fingerprint")
+      .update(`${mid}:${cardNumber}`)
+      .digest("base64url")
+      .slice(0, 22),
+    behaviour: cardBehaviour(cardNumber),
+  };
+}

@@ -1,0 +1,100 @@
+import { ZodError, type z } from "zod";
+import { fieldOf, GatewayRequestError } from "../functions/gateway/errors";
+import { SUCCESS_RESCODE } from "../functions/gateway/schemas/primitives";
+
+/** What a route handler answers: a JSON body and its HTTP status. */
+export interface Reply {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export const SUCCESS_RESMSG = "Success.";
+export const PARTNER_SUCCESS_CODE = "CMN_0000";
+
+/** `{"rescode":"0000","resmsg":"Success.", …fields}`. */
+export function okReply(fields: Readonly<Record<string, unknown>> = {}, status = 200): Reply {
+  return { status, body: { rescode: SUCCESS_RESCODE, resmsg: SUCCESS_RESMSG, ...fields } };
+}
+
+/** A payment/reconciliation/webhook-management failure: `{rescode, resmsg}`. */
+export function rescodeReply(status: number, rescode: string, resmsg: string): Reply {
+  return { status, body: { rescode, resmsg } };
+}
+
+/** The partner envelope `{code, message, data}`. */
+export function partnerReply(status: number, code: string, message: string, data: unknown = null): Reply {
+  return { status, body: { code, message, data } };
+}
+
+export function partnerOkReply(data: unknown = null, status = 200): Reply {
+  return partnerReply(status, PARTNER_SUCCESS_CODE, "Success", data);
+}
+
+/** Thrown by a handler (from any depth) to answer with `reply`. */
+export class ReplyError extends Error {
+  override readonly name = "ReplyError";
+  constructor(readonly reply: Reply) {
+    super("sandbox reply");
+  }
+}
+
+/**
+ * The answers the server itself gives, in the dialect of the API family. Codes the seeds do not document are marked
+ * (invented); every status code is a sandbox choice (the seeds show none).
+ */
+export interface ErrorStyle {
+  /** Credentials missing or wrong; `kind` tells which credential the route expects. */
+  unauthorized(kind: "basic" | "partner-api-key" | "partner-bearer"): Reply;
+  badBody(reason: string): Reply;
+  methodNotAllowed(): Reply;
+  notFound(): Reply;
+  invalidParameter(field: string): Reply;
+  /** An injected 503: nothing was handled. */
+  unavailable(): Reply;
+  /** A handler threw: the process goes on. */
+  internal(): Reply;
+}
+
+export const rescodeStyle: ErrorStyle = {
+  unauthorized: () => rescodeReply(401, "EC1000", "Authorization is missing or invalid"),
+  badBody: (reason) => rescodeReply(400, "EC1001", `Invalid request body: ${reason}`),
+  methodNotAllowed: () => rescodeReply(405, "EC1003", "HTTP method not allowed"),
+  notFound: () => rescodeReply(404, "EC1004", "Unknown path"), // invented
+  invalidParameter: (field) => rescodeReply(400, "EC00", `Invalid parameter: ${field}`),
+  unavailable: () => rescodeReply(503, "EX01", "Service temporarily unavailable"),
+  internal: () => rescodeReply(500, "EX99", "Internal error"),
+};
+
+export const partnerStyle: ErrorStyle = {
+  unauthorized: (kind) =>
+    kind === "partner-bearer"
+      ? partnerReply(401, "AUTH_3001", "The access token is invalid or expired")
+      : partnerReply(401, "AUTH_3000", "The API key is invalid"), // invented
+  badBody: (reason) => partnerReply(400, "CMN_4001", `Invalid request body: ${reason}`), // invented
+  methodNotAllowed: () => partnerReply(405, "CMN_4005", "HTTP method not allowed"), // invented
+  notFound: () => partnerReply(404, "CMN_4004", "Unknown path"), // invented
+  invalidParameter: (field) => partnerReply(400, "CMN_4000", `Invalid parameter: ${field}`), // invented
+  unavailable: () => partnerReply(503, "CMN_5003", "Service temporarily unavailable"), // invented
+  internal: () => partnerReply(500, "CMN_5000", "Internal error"), // invented
+};
+
+/**
+ * The reply for anything a handler throws: a ReplyError's own reply; a GatewayRequestError or ZodError becomes
+ * "Invalid parameter: <field>" (the value is never echoed); anything else an internal error.
+ */
+export function replyForError(error: unknown, style: ErrorStyle): Reply {
+  if (error instanceof ReplyError) return error.reply;
+  if (error instanceof GatewayRequestError) return style.invalidParameter(error.field);
+  if (error instanceof ZodError) {
+    const [issue] = error.issues;
+    return style.invalidParameter(issue ? fieldOfIssue(issue) : "(body)");
+  }
+  return style.internal();
+}
+
+/** As fieldOf, but an unknown key of a strict object is named itself rather than its parent. */
+function fieldOfIssue(issue: z.core.$ZodIssue): string {
+  const [key] = issue.code === "unrecognized_keys" ? issue.keys : [];
+  return key === undefined ? fieldOf(issue) : [...issue.path.map(String), key].join(".");
+}
