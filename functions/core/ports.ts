@@ -52,7 +52,7 @@ export interface BillingRepository {
   getSubscription(subscriptionId: string): Promise<Subscription | undefined>;
   /** Applies the update only if every expected field still holds; false otherwise. */
   updateSubscription(subscriptionId: string, update: SubscriptionUpdate): Promise<boolean>;
-  /** Subscriptions with next_charge_at ≤ until, page by page, from the due index (never a scan). */
+  /** Subscriptions with next_charge_at ≤ until, page by page, from the due index (never a scan). `until` is now. */
   listDue(until: Date): AsyncIterable<readonly DueEntry[]>;
 
   /** Writes a new attempt only if none exists for its key: the claim on the period. */

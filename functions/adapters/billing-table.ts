@@ -1,0 +1,144 @@
+import { createHash } from "node:crypto";
+import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
+import type { AttemptKey } from "../core/model";
+
+/**
+ * The billing table: one table, subscriptions and their charge attempts (the ledger) under the same partition.
+ *
+ *   subscription   pk SUB#<id>  sk SUB
+ *                  + due_pk due#<yyyymmddhh>#<shard>, due_sk <next_charge_at ISO>#<id>  while next_charge_at is set
+ *   charge attempt pk SUB#<id>  sk CHARGE#<period, 4 digits>#<attempt, 3 digits>
+ *                  + open_pk open#<shard>, open_sk <lease_until ISO>#<order_id>  while pending, retry or unknown
+ *   due watermark  pk META      sk DUE_WATERMARK  (due_from: the oldest hour that may still hold due items)
+ *
+ * Both indexes are sparse: an item is in them only while it carries their keys. Shards spread one hour's (or the open
+ * set's) writes over several index partitions; their count is fixed for the life of a table (items written under
+ * another count would sit in partitions no reader visits).
+ */
+
+export const DUE_INDEX = "due";
+export const OPEN_INDEX = "open";
+export const DEFAULT_SHARDS = 16;
+export const ATTEMPT_SK_PREFIX = "CHARGE#";
+export const DUE_WATERMARK_KEY = { pk: "META", sk: "DUE_WATERMARK" } as const;
+
+/** Attributes that key the table and its indexes: never part of a record. */
+export const KEY_ATTRIBUTES: readonly string[] = ["pk", "sk", "due_pk", "due_sk", "open_pk", "open_sk"];
+
+const HOUR_MS = 3_600_000;
+
+export function billingTableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: KEY_ATTRIBUTES.map((AttributeName) => ({ AttributeName, AttributeType: "S" })),
+    KeySchema: [
+      { AttributeName: "pk", KeyType: "HASH" },
+      { AttributeName: "sk", KeyType: "RANGE" },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: DUE_INDEX,
+        KeySchema: [
+          { AttributeName: "due_pk", KeyType: "HASH" },
+          { AttributeName: "due_sk", KeyType: "RANGE" },
+        ],
+        // Just what a due entry needs, so the charge run never reads the subscriptions themselves.
+        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: ["subscription_id", "period"] },
+      },
+      {
+        IndexName: OPEN_INDEX,
+        KeySchema: [
+          { AttributeName: "open_pk", KeyType: "HASH" },
+          { AttributeName: "open_sk", KeyType: "RANGE" },
+        ],
+        // ALL: an attempt is ~0.5 KB, so a full copy costs the same index write unit as the keys alone, and the
+        // janitor gets whole attempts without one GetItem each. Only open attempts are in the index (sparse).
+        Projection: { ProjectionType: "ALL" },
+      },
+    ],
+  };
+}
+
+export function subscriptionKey(subscriptionId: string) {
+  return { pk: `SUB#${subscriptionId}`, sk: "SUB" };
+}
+
+/** Zero-padded so that the ledger sorts by period, then attempt. */
+export function attemptKey({ subscription_id, period, attempt }: AttemptKey) {
+  return {
+    pk: `SUB#${subscription_id}`,
+    sk: `${ATTEMPT_SK_PREFIX}${padded(period, 4)}#${padded(attempt, 3)}`,
+  };
+}
+
+function padded(value: number, digits: number): string {
+  if (!Number.isInteger(value) || value < 0 || value >= 10 ** digits) {
+    throw new RangeError(`key part must be an integer from 0 to ${10 ** digits - 1}`);
+  }
+  return String(value).padStart(digits, "0");
+}
+
+/** A stable shard of a subscription id: the same on every runtime and deployment. */
+export function shardOf(subscriptionId: string, shards: number): number {
+  return createHash("sha256").update(subscriptionId).digest().readUInt32BE(0) % shards;
+}
+
+/** Index sort keys use one fixed UTC form, whatever offset the record's instant was written with. */
+export function utcIso(instant: string | Date): string {
+  return new Date(instant).toISOString();
+}
+
+export function startOfHour(instant: Date): Date {
+  return new Date(Math.floor(instant.getTime() / HOUR_MS) * HOUR_MS);
+}
+
+export function addHours(instant: Date, hours: number): Date {
+  return new Date(instant.getTime() + hours * HOUR_MS);
+}
+
+export function duePartition(hour: Date, shard: number): string {
+  return `due#${utcIso(hour).slice(0, 13).replace(/[-T]/g, "")}#${shard}`;
+}
+
+/** The upper bound of due_sk for everything due at or before `until`. */
+export function dueSortKeyUntil(until: Date): string {
+  return `${utcIso(until)}#\uffff`;
+}
+
+/**
+ * The due-index keys of a subscription. The bucket is the hour of next_charge_at, but never an hour before the write
+ * itself (`writtenAt`, the record's updated_at): a next_charge_at already in the past (a subscription catching up on
+ * periods) would otherwise land in an hour the due watermark has moved past and never be listed. The sort key keeps
+ * the real next_charge_at, so the entry is listed by every run whose `until` reaches both.
+ */
+export function dueKeys(
+  subscriptionId: string,
+  nextChargeAt: string,
+  writtenAt: string | undefined,
+  shards: number,
+) {
+  const dueAt = new Date(nextChargeAt);
+  const bucketAt = writtenAt !== undefined && new Date(writtenAt) > dueAt ? new Date(writtenAt) : dueAt;
+  return {
+    due_pk: duePartition(startOfHour(bucketAt), shardOf(subscriptionId, shards)),
+    due_sk: `${utcIso(dueAt)}#${subscriptionId}`,
+  };
+}
+
+export function openPartition(shard: number): string {
+  return `open#${shard}`;
+}
+
+/** An open attempt without a lease sorts first: nothing holds it, so every janitor run may pick it up. */
+export function openKeys(
+  subscriptionId: string,
+  orderId: string,
+  leaseUntil: string | undefined,
+  shards: number,
+) {
+  return {
+    open_pk: openPartition(shardOf(subscriptionId, shards)),
+    open_sk: `${leaseUntil === undefined ? "" : utcIso(leaseUntil)}#${orderId}`,
+  };
+}

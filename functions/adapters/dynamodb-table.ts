@@ -1,0 +1,51 @@
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import {
+  type DynamoDBDocumentClient,
+  type NativeAttributeValue,
+  QueryCommand,
+  type QueryCommandInput,
+} from "@aws-sdk/lib-dynamodb";
+
+export type Item = Record<string, NativeAttributeValue>;
+
+/** The billing table as the adapter's functions see it (options resolved). */
+export interface TableContext {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly shards: number;
+  readonly lookbackHours: number;
+  readonly pageSize: number;
+}
+
+/** Runs a conditional write: false when its condition did not hold; any other error propagates. */
+export async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
+ * Runs several queries side by side (one per shard) and yields every non-empty page as it comes, following each
+ * query's LastEvaluatedKey. One page per query is in flight at a time, so memory stays at one page per query.
+ */
+export async function* queryPages(
+  client: DynamoDBDocumentClient,
+  queries: readonly QueryCommandInput[],
+): AsyncGenerator<Item[]> {
+  let pending = queries;
+  while (pending.length > 0) {
+    const answers = await Promise.all(
+      pending.map(async (input) => ({ input, output: await client.send(new QueryCommand(input)) })),
+    );
+    const next: QueryCommandInput[] = [];
+    for (const { input, output } of answers) {
+      if (output.Items && output.Items.length > 0) yield output.Items;
+      if (output.LastEvaluatedKey) next.push({ ...input, ExclusiveStartKey: output.LastEvaluatedKey });
+    }
+    pending = next;
+  }
+}

@@ -1,0 +1,45 @@
+import {
+  type EventBridgeClient,
+  PutEventsCommand,
+  type PutEventsRequestEntry,
+} from "@aws-sdk/client-eventbridge";
+import type { BillingEvent, EventPublisher } from "../core/ports";
+
+export interface EventBridgePublisherOptions {
+  readonly client: EventBridgeClient;
+  readonly busName: string;
+  /** The `source` consumers match on. */
+  readonly source?: string;
+}
+
+/** PutEvents takes at most 10 entries per call. */
+const MAX_ENTRIES = 10;
+
+/**
+ * Publishes billing events to an EventBridge bus; the SaaS grants or revokes access from them. Entries the bus
+ * rejects are reported as an error (the caller's retry re-publishes; consumers de-duplicate on order_id / ids).
+ */
+export function createEventBridgePublisher({
+  client,
+  busName,
+  source = "billing.orchestrator",
+}: EventBridgePublisherOptions): EventPublisher {
+  return {
+    async publish(events) {
+      for (let start = 0; start < events.length; start += MAX_ENTRIES) {
+        const entries = events
+          .slice(start, start + MAX_ENTRIES)
+          .map((event) => toEntry(event, busName, source));
+        const result = await client.send(new PutEventsCommand({ Entries: entries }));
+        if ((result.FailedEntryCount ?? 0) > 0) {
+          const codes = (result.Entries ?? []).flatMap((entry) => (entry.ErrorCode ? [entry.ErrorCode] : []));
+          throw new Error(`EventBridge rejected ${result.FailedEntryCount} event(s): ${codes.join(", ")}`);
+        }
+      }
+    },
+  };
+}
+
+function toEntry(event: BillingEvent, busName: string, source: string): PutEventsRequestEntry {
+  return { EventBusName: busName, Source: source, DetailType: event.type, Detail: JSON.stringify(event) };
+}

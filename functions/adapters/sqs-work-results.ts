@@ -1,0 +1,112 @@
+import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { z } from "zod";
+import type { WorkResult } from "../core/charge-engine";
+import { mapConcurrently } from "../shared/map-concurrently";
+
+/** The fields of a Lambda SQS event record this module reads (the event carries more; they are ignored). */
+export const sqsRecordSchema = z.object({
+  messageId: z.string().min(1),
+  receiptHandle: z.string().min(1),
+  body: z.string(),
+  attributes: z.object({
+    ApproximateReceiveCount: z
+      .string()
+      .regex(/^[1-9]\d*$/, "must be a positive integer")
+      .transform(Number),
+  }),
+});
+export type SqsRecord = z.input<typeof sqsRecordSchema>;
+
+/** DESIGN.md §3: the queue's backoff stays within 15 minutes (SQS itself would allow 12 hours). */
+export const MAX_RETRY_DELAY_SECONDS = 900;
+
+/** What became of one record, for the caller to log. */
+export type RecordResult =
+  | { readonly messageId: string; readonly kind: "done"; readonly note: string }
+  | {
+      readonly messageId: string;
+      readonly kind: "retry";
+      readonly delaySeconds: number;
+      readonly note: string;
+    }
+  /** The body is not a message: it stays on the queue until the redrive policy moves it to the DLQ. */
+  | { readonly messageId: string; readonly kind: "malformed"; readonly reason: string }
+  /** The handler threw, or a retry's visibility could not be set: redelivered after the default visibility. */
+  | { readonly messageId: string; readonly kind: "error"; readonly error: unknown };
+
+/** Lambda's partial batch response (ReportBatchItemFailures): the listed messages stay on the queue. */
+export interface SqsBatchOutcome {
+  readonly batchItemFailures: { readonly itemIdentifier: string }[];
+  readonly results: readonly RecordResult[];
+}
+
+export interface SqsWorkOptions<M> {
+  readonly client: SQSClient;
+  /** The queue the records came from (a Lambda's records name its ARN, ChangeMessageVisibility needs the URL). */
+  readonly queueUrl: string;
+  /** Turns a body into a message; throws on a malformed one (e.g. parseChargeMessage). */
+  readonly parse: (body: string) => M;
+  readonly handler: (message: M, receiveCount: number) => Promise<WorkResult>;
+  /** Records processed at once (default 10). */
+  readonly concurrency?: number;
+}
+
+/**
+ * Processes the records of one SQS batch and maps each WorkResult to SQS: done → acknowledged (the caller or Lambda
+ * deletes it); retry → its visibility is set to the requested delay and it is reported as a batch item failure, so
+ * it comes back after the delay with a higher receive count (and reaches the DLQ after maxReceiveCount receives).
+ */
+export async function processSqsRecords<M>(
+  records: readonly SqsRecord[],
+  options: SqsWorkOptions<M>,
+): Promise<SqsBatchOutcome> {
+  // A record without these fields breaks Lambda's contract: fail the whole batch rather than guess.
+  const parsed = z.array(sqsRecordSchema).parse(records, { reportInput: false });
+  const results = await mapConcurrently(parsed, options.concurrency ?? 10, (record) =>
+    processRecord(record, options),
+  );
+  return {
+    batchItemFailures: results
+      .filter((result) => result.kind !== "done")
+      .map((result) => ({ itemIdentifier: result.messageId })),
+    results,
+  };
+}
+
+async function processRecord<M>(
+  record: z.output<typeof sqsRecordSchema>,
+  { client, queueUrl, parse, handler }: SqsWorkOptions<M>,
+): Promise<RecordResult> {
+  const { messageId } = record;
+  let message: M;
+  try {
+    message = parse(record.body);
+  } catch (error) {
+    return {
+      messageId,
+      kind: "malformed",
+      reason: error instanceof Error ? error.message : "unparsable body",
+    };
+  }
+  try {
+    const result = await handler(message, record.attributes.ApproximateReceiveCount);
+    if (result.kind === "done") return { messageId, ...result };
+    const delaySeconds = visibilityFor(result.delaySeconds);
+    await client.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queueUrl,
+        ReceiptHandle: record.receiptHandle,
+        VisibilityTimeout: delaySeconds,
+      }),
+    );
+    return { messageId, kind: "retry", delaySeconds, note: result.note };
+  } catch (error) {
+    return { messageId, kind: "error", error };
+  }
+}
+
+/** Whole seconds in [1, MAX_RETRY_DELAY_SECONDS]; 0 would redeliver at once and hot-loop the message. */
+function visibilityFor(delaySeconds: number): number {
+  if (!Number.isFinite(delaySeconds)) return MAX_RETRY_DELAY_SECONDS;
+  return Math.min(MAX_RETRY_DELAY_SECONDS, Math.max(1, Math.ceil(delaySeconds)));
+}

@@ -1,0 +1,71 @@
+import type { UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+
+/** One clause of a condition expression; a plan's clauses must all hold. */
+export type Condition =
+  | { readonly kind: "equals"; readonly name: string; readonly value: unknown }
+  | { readonly kind: "exists" | "absent"; readonly name: string };
+
+export const equals = (name: string, value: unknown): Condition => ({ kind: "equals", name, value });
+export const exists = (name: string): Condition => ({ kind: "exists", name });
+export const absent = (name: string): Condition => ({ kind: "absent", name });
+
+/** A conditional single-item update: SET these attributes (whole values), REMOVE those, if every condition holds. */
+export interface UpdatePlan {
+  /** Undefined values are skipped: a record never stores undefined. */
+  readonly set: Readonly<Record<string, unknown>>;
+  readonly remove: readonly string[];
+  readonly conditions: readonly Condition[];
+}
+
+export type UpdateExpressionParts = Pick<
+  UpdateCommandInput,
+  "UpdateExpression" | "ConditionExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues"
+>;
+
+/** Every name goes through a placeholder (status, period and attempt are reserved words); one per attribute. */
+function placeholders() {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const byAttribute = new Map<string, string>();
+  return {
+    names,
+    values,
+    name(attribute: string): string {
+      const known = byAttribute.get(attribute);
+      if (known) return known;
+      const placeholder = `#n${byAttribute.size}`;
+      byAttribute.set(attribute, placeholder);
+      names[placeholder] = attribute;
+      return placeholder;
+    },
+    value(value: unknown): string {
+      const placeholder = `:v${Object.keys(values).length}`;
+      values[placeholder] = value;
+      return placeholder;
+    },
+  };
+}
+
+export function buildUpdateExpression(plan: UpdatePlan): UpdateExpressionParts {
+  const slots = placeholders();
+  const sets = Object.entries(plan.set)
+    .filter(([, value]) => value !== undefined)
+    .map(([attribute, value]) => `${slots.name(attribute)} = ${slots.value(value)}`);
+  const removes = plan.remove.map((attribute) => slots.name(attribute));
+  const conditions = plan.conditions.map((condition) => {
+    const name = slots.name(condition.name);
+    if (condition.kind === "equals") return `${name} = ${slots.value(condition.value)}`;
+    return condition.kind === "exists" ? `attribute_exists(${name})` : `attribute_not_exists(${name})`;
+  });
+  const clauses = [
+    sets.length > 0 ? `SET ${sets.join(", ")}` : "",
+    removes.length > 0 ? `REMOVE ${removes.join(", ")}` : "",
+  ];
+  return {
+    UpdateExpression: clauses.filter((clause) => clause !== "").join(" "),
+    ConditionExpression: conditions.length > 0 ? conditions.join(" AND ") : undefined,
+    ExpressionAttributeNames: slots.names,
+    // DynamoDB rejects an empty value map.
+    ExpressionAttributeValues: Object.keys(slots.values).length > 0 ? slots.values : undefined,
+  };
+}

@@ -1,0 +1,49 @@
+import { randomUUID } from "node:crypto";
+import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import dynalite from "dynalite";
+import { billingTableDefinition } from "../../functions/adapters/billing-table";
+import { createDynamoDbDocumentClient } from "../../functions/adapters/dynamodb-client";
+
+export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" } as const;
+export const LOCAL_REGION = "us-east-1";
+
+export interface Dynalite {
+  /** e.g. http://127.0.0.1:54321 */
+  readonly endpoint: string;
+  readonly client: DynamoDBDocumentClient;
+  /** Creates a billing table (a fresh name unless given) and returns its name. */
+  createBillingTable(name?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** dynalite in this process, in memory, on 127.0.0.1 and an ephemeral port, reached through the real SDK. */
+export async function startDynalite(): Promise<Dynalite> {
+  // The SDK warns once per process that it will drop Node 20; Node 20 is what the machines have.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("dynalite is not listening on TCP");
+  const endpoint = `http://127.0.0.1:${address.port}`;
+  const client = createDynamoDbDocumentClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  return {
+    endpoint,
+    client,
+    async createBillingTable(name = `billing-${randomUUID()}`) {
+      await client.send(new CreateTableCommand(billingTableDefinition(name)));
+      return name;
+    },
+    async close() {
+      client.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import { createServer } from "node:http";
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { createRequestHandler } from "local-aws-sqs";
+import type { SqsService } from "local-aws-sqs/dist/lib/sqsService";
+import { createSqsClient } from "../../functions/adapters/sqs-client";
+import { receiveBatch } from "../../functions/adapters/sqs-poller";
+import type { SqsRecord } from "../../functions/adapters/sqs-work-results";
+
+export interface QueueWithDlq {
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+}
+
+export interface LocalSqs {
+  /** e.g. http://127.0.0.1:54321 */
+  readonly endpoint: string;
+  /** A client of the emulator (fake credentials, us-east-1). */
+  readonly client: SQSClient;
+  /** Another client of the emulator, for tests that add middleware; destroyed by close(). */
+  createClient(): SQSClient;
+  /** A queue `name` whose redrive policy moves a message to `name-dlq` after maxReceiveCount receives. */
+  createQueueWithDlq(
+    name: string,
+    options: { readonly maxReceiveCount: number; readonly visibilityTimeout: number },
+  ): Promise<QueueWithDlq>;
+  close(): Promise<void>;
+}
+
+/** local-aws-sqs in this process on 127.0.0.1 and an ephemeral port, with a client of it. */
+export async function startSqs(): Promise<LocalSqs> {
+  const { service, requestHandler } = createRequestHandler({
+    port: 0,
+    hostname: "127.0.0.1",
+    // Tests reuse queue names across runs of one process; AWS's 60 s wait after a delete is not wanted here.
+    emulateQueueCreationLifecycle: false,
+  });
+  const server = createServer((req, res) => {
+    keepReceiveCountOnVisibilityChange(service);
+    requestHandler(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string")
+    throw new Error("SQS emulator is not listening on TCP");
+  // Queue URLs carry the port: the emulator learns it only from here (as its own createSqsServer does).
+  service.PORT = address.port;
+  const endpoint = `http://127.0.0.1:${address.port}`;
+  const clients: SQSClient[] = [];
+  const createClient = () => {
+    const created = createSqsClient({
+      endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
+    clients.push(created);
+    return created;
+  };
+  const client = createClient();
+  return {
+    endpoint,
+    client,
+    createClient,
+    async createQueueWithDlq(name, { maxReceiveCount, visibilityTimeout }) {
+      const dlqUrl = await createQueue(client, `${name}-dlq`, {});
+      const arn = await client.send(
+        new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ["QueueArn"] }),
+      );
+      const deadLetterTargetArn = required(arn.Attributes?.QueueArn, "QueueArn");
+      const queueUrl = await createQueue(client, name, {
+        VisibilityTimeout: String(visibilityTimeout),
+        RedrivePolicy: JSON.stringify({ maxReceiveCount, deadLetterTargetArn }),
+      });
+      return { queueUrl, dlqUrl };
+    },
+    close() {
+      for (const created of clients) created.destroy();
+      server.closeAllConnections();
+      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+async function createQueue(client: SQSClient, name: string, attributes: Record<string, string>) {
+  const created = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  return required(created.QueueUrl, "QueueUrl");
+}
+
+function required(value: string | undefined, what: string): string {
+  if (value === undefined) throw new Error(`SQS emulator returned no ${what}`);
+  return value;
+}
+
+/** Receives until the queue answers with no message; the records stay in flight (not deleted). */
+export async function drainQueue(client: SQSClient, queueUrl: string): Promise<SqsRecord[]> {
+  const records: SqsRecord[] = [];
+  for (;;) {
+    const batch = await receiveBatch(client, queueUrl);
+    if (batch.length === 0) return records;
+    records.push(...batch);
+  }
+}
+
+/**
+ * ApproximateNumberOfMessages. local-aws-sqs counts every stored, undelayed message here, in flight or not (SQS
+ * counts only the visible ones), so 0 means "nothing left to deliver, ever".
+ */
+export async function approximateMessageCount(client: SQSClient, queueUrl: string): Promise<number> {
+  const reply = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["ApproximateNumberOfMessages"] }),
+  );
+  return Number(required(reply.Attributes?.ApproximateNumberOfMessages, "ApproximateNumberOfMessages"));
+}
+
+export interface RecordedCommand {
+  readonly name: string;
+  readonly input: unknown;
+}
+
+/** The commands a client sends, in order (a middleware; the list grows as requests go out). */
+export function recordCommands(client: SQSClient): RecordedCommand[] {
+  const commands: RecordedCommand[] = [];
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      commands.push({ name: context.commandName ?? "unknown", input: args.input });
+      return next(args);
+    },
+    { step: "initialize", name: "recordCommands" },
+  );
+  return commands;
+}
+
+const patchedQueues = new WeakSet<object>();
+let changingVisibility = false;
+
+/**
+ * local-aws-sqs 2.0.2 counts a ChangeMessageVisibility as one more receive (ApproximateReceiveCount + 1); SQS does
+ * not. Left alone, a message retried through its visibility would reach the DLQ after half its receives and the
+ * worker's backoff (which grows with the receive count) would skip steps. This keeps the count unchanged while a
+ * visibility change runs; it patches each queue once, before the first request that could touch its messages.
+ */
+function keepReceiveCountOnVisibilityChange(service: SqsService): void {
+  for (const queue of service.Queues) {
+    if (patchedQueues.has(queue)) continue;
+    patchedQueues.add(queue);
+    const changeVisibility = queue.changeVisibility.bind(queue);
+    queue.changeVisibility = (receiptHandle, visibilityTimeout) => {
+      changingVisibility = true;
+      try {
+        return changeVisibility(receiptHandle, visibilityTimeout);
+      } finally {
+        changingVisibility = false;
+      }
+    };
+    const newRecord = queue.newRecord;
+    queue.newRecord = (record, delay) => {
+      guardReceiveCount(record.attributes);
+      return newRecord(record, delay);
+    };
+  }
+}
+
+function guardReceiveCount(attributes: unknown): void {
+  if (typeof attributes !== "object" || attributes === null || !("ApproximateReceiveCount" in attributes)) {
+    throw new Error("local-aws-sqs changed its record shape: revisit keepReceiveCountOnVisibilityChange");
+  }
+  let count = attributes.ApproximateReceiveCount;
+  Object.defineProperty(attributes, "ApproximateReceiveCount", {
+    enumerable: true,
+    get: () => count,
+    set: (value: unknown) => {
+      if (!changingVisibility) count = value;
+    },
+  });
+}
