@@ -94,11 +94,11 @@ async function continueExisting(
 ): Promise<WorkResult> {
   switch (existing.status) {
     case "pending":
-    case "unknown": {
-      const wait = secondsUntil(existing.lease_until, deps);
-      if (wait > 0) return retry(wait, `attempt ${existing.status}; waiting out the in-flight window`);
+    case "unknown":
+      // Still inside its lease: the owner finishes it, or the janitor resolves it once the lease has passed.
+      if (secondsUntil(existing.lease_until, deps) > 0)
+        return done(`attempt ${existing.order_id} is ${existing.status}`);
       return resolveAndContinue(subscription, existing, receiveCount, deps);
-    }
     case "retry": {
       const lease = leaseUntil(deps);
       const taken = await deps.repository.updateAttempt(existing, {
@@ -177,22 +177,25 @@ async function handleFailure(
         deps,
       );
     case "unavailable": {
-      // Refused before the gateway accepted it: the same order_id may be sent again.
+      // Refused before the gateway accepted it: the same order_id is sent again when the queue redelivers. The lease
+      // outlasts that delay, so the janitor only steps in if the message itself is lost.
+      const delaySeconds = retryDelaySeconds(deps.policy, receiveCount);
+      const lease = new Date(Date.parse(leaseUntil(deps)) + delaySeconds * 1000).toISOString();
       await deps.repository.updateAttempt(attempt, {
         expect,
-        set: { status: "retry", lease_until: updated_at, updated_at },
+        set: { status: "retry", lease_until: lease, updated_at },
       });
-      return retry(retryDelaySeconds(deps.policy, receiveCount), `gateway unavailable: ${failure.reason}`);
+      return retry(delaySeconds, `gateway unavailable: ${failure.reason}`);
     }
-    case "unknown": {
-      // The charge may exist: never send again; retrieve decides once the in-flight window has passed.
-      const resolveAt = leaseUntil(deps);
+    case "unknown":
+      // The charge may exist: never send again. The janitor asks retrieve once the in-flight window has passed.
       await deps.repository.updateAttempt(attempt, {
         expect,
-        set: { status: "unknown", lease_until: resolveAt, resmsg: failure.reason, updated_at },
+        set: { status: "unknown", lease_until: leaseUntil(deps), resmsg: failure.reason, updated_at },
       });
-      return retry(secondsUntil(resolveAt, deps), `outcome unknown: ${failure.reason}`);
-    }
+      return done(
+        `outcome of ${attempt.order_id} unknown (${failure.reason}); resolved after the in-flight window`,
+      );
   }
 }
 

@@ -1,5 +1,25 @@
 import { type ChargeDeps, resolveAttempt } from "./charge-engine";
+import type { ChargeAttempt } from "./model";
 import type { ChargeQueue } from "./ports";
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/** How long retrieve is left alone after it could not settle an attempt: 5 min, then hourly after an hour, then daily. */
+export function sweepDelayMs(attemptAgeMs: number): number {
+  if (attemptAgeMs < HOUR_MS) return 5 * MINUTE_MS;
+  return attemptAgeMs < DAY_MS ? HOUR_MS : DAY_MS;
+}
+
+async function postpone(attempt: ChargeAttempt, deps: JanitorDeps): Promise<void> {
+  const now = deps.clock.now();
+  const delay = sweepDelayMs(now.getTime() - Date.parse(attempt.created_at));
+  await deps.repository.updateAttempt(attempt, {
+    expect: { status: attempt.status, lease_until: attempt.lease_until },
+    set: { lease_until: new Date(now.getTime() + delay).toISOString(), updated_at: now.toISOString() },
+  });
+}
 
 export interface JanitorDeps extends ChargeDeps {
   readonly queue: ChargeQueue;
@@ -43,6 +63,7 @@ export async function runJanitor(deps: JanitorDeps): Promise<JanitorReport> {
       } else if (resolution.result.kind === "done") {
         resolved += 1;
       } else {
+        await postpone(attempt, deps);
         deferred += 1;
       }
     }
