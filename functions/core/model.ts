@@ -114,3 +114,41 @@ export interface AttemptKey {
   readonly period: number;
   readonly attempt: number;
 }
+
+/** A gateway-issued token in the vault: what identifies the card to a person, never the card itself. */
+export const tokenStatus = z.enum(["active", "expired", "revoked"]);
+export const tokenRecordSchema = z.object({
+  token_id: z.string(),
+  subscription_id: z.string(),
+  card: maskedCardSchema,
+  /** YYYYMM */
+  expiry: z
+    .string()
+    .regex(/^\d{4}(0[1-9]|1[0-2])$/)
+    .optional(),
+  status: tokenStatus,
+  created_at: isoInstant,
+  updated_at: isoInstant,
+});
+export type TokenRecord = z.infer<typeof tokenRecordSchema>;
+
+/** A refund of one charge (cancel F or P at the gateway), idempotent by refund_id. */
+export const refundStatus = z.enum(["pending", "succeeded", "failed", "unknown"]);
+export const refundRecordSchema = z.object({
+  refund_id: z.string().max(30),
+  subscription_id: z.string(),
+  /** The charge refunded: its order_id and ledger key. */
+  order_id: z.string(),
+  period: z.number().int().min(0),
+  attempt: z.number().int().min(0),
+  amount: decimal,
+  currency: z.string(),
+  reason: z.string().max(200),
+  status: refundStatus,
+  refund_transaction_id: z.string().optional(),
+  rescode: z.string().optional(),
+  resmsg: z.string().optional(),
+  created_at: isoInstant,
+  updated_at: isoInstant,
+});
+export type RefundRecord = z.infer<typeof refundRecordSchema>;

@@ -4,8 +4,10 @@ import type {
   AttemptStatus,
   ChargeAttempt,
   Customer,
+  RefundRecord,
   Subscription,
   SubscriptionStatus,
+  TokenRecord,
 } from "./model";
 
 // What the billing core needs from the outside world. Adapters live in functions/adapters/; tests may pass fakes.
@@ -31,7 +33,12 @@ export interface SubscriptionUpdate {
 
 export interface AttemptUpdate {
   /** The status (and, for an open attempt, the lease) the attempt must still have. */
-  readonly expect: { readonly status: AttemptStatus; readonly lease_until?: string };
+  readonly expect: {
+    readonly status: AttemptStatus;
+    readonly lease_until?: string;
+    /** Serialises refunds of one charge; "0" also matches an attempt never refunded (no attribute). */
+    readonly refunded_amount?: string;
+  };
   readonly set: Partial<Omit<ChargeAttempt, keyof AttemptKey | "order_id" | "created_at">>;
   readonly remove?: readonly "lease_until"[];
 }
@@ -63,6 +70,34 @@ export interface BillingRepository {
   listOpenAttempts(before: Date): AsyncIterable<readonly ChargeAttempt[]>;
   /** The ledger of one subscription, oldest first. */
   listAttempts(subscriptionId: string): Promise<readonly ChargeAttempt[]>;
+
+  /** Stores a token; storing the same token again is harmless. */
+  putToken(token: TokenRecord): Promise<void>;
+  getToken(tokenId: string): Promise<TokenRecord | undefined>;
+  updateToken(tokenId: string, update: TokenUpdate): Promise<boolean>;
+
+  /** Writes a new refund only if its refund_id is unused: the claim on the refund. */
+  createRefund(
+    refund: RefundRecord,
+  ): Promise<{ readonly created: true } | { readonly created: false; readonly existing: RefundRecord }>;
+  updateRefund(refundId: string, update: RefundUpdate): Promise<boolean>;
+  listRefunds(subscriptionId: string): Promise<readonly RefundRecord[]>;
+
+  /**
+   * De-duplication of deliveries (callbacks, webhooks): true the first time a key is seen, false after. The record
+   * expires (TTL) after `expiresAt`, so replays older than that must be rejected by other means (timestamps).
+   */
+  recordOnce(key: string, expiresAt: Date): Promise<boolean>;
+}
+
+export interface TokenUpdate {
+  readonly expect: { readonly status: TokenRecord["status"] };
+  readonly set: Partial<Pick<TokenRecord, "status" | "updated_at">>;
+}
+
+export interface RefundUpdate {
+  readonly expect: { readonly status: RefundRecord["status"] };
+  readonly set: Partial<Omit<RefundRecord, "refund_id" | "subscription_id" | "order_id" | "created_at">>;
 }
 
 /** One unit of work of the charge run: charge this subscription's period. Ids only, never card data. */
