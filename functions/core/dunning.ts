@@ -31,7 +31,8 @@ export function afterDecline(
   now: Date,
   policy: ChargePolicy,
 ): Transition {
-  const expect = { period: attempt.period, attempt: attempt.attempt };
+  // The status read before the call must still hold: a cancel that raced the charge is not undone.
+  const expect = { period: attempt.period, attempt: attempt.attempt, status: subscription.status };
   const failed: BillingEvent = {
     type: "charge.failed",
     ...chargeFacts(attempt),
@@ -101,7 +102,11 @@ export function afterDecline(
   };
 }
 
-/** After a successful attempt: the next period, back to active (reactivated if it was past_due). */
+/**
+ * After a successful attempt: the next period, back to active (reactivated if it was past_due). The charge run
+ * bills the next period only under token billing, and only with a token: a sign-up whose outcome was settled by
+ * retrieve never learned its token, so that subscription waits for a card instead.
+ */
 export function afterSuccess(
   subscription: Subscription,
   attempt: ChargeAttempt,
@@ -111,20 +116,37 @@ export function afterSuccess(
   const events: BillingEvent[] = [
     { type: "charge.succeeded", ...chargeFacts(attempt), transaction_id: attempt.transaction_id },
   ];
+  // The status read before the call must still hold: a cancel that raced the charge is not undone.
+  const expect = { period: attempt.period, attempt: attempt.attempt, status: subscription.status };
+  const advance = { period: attempt.period + 1, attempt: 0, updated_at: now.toISOString() };
+  if (subscription.billing_mode === "token" && subscription.token_id === undefined) {
+    events.push({
+      type: "subscription.past_due",
+      subscription_id: subscription.subscription_id,
+      reason: "card_required",
+    });
+    return {
+      update: {
+        expect,
+        set: { ...advance, status: "past_due", status_reason: "card_required" },
+        remove: ["next_charge_at", "dunning"],
+      },
+      events,
+    };
+  }
   if (subscription.status === "past_due") {
     events.push({ type: "subscription.reactivated", subscription_id: subscription.subscription_id });
   }
+  const billedHere = subscription.billing_mode === "token";
   return {
     update: {
-      expect: { period: attempt.period, attempt: attempt.attempt },
+      expect,
       set: {
+        ...advance,
         status: "active",
-        period: attempt.period + 1,
-        attempt: 0,
-        next_charge_at: nextChargeAt.toISOString(),
-        updated_at: now.toISOString(),
+        ...(billedHere ? { next_charge_at: nextChargeAt.toISOString() } : {}),
       },
-      remove: ["dunning", "status_reason"],
+      remove: billedHere ? ["dunning", "status_reason"] : ["dunning", "status_reason", "next_charge_at"],
     },
     events,
   };

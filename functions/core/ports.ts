@@ -158,3 +158,65 @@ export interface ChargeGateway {
     readonly currency: string;
   }): Promise<GatewayOutcome<OrderLookup>>;
 }
+
+/** Card data as the customer typed it: in memory for one request, never stored, queued or logged. */
+export interface CardDetails {
+  readonly number: string;
+  /** YYYYMM */
+  readonly expiry: string;
+  readonly cvc: string;
+}
+
+export interface CardPaymentRequest {
+  readonly order_id: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly customer: Customer;
+  readonly card: CardDetails;
+  /** token: ask for a token_id to re-bill; recurring: register a gateway-managed plan. */
+  readonly billing: "token" | "recurring";
+  /** For gateway-managed recurring: the plan the gateway charges from `first_recurring_date` (YYYYMMDD). */
+  readonly recurring?: {
+    readonly amount: string;
+    readonly interval_months: number;
+    readonly first_recurring_date: string;
+    readonly notify_url: string;
+  };
+}
+
+export interface CardPaymentResult {
+  readonly transaction_id: string;
+  readonly token_id?: string;
+  readonly recurring_id?: string;
+  readonly card?: { readonly first4: string; readonly last4: string };
+}
+
+export interface RefundRequest {
+  readonly transaction_id: string;
+  readonly order_id: string;
+  readonly refund_id: string;
+  readonly type: "F" | "P";
+  readonly amount: string;
+  /** The charge's original amount and its refundable balance before this refund. */
+  readonly original_amount: string;
+  readonly balance: string;
+  readonly currency: string;
+  readonly reason: string;
+}
+
+export interface RefundResult {
+  readonly refund_transaction_id: string;
+}
+
+/** Everything the billing core asks of the gateway beyond re-billing. */
+export interface PaymentGateway extends ChargeGateway {
+  payWithCard(request: CardPaymentRequest): Promise<GatewayOutcome<CardPaymentResult>>;
+  refund(request: RefundRequest): Promise<GatewayOutcome<RefundResult>>;
+  adjustRecurring(recurringId: string, amount: string): Promise<GatewayOutcome<unknown>>;
+  deleteRecurring(recurringId: string): Promise<GatewayOutcome<unknown>>;
+}
+
+export interface IdSource {
+  /** A new subscription id, short enough for order_id = `<id>-<period>-<attempt>` to stay ≤ 30 characters. */
+  subscriptionId(): string;
+}

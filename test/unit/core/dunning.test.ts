@@ -38,7 +38,7 @@ const attempt = (overrides: Partial<ChargeAttempt> = {}): ChargeAttempt => ({
 describe("afterDecline", () => {
   it("moves to past_due after the first decline and retries after the first delay of the schedule", () => {
     const { update, events } = afterDecline(subscription(), attempt(), now, DEFAULT_CHARGE_POLICY);
-    expect(update.expect).toEqual({ period: 2, attempt: 0 });
+    expect(update.expect).toEqual({ period: 2, attempt: 0, status: "active" });
     expect(update.set).toMatchObject({
       status: "past_due",
       attempt: 1,
@@ -119,7 +119,7 @@ describe("afterSuccess", () => {
       next,
       now,
     );
-    expect(update.expect).toEqual({ period: 2, attempt: 2 });
+    expect(update.expect).toEqual({ period: 2, attempt: 2, status: "past_due" });
     expect(update.set).toMatchObject({
       status: "active",
       period: 3,

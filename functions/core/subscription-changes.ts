@@ -1,0 +1,74 @@
+import type { Failure } from "../gateway/outcome";
+import type { Subscription } from "./model";
+import type { BillingRepository, Clock, EventPublisher, PaymentGateway } from "./ports";
+
+export interface ChangeDeps {
+  readonly repository: BillingRepository;
+  readonly gateway: PaymentGateway;
+  readonly events: EventPublisher;
+  readonly clock: Clock;
+}
+
+export type ChangeResult =
+  | { readonly kind: "changed"; readonly subscription: Subscription }
+  | { readonly kind: "not_found" }
+  | { readonly kind: "conflict"; readonly reason: string }
+  | { readonly kind: "refused"; readonly failure: Failure };
+
+async function load(subscriptionId: string, deps: ChangeDeps): Promise<Subscription | undefined> {
+  return deps.repository.getSubscription(subscriptionId);
+}
+
+/**
+ * New plan amount from the next charge on. A gateway-managed plan is changed at the gateway first
+ * (/recurring/{id}/adjust); ours only once the gateway agreed.
+ */
+export async function adjustAmount(
+  subscriptionId: string,
+  amount: string,
+  deps: ChangeDeps,
+): Promise<ChangeResult> {
+  const subscription = await load(subscriptionId, deps);
+  if (!subscription) return { kind: "not_found" };
+  if (subscription.status === "canceled") return { kind: "conflict", reason: "subscription is canceled" };
+  if (subscription.billing_mode === "recurring") {
+    if (subscription.recurring_id === undefined)
+      return { kind: "conflict", reason: "no gateway plan registered yet" };
+    const outcome = await deps.gateway.adjustRecurring(subscription.recurring_id, amount);
+    if (outcome.kind !== "success") return { kind: "refused", failure: outcome };
+  }
+  const plan = { ...subscription.plan, amount };
+  const updated_at = deps.clock.now().toISOString();
+  const changed = await deps.repository.updateSubscription(subscriptionId, {
+    expect: { status: subscription.status },
+    set: { plan, updated_at },
+  });
+  if (!changed) return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
+  return { kind: "changed", subscription: { ...subscription, plan, updated_at } };
+}
+
+/** Ends the subscription: nothing more is charged (a gateway-managed plan is deleted at the gateway first). */
+export async function cancelSubscription(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
+  const subscription = await load(subscriptionId, deps);
+  if (!subscription) return { kind: "not_found" };
+  if (subscription.status === "canceled") return { kind: "changed", subscription };
+  if (subscription.billing_mode === "recurring" && subscription.recurring_id !== undefined) {
+    const outcome = await deps.gateway.deleteRecurring(subscription.recurring_id);
+    if (outcome.kind !== "success") return { kind: "refused", failure: outcome };
+  }
+  const updated_at = deps.clock.now().toISOString();
+  const changed = await deps.repository.updateSubscription(subscriptionId, {
+    expect: { status: subscription.status, period: subscription.period },
+    set: { status: "canceled", status_reason: "canceled_by_merchant", updated_at },
+    remove: ["next_charge_at"],
+  });
+  if (!changed) return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
+  await deps.events.publish([
+    { type: "subscription.canceled", subscription_id: subscriptionId, reason: "canceled_by_merchant" },
+  ]);
+  const { next_charge_at: _dropped, ...rest } = subscription;
+  return {
+    kind: "changed",
+    subscription: { ...rest, status: "canceled", status_reason: "canceled_by_merchant", updated_at },
+  };
+}
