@@ -1,0 +1,124 @@
+import type {
+  CardPaymentRequest,
+  CardPaymentResult,
+  OrderLookup,
+  PaymentGateway,
+  RebillResult,
+  RefundRequest,
+  RefundResult,
+} from "../core/ports";
+import { GatewayRequestError } from "../gateway/errors";
+import { type GatewayOutcome, success } from "../gateway/outcome";
+import type { PaymentClient } from "../gateway/payment-client";
+
+export interface PaymentGatewayOptions {
+  /** Language of the gateway's customer-facing texts (receipts, e-mails). */
+  readonly lang: string;
+}
+
+/** A request the client refused to send is our mistake, not the gateway's: report it as `invalid`, nothing sent. */
+async function refusedAsInvalid<T>(call: () => Promise<GatewayOutcome<T>>): Promise<GatewayOutcome<T>> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof GatewayRequestError)
+      return { kind: "invalid", code: "REQUEST", message: error.message };
+    throw error;
+  }
+}
+
+/** rescode 0000 without a sale is not a charge we can count on: retrieve settles it. */
+function requireSale<T>(status: string, value: T): GatewayOutcome<T> {
+  return status === "SALE"
+    ? success(value)
+    : { kind: "unknown", reason: `payment answered status ${status}` };
+}
+
+const masked = (first4: string | undefined, last4: string | undefined) =>
+  first4 !== undefined && last4 !== undefined ? { first4, last4 } : undefined;
+
+/** The billing core's view of the gateway, on the typed payment client. */
+export function createPaymentGateway(
+  payments: PaymentClient,
+  { lang }: PaymentGatewayOptions,
+): PaymentGateway {
+  return {
+    async rebill({ order_id, token_id, amount, currency, customer }): Promise<GatewayOutcome<RebillResult>> {
+      const outcome = await refusedAsInvalid(() =>
+        payments.rebill({
+          token_id,
+          payment: { order_id, currency, amount, lang },
+          buyer: { name: customer.name, email: customer.email, phone_number: customer.phone },
+        }),
+      );
+      if (outcome.kind !== "success") return outcome;
+      return requireSale(outcome.value.status, { transaction_id: outcome.value.transaction_id });
+    },
+
+    async findOrder({ order_id, amount, currency }): Promise<GatewayOutcome<OrderLookup>> {
+      const outcome = await refusedAsInvalid(() =>
+        payments.retrieve({ key_field: "order_id", payment: { order_id, currency, amount, lang } }),
+      );
+      if (outcome.kind !== "success") return outcome;
+      const { status, transaction_id } = outcome.value.payment;
+      return success({ status, transaction_id });
+    },
+
+    async payWithCard(request: CardPaymentRequest): Promise<GatewayOutcome<CardPaymentResult>> {
+      const { customer, card, recurring } = request;
+      const outcome = await refusedAsInvalid(() =>
+        payments.payment({
+          payment: { order_id: request.order_id, currency: request.currency, amount: request.amount, lang },
+          buyer: { name: customer.name, email: customer.email, phone_number: customer.phone },
+          card: { card_number: card.number, expiry_date: card.expiry, cvc: card.cvc },
+          ...(request.billing === "token" ? { tokenbilling: { token_creation: "Y" } } : {}),
+          ...(recurring
+            ? {
+                recurring: {
+                  recurring_amount: recurring.amount,
+                  recurring_start_date: recurring.first_recurring_date,
+                  recurring_interval: String(recurring.interval_months),
+                  recurring_noti_url: recurring.notify_url,
+                },
+              }
+            : {}),
+        }),
+      );
+      if (outcome.kind !== "success") return outcome;
+      const value = outcome.value;
+      return requireSale(value.status, {
+        transaction_id: value.transaction_id,
+        token_id: value.token_id,
+        recurring_id: value.recurring_id,
+        card: masked(value.card_number1, value.card_number4),
+      });
+    },
+
+    async refund(request: RefundRequest): Promise<GatewayOutcome<RefundResult>> {
+      const outcome = await refusedAsInvalid(() =>
+        payments.cancel(request.transaction_id, {
+          refund: {
+            refund_type: request.type,
+            refund_amount: request.amount,
+            refund_id: request.refund_id,
+            reason: request.reason,
+          },
+          payment: {
+            order_id: request.order_id,
+            currency: request.currency,
+            amount: request.original_amount,
+            balance: request.balance,
+            lang,
+          },
+        }),
+      );
+      if (outcome.kind !== "success") return outcome;
+      return success({ refund_transaction_id: outcome.value.refund.refund_transaction_id });
+    },
+
+    adjustRecurring: (recurringId, amount) =>
+      refusedAsInvalid(() => payments.adjustRecurring(recurringId, { adjust_amount: amount })),
+
+    deleteRecurring: (recurringId) => refusedAsInvalid(() => payments.deleteRecurring(recurringId)),
+  };
+}
