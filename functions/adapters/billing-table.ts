@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
-import type { AttemptKey } from "../core/model";
+import type { AttemptKey, RefundRecord } from "../core/model";
 
 /**
  * The billing table: one table, subscriptions and their charge attempts (the ledger) under the same partition.
@@ -10,20 +10,52 @@ import type { AttemptKey } from "../core/model";
  *   charge attempt pk SUB#<id>  sk CHARGE#<period, 4 digits>#<attempt, 3 digits>
  *                  + open_pk open#<shard>, open_sk <lease_until ISO>#<order_id>  while pending, retry or unknown
  *   due watermark  pk META      sk DUE_WATERMARK  (due_from: the oldest hour that may still hold due items)
+ *   token          pk TOKEN#<token_id>  sk TOKEN
+ *   refund         pk REFUND#<refund_id>  sk REFUND
+ *                  + sub_pk SUB#<subscription_id>, sub_sk REFUND#<created_at ISO>#<refund_id>
+ *   dedup record   pk DEDUP#<key>  sk DEDUP  (or DEDUP#<sha256 hex>, DEDUP#SHA256: see dedupKey)
+ *                  + expires_at <epoch seconds>: the table's TTL attribute, carried by dedup records only
  *
- * Both indexes are sparse: an item is in them only while it carries their keys. Shards spread one hour's (or the open
- * set's) writes over several index partitions; their count is fixed for the life of a table (items written under
- * another count would sit in partitions no reader visits).
+ * The due and open indexes are sparse: an item is in them only while it carries their keys. Shards spread one hour's
+ * (or the open set's) writes over several index partitions; their count is fixed for the life of a table (items
+ * written under another count would sit in partitions no reader visits).
+ *
+ * A refund is keyed by its own id, not under its subscription: the create-only Put then makes refund_id unique across
+ * the table, and updateRefund, which has only the id, reaches it directly, so creating and updating take one write
+ * each and no lookup. Listing by subscription goes through the by_subscription index (sparse: refunds only), whose
+ * keys derive from fields a refund never changes and are written once, by the create. Like every GSI it is
+ * eventually consistent: a refund just created may be missing from a listing for a moment.
  */
 
 export const DUE_INDEX = "due";
 export const OPEN_INDEX = "open";
+export const SUBSCRIPTION_INDEX = "by_subscription";
 export const DEFAULT_SHARDS = 16;
 export const ATTEMPT_SK_PREFIX = "CHARGE#";
+export const REFUND_SK_PREFIX = "REFUND#";
 export const DUE_WATERMARK_KEY = { pk: "META", sk: "DUE_WATERMARK" } as const;
 
 /** Attributes that key the table and its indexes: never part of a record. */
-export const KEY_ATTRIBUTES: readonly string[] = ["pk", "sk", "due_pk", "due_sk", "open_pk", "open_sk"];
+export const KEY_ATTRIBUTES: readonly string[] = [
+  "pk",
+  "sk",
+  "due_pk",
+  "due_sk",
+  "open_pk",
+  "open_sk",
+  "sub_pk",
+  "sub_sk",
+];
+
+/**
+ * The TTL attribute (a number, epoch seconds). TTL is not part of CreateTable: the deployment enables it on this
+ * attribute (UpdateTimeToLive); the local emulator has no TTL. Deletion is lazy (up to days late), so readers of
+ * items carrying it compare it with the clock themselves.
+ */
+export const TTL_ATTRIBUTE = "expires_at";
+
+/** Longer de-duplication keys (UTF-8 bytes) are stored by their SHA-256. */
+export const MAX_DEDUP_KEY_BYTES = 200;
 
 const HOUR_MS = 3_600_000;
 
@@ -56,6 +88,15 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
         // janitor gets whole attempts without one GetItem each. Only open attempts are in the index (sparse).
         Projection: { ProjectionType: "ALL" },
       },
+      {
+        IndexName: SUBSCRIPTION_INDEX,
+        KeySchema: [
+          { AttributeName: "sub_pk", KeyType: "HASH" },
+          { AttributeName: "sub_sk", KeyType: "RANGE" },
+        ],
+        // ALL: listRefunds gets whole refunds without one GetItem each.
+        Projection: { ProjectionType: "ALL" },
+      },
     ],
   };
 }
@@ -70,6 +111,32 @@ export function attemptKey({ subscription_id, period, attempt }: AttemptKey) {
     pk: `SUB#${subscription_id}`,
     sk: `${ATTEMPT_SK_PREFIX}${padded(period, 4)}#${padded(attempt, 3)}`,
   };
+}
+
+export function tokenKey(tokenId: string) {
+  return { pk: `TOKEN#${tokenId}`, sk: "TOKEN" };
+}
+
+export function refundKey(refundId: string) {
+  return { pk: `REFUND#${refundId}`, sk: "REFUND" };
+}
+
+/** The by_subscription index keys of a refund: its subscription's refunds sort oldest first, then by id. */
+export function refundIndexKeys(refund: Pick<RefundRecord, "subscription_id" | "refund_id" | "created_at">) {
+  return {
+    sub_pk: subscriptionKey(refund.subscription_id).pk,
+    sub_sk: `${REFUND_SK_PREFIX}${utcIso(refund.created_at)}#${refund.refund_id}`,
+  };
+}
+
+/**
+ * Any key fits. One longer than MAX_DEDUP_KEY_BYTES is stored by its SHA-256 (DynamoDB caps a partition key at 2048
+ * bytes) under a sort key of its own, so a short key that happens to spell a digest never meets it. A key counts as
+ * its UTF-8 encoding.
+ */
+export function dedupKey(key: string) {
+  if (Buffer.byteLength(key, "utf8") <= MAX_DEDUP_KEY_BYTES) return { pk: `DEDUP#${key}`, sk: "DEDUP" };
+  return { pk: `DEDUP#${createHash("sha256").update(key).digest("hex")}`, sk: "DEDUP#SHA256" };
 }
 
 function padded(value: number, digits: number): string {

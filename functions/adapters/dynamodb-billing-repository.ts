@@ -4,34 +4,63 @@ import {
   GetCommand,
   PutCommand,
   type PutCommandInput,
+  type QueryCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
+import type { z } from "zod";
 import {
   type AttemptKey,
   type ChargeAttempt,
   chargeAttemptSchema,
   OPEN_ATTEMPT_STATUSES,
+  type RefundRecord,
+  refundRecordSchema,
   type Subscription,
   subscriptionSchema,
+  type TokenRecord,
+  tokenRecordSchema,
 } from "../core/model";
 import { orderIdFor } from "../core/order-id";
-import type { AttemptUpdate, BillingRepository, ClaimResult, SubscriptionUpdate } from "../core/ports";
+import type {
+  AttemptUpdate,
+  BillingRepository,
+  ClaimResult,
+  Clock,
+  RefundUpdate,
+  SubscriptionUpdate,
+  TokenUpdate,
+} from "../core/ports";
 import {
   ATTEMPT_SK_PREFIX,
   attemptKey,
   DEFAULT_SHARDS,
+  dedupKey,
   dueKeys,
   KEY_ATTRIBUTES,
   OPEN_INDEX,
   openKeys,
   openPartition,
+  REFUND_SK_PREFIX,
+  refundIndexKeys,
+  refundKey,
+  SUBSCRIPTION_INDEX,
   subscriptionKey,
+  TTL_ATTRIBUTE,
+  tokenKey,
   utcIso,
 } from "./billing-table";
 import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "./due-index";
 import { conditionally, type Item, queryPages, type TableContext } from "./dynamodb-table";
-import { absent, buildUpdateExpression, equals, exists, type UpdatePlan } from "./update-expression";
+import {
+  absent,
+  absentOrEquals,
+  buildUpdateExpression,
+  type Condition,
+  equals,
+  exists,
+  type UpdatePlan,
+} from "./update-expression";
 
 export interface DynamoDbBillingRepositoryOptions {
   /** Must strip undefined values (marshallOptions.removeUndefinedValues), as createDynamoDbDocumentClient does. */
@@ -43,6 +72,8 @@ export interface DynamoDbBillingRepositoryOptions {
   readonly lookbackHours?: number;
   /** Items per Query page. Default 100. */
   readonly pageSize?: number;
+  /** Decides whether a de-duplication record has expired. Default: the system clock. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -65,22 +96,24 @@ export function createDynamoDbBillingRepository(
     lookbackHours: options.lookbackHours ?? DEFAULT_LOOKBACK_HOURS,
     pageSize: options.pageSize ?? 100,
   };
+  const clock = options.clock ?? { now: () => new Date() };
   return {
     createSubscription: (subscription) => createSubscription(table, subscription),
-    getSubscription: async (id) => {
-      const item = await getItem(table, subscriptionKey(id));
-      return item && subscriptionSchema.parse(recordOf(item));
-    },
+    getSubscription: (id) => getRecord(table, subscriptionKey(id), subscriptionSchema),
     updateSubscription: (id, update) => updateSubscription(table, id, update),
     listDue: (until) => listDueEntries(table, until),
     claimAttempt: (attempt) => claimAttempt(table, attempt),
-    getAttempt: async (key) => {
-      const item = await getItem(table, attemptKey(key));
-      return item && chargeAttemptSchema.parse(recordOf(item));
-    },
+    getAttempt: (key) => getRecord(table, attemptKey(key), chargeAttemptSchema),
     updateAttempt: (key, update) => updateAttempt(table, key, update),
     listOpenAttempts: (before) => listOpenAttempts(table, before),
     listAttempts: (id) => listAttempts(table, id),
+    putToken: (token) => putToken(table, token),
+    getToken: (id) => getRecord(table, tokenKey(id), tokenRecordSchema),
+    updateToken: (id, update) => updateByStatus(table, tokenKey(id), update),
+    createRefund: (refund) => createRefund(table, refund),
+    updateRefund: (id, update) => updateByStatus(table, refundKey(id), update),
+    listRefunds: (id) => listRefunds(table, id),
+    recordOnce: (key, expiresAt) => recordOnce(table, clock, key, expiresAt),
   };
 }
 
@@ -96,9 +129,49 @@ async function getItem(table: TableContext, key: Item): Promise<Item | undefined
   return Item;
 }
 
+async function getRecord<T>(table: TableContext, key: Item, schema: z.ZodType<T>): Promise<T | undefined> {
+  const item = await getItem(table, key);
+  return item && schema.parse(recordOf(item));
+}
+
+/** Every record a query finds, all pages, parsed. */
+async function queryRecords<T>(
+  table: TableContext,
+  query: QueryCommandInput,
+  schema: z.ZodType<T>,
+): Promise<T[]> {
+  const records: T[] = [];
+  for await (const items of queryPages(table.client, [query])) {
+    records.push(...items.map((item) => schema.parse(recordOf(item))));
+  }
+  return records;
+}
+
 /** A Put that only creates: it fails its condition when the key is taken. */
 function putNew(table: TableContext, item: Item): PutCommandInput {
   return { TableName: table.tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" };
+}
+
+/**
+ * A create-only Put of `item` (stored under `key`): undefined when written, else the record in the way. AWS returns
+ * that item with the failure; an emulator that ignores this costs one GetItem instead. Only for items never deleted,
+ * so the item that failed the condition is still there.
+ */
+async function createOrFindExisting(table: TableContext, key: Item, item: Item): Promise<Item | undefined> {
+  try {
+    await table.client.send(
+      new PutCommand({
+        ...putNew(table, { ...item, ...key }),
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+      }),
+    );
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const existing = error.Item ? unmarshall(error.Item) : await getItem(table, key);
+    if (!existing) throw new Error("the item that failed the create condition vanished");
+    return recordOf(existing);
+  }
 }
 
 /** One conditional UpdateItem on an existing item. */
@@ -138,25 +211,15 @@ function openIndexKeys(attempt: ChargeAttempt, shards: number) {
 }
 
 async function claimAttempt(table: TableContext, attempt: ChargeAttempt): Promise<ClaimResult> {
-  const item = { ...attempt, ...attemptKey(attempt), ...openIndexKeys(attempt, table.shards) };
-  try {
-    // AWS returns the item in the way with the failure; an emulator that ignores this costs one GetItem instead.
-    await table.client.send(
-      new PutCommand({ ...putNew(table, item), ReturnValuesOnConditionCheckFailure: "ALL_OLD" }),
-    );
-    return { claimed: true };
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const existing = error.Item ? unmarshall(error.Item) : await getItem(table, attemptKey(attempt));
-    // Attempts are never deleted, so the item that failed the condition is still there.
-    if (!existing) throw new Error("claimed attempt vanished");
-    return { claimed: false, existing: chargeAttemptSchema.parse(recordOf(existing)) };
-  }
+  const item = { ...attempt, ...openIndexKeys(attempt, table.shards) };
+  const existing = await createOrFindExisting(table, attemptKey(attempt), item);
+  return existing ? { claimed: false, existing: chargeAttemptSchema.parse(existing) } : { claimed: true };
 }
 
 /**
  * The expected status (and lease) make the write a compare-and-set. They also give the attempt's state after the
- * write without reading it, so the open index keys are set or removed in the same UpdateItem.
+ * write without reading it, so the open index keys are set or removed in the same UpdateItem. An expected
+ * refunded_amount serialises refunds of the charge; an attempt never refunded has no such attribute and counts as "0".
  */
 function updateAttempt(table: TableContext, key: AttemptKey, update: AttemptUpdate): Promise<boolean> {
   const { expect, set } = update;
@@ -170,8 +233,18 @@ function updateAttempt(table: TableContext, key: AttemptKey, update: AttemptUpda
   return updateItem(table, attemptKey(key), {
     set: { ...set, ...index },
     remove: open ? remove : [...remove, "open_pk", "open_sk"],
-    conditions: [equals("status", expect.status), leaseCondition],
+    conditions: [
+      equals("status", expect.status),
+      leaseCondition,
+      ...refundedCondition(expect.refunded_amount),
+    ],
   });
+}
+
+function refundedCondition(refundedAmount: string | undefined): Condition[] {
+  if (refundedAmount === undefined) return [];
+  const condition = refundedAmount === "0" ? absentOrEquals : equals;
+  return [condition("refunded_amount", refundedAmount)];
 }
 
 /** Open attempts whose lease ended before `before`. The index lags the table: the caller re-checks by condition. */
@@ -192,7 +265,7 @@ async function* listOpenAttempts(
   }
 }
 
-async function listAttempts(table: TableContext, subscriptionId: string): Promise<readonly ChargeAttempt[]> {
+function listAttempts(table: TableContext, subscriptionId: string): Promise<readonly ChargeAttempt[]> {
   const query = {
     TableName: table.tableName,
     KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
@@ -200,9 +273,79 @@ async function listAttempts(table: TableContext, subscriptionId: string): Promis
     ExpressionAttributeValues: { ":pk": subscriptionKey(subscriptionId).pk, ":prefix": ATTEMPT_SK_PREFIX },
     ConsistentRead: true,
   };
-  const attempts: ChargeAttempt[] = [];
-  for await (const items of queryPages(table.client, [query])) {
-    attempts.push(...items.map((item) => chargeAttemptSchema.parse(recordOf(item))));
-  }
-  return attempts;
+  return queryRecords(table, query, chargeAttemptSchema);
+}
+
+/**
+ * Creates the token, or overwrites it while it is still active: storing the same token again (a retried
+ * registration) is harmless, and never turns a revoked or expired token back into an active one; such a store is
+ * silently dropped.
+ */
+async function putToken(table: TableContext, token: TokenRecord): Promise<void> {
+  await conditionally(() =>
+    table.client.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...token, ...tokenKey(token.token_id) },
+        ConditionExpression: "attribute_not_exists(#pk) OR #status = :active",
+        ExpressionAttributeNames: { "#pk": "pk", "#status": "status" },
+        ExpressionAttributeValues: { ":active": "active" },
+      }),
+    ),
+  );
+}
+
+/** Tokens and refunds: a compare-and-set on the status, one UpdateItem. */
+function updateByStatus(
+  table: TableContext,
+  key: Item,
+  update: TokenUpdate | RefundUpdate,
+): Promise<boolean> {
+  return updateItem(table, key, {
+    set: update.set,
+    remove: [],
+    conditions: [equals("status", update.expect.status)],
+  });
+}
+
+async function createRefund(
+  table: TableContext,
+  refund: RefundRecord,
+): Promise<{ readonly created: true } | { readonly created: false; readonly existing: RefundRecord }> {
+  const existing = await createOrFindExisting(table, refundKey(refund.refund_id), {
+    ...refund,
+    ...refundIndexKeys(refund),
+  });
+  return existing ? { created: false, existing: refundRecordSchema.parse(existing) } : { created: true };
+}
+
+/** Oldest first (then by refund_id). From the index, so eventually consistent (see billing-table.ts). */
+function listRefunds(table: TableContext, subscriptionId: string): Promise<readonly RefundRecord[]> {
+  const query = {
+    TableName: table.tableName,
+    IndexName: SUBSCRIPTION_INDEX,
+    KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
+    ExpressionAttributeNames: { "#pk": "sub_pk", "#sk": "sub_sk" },
+    ExpressionAttributeValues: { ":pk": subscriptionKey(subscriptionId).pk, ":prefix": REFUND_SK_PREFIX },
+  };
+  return queryRecords(table, query, refundRecordSchema);
+}
+
+/**
+ * One conditional Put. A record still in the table but past its expiry (TTL deletion is lazy) is overwritten as if
+ * absent. Whole seconds, rounded so that a record never counts as expired before `expiresAt`.
+ */
+async function recordOnce(table: TableContext, clock: Clock, key: string, expiresAt: Date): Promise<boolean> {
+  if (Number.isNaN(expiresAt.getTime())) throw new RangeError("expiresAt must be a valid date");
+  return conditionally(() =>
+    table.client.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...dedupKey(key), [TTL_ATTRIBUTE]: Math.ceil(expiresAt.getTime() / 1000) },
+        ConditionExpression: "attribute_not_exists(#pk) OR #expires < :now",
+        ExpressionAttributeNames: { "#pk": "pk", "#expires": TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ":now": Math.floor(clock.now().getTime() / 1000) },
+      }),
+    ),
+  );
 }

@@ -3,11 +3,18 @@ import type { UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 /** One clause of a condition expression; a plan's clauses must all hold. */
 export type Condition =
   | { readonly kind: "equals"; readonly name: string; readonly value: unknown }
+  | { readonly kind: "absentOrEquals"; readonly name: string; readonly value: unknown }
   | { readonly kind: "exists" | "absent"; readonly name: string };
 
 export const equals = (name: string, value: unknown): Condition => ({ kind: "equals", name, value });
 export const exists = (name: string): Condition => ({ kind: "exists", name });
 export const absent = (name: string): Condition => ({ kind: "absent", name });
+/** For a field whose absence means a known value (e.g. nothing refunded yet = "0"). */
+export const absentOrEquals = (name: string, value: unknown): Condition => ({
+  kind: "absentOrEquals",
+  name,
+  value,
+});
 
 /** A conditional single-item update: SET these attributes (whole values), REMOVE those, if every condition holds. */
 export interface UpdatePlan {
@@ -55,6 +62,9 @@ export function buildUpdateExpression(plan: UpdatePlan): UpdateExpressionParts {
   const conditions = plan.conditions.map((condition) => {
     const name = slots.name(condition.name);
     if (condition.kind === "equals") return `${name} = ${slots.value(condition.value)}`;
+    if (condition.kind === "absentOrEquals") {
+      return `(attribute_not_exists(${name}) OR ${name} = ${slots.value(condition.value)})`;
+    }
     return condition.kind === "exists" ? `attribute_exists(${name})` : `attribute_not_exists(${name})`;
   });
   const clauses = [

@@ -17,6 +17,7 @@ import { createDynamoDbDocumentClient } from "../../../functions/adapters/dynamo
 import type { AttemptKey, ChargeAttempt, Subscription } from "../../../functions/core/model";
 import { orderIdFor } from "../../../functions/core/order-id";
 import type { BillingRepository } from "../../../functions/core/ports";
+import { countingClient } from "../../support/counting-client";
 import { type Dynalite, LOCAL_CREDENTIALS, LOCAL_REGION, startDynalite } from "../../support/dynalite";
 
 let db: Dynalite;
@@ -81,24 +82,6 @@ async function collect<T>(pages: AsyncIterable<readonly T[]>): Promise<{ pages: 
   const all: T[][] = [];
   for await (const page of pages) all.push([...page]);
   return { pages: all, items: all.flat() };
-}
-
-/** A client of its own whose SDK commands are recorded, one entry per HTTP request sent. */
-function countingClient() {
-  const client = createDynamoDbDocumentClient({
-    endpoint: db.endpoint,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
-  const sent: string[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push(context.commandName ?? "unknown");
-      return next(args);
-    },
-    { step: "deserialize", name: "countRequests" },
-  );
-  return { client, sent, take: () => sent.splice(0) };
 }
 
 describe("subscriptions", () => {
@@ -240,7 +223,7 @@ describe("listDue", () => {
   });
 
   it("moves the watermark forward past empty hours, never backwards", async () => {
-    const counting = countingClient();
+    const counting = countingClient(db.endpoint);
     const tableName = await db.createBillingTable();
     const repository = createDynamoDbBillingRepository({
       client: counting.client,
@@ -324,7 +307,7 @@ describe("charge attempts", () => {
   });
 
   it("takes the existing attempt from the failed write when the service returns it (ALL_OLD)", async () => {
-    const counting = countingClient();
+    const counting = countingClient(db.endpoint);
     const tableName = await db.createBillingTable();
     const repository = createDynamoDbBillingRepository({ client: counting.client, tableName });
     const fromService = attempt(key, { status: "unknown", resmsg: "as returned by the service" });
@@ -453,7 +436,7 @@ describe("charge attempts", () => {
 
 describe("requests", () => {
   it("uses one write per claim and update, and never scans", async () => {
-    const counting = countingClient();
+    const counting = countingClient(db.endpoint);
     const tableName = await db.createBillingTable();
     const repository = createDynamoDbBillingRepository({
       client: counting.client,

@@ -1,0 +1,25 @@
+import { randomBytes } from "node:crypto";
+import type { IdSource } from "../core/ports";
+
+const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
+
+/** Lower-case Crockford base32 of random bytes: no ambiguous letters, safe in URLs and order_ids. */
+export function randomBase32(bytes: number): string {
+  let bits = 0;
+  let value = 0;
+  let out = "";
+  for (const byte of randomBytes(bytes)) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += CROCKFORD[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return bits > 0 ? out + CROCKFORD[(value << (5 - bits)) & 31] : out;
+}
+
+/** 80 random bits: `sub_` + 16 characters, so `<id>-<period>-<attempt>` stays within the 30-character order_id. */
+export function createRandomIds(): IdSource {
+  return { subscriptionId: () => `sub_${randomBase32(10)}` };
+}
