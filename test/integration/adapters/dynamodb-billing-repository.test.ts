@@ -17,8 +17,13 @@ import { createDynamoDbDocumentClient } from "../../../functions/adapters/dynamo
 import type { AttemptKey, ChargeAttempt, Subscription } from "../../../functions/core/model";
 import { orderIdFor } from "../../../functions/core/order-id";
 import type { BillingRepository } from "../../../functions/core/ports";
+import {
+  type Dynalite,
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  startDynalite,
+} from "../../../local/dynamodb-emulator";
 import { countingClient } from "../../support/counting-client";
-import { type Dynalite, LOCAL_CREDENTIALS, LOCAL_REGION, startDynalite } from "../../support/dynalite";
 
 let db: Dynalite;
 beforeAll(async () => {

@@ -9,8 +9,8 @@ import {
 import type { ChargeAttempt, RefundRecord, TokenRecord } from "../../../functions/core/model";
 import { orderIdFor } from "../../../functions/core/order-id";
 import type { BillingRepository } from "../../../functions/core/ports";
+import { type Dynalite, startDynalite } from "../../../local/dynamodb-emulator";
 import { countingClient } from "../../support/counting-client";
-import { type Dynalite, startDynalite } from "../../support/dynalite";
 
 let db: Dynalite;
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import type {
   RebillRequest,
 } from "../../../functions/core/ports";
 import type { GatewayOutcome } from "../../../functions/gateway/outcome";
-import { type Dynalite, startDynalite } from "../../support/dynalite";
+import { type Dynalite, startDynalite } from "../../../local/dynamodb-emulator";
 
 /*
  * The charge protocol's branches against real storage (dynalite through the SDK). The gateway here is a scripted

@@ -19,7 +19,7 @@ import {
   type RecordedCommand,
   recordCommands,
   startSqs,
-} from "../../support/sqs";
+} from "../../../local/sqs-emulator";
 
 let sqs: LocalSqs;
 let commands: RecordedCommand[];

@@ -13,7 +13,7 @@ import {
   type LocalSqs,
   recordCommands,
   startSqs,
-} from "../../support/sqs";
+} from "../../../local/sqs-emulator";
 
 let sqs: LocalSqs;
 

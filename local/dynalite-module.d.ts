@@ -1,4 +1,4 @@
-// dynalite ships no types and has no @types package; only what the tests use.
+// dynalite ships no types and has no @types package; only what local mode and the tests use.
 declare module "dynalite" {
   import type { Server } from "node:http";
 

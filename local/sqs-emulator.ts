@@ -2,9 +2,9 @@ import { createServer } from "node:http";
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { createRequestHandler } from "local-aws-sqs";
 import type { SqsService } from "local-aws-sqs/dist/lib/sqsService";
-import { createSqsClient } from "../../functions/adapters/sqs-client";
-import { receiveBatch } from "../../functions/adapters/sqs-poller";
-import type { SqsRecord } from "../../functions/adapters/sqs-work-results";
+import { createSqsClient } from "../functions/adapters/sqs-client";
+import { receiveBatch } from "../functions/adapters/sqs-poller";
+import type { SqsRecord } from "../functions/adapters/sqs-work-results";
 
 export interface QueueWithDlq {
   readonly queueUrl: string;
