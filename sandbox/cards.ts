@@ -9,6 +9,11 @@ export type CardBehaviour =
   | "decline"
   | "insufficient_funds"
   | "expired_card"
+  | "stolen_card"
+  /** Approved; a chargeback of the payment follows a day later on the sandbox clock. */
+  | "chargeback"
+  /** Customer-initiated payments need payer authentication first (a PAYER_AUTH window): PA01 without it. */
+  | "payer_auth_required"
   /** Approved on the first payment, declined on every REBILL of its token (dunning tests). */
   | "decline_on_rebill"
   /** The acquirer link fails (EE01): the client must treat the outcome as unknown. */
@@ -21,6 +26,9 @@ export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   "4000000000000002": "decline",
   "4000000000009995": "insufficient_funds",
   "4000000000000069": "expired_card",
+  "4000000000009979": "stolen_card",
+  "4000000000000259": "chargeback",
+  "4000000000003220": "payer_auth_required",
   "4000000000000341": "decline_on_rebill",
   "4000000000000119": "acquirer_error",
 };
@@ -30,10 +38,15 @@ export const CARD_REFUSALS = {
   decline: { rescode: "DC05", resmsg: "Do not honor" },
   insufficient_funds: { rescode: "DC51", resmsg: "Insufficient funds" },
   expired_card: { rescode: "DC54", resmsg: "Expired card" },
+  stolen_card: { rescode: "DC43", resmsg: "Stolen card" },
+  payer_auth_required: { rescode: "PA01", resmsg: "Payer authentication required" },
   decline_on_rebill: { rescode: "DC05", resmsg: "Do not honor" },
   acquirer_error: { rescode: "EE01", resmsg: "Acquirer communication error" },
   invalid_number: { rescode: "HE00", resmsg: "Invalid card number" },
-} as const satisfies Record<Exclude<CardBehaviour, "approve">, { rescode: string; resmsg: string }>;
+} as const satisfies Record<
+  Exclude<CardBehaviour, "approve" | "chargeback">,
+  { rescode: string; resmsg: string }
+>;
 
 function luhnValid(digits: string): boolean {
   let sum = 0;

@@ -49,6 +49,17 @@ export function subtractAmounts(a: string, b: string): string {
   return format(x - y, scale);
 }
 
+/** a × b, exact, then rounded half away from zero to `decimals` places (fees, VAT). */
+export function multiplyAmounts(a: string, b: string, decimals: number): string {
+  const [x, y] = [parse(a), parse(b)];
+  const product = x.units * y.units;
+  const scale = x.scale + y.scale;
+  if (decimals >= scale) return format(product * 10n ** BigInt(decimals - scale), decimals);
+  const divisor = 10n ** BigInt(scale - decimals);
+  const magnitude = ((product < 0n ? -product : product) + divisor / 2n) / divisor;
+  return format(product < 0n ? -magnitude : magnitude, decimals);
+}
+
 export function isZeroAmount(value: string): boolean {
   return parse(value).units === 0n;
 }

@@ -20,7 +20,11 @@ const ID_FORMATS = {
   /** recurring_id: at most 20 characters. */
   recurring: { prefix: "SBXRC", length: 20 },
   token: { prefix: "SBXTK", length: 24 },
+  /** payer_auth_id of a PAYER_AUTH window: 24 characters, like a transaction id. */
+  payerAuth: { prefix: "SBXPA", length: 24 },
   subscription: { prefix: "sbxsub_", length: 20 },
+  /** Chargeback transaction id in reconciliation records: 24 characters. */
+  chargeback: { prefix: "SBXC", length: 24 },
 } as const;
 export type IdKind = keyof typeof ID_FORMATS;
 

@@ -1,5 +1,6 @@
 import { LedgerCore } from "./ledger-core";
 import { PartnerStore } from "./partner-store";
+import { PayerAuthStore } from "./payer-auth-store";
 import { PaymentStore } from "./payment-store";
 import { RecurringStore } from "./recurring-store";
 import { TokenStore } from "./token-store";
@@ -48,6 +49,7 @@ export class Ledger {
   readonly webhooks: WebhookStore;
   readonly partner: PartnerStore;
   readonly windows: WindowStore;
+  readonly payerAuths: PayerAuthStore;
 
   constructor(options: LedgerOptions = {}) {
     this.#core = new LedgerCore(options.utcOffsetMinutes);
@@ -57,6 +59,12 @@ export class Ledger {
     this.webhooks = new WebhookStore(this.#core);
     this.partner = new PartnerStore(this.#core);
     this.windows = new WindowStore(this.#core);
+    this.payerAuths = new PayerAuthStore(this.#core);
+  }
+
+  /** Zone of the stamps, minutes east of UTC (a YYYYMMDD date starts at its midnight there). */
+  get utcOffsetMinutes(): number {
+    return this.#core.utcOffsetMinutes;
   }
 
   /** Bumped by every mutation of any store. */

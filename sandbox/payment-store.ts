@@ -43,6 +43,8 @@ export interface NewTransaction {
   readonly payerAuthId?: string;
   readonly email?: string;
   readonly otherParam?: OtherParam;
+  /** Where later notices of this payment go (the virtual-account deposit notice). */
+  readonly statusUrl?: string;
 }
 
 export interface PaymentRecord extends NewTransaction {
@@ -56,6 +58,8 @@ export interface PaymentRecord extends NewTransaction {
   readonly capturedDate?: string;
   readonly settledDate?: string;
   readonly refundIds?: readonly string[];
+  /** Set once by a chargeback, which takes the remaining balance. */
+  readonly chargeback?: ChargebackRecord;
 }
 
 export type RefundType = "F" | "P";
@@ -84,6 +88,22 @@ export interface RefundRecord {
   /** The payment's balance after this refund. */
   readonly balanceAfter: string;
 }
+
+/** An acquirer chargeback of a SALE (triggered in the sandbox): it reverses the balance left after refunds. */
+export interface ChargebackRecord {
+  /** SBXC…, 24 characters: the chargeback's own transaction id in reconciliation. */
+  readonly chargebackId: string;
+  readonly transactionId: string;
+  readonly mid: string;
+  readonly orderId: string;
+  readonly currency: string;
+  readonly amount: string;
+  readonly reason: string;
+  /** YYYYMMDDHHMMSS. */
+  readonly chargebackDate: string;
+}
+
+export type ChargebackError = "transaction_not_found" | "not_chargeable" | "already_charged_back";
 
 export type RefundError =
   | "transaction_not_found"
@@ -167,9 +187,11 @@ export class PaymentStore {
       payerAuthId: input.payerAuthId,
       email: input.email,
       otherParam: input.otherParam,
+      statusUrl: input.statusUrl,
       capturedDate: undefined,
       settledDate: undefined,
       refundIds: undefined,
+      chargeback: undefined,
     };
     this.#payments.set(payment.transactionId, payment);
     order.transactionId = payment.transactionId;
@@ -232,6 +254,33 @@ export class PaymentStore {
 
   findRefund(mid: string, refundId: string): RefundRecord | undefined {
     return this.#refunds.get(mid)?.get(refundId);
+  }
+
+  /** Charges back the balance of a SALE (what refunds left): the balance drops to zero; once per payment. */
+  recordChargeback(
+    mid: string,
+    transactionId: string,
+    reason: string,
+    now: Date,
+  ): StoreResult<{ chargeback: ChargebackRecord; payment: PaymentRecord }, ChargebackError> {
+    const payment = this.#payments.get(transactionId);
+    if (!payment || payment.mid !== mid) return fail("transaction_not_found");
+    if (payment.chargeback) return fail("already_charged_back");
+    if (payment.status !== "SALE" || isZeroAmount(payment.balance)) return fail("not_chargeable");
+    const chargeback: ChargebackRecord = {
+      chargebackId: this.#core.nextId("chargeback"),
+      transactionId,
+      mid,
+      orderId: payment.orderId,
+      currency: payment.currency,
+      amount: payment.balance,
+      reason,
+      chargebackDate: this.#core.stamp(now),
+    };
+    payment.chargeback = chargeback;
+    payment.balance = subtractAmounts(payment.balance, chargeback.amount);
+    this.#core.bump();
+    return ok({ chargeback, payment });
   }
 
   /** Manual acquiring: AUTH → SALE with captured_date. */

@@ -94,7 +94,7 @@ export function replyForError(error: unknown, style: ErrorStyle): Reply {
 }
 
 /** As fieldOf, but an unknown key of a strict object is named itself rather than its parent. */
-function fieldOfIssue(issue: z.core.$ZodIssue): string {
+export function fieldOfIssue(issue: z.core.$ZodIssue): string {
   const [key] = issue.code === "unrecognized_keys" ? issue.keys : [];
   return key === undefined ? fieldOf(issue) : [...issue.path.map(String), key].join(".");
 }

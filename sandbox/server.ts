@@ -6,6 +6,10 @@ import { Deliverer } from "./deliveries";
 import { type FaultConfigOrSettings, FaultInjector, type RequestFaults } from "./faults";
 import { Ledger } from "./ledger";
 import { type Merchant, type MerchantInput, MerchantRegistry, TEST_MERCHANT } from "./merchant-config";
+import { partnerRoutes } from "./partner-routes";
+import { paymentRoutes } from "./payment-routes";
+import { paymentSandboxRoutes } from "./payment-sandbox-routes";
+import { reconciliationRoutes } from "./reconciliation-routes";
 import { type ErrorStyle, type Reply, replyForError, rescodeStyle } from "./replies";
 import {
   type AuthKind,
@@ -17,9 +21,19 @@ import {
   styleOf,
   styleOfPath,
 } from "./routes";
+import { webhookAdminRoutes } from "./webhook-admin-routes";
+import { webhookTriggerRoutes } from "./webhook-triggers";
 
 /** Routes every sandbox serves; the gateway's endpoints are added here. */
-const BUILT_IN_ROUTES: readonly RouteDefinition[] = [...adminRoutes];
+const BUILT_IN_ROUTES: readonly RouteDefinition[] = [
+  ...adminRoutes,
+  ...reconciliationRoutes,
+  ...webhookAdminRoutes,
+  ...webhookTriggerRoutes,
+  ...partnerRoutes,
+  ...paymentRoutes,
+  ...paymentSandboxRoutes,
+];
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;

@@ -10,6 +10,8 @@ export interface WebhookRegistration {
 export class WebhookStore {
   readonly #core: LedgerCore;
   readonly #byMid = new Map<string, WebhookRegistration>();
+  /** CHARGEBACK URLs: set through the gateway's support, never through the API (seed 001). */
+  readonly #chargebackUrls = new Map<string, string>();
 
   constructor(core: LedgerCore) {
     this.#core = core;
@@ -27,6 +29,16 @@ export class WebhookStore {
   /** info: undefined when nothing is configured (the API answers data null). */
   find(mid: string): WebhookRegistration | undefined {
     return this.#byMid.get(mid);
+  }
+
+  /** Where CHARGEBACK webhooks of a merchant go (a sandbox-only control stands in for the support desk). */
+  setChargebackUrl(mid: string, url: string): void {
+    this.#chargebackUrls.set(mid, url);
+    this.#core.bump();
+  }
+
+  chargebackUrl(mid: string): string | undefined {
+    return this.#chargebackUrls.get(mid);
   }
 
   all(): IterableIterator<[mid: string, registration: WebhookRegistration]> {
