@@ -6,17 +6,17 @@ import type { AttemptKey, RefundRecord } from "../core/model";
  * The billing table: one table, subscriptions and their charge attempts (the ledger) under the same partition.
  *
  *   subscription   pk SUB#<id>  sk SUB
- *                  + due_pk due#<yyyymmddhh>#<shard>, due_sk <next_charge_at ISO>#<id>  while next_charge_at is set
+ *                  + due_pk due#<yyyymmdd>#<shard>, due_sk <next_charge_at ISO>#<id>  while next_charge_at is set
  *   charge attempt pk SUB#<id>  sk CHARGE#<period, 4 digits>#<attempt, 3 digits>
  *                  + open_pk open#<shard>, open_sk <lease_until ISO>#<order_id>  while pending, retry or unknown
- *   due watermark  pk META      sk DUE_WATERMARK  (due_from: the oldest hour that may still hold due items)
+ *   due watermark  pk META      sk DUE_WATERMARK  (due_from: the oldest day that may still hold due items)
  *   token          pk TOKEN#<token_id>  sk TOKEN
  *   refund         pk REFUND#<refund_id>  sk REFUND
  *                  + sub_pk SUB#<subscription_id>, sub_sk REFUND#<created_at ISO>#<refund_id>
  *   dedup record   pk DEDUP#<key>  sk DEDUP  (or DEDUP#<sha256 hex>, DEDUP#SHA256: see dedupKey)
  *                  + expires_at <epoch seconds>: the table's TTL attribute, carried by dedup records only
  *
- * The due and open indexes are sparse: an item is in them only while it carries their keys. Shards spread one hour's
+ * The due and open indexes are sparse: an item is in them only while it carries their keys. Shards spread one day's
  * (or the open set's) writes over several index partitions; their count is fixed for the life of a table (items
  * written under another count would sit in partitions no reader visits).
  *
@@ -57,7 +57,11 @@ export const TTL_ATTRIBUTE = "expires_at";
 /** Longer de-duplication keys (UTF-8 bytes) are stored by their SHA-256. */
 export const MAX_DEDUP_KEY_BYTES = 200;
 
-const HOUR_MS = 3_600_000;
+/**
+ * The due index buckets by UTC day: a run reads (days since the watermark) × shards partitions, so a clock that jumps
+ * a month (local mode, tests) costs about 30 × shards Queries, and a busy day is still spread over the shards.
+ */
+const DUE_BUCKET_MS = 86_400_000;
 
 export function billingTableDefinition(tableName: string): CreateTableCommandInput {
   return {
@@ -156,16 +160,16 @@ export function utcIso(instant: string | Date): string {
   return new Date(instant).toISOString();
 }
 
-export function startOfHour(instant: Date): Date {
-  return new Date(Math.floor(instant.getTime() / HOUR_MS) * HOUR_MS);
+export function startOfDueBucket(instant: Date): Date {
+  return new Date(Math.floor(instant.getTime() / DUE_BUCKET_MS) * DUE_BUCKET_MS);
 }
 
-export function addHours(instant: Date, hours: number): Date {
-  return new Date(instant.getTime() + hours * HOUR_MS);
+export function addDueBuckets(bucket: Date, count: number): Date {
+  return new Date(bucket.getTime() + count * DUE_BUCKET_MS);
 }
 
-export function duePartition(hour: Date, shard: number): string {
-  return `due#${utcIso(hour).slice(0, 13).replace(/[-T]/g, "")}#${shard}`;
+export function duePartition(bucket: Date, shard: number): string {
+  return `due#${utcIso(bucket).slice(0, 10).replaceAll("-", "")}#${shard}`;
 }
 
 /** The upper bound of due_sk for everything due at or before `until`. */
@@ -174,9 +178,9 @@ export function dueSortKeyUntil(until: Date): string {
 }
 
 /**
- * The due-index keys of a subscription. The bucket is the hour of next_charge_at, but never an hour before the write
+ * The due-index keys of a subscription. The bucket is the day of next_charge_at, but never a day before the write
  * itself (`writtenAt`, the record's updated_at): a next_charge_at already in the past (a subscription catching up on
- * periods) would otherwise land in an hour the due watermark has moved past and never be listed. The sort key keeps
+ * periods) would otherwise land in a day the due watermark has moved past and never be listed. The sort key keeps
  * the real next_charge_at, so the entry is listed by every run whose `until` reaches both.
  */
 export function dueKeys(
@@ -188,7 +192,7 @@ export function dueKeys(
   const dueAt = new Date(nextChargeAt);
   const bucketAt = writtenAt !== undefined && new Date(writtenAt) > dueAt ? new Date(writtenAt) : dueAt;
   return {
-    due_pk: duePartition(startOfHour(bucketAt), shardOf(subscriptionId, shards)),
+    due_pk: duePartition(startOfDueBucket(bucketAt), shardOf(subscriptionId, shards)),
     due_sk: `${utcIso(dueAt)}#${subscriptionId}`,
   };
 }

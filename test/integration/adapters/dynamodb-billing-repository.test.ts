@@ -104,7 +104,7 @@ describe("subscriptions", () => {
     expect(await rawItem(tableName, subscriptionKey("sub-rt"))).toMatchObject({
       pk: "SUB#sub-rt",
       sk: "SUB",
-      due_pk: `due#2030020100#${shardOf("sub-rt", 16)}`,
+      due_pk: `due#20300201#${shardOf("sub-rt", 16)}`,
       due_sk: "2030-02-01T00:00:00.000Z#sub-rt",
     });
     expect(await repository.getSubscription("sub-none")).toBeUndefined();
@@ -227,7 +227,7 @@ describe("listDue", () => {
     expect(items.map((entry) => entry.subscription_id).sort()).toEqual([...ids].sort());
   });
 
-  it("moves the watermark forward past empty hours, never backwards", async () => {
+  it("moves the watermark forward past empty days, never backwards", async () => {
     const counting = countingClient(db.endpoint);
     const tableName = await db.createBillingTable();
     const repository = createDynamoDbBillingRepository({
@@ -242,35 +242,40 @@ describe("listDue", () => {
     );
     counting.take();
 
-    // First run: no watermark, 48 h of lookback; it stops at the oldest hour that held an entry.
+    // First run: no watermark, 48 h of lookback (the days of Mar 8, 9 and 10); it stops at the oldest day that held
+    // an entry.
     expect((await collect(repository.listDue(UNTIL))).items).toHaveLength(1);
-    expect(counting.take().filter((name) => name === "QueryCommand")).toHaveLength(49 * 4);
-    expect(await watermark()).toBe("2030-03-09T03:00:00.000Z");
+    expect(counting.take().filter((name) => name === "QueryCommand")).toHaveLength(3 * 4);
+    expect(await watermark()).toBe("2030-03-09T00:00:00.000Z");
 
-    // Charged: due next month. The next run finds every hour empty and moves to one hour behind its own.
+    // Charged: due next month. The next run finds every day empty; the watermark stays one day behind its own.
     await repository.updateSubscription("sub-old", {
       expect: { period: 1 },
       set: { period: 2, next_charge_at: "2030-04-09T03:10:00.000Z", updated_at: "2030-03-10T09:05:00.000Z" },
     });
     expect((await collect(repository.listDue(UNTIL))).items).toHaveLength(0);
-    expect(await watermark()).toBe("2030-03-10T08:00:00.000Z");
+    expect(await watermark()).toBe("2030-03-09T00:00:00.000Z");
 
-    // Runs now read only from the watermark: hours 08 and 09.
+    // Runs now read only from the watermark: the days of Mar 9 and 10.
     counting.take();
     await collect(repository.listDue(UNTIL));
     expect(counting.take().filter((name) => name === "QueryCommand")).toHaveLength(2 * 4);
 
     // An earlier `until` reads nothing below the watermark and does not move it back.
     await collect(repository.listDue(at("2030-03-10T02:00:00.000Z")));
-    expect(await watermark()).toBe("2030-03-10T08:00:00.000Z");
+    expect(await watermark()).toBe("2030-03-09T00:00:00.000Z");
+
+    // A day later the watermark moves past the empty day.
+    await collect(repository.listDue(at("2030-03-11T09:30:00.000Z")));
+    expect(await watermark()).toBe("2030-03-10T00:00:00.000Z");
   });
 
-  it("never buckets a write below its own hour, so a past next_charge_at stays visible above the watermark", async () => {
+  it("never buckets a write below its own day, so a past next_charge_at stays visible above the watermark", async () => {
     const { repository, tableName } = await freshRepository({ lookbackHours: 2 });
     await collect(repository.listDue(UNTIL));
-    expect((await rawItem(tableName, DUE_WATERMARK_KEY))?.due_from).toBe("2030-03-10T08:00:00.000Z");
+    expect((await rawItem(tableName, DUE_WATERMARK_KEY))?.due_from).toBe("2030-03-09T00:00:00.000Z");
 
-    // Catching up: the next period started long ago. The write is bucketed at its updated_at hour (09).
+    // Catching up: the next period started long ago. The write is bucketed at its updated_at day (Mar 10).
     await repository.createSubscription(
       subscription("sub-behind", { next_charge_at: "2030-03-01T00:00:00.000Z" }),
     );
@@ -279,13 +284,13 @@ describe("listDue", () => {
       set: { next_charge_at: "2030-02-01T00:00:00.000Z", updated_at: "2030-03-10T09:10:00.000Z" },
     });
     // Documented limit: a write that sets next_charge_at without updated_at is bucketed at next_charge_at's own
-    // hour; below the watermark no run reads it. The core always sets updated_at.
+    // day; below the watermark no run reads it. The core always sets updated_at.
     await repository.createSubscription(
       subscription("sub-stale", { next_charge_at: "2030-03-12T00:00:00.000Z" }),
     );
     await repository.updateSubscription("sub-stale", {
       expect: {},
-      set: { next_charge_at: "2030-03-09T00:00:00.000Z" },
+      set: { next_charge_at: "2030-03-05T00:00:00.000Z" },
     });
 
     const { items } = await collect(repository.listDue(UNTIL));

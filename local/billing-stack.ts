@@ -1,0 +1,128 @@
+import { initializeDueWatermark } from "../functions/adapters/due-index";
+import { parseChargeMessage } from "../functions/adapters/sqs-charge-queue";
+import { pollOnce } from "../functions/adapters/sqs-poller";
+import type { RecordResult } from "../functions/adapters/sqs-work-results";
+import { type BillingServices, createBillingServices } from "../functions/billing-services";
+import { processChargeMessage } from "../functions/core/charge-engine";
+import type { ChargePolicy } from "../functions/core/charge-policy";
+import { type ChargeRunReport, runChargeRun } from "../functions/core/charge-run";
+import { type JanitorReport, runJanitor } from "../functions/core/janitor";
+import type { BillingEvent } from "../functions/core/ports";
+import type { FaultConfigOrSettings } from "../sandbox/faults";
+import { TEST_MERCHANT } from "../sandbox/merchant-config";
+import { type Sandbox, startSandbox } from "../sandbox/server";
+import { type Dynalite, startDynalite } from "./dynamodb-emulator";
+import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
+
+export interface BillingStackOptions {
+  /** Where the shared clock starts (the sandbox's and ours). */
+  readonly start?: Date;
+  readonly seed?: number;
+  readonly faults?: FaultConfigOrSettings;
+  readonly policy?: Partial<ChargePolicy>;
+  /** Receives of a charge message before the redrive policy moves it to the DLQ. */
+  readonly maxReceiveCount?: number;
+  readonly gatewayTimeoutMs?: number;
+  /** Public base of our webhooks (recurring_noti_url); the local HTTP router's URL once it exists. */
+  readonly webhookBaseUrl?: string;
+}
+
+export interface DrainReport {
+  readonly processed: number;
+  readonly results: readonly RecordResult[];
+}
+
+/**
+ * The billing system on one machine: dynalite, local-aws-sqs and the gateway sandbox on loopback, one shared clock,
+ * and the real adapters built by the composition root. The charge worker runs as the SQS event source mapping would:
+ * batches of Lambda-shaped records, partial batch failures, the queue's redrive policy.
+ */
+export class BillingStack {
+  private constructor(
+    readonly sandbox: Sandbox,
+    readonly dynamo: Dynalite,
+    readonly sqs: LocalSqs,
+    readonly chargeQueue: QueueWithDlq,
+    readonly services: BillingServices,
+    /** Events the core published, in order (EventBridge stands here in local mode). */
+    readonly events: BillingEvent[],
+  ) {}
+
+  static async start(options: BillingStackOptions = {}): Promise<BillingStack> {
+    const sandbox = await startSandbox({
+      port: 0,
+      start: options.start,
+      seed: options.seed,
+      faults: options.faults,
+    });
+    const dynamo = await startDynalite();
+    const sqs = await startSqs();
+    const tableName = await dynamo.createBillingTable();
+    await initializeDueWatermark(dynamo.client, tableName, sandbox.clock.now());
+    const chargeQueue = await sqs.createQueueWithDlq("charge-work", {
+      maxReceiveCount: options.maxReceiveCount ?? 8,
+      visibilityTimeout: 30,
+    });
+    const events: BillingEvent[] = [];
+    const webhookBase = options.webhookBaseUrl ?? "http://127.0.0.1:9/webhooks";
+    const services = createBillingServices({
+      dynamo: dynamo.client,
+      tableName,
+      sqs: sqs.client,
+      chargeQueueUrl: chargeQueue.queueUrl,
+      events: { publish: async (published) => void events.push(...published) },
+      gateway: {
+        paymentBaseUrl: sandbox.url,
+        webhookAdminBaseUrl: sandbox.url,
+        partnerBaseUrl: sandbox.url,
+        mid: TEST_MERCHANT.mid,
+        apiKey: TEST_MERCHANT.apiKey,
+        aesKeyHex: TEST_MERCHANT.aesKeyHex,
+        partnerApiKey: TEST_MERCHANT.partnerApiKey,
+        timeoutMs: options.gatewayTimeoutMs ?? 2_000,
+        readRetryMinDelayMs: 10,
+      },
+      clock: sandbox.clock,
+      recurringNotifyUrl: (subscriptionId) => `${webhookBase}/recurring?subscription_id=${subscriptionId}`,
+      policy: options.policy,
+    });
+    return new BillingStack(sandbox, dynamo, sqs, chargeQueue, services, events);
+  }
+
+  get clock() {
+    return this.sandbox.clock;
+  }
+
+  chargeRun(): Promise<ChargeRunReport> {
+    return runChargeRun(this.services);
+  }
+
+  janitor(): Promise<JanitorReport> {
+    return runJanitor(this.services);
+  }
+
+  /** One poll of the charge queue by the worker: receive up to 10, process, delete the successes. */
+  pollChargeQueue() {
+    return pollOnce({
+      client: this.sqs.client,
+      queueUrl: this.chargeQueue.queueUrl,
+      parse: parseChargeMessage,
+      handler: (message, receiveCount) => processChargeMessage(message, receiveCount, this.services),
+    });
+  }
+
+  /** Polls until a poll finds nothing visible: messages waiting out a retry delay are left for a later drain. */
+  async drainChargeQueue(): Promise<DrainReport> {
+    const results: RecordResult[] = [];
+    for (;;) {
+      const outcome = await this.pollChargeQueue();
+      if (outcome.results.length === 0) return { processed: results.length, results };
+      results.push(...outcome.results);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.sandbox.close();
+    await Promise.all([this.sqs.close(), this.dynamo.close()]);
+  }
+}

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signUpWithCard } from "../../../functions/core/signup";
+import { mapConcurrently } from "../../../functions/shared/map-concurrently";
+import { BillingStack } from "../../../local/billing-stack";
+import { compareLedgers } from "../../support/ledger-comparison";
+
+/*
+ * DESIGN.md §4 end to end: 1,000 subscriptions signed up through the sandbox's non-ui payment, then a year of
+ * monthly renewals through the charge run, the SQS worker and REBILL — every period charged exactly once, and our
+ * ledger and the sandbox's agree record for record.
+ */
+
+const SUBSCRIPTIONS = Number(process.env.BILLING_YEAR_SUBSCRIPTIONS ?? 1000);
+const START = new Date("2027-01-31T09:00:00.000Z");
+
+let stack: BillingStack;
+const ids: string[] = [];
+
+beforeAll(async () => {
+  stack = await BillingStack.start({ start: START });
+});
+afterAll(() => stack.close());
+
+describe(`a year of monthly renewals for ${SUBSCRIPTIONS} subscriptions`, () => {
+  it("signs up, renews 11 times, and charges every period exactly once", { timeout: 600_000 }, async () => {
+    const signups = await mapConcurrently(Array.from({ length: SUBSCRIPTIONS }), 16, (_, n) =>
+      signUpWithCard(
+        {
+          customer: { name: `Customer ${n}`, email: `customer${n}@example.com` },
+          plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+          billing: "token",
+          card: { number: n % 2 ? "4111111111111111" : "5555555555554444", expiry: "203012", cvc: "123" },
+        },
+        stack.services,
+      ),
+    );
+    for (const signup of signups) {
+      expect(signup.kind).toBe("active");
+      if (signup.kind === "active") ids.push(signup.subscription.subscription_id);
+    }
+
+    for (let month = 1; month <= 11; month += 1) {
+      // Jan 31 anchors fall on Feb 28, Mar 31, Apr 30 …: a run on the 1st of the next month finds each period due.
+      await stack.clock.set(new Date(Date.UTC(2027, month + 1, 1, 10)));
+      const run = await stack.chargeRun();
+      expect(run.enqueued).toBe(SUBSCRIPTIONS);
+      const drained = await stack.drainChargeQueue();
+      expect(drained.results.every((result) => result.kind === "done")).toBe(true);
+    }
+
+    const comparison = await compareLedgers(stack, ids);
+    expect(comparison.subscriptionsNotAtPeriod(12)).toEqual([]);
+    expect(comparison.ours.succeeded).toBe(SUBSCRIPTIONS * 12);
+    expect(comparison.doubleCharges).toEqual([]);
+    expect(comparison.mismatches).toEqual([]);
+  });
+});
