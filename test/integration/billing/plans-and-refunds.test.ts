@@ -1,0 +1,184 @@
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordRecurringCharge } from "../../../functions/core/recurring-notice";
+import { refundCharge } from "../../../functions/core/refunds";
+import { type SignupRequest, signUpWithCard } from "../../../functions/core/signup";
+import { adjustAmount, cancelSubscription } from "../../../functions/core/subscription-changes";
+import { BillingStack } from "../../../local/billing-stack";
+
+/*
+ * Refunds, plan changes and gateway-managed recurring plans through the real adapters and the stateful sandbox.
+ */
+
+interface Notice {
+  readonly subscription_id: string;
+  readonly body: { order_id: string; rescode: string };
+}
+
+let stack: BillingStack;
+let receiver: Server;
+const notices: Notice[] = [];
+
+beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const url = new URL(request.url ?? "/", "http://receiver");
+      notices.push({
+        subscription_id: url.searchParams.get("subscription_id") ?? "",
+        body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
+      });
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end('{"rescode":"0000","resmsg":"Success"}');
+    });
+  });
+  receiver.listen(0, "127.0.0.1");
+  await once(receiver, "listening");
+  const address = receiver.address();
+  if (address === null || typeof address === "string") throw new Error("receiver has no port");
+  stack = await BillingStack.start({
+    start: new Date("2027-05-31T08:00:00.000Z"),
+    webhookBaseUrl: `http://127.0.0.1:${address.port}/webhooks`,
+  });
+});
+
+afterAll(async () => {
+  await stack.close();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+});
+
+const customer = { name: "Ada Lovelace", email: "ada@example.com" };
+const card = { number: "4111111111111111", expiry: "203012", cvc: "123" };
+
+async function signUp(overrides: Partial<SignupRequest> = {}) {
+  const result = await signUpWithCard(
+    {
+      customer,
+      card,
+      billing: "token",
+      plan: { amount: "50.00", currency: "USD", interval_months: 1 },
+      ...overrides,
+    },
+    stack.services,
+  );
+  if (result.kind !== "active") throw new Error(`sign-up ${result.kind}`);
+  return result.subscription;
+}
+
+describe("refunds", () => {
+  it("refunds partially, then the rest, never below zero, idempotent by refund_id", async () => {
+    const subscription = await signUp();
+    const charge = { subscription_id: subscription.subscription_id, period: 0, attempt: 0 };
+    const first = await refundCharge(
+      { charge, refund_id: `${subscription.subscription_id}-r1`, amount: "20.00", reason: "partial" },
+      stack.services,
+    );
+    expect(first).toMatchObject({ kind: "refunded", refund: { amount: "20", status: "succeeded" } });
+    const again = await refundCharge(
+      { charge, refund_id: `${subscription.subscription_id}-r1`, amount: "20.00", reason: "partial" },
+      stack.services,
+    );
+    expect(again.kind).toBe("existing");
+    expect(
+      await refundCharge(
+        { charge, refund_id: `${subscription.subscription_id}-r2`, amount: "40.00", reason: "too much" },
+        stack.services,
+      ),
+    ).toEqual({
+      kind: "not_refundable",
+      reason: "amount exceeds the balance 30",
+    });
+    const rest = await refundCharge(
+      { charge, refund_id: `${subscription.subscription_id}-r3`, reason: "the rest" },
+      stack.services,
+    );
+    expect(rest).toMatchObject({ kind: "refunded", refund: { amount: "30" } });
+    expect((await stack.services.repository.getAttempt(charge))?.refunded_amount).toBe("50");
+
+    const sale = stack.sandbox.state.payments.findFinalTransaction(
+      stack.sandbox.merchants.list()[0]?.mid ?? "",
+      `${subscription.subscription_id}-0-0`,
+    );
+    expect(Number(sale?.balance)).toBe(0);
+    const refunds = [...stack.sandbox.state.payments.refunds()].filter(
+      (refund) => refund.orderId === `${subscription.subscription_id}-0-0`,
+    );
+    expect(refunds.map((refund) => Number(refund.amount))).toEqual([20, 30]);
+    expect(await stack.services.repository.listRefunds(subscription.subscription_id)).toHaveLength(2);
+  });
+
+  it("refuses to refund what was not charged", async () => {
+    const outcome = await refundCharge(
+      { charge: { subscription_id: "sub_none", period: 0, attempt: 0 }, refund_id: "r-none", reason: "x" },
+      stack.services,
+    );
+    expect(outcome.kind).toBe("not_refundable");
+  });
+});
+
+describe("plan changes", () => {
+  it("adjusts a token plan from the next charge on and cancels it", async () => {
+    const subscription = await signUp();
+    expect(await adjustAmount(subscription.subscription_id, "65.00", stack.services)).toMatchObject({
+      kind: "changed",
+      subscription: { plan: { amount: "65.00" } },
+    });
+    const canceled = await cancelSubscription(subscription.subscription_id, stack.services);
+    expect(canceled).toMatchObject({ kind: "changed", subscription: { status: "canceled" } });
+    const stored = await stack.services.repository.getSubscription(subscription.subscription_id);
+    expect(stored?.next_charge_at).toBeUndefined();
+    expect(await adjustAmount(subscription.subscription_id, "70.00", stack.services)).toMatchObject({
+      kind: "conflict",
+    });
+    expect(stack.events.at(-1)).toEqual({
+      type: "subscription.canceled",
+      subscription_id: subscription.subscription_id,
+      reason: "canceled_by_merchant",
+    });
+  });
+
+  it("records the gateway's recurring charges once each, after retrieve confirms them; adjust and delete go to the gateway", async () => {
+    const subscription = await signUp({ billing: "recurring" });
+    expect(subscription.recurring_id).toBeDefined();
+    expect(subscription.next_charge_at).toBeUndefined();
+    const mid = stack.sandbox.merchants.list()[0]?.mid ?? "";
+
+    // The sandbox charges the plan on its clock and calls our recurring_noti_url.
+    await stack.clock.set(new Date("2027-07-01T00:00:00.000Z"));
+    await stack.sandbox.deliveries.settled();
+    const mine = notices.filter((notice) => notice.subscription_id === subscription.subscription_id);
+    expect(mine).toHaveLength(1);
+    const notice = { subscription_id: subscription.subscription_id, order_id: mine[0]?.body.order_id ?? "" };
+    expect(await recordRecurringCharge(notice, stack.services)).toMatchObject({
+      kind: "recorded",
+      attempt: { status: "succeeded" },
+    });
+    expect(await recordRecurringCharge(notice, stack.services)).toEqual({ kind: "duplicate" });
+    expect(await stack.services.repository.getSubscription(subscription.subscription_id)).toMatchObject({
+      period: 2,
+      status: "active",
+    });
+
+    // A notice for an order the gateway never sold is not a charge.
+    const forged = await recordRecurringCharge(
+      { subscription_id: subscription.subscription_id, order_id: "forged-order-1" },
+      stack.services,
+    );
+    expect(forged).toMatchObject({ kind: "recorded", attempt: { status: "declined" } });
+
+    expect(await adjustAmount(subscription.subscription_id, "75.00", stack.services)).toMatchObject({
+      kind: "changed",
+    });
+    const plan = stack.sandbox.state.recurring.find(mid, subscription.recurring_id ?? "");
+    expect(plan?.amount).toBe("75.00");
+    expect(await cancelSubscription(subscription.subscription_id, stack.services)).toMatchObject({
+      kind: "changed",
+    });
+    expect(stack.sandbox.state.recurring.find(mid, subscription.recurring_id ?? "")?.status).not.toBe(
+      "active",
+    );
+  });
+});
