@@ -10,7 +10,8 @@ describe("money", () => {
   });
 
   it("rejects what is not a 2-decimal amount", () => {
-    for (const bad of ["", "1.234", "-1", "1,00", "1e3", " 1"]) expect(() => toCents(bad)).toThrow(RangeError);
+    for (const bad of ["", "1.234", "-1", "1,00", "1e3", " 1"])
+      expect(() => toCents(bad)).toThrow(RangeError);
     expect(() => fromCents(-1)).toThrow(RangeError);
     expect(() => fromCents(1.5)).toThrow(RangeError);
   });
