@@ -1,0 +1,115 @@
+import { z } from "zod";
+import type { ChargeAttempt, Plan, Subscription } from "../../functions/core/model";
+import { attemptKeyOf } from "../../functions/core/order-id";
+import type { BillingEvent } from "../../functions/core/ports";
+import { signUpWithCard } from "../../functions/core/signup";
+import { mapConcurrently } from "../../functions/shared/map-concurrently";
+import type { BillingStack, DrainReport } from "../../local/billing-stack";
+import { TEST_MERCHANT } from "../../sandbox/merchant-config";
+
+// Steps the end-to-end billing tests share: sign-ups through the sandbox, a scheduled renewal, ledger look-ups.
+
+export const MONTHLY: Plan = { amount: "19.90", currency: "USD", interval_months: 1 };
+
+/** Signs up `count` customers with `cardNumber` (server-to-server, token billing); every one must come out active. */
+export async function signUpMany(
+  stack: BillingStack,
+  count: number,
+  cardNumber: string,
+  plan: Plan = MONTHLY,
+): Promise<string[]> {
+  const signups = await mapConcurrently(Array.from({ length: count }), 16, (_, n) =>
+    signUpWithCard(
+      {
+        customer: { name: `Customer ${n}`, email: `customer${n}@example.com` },
+        plan,
+        billing: "token",
+        card: { number: cardNumber, expiry: "203012", cvc: "123" },
+      },
+      stack.services,
+    ),
+  );
+  return signups.map((signup) => {
+    if (signup.kind !== "active") throw new Error(`sign-up ended ${signup.kind}`);
+    return signup.subscription.subscription_id;
+  });
+}
+
+export async function signUpOne(
+  stack: BillingStack,
+  cardNumber: string,
+  plan: Plan = MONTHLY,
+): Promise<string> {
+  const [id] = await signUpMany(stack, 1, cardNumber, plan);
+  if (id === undefined) throw new Error("no subscription signed up");
+  return id;
+}
+
+/** The scheduler's turn at `at`: the clock moves there, a charge run fans out, the worker drains the queue. */
+export async function renewAt(
+  stack: BillingStack,
+  at: Date,
+): Promise<{ readonly enqueued: number; readonly drained: DrainReport }> {
+  await stack.clock.set(at);
+  const { enqueued } = await stack.chargeRun();
+  return { enqueued, drained: await stack.drainChargeQueue() };
+}
+
+export async function subscriptionOf(stack: BillingStack, id: string): Promise<Subscription> {
+  const subscription = await stack.services.repository.getSubscription(id);
+  if (!subscription) throw new Error(`subscription ${id} not found`);
+  return subscription;
+}
+
+/** The subscription's next_charge_at; throws when nothing is due. */
+export function dueAt(subscription: Subscription): Date {
+  if (subscription.next_charge_at === undefined)
+    throw new Error(`${subscription.subscription_id} has nothing due`);
+  return new Date(subscription.next_charge_at);
+}
+
+export async function attemptsOf(stack: BillingStack, ids: readonly string[]): Promise<ChargeAttempt[]> {
+  const ledgers = await mapConcurrently(ids, 8, (id) => stack.services.repository.listAttempts(id));
+  return ledgers.flat();
+}
+
+/**
+ * Transactions the sandbox recorded (any status, REBILLs and first payments alike) per `<subscription>/<period>` of
+ * the given subscriptions: 1 everywhere means no period was ever sent to the gateway twice with success.
+ */
+export function gatewayTransactionsPerPeriod(
+  stack: BillingStack,
+  ids: readonly string[],
+): Map<string, number> {
+  const wanted = new Set(ids);
+  const counts = new Map<string, number>();
+  for (const payment of stack.sandbox.state.payments.payments()) {
+    const key = attemptKeyOf(payment.orderId);
+    if (!key || !wanted.has(key.subscription_id)) continue;
+    const period = `${key.subscription_id}/${key.period}`;
+    counts.set(period, (counts.get(period) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Whether the sandbox holds any order (even a refused one) under this order_id. */
+export function gatewayKnowsOrder(stack: BillingStack, orderId: string): boolean {
+  return stack.sandbox.state.payments.findOrder(TEST_MERCHANT.mid, orderId) !== undefined;
+}
+
+/** The events published about one subscription, in order. */
+export function eventsOf(stack: BillingStack, id: string): BillingEvent[] {
+  return stack.events.filter((event) => event.subscription_id === id);
+}
+
+const tokenReply = z.object({ rescode: z.literal("0000"), token_id: z.string() });
+
+/** A new card on file at the sandbox (its sandbox-only token route), as a customer updating a card would give. */
+export async function createSandboxToken(stack: BillingStack, cardNumber: string): Promise<string> {
+  const response = await fetch(`${stack.sandbox.url}/sandbox/tokens`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ mid: TEST_MERCHANT.mid, card_number: cardNumber, expiry_date: "203012" }),
+  });
+  return tokenReply.parse(await response.json()).token_id;
+}
