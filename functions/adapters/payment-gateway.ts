@@ -1,11 +1,15 @@
+import type { Customer } from "../core/model";
 import type {
   CardPaymentRequest,
   CardPaymentResult,
   OrderLookup,
   PaymentGateway,
   RebillResult,
+  RecurringRegistration,
   RefundRequest,
   RefundResult,
+  WindowPrepared,
+  WindowRequest,
 } from "../core/ports";
 import { GatewayRequestError } from "../gateway/errors";
 import { type GatewayOutcome, success } from "../gateway/outcome";
@@ -37,6 +41,29 @@ function requireSale<T>(status: string, value: T): GatewayOutcome<T> {
 const masked = (first4: string | undefined, last4: string | undefined) =>
   first4 !== undefined && last4 !== undefined ? { first4, last4 } : undefined;
 
+const buyerOf = (customer: Customer) => ({
+  name: customer.name,
+  email: customer.email,
+  phone_number: customer.phone,
+});
+
+/** What the first payment asks the gateway to create: a token (token billing) or a recurring plan. */
+function billingObjects(billing: "token" | "recurring", recurring: RecurringRegistration | undefined) {
+  return {
+    ...(billing === "token" ? { tokenbilling: { token_creation: "Y" as const } } : {}),
+    ...(recurring
+      ? {
+          recurring: {
+            recurring_amount: recurring.amount,
+            recurring_start_date: recurring.first_recurring_date,
+            recurring_interval: String(recurring.interval_months),
+            recurring_noti_url: recurring.notify_url,
+          },
+        }
+      : {}),
+  };
+}
+
 /** The billing core's view of the gateway, on the typed payment client. */
 export function createPaymentGateway(
   payments: PaymentClient,
@@ -48,7 +75,7 @@ export function createPaymentGateway(
         payments.rebill({
           token_id,
           payment: { order_id, currency, amount, lang },
-          buyer: { name: customer.name, email: customer.email, phone_number: customer.phone },
+          buyer: buyerOf(customer),
         }),
       );
       if (outcome.kind !== "success") return outcome;
@@ -69,19 +96,9 @@ export function createPaymentGateway(
       const outcome = await refusedAsInvalid(() =>
         payments.payment({
           payment: { order_id: request.order_id, currency: request.currency, amount: request.amount, lang },
-          buyer: { name: customer.name, email: customer.email, phone_number: customer.phone },
+          buyer: buyerOf(customer),
           card: { card_number: card.number, expiry_date: card.expiry, cvc: card.cvc },
-          ...(request.billing === "token" ? { tokenbilling: { token_creation: "Y" } } : {}),
-          ...(recurring
-            ? {
-                recurring: {
-                  recurring_amount: recurring.amount,
-                  recurring_start_date: recurring.first_recurring_date,
-                  recurring_interval: String(recurring.interval_months),
-                  recurring_noti_url: recurring.notify_url,
-                },
-              }
-            : {}),
+          ...billingObjects(request.billing, recurring),
         }),
       );
       if (outcome.kind !== "success") return outcome;
@@ -120,5 +137,26 @@ export function createPaymentGateway(
       refusedAsInvalid(() => payments.adjustRecurring(recurringId, { adjust_amount: amount })),
 
     deleteRecurring: (recurringId) => refusedAsInvalid(() => payments.deleteRecurring(recurringId)),
+
+    async prepareWindow(request: WindowRequest): Promise<GatewayOutcome<WindowPrepared>> {
+      const outcome = await refusedAsInvalid(() =>
+        payments.ready({
+          payment: {
+            transaction_type: "PAYMENT",
+            order_id: request.order_id,
+            currency: request.currency,
+            amount: request.amount,
+            lang: request.lang ?? lang,
+          },
+          url: { return_url: request.return_url, status_url: request.status_url },
+          buyer: buyerOf(request.customer),
+          ...billingObjects(request.billing, request.recurring),
+        }),
+      );
+      if (outcome.kind !== "success") return outcome;
+      return success({ fgkey: outcome.value.fgkey });
+    },
+
+    verifyWindowResult: (query) => refusedAsInvalid(() => payments.verify(query)),
   };
 }

@@ -176,12 +176,36 @@ export interface CardPaymentRequest {
   /** token: ask for a token_id to re-bill; recurring: register a gateway-managed plan. */
   readonly billing: "token" | "recurring";
   /** For gateway-managed recurring: the plan the gateway charges from `first_recurring_date` (YYYYMMDD). */
-  readonly recurring?: {
-    readonly amount: string;
-    readonly interval_months: number;
-    readonly first_recurring_date: string;
-    readonly notify_url: string;
-  };
+  readonly recurring?: RecurringRegistration;
+}
+
+/** A gateway-managed plan registered with the first payment (card payment or payment window). */
+export interface RecurringRegistration {
+  readonly amount: string;
+  readonly interval_months: number;
+  readonly first_recurring_date: string;
+  readonly notify_url: string;
+}
+
+/** A payment window (ready, transaction_type PAYMENT) that pays period 0 and creates the token or the plan. */
+export interface WindowRequest {
+  readonly order_id: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly customer: Customer;
+  readonly billing: "token" | "recurring";
+  readonly recurring?: RecurringRegistration;
+  /** Our status_url intake: the only place the result is trusted (after verify). */
+  readonly status_url: string;
+  /** The merchant's page the customer's browser returns to. */
+  readonly return_url: string;
+  /** Language of the window; the gateway adapter's default when absent. */
+  readonly lang?: string;
+}
+
+export interface WindowPrepared {
+  /** Integrity key the merchant's page passes unchanged to the window SDK. */
+  readonly fgkey: string;
 }
 
 export interface CardPaymentResult {
@@ -214,6 +238,10 @@ export interface PaymentGateway extends ChargeGateway {
   refund(request: RefundRequest): Promise<GatewayOutcome<RefundResult>>;
   adjustRecurring(recurringId: string, amount: string): Promise<GatewayOutcome<unknown>>;
   deleteRecurring(recurringId: string): Promise<GatewayOutcome<unknown>>;
+  /** ready: prepares the payment window of a sign-up. */
+  prepareWindow(request: WindowRequest): Promise<GatewayOutcome<WindowPrepared>>;
+  /** verify: success only when the gateway vouches for the status_url query string exactly as received. */
+  verifyWindowResult(query: string): Promise<GatewayOutcome<unknown>>;
 }
 
 export interface IdSource {

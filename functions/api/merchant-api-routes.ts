@@ -1,0 +1,248 @@
+import type { z } from "zod";
+import {
+  adjustSubscriptionBody,
+  chargeIdParams,
+  chargeListView,
+  chargeView,
+  checkoutView,
+  createChargeBody,
+  createCheckoutBody,
+  createRefundBody,
+  createSubscriptionBody,
+  errorBody,
+  localClockBody,
+  localClockView,
+  recurringNoticeQuery,
+  refundView,
+  subscriptionIdParams,
+  subscriptionView,
+  webhookAck,
+  webhookPayload,
+  windowResultParams,
+} from "./merchant-api-schemas";
+
+// The route table of the merchant API (DESIGN.md §8): one entry per method and path, naming the schemas of its
+// input and of every answer. The OpenAPI document is generated from it.
+
+/** Schemas that appear by name in the OpenAPI document; requests are described as accepted, views as sent. */
+export const REQUEST_SCHEMAS = {
+  CreateCheckoutRequest: createCheckoutBody,
+  CreateSubscriptionRequest: createSubscriptionBody,
+  AdjustSubscriptionRequest: adjustSubscriptionBody,
+  CreateChargeRequest: createChargeBody,
+  CreateRefundRequest: createRefundBody,
+  LocalClockRequest: localClockBody,
+  WindowResult: windowResultParams,
+  WebhookPayload: webhookPayload,
+} as const satisfies Record<string, z.ZodType>;
+
+export const RESPONSE_SCHEMAS = {
+  Checkout: checkoutView,
+  Subscription: subscriptionView,
+  Charge: chargeView,
+  ChargeList: chargeListView,
+  Refund: refundView,
+  LocalClock: localClockView,
+  WebhookAck: webhookAck,
+  Error: errorBody,
+} as const satisfies Record<string, z.ZodType>;
+
+export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
+export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
+
+export type HttpMethod = "GET" | "POST" | "DELETE";
+
+/** A success answer of a route (errors are listed by status: their body is always the Error schema). */
+export interface RouteAnswer {
+  readonly status: 200 | 201 | 202;
+  readonly description: string;
+  readonly schema: ResponseSchemaName;
+}
+
+export interface MerchantApiRoute {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** OpenAPI path template. */
+  readonly path: string;
+  readonly summary: string;
+  /** bearer: the merchant API key. none: a gateway callback, authenticated its own way (verify, signature). */
+  readonly auth: "bearer" | "none";
+  readonly pathParams?: z.ZodObject;
+  readonly query?: { readonly schema: z.ZodObject } | { readonly freeForm: RequestSchemaName };
+  readonly body?: {
+    readonly schema: RequestSchemaName;
+    readonly mediaType: "application/json" | "application/x-www-form-urlencoded";
+  };
+  readonly answers: readonly RouteAnswer[];
+  /** Error statuses besides 500, which every route may answer. */
+  readonly errors: readonly (400 | 401 | 404 | 409 | 422 | 503)[];
+  readonly localOnly?: true;
+}
+
+const json = (schema: RequestSchemaName) => ({ schema, mediaType: "application/json" as const });
+
+/** What a bearer POST may meet besides its own refusals: bad input, bad key, a reused Idempotency-Key. */
+const POST_ERRORS = [400, 401, 409] as const;
+
+export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
+  {
+    operationId: "createCheckout",
+    method: "POST",
+    path: "/v1/checkouts",
+    summary: "Start a payment-window sign-up; the fgkey opens the window",
+    auth: "bearer",
+    body: json("CreateCheckoutRequest"),
+    answers: [{ status: 201, description: "Checkout started", schema: "Checkout" }],
+    errors: [...POST_ERRORS, 422, 503],
+  },
+  {
+    operationId: "createSubscription",
+    method: "POST",
+    path: "/v1/subscriptions",
+    summary: "Sign up with a card: period 0 is charged at once and the card kept as a gateway token",
+    auth: "bearer",
+    body: json("CreateSubscriptionRequest"),
+    answers: [
+      { status: 201, description: "Active: the first period is paid", schema: "Subscription" },
+      {
+        status: 202,
+        description: "Pending: the first charge's outcome is being settled with the gateway",
+        schema: "Subscription",
+      },
+    ],
+    errors: [...POST_ERRORS, 422, 503],
+  },
+  {
+    operationId: "getSubscription",
+    method: "GET",
+    path: "/v1/subscriptions/{id}",
+    summary: "Read a subscription",
+    auth: "bearer",
+    pathParams: subscriptionIdParams,
+    answers: [{ status: 200, description: "The subscription", schema: "Subscription" }],
+    errors: [400, 401, 404],
+  },
+  {
+    operationId: "adjustSubscription",
+    method: "POST",
+    path: "/v1/subscriptions/{id}/adjust",
+    summary: "Change the plan amount from the next charge on",
+    auth: "bearer",
+    pathParams: subscriptionIdParams,
+    body: json("AdjustSubscriptionRequest"),
+    answers: [{ status: 200, description: "Adjusted", schema: "Subscription" }],
+    errors: [...POST_ERRORS, 404, 422, 503],
+  },
+  {
+    operationId: "cancelSubscription",
+    method: "DELETE",
+    path: "/v1/subscriptions/{id}",
+    summary: "Cancel: nothing more is charged",
+    auth: "bearer",
+    pathParams: subscriptionIdParams,
+    answers: [
+      { status: 200, description: "Canceled (repeating it answers the same)", schema: "Subscription" },
+    ],
+    errors: [400, 401, 404, 409, 422, 503],
+  },
+  {
+    operationId: "createCharge",
+    method: "POST",
+    path: "/v1/subscriptions/{id}/charges",
+    summary: "Charge the stored token now (ad hoc REBILL)",
+    auth: "bearer",
+    pathParams: subscriptionIdParams,
+    body: json("CreateChargeRequest"),
+    answers: [
+      { status: 201, description: "Charged", schema: "Charge" },
+      { status: 202, description: "Outcome unknown: settled through retrieve", schema: "Charge" },
+    ],
+    errors: [...POST_ERRORS, 404, 422, 503],
+  },
+  {
+    operationId: "listCharges",
+    method: "GET",
+    path: "/v1/subscriptions/{id}/charges",
+    summary: "The subscription's charge attempts, oldest first",
+    auth: "bearer",
+    pathParams: subscriptionIdParams,
+    answers: [{ status: 200, description: "The ledger", schema: "ChargeList" }],
+    errors: [400, 401, 404],
+  },
+  {
+    operationId: "createRefund",
+    method: "POST",
+    path: "/v1/charges/{id}/refunds",
+    summary: "Refund a charge fully or partly (the balance never goes below zero)",
+    auth: "bearer",
+    pathParams: chargeIdParams,
+    body: json("CreateRefundRequest"),
+    answers: [
+      { status: 201, description: "Refunded", schema: "Refund" },
+      { status: 202, description: "Outcome unknown: check the refund later", schema: "Refund" },
+    ],
+    errors: [...POST_ERRORS, 404, 422, 503],
+  },
+  {
+    operationId: "receiveWindowResult",
+    method: "GET",
+    path: "/webhooks/status",
+    summary: "status_url: the payment window's result, verified with the gateway before use",
+    auth: "none",
+    query: { freeForm: "WindowResult" },
+    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
+    errors: [400, 401, 503],
+  },
+  {
+    operationId: "receiveWindowResultForm",
+    method: "POST",
+    path: "/webhooks/status",
+    summary: "status_url, posted as a form",
+    auth: "none",
+    body: { schema: "WindowResult", mediaType: "application/x-www-form-urlencoded" },
+    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
+    errors: [400, 401, 503],
+  },
+  {
+    operationId: "receiveGatewayWebhook",
+    method: "POST",
+    path: "/webhooks/gateway",
+    summary: "Gateway webhook: signature and transmission time checked, de-duplicated",
+    auth: "none",
+    body: json("WebhookPayload"),
+    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
+    errors: [400, 401, 503],
+  },
+  {
+    operationId: "receivePartnerEvent",
+    method: "POST",
+    path: "/webhooks/partner",
+    summary: "Partner PAYMENT_COMPLETED: a hint, confirmed by retrieve",
+    auth: "none",
+    body: json("WebhookPayload"),
+    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
+    errors: [400, 503],
+  },
+  {
+    operationId: "receiveRecurringNotice",
+    method: "POST",
+    path: "/webhooks/recurring",
+    summary: "recurring_noti_url: a gateway-run charge, confirmed by retrieve",
+    auth: "none",
+    query: { schema: recurringNoticeQuery },
+    body: json("WebhookPayload"),
+    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
+    errors: [400, 503],
+  },
+  {
+    operationId: "advanceLocalClock",
+    method: "POST",
+    path: "/local/clock",
+    summary: "Local mode only: move the clock; charge runs and the janitor fire as they would have",
+    auth: "bearer",
+    body: json("LocalClockRequest"),
+    answers: [{ status: 200, description: "The new time", schema: "LocalClock" }],
+    errors: [400, 401],
+    localOnly: true,
+  },
+];

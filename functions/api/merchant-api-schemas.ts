@@ -1,0 +1,181 @@
+import { z } from "zod";
+import {
+  attemptStatus,
+  billingMode,
+  customerSchema,
+  dunningSchema,
+  maskedCardSchema,
+  planSchema,
+  refundStatus,
+  subscriptionStatus,
+} from "../core/model";
+import { plaintextCard } from "../gateway/schemas/payment";
+import { lang, text, url } from "../gateway/schemas/primitives";
+
+// The merchant API (DESIGN.md §8): request bodies, path parameters and headers as the API accepts them, and the
+// views it answers with. Objects are strict both ways: an unknown request key is refused naming it, and a view can
+// never carry a field it does not declare (no token_id, no customer data, never card number or CVC). Amounts are
+// decimal strings, as on the gateway.
+
+const isoInstant = z.iso.datetime({ offset: true });
+const planAmount = planSchema.shape.amount.describe("Decimal string greater than 0, at most 2 decimals");
+
+const customer = z.strictObject(customerSchema.shape);
+const plan = z.strictObject({ ...planSchema.shape, amount: planAmount });
+
+/** Card data: in memory for one request only; never stored, logged, echoed in errors or returned. */
+const card = z
+  .strictObject({
+    number: plaintextCard.shape.card_number,
+    expiry: plaintextCard.shape.expiry_date,
+    cvc: plaintextCard.shape.cvc,
+  })
+  .describe("Card data, sent to the gateway encrypted and then forgotten: never stored or returned.");
+
+// ───────────────────────────── requests ─────────────────────────────
+
+/** POST /v1/checkouts: a payment-window sign-up. */
+export const createCheckoutBody = z.strictObject({
+  customer,
+  plan,
+  billing: billingMode,
+  return_url: url.optional(),
+  lang: lang.optional(),
+});
+export type CreateCheckoutBody = z.output<typeof createCheckoutBody>;
+
+/** POST /v1/subscriptions: a server-to-server sign-up; period 0 is charged at once. */
+export const createSubscriptionBody = z.strictObject({
+  customer,
+  plan,
+  billing: billingMode.default("token"),
+  card,
+});
+export type CreateSubscriptionBody = z.output<typeof createSubscriptionBody>;
+
+/** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. */
+export const adjustSubscriptionBody = z.strictObject({ amount: planAmount });
+export type AdjustSubscriptionBody = z.output<typeof adjustSubscriptionBody>;
+
+/** POST /v1/subscriptions/{id}/charges: an ad hoc REBILL of the stored token; the plan amount when omitted. */
+export const createChargeBody = z.strictObject({ amount: planAmount.optional() });
+export type CreateChargeBody = z.output<typeof createChargeBody>;
+
+/** POST /v1/charges/{id}/refunds: the whole remaining balance when amount is omitted. */
+export const createRefundBody = z.strictObject({ amount: planAmount.optional(), reason: text(200) });
+export type CreateRefundBody = z.output<typeof createRefundBody>;
+
+/** POST /local/clock (local mode only): moves the shared clock by an ISO 8601 duration. */
+export const localClockBody = z.strictObject({
+  advance: z
+    .string()
+    .regex(/^P(?!$)(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?:T(?=\d)(?:\d+H)?(?:\d+M)?(?:\d+S)?)?$/, {
+      message: "must be an ISO 8601 duration such as P31D",
+    }),
+});
+
+/** Subscription ids are short (`<id>-<period>-<attempt>` is a 30-character order_id). */
+export const subscriptionIdParams = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_]{1,24}$/, "must be a subscription id"),
+});
+
+/** A charge id is the charge's order_id: `<subscription id>-<period>-<attempt>`. */
+export const chargeIdParams = z.strictObject({
+  id: z
+    .string()
+    .max(30, "must be a charge id")
+    .regex(/^[A-Za-z0-9_]{1,24}-\d{1,6}-\d{1,4}$/, "must be a charge id"),
+});
+
+/** POSTs with the same key and body answer the first result; the same key with another body is a conflict. */
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+export const idempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 visible ASCII characters")
+  .describe("Repeating a POST with the same key and body answers the first result.");
+
+// ───────────────────────────── responses ─────────────────────────────
+
+export const checkoutView = z.strictObject({
+  checkout_id: z.string(),
+  subscription_id: z.string(),
+  order_id: z.string(),
+  fgkey: z.string().describe("Passed unchanged to the payment window SDK."),
+});
+export type CheckoutView = z.output<typeof checkoutView>;
+
+const billingPeriodView = z
+  .strictObject({ index: z.number().int().min(0), start: isoInstant, end: isoInstant })
+  .describe("The last paid period: access runs until `end`. Null before the first payment.");
+
+export const subscriptionView = z.strictObject({
+  subscription_id: z.string(),
+  status: subscriptionStatus,
+  status_reason: z.string().optional(),
+  billing: billingMode,
+  plan,
+  current_period: billingPeriodView.nullable(),
+  next_charge_at: isoInstant
+    .nullable()
+    .describe("Null when nothing is due here (gateway-managed, canceled)."),
+  card: z.strictObject(maskedCardSchema.shape).nullable(),
+  dunning: z.strictObject(dunningSchema.shape).optional(),
+  created_at: isoInstant,
+});
+export type SubscriptionView = z.output<typeof subscriptionView>;
+
+export const chargeView = z.strictObject({
+  charge_id: z.string(),
+  period: z.number().int().min(0),
+  attempt: z.number().int().min(0),
+  order_id: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  status: attemptStatus,
+  transaction_id: z.string().optional(),
+  refunded_amount: z.string(),
+  created_at: isoInstant,
+});
+export type ChargeView = z.output<typeof chargeView>;
+
+export const chargeListView = z.strictObject({ charges: z.array(chargeView) });
+export type ChargeListView = z.output<typeof chargeListView>;
+
+export const refundView = z.strictObject({
+  refund_id: z.string(),
+  charge_id: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  reason: z.string(),
+  status: refundStatus,
+  refund_transaction_id: z.string().optional(),
+  created_at: isoInstant,
+});
+export type RefundView = z.output<typeof refundView>;
+
+export const localClockView = z.strictObject({ now: isoInstant });
+
+/** Every error: a stable code, a message that never repeats the input, and the offending field when there is one. */
+export const errorBody = z.strictObject({
+  error: z.strictObject({
+    code: z.string(),
+    message: z.string(),
+    field: z.string().optional(),
+  }),
+});
+export type ErrorBody = z.output<typeof errorBody>;
+
+// ───────────────────────────── gateway callbacks (authenticated each its own way) ─────────────────────────────
+
+/** The window result on status_url, passed to verify exactly as received. */
+export const windowResultParams = z
+  .record(z.string(), z.string())
+  .describe("The window result (verify fields) exactly as the gateway sent it; verified before use.");
+
+/** A signed webhook or partner event: the raw body is what the signature covers. */
+export const webhookPayload = z.looseObject({}).describe("The event as the gateway sent it.");
+
+export const recurringNoticeQuery = z.strictObject({ subscription_id: subscriptionIdParams.shape.id });
+
+/** The reply the gateway expects before it stops re-sending. */
+export const webhookAck = z.strictObject({ rescode: z.literal("0000"), resmsg: z.string() });

@@ -1,0 +1,64 @@
+import { billingPeriod } from "../core/billing-period";
+import type { ChargeAttempt, RefundRecord, Subscription } from "../core/model";
+import { orderIdFor } from "../core/order-id";
+import type { ChargeView, RefundView, SubscriptionView } from "./merchant-api-schemas";
+
+// What the merchant API shows of the billing records: built field by field, so nothing stored (token_id, customer,
+// lease) reaches a response unless a view declares it.
+
+export function subscriptionView(subscription: Subscription): SubscriptionView {
+  const { plan, period } = subscription;
+  // `period` is the next period to charge: the last paid one is just below it.
+  const paid =
+    period === 0
+      ? undefined
+      : billingPeriod(new Date(subscription.anchor_at), plan.interval_months, period - 1);
+  return {
+    subscription_id: subscription.subscription_id,
+    status: subscription.status,
+    ...(subscription.status_reason === undefined ? {} : { status_reason: subscription.status_reason }),
+    billing: subscription.billing_mode,
+    plan: { amount: plan.amount, currency: plan.currency, interval_months: plan.interval_months },
+    current_period: paid
+      ? { index: paid.index, start: paid.start.toISOString(), end: paid.end.toISOString() }
+      : null,
+    next_charge_at: subscription.next_charge_at ?? null,
+    card: subscription.card ? { first4: subscription.card.first4, last4: subscription.card.last4 } : null,
+    ...(subscription.dunning === undefined ? {} : { dunning: { ...subscription.dunning } }),
+    created_at: subscription.created_at,
+  };
+}
+
+/**
+ * A charge is one attempt of the ledger. Its id is the attempt key as an order_id (attemptKeyOf reads it back); it
+ * differs from order_id only for a charge the gateway ran on a recurring plan, which carries the gateway's order_id.
+ */
+export function chargeView(attempt: ChargeAttempt): ChargeView {
+  return {
+    charge_id: orderIdFor(attempt),
+    period: attempt.period,
+    attempt: attempt.attempt,
+    order_id: attempt.order_id,
+    amount: attempt.amount,
+    currency: attempt.currency,
+    status: attempt.status,
+    ...(attempt.transaction_id === undefined ? {} : { transaction_id: attempt.transaction_id }),
+    refunded_amount: attempt.refunded_amount ?? "0",
+    created_at: attempt.created_at,
+  };
+}
+
+export function refundView(refund: RefundRecord): RefundView {
+  return {
+    refund_id: refund.refund_id,
+    charge_id: orderIdFor(refund),
+    amount: refund.amount,
+    currency: refund.currency,
+    reason: refund.reason,
+    status: refund.status,
+    ...(refund.refund_transaction_id === undefined
+      ? {}
+      : { refund_transaction_id: refund.refund_transaction_id }),
+    created_at: refund.created_at,
+  };
+}

@@ -1,0 +1,185 @@
+import { joinUrl } from "../gateway/context";
+import { classifyRescode, type Failure } from "../gateway/outcome";
+import { parseStatusQuery, type StatusQuery } from "../gateway/schemas/payment";
+import { SUCCESS_RESCODE } from "../gateway/schemas/primitives";
+import { maskedCardSchema, type Subscription } from "./model";
+import { attemptKeyOf } from "./order-id";
+import type { IdSource, PaymentGateway } from "./ports";
+import {
+  type FirstPaymentRefusal,
+  type NewSubscription,
+  type OpenedSignup,
+  openSignup,
+  recordFirstPayment,
+  recordRefusedSignup,
+  recurringRegistration,
+  type SignupStepDeps,
+} from "./signup-steps";
+
+/**
+ * How long the period-0 attempt of a checkout is left to the customer before the janitor asks retrieve about it
+ * (the gateway documents no window lifetime). An abandoned window is then voided; a sale that arrives later still
+ * completes the checkout.
+ */
+export const CHECKOUT_LEASE_MS = 24 * 60 * 60_000;
+
+export interface CheckoutDeps extends SignupStepDeps {
+  readonly gateway: PaymentGateway;
+  readonly ids: IdSource;
+  /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
+  readonly recurringNotifyUrl: (subscriptionId: string) => string;
+  /** Public base URL of our webhooks (…/webhooks): the gateway sends the window result to `<base>/status`. */
+  readonly webhookBaseUrl: string;
+  /** The merchant's page the customer returns to when a checkout names no return_url. */
+  readonly defaultReturnUrl: string;
+}
+
+export interface CheckoutRequest extends NewSubscription {
+  readonly return_url?: string;
+  /** Language of the payment window. */
+  readonly lang?: string;
+}
+
+/** What the merchant's page needs to open the payment window. */
+export interface Checkout {
+  readonly checkout_id: string;
+  readonly subscription_id: string;
+  readonly order_id: string;
+  readonly fgkey: string;
+}
+
+export type CheckoutStart =
+  | { readonly kind: "started"; readonly checkout: Checkout }
+  | { readonly kind: "refused"; readonly failure: FirstPaymentRefusal; readonly subscription_id: string };
+
+/** Nothing was charged when this is asked, so an outcome we never learned counts as the gateway being unavailable. */
+const asRefusal = (failure: Failure): FirstPaymentRefusal =>
+  failure.kind === "unknown" ? { kind: "unavailable", reason: failure.reason } : failure;
+
+/**
+ * Window sign-up (DESIGN.md §3.1): a pending subscription with its period-0 attempt claimed, then ready — a PAYMENT
+ * window that also creates the token (token billing) or registers the gateway-managed plan (recurring billing). The
+ * result comes back on status_url (completeCheckout). The checkout id is the subscription id.
+ */
+export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps): Promise<CheckoutStart> {
+  const signup = await openSignup(request, CHECKOUT_LEASE_MS, deps);
+  const { subscription, attempt } = signup;
+  const outcome = await deps.gateway.prepareWindow({
+    order_id: attempt.order_id,
+    amount: attempt.amount,
+    currency: attempt.currency,
+    customer: request.customer,
+    billing: request.billing,
+    recurring: recurringRegistration(subscription, deps),
+    status_url: joinUrl(deps.webhookBaseUrl, "/status"),
+    return_url: request.return_url ?? deps.defaultReturnUrl,
+    lang: request.lang,
+  });
+  if (outcome.kind === "success") {
+    const { subscription_id } = subscription;
+    return {
+      kind: "started",
+      checkout: {
+        checkout_id: subscription_id,
+        subscription_id,
+        order_id: attempt.order_id,
+        ...outcome.value,
+      },
+    };
+  }
+  // ready charges nothing, and without the fgkey nobody can pay: the checkout ends here; the merchant may start anew.
+  const refusal = asRefusal(outcome);
+  await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps);
+  return { kind: "refused", failure: refusal, subscription_id: subscription.subscription_id };
+}
+
+export type CompletionDeps = SignupStepDeps & { readonly gateway: PaymentGateway };
+
+/** What a status_url call came to; `subscription` is as stored afterwards, so a repeated call answers the same. */
+export type CheckoutCompletion =
+  | { readonly kind: "paid"; readonly subscription: Subscription }
+  | { readonly kind: "refused"; readonly subscription: Subscription; readonly rescode: string }
+  /** REGISTERED (virtual account): nothing changes until the deposit notice (status SALE) arrives. */
+  | { readonly kind: "awaiting_deposit"; readonly subscription: Subscription }
+  /** The query did not verify, or names no checkout of ours: nothing changed. */
+  | { readonly kind: "rejected"; readonly reason: string }
+  /** verify could not be asked (gateway unavailable): nothing changed; process the same query again later. */
+  | { readonly kind: "retry"; readonly reason: string };
+
+const rejected = (reason: string): CheckoutCompletion => ({ kind: "rejected", reason });
+
+/**
+ * The status_url intake of a checkout. The query is verified with the gateway before anything is read from it; then
+ * its order_id leads to the period-0 attempt. A sale stores the token, closes the attempt and activates the
+ * subscription; a refusal closes the attempt and cancels the checkout. Every write is conditional, so the repeated
+ * calls the gateway may make change nothing.
+ */
+export async function completeCheckout(query: string, deps: CompletionDeps): Promise<CheckoutCompletion> {
+  const verified = await deps.gateway.verifyWindowResult(query);
+  if (verified.kind === "unavailable" || verified.kind === "unknown")
+    return { kind: "retry", reason: verified.reason };
+  if (verified.kind !== "success") return rejected("the gateway did not verify the window result");
+  const parsed = parseStatusQuery(query);
+  if (!parsed.success) return rejected("the window result is incomplete");
+  const result = parsed.data;
+  const signup = await findCheckout(result, deps);
+  if (!signup) return rejected("no checkout matches the window result");
+
+  if (result.rescode !== SUCCESS_RESCODE) {
+    const refusal = refusalOf(result);
+    await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps);
+    return withStored(
+      signup,
+      (subscription) => ({ kind: "refused", subscription, rescode: result.rescode }),
+      deps,
+    );
+  }
+  switch (result.status) {
+    case "SALE": {
+      const card = maskedCardSchema.safeParse({ first4: result.card_number1, last4: result.card_number4 });
+      await recordFirstPayment(
+        signup,
+        {
+          transaction_id: result.transaction_id,
+          token_id: result.token_id,
+          recurring_id: result.recurring_id,
+          card: card.success ? card.data : undefined,
+        },
+        deps,
+      );
+      return withStored(signup, (subscription) => ({ kind: "paid", subscription }), deps);
+    }
+    case "REGISTERED":
+      return withStored(signup, (subscription) => ({ kind: "awaiting_deposit", subscription }), deps);
+    default:
+      // AUTH or NONE with 0000: not the outcome of a PAYMENT window; left for retrieve (the janitor) to settle.
+      return rejected(`unexpected window status ${result.status}`);
+  }
+}
+
+/** The refusal a window result reports (a window result never leaves the outcome open). */
+function refusalOf(result: StatusQuery): FirstPaymentRefusal {
+  return asRefusal(classifyRescode(result.rescode, result.resmsg, "read"));
+}
+
+/** The period-0 attempt and the subscription a window result is about, if it describes what we asked for. */
+async function findCheckout(result: StatusQuery, deps: CompletionDeps): Promise<OpenedSignup | undefined> {
+  const key = attemptKeyOf(result.order_id);
+  if (key?.period !== 0) return undefined;
+  const [attempt, subscription] = await Promise.all([
+    deps.repository.getAttempt(key),
+    deps.repository.getSubscription(key.subscription_id),
+  ]);
+  if (!attempt || !subscription) return undefined;
+  const sameOrder = attempt.currency === result.currency && Number(attempt.amount) === Number(result.amount);
+  return sameOrder ? { subscription, attempt } : undefined;
+}
+
+async function withStored(
+  signup: OpenedSignup,
+  answer: (subscription: Subscription) => CheckoutCompletion,
+  deps: CompletionDeps,
+): Promise<CheckoutCompletion> {
+  const stored = await deps.repository.getSubscription(signup.subscription.subscription_id);
+  return answer(stored ?? signup.subscription);
+}

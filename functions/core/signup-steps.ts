@@ -1,0 +1,206 @@
+import type { Declined, Invalid, Unavailable } from "../gateway/outcome";
+import { SUCCESS_RESCODE } from "../gateway/schemas/primitives";
+import { billingPeriod } from "./billing-period";
+import {
+  type AttemptStatus,
+  type BillingMode,
+  type ChargeAttempt,
+  type Customer,
+  type MaskedCard,
+  OPEN_ATTEMPT_STATUSES,
+  type Plan,
+  type Subscription,
+} from "./model";
+import { orderIdFor } from "./order-id";
+import type { BillingRepository, Clock, EventPublisher, IdSource, RecurringRegistration } from "./ports";
+
+// The steps every sign-up shares, whether period 0 is paid server to server (signup.ts) or in the payment window
+// (checkout.ts): open a pending subscription with its period-0 attempt claimed, then record what the first payment
+// came to. Each step is a conditional write, so repeating one (a repeated callback) changes nothing.
+
+export interface SignupStepDeps {
+  readonly repository: BillingRepository;
+  readonly events: EventPublisher;
+  readonly clock: Clock;
+}
+
+export interface NewSubscription {
+  readonly customer: Customer;
+  readonly plan: Plan;
+  readonly billing: BillingMode;
+}
+
+/** A pending subscription and its claimed period-0 attempt, as stored. */
+export interface OpenedSignup {
+  readonly subscription: Subscription;
+  readonly attempt: ChargeAttempt;
+}
+
+/**
+ * Creates the pending subscription and claims its period-0 attempt before the gateway is asked anything, like every
+ * charge: an outcome we never learn is then settled through retrieve once `leaseMs` has passed, never by paying again.
+ */
+export async function openSignup(
+  request: NewSubscription,
+  leaseMs: number,
+  deps: SignupStepDeps & { readonly ids: IdSource },
+): Promise<OpenedSignup> {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const key = { subscription_id: deps.ids.subscriptionId(), period: 0, attempt: 0 };
+  const subscription: Subscription = {
+    subscription_id: key.subscription_id,
+    status: "pending",
+    billing_mode: request.billing,
+    customer: request.customer,
+    plan: request.plan,
+    anchor_at: at,
+    period: 0,
+    attempt: 0,
+    created_at: at,
+    updated_at: at,
+  };
+  const attempt: ChargeAttempt = {
+    ...key,
+    order_id: orderIdFor(key),
+    amount: request.plan.amount,
+    currency: request.plan.currency,
+    status: "pending",
+    lease_until: new Date(now.getTime() + leaseMs).toISOString(),
+    created_at: at,
+    updated_at: at,
+  };
+  if (!(await deps.repository.createSubscription(subscription))) throw new Error("subscription id collision");
+  await deps.repository.claimAttempt(attempt);
+  return { subscription, attempt };
+}
+
+const secondPeriodStart = (subscription: Subscription) =>
+  billingPeriod(new Date(subscription.anchor_at), subscription.plan.interval_months, 1).start;
+
+const yyyymmdd = (date: Date) => date.toISOString().slice(0, 10).replaceAll("-", "");
+
+/** Gateway-managed billing: the plan the gateway charges from period 1 on, reporting each charge to our webhook. */
+export function recurringRegistration(
+  subscription: Subscription,
+  deps: { readonly recurringNotifyUrl: (subscriptionId: string) => string },
+): RecurringRegistration | undefined {
+  if (subscription.billing_mode !== "recurring") return undefined;
+  return {
+    amount: subscription.plan.amount,
+    interval_months: subscription.plan.interval_months,
+    first_recurring_date: yyyymmdd(secondPeriodStart(subscription)),
+    notify_url: deps.recurringNotifyUrl(subscription.subscription_id),
+  };
+}
+
+/**
+ * Attempts a proven payment closes: open ones, and a voided one (retrieve found nothing while the customer was still
+ * in the window; the sale the gateway now vouches for exists all the same). A closed attempt is never rewritten.
+ */
+const CLOSABLE_BY_PAYMENT: readonly AttemptStatus[] = [...OPEN_ATTEMPT_STATUSES, "voided"];
+
+/** What the gateway said about a successful first payment. Never card data: the masked card only. */
+export interface FirstPayment {
+  readonly transaction_id?: string;
+  readonly token_id?: string;
+  readonly recurring_id?: string;
+  readonly card?: MaskedCard;
+  /** YYYYMM, when known (the server-to-server sign-up had the card in hand). */
+  readonly card_expiry?: string;
+}
+
+/**
+ * Period 0 is paid: the token is stored, the attempt closed as succeeded and the subscription made active at
+ * period 1 (our charge run bills it under token billing; the gateway does under recurring billing). Whoever closes
+ * the attempt or activates the subscription announces the charge, so a repeated call announces nothing new.
+ */
+export async function recordFirstPayment(
+  { subscription, attempt }: OpenedSignup,
+  paid: FirstPayment,
+  deps: SignupStepDeps,
+): Promise<Subscription> {
+  const at = deps.clock.now().toISOString();
+  const { subscription_id } = subscription;
+  const { transaction_id, token_id, recurring_id, card } = paid;
+  if (token_id !== undefined && card !== undefined && CLOSABLE_BY_PAYMENT.includes(attempt.status)) {
+    await deps.repository.putToken({
+      token_id,
+      subscription_id,
+      card,
+      expiry: paid.card_expiry,
+      status: "active",
+      created_at: at,
+      updated_at: at,
+    });
+  }
+  const closed =
+    CLOSABLE_BY_PAYMENT.includes(attempt.status) &&
+    (await deps.repository.updateAttempt(attempt, {
+      expect: { status: attempt.status, lease_until: attempt.lease_until },
+      set: { status: "succeeded", transaction_id, rescode: SUCCESS_RESCODE, updated_at: at },
+      remove: ["lease_until"],
+    }));
+  const set = {
+    status: "active" as const,
+    period: 1,
+    token_id,
+    card,
+    recurring_id,
+    next_charge_at:
+      subscription.billing_mode === "token" ? secondPeriodStart(subscription).toISOString() : undefined,
+    updated_at: at,
+  };
+  const activated = await deps.repository.updateSubscription(subscription_id, {
+    expect: { period: 0, status: "pending" },
+    set,
+  });
+  if (closed || activated) {
+    await deps.events.publish([
+      {
+        type: "charge.succeeded",
+        subscription_id,
+        period: attempt.period,
+        attempt: attempt.attempt,
+        order_id: attempt.order_id,
+        amount: attempt.amount,
+        currency: attempt.currency,
+        transaction_id,
+      },
+    ]);
+  }
+  return { ...subscription, ...set };
+}
+
+/** A first payment the gateway refused: nothing was charged, so the attempt closes and the sign-up ends. */
+export type FirstPaymentRefusal = Declined | Invalid | Unavailable;
+
+/**
+ * Closes the period-0 attempt with the refusal (if still open) and cancels the pending subscription (`reason` →
+ * status_reason).
+ */
+export async function recordRefusedSignup(
+  { subscription, attempt }: OpenedSignup,
+  refusal: FirstPaymentRefusal,
+  reason: string,
+  deps: SignupStepDeps,
+): Promise<void> {
+  const updated_at = deps.clock.now().toISOString();
+  const unavailable = refusal.kind === "unavailable";
+  if (OPEN_ATTEMPT_STATUSES.includes(attempt.status)) {
+    await deps.repository.updateAttempt(attempt, {
+      expect: { status: attempt.status, lease_until: attempt.lease_until },
+      set: {
+        status: refusal.kind === "declined" ? "declined" : refusal.kind === "invalid" ? "failed" : "voided",
+        rescode: unavailable ? undefined : refusal.code,
+        resmsg: unavailable ? refusal.reason : refusal.message,
+        updated_at,
+      },
+      remove: ["lease_until"],
+    });
+  }
+  await deps.repository.updateSubscription(subscription.subscription_id, {
+    expect: { period: 0, status: "pending" },
+    set: { status: "canceled", status_reason: reason, updated_at },
+  });
+}

@@ -1,0 +1,274 @@
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  type Checkout,
+  type CheckoutDeps,
+  type CheckoutRequest,
+  completeCheckout,
+  startCheckout,
+} from "../../../functions/core/checkout";
+import { BillingStack } from "../../../local/billing-stack";
+
+/*
+ * DESIGN.md §3.1 against dynalite and the stateful sandbox: ready → the customer completes the window (sandbox route)
+ * → the sandbox calls status_url (a local receiver here) → completeCheckout verifies the query with the gateway
+ * before anything changes.
+ */
+
+const START = new Date("2027-03-15T10:00:00.000Z");
+const VISA = "4111111111111111";
+const INSUFFICIENT_FUNDS = "4000000000009995";
+
+/** Our status_url: records each query string exactly as received. */
+interface StatusReceiver {
+  readonly url: string;
+  readonly queries: string[];
+  close(): Promise<void>;
+}
+
+async function startStatusReceiver(): Promise<StatusReceiver> {
+  const queries: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const target = req.url ?? "";
+    const at = target.indexOf("?");
+    if (target.startsWith("/webhooks/status") && at >= 0) queries.push(target.slice(at + 1));
+    res.writeHead(200, { "content-type": "text/plain" }).end("OK");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("not listening on TCP");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    queries,
+    close: () =>
+      new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+  };
+}
+
+let stack: BillingStack;
+let receiver: StatusReceiver;
+let deps: CheckoutDeps;
+
+beforeAll(async () => {
+  receiver = await startStatusReceiver();
+  stack = await BillingStack.start({ start: START });
+  deps = {
+    ...stack.services,
+    webhookBaseUrl: `${receiver.url}/webhooks`,
+    defaultReturnUrl: "https://merchant.example/thanks",
+  };
+});
+afterAll(async () => {
+  await stack.close();
+  await receiver.close();
+});
+beforeEach(() => {
+  stack.sandbox.faults.configure({});
+  stack.events.length = 0;
+});
+
+const request = (billing: "token" | "recurring" = "token"): CheckoutRequest => ({
+  customer: { name: "Window Customer", email: "window@example.com" },
+  plan: { amount: "29.00", currency: "USD", interval_months: 1 },
+  billing,
+});
+
+async function started(billing: "token" | "recurring" = "token"): Promise<Checkout> {
+  const start = await startCheckout(request(billing), deps);
+  if (start.kind !== "started") throw new Error(`checkout not started: ${JSON.stringify(start)}`);
+  return start.checkout;
+}
+
+/** The customer pays in the window; the query the gateway then sent to our status_url. */
+async function payInWindow(checkout: Checkout, cardNumber = VISA): Promise<string> {
+  const sent = receiver.queries.length;
+  const reply = await fetch(`${stack.sandbox.url}/sandbox/windows/${checkout.fgkey}/complete`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ card_number: cardNumber, expiry_date: "203012", cvc: "123" }),
+  });
+  expect(reply.status).toBe(200);
+  await stack.sandbox.deliveries.settled();
+  const query = receiver.queries[sent];
+  if (query === undefined) throw new Error("status_url was not called");
+  return query;
+}
+
+/** Everything we store about one checkout. */
+async function stored(subscriptionId: string) {
+  const { repository } = stack.services;
+  const subscription = await repository.getSubscription(subscriptionId);
+  const token = subscription?.token_id ? await repository.getToken(subscription.token_id) : undefined;
+  return { subscription, attempts: await repository.listAttempts(subscriptionId), token };
+}
+
+describe("window sign-up (startCheckout → status_url → completeCheckout)", () => {
+  it("starts a pending checkout whose fgkey opens a window that reports to our status_url", async () => {
+    const checkout = await started();
+    expect(checkout.checkout_id).toBe(checkout.subscription_id);
+    expect(checkout.order_id).toBe(`${checkout.subscription_id}-0-0`);
+    expect(checkout.fgkey).toMatch(/^[0-9a-f]{64}$/);
+    const { subscription, attempts } = await stored(checkout.subscription_id);
+    expect(subscription).toMatchObject({ status: "pending", period: 0, billing_mode: "token" });
+    expect(attempts).toMatchObject([{ order_id: checkout.order_id, status: "pending", amount: "29.00" }]);
+    const window = stack.sandbox.state.windows.find(checkout.fgkey);
+    expect(window?.request).toMatchObject({
+      payment: { transaction_type: "PAYMENT", order_id: checkout.order_id, amount: "29.00" },
+      url: { status_url: `${receiver.url}/webhooks/status`, return_url: "https://merchant.example/thanks" },
+      tokenbilling: { token_creation: "Y" },
+    });
+  });
+
+  it("a paid window activates the subscription with its token; the charge is announced once", async () => {
+    const checkout = await started();
+    const query = await payInWindow(checkout);
+
+    const completion = await completeCheckout(query, deps);
+
+    expect(completion).toMatchObject({
+      kind: "paid",
+      subscription: {
+        subscription_id: checkout.subscription_id,
+        status: "active",
+        period: 1,
+        attempt: 0,
+        card: { first4: "4111", last4: "1111" },
+        next_charge_at: "2027-04-15T10:00:00.000Z",
+      },
+    });
+    const { subscription, attempts, token } = await stored(checkout.subscription_id);
+    expect(subscription?.token_id).toEqual(expect.any(String));
+    expect(token).toMatchObject({ subscription_id: checkout.subscription_id, status: "active" });
+    expect(token?.card).toEqual({ first4: "4111", last4: "1111" });
+    const params = new URLSearchParams(query);
+    expect(attempts).toMatchObject([
+      { order_id: checkout.order_id, status: "succeeded", transaction_id: params.get("transaction_id") },
+    ]);
+    expect(attempts[0]?.lease_until).toBeUndefined();
+    expect(stack.events).toEqual([
+      expect.objectContaining({ type: "charge.succeeded", order_id: checkout.order_id, amount: "29.00" }),
+    ]);
+  });
+
+  it("a repeated status_url call changes nothing and answers the same", async () => {
+    const checkout = await started();
+    const query = await payInWindow(checkout);
+    const first = await completeCheckout(query, deps);
+    const before = await stored(checkout.subscription_id);
+    const events = stack.events.length;
+
+    const again = await Promise.all([completeCheckout(query, deps), completeCheckout(query, deps)]);
+
+    expect(again).toEqual([first, first]);
+    expect(await stored(checkout.subscription_id)).toEqual(before);
+    expect(stack.events).toHaveLength(events);
+  });
+
+  it("rejects a query with any parameter altered, added or removed, and changes nothing", async () => {
+    const checkout = await started();
+    const query = await payInWindow(checkout);
+    const before = await stored(checkout.subscription_id);
+    const tampered: string[] = [];
+    for (const key of new URLSearchParams(query).keys()) {
+      const altered = new URLSearchParams(query);
+      altered.set(key, `${altered.get(key)}0`);
+      const removed = new URLSearchParams(query);
+      removed.delete(key);
+      tampered.push(altered.toString(), removed.toString());
+    }
+    const added = new URLSearchParams(query);
+    added.set("recurring_id", "RC0000000000000001");
+    tampered.push(added.toString());
+
+    for (const bad of tampered) {
+      expect(await completeCheckout(bad, deps), bad).toMatchObject({ kind: "rejected" });
+    }
+    expect(await stored(checkout.subscription_id)).toEqual(before);
+    expect(before.subscription?.status).toBe("pending");
+    expect(stack.events).toEqual([]);
+    // The untouched query still completes it: the rejections were the tampering's doing.
+    expect(await completeCheckout(query, deps)).toMatchObject({ kind: "paid" });
+  });
+
+  it("a declined window closes the attempt declined and cancels the checkout, once", async () => {
+    const checkout = await started();
+    const query = await payInWindow(checkout, INSUFFICIENT_FUNDS);
+
+    const completion = await completeCheckout(query, deps);
+
+    expect(completion).toMatchObject({
+      kind: "refused",
+      rescode: "DC51",
+      subscription: { status: "canceled", status_reason: "checkout_declined" },
+    });
+    const after = await stored(checkout.subscription_id);
+    expect(after.attempts).toMatchObject([{ status: "declined", rescode: "DC51" }]);
+    expect(after.subscription?.token_id).toBeUndefined();
+    expect(await completeCheckout(query, deps)).toEqual(completion);
+    expect(await stored(checkout.subscription_id)).toEqual(after);
+    expect(stack.events).toEqual([]);
+  });
+
+  it("recurring billing registers the gateway plan: recurring_id kept, no next_charge_at", async () => {
+    const checkout = await started("recurring");
+    expect(stack.sandbox.state.windows.find(checkout.fgkey)?.request).toMatchObject({
+      recurring: { recurring_amount: "29.00", recurring_start_date: "20270415", recurring_interval: "1" },
+    });
+    const query = await payInWindow(checkout);
+    const recurringId = new URLSearchParams(query).get("recurring_id");
+    expect(recurringId).toEqual(expect.any(String));
+
+    const completion = await completeCheckout(query, deps);
+
+    expect(completion).toMatchObject({
+      kind: "paid",
+      subscription: { status: "active", billing_mode: "recurring", period: 1, recurring_id: recurringId },
+    });
+    const { subscription, attempts } = await stored(checkout.subscription_id);
+    expect(subscription?.next_charge_at).toBeUndefined();
+    expect(subscription?.recurring_id).toBe(recurringId);
+    expect(attempts).toMatchObject([{ status: "succeeded" }]);
+  });
+
+  it("verify unavailable: retry later, nothing changed", async () => {
+    const checkout = await started();
+    const query = await payInWindow(checkout);
+    const before = await stored(checkout.subscription_id);
+    stack.sandbox.faults.configure({ routes: { "payments.verify": { errorRate: 1 } } });
+
+    expect(await completeCheckout(query, deps)).toMatchObject({ kind: "retry" });
+    expect(await stored(checkout.subscription_id)).toEqual(before);
+
+    stack.sandbox.faults.configure({});
+    expect(await completeCheckout(query, deps)).toMatchObject({ kind: "paid" });
+  });
+
+  // Moves the shared clock on: the tests below it do not depend on the date.
+  it("the stored token re-bills period 1 when the charge run finds it due", async () => {
+    const checkout = await started();
+    await completeCheckout(await payInWindow(checkout), deps);
+    await stack.clock.set(new Date("2027-04-15T11:00:00.000Z"));
+
+    await stack.chargeRun();
+    await stack.drainChargeQueue();
+
+    const { subscription, attempts } = await stored(checkout.subscription_id);
+    expect(subscription).toMatchObject({ status: "active", period: 2 });
+    expect(attempts.map((attempt) => [attempt.period, attempt.status])).toEqual([
+      [0, "succeeded"],
+      [1, "succeeded"],
+    ]);
+  });
+
+  it("ready unavailable: the checkout is refused and canceled, nothing left open", async () => {
+    stack.sandbox.faults.configure({ routes: { "payments.ready": { errorRate: 1 } } });
+
+    const start = await startCheckout(request(), deps);
+
+    expect(start).toMatchObject({ kind: "refused", failure: { kind: "unavailable" } });
+    if (start.kind !== "refused") return;
+    const { subscription, attempts } = await stored(start.subscription_id);
+    expect(subscription).toMatchObject({ status: "canceled", status_reason: "checkout_unavailable" });
+    expect(attempts).toMatchObject([{ status: "voided" }]);
+  });
+});
