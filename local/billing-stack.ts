@@ -9,9 +9,11 @@ import { type ChargeRunReport, runChargeRun } from "../functions/core/charge-run
 import { type JanitorReport, runJanitor } from "../functions/core/janitor";
 import type { BillingEvent } from "../functions/core/ports";
 import type { FaultConfigOrSettings } from "../sandbox/faults";
-import { TEST_MERCHANT } from "../sandbox/merchant-config";
+import { type Merchant, TEST_MERCHANT } from "../sandbox/merchant-config";
 import { type Sandbox, startSandbox } from "../sandbox/server";
-import { type Dynalite, startDynalite } from "./dynamodb-emulator";
+import { type Dynalite, LOCAL_CREDENTIALS, LOCAL_REGION, startDynalite } from "./dynamodb-emulator";
+import { type EventBridgeStandIn, startEventBridgeStandIn } from "./eventbridge-stand-in";
+import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "./secrets-manager-stand-in";
 import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
 
 export interface BillingStackOptions {
@@ -25,6 +27,12 @@ export interface BillingStackOptions {
   readonly gatewayTimeoutMs?: number;
   /** Public base of our webhooks (recurring_noti_url); the local HTTP router's URL once it exists. */
   readonly webhookBaseUrl?: string;
+}
+
+/** The gateway secret's JSON for a sandbox merchant. */
+export function gatewaySecretOf(merchant: Merchant) {
+  const { mid, apiKey, aesKeyHex, partnerApiKey } = merchant;
+  return { mid, apiKey, aesKeyHex, partnerApiKey };
 }
 
 export interface DrainReport {
@@ -46,6 +54,17 @@ export class BillingStack {
     readonly services: BillingServices,
     /** Events the core published, in order (EventBridge stands here in local mode). */
     readonly events: BillingEvent[],
+    /** Secrets Manager for functions built from the environment: the gateway and partner-token secrets. */
+    readonly secretsManager: SecretsManagerStandIn,
+    /** EventBridge for functions built from the environment (their events land here, not in `events`). */
+    readonly eventBridge: EventBridgeStandIn,
+    private readonly settings: {
+      readonly tableName: string;
+      readonly gatewaySecretArn: string;
+      readonly partnerTokenSecretArn: string;
+      readonly webhookBaseUrl: string;
+      readonly policy?: Partial<ChargePolicy>;
+    },
   ) {}
 
   static async start(options: BillingStackOptions = {}): Promise<BillingStack> {
@@ -86,7 +105,58 @@ export class BillingStack {
       recurringNotifyUrl: (subscriptionId) => `${webhookBase}/recurring?subscription_id=${subscriptionId}`,
       policy: options.policy,
     });
-    return new BillingStack(sandbox, dynamo, sqs, chargeQueue, services, events);
+    const secretsManager = await startSecretsManagerStandIn(LOCAL_REGION);
+    const eventBridge = await startEventBridgeStandIn();
+    const gatewaySecretArn = secretsManager.setSecret(
+      "billing/gateway",
+      JSON.stringify(gatewaySecretOf(TEST_MERCHANT)),
+    );
+    const partnerTokenSecretArn = secretsManager.setSecret("billing/partner-token");
+    return new BillingStack(
+      sandbox,
+      dynamo,
+      sqs,
+      chargeQueue,
+      services,
+      events,
+      secretsManager,
+      eventBridge,
+      {
+        tableName,
+        gatewaySecretArn,
+        partnerTokenSecretArn,
+        webhookBaseUrl: webhookBase,
+        policy: options.policy,
+      },
+    );
+  }
+
+  /**
+   * The variables a Lambda handler would get, pointing at this stack: the SDK reaches the emulators and stand-ins
+   * through AWS_ENDPOINT_URL_*, with fake credentials. The gateway secret holds the sandbox's test merchant; the
+   * partner-token secret starts without a value. Set them on process.env to run handlers end to end.
+   */
+  environment(): Record<string, string> {
+    const { tableName, gatewaySecretArn, partnerTokenSecretArn, policy, webhookBaseUrl } = this.settings;
+    return {
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
+      AWS_ENDPOINT_URL_SQS: this.sqs.endpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: this.secretsManager.endpoint,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: this.eventBridge.endpoint,
+      TABLE_NAME: tableName,
+      CHARGE_QUEUE_URL: this.chargeQueue.queueUrl,
+      EVENT_BUS_NAME: "billing-local",
+      GATEWAY_SECRET_ARN: gatewaySecretArn,
+      PARTNER_TOKEN_SECRET_ARN: partnerTokenSecretArn,
+      PAYMENT_BASE_URL: this.sandbox.url,
+      WEBHOOK_ADMIN_BASE_URL: this.sandbox.url,
+      PARTNER_BASE_URL: this.sandbox.url,
+      PUBLIC_WEBHOOK_BASE_URL: webhookBaseUrl,
+      ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),
+    };
   }
 
   get clock() {
@@ -123,6 +193,11 @@ export class BillingStack {
 
   async close(): Promise<void> {
     await this.sandbox.close();
-    await Promise.all([this.sqs.close(), this.dynamo.close()]);
+    await Promise.all([
+      this.sqs.close(),
+      this.dynamo.close(),
+      this.secretsManager.close(),
+      this.eventBridge.close(),
+    ]);
   }
 }

@@ -1,0 +1,43 @@
+import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { parseChargeMessage } from "../adapters/sqs-charge-queue";
+import { processSqsRecords } from "../adapters/sqs-work-results";
+import { processChargeMessage } from "../core/charge-engine";
+import {
+  CHARGE_METRICS,
+  MESSAGE_METRICS,
+  MetricCounts,
+  observeCharges,
+  reportRecordResults,
+} from "../runtime/charge-metrics";
+import { observedHandler } from "../runtime/lambda-handler";
+import { metrics } from "../runtime/observability";
+import { getBillingServices, type RuntimeServices } from "../runtime/services-from-env";
+
+type ChargeWorkerServices = Parameters<typeof observeCharges>[0] &
+  Pick<RuntimeServices, "sqs" | "chargeQueueUrl">;
+
+/**
+ * The charge worker (SQS, ReportBatchItemFailures). Not Powertools' BatchProcessor: a retry must come back after
+ * its own backoff, which takes a ChangeMessageVisibility per record; processSqsRecords does that (and validates each
+ * record) and is the same code the local poller runs, so local mode and Lambda retry alike.
+ */
+export async function processCharges(
+  event: SQSEvent,
+  services: ChargeWorkerServices,
+): Promise<SQSBatchResponse> {
+  const counts = new MetricCounts([...CHARGE_METRICS, ...MESSAGE_METRICS]);
+  const deps = observeCharges(services, counts);
+  const outcome = await processSqsRecords(event.Records, {
+    client: services.sqs,
+    queueUrl: services.chargeQueueUrl,
+    parse: parseChargeMessage,
+    handler: (message, receiveCount) => processChargeMessage(message, receiveCount, deps),
+  });
+  reportRecordResults(outcome.results, counts);
+  counts.putInto(metrics);
+  return { batchItemFailures: outcome.batchItemFailures };
+}
+
+export const handler = observedHandler(async (event: SQSEvent) =>
+  processCharges(event, await getBillingServices()),
+);

@@ -1,0 +1,117 @@
+import { type Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { RecordResult } from "../adapters/sqs-work-results";
+import type { ChargeDeps } from "../core/charge-engine";
+import type { BillingEvent } from "../core/ports";
+import type { GatewayOutcome } from "../gateway/outcome";
+import { logger } from "./observability";
+
+/** Where observed things are counted. */
+export interface Counter<N extends string> {
+  add(name: N, by?: number): void;
+}
+
+/** Counts of one invocation, put as one datapoint per name; every name starts at 0 so alarms never lack data. */
+export class MetricCounts<N extends string> implements Counter<N> {
+  readonly #counts = new Map<N, number>();
+
+  constructor(names: readonly N[]) {
+    for (const name of names) this.#counts.set(name, 0);
+  }
+
+  add(name: N, by = 1): void {
+    this.#counts.set(name, (this.#counts.get(name) ?? 0) + by);
+  }
+
+  putInto(metrics: Metrics): void {
+    for (const [name, value] of this.#counts) metrics.addMetric(name, MetricUnit.Count, value);
+  }
+}
+
+/** What became of charges: from the events the core published (each once per transition) and REBILL outcomes. */
+export const CHARGE_METRICS = [
+  "ChargeSucceeded",
+  "ChargeDeclined",
+  /** charge.failed for another reason than a decline (the gateway refused the request as invalid, no token). */
+  "ChargeRejected",
+  /** REBILL answered nothing usable after sending: retrieve settles it later. */
+  "ChargeUnknown",
+  /** REBILL refused before the gateway took it (5xx, throttling, connection refused): retried through the queue. */
+  "GatewayUnavailable",
+  "SubscriptionPastDue",
+  "SubscriptionCanceled",
+] as const;
+export type ChargeMetric = (typeof CHARGE_METRICS)[number];
+
+function eventMetric(event: BillingEvent): ChargeMetric | undefined {
+  switch (event.type) {
+    case "charge.succeeded":
+      return "ChargeSucceeded";
+    case "charge.failed":
+      return event.reason === "declined" ? "ChargeDeclined" : "ChargeRejected";
+    case "subscription.past_due":
+      return "SubscriptionPastDue";
+    case "subscription.canceled":
+      return "SubscriptionCanceled";
+    default:
+      return undefined;
+  }
+}
+
+function outcomeMetric(outcome: GatewayOutcome<unknown>): ChargeMetric | undefined {
+  if (outcome.kind === "unknown") return "ChargeUnknown";
+  return outcome.kind === "unavailable" ? "GatewayUnavailable" : undefined;
+}
+
+/** The charge engine's ports, observed: published events and REBILL outcomes are counted as they happen. */
+export function observeCharges(deps: ChargeDeps, counts: Counter<ChargeMetric>): ChargeDeps {
+  const count = (metric: ChargeMetric | undefined) => {
+    if (metric !== undefined) counts.add(metric);
+  };
+  return {
+    ...deps,
+    events: {
+      async publish(events) {
+        await deps.events.publish(events);
+        for (const event of events) count(eventMetric(event));
+      },
+    },
+    gateway: {
+      findOrder: (order) => deps.gateway.findOrder(order),
+      async rebill(request) {
+        const outcome = await deps.gateway.rebill(request);
+        count(outcomeMetric(outcome));
+        return outcome;
+      },
+    },
+  };
+}
+
+/** Queue messages that were not acknowledged. */
+export const MESSAGE_METRICS = [
+  "ChargeMessagesRetried",
+  "ChargeMessagesMalformed",
+  "ChargeMessagesFailed",
+] as const;
+export type MessageMetric = (typeof MESSAGE_METRICS)[number];
+
+/** Logs every record that stays on the queue (why, never the body) and counts it by kind. */
+export function reportRecordResults(results: readonly RecordResult[], counts: Counter<MessageMetric>): void {
+  for (const result of results) {
+    switch (result.kind) {
+      case "done":
+        break;
+      case "retry":
+        counts.add("ChargeMessagesRetried");
+        logger.info("charge message retried", { ...result });
+        break;
+      case "malformed":
+        counts.add("ChargeMessagesMalformed");
+        logger.error("malformed charge message left for the DLQ", { ...result });
+        break;
+      case "error":
+        counts.add("ChargeMessagesFailed");
+        logger.error("charge message failed", { messageId: result.messageId, error: result.error });
+        break;
+    }
+  }
+}

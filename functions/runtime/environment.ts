@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { fieldOf } from "../gateway/errors";
+
+/** Most seconds SQS lets a message wait (ChangeMessageVisibility), and so the longest retry backoff. */
+const MAX_QUEUE_DELAY_SECONDS = 900;
+
+/** A claimed attempt is left alone this long; it must outlive any gateway call (timeout plus retries). */
+const MIN_INFLIGHT_WINDOW_MS = 60_000;
+
+/** CHARGE_POLICY: a JSON object overriding some of DEFAULT_CHARGE_POLICY; unknown keys are refused (typos). */
+export const chargePolicyOverridesSchema = z
+  .strictObject({
+    inflightWindowMs: z.number().int().min(MIN_INFLIGHT_WINDOW_MS),
+    dunningScheduleDays: z.array(z.number().int().positive()).max(12),
+    tokenExpiredCodes: z.array(z.string().min(1)),
+    tokenRevokedCodes: z.array(z.string().min(1)),
+    retryBaseSeconds: z.number().int().positive().max(MAX_QUEUE_DELAY_SECONDS),
+    retryMaxSeconds: z.number().int().positive().max(MAX_QUEUE_DELAY_SECONDS),
+  })
+  .partial()
+  .refine(
+    ({ retryBaseSeconds = 0, retryMaxSeconds = MAX_QUEUE_DELAY_SECONDS }) =>
+      retryBaseSeconds <= retryMaxSeconds,
+    { error: "retryBaseSeconds must not exceed retryMaxSeconds", path: ["retryBaseSeconds"] },
+  );
+
+const jsonText = z.string().transform((text, context): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    context.addIssue({ code: "custom", message: "must be JSON" });
+    return z.NEVER;
+  }
+});
+
+const required = z.string().min(1, "must not be empty");
+/** Secrets are named by ARN on AWS; the local Secrets Manager stand-in also takes a plain name. */
+const secretId = required;
+
+/**
+ * Every variable a handler may read. Only identifiers and URLs live here: secrets are fetched by ARN. Each handler
+ * picks the subset it needs (below), which is also the list its CDK function must set.
+ */
+export const environmentSchema = z.object({
+  /** The single billing table. */
+  TABLE_NAME: required,
+  CHARGE_QUEUE_URL: z.url(),
+  EVENT_BUS_NAME: required,
+  /** JSON secret {mid, apiKey, aesKeyHex, partnerApiKey?, partnerMerchantId?}. */
+  GATEWAY_SECRET_ARN: secretId,
+  /** JSON secret {token, expiredAt} written by the partner-token refresher, read by every partner API caller. */
+  PARTNER_TOKEN_SECRET_ARN: secretId,
+  PAYMENT_BASE_URL: z.url(),
+  WEBHOOK_ADMIN_BASE_URL: z.url(),
+  PARTNER_BASE_URL: z.url(),
+  /** Public base of our webhook routes (the recurring_noti_url given to the gateway is built from it). */
+  PUBLIC_WEBHOOK_BASE_URL: z.url(),
+  CHARGE_POLICY: jsonText.pipe(chargePolicyOverridesSchema).optional(),
+});
+
+export type Environment = z.output<typeof environmentSchema>;
+
+/** Fetching the queued charge run: the due index and the queue, nothing of the gateway. */
+export const chargeRunEnvironment = environmentSchema.pick({ TABLE_NAME: true, CHARGE_QUEUE_URL: true });
+
+/** Calling the gateway: its URLs and the secret holding the merchant's credentials. */
+export const gatewayEnvironment = environmentSchema.pick({
+  GATEWAY_SECRET_ARN: true,
+  PAYMENT_BASE_URL: true,
+  WEBHOOK_ADMIN_BASE_URL: true,
+  PARTNER_BASE_URL: true,
+});
+
+/** The whole billing core (charge worker, janitor, API): PARTNER_TOKEN_SECRET_ARN only where partner calls happen. */
+export const billingEnvironment = environmentSchema.partial({ PARTNER_TOKEN_SECRET_ARN: true });
+
+/** The partner-token refresher. */
+export const partnerTokenEnvironment = gatewayEnvironment.extend({
+  PARTNER_TOKEN_SECRET_ARN: environmentSchema.shape.PARTNER_TOKEN_SECRET_ARN,
+});
+
+/** The variables a handler reads, for the CDK function that runs it. */
+export function variablesOf(schema: z.ZodObject): string[] {
+  return Object.keys(schema.shape);
+}
+
+/** A variable is missing or invalid: names each one, never a value. */
+export class EnvironmentError extends Error {
+  override readonly name = "EnvironmentError";
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid Lambda environment: ${problems.join("; ")}`);
+  }
+}
+
+/** Parses the handler's variables (first invocation of a container); throws EnvironmentError listing every problem. */
+export function loadEnvironment<S extends z.ZodObject>(
+  schema: S,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): z.output<S> {
+  const result = schema.safeParse(env, { reportInput: false });
+  if (result.success) return result.data;
+  throw new EnvironmentError(
+    result.error.issues.map((issue) => {
+      const name = String(issue.path[0]);
+      return env[name] === undefined ? `${name} is not set` : `${fieldOf(issue)} ${issue.message}`;
+    }),
+  );
+}

@@ -1,0 +1,45 @@
+import { LogFormatter, Logger, LogItem } from "@aws-lambda-powertools/logger";
+import type { LogAttributes, UnformattedAttributes } from "@aws-lambda-powertools/logger/types";
+import { Metrics } from "@aws-lambda-powertools/metrics";
+import { Tracer } from "@aws-lambda-powertools/tracer";
+import { redact } from "./redaction";
+
+/** The service name of every log line, metric and trace, unless POWERTOOLS_SERVICE_NAME says otherwise. */
+export const DEFAULT_SERVICE_NAME = "billing";
+export const METRICS_NAMESPACE = "Billing";
+
+/**
+ * Powertools' standard JSON layout, with every attribute (message, persistent and per-call keys, errors) passed
+ * through redact() on the way out: no code path can print card data or a secret, whatever it hands the logger.
+ */
+export class RedactingLogFormatter extends LogFormatter {
+  override formatAttributes(attributes: UnformattedAttributes, additional: LogAttributes): LogItem {
+    const context = attributes.lambdaContext;
+    const standard: LogAttributes = {
+      level: attributes.logLevel,
+      message: attributes.message,
+      timestamp: this.formatTimestamp(attributes.timestamp),
+      service: attributes.serviceName,
+      cold_start: context?.coldStart,
+      function_arn: context?.invokedFunctionArn,
+      function_memory_size: context?.memoryLimitInMB,
+      function_name: context?.functionName,
+      function_request_id: context?.awsRequestId,
+      sampling_rate: attributes.sampleRateValue,
+      xray_trace_id: attributes.xRayTraceId,
+    };
+    const safe = redact({ ...standard, ...additional }, { formatError: (error) => this.formatError(error) });
+    return new LogItem({ attributes: isAttributes(safe) ? safe : {} });
+  }
+}
+
+function isAttributes(value: unknown): value is LogAttributes {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const serviceName = process.env.POWERTOOLS_SERVICE_NAME || DEFAULT_SERVICE_NAME;
+
+/** Shared by every handler: one logger, one EMF metrics buffer (flushed by logMetrics), one tracer per container. */
+export const logger = new Logger({ serviceName, logFormatter: new RedactingLogFormatter() });
+export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName });
+export const tracer = new Tracer({ serviceName });

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ChargeAttempt } from "../../../functions/core/model";
+import { orderIdFor } from "../../../functions/core/order-id";
+import { handler as sweepAttempts } from "../../../functions/handlers/sweep-attempts";
+import { resetServices } from "../../../functions/runtime/services-from-env";
+import { BillingStack } from "../../../local/billing-stack";
+import { drainQueue } from "../../../local/sqs-emulator";
+import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { scheduledEvent, stubContext } from "../../support/lambda-context";
+import { signUpCards } from "../../support/signups";
+
+/*
+ * The janitor as Lambda runs it, on the local stack: two workers "crashed" after claiming period 1 — one after the
+ * gateway took its REBILL, one before — and the sweep settles both through retrieve by order_id.
+ */
+
+const DAY = 86_400_000;
+let stack: BillingStack;
+let charged: string;
+let neverSent: string;
+
+async function claimStaleAttempt(subscriptionId: string): Promise<ChargeAttempt> {
+  const past = new Date(Date.now() - 10 * 60_000).toISOString();
+  const key = { subscription_id: subscriptionId, period: 1, attempt: 0 };
+  const attempt: ChargeAttempt = {
+    ...key,
+    order_id: orderIdFor(key),
+    amount: "29.00",
+    currency: "USD",
+    status: "pending",
+    lease_until: past,
+    created_at: past,
+    updated_at: past,
+  };
+  expect(await stack.services.repository.claimAttempt(attempt)).toEqual({ claimed: true });
+  return attempt;
+}
+
+beforeAll(async () => {
+  stack = await BillingStack.start({ start: new Date(Date.now() - 40 * DAY) });
+  [charged = "", neverSent = ""] = await signUpCards(stack, ["4111111111111111", "5555555555554444"]);
+  await stack.clock.set(new Date());
+  useLambdaEnvironment(stack.environment());
+});
+
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  resetServices();
+  await stack.close();
+});
+
+describe("sweep-attempts on the local stack", () => {
+  it("commits the attempt the gateway charged and hands the other back to the charge queue", async () => {
+    const sold = await claimStaleAttempt(charged);
+    const subscription = await stack.services.repository.getSubscription(charged);
+    if (!subscription?.token_id) throw new Error("no token");
+    const rebill = await stack.services.gateway.rebill({
+      ...sold,
+      token_id: subscription.token_id,
+      customer: subscription.customer,
+    });
+    expect(rebill.kind).toBe("success");
+    await claimStaleAttempt(neverSent);
+    const output = captureOutput();
+
+    const report = await sweepAttempts(
+      scheduledEvent(new Date().toISOString()),
+      stubContext("sweep-attempts"),
+    );
+
+    expect(report).toEqual({ examined: 2, resolved: 1, requeued: 1, deferred: 0 });
+    expect((await stack.services.repository.getSubscription(charged))?.period).toBe(2);
+    expect(
+      stack.eventBridge.entries.map((entry) => [entry.DetailType, JSON.parse(entry.Detail).subscription_id]),
+    ).toEqual([["charge.succeeded", charged]]);
+    const queued = await drainQueue(stack.sqs.client, stack.chargeQueue.queueUrl);
+    expect(queued.map((record) => JSON.parse(record.body))).toEqual([
+      { subscription_id: neverSent, period: 1 },
+    ]);
+    expect(
+      (await stack.services.repository.getAttempt({ subscription_id: neverSent, period: 1, attempt: 0 }))
+        ?.status,
+    ).toBe("voided");
+    expect(output.metrics()).toMatchObject({
+      "Billing/AttemptsExamined": 2,
+      "Billing/AttemptsResolved": 1,
+      "Billing/AttemptsRequeued": 1,
+      "Billing/AttemptsDeferred": 0,
+      "Billing/ChargeSucceeded": 1,
+    });
+  });
+
+  it("finds nothing left on a second sweep", async () => {
+    expect(await sweepAttempts({}, stubContext("sweep-attempts"))).toEqual({
+      examined: 0,
+      resolved: 0,
+      requeued: 0,
+      deferred: 0,
+    });
+  });
+});

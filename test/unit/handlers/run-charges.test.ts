@@ -1,0 +1,72 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { handler, runCharges } from "../../../functions/handlers/run-charges";
+import { metrics } from "../../../functions/runtime/observability";
+import { resetServices } from "../../../functions/runtime/services-from-env";
+import { fakeChargeServices } from "../../support/fake-billing";
+import { scheduledEvent, stubContext } from "../../support/lambda-context";
+import { spyOnMetrics } from "../../support/metric-spy";
+
+let recorded: ReturnType<typeof spyOnMetrics>;
+
+beforeEach(() => {
+  recorded = spyOnMetrics();
+});
+afterEach(() => metrics.clearMetrics());
+
+function servicesWithDue(pages: number[]) {
+  const fakes = fakeChargeServices();
+  let n = 0;
+  fakes.repository.duePages = pages.map((size) =>
+    Array.from({ length: size }, () => ({ subscription_id: `sub_${++n}`, period: 1 })),
+  );
+  return fakes;
+}
+
+describe("runCharges", () => {
+  it("enqueues one message per due subscription and puts DueSubscriptionsEnqueued", async () => {
+    const { deps, queued } = servicesWithDue([10, 3]);
+    const report = await runCharges(scheduledEvent(), deps);
+    expect(report).toEqual({ enqueued: 13, pages: 2 });
+    expect(queued.map((message) => message.subscription_id)).toEqual(
+      Array.from({ length: 13 }, (_, n) => `sub_${n + 1}`),
+    );
+    expect(recorded.values()).toEqual({ DueSubscriptionsEnqueued: 13 });
+  });
+
+  it.each([
+    ["Scheduler's plain input", {}],
+    ["no input", undefined],
+    ["null", null],
+    ["an envelope with an unreadable time", { ...scheduledEvent(), time: "yesterday" }],
+    ["a string", "run now"],
+  ])("accepts %s and still runs", async (_case, event) => {
+    const { deps } = servicesWithDue([1]);
+    expect((await runCharges(event, deps)).enqueued).toBe(1);
+  });
+
+  it("puts 0 when nothing is due, so the metric never lacks data", async () => {
+    const { deps } = servicesWithDue([]);
+    expect(await runCharges(scheduledEvent(), deps)).toEqual({ enqueued: 0, pages: 0 });
+    expect(recorded.values()).toEqual({ DueSubscriptionsEnqueued: 0 });
+  });
+});
+
+describe("the wrapped handler", () => {
+  afterEach(() => resetServices());
+
+  it("fails its invocation naming the variables it lacks", async () => {
+    const saved = { TABLE_NAME: process.env.TABLE_NAME, CHARGE_QUEUE_URL: process.env.CHARGE_QUEUE_URL };
+    delete process.env.TABLE_NAME;
+    process.env.CHARGE_QUEUE_URL = "not-a-url";
+    try {
+      await expect(handler(scheduledEvent(), stubContext())).rejects.toThrow(
+        /TABLE_NAME is not set; CHARGE_QUEUE_URL .*URL/i,
+      );
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});

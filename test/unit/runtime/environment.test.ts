@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
+import {
+  billingEnvironment,
+  chargeRunEnvironment,
+  EnvironmentError,
+  loadEnvironment,
+  partnerTokenEnvironment,
+  variablesOf,
+} from "../../../functions/runtime/environment";
+
+const FULL = {
+  TABLE_NAME: "billing",
+  CHARGE_QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/123456789012/charges",
+  EVENT_BUS_NAME: "billing-bus",
+  GATEWAY_SECRET_ARN: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:gateway-AbCdEf",
+  PARTNER_TOKEN_SECRET_ARN: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:partner-token-AbCdEf",
+  PAYMENT_BASE_URL: "https://api.gateway.example",
+  WEBHOOK_ADMIN_BASE_URL: "https://webhooks.gateway.example",
+  PARTNER_BASE_URL: "https://partner.gateway.example",
+  PUBLIC_WEBHOOK_BASE_URL: "https://billing.example.com/webhooks",
+};
+
+function problemsOf(run: () => unknown): readonly string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof EnvironmentError) return error.problems;
+    throw error;
+  }
+  throw new Error("expected an EnvironmentError");
+}
+
+describe("handler environments", () => {
+  it("lists the variables of each handler's subset", () => {
+    expect(variablesOf(chargeRunEnvironment)).toEqual(["TABLE_NAME", "CHARGE_QUEUE_URL"]);
+    expect(variablesOf(partnerTokenEnvironment).sort()).toEqual([
+      "GATEWAY_SECRET_ARN",
+      "PARTNER_BASE_URL",
+      "PARTNER_TOKEN_SECRET_ARN",
+      "PAYMENT_BASE_URL",
+      "WEBHOOK_ADMIN_BASE_URL",
+    ]);
+    expect(variablesOf(billingEnvironment)).toHaveLength(10);
+  });
+
+  it("takes only the handler's own variables and ignores the rest of the process environment", () => {
+    expect(loadEnvironment(chargeRunEnvironment, { ...FULL, PATH: "/usr/bin" })).toEqual({
+      TABLE_NAME: "billing",
+      CHARGE_QUEUE_URL: FULL.CHARGE_QUEUE_URL,
+    });
+  });
+
+  it("names every missing or invalid variable and never echoes a value", () => {
+    const problems = problemsOf(() =>
+      loadEnvironment(billingEnvironment, {
+        ...FULL,
+        TABLE_NAME: undefined,
+        PAYMENT_BASE_URL: "not a url secret",
+      }),
+    );
+    const message = new EnvironmentError(problems).message;
+    expect(problems).toContain("TABLE_NAME is not set");
+    expect(message).toMatch(/PAYMENT_BASE_URL .*URL/i);
+    expect(message).not.toContain("not a url secret");
+  });
+
+  it("requires the partner-token secret for the refresher but not for the billing core", () => {
+    const { PARTNER_TOKEN_SECRET_ARN: _omitted, ...withoutToken } = FULL;
+    expect(loadEnvironment(billingEnvironment, withoutToken).PARTNER_TOKEN_SECRET_ARN).toBeUndefined();
+    expect(problemsOf(() => loadEnvironment(partnerTokenEnvironment, withoutToken))).toEqual([
+      "PARTNER_TOKEN_SECRET_ARN is not set",
+    ]);
+  });
+});
+
+describe("CHARGE_POLICY", () => {
+  const withPolicy = (policy: string) => ({ ...FULL, CHARGE_POLICY: policy });
+
+  it("is optional and overrides the named fields only", () => {
+    expect(loadEnvironment(billingEnvironment, FULL).CHARGE_POLICY).toBeUndefined();
+    const policy = loadEnvironment(
+      billingEnvironment,
+      withPolicy('{"dunningScheduleDays":[2,4],"retryBaseSeconds":60}'),
+    ).CHARGE_POLICY;
+    expect(policy).toEqual({ dunningScheduleDays: [2, 4], retryBaseSeconds: 60 });
+    expect({ ...DEFAULT_CHARGE_POLICY, ...policy }.tokenExpiredCodes).toEqual(
+      DEFAULT_CHARGE_POLICY.tokenExpiredCodes,
+    );
+  });
+
+  it.each([
+    ["not JSON", "{dunning", "CHARGE_POLICY must be JSON"],
+    ["a typo", '{"dunningDays":[1]}', "CHARGE_POLICY"],
+    ["a negative day", '{"dunningScheduleDays":[1,-3]}', "CHARGE_POLICY.dunningScheduleDays.1"],
+    ["a delay SQS cannot hold", '{"retryMaxSeconds":3600}', "CHARGE_POLICY.retryMaxSeconds"],
+    ["a window shorter than a call", '{"inflightWindowMs":1000}', "CHARGE_POLICY.inflightWindowMs"],
+    ["base above max", '{"retryBaseSeconds":600,"retryMaxSeconds":300}', "CHARGE_POLICY.retryBaseSeconds"],
+  ])("refuses %s, naming the field", (_case, json, field) => {
+    const [problem] = problemsOf(() => loadEnvironment(billingEnvironment, withPolicy(json)));
+    expect(problem?.startsWith(field)).toBe(true);
+  });
+});
