@@ -7,6 +7,7 @@ import { createSqsChargeQueue } from "./adapters/sqs-charge-queue";
 import { type ChargePolicy, DEFAULT_CHARGE_POLICY } from "./core/charge-policy";
 import type { Clock, EventPublisher } from "./core/ports";
 import type { GatewayConfigInput } from "./gateway/config";
+import { joinUrl } from "./gateway/context";
 import { createGatewayClient } from "./gateway/gateway-client";
 import type { PartnerTokenStore } from "./gateway/partner-token";
 import type { FetchLike } from "./gateway/transport";
@@ -19,8 +20,10 @@ export interface BillingServicesOptions {
   readonly events: EventPublisher;
   readonly gateway: GatewayConfigInput;
   readonly clock: Clock;
-  /** Public URL of our recurring webhook for one subscription (the gateway's recurring_noti_url). */
-  readonly recurringNotifyUrl: (subscriptionId: string) => string;
+  /** Public base URL of our webhooks (…/webhooks): status_url and recurring_noti_url are built from it. */
+  readonly webhookBaseUrl: string;
+  /** The merchant's page a customer returns to from the payment window when a checkout names none. */
+  readonly defaultReturnUrl?: string;
   readonly policy?: Partial<ChargePolicy>;
   readonly lang?: string;
   readonly dueLookbackHours?: number;
@@ -53,7 +56,11 @@ export function createBillingServices(options: BillingServicesOptions) {
     clock,
     ids: createRandomIds(),
     policy: { ...DEFAULT_CHARGE_POLICY, ...options.policy },
-    recurringNotifyUrl: options.recurringNotifyUrl,
+    webhookBaseUrl: options.webhookBaseUrl,
+    defaultReturnUrl: options.defaultReturnUrl ?? options.webhookBaseUrl,
+    /** The gateway's recurring_noti_url for one subscription: our recurring webhook, naming the subscription. */
+    recurringNotifyUrl: (subscriptionId: string) =>
+      `${joinUrl(options.webhookBaseUrl, "/recurring")}?subscription_id=${encodeURIComponent(subscriptionId)}`,
   };
 }
 

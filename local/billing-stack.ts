@@ -102,7 +102,7 @@ export class BillingStack {
         readRetryMinDelayMs: 10,
       },
       clock: sandbox.clock,
-      recurringNotifyUrl: (subscriptionId) => `${webhookBase}/recurring?subscription_id=${subscriptionId}`,
+      webhookBaseUrl: webhookBase,
       policy: options.policy,
     });
     const secretsManager = await startSecretsManagerStandIn(LOCAL_REGION);

@@ -19,7 +19,7 @@ import {
 } from "../core/partner-token-refresh";
 import type { Clock } from "../core/ports";
 import { gatewayConfigSchema } from "../gateway/config";
-import { basicAuthorization, createGatewayContext, joinUrl } from "../gateway/context";
+import { basicAuthorization, createGatewayContext } from "../gateway/context";
 import { fieldOf } from "../gateway/errors";
 import { createPartnerTokenProvider } from "../gateway/partner-token";
 import type { FetchLike } from "../gateway/transport";
@@ -143,8 +143,7 @@ export async function buildBillingServices(
     events: createEventBridgePublisher({ client: runtime.eventBridge, busName: env.EVENT_BUS_NAME }),
     gateway: await gatewayConfig(env, runtime),
     clock: runtime.clock,
-    recurringNotifyUrl: (subscriptionId) =>
-      `${joinUrl(env.PUBLIC_WEBHOOK_BASE_URL, "/recurring")}?subscription_id=${encodeURIComponent(subscriptionId)}`,
+    webhookBaseUrl: env.PUBLIC_WEBHOOK_BASE_URL,
     policy: env.CHARGE_POLICY,
     partnerTokenStore:
       partnerTokenArn === undefined
