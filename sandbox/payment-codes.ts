@@ -34,7 +34,9 @@ const FIELD_CODES: Readonly<Record<string, Refusal>> = {
 
 /** HE00–HE03 for card and amount fields, EC00 "Invalid parameter: <field>" otherwise; never the value. */
 export function invalidField(field: string, detail?: string): Reply {
-  const { rescode, resmsg } = FIELD_CODES[field.split(".").at(-1) ?? field] ?? INVALID_PARAMETER;
+  const name = field.split(".").at(-1) ?? field;
+  // Own keys only: a field named "__proto__" or "constructor" must not find Object.prototype's members.
+  const { rescode, resmsg } = (Object.hasOwn(FIELD_CODES, name) && FIELD_CODES[name]) || INVALID_PARAMETER;
   return rescodeReply(400, rescode, `${resmsg}: ${field}${detail === undefined ? "" : ` (${detail})`}`);
 }
 

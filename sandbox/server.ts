@@ -140,6 +140,13 @@ function parseTarget(rawUrl: string | undefined): { path: string; query: URLSear
   }
 }
 
+/** The path of the request line that starts an unparseable packet; "" when the packet does not show it. */
+function rawTargetPath(error: Error): string {
+  const packet = "rawPacket" in error && Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined;
+  const target = /^[!-~]+ (\S+)/.exec(packet?.subarray(0, 8192).toString("latin1") ?? "")?.[1];
+  return target === undefined ? "" : (parseTarget(target)?.path ?? "");
+}
+
 /** Starts the sandbox gateway on node:http; resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const clock = options.clock ?? new SandboxClock({ start: options.start });
@@ -277,10 +284,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       else res.destroy();
     });
   });
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable)
-      socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-    else socket.destroy();
+  server.on("clientError", (error, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    // Unparseable HTTP (unknown method, oversized head…) still answers JSON, in the family's dialect when known.
+    const tooLarge = "code" in error && error.code === "HPE_HEADER_OVERFLOW";
+    const json = JSON.stringify(styleOfPath(rawTargetPath(error)).badBody("malformed HTTP request").body);
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request"}\r\nconnection: close\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+    );
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,80 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
+import { parseArgs } from "node:util";
+import type { Benchmark, BenchRow } from "./benchmark";
+import { sandboxBenchmark } from "./sandbox-bench";
+
+// `npm run bench` runs every benchmark below; `npm run bench -- --only <name>` one of them. Prints one aligned
+// table, writes bench/results/<name>.json per benchmark, and exits 1 when a row misses its target.
+
+/** Add further benchmarks (charge throughput…) here. */
+const BENCHMARKS: readonly Benchmark[] = [sandboxBenchmark];
+
+const RESULTS_DIR = new URL("./results/", import.meta.url);
+
+const [cpu] = cpus();
+const MACHINE = {
+  cpu: cpu?.model.trim() ?? "unknown",
+  cores: cpus().length,
+  node: process.version,
+  os: `${platform()} ${release()}`,
+  memoryGb: Number((totalmem() / 1024 ** 3).toFixed(1)),
+  /** Other work on the machine skews the figures: the 1-minute load average when the run started. */
+  loadAverage: Number(loadavg()[0]?.toFixed(2)),
+};
+
+function table(results: readonly { name: string; rows: readonly BenchRow[] }[]): string {
+  const header = ["benchmark", "case", "result", "target", "met"];
+  const lines = results.flatMap(({ name, rows }) =>
+    rows.map((row) => [
+      name,
+      row.case,
+      row.result,
+      row.target,
+      row.met === undefined ? "" : row.met ? "yes" : "NO",
+    ]),
+  );
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...lines.map((line) => line[column]?.length ?? 0)),
+  );
+  const format = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
+  const rule = widths.map((width) => "-".repeat(width)).join("  ");
+  return [format(header), rule, ...lines.map(format)].join("\n");
+}
+
+async function main(): Promise<void> {
+  const { only } = parseArgs({ options: { only: { type: "string" } } }).values;
+  const selected =
+    only === undefined ? BENCHMARKS : BENCHMARKS.filter((benchmark) => benchmark.name === only);
+  if (selected.length === 0) {
+    const known = BENCHMARKS.map((benchmark) => benchmark.name).join(", ");
+    throw new Error(`no benchmark named ${only} (known: ${known})`);
+  }
+  const results: { name: string; rows: readonly BenchRow[] }[] = [];
+  await mkdir(RESULTS_DIR, { recursive: true });
+  for (const benchmark of selected) {
+    console.error(`running ${benchmark.name}: ${benchmark.description}`);
+    const rows = await benchmark.run();
+    results.push({ name: benchmark.name, rows });
+    const json = {
+      benchmark: benchmark.name,
+      description: benchmark.description,
+      date: new Date(),
+      machine: MACHINE,
+      rows,
+    };
+    await writeFile(new URL(`${benchmark.name}.json`, RESULTS_DIR), `${JSON.stringify(json, null, 2)}\n`);
+  }
+  console.log(
+    `machine: ${MACHINE.cpu}, ${MACHINE.cores} cores, ${MACHINE.memoryGb} GB, node ${MACHINE.node}, ${MACHINE.os}, ` +
+      `load average ${MACHINE.loadAverage} at start`,
+  );
+  console.log(table(results));
+  if (results.some(({ rows }) => rows.some((row) => row.met === false))) process.exitCode = 1;
+}
+
+await main();
