@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { passesLuhn } from "../functions/shared/luhn";
 
 /**
  * How a card behaves in the sandbox. Test numbers pick a behaviour; any other Luhn-valid number is approved, a
@@ -48,20 +49,10 @@ export const CARD_REFUSALS = {
   { rescode: string; resmsg: string }
 >;
 
-function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let index = 0; index < digits.length; index++) {
-    let digit = Number(digits[digits.length - 1 - index]);
-    if (index % 2 === 1) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
-    sum += digit;
-  }
-  return sum % 10 === 0;
-}
-
 export function cardBehaviour(cardNumber: string): CardBehaviour {
   const known = TEST_CARDS[cardNumber];
   if (known) return known;
-  return /^\d{12,19}$/.test(cardNumber) && luhnValid(cardNumber) ? "approve" : "invalid_number";
+  return /^\d{12,19}$/.test(cardNumber) && passesLuhn(cardNumber) ? "approve" : "invalid_number";
 }
 
 /** What the sandbox keeps of a card. */

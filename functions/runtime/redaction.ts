@@ -1,3 +1,4 @@
+import { passesLuhn } from "../shared/luhn";
 /** What a masked field's value becomes. */
 export const REDACTED = "[REDACTED]";
 
@@ -41,20 +42,6 @@ function isSensitiveKey(key: string, parentKey: string | undefined): boolean {
   const name = normalise(key);
   if (SENSITIVE_KEYS.has(name) || SENSITIVE_ENDINGS.some((ending) => name.endsWith(ending))) return true;
   return parentKey !== undefined && normalise(parentKey).endsWith("card") && CARD_KEYS.has(name);
-}
-
-/** The Luhn checksum every card number satisfies (and a random digit run does one time in ten). */
-export function passesLuhn(digits: string): boolean {
-  let sum = 0;
-  for (let index = 0; index < digits.length; index += 1) {
-    let digit = Number(digits[digits.length - 1 - index]);
-    if (index % 2 === 1) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-  }
-  return sum % 10 === 0;
 }
 
 // A whole run of digits (maximal, so a 20-digit id never yields a 16-digit "PAN") with what touches it on each side.

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { passesLuhn } from "../../shared/luhn";
 import { GatewayRequestError } from "../errors";
 import {
   amount,
@@ -171,16 +172,6 @@ export const transactionIdParam = z.object({ transaction_id: transactionId });
 export const recurringIdParam = z.object({ recurring_id: recurringId });
 
 // ───────────────────────────── plaintext card (client input; sandbox after decrypting) ─────────────────────────────
-
-function passesLuhn(digits: string): boolean {
-  let sum = 0;
-  for (let index = 0; index < digits.length; index++) {
-    let digit = Number(digits[digits.length - 1 - index]);
-    if (index % 2 === 1) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
-    sum += digit;
-  }
-  return sum % 10 === 0;
-}
 
 // Messages carry no digits, so nothing in an error can be mistaken for (or leak) card data.
 export const plaintextCard = z.strictObject({

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  passesLuhn,
-  REDACTED,
-  redact,
-  redactText,
-  registerSecretValues,
-} from "../../../functions/runtime/redaction";
+import { REDACTED, redact, redactText, registerSecretValues } from "../../../functions/runtime/redaction";
+import { passesLuhn } from "../../../functions/shared/luhn";
 
 const PAN = "4111111111111111";
 const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwYXJ0bmVyIn0.c2lnbmF0dXJlX29mX3Rlc3Q";
