@@ -6,6 +6,8 @@ import { type BillingServices, createBillingServices } from "../functions/billin
 import { processChargeMessage } from "../functions/core/charge-engine";
 import type { ChargePolicy } from "../functions/core/charge-policy";
 import { type ChargeRunReport, runChargeRun } from "../functions/core/charge-run";
+import { processIntakeMessage } from "../functions/core/intake";
+import { parseIntakeMessage } from "../functions/core/intake-messages";
 import { type JanitorReport, runJanitor } from "../functions/core/janitor";
 import type { BillingEvent } from "../functions/core/ports";
 import type { FaultConfigOrSettings } from "../sandbox/faults";
@@ -58,9 +60,12 @@ export class BillingStack {
     readonly secretsManager: SecretsManagerStandIn,
     /** EventBridge for functions built from the environment (their events land here, not in `events`). */
     readonly eventBridge: EventBridgeStandIn,
+    /** Where the webhook receivers queue what process-intake handles. */
+    readonly intakeQueue: QueueWithDlq,
     private readonly settings: {
       readonly tableName: string;
       readonly gatewaySecretArn: string;
+      readonly webhookSecretsArn: string;
       readonly partnerTokenSecretArn: string;
       readonly webhookBaseUrl: string;
       readonly policy?: Partial<ChargePolicy>;
@@ -112,6 +117,11 @@ export class BillingStack {
       JSON.stringify(gatewaySecretOf(TEST_MERCHANT)),
     );
     const partnerTokenSecretArn = secretsManager.setSecret("billing/partner-token");
+    const webhookSecretsArn = secretsManager.setSecret(
+      "billing/webhook",
+      JSON.stringify({ current: TEST_MERCHANT.webhookSecret }),
+    );
+    const intakeQueue = await sqs.createQueueWithDlq("intake", { maxReceiveCount: 8, visibilityTimeout: 30 });
     return new BillingStack(
       sandbox,
       dynamo,
@@ -121,9 +131,11 @@ export class BillingStack {
       events,
       secretsManager,
       eventBridge,
+      intakeQueue,
       {
         tableName,
         gatewaySecretArn,
+        webhookSecretsArn,
         partnerTokenSecretArn,
         webhookBaseUrl: webhookBase,
         policy: options.policy,
@@ -137,7 +149,8 @@ export class BillingStack {
    * partner-token secret starts without a value. Set them on process.env to run handlers end to end.
    */
   environment(): Record<string, string> {
-    const { tableName, gatewaySecretArn, partnerTokenSecretArn, policy, webhookBaseUrl } = this.settings;
+    const { tableName, gatewaySecretArn, partnerTokenSecretArn, webhookSecretsArn, policy, webhookBaseUrl } =
+      this.settings;
     return {
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -155,6 +168,8 @@ export class BillingStack {
       WEBHOOK_ADMIN_BASE_URL: this.sandbox.url,
       PARTNER_BASE_URL: this.sandbox.url,
       PUBLIC_WEBHOOK_BASE_URL: webhookBaseUrl,
+      INTAKE_QUEUE_URL: this.intakeQueue.queueUrl,
+      WEBHOOK_SECRETS_ARN: webhookSecretsArn,
       ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),
     };
   }
@@ -189,6 +204,17 @@ export class BillingStack {
       if (outcome.results.length === 0) return { processed: results.length, results };
       results.push(...outcome.results);
     }
+  }
+
+  /** One poll of the intake queue by process-intake's logic: receive up to 10, process, delete the successes. */
+  pollIntakeQueue() {
+    return pollOnce({
+      client: this.sqs.client,
+      queueUrl: this.intakeQueue.queueUrl,
+      parse: parseIntakeMessage,
+      handler: async (message, receiveCount) =>
+        (await processIntakeMessage(message, receiveCount, this.services)).work,
+    });
   }
 
   async close(): Promise<void> {

@@ -9,14 +9,20 @@ import type { AttemptKey, RefundRecord } from "../core/model";
  *                  + due_pk due#<yyyymmdd>#<shard>, due_sk <next_charge_at ISO>#<id>  while next_charge_at is set
  *   charge attempt pk SUB#<id>  sk CHARGE#<period, 4 digits>#<attempt, 3 digits>
  *                  + open_pk open#<shard>, open_sk <lease_until ISO>#<order_id>  while pending, retry or unknown
+ *                  + ledger_pk ledger#<yyyymmdd>#<shard>, ledger_sk <ISO>#C#<order_id>  from the write that makes
+ *                    it succeeded on (the ledger index, read by reconciliation)
  *   due watermark  pk META      sk DUE_WATERMARK  (due_from: the oldest day that may still hold due items)
  *   token          pk TOKEN#<token_id>  sk TOKEN
  *   refund         pk REFUND#<refund_id>  sk REFUND
  *                  + sub_pk SUB#<subscription_id>, sub_sk REFUND#<created_at ISO>#<refund_id>
+ *                  + ledger_pk, ledger_sk <ISO>#R#<refund_id>  likewise, once the refund succeeded
  *   dedup record   pk DEDUP#<key>  sk DEDUP  (or DEDUP#<sha256 hex>, DEDUP#SHA256: see dedupKey)
- *                  + expires_at <epoch seconds>: the table's TTL attribute, carried by dedup records only
+ *                  + expires_at <epoch seconds>: the table's TTL attribute (dedup and idempotency records)
+ *   idempotency    pk IDEMPOTENCY  sk merchant-api#<SHA-256 of the Idempotency-Key>  (Powertools idempotency: status,
+ *                  data = the kept response, validation = the request's digest, expires_at = TTL; see
+ *                  dynamodb-idempotency-store.ts)
  *
- * The due and open indexes are sparse: an item is in them only while it carries their keys. Shards spread one day's
+ * The due, open and ledger indexes are sparse: an item is in them only while it carries their keys. Shards spread one day's
  * (or the open set's) writes over several index partitions; their count is fixed for the life of a table (items
  * written under another count would sit in partitions no reader visits).
  *
@@ -30,6 +36,7 @@ import type { AttemptKey, RefundRecord } from "../core/model";
 export const DUE_INDEX = "due";
 export const OPEN_INDEX = "open";
 export const SUBSCRIPTION_INDEX = "by_subscription";
+export const LEDGER_INDEX = "ledger";
 export const DEFAULT_SHARDS = 16;
 export const ATTEMPT_SK_PREFIX = "CHARGE#";
 export const REFUND_SK_PREFIX = "REFUND#";
@@ -45,6 +52,8 @@ export const KEY_ATTRIBUTES: readonly string[] = [
   "open_sk",
   "sub_pk",
   "sub_sk",
+  "ledger_pk",
+  "ledger_sk",
 ];
 
 /**
@@ -99,6 +108,15 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
           { AttributeName: "sub_sk", KeyType: "RANGE" },
         ],
         // ALL: listRefunds gets whole refunds without one GetItem each.
+        Projection: { ProjectionType: "ALL" },
+      },
+      {
+        IndexName: LEDGER_INDEX,
+        KeySchema: [
+          { AttributeName: "ledger_pk", KeyType: "HASH" },
+          { AttributeName: "ledger_sk", KeyType: "RANGE" },
+        ],
+        // ALL: reconciliation reads a day's charges and refunds whole. Sparse: succeeded ones only.
         Projection: { ProjectionType: "ALL" },
       },
     ],
@@ -211,5 +229,23 @@ export function openKeys(
   return {
     open_pk: openPartition(shardOf(subscriptionId, shards)),
     open_sk: `${leaseUntil === undefined ? "" : utcIso(leaseUntil)}#${orderId}`,
+  };
+}
+
+/** What a ledger index entry is: a successful charge attempt or a successful refund. */
+export type LedgerLineKind = "C" | "R";
+
+export function ledgerPartition(day: Date, shard: number): string {
+  return `ledger#${utcIso(day).slice(0, 10).replaceAll("-", "")}#${shard}`;
+}
+
+/**
+ * The ledger index keys of a charge (by order_id) or refund (by refund_id) that succeeded at `at`: bucketed by UTC
+ * day, spread over the shards, sorted by time. Written once, by the write that makes the record succeeded.
+ */
+export function ledgerKeys(kind: LedgerLineKind, id: string, at: string, shards: number) {
+  return {
+    ledger_pk: ledgerPartition(new Date(at), shardOf(id, shards)),
+    ledger_sk: `${utcIso(at)}#${kind}#${id}`,
   };
 }

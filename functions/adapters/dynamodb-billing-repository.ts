@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -38,6 +39,7 @@ import {
   dedupKey,
   dueKeys,
   KEY_ATTRIBUTES,
+  ledgerKeys,
   OPEN_INDEX,
   openKeys,
   openPartition,
@@ -104,16 +106,17 @@ export function createDynamoDbBillingRepository(
     listDue: (until) => listDueEntries(table, until),
     claimAttempt: (attempt) => claimAttempt(table, attempt),
     getAttempt: (key) => getRecord(table, attemptKey(key), chargeAttemptSchema),
-    updateAttempt: (key, update) => updateAttempt(table, key, update),
+    updateAttempt: (key, update) => updateAttempt(table, clock, key, update),
     listOpenAttempts: (before) => listOpenAttempts(table, before),
     listAttempts: (id) => listAttempts(table, id),
     putToken: (token) => putToken(table, token),
     getToken: (id) => getRecord(table, tokenKey(id), tokenRecordSchema),
     updateToken: (id, update) => updateByStatus(table, tokenKey(id), update),
     createRefund: (refund) => createRefund(table, refund),
-    updateRefund: (id, update) => updateByStatus(table, refundKey(id), update),
+    updateRefund: (id, update) => updateRefund(table, clock, id, update),
     listRefunds: (id) => listRefunds(table, id),
     recordOnce: (key, expiresAt) => recordOnce(table, clock, key, expiresAt),
+    forgetOnce: (key) => forgetOnce(table, key),
   };
 }
 
@@ -210,8 +213,21 @@ function openIndexKeys(attempt: ChargeAttempt, shards: number) {
     : {};
 }
 
+/** The ledger index keys of a write that makes a charge or refund succeeded (at its updated_at, or now). */
+function ledgerIndexKeys(
+  table: TableContext,
+  clock: Clock,
+  line: { readonly kind: "C" | "R"; readonly id: string },
+  set: { readonly status?: string; readonly updated_at?: string },
+) {
+  if (set.status !== "succeeded") return {};
+  return ledgerKeys(line.kind, line.id, set.updated_at ?? clock.now().toISOString(), table.shards);
+}
+
 async function claimAttempt(table: TableContext, attempt: ChargeAttempt): Promise<ClaimResult> {
-  const item = { ...attempt, ...openIndexKeys(attempt, table.shards) };
+  const ledger =
+    attempt.status === "succeeded" ? ledgerKeys("C", attempt.order_id, attempt.updated_at, table.shards) : {};
+  const item = { ...attempt, ...openIndexKeys(attempt, table.shards), ...ledger };
   const existing = await createOrFindExisting(table, attemptKey(attempt), item);
   return existing ? { claimed: false, existing: chargeAttemptSchema.parse(existing) } : { claimed: true };
 }
@@ -221,7 +237,12 @@ async function claimAttempt(table: TableContext, attempt: ChargeAttempt): Promis
  * write without reading it, so the open index keys are set or removed in the same UpdateItem. An expected
  * refunded_amount serialises refunds of the charge; an attempt never refunded has no such attribute and counts as "0".
  */
-function updateAttempt(table: TableContext, key: AttemptKey, update: AttemptUpdate): Promise<boolean> {
+function updateAttempt(
+  table: TableContext,
+  clock: Clock,
+  key: AttemptKey,
+  update: AttemptUpdate,
+): Promise<boolean> {
   const { expect, set } = update;
   const remove = update.remove ?? [];
   const status = set.status ?? expect.status;
@@ -230,15 +251,22 @@ function updateAttempt(table: TableContext, key: AttemptKey, update: AttemptUpda
   const index = open ? openKeys(key.subscription_id, orderIdFor(key), leaseUntil, table.shards) : {};
   const leaseCondition =
     expect.lease_until === undefined ? absent("lease_until") : equals("lease_until", expect.lease_until);
+  const ledger = ledgerIndexKeys(table, clock, { kind: "C", id: orderIdFor(key) }, set);
   return updateItem(table, attemptKey(key), {
-    set: { ...set, ...index },
+    set: { ...set, ...index, ...ledger },
     remove: open ? remove : [...remove, "open_pk", "open_sk"],
     conditions: [
       equals("status", expect.status),
       leaseCondition,
       ...refundedCondition(expect.refunded_amount),
+      ...disputedCondition(expect.disputed),
     ],
   });
+}
+
+function disputedCondition(disputed: boolean | undefined): Condition[] {
+  if (disputed === undefined) return [];
+  return [disputed ? equals("disputed", true) : absentOrEquals("disputed", false)];
 }
 
 function refundedCondition(refundedAmount: string | undefined): Condition[] {
@@ -295,14 +323,20 @@ async function putToken(table: TableContext, token: TokenRecord): Promise<void> 
   );
 }
 
-/** Tokens and refunds: a compare-and-set on the status, one UpdateItem. */
-function updateByStatus(
-  table: TableContext,
-  key: Item,
-  update: TokenUpdate | RefundUpdate,
-): Promise<boolean> {
+/** Tokens: a compare-and-set on the status, one UpdateItem. */
+function updateByStatus(table: TableContext, key: Item, update: TokenUpdate): Promise<boolean> {
   return updateItem(table, key, {
     set: update.set,
+    remove: [],
+    conditions: [equals("status", update.expect.status)],
+  });
+}
+
+/** A refund's compare-and-set on its status; the one that makes it succeeded also enters it in the ledger index. */
+function updateRefund(table: TableContext, clock: Clock, id: string, update: RefundUpdate): Promise<boolean> {
+  const ledger = ledgerIndexKeys(table, clock, { kind: "R", id }, update.set);
+  return updateItem(table, refundKey(id), {
+    set: { ...update.set, ...ledger },
     remove: [],
     conditions: [equals("status", update.expect.status)],
   });
@@ -348,4 +382,9 @@ async function recordOnce(table: TableContext, clock: Clock, key: string, expire
       }),
     ),
   );
+}
+
+/** Deletes a de-duplication record (whichever form dedupKey stored it under); absent is fine. */
+async function forgetOnce(table: TableContext, key: string): Promise<void> {
+  await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: dedupKey(key) }));
 }

@@ -23,3 +23,8 @@ export function randomBase32(bytes: number): string {
 export function createRandomIds(): IdSource {
   return { subscriptionId: () => `sub_${randomBase32(10)}` };
 }
+
+/** A refund_id for a refund the merchant API starts: `rf_` + 16 characters (the gateway allows 30). */
+export function newRefundId(): string {
+  return `rf_${randomBase32(10)}`;
+}

@@ -94,6 +94,18 @@ export const idempotencyKeyReused = () =>
     "Idempotency-Key",
   );
 
+/** Seconds to wait before repeating a request whose Idempotency-Key is still in use. */
+export const IN_PROGRESS_RETRY_AFTER_SECONDS = 5;
+
+export const requestInProgress = () =>
+  new ApiError(
+    409,
+    "request_in_progress",
+    "a request with this Idempotency-Key is still being processed; repeat it later",
+    "Idempotency-Key",
+    { "retry-after": String(IN_PROGRESS_RETRY_AFTER_SECONDS) },
+  );
+
 export const subscriptionCanceled = () =>
   new ApiError(409, "subscription_canceled", "the subscription is canceled");
 

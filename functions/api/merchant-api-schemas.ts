@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { chargeKind } from "../core/charge-kind";
 import {
   attemptStatus,
   billingMode,
@@ -126,6 +127,9 @@ export type SubscriptionView = z.output<typeof subscriptionView>;
 
 export const chargeView = z.strictObject({
   charge_id: z.string(),
+  kind: chargeKind.describe(
+    "scheduled: a billing period (period counts from 0); ad_hoc: a charge made through this API (period ≥ 5000).",
+  ),
   period: z.number().int().min(0),
   attempt: z.number().int().min(0),
   order_id: z.string(),

@@ -1,7 +1,13 @@
 import { billingPeriod } from "../core/billing-period";
-import type { ChargeAttempt, RefundRecord, Subscription } from "../core/model";
+import { chargeKindOf } from "../core/charge-kind";
+import type { ChargeAttempt, MaskedCard, RefundRecord, Subscription } from "../core/model";
 import { orderIdFor } from "../core/order-id";
-import type { ChargeView, RefundView, SubscriptionView } from "./merchant-api-schemas";
+import type {
+  ChargeView,
+  CreateSubscriptionBody,
+  RefundView,
+  SubscriptionView,
+} from "./merchant-api-schemas";
 
 // What the merchant API shows of the billing records: built field by field, so nothing stored (token_id, customer,
 // lease) reaches a response unless a view declares it.
@@ -36,6 +42,7 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
 export function chargeView(attempt: ChargeAttempt): ChargeView {
   return {
     charge_id: orderIdFor(attempt),
+    kind: chargeKindOf(attempt.period),
     period: attempt.period,
     attempt: attempt.attempt,
     order_id: attempt.order_id,
@@ -61,4 +68,9 @@ export function refundView(refund: RefundRecord): RefundView {
       : { refund_transaction_id: refund.refund_transaction_id }),
     created_at: refund.created_at,
   };
+}
+
+/** What identifies a card without being card data (first and last four digits, expiry): for request digests. */
+export function maskedCardOf(card: CreateSubscriptionBody["card"]): MaskedCard & { readonly expiry: string } {
+  return { first4: card.number.slice(0, 4), last4: card.number.slice(-4), expiry: card.expiry };
 }

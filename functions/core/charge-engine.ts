@@ -1,8 +1,15 @@
-import type { Failure } from "../gateway/outcome";
+import type { Declined, Failure, Invalid } from "../gateway/outcome";
 import { billingPeriod } from "./billing-period";
+import { isAdHocPeriod } from "./charge-kind";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
-import { afterDecline, afterSuccess, type Transition } from "./dunning";
-import type { ChargeAttempt, Subscription } from "./model";
+import {
+  afterDecline,
+  afterSuccess,
+  chargeFailedEvent,
+  chargeSucceededEvent,
+  type Transition,
+} from "./dunning";
+import type { AttemptKey, ChargeAttempt, Subscription } from "./model";
 import { orderIdFor } from "./order-id";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock, EventPublisher } from "./ports";
 
@@ -55,6 +62,25 @@ function leaseUntil(deps: ChargeDeps): string {
   return new Date(deps.clock.now().getTime() + deps.policy.inflightWindowMs).toISOString();
 }
 
+/** A new ledger line, pending for the in-flight window: what a claim writes before the gateway is called. */
+export function pendingAttempt(
+  key: AttemptKey,
+  charge: Pick<ChargeAttempt, "amount" | "currency">,
+  deps: ChargeDeps,
+): ChargeAttempt {
+  const now = deps.clock.now().toISOString();
+  return {
+    ...key,
+    order_id: orderIdFor(key),
+    amount: charge.amount,
+    currency: charge.currency,
+    status: "pending",
+    lease_until: leaseUntil(deps),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 function secondsUntil(instant: string | undefined, deps: ChargeDeps): number {
   return instant === undefined ? 0 : (Date.parse(instant) - deps.clock.now().getTime()) / 1000;
 }
@@ -64,22 +90,12 @@ async function chargeCurrentAttempt(
   receiveCount: number,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
-  const now = deps.clock.now().toISOString();
   const key = {
     subscription_id: subscription.subscription_id,
     period: subscription.period,
     attempt: subscription.attempt,
   };
-  const attempt: ChargeAttempt = {
-    ...key,
-    order_id: orderIdFor(key),
-    amount: subscription.plan.amount,
-    currency: subscription.plan.currency,
-    status: "pending",
-    lease_until: leaseUntil(deps),
-    created_at: now,
-    updated_at: now,
-  };
+  const attempt = pendingAttempt(key, subscription.plan, deps);
   const claim = await deps.repository.claimAttempt(attempt);
   if (claim.claimed) return callGateway(subscription, attempt, receiveCount, deps);
   return continueExisting(subscription, claim.existing, receiveCount, deps);
@@ -161,49 +177,75 @@ async function handleFailure(
   receiveCount: number,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
-  const updated_at = deps.clock.now().toISOString();
-  const expect = { status: attempt.status, lease_until: attempt.lease_until };
   switch (failure.kind) {
     case "declined":
     case "invalid":
-      return closeAttempt(
-        subscription,
-        attempt,
-        {
-          status: failure.kind === "declined" ? "declined" : "failed",
-          rescode: failure.code,
-          resmsg: failure.message,
-        },
-        deps,
-      );
+      return closeAttempt(subscription, attempt, refusalClosing(failure), deps);
     case "unavailable": {
       // Refused before the gateway accepted it: the same order_id is sent again when the queue redelivers. The lease
       // outlasts that delay, so the janitor only steps in if the message itself is lost.
       const delaySeconds = retryDelaySeconds(deps.policy, receiveCount);
       const lease = new Date(Date.parse(leaseUntil(deps)) + delaySeconds * 1000).toISOString();
       await deps.repository.updateAttempt(attempt, {
-        expect,
-        set: { status: "retry", lease_until: lease, updated_at },
+        expect: { status: attempt.status, lease_until: attempt.lease_until },
+        set: { status: "retry", lease_until: lease, updated_at: deps.clock.now().toISOString() },
       });
       return retry(delaySeconds, `gateway unavailable: ${failure.reason}`);
     }
     case "unknown":
-      // The charge may exist: never send again. The janitor asks retrieve once the in-flight window has passed.
-      await deps.repository.updateAttempt(attempt, {
-        expect,
-        set: { status: "unknown", lease_until: leaseUntil(deps), resmsg: failure.reason, updated_at },
-      });
+      await recordUnknownOutcome(attempt, failure.reason, deps);
       return done(
         `outcome of ${attempt.order_id} unknown (${failure.reason}); resolved after the in-flight window`,
       );
   }
 }
 
+/**
+ * The charge may exist: never send it again. The attempt waits as unknown until retrieve decides it, once the
+ * in-flight window has passed (the janitor). False when the attempt changed meanwhile.
+ */
+export function recordUnknownOutcome(
+  attempt: ChargeAttempt,
+  reason: string,
+  deps: ChargeDeps,
+): Promise<boolean> {
+  return deps.repository.updateAttempt(attempt, {
+    expect: { status: attempt.status, lease_until: attempt.lease_until },
+    set: {
+      status: "unknown",
+      lease_until: leaseUntil(deps),
+      resmsg: reason,
+      updated_at: deps.clock.now().toISOString(),
+    },
+  });
+}
+
+/** Closes an open attempt as voided: no transaction exists for it. False when it changed meanwhile. */
+export function voidAttempt(attempt: ChargeAttempt, reason: string, deps: ChargeDeps): Promise<boolean> {
+  return deps.repository.updateAttempt(attempt, {
+    expect: { status: attempt.status, lease_until: attempt.lease_until },
+    set: { status: "voided", resmsg: reason, updated_at: deps.clock.now().toISOString() },
+    remove: ["lease_until"],
+  });
+}
+
 type Closing = Pick<ChargeAttempt, "status"> &
   Partial<Pick<ChargeAttempt, "rescode" | "resmsg" | "transaction_id">>;
 
-/** Writes the attempt's final state (ledger first), then moves the subscription on. */
-async function closeAttempt(
+/** The final state of an attempt the gateway refused: declined, or failed (our request was invalid). */
+export function refusalClosing(failure: Declined | Invalid): Closing {
+  return {
+    status: failure.kind === "declined" ? "declined" : "failed",
+    rescode: failure.code,
+    resmsg: failure.message,
+  };
+}
+
+/**
+ * Writes the attempt's final state (ledger first), then moves the subscription on — or, for an ad hoc line, only
+ * announces the charge. Only the writer that closed the attempt goes on, so each close is applied once.
+ */
+export async function closeAttempt(
   subscription: Subscription,
   attempt: ChargeAttempt,
   closing: Closing,
@@ -224,6 +266,12 @@ async function applyClosedAttempt(
   attempt: ChargeAttempt,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
+  // An ad hoc charge is outside the schedule: the subscription's period, dunning and status stay as they are.
+  if (isAdHocPeriod(attempt.period)) {
+    const event = attempt.status === "succeeded" ? chargeSucceededEvent(attempt) : chargeFailedEvent(attempt);
+    await deps.events.publish([event]);
+    return done(`ad hoc ${attempt.status} ${attempt.order_id}`);
+  }
   const now = deps.clock.now();
   if (attempt.status === "succeeded") {
     const { start } = billingPeriod(
@@ -295,15 +343,7 @@ export async function resolveAttempt(
   }
   switch (found.value.status) {
     case "NONE": {
-      const voided = await deps.repository.updateAttempt(attempt, {
-        expect: { status: attempt.status, lease_until: attempt.lease_until },
-        set: {
-          status: "voided",
-          resmsg: "no transaction at the gateway",
-          updated_at: deps.clock.now().toISOString(),
-        },
-        remove: ["lease_until"],
-      });
+      const voided = await voidAttempt(attempt, "no transaction at the gateway", deps);
       return voided
         ? { kind: "voided" }
         : { kind: "settled", result: done(`attempt ${attempt.order_id} changed while resolving`) };

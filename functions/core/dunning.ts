@@ -14,6 +14,23 @@ function chargeFacts(attempt: ChargeAttempt) {
   return { subscription_id, period, attempt: attempt.attempt, order_id, amount, currency };
 }
 
+type ChargeEvent<T extends BillingEvent["type"]> = Extract<BillingEvent, { readonly type: T }>;
+
+/** charge.succeeded of a succeeded attempt. */
+export function chargeSucceededEvent(attempt: ChargeAttempt): ChargeEvent<"charge.succeeded"> {
+  return { type: "charge.succeeded", ...chargeFacts(attempt), transaction_id: attempt.transaction_id };
+}
+
+/** charge.failed of a declined attempt, or of one the gateway refused as invalid. */
+export function chargeFailedEvent(attempt: ChargeAttempt): ChargeEvent<"charge.failed"> {
+  return {
+    type: "charge.failed",
+    ...chargeFacts(attempt),
+    reason: attempt.status === "failed" ? "gateway_rejected_request" : "declined",
+    rescode: attempt.rescode,
+  };
+}
+
 function tokenFailure(policy: ChargePolicy, rescode: string | undefined): string | undefined {
   if (rescode === undefined) return undefined;
   if (policy.tokenExpiredCodes.includes(rescode)) return "token_expired";
@@ -33,12 +50,7 @@ export function afterDecline(
 ): Transition {
   // The status read before the call must still hold: a cancel that raced the charge is not undone.
   const expect = { period: attempt.period, attempt: attempt.attempt, status: subscription.status };
-  const failed: BillingEvent = {
-    type: "charge.failed",
-    ...chargeFacts(attempt),
-    reason: attempt.status === "failed" ? "gateway_rejected_request" : "declined",
-    rescode: attempt.rescode,
-  };
+  const failed = chargeFailedEvent(attempt);
   const updated_at = now.toISOString();
   const pastDue = (reason: string): BillingEvent[] =>
     subscription.status === "past_due"
@@ -113,9 +125,7 @@ export function afterSuccess(
   nextChargeAt: Date,
   now: Date,
 ): Transition {
-  const events: BillingEvent[] = [
-    { type: "charge.succeeded", ...chargeFacts(attempt), transaction_id: attempt.transaction_id },
-  ];
+  const events: BillingEvent[] = [chargeSucceededEvent(attempt)];
   // The status read before the call must still hold: a cancel that raced the charge is not undone.
   const expect = { period: attempt.period, attempt: attempt.attempt, status: subscription.status };
   const advance = { period: attempt.period + 1, attempt: 0, updated_at: now.toISOString() };

@@ -1,4 +1,5 @@
 import { type ChargeDeps, resolveAttempt } from "./charge-engine";
+import { isAdHocPeriod } from "./charge-kind";
 import type { ChargeAttempt } from "./model";
 import type { ChargeQueue } from "./ports";
 
@@ -38,7 +39,8 @@ export interface JanitorReport {
 /**
  * Sweeps attempts left open past their lease — a worker crashed between claim and commit, or an unknown outcome was
  * never resolved — and settles each through retrieve by order_id. Work that needs a new gateway call goes back to
- * the charge queue, so the janitor never charges anything itself.
+ * the charge queue, so the janitor never charges anything itself. An ad hoc line is only settled: a voided one stays
+ * voided (its request was answered; the merchant charges again if they want to), and none is ever queued.
  */
 export async function runJanitor(deps: JanitorDeps): Promise<JanitorReport> {
   let examined = 0;
@@ -51,13 +53,16 @@ export async function runJanitor(deps: JanitorDeps): Promise<JanitorReport> {
       const subscription = await deps.repository.getSubscription(attempt.subscription_id);
       if (!subscription) continue;
       const message = { subscription_id: attempt.subscription_id, period: attempt.period };
-      if (attempt.status === "retry") {
+      const adHoc = isAdHocPeriod(attempt.period);
+      if (attempt.status === "retry" && !adHoc) {
         await deps.queue.send([message]);
         requeued += 1;
         continue;
       }
       const resolution = await resolveAttempt(subscription, attempt, 1, deps);
-      if (resolution.kind === "voided") {
+      if (resolution.kind === "voided" && adHoc) {
+        resolved += 1;
+      } else if (resolution.kind === "voided") {
         await deps.queue.send([message]);
         requeued += 1;
       } else if (resolution.result.kind === "done") {

@@ -104,6 +104,8 @@ export const chargeAttemptSchema = z.object({
   /** Refunded so far; the refundable balance is amount − refunded_amount. */
   refunded_amount: decimal.optional(),
   disputed: z.boolean().optional(),
+  /** Ad hoc lines: a digest of the request that made the line, so that repeating the request finds it. */
+  request_key: z.string().max(64).optional(),
   created_at: isoInstant,
   updated_at: isoInstant,
 });

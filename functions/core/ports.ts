@@ -38,6 +38,8 @@ export interface AttemptUpdate {
     readonly lease_until?: string;
     /** Serialises refunds of one charge; "0" also matches an attempt never refunded (no attribute). */
     readonly refunded_amount?: string;
+    /** false also matches an attempt never disputed (no attribute): marks a chargeback once. */
+    readonly disputed?: boolean;
   };
   readonly set: Partial<Omit<ChargeAttempt, keyof AttemptKey | "order_id" | "created_at">>;
   readonly remove?: readonly "lease_until"[];
@@ -88,6 +90,8 @@ export interface BillingRepository {
    * expires (TTL) after `expiresAt`, so replays older than that must be rejected by other means (timestamps).
    */
   recordOnce(key: string, expiresAt: Date): Promise<boolean>;
+  /** Removes a de-duplication record, so that the delivery it stood for is taken again (its hand-over failed). */
+  forgetOnce(key: string): Promise<void>;
 }
 
 export interface TokenUpdate {
@@ -125,7 +129,13 @@ export type BillingEvent =
   | ({ readonly type: "charge.failed"; readonly reason: string; readonly rescode?: string } & ChargeFacts)
   | { readonly type: "subscription.past_due"; readonly subscription_id: string; readonly reason: string }
   | { readonly type: "subscription.canceled"; readonly subscription_id: string; readonly reason: string }
-  | { readonly type: "subscription.reactivated"; readonly subscription_id: string };
+  | { readonly type: "subscription.reactivated"; readonly subscription_id: string }
+  /** The gateway charged a successful charge back (CHARGEBACK webhook); the ledger line is marked disputed. */
+  | ({
+      readonly type: "chargeback.received";
+      readonly transaction_id?: string;
+      readonly chargeback_id?: string;
+    } & ChargeFacts);
 
 export interface EventPublisher {
   publish(events: readonly BillingEvent[]): Promise<void>;

@@ -39,6 +39,12 @@ export type CallKind = "mutation" | "read";
 
 export const success = <T>(value: T): Success<T> => ({ kind: "success", value });
 
+/** A failure in one line, for logs and reports: the gateway's code and message, or why no answer came. */
+export const failureReason = (failure: Failure): string =>
+  failure.kind === "declined" || failure.kind === "invalid"
+    ? `${failure.code}: ${failure.message}`
+    : failure.reason;
+
 /**
  * Classifies a payment or reconciliation rescode (DESIGN.md §2). Communication and internal errors on a mutation
  * are `unknown`: the acquirer may have acted, so the engine must retrieve before anything else.

@@ -94,24 +94,47 @@ export const MESSAGE_METRICS = [
 ] as const;
 export type MessageMetric = (typeof MESSAGE_METRICS)[number];
 
+/** The metric names and log label of one queue's unacknowledged records. */
+export interface QueueResultNames<N extends string> {
+  readonly retried: N;
+  readonly malformed: N;
+  readonly failed: N;
+  /** What a record is, in log lines ("charge message"). */
+  readonly label: string;
+}
+
 /** Logs every record that stays on the queue (why, never the body) and counts it by kind. */
-export function reportRecordResults(results: readonly RecordResult[], counts: Counter<MessageMetric>): void {
+export function reportQueueResults<N extends string>(
+  results: readonly RecordResult[],
+  counts: Counter<N>,
+  names: QueueResultNames<N>,
+): void {
   for (const result of results) {
     switch (result.kind) {
       case "done":
         break;
       case "retry":
-        counts.add("ChargeMessagesRetried");
-        logger.info("charge message retried", { ...result });
+        counts.add(names.retried);
+        logger.info(`${names.label} retried`, { ...result });
         break;
       case "malformed":
-        counts.add("ChargeMessagesMalformed");
-        logger.error("malformed charge message left for the DLQ", { ...result });
+        counts.add(names.malformed);
+        logger.error(`malformed ${names.label} left for the DLQ`, { ...result });
         break;
       case "error":
-        counts.add("ChargeMessagesFailed");
-        logger.error("charge message failed", { messageId: result.messageId, error: result.error });
+        counts.add(names.failed);
+        logger.error(`${names.label} failed`, { messageId: result.messageId, error: result.error });
         break;
     }
   }
+}
+
+/** The charge queue's records that stay on it. */
+export function reportRecordResults(results: readonly RecordResult[], counts: Counter<MessageMetric>): void {
+  reportQueueResults(results, counts, {
+    retried: "ChargeMessagesRetried",
+    malformed: "ChargeMessagesMalformed",
+    failed: "ChargeMessagesFailed",
+    label: "charge message",
+  });
 }

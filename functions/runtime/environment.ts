@@ -106,3 +106,49 @@ export function loadEnvironment<S extends z.ZodObject>(
     }),
   );
 }
+
+/**
+ * Variables of the webhook intake and its processor. Kept apart from environmentSchema so that the handlers built on
+ * billingEnvironment do not start requiring them; the intake handlers pick from both.
+ */
+export const intakeVariablesSchema = z.object({
+  /** The queue between the webhook receivers (acknowledge fast) and process-intake. */
+  INTAKE_QUEUE_URL: z.url(),
+  /** JSON secret {current, next?}: the gateway webhook secret, and its successor during a rotation. */
+  WEBHOOK_SECRETS_ARN: secretId,
+  /** Header prefix of the gateway's webhook headers (`<prefix>-webhook-signature`); "service" when unset. */
+  WEBHOOK_HEADER_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,40}$/, "must be letters, digits and hyphens")
+    .optional(),
+});
+
+/** receive-status-callback, receive-partner-event, receive-recurring-notice: the intake queue only. */
+export const intakeEnvironment = intakeVariablesSchema.pick({ INTAKE_QUEUE_URL: true });
+
+/** receive-gateway-webhook: the queue, the webhook secrets and the table (de-duplication records). */
+export const gatewayWebhookEnvironment = intakeVariablesSchema.extend(
+  environmentSchema.pick({ TABLE_NAME: true }).shape,
+);
+
+/** process-intake: the whole billing core, plus its own queue (retries change the message visibility). */
+export const intakeProcessorEnvironment = billingEnvironment.extend(intakeEnvironment.shape);
+
+/** reconcile-ledger: the table (ledger index) and the gateway (reconciliation API). */
+export const reconciliationEnvironment = gatewayEnvironment.extend(
+  environmentSchema.pick({ TABLE_NAME: true }).shape,
+);
+
+/** register-partner-webhook: the partner API (token from Secrets Manager) and our public webhook base. */
+export const partnerWebhookEnvironment = partnerTokenEnvironment.extend(
+  environmentSchema.pick({ PUBLIC_WEBHOOK_BASE_URL: true }).shape,
+);
+
+/** The merchant API's reads (get-subscription, list-charges): the table only, no gateway secret. */
+export const queryEnvironment = environmentSchema.pick({ TABLE_NAME: true });
+
+/**
+ * The merchant API's Lambda authorizer. Kept apart from environmentSchema (no other function reads it): the secret
+ * holding the SHA-256 digests of the merchant API keys.
+ */
+export const authorizerEnvironment = z.object({ MERCHANT_API_KEY_HASH_SECRET_ARN: secretId });

@@ -57,6 +57,14 @@ function looksLikePan(run: string, before: string, after: string | undefined): b
   return !LETTER.test(before) && !LETTER.test(after ?? "");
 }
 
+/** Whether a text holds a card-number-shaped digit run: what redactText would mask as a PAN. */
+export function containsCardNumber(text: string): boolean {
+  for (const [, before = "", run = "", after] of text.matchAll(DIGIT_RUN)) {
+    if (looksLikePan(run, before, after)) return true;
+  }
+  return false;
+}
+
 /** Shorter values would mask ordinary words; no real credential is this short. */
 const MIN_SECRET_LENGTH = 8;
 const secretValues = new Set<string>();

@@ -108,7 +108,8 @@ export async function readGatewaySecret(runtime: Runtime, secretArn: string) {
   throw new Error(`gateway secret ${secretArn} is invalid: ${fields.join("; ")}`);
 }
 
-async function gatewayConfig(env: z.output<typeof gatewayEnvironment>, runtime: Runtime) {
+/** The gateway's configuration: the merchant's secret and the URLs of the environment. */
+export async function gatewayConfig(env: z.output<typeof gatewayEnvironment>, runtime: Runtime) {
   return {
     ...(await readGatewaySecret(runtime, env.GATEWAY_SECRET_ARN)),
     paymentBaseUrl: env.PAYMENT_BASE_URL,
@@ -176,13 +177,16 @@ export async function buildPartnerTokenServices(
   return { tokens, store, clock: runtime.clock };
 }
 
+/** Every memo, so that resetServices forgets them all (handlers' services are built in other modules too). */
+const memos = new Set<{ reset(): void }>();
+
 /**
  * Builds once per container and reuses the result for maxAgeMs (forever without). A failed build is forgotten, so
  * the next invocation tries again (a Secrets Manager hiccup must not poison the container).
  */
-function memoised<T>(build: () => T | Promise<T>, maxAgeMs = Number.POSITIVE_INFINITY) {
+export function memoised<T>(build: () => T | Promise<T>, maxAgeMs = Number.POSITIVE_INFINITY) {
   let cached: { readonly value: Promise<T>; readonly builtAt: number } | undefined;
-  return {
+  const memo = {
     get(): Promise<T> {
       if (cached === undefined || Date.now() - cached.builtAt >= maxAgeMs) {
         // A synchronous throw (a missing variable) becomes a rejection like any other failure.
@@ -199,10 +203,13 @@ function memoised<T>(build: () => T | Promise<T>, maxAgeMs = Number.POSITIVE_INF
       cached = undefined;
     },
   };
+  memos.add(memo);
+  return memo;
 }
 
 let runtime: Runtime | undefined;
-const defaultRuntime = () => {
+/** The process's SDK clients and clock, created on first use. */
+export const defaultRuntime = () => {
   runtime ??= createRuntime();
   return runtime;
 };
@@ -229,7 +236,7 @@ export const getPartnerTokenServices = (): Promise<PartnerTokenRefreshDeps> => p
 
 /** Forgets every built service and the SDK clients (tests change process.env between cases). */
 export function resetServices(): void {
-  for (const memo of [chargeRun, billing, partnerToken]) memo.reset();
+  for (const memo of memos) memo.reset();
   if (runtime === undefined) return;
   for (const client of [runtime.dynamo, runtime.sqs, runtime.eventBridge, runtime.secretsManager])
     client.destroy();

@@ -87,6 +87,7 @@ export class FakeRepository implements BillingRepository {
   updateRefund = () => notUsed("updateRefund");
   listRefunds = () => notUsed("listRefunds");
   recordOnce = () => notUsed("recordOnce");
+  forgetOnce = () => notUsed("forgetOnce");
 }
 
 export type Script = (request: RebillRequest) => GatewayOutcome<{ transaction_id?: string }>;

@@ -1,0 +1,119 @@
+import type { AdHocChargeResult, NotChargeable } from "../core/ad-hoc-charge";
+import type { CheckoutStart } from "../core/checkout";
+import type { ChargeAttempt, RefundRecord, Subscription } from "../core/model";
+import type { RefundOutcome } from "../core/refunds";
+import type { SignupResult } from "../core/signup";
+import type { ChangeResult } from "../core/subscription-changes";
+import {
+  ApiError,
+  type ApiResponse,
+  accepted,
+  changeFailure,
+  gatewayFailure,
+  notFound,
+  notRefundable,
+  subscriptionCanceled,
+} from "./errors";
+import { created, ok } from "./http";
+import { chargeView, refundView, subscriptionView } from "./views";
+
+// What each core result answers on the merchant API: a view with its status, or a thrown ApiError (errors.ts maps
+// it). One function per use case, so handlers stay wiring.
+
+export function subscriptionAnswer(subscription: Subscription | undefined): ApiResponse {
+  if (!subscription) throw notFound("subscription");
+  return ok(subscriptionView(subscription));
+}
+
+export function signupAnswer(result: SignupResult): ApiResponse {
+  switch (result.kind) {
+    case "active":
+      return created(subscriptionView(result.subscription));
+    case "pending":
+      return accepted(subscriptionView(result.subscription));
+    case "refused":
+      throw gatewayFailure(result.failure);
+  }
+}
+
+export function checkoutAnswer(result: CheckoutStart): ApiResponse {
+  if (result.kind === "refused") throw gatewayFailure(result.failure);
+  const { checkout_id, subscription_id, order_id, fgkey } = result.checkout;
+  return created({ checkout_id, subscription_id, order_id, fgkey });
+}
+
+export function changeAnswer(result: ChangeResult): ApiResponse {
+  if (result.kind !== "changed") throw changeFailure(result);
+  return ok(subscriptionView(result.subscription));
+}
+
+export function chargeListAnswer(charges: readonly ChargeAttempt[] | undefined): ApiResponse {
+  if (!charges) throw notFound("subscription");
+  return ok({ charges: charges.map(chargeView) });
+}
+
+const NOT_CHARGEABLE: Readonly<Record<Exclude<NotChargeable, "subscription_canceled">, string>> = {
+  subscription_pending: "the subscription's first payment is not settled yet",
+  no_stored_token: "the subscription has no stored card to charge",
+  ad_hoc_range_exhausted: "this subscription has no ad hoc charge left",
+};
+
+export function adHocChargeAnswer(result: AdHocChargeResult): ApiResponse {
+  switch (result.kind) {
+    case "not_found":
+      throw notFound("subscription");
+    case "not_chargeable":
+      if (result.reason === "subscription_canceled") throw subscriptionCanceled();
+      throw new ApiError(409, result.reason, NOT_CHARGEABLE[result.reason]);
+    case "recorded":
+      return chargeLineAnswer(result.charge);
+  }
+}
+
+/** A ledger line as the answer to the request that made it: its status says what became of the charge. */
+function chargeLineAnswer(line: ChargeAttempt): ApiResponse {
+  switch (line.status) {
+    case "succeeded":
+      return created(chargeView(line));
+    case "pending":
+    case "retry":
+    case "unknown":
+      return accepted(chargeView(line));
+    case "declined":
+    case "failed":
+      throw gatewayFailure({
+        kind: line.status === "declined" ? "declined" : "invalid",
+        code: line.rescode ?? "REQUEST",
+        message: line.resmsg ?? "",
+      });
+    case "voided":
+      throw gatewayFailure({ kind: "unavailable", reason: line.resmsg ?? "nothing was charged" });
+  }
+}
+
+export function refundAnswer(outcome: RefundOutcome): ApiResponse {
+  switch (outcome.kind) {
+    case "refunded":
+      return created(refundView(outcome.refund));
+    case "existing":
+      return refundRecordAnswer(outcome.refund);
+    case "not_refundable":
+      throw notRefundable(outcome.reason);
+    case "refused":
+      // unknown: the refund may exist at the gateway; it is shown as such (202) for support to settle.
+      if (outcome.failure.kind === "unknown") return accepted(refundView(outcome.refund));
+      throw gatewayFailure(outcome.failure);
+  }
+}
+
+function refundRecordAnswer(refund: RefundRecord): ApiResponse {
+  switch (refund.status) {
+    case "succeeded":
+      return created(refundView(refund));
+    case "pending":
+    case "unknown":
+      return accepted(refundView(refund));
+    case "failed":
+      throw new ApiError(422, refund.rescode ?? "refund_failed", "the refund was refused");
+  }
+}

@@ -1,0 +1,58 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { z } from "zod";
+import { MetricCounts } from "../runtime/charge-metrics";
+import { rawBodyOf, type HttpRequest as WebhookHttpRequest } from "../runtime/http-event";
+import { logger, metrics } from "../runtime/observability";
+import { type ApiResponse, parseInput, readJsonBody, toErrorResponse } from "./errors";
+
+// The HTTP plumbing every merchant API handler shares (API Gateway HTTP API, payload 2.0): reading the parts of a
+// request through their schemas, and turning an answer — or anything thrown — into the proxy result.
+
+/** What the merchant API handlers read of the v2 event (the webhook receivers' fields, route and path too). */
+export type HttpRequest = WebhookHttpRequest & Pick<APIGatewayProxyEventV2, "routeKey" | "pathParameters">;
+export type HttpResult = APIGatewayProxyStructuredResultV2;
+
+export const ok = (body: unknown): ApiResponse => ({ status: 200, headers: {}, body });
+export const created = (body: unknown): ApiResponse => ({ status: 201, headers: {}, body });
+
+export function pathOf<T extends z.ZodType>(request: HttpRequest, schema: T): z.output<T> {
+  return parseInput(schema, request.pathParameters ?? {});
+}
+
+/** The JSON body through its schema; a 400 names the field (or says the body is not JSON). */
+export function bodyOf<T extends z.ZodType>(request: HttpRequest, schema: T): z.output<T> {
+  return parseInput(schema, readJsonBody(rawBodyOf(request).toString("utf8")));
+}
+
+export function toHttpResult({ status, headers, body }: ApiResponse): HttpResult {
+  return {
+    statusCode: status,
+    headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/**
+ * Serves one request: its answer, or the error answer of whatever it threw. An unexpected error is logged (through
+ * the redacting logger) and answered with a generic 500 that carries nothing of it.
+ */
+export async function serve(handle: () => Promise<ApiResponse>): Promise<HttpResult> {
+  const answer = await handle().catch((error: unknown) => {
+    const failure = toErrorResponse(error);
+    if (failure.status === 500) logger.error("request failed", { error });
+    return failure;
+  });
+  countAnswer(answer.status);
+  return toHttpResult(answer);
+}
+
+const ANSWER_METRICS = ["Answers2xx", "Answers4xx", "Answers5xx"] as const;
+
+/** One datapoint per class and invocation (zeros included, so an alarm on Answers5xx never lacks data). */
+function countAnswer(status: number): void {
+  const counts = new MetricCounts(ANSWER_METRICS);
+  if (status >= 500) counts.add("Answers5xx");
+  else if (status >= 400) counts.add("Answers4xx");
+  else counts.add("Answers2xx");
+  counts.putInto(metrics);
+}

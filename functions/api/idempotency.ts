@@ -1,0 +1,114 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { headerOf } from "../runtime/http-event";
+import {
+  ApiError,
+  type ApiResponse,
+  idempotencyKeyReused,
+  parseInput,
+  requestInProgress,
+  toErrorResponse,
+} from "./errors";
+import type { HttpRequest } from "./http";
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKey } from "./merchant-api-schemas";
+
+// Idempotency-Key on the merchant API's POSTs (DESIGN.md §8): the same key and request answer the first response
+// without a second effect; the same key with another request is a 409; a duplicate sent while the first is still
+// running is a 409 to repeat later. The store keeps the response (a view: never card data) under a digest of the
+// key, with a digest of the request to compare.
+
+export interface IdempotentRequest {
+  /** The Idempotency-Key as sent (the store keeps only its digest). */
+  readonly key: string;
+  /** A digest of what is asked: route, path parameters and body, card data left out. */
+  readonly fingerprint: string;
+}
+
+/** An answer as the store keeps it. */
+export const storedResponseSchema = z.object({
+  status: z.number().int(),
+  headers: z.record(z.string(), z.string()),
+  body: z.unknown(),
+});
+
+export type IdempotencyOutcome =
+  | { readonly kind: "completed"; readonly response: ApiResponse; readonly replayed: boolean }
+  /** The key was used with another request. */
+  | { readonly kind: "mismatch" }
+  /** The key's first request is still running. */
+  | { readonly kind: "in_progress" };
+
+export interface IdempotencyStore {
+  /**
+   * Runs `work` once per key and keeps its response, answered again to the same key and request. When `work`
+   * throws, nothing is kept and the key is free again.
+   */
+  run(request: IdempotentRequest, work: () => Promise<ApiResponse>): Promise<IdempotencyOutcome>;
+}
+
+export interface IdempotencyServices {
+  readonly idempotency: IdempotencyStore;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+/** JSON with object keys sorted at every depth, so that the same request always has the same digest. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === "object" && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}
+
+/** The digest of a request: its route, path parameters and `body` (as parsed, card data already masked). */
+export function fingerprintOf(request: HttpRequest, body: unknown): string {
+  return sha256(canonicalJson({ route: request.routeKey, path: request.pathParameters ?? {}, body }));
+}
+
+/** What the core keeps of a key on what the request made (an ad hoc charge line): a digest, never the key. */
+export function requestKeyOf(key: string): string {
+  return sha256(`idempotency-key:${key}`);
+}
+
+const idempotencyHeader = z.object({ [IDEMPOTENCY_KEY_HEADER]: idempotencyKey.optional() });
+
+/** Answers that settle the request (2xx, 4xx) are kept; a 5xx is thrown on, so that nothing is kept. */
+async function settled(handle: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  try {
+    return await handle();
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) return toErrorResponse(error);
+    throw error;
+  }
+}
+
+/**
+ * A POST that honours Idempotency-Key. `body` identifies the request besides its route and path: the parsed body,
+ * with any card data already reduced to the masked card. `handle` gets the key's digest (undefined without a key).
+ */
+export async function idempotentPost(
+  request: HttpRequest,
+  services: IdempotencyServices,
+  body: unknown,
+  handle: (requestKey: string | undefined) => Promise<ApiResponse>,
+): Promise<ApiResponse> {
+  const header = { [IDEMPOTENCY_KEY_HEADER]: headerOf(request, IDEMPOTENCY_KEY_HEADER) };
+  const key = parseInput(idempotencyHeader, header)[IDEMPOTENCY_KEY_HEADER];
+  if (key === undefined) return handle(undefined);
+  const outcome = await services.idempotency.run({ key, fingerprint: fingerprintOf(request, body) }, () =>
+    settled(() => handle(requestKeyOf(key))),
+  );
+  switch (outcome.kind) {
+    case "completed": {
+      const { response, replayed } = outcome;
+      return replayed
+        ? { ...response, headers: { ...response.headers, "idempotent-replayed": "true" } }
+        : response;
+    }
+    case "mismatch":
+      throw idempotencyKeyReused();
+    case "in_progress":
+      throw requestInProgress();
+  }
+}

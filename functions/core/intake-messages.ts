@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { PAYMENT_COMPLETED_EVENT, partnerWebhookEvent } from "../gateway/schemas/partner";
+import { containsCardNumber } from "../runtime/redaction";
+
+// What the webhook receivers hand to process-intake through the intake queue (DESIGN.md §3.7): ids and the
+// status_url query string only, never card data. The receivers acknowledge fast; every decision is the processor's.
+
+/** Longer status_url queries are refused: the documented parameters stay far below this. */
+export const MAX_STATUS_QUERY_LENGTH = 8192;
+
+const CARD_SECRET_KEYS = /^(?:cvc|cvv|cvc2|cvv2|card_?no|pan)$/i;
+
+/**
+ * The status query carries masked card fields only (card_number1 / card_number4, a masked card_number): a
+ * parameter that looks like a full card number, or a CVC, is card data and must not be queued or stored.
+ */
+export function carriesCardData(query: string): boolean {
+  for (const [key, value] of new URLSearchParams(query)) {
+    if (CARD_SECRET_KEYS.test(key) || containsCardNumber(key) || containsCardNumber(value)) return true;
+  }
+  return false;
+}
+
+const receivedAt = z.iso.datetime({ offset: true });
+const id = z.string().min(1).max(100);
+
+export const statusQueryText = z
+  .string()
+  .min(1, "is required")
+  .max(MAX_STATUS_QUERY_LENGTH, `must be at most ${MAX_STATUS_QUERY_LENGTH} characters`)
+  .refine((query) => !carriesCardData(query), "must not carry card data");
+
+export const intakeMessageSchema = z.discriminatedUnion("kind", [
+  /** The status_url query string exactly as received: verify needs it untouched. */
+  z.strictObject({ kind: z.literal("status"), query: statusQueryText, received_at: receivedAt }),
+  /** A signed gateway webhook (CHARGEBACK, PAYOUT_*): its type and the ids of its data. */
+  z.strictObject({
+    kind: z.literal("gateway"),
+    type: id,
+    transaction_id: id.optional(),
+    order_id: id.optional(),
+    chargeback_id: id.optional(),
+    received_at: receivedAt,
+  }),
+  /** A partner PAYMENT_COMPLETED event: unsigned, so only a hint to be confirmed by retrieve. */
+  z.strictObject({
+    kind: z.literal("partner"),
+    event_id: id.optional(),
+    transaction_id: id.optional(),
+    /** The invoice number: the order_id when the payment is one of our orders. */
+    order_id: id.optional(),
+    received_at: receivedAt,
+  }),
+  /** A recurring_noti_url call: our subscription (from its query) and the gateway's order (from its body). */
+  z.strictObject({
+    kind: z.literal("recurring"),
+    subscription_id: id,
+    order_id: id,
+    received_at: receivedAt,
+  }),
+]);
+export type IntakeMessage = z.output<typeof intakeMessageSchema>;
+
+/** Where the receivers put their messages (an SQS queue). */
+export interface IntakeQueue {
+  send(message: IntakeMessage): Promise<void>;
+}
+
+/** What a receiver makes of a delivery: a message to queue, or a refusal naming why (never a value). */
+export type Intake =
+  | { readonly ok: true; readonly message: IntakeMessage }
+  | { readonly ok: false; readonly reason: string };
+
+function checked(input: unknown): Intake {
+  const parsed = intakeMessageSchema.safeParse(input, { reportInput: false });
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const [issue] = parsed.error.issues;
+  return { ok: false, reason: `${issue?.path.join(".") || "(message)"} ${issue?.message ?? "is invalid"}` };
+}
+
+/** A status_url call: its query string, untouched (a leading "?" dropped). */
+export function statusCallbackIntake(query: string, now: Date): Intake {
+  return checked({
+    kind: "status",
+    query: query.startsWith("?") ? query.slice(1) : query,
+    received_at: now.toISOString(),
+  });
+}
+
+/** A recurring_noti_url call: subscription_id from our URL's query, order_id from the gateway's body. */
+export function recurringNoticeIntake(subscriptionId: string | undefined, body: unknown, now: Date): Intake {
+  const orderId = z.object({ order_id: z.string() }).safeParse(body);
+  return checked({
+    kind: "recurring",
+    subscription_id: subscriptionId,
+    order_id: orderId.success ? orderId.data.order_id : undefined,
+    received_at: now.toISOString(),
+  });
+}
+
+/** What a partner event comes to: a PAYMENT_COMPLETED hint, another event type (ignored), or unreadable. */
+export type PartnerIntake = Intake | { readonly ok: "ignored"; readonly eventType: string };
+
+export function partnerEventIntake(body: unknown, now: Date): PartnerIntake {
+  const event = partnerWebhookEvent.safeParse(body, { reportInput: false });
+  if (!event.success) return { ok: false, reason: "not a partner webhook event" };
+  if (event.data.eventType !== PAYMENT_COMPLETED_EVENT)
+    return { ok: "ignored", eventType: event.data.eventType };
+  return checked({
+    kind: "partner",
+    event_id: event.data.id || undefined,
+    transaction_id: event.data.data.payment?.transactionId || undefined,
+    order_id: event.data.data.invoice?.invoiceNumber || undefined,
+    received_at: now.toISOString(),
+  });
+}
+
+/** The gateway webhook body (seed 001: rescode, resmsg, type, data); data's ids as the CHARGEBACK carries them. */
+const gatewayWebhookBody = z.object({
+  type: z.string(),
+  data: z
+    .object({
+      transaction_id: z.string().optional(),
+      order_id: z.string().optional(),
+      chargeback_id: z.string().optional(),
+    })
+    .nullish(),
+});
+
+/** A verified gateway webhook: its raw body read for the type and the ids (nothing else is queued). */
+export function gatewayWebhookIntake(rawBody: string, now: Date): Intake {
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody);
+  } catch {
+    return { ok: false, reason: "body is not JSON" };
+  }
+  const body = gatewayWebhookBody.safeParse(json, { reportInput: false });
+  if (!body.success) return { ok: false, reason: "body has no webhook type" };
+  const { type, data } = body.data;
+  return checked({
+    kind: "gateway",
+    type,
+    transaction_id: data?.transaction_id || undefined,
+    order_id: data?.order_id || undefined,
+    chargeback_id: data?.chargeback_id || undefined,
+    received_at: now.toISOString(),
+  });
+}
+
+/** Parses a queued body; throws (naming the field, never the value) when it is not an intake message. */
+export function parseIntakeMessage(body: string): IntakeMessage {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new Error("malformed intake message: not JSON");
+  }
+  const result = checked(json);
+  if (!result.ok) throw new Error(`malformed intake message: ${result.reason}`);
+  return result.message;
+}

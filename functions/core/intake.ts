@@ -1,0 +1,205 @@
+import type { WorkResult } from "./charge-engine";
+import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
+import { type CompletionDeps, completeCheckout } from "./checkout";
+import type { IntakeMessage } from "./intake-messages";
+import { OPEN_ATTEMPT_STATUSES } from "./model";
+import { attemptKeyOf } from "./order-id";
+import { recordRecurringCharge } from "./recurring-notice";
+import { recordFirstPayment } from "./signup-steps";
+
+// process-intake (DESIGN.md §3.7): what each queued delivery changes. Every path is safe to run twice: status_url
+// repeats, webhooks are re-sent, SQS delivers at least once.
+
+export type IntakeDeps = CompletionDeps & { readonly policy: ChargePolicy };
+
+/** What a message came to, for the processor's metrics and log. */
+export type IntakeOutcome =
+  | "checkout_completed"
+  | "status_rejected"
+  | "chargeback_recorded"
+  | "chargeback_duplicate"
+  | "chargeback_unmatched"
+  | "payout_notified"
+  | "webhook_ignored"
+  | "payment_confirmed"
+  | "payment_hint_ignored"
+  | "recurring_recorded"
+  | "recurring_ignored"
+  | "retried";
+
+export interface IntakeResult {
+  readonly outcome: IntakeOutcome;
+  readonly work: WorkResult;
+}
+
+/**
+ * How long a PAYMENT_COMPLETED hint leaves a checkout to its status_url before completing it itself: status_url
+ * carries the token (or recurring_id) that retrieve does not, so it must win the ordinary race.
+ */
+export const STATUS_URL_GRACE_MS = 10 * 60_000;
+
+const finished = (outcome: IntakeOutcome, note: string): IntakeResult => ({
+  outcome,
+  work: { kind: "done", note },
+});
+
+const retried = (delaySeconds: number, note: string): IntakeResult => ({
+  outcome: "retried",
+  work: { kind: "retry", delaySeconds: Math.max(1, Math.ceil(delaySeconds)), note },
+});
+
+/** Dispatches one intake message by kind; transient trouble comes back as a retry through the queue. */
+export function processIntakeMessage(
+  message: IntakeMessage,
+  receiveCount: number,
+  deps: IntakeDeps,
+): Promise<IntakeResult> {
+  switch (message.kind) {
+    case "status":
+      return processStatusCallback(message.query, receiveCount, deps);
+    case "gateway":
+      return processGatewayWebhook(message, deps);
+    case "partner":
+      return processPaymentHint(message, receiveCount, deps);
+    case "recurring":
+      return processRecurringNotice(message, receiveCount, deps);
+  }
+}
+
+/** status_url: verify first (completeCheckout); a query that fails verify changes nothing. */
+async function processStatusCallback(
+  query: string,
+  receiveCount: number,
+  deps: IntakeDeps,
+): Promise<IntakeResult> {
+  const completion = await completeCheckout(query, deps);
+  switch (completion.kind) {
+    case "retry":
+      return retried(
+        retryDelaySeconds(deps.policy, receiveCount),
+        `verify unavailable: ${completion.reason}`,
+      );
+    case "rejected":
+      return finished("status_rejected", completion.reason);
+    default:
+      return finished(
+        "checkout_completed",
+        `checkout ${completion.subscription.subscription_id}: ${completion.kind}`,
+      );
+  }
+}
+
+type GatewayMessage = Extract<IntakeMessage, { kind: "gateway" }>;
+
+async function processGatewayWebhook(message: GatewayMessage, deps: IntakeDeps): Promise<IntakeResult> {
+  if (message.type === "CHARGEBACK") return recordChargeback(message, deps);
+  if (message.type.startsWith("PAYOUT_")) return finished("payout_notified", `${message.type} received`);
+  return finished("webhook_ignored", `webhook type ${message.type} is not handled`);
+}
+
+/**
+ * CHARGEBACK: the charge is found by its order_id (our order ids name their ledger line) and must be a succeeded
+ * charge with the webhook's transaction_id. It is marked disputed with a compare-and-set, so only the first delivery
+ * publishes chargeback.received. A charge we cannot find (another system's order, a gateway-managed recurring order)
+ * is reported for a human.
+ */
+async function recordChargeback(message: GatewayMessage, deps: IntakeDeps): Promise<IntakeResult> {
+  const key = message.order_id === undefined ? undefined : attemptKeyOf(message.order_id);
+  const charge = key && (await deps.repository.getAttempt(key));
+  const sameCharge =
+    charge?.status === "succeeded" &&
+    message.transaction_id !== undefined &&
+    charge.transaction_id === message.transaction_id;
+  if (!charge || !sameCharge) {
+    return finished(
+      "chargeback_unmatched",
+      `no succeeded charge for order ${message.order_id ?? "(none)"} and transaction ${message.transaction_id ?? "(none)"}`,
+    );
+  }
+  if (charge.disputed) return finished("chargeback_duplicate", `charge ${charge.order_id} already disputed`);
+  const marked = await deps.repository.updateAttempt(charge, {
+    expect: { status: "succeeded", disputed: false },
+    set: { disputed: true, updated_at: deps.clock.now().toISOString() },
+  });
+  if (!marked) return finished("chargeback_duplicate", `charge ${charge.order_id} changed while marking`);
+  const { subscription_id, period, attempt, order_id, amount, currency, transaction_id } = charge;
+  await deps.events.publish([
+    {
+      type: "chargeback.received",
+      subscription_id,
+      period,
+      attempt,
+      order_id,
+      amount,
+      currency,
+      transaction_id,
+      chargeback_id: message.chargeback_id,
+    },
+  ]);
+  return finished("chargeback_recorded", `charge ${order_id} disputed`);
+}
+
+type PartnerMessage = Extract<IntakeMessage, { kind: "partner" }>;
+
+/**
+ * PAYMENT_COMPLETED is unsigned: a hint, never evidence. It counts only when (1) it names, as invoice number, the
+ * order of a window checkout of ours still waiting for its result (period-0 attempt open or voided, subscription
+ * pending), (2) status_url has had STATUS_URL_GRACE_MS to arrive, and (3) retrieve by that order_id finds a SALE
+ * whose transaction_id is the event's. Then the checkout completes as the janitor would complete it (without the
+ * token, which only status_url carries). Anything else — an unknown order, an order the charge engine owns, a
+ * settled checkout, no sale at the gateway — changes nothing and costs no gateway call unless (1) holds.
+ */
+async function processPaymentHint(
+  message: PartnerMessage,
+  receiveCount: number,
+  deps: IntakeDeps,
+): Promise<IntakeResult> {
+  const ignored = (note: string) => finished("payment_hint_ignored", note);
+  const key = message.order_id === undefined ? undefined : attemptKeyOf(message.order_id);
+  if (key?.period !== 0 || message.transaction_id === undefined) return ignored("names no checkout of ours");
+  const [attempt, subscription] = await Promise.all([
+    deps.repository.getAttempt(key),
+    deps.repository.getSubscription(key.subscription_id),
+  ]);
+  const waiting =
+    attempt !== undefined &&
+    (OPEN_ATTEMPT_STATUSES.includes(attempt.status) || attempt.status === "voided") &&
+    subscription?.status === "pending" &&
+    subscription.period === 0;
+  if (!attempt || !subscription || !waiting) return ignored("no checkout waiting for this order");
+
+  const waitMs = Date.parse(message.received_at) + STATUS_URL_GRACE_MS - deps.clock.now().getTime();
+  if (waitMs > 0) return retried(waitMs / 1000, `leaving ${attempt.order_id} to status_url for now`);
+
+  const found = await deps.gateway.findOrder(attempt);
+  if (found.kind === "unavailable" || found.kind === "unknown") {
+    return retried(retryDelaySeconds(deps.policy, receiveCount), `retrieve unavailable: ${found.reason}`);
+  }
+  const confirmed =
+    found.kind === "success" &&
+    found.value.status === "SALE" &&
+    found.value.transaction_id === message.transaction_id;
+  if (!confirmed) return ignored(`retrieve does not confirm a sale of ${attempt.order_id}`);
+  await recordFirstPayment({ subscription, attempt }, { transaction_id: found.value.transaction_id }, deps);
+  return finished("payment_confirmed", `checkout ${subscription.subscription_id} completed by retrieve`);
+}
+
+type RecurringMessage = Extract<IntakeMessage, { kind: "recurring" }>;
+
+async function processRecurringNotice(
+  message: RecurringMessage,
+  receiveCount: number,
+  deps: IntakeDeps,
+): Promise<IntakeResult> {
+  const result = await recordRecurringCharge(message, deps);
+  switch (result.kind) {
+    case "retry":
+      return retried(retryDelaySeconds(deps.policy, receiveCount), `retrieve unavailable: ${result.reason}`);
+    case "recorded":
+      return finished("recurring_recorded", `recurring charge ${message.order_id}: ${result.attempt.status}`);
+    case "duplicate":
+      return finished("recurring_ignored", `recurring charge ${message.order_id} already recorded`);
+    case "ignored":
+      return finished("recurring_ignored", result.reason);
+  }
+}

@@ -1,0 +1,231 @@
+import { failureReason, type GatewayOutcome } from "../gateway/outcome";
+import type { TransactionRecord, TransactionsResponse } from "../gateway/schemas/reconciliation";
+import type { ChargeAttempt, RefundRecord } from "./model";
+import { attemptKeyOf } from "./order-id";
+import type { BillingRepository } from "./ports";
+
+// Daily reconciliation (DESIGN.md §3.9): the gateway's transactions of a period against our ledger (succeeded
+// charges and succeeded refunds). Days are UTC calendar days (YYYYMMDD), both ends inclusive; the gateway's
+// trade_date is read in the same calendar.
+
+/** A ledger line as the ledger index lists it: `at` is when it succeeded here. */
+export type LedgerEntry =
+  | { readonly kind: "charge"; readonly at: string; readonly attempt: ChargeAttempt }
+  | { readonly kind: "refund"; readonly at: string; readonly refund: RefundRecord };
+
+export interface LedgerReader {
+  /** Succeeded charges and refunds whose `at` lies in [from, to], page by page. */
+  listLedger(from: Date, to: Date): AsyncIterable<readonly LedgerEntry[]>;
+}
+
+export interface ReconciliationDeps {
+  readonly transactions: (from: string, to: string) => Promise<GatewayOutcome<TransactionsResponse>>;
+  readonly ledger: LedgerReader;
+  /** Point look-ups for gateway records whose ledger line succeeded here outside the listed days. */
+  readonly repository: Pick<BillingRepository, "getAttempt" | "listRefunds">;
+}
+
+export type MismatchKind = "missing_at_gateway" | "missing_here" | "amount_differs" | "status_differs";
+
+/** One difference; ids and amounts only. */
+export interface Mismatch {
+  readonly kind: MismatchKind;
+  /** What the line is: a payment, or a refund / chargeback (negative amount at the gateway). */
+  readonly line: "charge" | "refund";
+  readonly order_id: string;
+  readonly transaction_id?: string;
+  readonly refund_id?: string;
+  readonly gateway_amount?: string;
+  readonly ledger_amount?: string;
+  readonly ledger_status?: string;
+  /** YYYYMMDDHHMMSS at the gateway, or the ISO instant it succeeded here. */
+  readonly at: string;
+}
+
+export interface ReconciliationReport {
+  readonly from: string;
+  readonly to: string;
+  readonly gateway_records: number;
+  readonly ledger_lines: number;
+  readonly matched: number;
+  readonly mismatches: readonly Mismatch[];
+  /** resmsg of D entries that were no record ("no data"). */
+  readonly notices: readonly string[];
+}
+
+export type ReconciliationOutcome =
+  | { readonly kind: "reconciled"; readonly report: ReconciliationReport }
+  | { readonly kind: "failed"; readonly reason: string };
+
+const DAY_MS = 86_400_000;
+
+/** Ledger lines and gateway records are matched over the period widened by this on each side: a charge that
+ * succeeded here just after midnight may carry the previous day's trade date, and the other way round. */
+const MARGIN_DAYS = 1;
+
+export const yyyymmddOf = (date: Date) => date.toISOString().slice(0, 10).replaceAll("-", "");
+const dayStart = (yyyymmdd: string) =>
+  new Date(
+    Date.UTC(Number(yyyymmdd.slice(0, 4)), Number(yyyymmdd.slice(4, 6)) - 1, Number(yyyymmdd.slice(6, 8))),
+  );
+const shiftDays = (yyyymmdd: string, days: number) =>
+  yyyymmddOf(new Date(dayStart(yyyymmdd).getTime() + days * DAY_MS));
+
+/** The default period of the daily run: yesterday (UTC). */
+export function previousDay(now: Date): { readonly from: string; readonly to: string } {
+  const day = yyyymmddOf(new Date(now.getTime() - DAY_MS));
+  return { from: day, to: day };
+}
+
+/** Equal in minor units; the gateway signs reversals negative, the ledger keeps them positive. */
+const cents = (amount: string) => Math.round(Math.abs(Number(amount)) * 100);
+const sameAmount = (a: string, b: string) => cents(a) === cents(b);
+
+/** A payment record is its own original; a refund or chargeback points at the payment it reverses. */
+const isPayment = (record: TransactionRecord) =>
+  record.original_transaction_id === "" || record.original_transaction_id === record.transaction_id;
+
+interface LedgerIndex {
+  readonly entries: readonly LedgerEntry[];
+  readonly chargesByTransaction: ReadonlyMap<string, ChargeAttempt>;
+  readonly refundsByTransaction: ReadonlyMap<string, RefundRecord>;
+}
+
+/** The gateway transaction a ledger line stands for. */
+const transactionOf = (entry: LedgerEntry) =>
+  entry.kind === "charge" ? entry.attempt.transaction_id : entry.refund.refund_transaction_id;
+
+async function readLedger(from: string, to: string, ledger: LedgerReader): Promise<LedgerIndex> {
+  const entries: LedgerEntry[] = [];
+  const end = new Date(dayStart(to).getTime() + DAY_MS - 1);
+  for await (const page of ledger.listLedger(dayStart(from), end)) entries.push(...page);
+  const chargesByTransaction = new Map<string, ChargeAttempt>();
+  const refundsByTransaction = new Map<string, RefundRecord>();
+  for (const entry of entries) {
+    const transactionId = transactionOf(entry);
+    if (transactionId === undefined) continue;
+    if (entry.kind === "charge") chargesByTransaction.set(transactionId, entry.attempt);
+    else refundsByTransaction.set(transactionId, entry.refund);
+  }
+  return { entries, chargesByTransaction, refundsByTransaction };
+}
+
+function missingAtGateway(entry: LedgerEntry): Mismatch {
+  const line = entry.kind === "charge" ? entry.attempt : entry.refund;
+  return {
+    kind: "missing_at_gateway",
+    line: entry.kind,
+    order_id: line.order_id,
+    transaction_id: transactionOf(entry),
+    refund_id: entry.kind === "refund" ? entry.refund.refund_id : undefined,
+    ledger_amount: line.amount,
+    ledger_status: line.status,
+    at: entry.at,
+  };
+}
+
+/** Our charge of a gateway payment: from the listed ledger, else by the order_id that names its ledger line. */
+async function chargeOf(record: TransactionRecord, ledger: LedgerIndex, deps: ReconciliationDeps) {
+  const listed = ledger.chargesByTransaction.get(record.transaction_id);
+  if (listed) return listed;
+  const key = attemptKeyOf(record.order_id);
+  return key && (await deps.repository.getAttempt(key));
+}
+
+async function refundOf(record: TransactionRecord, ledger: LedgerIndex, deps: ReconciliationDeps) {
+  const listed = ledger.refundsByTransaction.get(record.transaction_id);
+  if (listed) return listed;
+  const key = attemptKeyOf(record.order_id);
+  const refunds = key ? await deps.repository.listRefunds(key.subscription_id) : [];
+  return refunds.find((refund) => refund.refund_transaction_id === record.transaction_id);
+}
+
+/** The mismatch of one gateway record of the period, if any. */
+async function checkGatewayRecord(
+  record: TransactionRecord,
+  ledger: LedgerIndex,
+  deps: ReconciliationDeps,
+): Promise<Mismatch | undefined> {
+  const base = {
+    order_id: record.order_id,
+    transaction_id: record.transaction_id,
+    gateway_amount: record.request_amount,
+    at: record.trade_date,
+  };
+  if (isPayment(record)) {
+    const charge = await chargeOf(record, ledger, deps);
+    if (!charge) return { kind: "missing_here", line: "charge", ...base };
+    const facts = { line: "charge", ledger_amount: charge.amount, ledger_status: charge.status } as const;
+    if (charge.status !== "succeeded" || charge.transaction_id !== record.transaction_id)
+      return { kind: "status_differs", ...facts, ...base };
+    if (!sameAmount(charge.amount, record.request_amount))
+      return { kind: "amount_differs", ...facts, ...base };
+    return undefined;
+  }
+  const refund = await refundOf(record, ledger, deps);
+  if (!refund) {
+    // A chargeback is no refund of ours: it matches a charge we marked disputed from its webhook.
+    const original = ledger.chargesByTransaction.get(record.original_transaction_id);
+    const key = attemptKeyOf(record.order_id);
+    const charge = original ?? (key && (await deps.repository.getAttempt(key)));
+    if (charge?.disputed && charge.transaction_id === record.original_transaction_id) return undefined;
+    return { kind: "missing_here", line: "refund", ...base };
+  }
+  const facts = {
+    line: "refund",
+    refund_id: refund.refund_id,
+    ledger_amount: refund.amount,
+    ledger_status: refund.status,
+  } as const;
+  if (refund.status !== "succeeded") return { kind: "status_differs", ...facts, ...base };
+  if (!sameAmount(refund.amount, record.request_amount)) return { kind: "amount_differs", ...facts, ...base };
+  return undefined;
+}
+
+/**
+ * Compares the period's gateway transactions with our ledger. Every gateway record dated in the period must have a
+ * succeeded ledger line with the same transaction and amount; every ledger line that succeeded here in the period
+ * must appear at the gateway (looked for over the period ± MARGIN_DAYS). Chargebacks match disputed charges.
+ */
+export async function reconcile(
+  period: { readonly from: string; readonly to: string },
+  deps: ReconciliationDeps,
+): Promise<ReconciliationOutcome> {
+  const wideFrom = shiftDays(period.from, -MARGIN_DAYS);
+  const wideTo = shiftDays(period.to, MARGIN_DAYS);
+  const gateway = await deps.transactions(wideFrom, wideTo);
+  if (gateway.kind !== "success") {
+    return { kind: "failed", reason: `transactions unavailable: ${failureReason(gateway)}` };
+  }
+  const records = gateway.value.D;
+  const ledger = await readLedger(wideFrom, wideTo, deps.ledger);
+  const inPeriod = (day: string) => day >= period.from && day <= period.to;
+
+  const mismatches: Mismatch[] = [];
+  const periodRecords = records.filter((record) => inPeriod(record.trade_date.slice(0, 8)));
+  for (const record of periodRecords) {
+    const mismatch = await checkGatewayRecord(record, ledger, deps);
+    if (mismatch) mismatches.push(mismatch);
+  }
+  const matched = periodRecords.length - mismatches.length;
+
+  const atGateway = new Set(records.map((record) => record.transaction_id));
+  const periodLines = ledger.entries.filter((entry) => inPeriod(yyyymmddOf(new Date(entry.at))));
+  for (const entry of periodLines) {
+    const transactionId = transactionOf(entry);
+    if (transactionId === undefined || !atGateway.has(transactionId))
+      mismatches.push(missingAtGateway(entry));
+  }
+  return {
+    kind: "reconciled",
+    report: {
+      from: period.from,
+      to: period.to,
+      gateway_records: periodRecords.length,
+      ledger_lines: periodLines.length,
+      matched,
+      mismatches,
+      notices: gateway.value.notices,
+    },
+  };
+}

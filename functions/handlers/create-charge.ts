@@ -1,0 +1,32 @@
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { adHocChargeAnswer } from "../api/answers";
+import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
+import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
+import { createChargeBody, subscriptionIdParams } from "../api/merchant-api-schemas";
+import { chargeAdHoc } from "../core/ad-hoc-charge";
+import type { ChargeDeps } from "../core/charge-engine";
+import { observedHandler } from "../runtime/lambda-handler";
+import { getMerchantApiServices } from "../runtime/merchant-api-services";
+
+/**
+ * POST /v1/subscriptions/{id}/charges: an ad hoc REBILL of the stored token, once per Idempotency-Key (the key's
+ * digest is also kept on the ledger line). Variables: billingEnvironment.
+ */
+export function createCharge(
+  request: HttpRequest,
+  services: ChargeDeps & IdempotencyServices,
+): Promise<HttpResult> {
+  return serve(async () => {
+    const { id } = pathOf(request, subscriptionIdParams);
+    const body = bodyOf(request, createChargeBody);
+    return idempotentPost(request, services, body, async (requestKey) =>
+      adHocChargeAnswer(
+        await chargeAdHoc({ subscription_id: id, amount: body.amount, request_key: requestKey }, services),
+      ),
+    );
+  });
+}
+
+export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
+  createCharge(event, await getMerchantApiServices()),
+);

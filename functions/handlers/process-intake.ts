@@ -1,0 +1,84 @@
+import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { processSqsRecords } from "../adapters/sqs-work-results";
+import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake";
+import { parseIntakeMessage } from "../core/intake-messages";
+import { MetricCounts, reportQueueResults } from "../runtime/charge-metrics";
+import { getIntakeProcessorServices } from "../runtime/intake-services";
+import { observedHandler } from "../runtime/lambda-handler";
+import { logger, metrics } from "../runtime/observability";
+import type { RuntimeServices } from "../runtime/services-from-env";
+
+/** One metric per outcome worth watching; ChargebacksUnmatched and StatusCallbacksRejected want an alarm. */
+const OUTCOME_METRICS = {
+  checkout_completed: "CheckoutsCompleted",
+  status_rejected: "StatusCallbacksRejected",
+  chargeback_recorded: "ChargebacksReceived",
+  chargeback_duplicate: "ChargebacksDuplicate",
+  chargeback_unmatched: "ChargebacksUnmatched",
+  payout_notified: "PayoutNotices",
+  webhook_ignored: "WebhooksIgnored",
+  payment_confirmed: "PaymentHintsConfirmed",
+  payment_hint_ignored: "PaymentHintsIgnored",
+  recurring_recorded: "RecurringChargesRecorded",
+  recurring_ignored: "RecurringNoticesIgnored",
+  retried: undefined,
+} as const satisfies Record<IntakeOutcome, string | undefined>;
+
+/** Outcomes a human should look at: a chargeback we cannot place, a callback that failed verify. */
+const ATTENTION: Partial<Record<IntakeOutcome, "warn" | "error">> = {
+  chargeback_unmatched: "error",
+  status_rejected: "warn",
+};
+
+const QUEUE_METRICS = {
+  retried: "IntakeMessagesRetried",
+  malformed: "IntakeMessagesMalformed",
+  failed: "IntakeMessagesFailed",
+} as const;
+
+type IntakeMetric =
+  | NonNullable<(typeof OUTCOME_METRICS)[IntakeOutcome]>
+  | (typeof QUEUE_METRICS)[keyof typeof QUEUE_METRICS];
+
+const INTAKE_METRICS: readonly IntakeMetric[] = [
+  ...Object.values(OUTCOME_METRICS).filter((name) => name !== undefined),
+  ...Object.values(QUEUE_METRICS),
+];
+
+export type IntakeWorkerServices = IntakeDeps &
+  Pick<RuntimeServices, "sqs"> & { readonly intakeQueueUrl: string };
+
+/**
+ * The intake processor (SQS, ReportBatchItemFailures): each message's kind decides what it changes (core/intake.ts);
+ * transient trouble is retried through the queue with backoff, as the charge worker does, up to the DLQ.
+ * Variables: intakeProcessorEnvironment.
+ */
+export async function processIntake(
+  event: SQSEvent,
+  services: IntakeWorkerServices,
+): Promise<SQSBatchResponse> {
+  const counts = new MetricCounts(INTAKE_METRICS);
+  const outcome = await processSqsRecords(event.Records, {
+    client: services.sqs,
+    queueUrl: services.intakeQueueUrl,
+    parse: parseIntakeMessage,
+    handler: async (message, receiveCount) => {
+      const result = await processIntakeMessage(message, receiveCount, services);
+      const metric = OUTCOME_METRICS[result.outcome];
+      if (metric !== undefined) counts.add(metric);
+      logger[ATTENTION[result.outcome] ?? "info"]("intake message processed", {
+        kind: message.kind,
+        outcome: result.outcome,
+        note: result.work.note,
+      });
+      return result.work;
+    },
+  });
+  reportQueueResults(outcome.results, counts, { ...QUEUE_METRICS, label: "intake message" });
+  counts.putInto(metrics);
+  return { batchItemFailures: outcome.batchItemFailures };
+}
+
+export const handler = observedHandler(async (event: SQSEvent) =>
+  processIntake(event, await getIntakeProcessorServices()),
+);

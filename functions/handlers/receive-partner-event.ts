@@ -1,0 +1,39 @@
+import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { partnerEventIntake } from "../core/intake-messages";
+import { PARTNER_SUCCESS_CODE } from "../gateway/schemas/partner";
+import { type HttpRequest, jsonBodyOf, jsonReply } from "../runtime/http-event";
+import { getIntakeReceiverServices, type IntakeReceiverServices } from "../runtime/intake-services";
+import { observedHandler } from "../runtime/lambda-handler";
+import { logger, metrics } from "../runtime/observability";
+
+const received = () => jsonReply(200, { code: PARTNER_SUCCESS_CODE, message: "Success" });
+
+/**
+ * POST /webhooks/partner: a PAYMENT_COMPLETED event is queued as a hint (no signature is documented, so nothing
+ * in it is trusted: process-intake confirms it by retrieve); other event types are acknowledged and dropped.
+ * Variables: intakeEnvironment.
+ */
+export async function receivePartnerEvent(
+  request: HttpRequest,
+  services: IntakeReceiverServices,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  const intake = partnerEventIntake(jsonBodyOf(request), services.clock.now());
+  if (intake.ok === "ignored") {
+    metrics.addMetric("PartnerEventsIgnored", MetricUnit.Count, 1);
+    logger.info("partner event ignored", { eventType: intake.eventType });
+    return received();
+  }
+  if (!intake.ok) {
+    metrics.addMetric("PartnerEventsRefused", MetricUnit.Count, 1);
+    logger.warn("partner event refused", { reason: intake.reason });
+    return jsonReply(400, { code: "INVALID_EVENT", message: intake.reason });
+  }
+  await services.queue.send(intake.message);
+  metrics.addMetric("PartnerEventsQueued", MetricUnit.Count, 1);
+  return received();
+}
+
+export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
+  receivePartnerEvent(event, await getIntakeReceiverServices()),
+);

@@ -1,0 +1,35 @@
+import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { statusCallbackIntake } from "../core/intake-messages";
+import { webhookAckReply } from "../gateway/webhook-signature";
+import { callbackQueryOf, type HttpRequest, jsonReply } from "../runtime/http-event";
+import { getIntakeReceiverServices, type IntakeReceiverServices } from "../runtime/intake-services";
+import { observedHandler } from "../runtime/lambda-handler";
+import { logger, metrics } from "../runtime/observability";
+
+/**
+ * GET|POST /webhooks/status (the payment window's status_url). Queues the query string untouched and answers at
+ * once; nothing changes here: process-intake verifies it with the gateway first. Variables: intakeEnvironment.
+ */
+export async function receiveStatusCallback(
+  request: HttpRequest,
+  services: IntakeReceiverServices,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  const query = callbackQueryOf(request);
+  const intake =
+    query === undefined
+      ? { ok: false as const, reason: "body is not a form or a JSON object of strings" }
+      : statusCallbackIntake(query, services.clock.now());
+  if (!intake.ok) {
+    metrics.addMetric("StatusCallbacksRefused", MetricUnit.Count, 1);
+    logger.warn("status callback refused", { reason: intake.reason });
+    return jsonReply(400, { rescode: "EC00", resmsg: `Invalid parameter: ${intake.reason}` });
+  }
+  await services.queue.send(intake.message);
+  metrics.addMetric("StatusCallbacksQueued", MetricUnit.Count, 1);
+  return jsonReply(200, webhookAckReply());
+}
+
+export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
+  receiveStatusCallback(event, await getIntakeReceiverServices()),
+);

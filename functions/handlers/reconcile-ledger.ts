@@ -1,0 +1,50 @@
+import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import { z } from "zod";
+import { previousDay, type ReconciliationReport, reconcile } from "../core/reconciliation";
+import { parseRequest } from "../gateway/errors";
+import { yyyymmdd } from "../gateway/schemas/primitives";
+import { getReconciliationServices, type ReconciliationServices } from "../runtime/intake-services";
+import { observedHandler } from "../runtime/lambda-handler";
+import { logger, metrics } from "../runtime/observability";
+import { scheduledEventSchema } from "../runtime/scheduled-event";
+
+/** A period asked for explicitly (a manual or back-fill run): YYYYMMDD days, both inclusive. */
+const periodSchema = z
+  .object({ from: yyyymmdd, to: yyyymmdd })
+  .refine((period) => period.from <= period.to, { path: ["from"], error: "must not be after to" });
+
+const asksForPeriod = (event: unknown) =>
+  typeof event === "object" && event !== null && ("from" in event || "to" in event);
+
+/**
+ * Daily (EventBridge Scheduler): yesterday's gateway transactions against the ledger, or the {from, to} the event
+ * names. Puts ReconciliationMismatches (alarm when > 0), logs one line per mismatch (ids and amounts) and returns
+ * the report. Fails the invocation when the gateway cannot answer. Variables: reconciliationEnvironment.
+ */
+export async function reconcileLedger(
+  event: unknown,
+  services: ReconciliationServices,
+): Promise<ReconciliationReport> {
+  const period = asksForPeriod(event) ? parseRequest(periodSchema, event) : previousDay(services.clock.now());
+  const outcome = await reconcile(period, services);
+  if (outcome.kind === "failed")
+    throw new Error(`reconciliation of ${period.from}–${period.to} failed: ${outcome.reason}`);
+  const { report } = outcome;
+  for (const mismatch of report.mismatches) logger.warn("reconciliation mismatch", { ...mismatch });
+  metrics.addMetric("ReconciliationMismatches", MetricUnit.Count, report.mismatches.length);
+  metrics.addMetric("ReconciliationGatewayRecords", MetricUnit.Count, report.gateway_records);
+  logger.info("reconciliation finished", {
+    ...scheduledEventSchema.parse(event),
+    from: report.from,
+    to: report.to,
+    gatewayRecords: report.gateway_records,
+    ledgerLines: report.ledger_lines,
+    matched: report.matched,
+    mismatches: report.mismatches.length,
+  });
+  return report;
+}
+
+export const handler = observedHandler(async (event: unknown) =>
+  reconcileLedger(event, await getReconciliationServices()),
+);

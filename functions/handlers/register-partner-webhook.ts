@@ -1,0 +1,28 @@
+import {
+  ensurePartnerWebhook,
+  type PartnerWebhookSetup,
+  type PartnerWebhookSetupDeps,
+} from "../core/partner-webhook-setup";
+import { getPartnerWebhookServices } from "../runtime/intake-services";
+import { observedHandler } from "../runtime/lambda-handler";
+import { logger } from "../runtime/observability";
+import { scheduledEventSchema } from "../runtime/scheduled-event";
+
+/**
+ * After each deploy (a CDK trigger) and daily: the merchant's PAYMENT_COMPLETED subscription to
+ * <PUBLIC_WEBHOOK_BASE_URL>/partner exists and is active. Idempotent. Variables: partnerWebhookEnvironment.
+ */
+export async function registerPartnerWebhook(
+  event: unknown,
+  services: PartnerWebhookSetupDeps,
+): Promise<PartnerWebhookSetup> {
+  const invocation = scheduledEventSchema.parse(event);
+  const setup = await ensurePartnerWebhook(services);
+  if (setup.kind === "failed") throw new Error(`partner webhook set-up failed: ${setup.reason}`);
+  logger.info("partner webhook checked", { ...invocation, ...setup, endpointUrl: services.endpointUrl });
+  return setup;
+}
+
+export const handler = observedHandler(async (event: unknown) =>
+  registerPartnerWebhook(event, await getPartnerWebhookServices()),
+);

@@ -1,0 +1,315 @@
+import { Duration } from "aws-cdk-lib";
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  SingleValueWidget,
+  Stats,
+  TreatMissingData,
+} from "aws-cdk-lib/aws-cloudwatch";
+import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
+import { Topic } from "aws-cdk-lib/aws-sns";
+import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
+import type { IQueue } from "aws-cdk-lib/aws-sqs";
+import { Construct } from "constructs";
+import type { ChargeMetric } from "../functions/runtime/charge-metrics";
+import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from "../functions/runtime/observability";
+import type { BillingFunction } from "./billing-function";
+import type { BillingConfig } from "./config";
+import type { WorkQueue } from "./stateful-stack";
+
+/** Metrics the handlers put (Powertools EMF, namespace Billing, dimension service). Names outside CHARGE_METRICS. */
+type HandlerMetric =
+  | ChargeMetric
+  | "AttemptsDeferred"
+  | "PartnerTokenHoursLeft"
+  | "ReconciliationMismatches"
+  | "GatewayWebhooksRejected"
+  | "ChargebacksUnmatched"
+  | "StatusCallbacksRejected";
+
+/** Below this many charges in an hour the decline rate is not judged (one decline of two is not a trend). */
+const DECLINE_RATE_MIN_CHARGES = 10;
+const UNKNOWN_OUTCOMES_PER_HOUR = 5;
+const WEBHOOK_REJECTIONS_PER_5_MIN = 10;
+const PARTNER_TOKEN_MIN_HOURS = 2;
+const QUEUE_MAX_AGE = Duration.hours(1);
+
+export interface BillingMonitoringProps {
+  readonly functions: readonly BillingFunction[];
+  /** Work queues by display name. */
+  readonly queues: { readonly [name: string]: WorkQueue };
+  readonly scheduleDeadLetters: IQueue;
+  readonly config: BillingConfig;
+}
+
+function billingMetric(metricName: HandlerMetric, statistic: string, period: Duration): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: DEFAULT_SERVICE_NAME },
+    statistic,
+    period,
+  });
+}
+
+/**
+ * On-call's view: an SNS topic (optionally e-mailed), one alarm per thing a human must act on — each description is
+ * its runbook line — and one dashboard.
+ */
+export class BillingMonitoring extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: BillingMonitoringProps) {
+    super(scope, id);
+    this.topic = new Topic(this, "AlarmTopic", { displayName: "Billing alarms", enforceSSL: true });
+    if (props.config.alarmEmail !== undefined) {
+      this.topic.addSubscription(new EmailSubscription(props.config.alarmEmail));
+    }
+    this.#queueAlarms(props);
+    this.#functionAlarms(props.functions);
+    const rates = this.#chargeAlarms(props.config);
+    this.#operationsAlarms();
+    this.#dashboard(props, rates);
+  }
+
+  #alarm(
+    id: string,
+    metric: IMetric,
+    options: {
+      threshold: number;
+      comparison?: ComparisonOperator;
+      evaluationPeriods?: number;
+      missing?: TreatMissingData;
+      runbook: string;
+    },
+  ): Alarm {
+    const alarm = new Alarm(this, id, {
+      metric,
+      threshold: options.threshold,
+      comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
+      treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
+      alarmDescription: options.runbook,
+    });
+    alarm.addAlarmAction(new SnsAction(this.topic));
+    this.alarms.push(alarm);
+    return alarm;
+  }
+
+  #queueAlarms({ queues, scheduleDeadLetters }: BillingMonitoringProps) {
+    const depth = (queue: IQueue) =>
+      queue.metricApproximateNumberOfMessagesVisible({
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(5),
+      });
+    const consumerOf: Record<string, string> = {
+      ChargeWork: "process-charges",
+      IntakeWork: "process-intake",
+    };
+    for (const [name, queue] of Object.entries(queues)) {
+      const consumer = consumerOf[name] ?? "its consumer";
+      this.#alarm(`${name}DeadLetters`, depth(queue.deadLetterQueue), {
+        threshold: 0,
+        runbook: `${name} DLQ not empty: messages failed ${consumer} 8 times. Find the cause in the logs of ${consumer} (messageId), fix it, then redrive the DLQ to its source queue (SQS console: Start DLQ redrive). Redrive is safe: every step is a conditional write or de-duplicated, nothing is charged twice.`,
+      });
+      this.#alarm(
+        `${name}Backlog`,
+        queue.queue.metricApproximateAgeOfOldestMessage({
+          statistic: Stats.MAXIMUM,
+          period: Duration.minutes(5),
+        }),
+        {
+          threshold: QUEUE_MAX_AGE.toSeconds(),
+          evaluationPeriods: 2,
+          runbook: `${name}: a message has waited over an hour. ${consumer} is failing, throttled or the gateway is unavailable (see its Errors/Throttles alarms and GatewayUnavailable on the dashboard); work resumes by itself once the cause is gone.`,
+        },
+      );
+    }
+    this.#alarm("ScheduleDeadLetters", depth(scheduleDeadLetters), {
+      threshold: 0,
+      runbook:
+        "Schedule DLQ not empty: a scheduled run (charge run, janitor, partner token, reconciliation, partner webhook) could not be delivered or failed every retry. The message names the function; read its logs, fix, invoke it once by hand (every scheduled job is safe to run twice), then purge the DLQ.",
+    });
+  }
+
+  #functionAlarms(functions: readonly BillingFunction[]) {
+    const fiveMinutes = { statistic: Stats.SUM, period: Duration.minutes(5) };
+    for (const fn of functions) {
+      const name = fn.handlerName;
+      this.#alarm(`${fn.node.id}Errors`, fn.metricErrors(fiveMinutes), {
+        threshold: 0,
+        runbook: `${name} failed. Read its log group ("invocation failed"): a missing variable or an unset secret names itself. Queued and scheduled work is retried by itself; an API caller got a 5xx and may retry with the same Idempotency-Key.`,
+      });
+      this.#alarm(`${fn.node.id}Throttles`, fn.metricThrottles(fiveMinutes), {
+        threshold: 0,
+        runbook: `${name} was throttled: its concurrency limit (lib/function-table.ts) or the account's is exhausted. Queued work waits, scheduled work is retried; raise the limit only as far as the gateway's rate limits allow.`,
+      });
+    }
+  }
+
+  #chargeAlarms(config: BillingConfig) {
+    const hour = Duration.hours(1);
+    const declineRate = new MathExpression({
+      expression: `IF(succeeded + declined >= ${DECLINE_RATE_MIN_CHARGES}, 100 * declined / (succeeded + declined), 0)`,
+      usingMetrics: {
+        succeeded: billingMetric("ChargeSucceeded", Stats.SUM, hour),
+        declined: billingMetric("ChargeDeclined", Stats.SUM, hour),
+      },
+      label: "Decline rate (%)",
+      period: hour,
+    });
+    this.#alarm("DeclineRate", declineRate, {
+      threshold: config.declineRateAlarmPercent,
+      runbook: `Over ${config.declineRateAlarmPercent}% of charges declined in the last hour (at least ${DECLINE_RATE_MIN_CHARGES} charges). Read the decline codes in process-charges' logs: one code across many cards points at the gateway or acquirer (contact the gateway); dunning goes on by itself.`,
+    });
+    this.#alarm("UnknownOutcomes", billingMetric("ChargeUnknown", Stats.SUM, hour), {
+      threshold: UNKNOWN_OUTCOMES_PER_HOUR,
+      comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      runbook: `${UNKNOWN_OUTCOMES_PER_HOUR}+ REBILLs in an hour got no usable answer (timeout or reset after sending). Never charge these again by hand: the janitor settles each by retrieve on its order_id after the in-flight window. Check the gateway's status and latency.`,
+    });
+    this.#alarm("UnresolvedAttempts", billingMetric("AttemptsDeferred", Stats.SUM, hour), {
+      threshold: 0,
+      evaluationPeriods: 2,
+      runbook:
+        "For two hours the janitor could not settle open charge attempts (retrieve unavailable): some outcomes have been unknown for over an hour. Check sweep-attempts' logs (order_id) and the gateway's status; never charge these subscriptions by hand, they settle once retrieve answers.",
+    });
+    return declineRate;
+  }
+
+  #operationsAlarms() {
+    this.#alarm(
+      "ReconciliationMismatches",
+      billingMetric("ReconciliationMismatches", Stats.MAXIMUM, Duration.days(1)),
+      {
+        threshold: 0,
+        runbook:
+          'Reconciliation found differences between the ledger and the gateway. reconcile-ledger logs one "reconciliation mismatch" line each (ids, amounts): check each against the gateway\'s transaction report before correcting anything; re-run a period by invoking it with {"from":"YYYYMMDD","to":"YYYYMMDD"}.',
+      },
+    );
+    this.#alarm(
+      "PartnerTokenExpiring",
+      billingMetric("PartnerTokenHoursLeft", Stats.MINIMUM, Duration.hours(6)),
+      {
+        threshold: PARTNER_TOKEN_MIN_HOURS,
+        comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+        missing: TreatMissingData.MISSING,
+        runbook:
+          "The partner JWT has under 2 h left: refresh-partner-token is failing. Read its logs (partner API key in the GatewayCredentials secret, partner API status); once fixed, invoke it by hand.",
+      },
+    );
+    this.#alarm(
+      "WebhookSignatureFailures",
+      billingMetric("GatewayWebhooksRejected", Stats.SUM, Duration.minutes(5)),
+      {
+        threshold: WEBHOOK_REJECTIONS_PER_5_MIN,
+        comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        runbook: `${WEBHOOK_REJECTIONS_PER_5_MIN}+ gateway webhooks refused in 5 minutes (bad signature or stale transmission time). Either the gateway's webhook secret changed (put it under "next" in the WebhookSecrets secret, later move it to "current") or someone is forging deliveries; the gateway re-sends genuine ones hourly, up to 3 times.`,
+      },
+    );
+    this.#alarm(
+      "ChargebacksUnmatched",
+      billingMetric("ChargebacksUnmatched", Stats.SUM, Duration.minutes(5)),
+      {
+        threshold: 0,
+        runbook:
+          "A chargeback arrived for a transaction the ledger does not know. Find it in process-intake's logs (transaction_id), look it up in the gateway's portal and record the dispute with the customer by hand.",
+      },
+    );
+    this.#alarm(
+      "StatusCallbacksRejected",
+      billingMetric("StatusCallbacksRejected", Stats.SUM, Duration.minutes(5)),
+      {
+        threshold: 0,
+        runbook:
+          "A status_url callback failed verify with the gateway (changed parameters or a forged call); nothing was changed. Check process-intake's logs (order_id); repeated ones from one source suggest tampering.",
+      },
+    );
+  }
+
+  #dashboard(props: BillingMonitoringProps, declineRate: MathExpression) {
+    const hour = Duration.hours(1);
+    const charges: ChargeMetric[] = [
+      "ChargeSucceeded",
+      "ChargeDeclined",
+      "ChargeUnknown",
+      "ChargeRejected",
+      "GatewayUnavailable",
+    ];
+    const queues = Object.entries(props.queues);
+    const depth = (queue: IQueue, label: string) =>
+      queue.metricApproximateNumberOfMessagesVisible({
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(5),
+        label,
+      });
+    const dashboard = new Dashboard(this, "Dashboard", { defaultInterval: Duration.days(7) });
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: "Charges per hour",
+        width: 16,
+        left: charges.map((name) => billingMetric(name, Stats.SUM, hour).with({ label: name })),
+      }),
+      new GraphWidget({ title: "Decline rate (%)", width: 8, left: [declineRate] }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: "Queue depths (visible messages)",
+        width: 12,
+        left: queues.map(([name, queue]) => depth(queue.queue, name)),
+        right: [
+          ...queues.map(([name, queue]) => depth(queue.deadLetterQueue, `${name} DLQ`)),
+          depth(props.scheduleDeadLetters, "Schedule DLQ"),
+        ],
+      }),
+      new GraphWidget({
+        title: "Oldest message (s)",
+        width: 12,
+        left: queues.map(([name, queue]) =>
+          queue.queue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, label: name }),
+        ),
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: "Duration p95 (ms)",
+        width: 12,
+        left: props.functions.map((fn) =>
+          fn.metricDuration({ statistic: Stats.p(95), label: fn.handlerName }),
+        ),
+      }),
+      new GraphWidget({
+        title: "Errors and throttles",
+        width: 12,
+        left: props.functions.map((fn) => fn.metricErrors({ statistic: Stats.SUM, label: fn.handlerName })),
+        right: props.functions.map((fn) =>
+          fn.metricThrottles({ statistic: Stats.SUM, label: `${fn.handlerName} throttles` }),
+        ),
+      }),
+    );
+    dashboard.addWidgets(
+      new SingleValueWidget({
+        title: "Partner JWT hours left",
+        width: 8,
+        metrics: [billingMetric("PartnerTokenHoursLeft", Stats.MINIMUM, Duration.hours(6))],
+      }),
+      new SingleValueWidget({
+        title: "Reconciliation mismatches (last run)",
+        width: 8,
+        metrics: [billingMetric("ReconciliationMismatches", Stats.MAXIMUM, Duration.days(1))],
+      }),
+      new GraphWidget({
+        title: "Webhooks refused",
+        width: 8,
+        left: [billingMetric("GatewayWebhooksRejected", Stats.SUM, Duration.minutes(5))],
+      }),
+    );
+    dashboard.addWidgets(new AlarmStatusWidget({ title: "Alarms", width: 24, alarms: this.alarms }));
+  }
+}

@@ -1,0 +1,276 @@
+import {
+  Annotations,
+  CfnElement,
+  CfnParameter,
+  CfnRule,
+  CrossStackReferences,
+  Duration,
+  Fn,
+  ReferenceStrength,
+  Stack,
+  type StackProps,
+} from "aws-cdk-lib";
+import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import {
+  HttpApi,
+  HttpMethod,
+  HttpNoneAuthorizer,
+  type IHttpRouteAuthorizer,
+  LogGroupLogDestination,
+} from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { LogGroup } from "aws-cdk-lib/aws-logs";
+import {
+  ContextAttribute,
+  Schedule,
+  ScheduleExpression,
+  ScheduleTargetInput,
+} from "aws-cdk-lib/aws-scheduler";
+import { LambdaInvoke } from "aws-cdk-lib/aws-scheduler-targets";
+import type { Construct } from "constructs";
+import { BillingFunction } from "./billing-function";
+import type { BillingConfig, ScheduleName } from "./config";
+import {
+  BILLING_FUNCTIONS,
+  type BindContext,
+  type FunctionSpec,
+  type HttpRoute,
+  type QueueName,
+} from "./function-table";
+import { BillingMonitoring } from "./monitoring";
+import { acknowledge } from "./nag";
+import type { BillingStatefulResources, WorkQueue } from "./stateful-stack";
+
+export interface BillingServiceStackProps extends StackProps {
+  readonly resources: BillingStatefulResources;
+  readonly config: BillingConfig;
+  /** The function table (default BILLING_FUNCTIONS). */
+  readonly functions?: readonly FunctionSpec[];
+}
+
+/** How each schedule retries a delivery, and how long an invocation stays worth running. */
+const SCHEDULES: { readonly [name in ScheduleName]: { description: string; maxEventAge: Duration } } = {
+  chargeRun: {
+    description: "Charge run: one charge message per due subscription",
+    maxEventAge: Duration.hours(1),
+  },
+  janitor: {
+    description: "Janitor: settles charge attempts left open past their lease",
+    maxEventAge: Duration.minutes(5),
+  },
+  partnerToken: { description: "Partner JWT refresher", maxEventAge: Duration.hours(1) },
+  reconciliation: {
+    description: "Daily reconciliation of the ledger against the gateway",
+    maxEventAge: Duration.hours(6),
+  },
+  partnerWebhook: {
+    description: "Partner PAYMENT_COMPLETED webhook registration check",
+    maxEventAge: Duration.hours(6),
+  },
+};
+const SCHEDULE_RETRIES = 3;
+/** Under the HTTP API's 30 s integration timeout, so a slow handler fails in our logs, not only at the edge. */
+const DEFAULT_TIMEOUT_SECONDS = 29;
+const ASYNC_RETRIES = 2;
+
+/** Seconds a queue consumer may run: AWS wants the queue's visibility timeout ≥ 6 × the function timeout. */
+const consumerTimeout = (queue: WorkQueue) =>
+  Duration.seconds(Math.floor(queue.visibilityTimeout.toSeconds() / 6));
+
+const constructId = (handler: string) =>
+  handler.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
+
+/**
+ * The stateless half: every function of the table with its trigger (schedule, queue or HTTP route), the HTTP API with
+ * the merchant authorizer, and the alarms and dashboard. Safe to destroy and redeploy; it owns no data.
+ */
+export class BillingServiceStack extends Stack {
+  readonly api: HttpApi;
+  readonly functions: readonly BillingFunction[];
+
+  constructor(scope: Construct, id: string, props: BillingServiceStackProps) {
+    super(scope, id, props);
+    // Strong (Export/ImportValue): the data stack cannot change under a running service. Dropping a reference later
+    // takes two deploys (keep the export one more deploy with stateful.exportValue).
+    CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
+    const { resources, config } = props;
+    const specs = props.functions ?? BILLING_FUNCTIONS;
+    this.api = this.#httpApi(config);
+    const context: BindContext = {
+      resources,
+      config,
+      webhookBaseUrl: config.publicWebhookBaseUrl ?? `${this.api.apiEndpoint}/webhooks`,
+    };
+    const queues: { readonly [name in QueueName]: WorkQueue } = {
+      charge: resources.chargeQueue,
+      intake: resources.intakeQueue,
+    };
+
+    const built = specs.map((spec) => ({ spec, fn: this.#function(spec, context, queues) }));
+    this.functions = built.map(({ fn }) => fn);
+
+    const authorizers = built.filter(({ spec }) => spec.trigger.kind === "authorizer");
+    if (authorizers.length > 1) throw new Error("the function table names more than one authorizer");
+    const merchantAuthorizer =
+      authorizers[0] &&
+      new HttpLambdaAuthorizer("MerchantAuthorizer", authorizers[0].fn, {
+        responseTypes: [HttpLambdaResponseType.SIMPLE],
+        identitySource: ["$request.header.Authorization"],
+        resultsCacheTtl: Duration.minutes(5),
+      });
+    for (const { spec, fn } of built) {
+      const trigger = spec.trigger;
+      if (trigger.kind === "schedule") this.#schedule(trigger.schedule, fn, config, resources);
+      if (trigger.kind === "http") this.#routes(trigger.routes, fn, merchantAuthorizer);
+    }
+
+    new BillingMonitoring(this, "Monitoring", {
+      functions: this.functions,
+      queues: { ChargeWork: resources.chargeQueue, IntakeWork: resources.intakeQueue },
+      scheduleDeadLetters: resources.scheduleDeadLetters,
+      config,
+    });
+    this.#refusePlaceholderDeploys(config);
+  }
+
+  #function(spec: FunctionSpec, context: BindContext, queues: { readonly [name in QueueName]: WorkQueue }) {
+    const trigger = spec.trigger;
+    const consumed = trigger.kind === "queue" ? queues[trigger.queue] : undefined;
+    const scheduled = trigger.kind === "schedule" ? SCHEDULES[trigger.schedule] : undefined;
+    const fn = new BillingFunction(this, constructId(spec.handler), {
+      handler: spec.handler,
+      environment: spec.environment,
+      timeout: consumed
+        ? consumerTimeout(consumed)
+        : Duration.seconds(spec.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
+      logRetention: context.config.logRetention,
+      reservedConcurrency: consumed ? undefined : spec.concurrency,
+      asyncDeadLetters: scheduled && {
+        queue: context.resources.scheduleDeadLetters,
+        retryAttempts: ASYNC_RETRIES,
+        maxEventAge: scheduled.maxEventAge,
+      },
+    });
+    for (const bindTo of spec.binds) bindTo(fn, context);
+    if (consumed && trigger.kind === "queue") {
+      if (spec.concurrency === undefined)
+        throw new Error(`${spec.handler}: a queue consumer needs a concurrency`);
+      fn.consumeQueue(consumed.queue, { batchSize: trigger.batchSize, maxConcurrency: spec.concurrency });
+    }
+    return fn;
+  }
+
+  #schedule(
+    name: ScheduleName,
+    fn: BillingFunction,
+    config: BillingConfig,
+    resources: BillingStatefulResources,
+  ) {
+    const { description, maxEventAge } = SCHEDULES[name];
+    const id = `${constructId(name)}Schedule`;
+    const role = new Role(this, `${id}Role`, {
+      assumedBy: new ServicePrincipal("scheduler.amazonaws.com"),
+      description: `EventBridge Scheduler: invokes ${fn.handlerName}`,
+    });
+    const cfnFunction = fn.node.defaultChild;
+    if (cfnFunction instanceof CfnElement) {
+      acknowledge(
+        role,
+        "AwsSolutions-IAM5",
+        "lambda:InvokeFunction on the function's versions and aliases (ARN:*), as CDK's grantInvoke writes it; one function only.",
+        `Resource::<${this.getLogicalId(cfnFunction)}.Arn>:*`,
+      );
+    }
+    new Schedule(this, id, {
+      description,
+      schedule: ScheduleExpression.expression(config.schedules[name]),
+      target: new LambdaInvoke(fn, {
+        role,
+        // What scheduledEventSchema reads: the log line names the schedule and its planned time.
+        input: ScheduleTargetInput.fromObject({
+          "detail-type": `Scheduled: ${name}`,
+          id: ContextAttribute.executionId,
+          time: ContextAttribute.scheduledTime,
+        }),
+        retryAttempts: SCHEDULE_RETRIES,
+        maxEventAge,
+        deadLetterQueue: resources.scheduleDeadLetters,
+      }),
+    });
+  }
+
+  #httpApi(config: BillingConfig): HttpApi {
+    const api = new HttpApi(this, "Api", {
+      description: "Merchant API and gateway webhooks",
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: config.logRetention });
+    api.addStage("DefaultStage", {
+      stageName: "$default",
+      autoDeploy: true,
+      throttle: { rateLimit: config.api.rateLimit, burstLimit: config.api.burstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        // Request metadata only: never the body or the Authorization header.
+        format: AccessLogFormat.jsonWithStandardFields(),
+      },
+    });
+    return api;
+  }
+
+  #routes(
+    routes: readonly HttpRoute[],
+    fn: BillingFunction,
+    merchantAuthorizer: IHttpRouteAuthorizer | undefined,
+  ) {
+    const integration = new HttpLambdaIntegration(`${fn.node.id}Integration`, fn);
+    for (const route of routes) {
+      if (route.auth === "merchant" && merchantAuthorizer === undefined) {
+        throw new Error(
+          `${route.method} ${route.path} needs the merchant authorizer, which no function provides`,
+        );
+      }
+      const [added] = this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration,
+        authorizer: route.auth === "merchant" ? merchantAuthorizer : new HttpNoneAuthorizer(),
+      });
+      if (route.auth === "none" && added) {
+        acknowledge(
+          added,
+          "AwsSolutions-APIG4",
+          "Called by the gateway (or public: the OpenAPI document), which sends no bearer key: the handler authenticates the call itself (verify, signature, confirm by retrieve).",
+        );
+      }
+    }
+  }
+
+  /**
+   * Gateway URLs left unset synthesize with `.invalid` placeholders (offline synth, tests), but must not deploy: a
+   * warning at synth, and a CloudFormation rule that fails the deployment before any resource changes.
+   */
+  #refusePlaceholderDeploys(config: BillingConfig) {
+    if (config.unsetGatewayUrlKeys.length === 0) return;
+    const keys = config.unsetGatewayUrlKeys.join(", ");
+    Annotations.of(this).addWarningV2(
+      "billing:placeholder-gateway-urls",
+      `${keys} not set: placeholder .invalid URLs are used and the deployment will be refused. Set them in cdk.json "context" or with -c.`,
+    );
+    const configured = new CfnParameter(this, "GatewayUrlsConfigured", {
+      type: "String",
+      default: "no",
+      description: `Placeholder gateway URLs (${keys} unset in the CDK context)`,
+    });
+    new CfnRule(this, "GatewayUrlsRequired", {
+      assertions: [
+        {
+          assert: Fn.conditionEquals(configured.valueAsString, "yes"),
+          assertDescription: `Set ${keys} in the CDK context (cdk.json or -c key=value) and deploy again.`,
+        },
+      ],
+    });
+  }
+}

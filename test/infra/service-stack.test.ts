@@ -1,0 +1,386 @@
+import { readdirSync } from "node:fs";
+import { App } from "aws-cdk-lib";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
+import { readBillingConfig } from "../../lib/config";
+import { BILLING_FUNCTIONS, bind } from "../../lib/function-table";
+import { BillingServiceStack } from "../../lib/service-stack";
+import { BillingStatefulStack } from "../../lib/stateful-stack";
+import { resourcesOf, synthBillingApp } from "./billing-app";
+
+const statementSchema = z.object({
+  Effect: z.string(),
+  Action: z.union([z.string(), z.array(z.string())]),
+  Resource: z.unknown(),
+});
+type Statement = z.output<typeof statementSchema>;
+const policySchema = z.object({
+  Roles: z.array(z.unknown()),
+  PolicyDocument: z.object({ Statement: z.array(statementSchema) }),
+});
+const functionSchema = z.looseObject({
+  Role: z.unknown(),
+  Description: z.string(),
+  Environment: z.object({ Variables: z.record(z.string(), z.unknown()) }),
+});
+
+type LambdaFunction = {
+  logicalId: string;
+  handler: string;
+  properties: Record<string, unknown>;
+  variables: Record<string, unknown>;
+  statements: Statement[];
+};
+
+let synth: ReturnType<typeof synthBillingApp>;
+let functions: LambdaFunction[];
+/** Logical ids of the stateful stack's resources: what an imported value (Fn::ImportValue) may point at. */
+let statefulIds: string[];
+
+const handlerFiles = readdirSync(new URL("../../functions/handlers/", import.meta.url))
+  .filter((file) => file.endsWith(".ts"))
+  .map((file) => file.replace(/\.ts$/, ""))
+  .sort();
+
+const referencedIds = (value: unknown) => statefulIds.filter((id) => JSON.stringify(value).includes(id));
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+
+beforeAll(() => {
+  synth = synthBillingApp();
+  statefulIds = Object.keys(synth.stateful.toJSON().Resources);
+  const policies = resourcesOf(synth.service, "AWS::IAM::Policy").map(([, policy]) =>
+    policySchema.parse(policy.Properties),
+  );
+  functions = resourcesOf(synth.service, "AWS::Lambda::Function").map(([logicalId, fn]) => {
+    const properties = functionSchema.parse(fn.Properties);
+    const role = JSON.stringify(properties.Role).match(/"Fn::GetAtt":\["([^"]+)"/)?.[1] ?? "";
+    const statements = policies
+      .filter((policy) => JSON.stringify(policy.Roles) === JSON.stringify([{ Ref: role }]))
+      .flatMap((policy) => policy.PolicyDocument.Statement);
+    return {
+      logicalId,
+      handler: properties.Description.replace(/^billing: /, ""),
+      properties,
+      variables: properties.Environment.Variables,
+      statements,
+    };
+  });
+});
+
+describe("functions", () => {
+  it("one function per handler file, and a table line for each", () => {
+    expect(BILLING_FUNCTIONS.map((spec) => spec.handler).sort()).toEqual(handlerFiles);
+    expect(functions.map((fn) => fn.handler).sort()).toEqual(handlerFiles);
+  });
+
+  it("run nodejs22.x on arm64 with active tracing and their own log group", () => {
+    for (const fn of functions) {
+      expect(fn.properties, fn.handler).toMatchObject({
+        Runtime: "nodejs22.x",
+        Architectures: ["arm64"],
+        TracingConfig: { Mode: "Active" },
+        LoggingConfig: { LogGroup: { Ref: expect.stringMatching(/Logs/) } },
+        Handler: "index.handler",
+      });
+    }
+    for (const [, group] of resourcesOf(synth.service, "AWS::Logs::LogGroup")) {
+      expect(group.Properties?.RetentionInDays).toBe(90);
+    }
+  });
+
+  it("every gateway caller has a concurrency bound (reserved, or the event source's maximum)", () => {
+    const mappings = resourcesOf(synth.service, "AWS::Lambda::EventSourceMapping");
+    for (const fn of functions.filter((f) => "GATEWAY_SECRET_ARN" in f.variables)) {
+      const mapping = mappings.find(([, m]) =>
+        JSON.stringify(m.Properties?.FunctionName).includes(fn.logicalId),
+      );
+      const bounded =
+        typeof fn.properties.ReservedConcurrentExecutions === "number" ||
+        typeof (mapping?.[1].Properties?.ScalingConfig as { MaximumConcurrency?: number })
+          ?.MaximumConcurrency === "number";
+      expect(bounded, fn.handler).toBe(true);
+    }
+  });
+
+  it("environment variables carry names, ARNs, URLs and settings only: no secret value, no card field", () => {
+    const allowed = /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|WEBHOOK_HEADER_PREFIX)$/;
+    const forbidden = /card|cvc|pan\b|expiry|api_?key|aes|password|token(?!_SECRET_ARN)|secret(?!S?_ARN)/i;
+    for (const fn of functions) {
+      for (const [name, value] of Object.entries(fn.variables)) {
+        expect(name, fn.handler).toMatch(allowed);
+        expect(forbidden.test(name) && !name.endsWith("_ARN"), `${fn.handler} ${name}`).toBe(false);
+        // A secret is named by its ARN, which CloudFormation imports: never a literal in the template.
+        if (name.endsWith("_ARN")) expect(JSON.stringify(value)).toMatch(/^\{"Fn::ImportValue":/);
+        if (typeof value === "string") {
+          expect(value, `${fn.handler} ${name}`).not.toMatch(/apiKey|aesKey|cvc|card_number|\d{13,19}/i);
+        }
+      }
+    }
+  });
+});
+
+describe("least privilege", () => {
+  it("no wildcard resource or action on DynamoDB, SQS, Secrets Manager or EventBridge", () => {
+    for (const fn of functions) {
+      for (const statement of fn.statements) {
+        const actions = actionsOf(statement);
+        if (statement.Resource === "*" || JSON.stringify(statement.Resource).includes('"*"')) {
+          expect(actions.sort(), fn.handler).toEqual(["xray:PutTelemetryRecords", "xray:PutTraceSegments"]);
+        }
+        for (const action of actions) expect(action, fn.handler).not.toMatch(/\*/);
+      }
+    }
+  });
+
+  it("each function's grants name only the table, queues, bus and secrets its variables point at", () => {
+    const invokeConfigs = JSON.stringify(synth.service.findResources("AWS::Lambda::EventInvokeConfig"));
+    const deadLetters = statefulIds.filter((id) => id.startsWith("ScheduleDeadLetters"));
+    for (const fn of functions) {
+      // A scheduled function may also send its failed async invocations to the schedule DLQ.
+      const scheduled = invokeConfigs.includes(fn.logicalId);
+      const allowed = new Set([...referencedIds(fn.variables), ...(scheduled ? deadLetters : [])]);
+      for (const statement of fn.statements) {
+        for (const id of referencedIds(statement.Resource)) {
+          expect(allowed.has(id), `${fn.handler} may touch ${id}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("grants the repository's DynamoDB actions on the table and its named indexes only", () => {
+    const definitionIndexes = ["due", "open", "by_subscription", "ledger"];
+    for (const fn of functions) {
+      const dynamo = fn.statements.filter((s) => actionsOf(s).some((a) => a.startsWith("dynamodb:")));
+      expect(dynamo.length, fn.handler).toBe("TABLE_NAME" in fn.variables ? 1 : 0);
+      for (const statement of dynamo) {
+        const resources = JSON.stringify(statement.Resource);
+        for (const index of definitionIndexes) expect(resources).toContain(`/index/${index}`);
+        expect(resources).not.toContain("/index/*");
+      }
+    }
+    const readOnly = functions.filter((fn) =>
+      ["get-subscription", "list-charges", "reconcile-ledger"].includes(fn.handler),
+    );
+    for (const fn of readOnly) {
+      const actions = fn.statements.flatMap(actionsOf).filter((a) => a.startsWith("dynamodb:"));
+      expect(actions.sort(), fn.handler).toEqual(["dynamodb:GetItem", "dynamodb:Query"]);
+    }
+  });
+
+  it("only the partner-token writers may put a secret value, and only the partner token's", () => {
+    const writers = functions.filter((fn) =>
+      fn.statements.some((s) => actionsOf(s).includes("secretsmanager:PutSecretValue")),
+    );
+    expect(writers.map((fn) => fn.handler).sort()).toEqual([
+      "refresh-partner-token",
+      "register-partner-webhook",
+    ]);
+    for (const fn of writers) {
+      const put = fn.statements.find((s) => actionsOf(s).includes("secretsmanager:PutSecretValue"));
+      expect(referencedIds(put?.Resource)).toEqual([expect.stringMatching(/^PartnerToken/)]);
+      expect(actionsOf(put ?? { Action: [], Resource: "", Effect: "" })).toEqual([
+        "secretsmanager:PutSecretValue",
+      ]);
+    }
+  });
+
+  it("the charge worker consumes the charge queue but cannot send; the charge run sends but cannot consume", () => {
+    const sqsActions = (handler: string) =>
+      functions
+        .find((fn) => fn.handler === handler)
+        ?.statements.filter((s) => referencedIds(s.Resource).some((id) => id.startsWith("ChargeWorkQueue")))
+        .flatMap(actionsOf)
+        .sort();
+    expect(sqsActions("process-charges")).toContain("sqs:ChangeMessageVisibility");
+    expect(sqsActions("process-charges")).not.toContain("sqs:SendMessage");
+    expect(sqsActions("run-charges")).toEqual([
+      "sqs:GetQueueAttributes",
+      "sqs:GetQueueUrl",
+      "sqs:SendMessage",
+    ]);
+    expect(sqsActions("create-subscription")).toEqual([]);
+  });
+});
+
+describe("triggers", () => {
+  it("queue consumers report partial batch failures with a bounded batching window and concurrency", () => {
+    const mappings = resourcesOf(synth.service, "AWS::Lambda::EventSourceMapping");
+    expect(mappings).toHaveLength(2);
+    for (const [, mapping] of mappings) {
+      expect(mapping.Properties).toMatchObject({
+        FunctionResponseTypes: ["ReportBatchItemFailures"],
+        BatchSize: 10,
+        MaximumBatchingWindowInSeconds: 5,
+        ScalingConfig: { MaximumConcurrency: expect.any(Number) },
+      });
+    }
+  });
+
+  it("each schedule retries, then dead-letters; so do the scheduled functions' async invocations", () => {
+    const schedules = resourcesOf(synth.service, "AWS::Scheduler::Schedule");
+    expect(schedules.map(([, s]) => s.Properties?.ScheduleExpression).sort()).toEqual([
+      "cron(30 3 * * ? *)",
+      "rate(1 day)",
+      "rate(1 hour)",
+      "rate(5 minutes)",
+      "rate(6 hours)",
+    ]);
+    for (const [, schedule] of schedules) {
+      expect(schedule.Properties).toMatchObject({
+        FlexibleTimeWindow: { Mode: "OFF" },
+        Target: {
+          RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: expect.any(Number) },
+          DeadLetterConfig: { Arn: { "Fn::ImportValue": expect.stringMatching(/ScheduleDeadLetters/) } },
+        },
+      });
+    }
+    const invokeConfigs = resourcesOf(synth.service, "AWS::Lambda::EventInvokeConfig");
+    expect(invokeConfigs).toHaveLength(schedules.length);
+    for (const [, config] of invokeConfigs) {
+      expect(config.Properties).toMatchObject({
+        MaximumRetryAttempts: 2,
+        DestinationConfig: {
+          OnFailure: { Destination: { "Fn::ImportValue": expect.stringMatching(/ScheduleDeadLetters/) } },
+        },
+      });
+    }
+  });
+
+  it("merchant routes go through the Lambda authorizer (simple responses); webhooks and the OpenAPI document do not", () => {
+    synth.service.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
+      AuthorizerType: "REQUEST",
+      EnableSimpleResponses: true,
+      AuthorizerPayloadFormatVersion: "2.0",
+      IdentitySource: ["$request.header.Authorization"],
+    });
+    const routes = new Map(
+      resourcesOf(synth.service, "AWS::ApiGatewayV2::Route").map(([, route]) => [
+        String(route.Properties?.RouteKey),
+        route.Properties?.AuthorizationType,
+      ]),
+    );
+    const deployed = MERCHANT_API_ROUTES.filter((route) => !route.localOnly);
+    for (const route of deployed) {
+      const path = route.path;
+      expect(routes.get(`${route.method} ${path}`), path).toBe(route.auth === "bearer" ? "CUSTOM" : "NONE");
+    }
+    expect(routes.get("GET /openapi.json")).toBe("NONE");
+    expect(routes.size).toBe(deployed.length + 1);
+  });
+
+  it("the API stage is throttled and access-logged", () => {
+    synth.service.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      StageName: "$default",
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("requestId") },
+    });
+  });
+});
+
+describe("alarms", () => {
+  const alarms = () => resourcesOf(synth.service, "AWS::CloudWatch::Alarm");
+  const metricAlarm = (name: string) =>
+    alarms().filter(([, alarm]) => JSON.stringify(alarm).includes(`"MetricName":"${name}"`));
+
+  it("every alarm has a runbook line and notifies the topic", () => {
+    for (const [id, alarm] of alarms()) {
+      expect(String(alarm.Properties?.AlarmDescription).length, id).toBeGreaterThan(40);
+      expect(JSON.stringify(alarm.Properties?.AlarmActions), id).toContain("AlarmTopic");
+      expect(alarm.Properties?.AlarmName, id).toBeUndefined();
+    }
+    synth.service.hasResourceProperties("AWS::SNS::Subscription", {
+      Protocol: "email",
+      Endpoint: "oncall@example.test",
+    });
+  });
+
+  it("errors and throttles are watched on every function", () => {
+    for (const fn of functions) {
+      for (const metric of ["Errors", "Throttles"]) {
+        const watching = metricAlarm(metric).filter(([, a]) => JSON.stringify(a).includes(fn.logicalId));
+        expect(watching, `${fn.handler} ${metric}`).toHaveLength(1);
+      }
+    }
+  });
+
+  it("watches the handlers' metrics: unknown outcomes, reconciliation, partner token, webhook signatures", () => {
+    for (const name of [
+      "ChargeUnknown",
+      "AttemptsDeferred",
+      "ReconciliationMismatches",
+      "GatewayWebhooksRejected",
+    ]) {
+      const [alarm] = metricAlarm(name);
+      expect(alarm?.[1].Properties, name).toMatchObject({
+        Namespace: "Billing",
+        Dimensions: [{ Name: "service", Value: "billing" }],
+      });
+    }
+    expect(metricAlarm("PartnerTokenHoursLeft")[0]?.[1].Properties).toMatchObject({
+      Threshold: 2,
+      ComparisonOperator: "LessThanThreshold",
+      Statistic: "Minimum",
+    });
+    const declineRate = alarms().find(([id]) => id.includes("DeclineRate"))?.[1];
+    expect(JSON.stringify(declineRate)).toMatch(
+      /ChargeDeclined.*ChargeSucceeded|ChargeSucceeded.*ChargeDeclined/,
+    );
+  });
+});
+
+describe("synth-time checks", () => {
+  const configured = readBillingConfig(() => undefined);
+
+  function synthWith(functions: typeof BILLING_FUNCTIONS) {
+    const app = new App({
+      builtinCloudFormationValidation: false,
+      context: { "aws:cdk:bundling-stacks": [] },
+    });
+    const stateful = new BillingStatefulStack(app, "S");
+    const service = new BillingServiceStack(app, "B", {
+      resources: stateful.resources,
+      config: configured,
+      functions,
+    });
+    return () => Template.fromStack(service);
+  }
+
+  function specOf(handler: string) {
+    const spec = BILLING_FUNCTIONS.find((s) => s.handler === handler);
+    if (spec === undefined) throw new Error(`${handler} is not in the table`);
+    return spec;
+  }
+
+  it("a function whose binds miss a variable its handler reads fails the synth, naming it", () => {
+    const spec = specOf("process-charges");
+    const broken = [{ ...spec, binds: spec.binds.filter((b) => b !== bind.eventBus) }];
+    expect(synthWith(broken)).toThrow(/process-charges reads EVENT_BUS_NAME, but no bind sets it/);
+  });
+
+  it("a function bound to a variable its handler does not read fails the synth", () => {
+    const spec = specOf("get-subscription");
+    expect(
+      synthWith([specOf("authorize-merchant"), { ...spec, binds: [...spec.binds, bind.eventBus] }]),
+    ).toThrow(/get-subscription does not read EVENT_BUS_NAME/);
+  });
+
+  it("a gateway caller without a concurrency bound fails the synth", () => {
+    expect(synthWith([{ ...specOf("sweep-attempts"), concurrency: undefined }])).toThrow(
+      /sweep-attempts calls the gateway/,
+    );
+  });
+
+  it("unset gateway URLs synthesize with a warning and a rule that refuses the deployment", () => {
+    const placeholder = synthBillingApp({});
+    expect(placeholder.service.toJSON().Rules).toMatchObject({
+      GatewayUrlsRequired: {
+        Assertions: [{ AssertDescription: expect.stringContaining("billing:paymentBaseUrl") }],
+      },
+    });
+    placeholder.service.hasParameter("GatewayUrlsConfigured", { Default: "no" });
+    expect(JSON.stringify(synth.service.toJSON().Rules ?? {})).not.toContain("GatewayUrlsRequired");
+  });
+});

@@ -1,0 +1,117 @@
+import { Match } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { billingTableDefinition, TTL_ATTRIBUTE } from "../../functions/adapters/billing-table";
+import { MAX_RECEIVE_COUNT } from "../../lib/stateful-stack";
+import { resourcesOf, synthBillingApp } from "./billing-app";
+
+let synth: ReturnType<typeof synthBillingApp>;
+beforeAll(() => {
+  synth = synthBillingApp();
+});
+
+describe("billing table", () => {
+  it("has the key schema and indexes of billingTableDefinition, on demand, with TTL", () => {
+    const definition = billingTableDefinition("any");
+    synth.stateful.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
+      BillingMode: "PAY_PER_REQUEST",
+      KeySchema: definition.KeySchema,
+      AttributeDefinitions: Match.arrayWith(definition.AttributeDefinitions ?? []),
+      GlobalSecondaryIndexes: (definition.GlobalSecondaryIndexes ?? []).map((index) =>
+        Match.objectLike({
+          IndexName: index.IndexName,
+          KeySchema: index.KeySchema,
+          Projection: index.Projection,
+        }),
+      ),
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+    });
+  });
+
+  it("has point-in-time recovery and deletion protection, and is retained", () => {
+    synth.stateful.hasResource("AWS::DynamoDB::GlobalTable", {
+      DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
+      Properties: Match.objectLike({
+        Replicas: [
+          Match.objectLike({
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+            DeletionProtectionEnabled: true,
+          }),
+        ],
+      }),
+    });
+  });
+
+  it("has no physical name", () => {
+    for (const [, table] of resourcesOf(synth.stateful, "AWS::DynamoDB::GlobalTable")) {
+      expect(table.Properties?.TableName).toBeUndefined();
+    }
+  });
+});
+
+describe("queues", () => {
+  it("every work queue redrives to a DLQ after MAX_RECEIVE_COUNT receives; every queue is encrypted and TLS-only", () => {
+    const queues = resourcesOf(synth.stateful, "AWS::SQS::Queue");
+    const redriven = queues.filter(([, queue]) => queue.Properties?.RedrivePolicy !== undefined);
+    expect(redriven.map(([id]) => id).sort()).toEqual([
+      expect.stringMatching(/^ChargeWorkQueue/),
+      expect.stringMatching(/^IntakeWorkQueue/),
+    ]);
+    for (const [, queue] of redriven) {
+      expect(queue.Properties?.RedrivePolicy).toMatchObject({ maxReceiveCount: MAX_RECEIVE_COUNT });
+    }
+    for (const [id, queue] of queues) {
+      expect(queue.Properties?.SqsManagedSseEnabled, id).toBe(true);
+      expect(queue.Properties?.QueueName, id).toBeUndefined();
+      synth.stateful.hasResourceProperties("AWS::SQS::QueuePolicy", {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it("every queue without a redrive policy is a dead-letter queue with an alarm on its depth", () => {
+    const queues = resourcesOf(synth.stateful, "AWS::SQS::Queue");
+    const targets = JSON.stringify(queues.map(([, queue]) => queue.Properties?.RedrivePolicy));
+    const schedules = JSON.stringify(synth.service.findResources("AWS::Scheduler::Schedule"));
+    const alarms = Object.values(synth.service.findResources("AWS::CloudWatch::Alarm")).map((alarm) =>
+      JSON.stringify(alarm),
+    );
+    const deadLetterQueues = queues.filter(([, queue]) => queue.Properties?.RedrivePolicy === undefined);
+    expect(deadLetterQueues).toHaveLength(3);
+    for (const [id] of deadLetterQueues) {
+      expect(targets.includes(id) || schedules.includes(id), `${id} is nobody's DLQ`).toBe(true);
+      const depthAlarms = alarms.filter(
+        (alarm) => alarm.includes("ApproximateNumberOfMessagesVisible") && alarm.includes(id),
+      );
+      expect(depthAlarms, `${id} has no depth alarm`).toHaveLength(1);
+      expect(JSON.parse(depthAlarms[0] ?? "{}").Properties).toMatchObject({
+        Threshold: 0,
+        ComparisonOperator: "GreaterThanThreshold",
+      });
+    }
+  });
+});
+
+describe("secrets", () => {
+  it("hold no value in the template: empty fields and a generated placeholder only", () => {
+    const secrets = resourcesOf(synth.stateful, "AWS::SecretsManager::Secret");
+    expect(secrets).toHaveLength(4);
+    for (const [id, secret] of secrets) {
+      expect(secret.Properties?.SecretString, id).toBeUndefined();
+      const generate = z
+        .object({ SecretStringTemplate: z.string() })
+        .parse(secret.Properties?.GenerateSecretString);
+      const template = z.record(z.string(), z.string()).parse(JSON.parse(generate.SecretStringTemplate));
+      expect(
+        Object.values(template).every((value) => value === ""),
+        id,
+      ).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDynamoDbBillingRepository } from "../../../functions/adapters/dynamodb-billing-repository";
+import { createDynamoDbLedgerReader } from "../../../functions/adapters/dynamodb-ledger-reader";
+import type { ChargeAttempt, RefundRecord } from "../../../functions/core/model";
+import { orderIdFor } from "../../../functions/core/order-id";
+import type { BillingRepository } from "../../../functions/core/ports";
+import type { LedgerEntry, LedgerReader } from "../../../functions/core/reconciliation";
+import { type Dynalite, startDynalite } from "../../../local/dynamodb-emulator";
+
+/*
+ * The ledger index (succeeded charges and refunds by the day they succeeded), the chargeback's compare-and-set on
+ * `disputed` and forgetting a de-duplication record, on dynalite through the real SDK.
+ */
+
+let db: Dynalite;
+let repository: BillingRepository;
+let ledger: LedgerReader;
+
+beforeAll(async () => {
+  db = await startDynalite();
+  const tableName = await db.createBillingTable();
+  repository = createDynamoDbBillingRepository({ client: db.client, tableName });
+  ledger = createDynamoDbLedgerReader({ client: db.client, tableName });
+});
+afterAll(() => db.close());
+
+function attempt(subscriptionId: string, overrides: Partial<ChargeAttempt> = {}): ChargeAttempt {
+  const key = { subscription_id: subscriptionId, period: 1, attempt: 0 };
+  return {
+    ...key,
+    order_id: orderIdFor(key),
+    amount: "19.90",
+    currency: "USD",
+    status: "pending",
+    lease_until: "2030-03-01T00:05:00.000Z",
+    created_at: "2030-03-01T00:00:00.000Z",
+    updated_at: "2030-03-01T00:00:00.000Z",
+    ...overrides,
+  };
+}
+
+async function listed(from: string, to: string): Promise<LedgerEntry[]> {
+  const entries: LedgerEntry[] = [];
+  for await (const page of ledger.listLedger(new Date(from), new Date(to))) entries.push(...page);
+  return entries;
+}
+
+const idsOf = (entries: readonly LedgerEntry[]) =>
+  entries.map((entry) => (entry.kind === "charge" ? entry.attempt.order_id : entry.refund.refund_id)).sort();
+
+describe("the ledger index", () => {
+  it("lists a charge from the write that made it succeeded, on that day only; open or declined ones never", async () => {
+    const succeeded = attempt("sub_ledger_a");
+    const declined = attempt("sub_ledger_b");
+    await repository.claimAttempt(succeeded);
+    await repository.claimAttempt(declined);
+    expect(await listed("2030-03-01T00:00:00Z", "2030-03-02T23:59:59Z")).toEqual([]);
+    const whilePending = { status: "pending" as const, lease_until: succeeded.lease_until };
+    await repository.updateAttempt(succeeded, {
+      expect: whilePending,
+      set: { status: "succeeded", transaction_id: "T1", updated_at: "2030-03-01T23:59:59.000Z" },
+      remove: ["lease_until"],
+    });
+    await repository.updateAttempt(declined, {
+      expect: whilePending,
+      set: { status: "declined", updated_at: "2030-03-01T12:00:00.000Z" },
+      remove: ["lease_until"],
+    });
+    const entries = await listed("2030-03-01T00:00:00Z", "2030-03-01T23:59:59.999Z");
+    expect(entries).toEqual([
+      {
+        kind: "charge",
+        at: "2030-03-01T23:59:59.000Z",
+        attempt: expect.objectContaining({
+          order_id: succeeded.order_id,
+          status: "succeeded",
+          transaction_id: "T1",
+        }),
+      },
+    ]);
+    // Key attributes of the table and its indexes never reach the record.
+    expect(Object.keys(entries[0]?.kind === "charge" ? entries[0].attempt : {})).not.toContain("ledger_pk");
+    expect(await listed("2030-03-02T00:00:00Z", "2030-03-02T23:59:59Z")).toEqual([]);
+  });
+
+  it("lists a charge claimed as succeeded (a gateway-run recurring charge) and a succeeded refund", async () => {
+    const recurring = attempt("sub_ledger_c", {
+      order_id: "RC0001-1",
+      status: "succeeded",
+      lease_until: undefined,
+      updated_at: "2030-03-05T03:00:00.000Z",
+    });
+    await repository.claimAttempt(recurring);
+    const refund: RefundRecord = {
+      refund_id: "rf_ledger_1",
+      subscription_id: "sub_ledger_c",
+      order_id: "RC0001-1",
+      period: 1,
+      attempt: 0,
+      amount: "5.00",
+      currency: "USD",
+      reason: "goodwill",
+      status: "pending",
+      created_at: "2030-03-05T04:00:00.000Z",
+      updated_at: "2030-03-05T04:00:00.000Z",
+    };
+    await repository.createRefund(refund);
+    expect(idsOf(await listed("2030-03-05T00:00:00Z", "2030-03-05T23:59:59Z"))).toEqual(["RC0001-1"]);
+    await repository.updateRefund(refund.refund_id, {
+      expect: { status: "pending" },
+      set: { status: "succeeded", refund_transaction_id: "R1", updated_at: "2030-03-05T04:00:01.000Z" },
+    });
+    expect(idsOf(await listed("2030-03-05T00:00:00Z", "2030-03-05T23:59:59Z"))).toEqual([
+      "RC0001-1",
+      "rf_ledger_1",
+    ]);
+    // The time bounds hold within a day, too.
+    expect(idsOf(await listed("2030-03-05T03:30:00Z", "2030-03-05T23:59:59Z"))).toEqual(["rf_ledger_1"]);
+  });
+});
+
+describe("chargeback mark and de-duplication records", () => {
+  it("marks a succeeded charge disputed once: the second compare-and-set fails", async () => {
+    const charge = attempt("sub_dispute", { status: "succeeded", lease_until: undefined });
+    await repository.claimAttempt(charge);
+    const mark = () =>
+      repository.updateAttempt(charge, {
+        expect: { status: "succeeded", disputed: false },
+        set: { disputed: true, updated_at: "2030-03-02T00:00:00.000Z" },
+      });
+    expect(await mark()).toBe(true);
+    expect(await mark()).toBe(false);
+    expect(await repository.getAttempt(charge)).toMatchObject({ disputed: true });
+  });
+
+  it("forgets a de-duplication record so that the key is taken again", async () => {
+    const expires = new Date(Date.now() + 60_000);
+    expect(await repository.recordOnce("delivery-1", expires)).toBe(true);
+    expect(await repository.recordOnce("delivery-1", expires)).toBe(false);
+    await repository.forgetOnce("delivery-1");
+    expect(await repository.recordOnce("delivery-1", expires)).toBe(true);
+    await repository.forgetOnce("never-recorded");
+  });
+});

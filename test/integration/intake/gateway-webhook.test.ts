@@ -1,0 +1,276 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { deleteBatch } from "../../../functions/adapters/sqs-poller";
+import type { ChargeAttempt } from "../../../functions/core/model";
+import { webhookDedupKey } from "../../../functions/core/webhook-receipt";
+import {
+  formatTransmissionTime,
+  signWebhookBody,
+  webhookHeaderNames,
+} from "../../../functions/gateway/webhook-signature";
+import { handler as processIntake } from "../../../functions/handlers/process-intake";
+import { resetServices } from "../../../functions/runtime/services-from-env";
+import { BillingStack } from "../../../local/billing-stack";
+import { approximateMessageCount } from "../../../local/sqs-emulator";
+import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { stubContext } from "../../support/lambda-context";
+import { receiveLambdaEvent } from "../../support/lambda-sqs";
+import type { RecordedRequest } from "../../support/recording-server";
+import { callSandbox } from "../../support/sandbox-gateway";
+import { signUpCards } from "../../support/signups";
+import {
+  drainIntake,
+  invokeRoute,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../../support/webhook-receiver";
+
+/*
+ * Gateway webhooks (CHARGEBACK, PAYOUT_*) as the sandbox sends them — signed with the merchant's webhook secret,
+ * transmission time in its header — through API Gateway's v2 event (Base64 body) into receive-gateway-webhook,
+ * then process-intake. The security cases replay, tamper with and strip a captured real delivery.
+ */
+
+const NAMES = webhookHeaderNames();
+const ACK = { rescode: "0000", resmsg: "Success" };
+const FAIL = { rescode: "XXXX", resmsg: "signature_fail" };
+
+let receiver: WebhookReceiver;
+let stack: BillingStack;
+let subscriptionId: string;
+/** The signed CHARGEBACK delivery the sandbox sent, as received. */
+let captured: RecordedRequest;
+
+const intakeDepth = () => approximateMessageCount(stack.sqs.client, stack.intakeQueue.queueUrl);
+const charge = async (): Promise<ChargeAttempt | undefined> =>
+  stack.services.repository.getAttempt({ subscription_id: subscriptionId, period: 0, attempt: 0 });
+const replyOf = (reply: { statusCode?: number; body?: string }) => ({
+  status: reply.statusCode,
+  json: JSON.parse(reply.body ?? "null"),
+});
+
+/** The captured delivery with some headers or the body changed, sent to our route as API Gateway would. */
+function resend(change: { body?: string; headers?: Record<string, string | undefined> } = {}) {
+  const headers = { ...captured.headers, ...change.headers };
+  return invokeRoute(
+    { method: "POST", url: "/webhooks/gateway", headers, body: change.body ?? captured.body },
+    { base64: true },
+  );
+}
+
+const freshTime = (offsetMs = 0) => formatTransmissionTime(new Date(Date.now() + offsetMs), 540);
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  stack = await BillingStack.start({ webhookBaseUrl: receiver.webhookBaseUrl });
+  [subscriptionId = ""] = await signUpCards(stack, ["4111111111111111"]);
+  const set = await callSandbox(stack.sandbox, "/sandbox/webhooks/chargeback-url", {
+    method: "PUT",
+    body: { url: `${receiver.webhookBaseUrl}/gateway` },
+  });
+  expect(set.status).toBe(200);
+});
+beforeEach(() => useLambdaEnvironment(stack.environment()));
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  resetServices();
+  await stack.close();
+  await receiver.close();
+});
+
+describe("CHARGEBACK webhook intake", () => {
+  it("verifies the real signed delivery, acknowledges it, queues it and marks the charge disputed once", async () => {
+    // The handler checks the transmission time against the real clock: the sandbox sends at real now.
+    await stack.clock.set(new Date());
+    const transactionId = (await charge())?.transaction_id ?? "";
+    const triggered = await callSandbox(stack.sandbox, "/sandbox/webhooks/chargeback", {
+      body: { transaction_id: transactionId },
+    });
+    expect(triggered.status).toBe(200);
+    await stack.sandbox.deliveries.settled();
+    const [request] = receiver.requests.filter((recorded) => recorded.url === "/webhooks/gateway");
+    if (!request) throw new Error("no CHARGEBACK delivery");
+    captured = request;
+    expect(captured.headers[NAMES.signature]).toBe(
+      signWebhookBody(captured.body, TEST_MERCHANT.webhookSecret),
+    );
+    expect(stack.sandbox.deliveries.entries("webhook")).toMatchObject([{ status: 200, acknowledged: true }]);
+    expect(await intakeDepth()).toBe(1);
+    // Nothing changed yet, and the ids queued are ids only.
+    expect((await charge())?.disputed).toBeUndefined();
+
+    const event = await receiveLambdaEvent(stack.sqs.client, stack.intakeQueue.queueUrl);
+    expect(JSON.parse(event.Records[0]?.body ?? "{}")).toEqual({
+      kind: "gateway",
+      type: "CHARGEBACK",
+      transaction_id: transactionId,
+      order_id: `${subscriptionId}-0-0`,
+      chargeback_id: expect.any(String),
+      received_at: expect.any(String),
+    });
+    const output = captureOutput();
+    // Delivered twice (SQS is at least once): the chargeback is recorded and announced once.
+    for (let delivery = 0; delivery < 2; delivery += 1) {
+      expect(await processIntake(event, stubContext("process-intake"))).toEqual({ batchItemFailures: [] });
+    }
+    expect(await charge()).toMatchObject({ status: "succeeded", disputed: true });
+    const chargebacks = stack.eventBridge.entries.filter(
+      (entry) => entry.DetailType === "chargeback.received",
+    );
+    expect(chargebacks).toHaveLength(1);
+    expect(JSON.parse(chargebacks[0]?.Detail ?? "{}")).toMatchObject({
+      subscription_id: subscriptionId,
+      order_id: `${subscriptionId}-0-0`,
+      transaction_id: transactionId,
+      amount: "29.00",
+    });
+    expect(output.metrics()).toMatchObject({ "Billing/ChargebacksDuplicate": 1 });
+    // Lambda deletes what the function did not report as failed.
+    expect(await deleteBatch(stack.sqs.client, stack.intakeQueue.queueUrl, event.Records)).toEqual([]);
+  });
+
+  it("a replay of the delivery (the gateway's re-send: same body, fresh time) is acknowledged, not queued", async () => {
+    const before = await charge();
+    const output = captureOutput();
+    const reply = await resend({ headers: { [NAMES.transmissionTime]: freshTime() } });
+    expect(replyOf(reply)).toEqual({ status: 200, json: ACK });
+    expect(await intakeDepth()).toBe(0);
+    expect(await charge()).toEqual(before);
+    expect(output.metrics()).toMatchObject({ "Billing/GatewayWebhooksDuplicate": 1 });
+  });
+
+  it.each([
+    ["tampered body", () => ({ body: captured.body.replace('"29.00"', '"2.90"') })],
+    ["missing signature", () => ({ headers: { [NAMES.signature]: undefined } })],
+    [
+      "signature under another secret",
+      () => ({ headers: { [NAMES.signature]: signWebhookBody(captured.body, "x".repeat(32)) } }),
+    ],
+    ["missing transmission time", () => ({ headers: { [NAMES.transmissionTime]: undefined } })],
+    ["stale transmission time", () => ({ headers: { [NAMES.transmissionTime]: freshTime(-301_000) } })],
+    [
+      "transmission time from the future",
+      () => ({ headers: { [NAMES.transmissionTime]: freshTime(301_000) } }),
+    ],
+  ])("%s → signature_fail, nothing queued, nothing changed", async (_name, change) => {
+    const before = await charge();
+    const published = stack.eventBridge.entries.length;
+    const output = captureOutput();
+    const altered = change();
+    expect(replyOf(await resend(altered))).toEqual({ status: 401, json: FAIL });
+    expect(await intakeDepth()).toBe(0);
+    expect(await charge()).toEqual(before);
+    expect(stack.eventBridge.entries).toHaveLength(published);
+    expect(output.metrics()).toMatchObject({ "Billing/GatewayWebhooksRejected": 1 });
+  });
+
+  it("a rejected delivery leaves no de-duplication record: the genuine one still gets through", async () => {
+    const body = captured.body.replace('"reason":"', '"reason":"second ');
+    const forged = await resend({ body, headers: { [NAMES.transmissionTime]: freshTime() } });
+    expect(replyOf(forged)).toEqual({ status: 401, json: FAIL });
+    const signed = await resend({
+      body,
+      headers: {
+        [NAMES.signature]: signWebhookBody(body, TEST_MERCHANT.webhookSecret),
+        [NAMES.transmissionTime]: freshTime(),
+      },
+    });
+    expect(replyOf(signed)).toEqual({ status: 200, json: ACK });
+    expect(await intakeDepth()).toBe(1);
+    // The same chargeback again: processed, and nothing changes (already disputed).
+    const output = captureOutput();
+    await drainIntake(stack);
+    expect(output.metrics()).toMatchObject({
+      "Billing/ChargebacksDuplicate": 1,
+      "Billing/ChargebacksReceived": 0,
+    });
+    expect(
+      stack.eventBridge.entries.filter((entry) => entry.DetailType === "chargeback.received"),
+    ).toHaveLength(1);
+  });
+
+  it("accepts the next secret during a rotation", async () => {
+    stack.secretsManager.setSecret(
+      stack.environment().WEBHOOK_SECRETS_ARN ?? "",
+      JSON.stringify({ current: "old_secret_being_rotated", next: TEST_MERCHANT.webhookSecret }),
+    );
+    try {
+      useLambdaEnvironment(stack.environment());
+      const body = JSON.stringify({
+        rescode: "0000",
+        resmsg: "Success",
+        type: "PAYOUT_REMITTANCE_COMPLETE",
+        data: {},
+      });
+      const reply = await resend({
+        body,
+        headers: {
+          [NAMES.signature]: signWebhookBody(body, TEST_MERCHANT.webhookSecret),
+          [NAMES.transmissionTime]: freshTime(),
+        },
+      });
+      expect(replyOf(reply)).toEqual({ status: 200, json: ACK });
+      const output = captureOutput();
+      await drainIntake(stack);
+      expect(output.metrics()).toMatchObject({ "Billing/PayoutNotices": 1 });
+    } finally {
+      stack.secretsManager.setSecret(
+        stack.environment().WEBHOOK_SECRETS_ARN ?? "",
+        JSON.stringify({ current: TEST_MERCHANT.webhookSecret }),
+      );
+    }
+  });
+
+  it("a failed hand-over to the queue forgets the delivery, so the gateway's re-send is taken", async () => {
+    const body = JSON.stringify({
+      rescode: "0000",
+      resmsg: "Success",
+      type: "PAYOUT_SUBMALL_REVIEW_COMPLETE",
+      data: {},
+    });
+    const headers = {
+      [NAMES.signature]: signWebhookBody(body, TEST_MERCHANT.webhookSecret),
+      [NAMES.transmissionTime]: freshTime(),
+    };
+    vi.stubEnv("INTAKE_QUEUE_URL", `${stack.sqs.endpoint}/000000000000/no-such-queue`);
+    resetServices();
+    await expect(resend({ body, headers })).rejects.toThrow();
+    useLambdaEnvironment(stack.environment());
+    expect(
+      await stack.services.repository.recordOnce(
+        webhookDedupKey(Buffer.from(body)),
+        new Date(Date.now() + 60_000),
+      ),
+    ).toBe(true);
+    await stack.services.repository.forgetOnce(webhookDedupKey(Buffer.from(body)));
+    expect(replyOf(await resend({ body, headers }))).toEqual({ status: 200, json: ACK });
+    expect(await intakeDepth()).toBe(1);
+    await drainIntake(stack);
+  });
+
+  it("an unmatched chargeback (an order that is not ours) is counted for a human and changes nothing", async () => {
+    const body = JSON.stringify({
+      rescode: "0000",
+      resmsg: "Success",
+      type: "CHARGEBACK",
+      data: {
+        transaction_id: "SBXT99999999999999999999",
+        order_id: "someone-elses-order",
+        chargeback_id: "C1",
+      },
+    });
+    const reply = await resend({
+      body,
+      headers: {
+        [NAMES.signature]: signWebhookBody(body, TEST_MERCHANT.webhookSecret),
+        [NAMES.transmissionTime]: freshTime(),
+      },
+    });
+    expect(replyOf(reply)).toEqual({ status: 200, json: ACK });
+    const published = stack.eventBridge.entries.length;
+    const output = captureOutput();
+    await drainIntake(stack);
+    expect(output.metrics()).toMatchObject({ "Billing/ChargebacksUnmatched": 1 });
+    expect(stack.eventBridge.entries).toHaveLength(published);
+  });
+});

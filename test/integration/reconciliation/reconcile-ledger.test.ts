@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { processIntakeMessage } from "../../../functions/core/intake";
+import { refundCharge } from "../../../functions/core/refunds";
+import { handler as reconcileLedger } from "../../../functions/handlers/reconcile-ledger";
+import { resetServices } from "../../../functions/runtime/services-from-env";
+import { BillingStack } from "../../../local/billing-stack";
+import { renewAt, signUpMany } from "../../support/billing-scenarios";
+import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { stubContext } from "../../support/lambda-context";
+import { callSandbox } from "../../support/sandbox-gateway";
+
+/*
+ * reconcile-ledger as Lambda runs it (services from the environment, the sandbox's reconciliation API in 7-day
+ * windows, the ledger index in dynalite): a month of sign-ups, a partial refund, a chargeback and the next month's
+ * renewals reconciles clean; a sale made straight at the gateway is the one mismatch.
+ */
+
+const MARCH = { from: "20260301", to: "20260331" };
+const VISA = "4111111111111111";
+
+let stack: BillingStack;
+let ids: string[];
+
+const invoke = (event: unknown) => reconcileLedger(event, stubContext("reconcile-ledger"));
+
+beforeAll(async () => {
+  stack = await BillingStack.start({ start: new Date("2026-03-01T10:00:00.000Z") });
+  ids = await signUpMany(stack, 3, VISA);
+  const { repository } = stack.services;
+  const [first = "", second = ""] = ids;
+
+  await stack.clock.set(new Date("2026-03-10T12:00:00.000Z"));
+  const refund = await refundCharge(
+    {
+      charge: { subscription_id: first, period: 0, attempt: 0 },
+      refund_id: "rf-march-1",
+      amount: "5.00",
+      reason: "goodwill",
+    },
+    stack.services,
+  );
+  expect(refund.kind).toBe("refunded");
+
+  await stack.clock.set(new Date("2026-03-15T12:00:00.000Z"));
+  const charged = await repository.getAttempt({ subscription_id: second, period: 0, attempt: 0 });
+  const chargeback = await callSandbox(stack.sandbox, "/sandbox/webhooks/chargeback", {
+    body: { transaction_id: charged?.transaction_id },
+  });
+  expect(chargeback.status).toBe(200);
+  // What process-intake does with the CHARGEBACK webhook: the charge is marked disputed.
+  const recorded = await processIntakeMessage(
+    {
+      kind: "gateway",
+      type: "CHARGEBACK",
+      order_id: charged?.order_id,
+      transaction_id: charged?.transaction_id,
+      received_at: stack.clock.now().toISOString(),
+    },
+    1,
+    stack.services,
+  );
+  expect(recorded.outcome).toBe("chargeback_recorded");
+
+  // April's renewals fall in the widened window, not in March: they must neither match nor count.
+  const renewed = await renewAt(stack, new Date("2026-04-01T10:30:00.000Z"));
+  expect(renewed.enqueued).toBe(3);
+});
+beforeEach(() => useLambdaEnvironment(stack.environment()));
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  resetServices();
+  await stack.close();
+});
+
+describe("reconcile-ledger on the local stack", () => {
+  it("a clean month reconciles with 0 mismatches", async () => {
+    const output = captureOutput();
+    const report = await invoke(MARCH);
+    expect(report).toMatchObject({ from: MARCH.from, to: MARCH.to, mismatches: [] });
+    // 3 sales, 1 partial refund, 1 chargeback at the gateway; 3 charges and 1 refund in our ledger.
+    expect(report.gateway_records).toBe(5);
+    expect(report.matched).toBe(5);
+    expect(report.ledger_lines).toBe(4);
+    expect(output.metrics()).toMatchObject({
+      "Billing/ReconciliationMismatches": 0,
+      "Billing/ReconciliationGatewayRecords": 5,
+    });
+  });
+
+  it("a sale the ledger does not know is the one mismatch, logged once and counted", async () => {
+    await stack.clock.set(new Date("2026-04-02T09:00:00.000Z"));
+    const sale = await stack.services.gatewayClient.payments.payment({
+      payment: { order_id: "EXTERNAL-ORDER-1", currency: "USD", amount: "42.00", lang: "EN" },
+      buyer: { name: "Walk-in", email: "walk-in@example.com" },
+      card: { card_number: VISA, expiry_date: "203012", cvc: "123" },
+    });
+    expect(sale.kind).toBe("success");
+    const output = captureOutput();
+
+    const report = await invoke({ from: "20260401", to: "20260402" });
+
+    expect(report.mismatches).toEqual([
+      {
+        kind: "missing_here",
+        line: "charge",
+        order_id: "EXTERNAL-ORDER-1",
+        transaction_id: sale.kind === "success" ? sale.value.transaction_id : "",
+        gateway_amount: "42.00",
+        at: expect.stringMatching(/^20260402/),
+      },
+    ]);
+    expect(report.matched).toBe(3);
+    expect(output.metrics()).toMatchObject({ "Billing/ReconciliationMismatches": 1 });
+    const lines = output.logs().filter((line) => JSON.stringify(line).includes("reconciliation mismatch"));
+    expect(lines).toHaveLength(1);
+    expect(output.text()).not.toContain(VISA);
+  });
+
+  it("a charge the gateway does not know (our ledger says succeeded) is missing at the gateway", async () => {
+    const { repository } = stack.services;
+    const [id = ""] = ids;
+    // A ledger line that never reached the gateway: an attempt closed as succeeded by mistake.
+    await stack.clock.set(new Date("2026-04-03T08:00:00.000Z"));
+    const subscription = await repository.getSubscription(id);
+    const key = { subscription_id: id, period: subscription?.period ?? 0, attempt: 7 };
+    await repository.claimAttempt({
+      ...key,
+      order_id: `${id}-${key.period}-7`,
+      amount: "19.90",
+      currency: "USD",
+      status: "succeeded",
+      transaction_id: "SBXT00000000000000009999",
+      created_at: stack.clock.now().toISOString(),
+      updated_at: stack.clock.now().toISOString(),
+    });
+    const report = await invoke({ from: "20260403", to: "20260403" });
+    expect(report.mismatches).toMatchObject([
+      {
+        kind: "missing_at_gateway",
+        line: "charge",
+        order_id: `${id}-${key.period}-7`,
+        ledger_amount: "19.90",
+      },
+    ]);
+  });
+
+  it("reconciles yesterday by default and refuses a malformed period", async () => {
+    const report = await invoke({});
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10).replaceAll("-", "");
+    expect(report).toMatchObject({ from: yesterday, to: yesterday });
+    await expect(invoke({ from: "20260431", to: "20260401" })).rejects.toThrow(/from/);
+  });
+});

@@ -1,0 +1,251 @@
+import { describe, expect, it } from "vitest";
+import type { ChargeAttempt, RefundRecord } from "../../../functions/core/model";
+import {
+  type LedgerEntry,
+  previousDay,
+  type ReconciliationDeps,
+  reconcile,
+} from "../../../functions/core/reconciliation";
+import type { GatewayOutcome } from "../../../functions/gateway/outcome";
+import type {
+  TransactionRecord,
+  TransactionsResponse,
+} from "../../../functions/gateway/schemas/reconciliation";
+
+const DAY = { from: "20270310", to: "20270310" };
+
+function charge(n: number, overrides: Partial<ChargeAttempt> = {}): ChargeAttempt {
+  return {
+    subscription_id: `sub_${n}`,
+    period: 1,
+    attempt: 0,
+    order_id: `sub_${n}-1-0`,
+    amount: "19.90",
+    currency: "USD",
+    status: "succeeded",
+    transaction_id: `T${n}`,
+    created_at: "2027-03-10T10:00:00.000Z",
+    updated_at: "2027-03-10T10:00:00.000Z",
+    ...overrides,
+  };
+}
+
+function refund(n: number, overrides: Partial<RefundRecord> = {}): RefundRecord {
+  return {
+    refund_id: `rf_${n}`,
+    subscription_id: `sub_${n}`,
+    order_id: `sub_${n}-1-0`,
+    period: 1,
+    attempt: 0,
+    amount: "5.00",
+    currency: "USD",
+    reason: "goodwill",
+    status: "succeeded",
+    refund_transaction_id: `R${n}`,
+    created_at: "2027-03-10T11:00:00.000Z",
+    updated_at: "2027-03-10T11:00:00.000Z",
+    ...overrides,
+  };
+}
+
+function record(overrides: Partial<TransactionRecord>): TransactionRecord {
+  return {
+    trade_date: "20270310100000",
+    trade_type: "T000",
+    mid: "SBXTEST001",
+    transaction_id: "T1",
+    original_transaction_id: "T1",
+    order_id: "sub_1-1-0",
+    request_currency: "USD",
+    request_amount: "19.90",
+    payment_method: "P000",
+    param1: "",
+    param2: "",
+    param3: "",
+    ...overrides,
+  };
+}
+
+const sale = (n: number, overrides: Partial<TransactionRecord> = {}) =>
+  record({
+    transaction_id: `T${n}`,
+    original_transaction_id: `T${n}`,
+    order_id: `sub_${n}-1-0`,
+    ...overrides,
+  });
+const reversal = (n: number, overrides: Partial<TransactionRecord> = {}) =>
+  record({
+    transaction_id: `R${n}`,
+    original_transaction_id: `T${n}`,
+    order_id: `sub_${n}-1-0`,
+    request_amount: "-5.00",
+    trade_date: "20270310110000",
+    ...overrides,
+  });
+
+interface World {
+  readonly gateway: TransactionRecord[];
+  /** The ledger index: what succeeded here, and when. */
+  readonly ledger: LedgerEntry[];
+  /** Everything stored, for point look-ups. */
+  readonly charges?: ChargeAttempt[];
+  readonly refunds?: RefundRecord[];
+  readonly unavailable?: boolean;
+}
+
+const listedCharge = (attempt: ChargeAttempt, at = attempt.updated_at): LedgerEntry => ({
+  kind: "charge",
+  at,
+  attempt,
+});
+const listedRefund = (item: RefundRecord, at = item.updated_at): LedgerEntry => ({
+  kind: "refund",
+  at,
+  refund: item,
+});
+
+function depsOf(world: World) {
+  const asked: { from: string; to: string }[] = [];
+  const deps: ReconciliationDeps = {
+    async transactions(from, to): Promise<GatewayOutcome<TransactionsResponse>> {
+      asked.push({ from, to });
+      if (world.unavailable) return { kind: "unavailable", reason: "HTTP 503" };
+      const D = world.gateway.filter(
+        (item) => item.trade_date.slice(0, 8) >= from && item.trade_date.slice(0, 8) <= to,
+      );
+      return {
+        kind: "success",
+        value: {
+          H: { request_date: to, from_date: from, to_date: to },
+          D,
+          T: { total_count: String(D.length) },
+          notices: [],
+        },
+      };
+    },
+    ledger: {
+      async *listLedger(from, to) {
+        yield world.ledger.filter(
+          (entry) => Date.parse(entry.at) >= from.getTime() && Date.parse(entry.at) <= to.getTime(),
+        );
+      },
+    },
+    repository: {
+      getAttempt: async (key) =>
+        (world.charges ?? []).find(
+          (item) =>
+            item.subscription_id === key.subscription_id &&
+            item.period === key.period &&
+            item.attempt === key.attempt,
+        ),
+      listRefunds: async (id) => (world.refunds ?? []).filter((item) => item.subscription_id === id),
+    },
+  };
+  return { deps, asked };
+}
+
+async function mismatchesOf(world: World) {
+  const outcome = await reconcile(DAY, depsOf(world).deps);
+  if (outcome.kind !== "reconciled") throw new Error(outcome.reason);
+  return outcome.report.mismatches;
+}
+
+describe("reconcile", () => {
+  it("matches sales and refunds, asking the gateway for the period ± 1 day", async () => {
+    const { deps, asked } = depsOf({
+      gateway: [sale(1), sale(2), reversal(1)],
+      ledger: [listedCharge(charge(1)), listedCharge(charge(2)), listedRefund(refund(1))],
+    });
+    const outcome = await reconcile(DAY, deps);
+    expect(outcome).toEqual({
+      kind: "reconciled",
+      report: { ...DAY, gateway_records: 3, ledger_lines: 3, matched: 3, mismatches: [], notices: [] },
+    });
+    expect(asked).toEqual([{ from: "20270309", to: "20270311" }]);
+  });
+
+  it("finds each kind of difference", async () => {
+    const mismatches = await mismatchesOf({
+      gateway: [
+        sale(1, { request_amount: "9.90" }),
+        sale(2),
+        sale(3),
+        reversal(4, { request_amount: "-6.00" }),
+      ],
+      ledger: [listedCharge(charge(1)), listedCharge(charge(5)), listedRefund(refund(4))],
+      charges: [charge(2, { status: "declined", transaction_id: undefined })],
+    });
+    expect(mismatches).toEqual([
+      expect.objectContaining({
+        kind: "amount_differs",
+        line: "charge",
+        order_id: "sub_1-1-0",
+        gateway_amount: "9.90",
+        ledger_amount: "19.90",
+      }),
+      expect.objectContaining({
+        kind: "status_differs",
+        line: "charge",
+        order_id: "sub_2-1-0",
+        ledger_status: "declined",
+      }),
+      expect.objectContaining({
+        kind: "missing_here",
+        line: "charge",
+        order_id: "sub_3-1-0",
+        transaction_id: "T3",
+      }),
+      expect.objectContaining({
+        kind: "amount_differs",
+        line: "refund",
+        refund_id: "rf_4",
+        gateway_amount: "-6.00",
+      }),
+      expect.objectContaining({
+        kind: "missing_at_gateway",
+        line: "charge",
+        order_id: "sub_5-1-0",
+        transaction_id: "T5",
+      }),
+    ]);
+  });
+
+  it("matches across midnight and finds lines that succeeded here on another day by their order_id", async () => {
+    const late = charge(1, { updated_at: "2027-03-11T00:00:02.000Z" });
+    const closedDaysLater = charge(2, { updated_at: "2027-03-14T09:00:00.000Z" });
+    const mismatches = await mismatchesOf({
+      gateway: [
+        sale(1, { trade_date: "20270310235959" }),
+        sale(2),
+        sale(3, { trade_date: "20270309235959" }),
+      ],
+      ledger: [listedCharge(late), listedCharge(charge(3, { updated_at: "2027-03-10T00:00:01.000Z" }))],
+      charges: [closedDaysLater],
+    });
+    expect(mismatches).toEqual([]);
+  });
+
+  it("a chargeback matches a charge marked disputed, and is missing here otherwise", async () => {
+    const chargeback = reversal(1, { transaction_id: "C1", request_amount: "-19.90" });
+    expect(
+      await mismatchesOf({
+        gateway: [sale(1), chargeback],
+        ledger: [listedCharge(charge(1, { disputed: true }))],
+      }),
+    ).toEqual([]);
+    expect(await mismatchesOf({ gateway: [sale(1), chargeback], ledger: [listedCharge(charge(1))] })).toEqual(
+      [expect.objectContaining({ kind: "missing_here", line: "refund", transaction_id: "C1" })],
+    );
+  });
+
+  it("fails when the gateway cannot answer", async () => {
+    expect(await reconcile(DAY, depsOf({ gateway: [], ledger: [], unavailable: true }).deps)).toEqual({
+      kind: "failed",
+      reason: "transactions unavailable: HTTP 503",
+    });
+  });
+
+  it("defaults to yesterday (UTC)", () => {
+    expect(previousDay(new Date("2027-03-01T00:30:00.000Z"))).toEqual({ from: "20270228", to: "20270228" });
+  });
+});
