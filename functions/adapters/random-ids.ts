@@ -1,14 +1,18 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { IdSource } from "../core/ports";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 
 /** Lower-case Crockford base32 of random bytes: no ambiguous letters, safe in URLs and order_ids. */
 export function randomBase32(bytes: number): string {
+  return base32(randomBytes(bytes));
+}
+
+function base32(bytes: Uint8Array): string {
   let bits = 0;
   let value = 0;
   let out = "";
-  for (const byte of randomBytes(bytes)) {
+  for (const byte of bytes) {
     value = (value << 8) | byte;
     bits += 8;
     while (bits >= 5) {
@@ -19,9 +23,16 @@ export function randomBase32(bytes: number): string {
   return bits > 0 ? out + CROCKFORD[(value << (5 - bits)) & 31] : out;
 }
 
-/** 80 random bits: `sub_` + 16 characters, so `<id>-<period>-<attempt>` stays within the 30-character order_id. */
+/**
+ * 80 random bits: `sub_` + 16 characters, so `<id>-<period>-<attempt>` stays within the 30-character order_id. A
+ * sign-up that carries a request key gets an id derived from it instead, so a retried request finds its first try.
+ */
 export function createRandomIds(): IdSource {
-  return { subscriptionId: () => `sub_${randomBase32(10)}` };
+  return {
+    subscriptionId: () => `sub_${randomBase32(10)}`,
+    subscriptionIdFor: (requestKey) =>
+      `sub_${base32(createHash("sha256").update(`subscription:${requestKey}`).digest().subarray(0, 10))}`,
+  };
 }
 
 /** A refund_id for a refund the merchant API starts: `rf_` + 16 characters (the gateway allows 30). */

@@ -62,7 +62,9 @@ const asRefusal = (failure: Failure): FirstPaymentRefusal =>
  * result comes back on status_url (completeCheckout). The checkout id is the subscription id.
  */
 export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps): Promise<CheckoutStart> {
-  const signup = await openSignup(request, CHECKOUT_LEASE_MS, deps);
+  // A checkout has no request key: each one opens its own window (ready charges nothing).
+  const signup = await openSignup({ ...request, request_key: undefined }, CHECKOUT_LEASE_MS, deps);
+  if ("replayed" in signup) throw new Error("a checkout never replays a sign-up");
   const { subscription, attempt } = signup;
   const outcome = await deps.gateway.prepareWindow({
     order_id: attempt.order_id,

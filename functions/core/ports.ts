@@ -257,4 +257,6 @@ export interface PaymentGateway extends ChargeGateway {
 export interface IdSource {
   /** A new subscription id, short enough for order_id = `<id>-<period>-<attempt>` to stay ≤ 30 characters. */
   subscriptionId(): string;
+  /** The same, derived from a request's idempotency key: the same key always names the same subscription. */
+  subscriptionIdFor(requestKey: string): string;
 }

@@ -28,12 +28,22 @@ export interface NewSubscription {
   readonly customer: Customer;
   readonly plan: Plan;
   readonly billing: BillingMode;
+  /**
+   * The digest of the caller's idempotency key, when there is one: the subscription id is derived from it, so a
+   * request retried after a crash meets its first try instead of paying a second time.
+   */
+  readonly request_key?: string;
 }
 
 /** A pending subscription and its claimed period-0 attempt, as stored. */
 export interface OpenedSignup {
   readonly subscription: Subscription;
   readonly attempt: ChargeAttempt;
+}
+
+/** The request key's sign-up already exists and has its period-0 attempt: it is answered, not started again. */
+export interface ReplayedSignup {
+  readonly replayed: Subscription;
 }
 
 /**
@@ -44,12 +54,15 @@ export async function openSignup(
   request: NewSubscription,
   leaseMs: number,
   deps: SignupStepDeps & { readonly ids: IdSource },
-): Promise<OpenedSignup> {
+): Promise<OpenedSignup | ReplayedSignup> {
   const now = deps.clock.now();
   const at = now.toISOString();
-  const key = { subscription_id: deps.ids.subscriptionId(), period: 0, attempt: 0 };
-  const subscription: Subscription = {
-    subscription_id: key.subscription_id,
+  const subscription_id =
+    request.request_key === undefined
+      ? deps.ids.subscriptionId()
+      : deps.ids.subscriptionIdFor(request.request_key);
+  const fresh: Subscription = {
+    subscription_id,
     status: "pending",
     billing_mode: request.billing,
     customer: request.customer,
@@ -60,18 +73,26 @@ export async function openSignup(
     created_at: at,
     updated_at: at,
   };
+  const created = await deps.repository.createSubscription(fresh);
+  const subscription = created ? fresh : await deps.repository.getSubscription(subscription_id);
+  if (!subscription || (!created && request.request_key === undefined))
+    throw new Error("subscription id collision");
+  // A retry after the gateway was unavailable goes on with the next attempt number (a new order_id).
+  const key = { subscription_id, period: 0, attempt: subscription.attempt };
   const attempt: ChargeAttempt = {
     ...key,
     order_id: orderIdFor(key),
-    amount: request.plan.amount,
-    currency: request.plan.currency,
+    amount: subscription.plan.amount,
+    currency: subscription.plan.currency,
     status: "pending",
     lease_until: new Date(now.getTime() + leaseMs).toISOString(),
     created_at: at,
     updated_at: at,
   };
-  if (!(await deps.repository.createSubscription(subscription))) throw new Error("subscription id collision");
-  await deps.repository.claimAttempt(attempt);
+  // A retried request whose first try stopped before the claim has not been to the gateway: it goes on from here.
+  if (subscription.status !== "pending" || !(await deps.repository.claimAttempt(attempt)).claimed) {
+    return { replayed: subscription };
+  }
   return { subscription, attempt };
 }
 
@@ -184,6 +205,7 @@ export async function recordRefusedSignup(
   refusal: FirstPaymentRefusal,
   reason: string,
   deps: SignupStepDeps,
+  keepForRetry = false,
 ): Promise<void> {
   const updated_at = deps.clock.now().toISOString();
   const unavailable = refusal.kind === "unavailable";
@@ -198,6 +220,14 @@ export async function recordRefusedSignup(
       },
       remove: ["lease_until"],
     });
+  }
+  if (keepForRetry) {
+    // Nothing was charged and the caller may repeat the request with its key: the sign-up stays open for it.
+    await deps.repository.updateSubscription(subscription.subscription_id, {
+      expect: { period: 0, status: "pending", attempt: attempt.attempt },
+      set: { attempt: attempt.attempt + 1, status_reason: reason, updated_at },
+    });
+    return;
   }
   await deps.repository.updateSubscription(subscription.subscription_id, {
     expect: { period: 0, status: "pending" },

@@ -45,6 +45,7 @@ export type SignupResult =
  */
 export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): Promise<SignupResult> {
   const signup = await openSignup(request, deps.policy.inflightWindowMs, deps);
+  if ("replayed" in signup) return replayedResult(signup.replayed);
   const { subscription, attempt } = signup;
   const outcome = await deps.gateway.payWithCard({
     order_id: attempt.order_id,
@@ -68,8 +69,29 @@ export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): 
       });
       return { kind: "pending", subscription };
     default:
-      // Refused: nothing was charged. The sign-up ends here; the customer may try again (a new subscription).
-      await recordRefusedSignup(signup, outcome, `signup_${outcome.kind}`, deps);
+      // Refused: nothing was charged. The sign-up ends here, unless the gateway was unavailable and the caller can
+      // repeat the request with its key.
+      await recordRefusedSignup(
+        signup,
+        outcome,
+        `signup_${outcome.kind}`,
+        deps,
+        outcome.kind === "unavailable" && request.request_key !== undefined,
+      );
       return { kind: "refused", failure: outcome, subscription_id: subscription.subscription_id };
   }
+}
+
+/** What a retried sign-up answers: the state its first try reached (the janitor settles a pending one). */
+function replayedResult(subscription: Subscription): SignupResult {
+  if (subscription.status === "pending") return { kind: "pending", subscription };
+  if (subscription.status === "canceled" && subscription.period === 0) {
+    const message = `sign-up refused (${subscription.status_reason ?? "refused"})`;
+    return {
+      kind: "refused",
+      failure: { kind: "invalid", code: "SIGNUP_REFUSED", message },
+      subscription_id: subscription.subscription_id,
+    };
+  }
+  return { kind: "active", subscription };
 }

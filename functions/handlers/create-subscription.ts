@@ -20,8 +20,8 @@ export function createSubscription(
   return serve(async () => {
     const body = bodyOf(request, createSubscriptionBody);
     const identity = { ...body, card: maskedCardOf(body.card) };
-    return idempotentPost(request, services, identity, async () =>
-      signupAnswer(await signUpWithCard(body, services)),
+    return idempotentPost(request, services, identity, async (requestKey) =>
+      signupAnswer(await signUpWithCard({ ...body, request_key: requestKey }, services)),
     );
   });
 }
