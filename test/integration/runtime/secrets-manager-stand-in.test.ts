@@ -5,30 +5,20 @@ import {
   PutSecretValueCommand,
   ResourceExistsException,
   ResourceNotFoundException,
-  SecretsManagerClient,
+  type SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type SecretsManagerStandIn,
-  startSecretsManagerStandIn,
-} from "../../../local/secrets-manager-stand-in";
+import type { SecretsManagerStandIn } from "../../../local/secrets-manager-stand-in";
+import { startSecretsManagerUnderTest } from "../../support/secrets-manager";
 
 let standIn: SecretsManagerStandIn;
 let client: SecretsManagerClient;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-  standIn = await startSecretsManagerStandIn();
-  client = new SecretsManagerClient({
-    endpoint: standIn.endpoint,
-    region: "us-east-1",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
+  ({ standIn, client, close } = await startSecretsManagerUnderTest());
 });
-afterAll(async () => {
-  client.destroy();
-  await standIn.close();
-});
+afterAll(() => close());
 
 describe("the Secrets Manager stand-in, through the real SDK", () => {
   it("creates a secret and returns its value by name and by ARN", async () => {
