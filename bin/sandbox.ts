@@ -1,3 +1,4 @@
+import { stopOnSignals } from "../local/stop-on-signals";
 import { describeSandbox, sandboxOptionsFromCli } from "../sandbox/cli";
 import { startSandbox } from "../sandbox/server";
 
@@ -6,16 +7,7 @@ import { startSandbox } from "../sandbox/server";
 try {
   const sandbox = await startSandbox(sandboxOptionsFromCli(process.argv.slice(2), process.env));
   console.log(describeSandbox(sandbox).join("\n"));
-  const stop = () => {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-    sandbox.close().catch((error: unknown) => {
-      console.error("sandbox did not close cleanly:", error);
-      process.exitCode = 1;
-    });
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  stopOnSignals("sandbox", () => sandbox.close());
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

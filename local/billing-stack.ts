@@ -27,8 +27,14 @@ export interface BillingStackOptions {
   /** Receives of a charge message before the redrive policy moves it to the DLQ. */
   readonly maxReceiveCount?: number;
   readonly gatewayTimeoutMs?: number;
-  /** Public base of our webhooks (recurring_noti_url); the local HTTP router's URL once it exists. */
+  /** Public base of our webhooks (recurring_noti_url): the local HTTP API's `<url>/webhooks`. */
   readonly webhookBaseUrl?: string;
+  /** The sandbox's port (0, the default, picks a free one). */
+  readonly sandboxPort?: number;
+  /** Where dynalite keeps its data across restarts (in memory when unset). */
+  readonly dataDir?: string;
+  /** The billing table's name (a fresh one when unset; give one to find a persisted table again). */
+  readonly tableName?: string;
 }
 
 /** The gateway secret's JSON for a sandbox merchant. */
@@ -74,14 +80,14 @@ export class BillingStack {
 
   static async start(options: BillingStackOptions = {}): Promise<BillingStack> {
     const sandbox = await startSandbox({
-      port: 0,
+      port: options.sandboxPort ?? 0,
       start: options.start,
       seed: options.seed,
       faults: options.faults,
     });
-    const dynamo = await startDynalite();
+    const dynamo = await startDynalite({ path: options.dataDir });
     const sqs = await startSqs();
-    const tableName = await dynamo.createBillingTable();
+    const tableName = await dynamo.createBillingTable(options.tableName);
     await initializeDueWatermark(dynamo.client, tableName, sandbox.clock.now());
     const chargeQueue = await sqs.createQueueWithDlq("charge-work", {
       maxReceiveCount: options.maxReceiveCount ?? 8,

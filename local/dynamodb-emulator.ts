@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, ResourceInUseException } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import dynalite from "dynalite";
 import { billingTableDefinition } from "../functions/adapters/billing-table";
@@ -12,16 +12,19 @@ export interface Dynalite {
   /** e.g. http://127.0.0.1:54321 */
   readonly endpoint: string;
   readonly client: DynamoDBDocumentClient;
-  /** Creates a billing table (a fresh name unless given) and returns its name. */
+  /** Creates a billing table (a fresh name unless given; an existing one is kept) and returns its name. */
   createBillingTable(name?: string): Promise<string>;
   close(): Promise<void>;
 }
 
-/** dynalite in this process, in memory, on 127.0.0.1 and an ephemeral port, reached through the real SDK. */
-export async function startDynalite(): Promise<Dynalite> {
+/**
+ * dynalite in this process on 127.0.0.1 and an ephemeral port, reached through the real SDK: in memory, or in the
+ * LevelDB directory `path` (kept across restarts).
+ */
+export async function startDynalite(options: { readonly path?: string } = {}): Promise<Dynalite> {
   // The SDK warns once per process that it will drop Node 20; Node 20 is what the machines have.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: options.path });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("dynalite is not listening on TCP");
@@ -35,7 +38,11 @@ export async function startDynalite(): Promise<Dynalite> {
     endpoint,
     client,
     async createBillingTable(name = `billing-${randomUUID()}`) {
-      await client.send(new CreateTableCommand(billingTableDefinition(name)));
+      try {
+        await client.send(new CreateTableCommand(billingTableDefinition(name)));
+      } catch (error) {
+        if (!(error instanceof ResourceInUseException)) throw error;
+      }
       return name;
     },
     async close() {

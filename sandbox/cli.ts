@@ -35,7 +35,8 @@ export function sandboxOptionsFromCli(
   };
 }
 
-function parseFaultsFlag(text: string) {
+/** The --faults flag: JSON of the fault settings, checked; an error names the field. */
+export function parseFaultsFlag(text: string) {
   let json: unknown;
   try {
     json = JSON.parse(text);

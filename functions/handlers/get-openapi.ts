@@ -1,17 +1,25 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { type HttpResult, ok, serve } from "../api/http";
 import { buildOpenApiDocument } from "../api/openapi";
+import { headerOf } from "../runtime/http-event";
 import { observedHandler } from "../runtime/lambda-handler";
 
-/** Where the API is served, as API Gateway saw the request (a named stage prefixes the paths). */
-function serverUrlOf({ domainName, stage }: APIGatewayProxyEventV2["requestContext"]): string | undefined {
+type OpenApiRequest = Pick<APIGatewayProxyEventV2, "requestContext" | "headers">;
+
+/**
+ * Where the API is served, as API Gateway saw the request (a named stage prefixes the paths). The scheme is the
+ * X-Forwarded-Proto API Gateway adds (https), which local mode sets to http.
+ */
+function serverUrlOf(request: OpenApiRequest): string | undefined {
+  const { domainName, stage } = request.requestContext;
   if (!domainName) return undefined;
-  return stage && stage !== "$default" ? `https://${domainName}/${stage}` : `https://${domainName}`;
+  const scheme = headerOf(request, "x-forwarded-proto") === "http" ? "http" : "https";
+  return stage && stage !== "$default" ? `${scheme}://${domainName}/${stage}` : `${scheme}://${domainName}`;
 }
 
 /** GET /openapi.json, without authorization: the merchant API's OpenAPI 3.1 document. No variables. */
-export function getOpenApi(request: Pick<APIGatewayProxyEventV2, "requestContext">): Promise<HttpResult> {
-  return serve(async () => ok(buildOpenApiDocument({ serverUrl: serverUrlOf(request.requestContext) })));
+export function getOpenApi(request: OpenApiRequest): Promise<HttpResult> {
+  return serve(async () => ok(buildOpenApiDocument({ serverUrl: serverUrlOf(request) })));
 }
 
 export const handler = observedHandler(async (event: APIGatewayProxyEventV2) => getOpenApi(event));

@@ -16,7 +16,7 @@ export function rawBodyOf(request: HttpRequest): Buffer {
 }
 
 /** A header's value, whatever the case of its name (API Gateway lower-cases them; local callers may not). */
-export function headerOf(request: HttpRequest, name: string): string | undefined {
+export function headerOf(request: Pick<HttpRequest, "headers">, name: string): string | undefined {
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(request.headers ?? {}))
     if (key.toLowerCase() === wanted) return value;

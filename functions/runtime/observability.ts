@@ -41,5 +41,19 @@ const serviceName = process.env.POWERTOOLS_SERVICE_NAME || DEFAULT_SERVICE_NAME;
 
 /** Shared by every handler: one logger, one EMF metrics buffer (flushed by logMetrics), one tracer per container. */
 export const logger = new Logger({ serviceName, logFormatter: new RedactingLogFormatter() });
-export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName });
+/**
+ * Powertools Metrics warns on every flush without metrics (a route that records none, or
+ * POWERTOOLS_METRICS_DISABLED in local mode): expected here, so that one goes to debug; its other warnings stay
+ * warnings, as JSON log lines of this logger.
+ */
+const metricsLogger = {
+  debug: (message: unknown) => logger.debug(String(message)),
+  info: (message: unknown) => logger.info(String(message)),
+  error: (message: unknown) => logger.error(String(message)),
+  warn: (message: unknown) =>
+    String(message).startsWith("No application metrics to publish")
+      ? logger.debug(String(message))
+      : logger.warn(String(message)),
+};
+export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName, logger: metricsLogger });
 export const tracer = new Tracer({ serviceName });

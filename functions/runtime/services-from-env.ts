@@ -208,11 +208,21 @@ export function memoised<T>(build: () => T | Promise<T>, maxAgeMs = Number.POSIT
 }
 
 let runtime: Runtime | undefined;
+let runtimeOverrides: Partial<Runtime> = {};
 /** The process's SDK clients and clock, created on first use. */
 export const defaultRuntime = () => {
-  runtime ??= createRuntime();
+  runtime ??= { ...createRuntime(), ...runtimeOverrides };
   return runtime;
 };
+
+/**
+ * Local mode runs the handlers in one process on its shared clock: every runtime built from now on (and after each
+ * resetServices) takes these fields instead of the defaults.
+ */
+export function overrideRuntime(overrides: Partial<Runtime>): void {
+  runtimeOverrides = overrides;
+  resetServices();
+}
 
 // Each handler's variables are checked on its first invocation; a missing one fails it naming the variable.
 const chargeRun = memoised(() =>

@@ -8,9 +8,10 @@ import type {
 import { z } from "zod";
 import { createDynamoDbIdempotencyStore } from "../../functions/adapters/dynamodb-idempotency-store";
 import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
+import { apiGatewayEvent, authorizerEvent, matchPath } from "../../local/api-gateway-event";
 import type { BillingStack } from "../../local/billing-stack";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-emulator";
-import { stubContext } from "./lambda-context";
+import { stubContext } from "../../local/lambda-context";
 
 // The merchant API as API Gateway (HTTP API, payload 2.0) presents it to Lambda: request events of the real shape,
 // the Lambda authorizer in front of the bearer routes, and the proxy result read back.
@@ -25,83 +26,23 @@ export interface ApiCall {
   readonly apiKey?: string;
 }
 
-/** A route template (`/v1/subscriptions/{id}`) matched against a concrete path; the path parameters if it fits. */
-function matchPath(template: string, path: string): Record<string, string> | undefined {
-  const names: string[] = [];
-  const pattern = template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
-    names.push(name);
-    return "([^/]+)";
-  });
-  const match = new RegExp(`^${pattern}$`).exec(path);
-  if (!match) return undefined;
-  return Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(match[index + 1] ?? "")]));
-}
-
-const REQUEST_CONTEXT = {
-  accountId: "123456789012",
-  apiId: "abc123defg",
-  domainName: "abc123defg.execute-api.us-east-1.amazonaws.com",
-  domainPrefix: "abc123defg",
-  requestId: "JKJaXmPLvHcESHA=",
-  stage: "$default",
-  time: "01/Mar/2027:10:00:00 +0000",
-  timeEpoch: 1803981600000,
-};
-
 /** The API Gateway v2 event of a call; headers lower-cased as API Gateway delivers them. */
 export function apiEvent(method: string, path: string, call: ApiCall = {}): APIGatewayProxyEventV2 {
   const route = MERCHANT_API_ROUTES.find((entry) => entry.method === method && matchPath(entry.path, path));
-  const pathParameters = route ? matchPath(route.path, path) : undefined;
   const headers: Record<string, string> = {
     accept: "application/json",
     "content-type": "application/json",
-    host: REQUEST_CONTEXT.domainName,
+    host: "abc123defg.execute-api.us-east-1.amazonaws.com",
     "user-agent": "merchant-backend/1.0",
     ...(call.apiKey === undefined ? {} : { authorization: `Bearer ${call.apiKey}` }),
     ...(call.idempotencyKey === undefined ? {} : { "idempotency-key": call.idempotencyKey }),
   };
   for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
-  const body = call.rawBody ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
-  const routeKey = route ? `${method} ${route.path}` : "$default";
-  return {
-    version: "2.0",
-    routeKey,
-    rawPath: path,
-    rawQueryString: "",
-    headers,
-    requestContext: {
-      ...REQUEST_CONTEXT,
-      routeKey,
-      http: {
-        method,
-        path,
-        protocol: "HTTP/1.1",
-        sourceIp: "203.0.113.7",
-        userAgent: "merchant-backend/1.0",
-      },
-    },
-    ...(pathParameters && Object.keys(pathParameters).length > 0 ? { pathParameters } : {}),
-    ...(body === undefined ? {} : { body }),
-    isBase64Encoded: false,
-  };
-}
-
-/** The authorizer's event for the same call (identity source: the Authorization header). */
-export function authorizerEvent(request: APIGatewayProxyEventV2): APIGatewayRequestAuthorizerEventV2 {
-  const authorization = request.headers.authorization;
-  return {
-    version: "2.0",
-    type: "REQUEST",
-    routeArn: `arn:aws:execute-api:us-east-1:123456789012:abc123defg/$default/${request.routeKey.replace(" ", "")}`,
-    identitySource: authorization === undefined ? [] : [authorization],
-    routeKey: request.routeKey,
-    rawPath: request.rawPath,
-    rawQueryString: "",
-    cookies: [],
-    headers: request.headers,
-    requestContext: request.requestContext,
-    ...(request.pathParameters ? { pathParameters: request.pathParameters } : {}),
-  };
+  const body = call.rawBody ?? (call.body === undefined ? "" : JSON.stringify(call.body));
+  const match = route
+    ? { routeKey: `${method} ${route.path}`, pathParameters: matchPath(route.path, path) }
+    : { routeKey: "$default" };
+  return apiGatewayEvent({ method, url: path, headers, body }, match, { base64: false });
 }
 
 export interface ApiAnswer {

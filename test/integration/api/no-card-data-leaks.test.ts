@@ -7,9 +7,9 @@ import { resetMerchantApiServices } from "../../../functions/runtime/merchant-ap
 import { metrics } from "../../../functions/runtime/observability";
 import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
+import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import { captureOutput } from "../../support/handler-env";
-import { receiveLambdaEvent } from "../../support/lambda-sqs";
 import type { ApiAnswer, ApiCall } from "../../support/merchant-api";
 import {
   deployedMerchantApi,

@@ -4,10 +4,10 @@ import { handler as processCharges } from "../../../functions/handlers/process-c
 import { handler as runCharges } from "../../../functions/handlers/run-charges";
 import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
+import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
+import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
-import { scheduledEvent, stubContext } from "../../support/lambda-context";
-import { receiveLambdaEvent } from "../../support/lambda-sqs";
 import { compareLedgers } from "../../support/ledger-comparison";
 import { signUpCards } from "../../support/signups";
 

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { handler as refreshPartnerToken } from "../../../functions/handlers/refresh-partner-token";
 import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
+import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
-import { scheduledEvent, stubContext } from "../../support/lambda-context";
 
 /*
  * The partner-token refresher as Lambda runs it: the partner API key from the gateway secret, the token from the

@@ -4,9 +4,9 @@ import { orderIdFor } from "../../../functions/core/order-id";
 import { handler as sweepAttempts } from "../../../functions/handlers/sweep-attempts";
 import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
+import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { drainQueue } from "../../../local/sqs-emulator";
 import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
-import { scheduledEvent, stubContext } from "../../support/lambda-context";
 import { signUpCards } from "../../support/signups";
 
 /*

@@ -10,11 +10,11 @@ import {
 import { handler as processIntake } from "../../../functions/handlers/process-intake";
 import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
+import { stubContext } from "../../../local/lambda-context";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
+import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
-import { stubContext } from "../../support/lambda-context";
-import { receiveLambdaEvent } from "../../support/lambda-sqs";
 import type { RecordedRequest } from "../../support/recording-server";
 import { callSandbox } from "../../support/sandbox-gateway";
 import { signUpCards } from "../../support/signups";

@@ -7,9 +7,9 @@ import { handler as processIntake } from "../../../functions/handlers/process-in
 import { handler as registerPartnerWebhook } from "../../../functions/handlers/register-partner-webhook";
 import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
+import { scheduledEvent, stubContext } from "../../../local/lambda-context";
+import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
-import { scheduledEvent, stubContext } from "../../support/lambda-context";
-import { receiveLambdaEvent } from "../../support/lambda-sqs";
 import { signUpCards } from "../../support/signups";
 import {
   drainIntake,

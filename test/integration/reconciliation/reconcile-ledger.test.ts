@@ -4,9 +4,9 @@ import { refundCharge } from "../../../functions/core/refunds";
 import { handler as reconcileLedger } from "../../../functions/handlers/reconcile-ledger";
 import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
+import { stubContext } from "../../../local/lambda-context";
 import { renewAt, signUpMany } from "../../support/billing-scenarios";
 import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
-import { stubContext } from "../../support/lambda-context";
 import { callSandbox } from "../../support/sandbox-gateway";
 
 /*

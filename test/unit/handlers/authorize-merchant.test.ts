@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../../../functions/api/api-key";
 import { authorizeMerchant } from "../../../functions/handlers/authorize-merchant";
+import { authorizerEvent } from "../../../local/api-gateway-event";
 import { captureOutput } from "../../support/handler-env";
-import { apiEvent, authorizerEvent } from "../../support/merchant-api";
+import { apiEvent } from "../../support/merchant-api";
 
 const KEY = "mk_test_0123456789abcdefghijklmnop";
 const services = { apiKeyDigests: async () => [hashApiKey(KEY)] };

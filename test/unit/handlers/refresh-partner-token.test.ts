@@ -4,7 +4,7 @@ import type { GatewayOutcome } from "../../../functions/gateway/outcome";
 import type { PartnerToken } from "../../../functions/gateway/partner-token";
 import { refreshPartnerToken } from "../../../functions/handlers/refresh-partner-token";
 import { metrics } from "../../../functions/runtime/observability";
-import { scheduledEvent } from "../../support/lambda-context";
+import { scheduledEvent } from "../../../local/lambda-context";
 import { spyOnMetrics } from "../../support/metric-spy";
 
 let recorded: ReturnType<typeof spyOnMetrics>;

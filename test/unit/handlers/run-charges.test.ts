@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { handler, runCharges } from "../../../functions/handlers/run-charges";
 import { metrics } from "../../../functions/runtime/observability";
 import { resetServices } from "../../../functions/runtime/services-from-env";
+import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { fakeChargeServices } from "../../support/fake-billing";
-import { scheduledEvent, stubContext } from "../../support/lambda-context";
 import { spyOnMetrics } from "../../support/metric-spy";
 
 let recorded: ReturnType<typeof spyOnMetrics>;

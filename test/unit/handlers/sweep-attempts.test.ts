@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChargeAttempt } from "../../../functions/core/model";
 import { sweepAttempts } from "../../../functions/handlers/sweep-attempts";
 import { metrics } from "../../../functions/runtime/observability";
+import { scheduledEvent } from "../../../local/lambda-context";
 import { dueSubscription, fakeChargeServices, START } from "../../support/fake-billing";
-import { scheduledEvent } from "../../support/lambda-context";
 import { spyOnMetrics } from "../../support/metric-spy";
 
 let recorded: ReturnType<typeof spyOnMetrics>;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Context } from "aws-lambda";
 
 /** A Lambda context as the runtime passes it, for calling wrapped handlers outside Lambda. */
@@ -15,6 +16,16 @@ export function stubContext(functionName = "billing-test"): Context {
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
+  };
+}
+
+/** The context of one local invocation: its own request id, and the time left counted down from its timeout. */
+export function invocationContext(functionName: string, timeoutSeconds: number): Context {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  return {
+    ...stubContext(functionName),
+    awsRequestId: randomUUID(),
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
   };
 }
 

@@ -1,0 +1,161 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { z } from "zod";
+import { MERCHANT_API_ROUTES } from "../functions/api/merchant-api-routes";
+import type { HttpRoute } from "../lib/function-table";
+import { apiGatewayEvent, authorizerEvent, matchPath } from "./api-gateway-event";
+import type { LambdaFunctions } from "./lambda-functions";
+
+// API Gateway's HTTP API, locally: the deployed routes of the function table, each request turned into the v2
+// event of its function, the merchant authorizer in front of the bearer routes, and the proxy result written back.
+
+/** A route served by local mode itself, not by a Lambda function (POST /local/clock). */
+export type LocalRouteHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+interface Route extends HttpRoute {
+  readonly target: { readonly function: string } | { readonly local: LocalRouteHandler };
+}
+
+/** API Gateway's own answers, which never reach a function. */
+const GATEWAY_ANSWERS = {
+  notFound: { statusCode: 404, body: JSON.stringify({ message: "Not Found" }) },
+  tooLarge: { statusCode: 413, body: JSON.stringify({ message: "Request Entity Too Large" }) },
+  internalError: { statusCode: 500, body: JSON.stringify({ message: "Internal Server Error" }) },
+} satisfies Record<string, APIGatewayProxyStructuredResultV2>;
+
+/** A refused bearer route: the merchant API's error body (DESIGN.md §8). */
+export const UNAUTHORIZED_RESULT: APIGatewayProxyStructuredResultV2 = {
+  statusCode: 401,
+  headers: { "content-type": "application/json", "www-authenticate": "Bearer" },
+  body: JSON.stringify({ error: { code: "unauthorized", message: "a valid API key is required" } }),
+};
+
+/** API Gateway's payload limit. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const authorizerResult = z.object({ isAuthorized: z.boolean() });
+const structuredResult = z.object({
+  statusCode: z.number().int(),
+  headers: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  cookies: z.array(z.string()).optional(),
+  body: z.string().optional(),
+  isBase64Encoded: z.boolean().optional(),
+});
+
+export interface HttpApiOptions {
+  readonly functions: LambdaFunctions;
+  /** Local-only operations of MERCHANT_API_ROUTES, by operationId. */
+  readonly localRoutes: Readonly<Record<string, LocalRouteHandler>>;
+  /** The time events carry (the local clock). */
+  readonly now: () => Date;
+  readonly onError: (route: string, error: unknown) => void;
+}
+
+export class LocalHttpApi {
+  readonly #routes: readonly Route[];
+  readonly #authorizer: string | undefined;
+
+  constructor(private readonly options: HttpApiOptions) {
+    const deployed = options.functions
+      .withTrigger("http")
+      .flatMap(({ spec, trigger }) =>
+        trigger.routes.map((route) => ({ ...route, target: { function: spec.handler } })),
+      );
+    const local = Object.entries(options.localRoutes).map(([operationId, handler]): Route => {
+      const route = MERCHANT_API_ROUTES.find((entry) => entry.operationId === operationId && entry.localOnly);
+      if (route === undefined) throw new Error(`${operationId} is not a local-only route`);
+      const auth = route.auth === "bearer" ? "merchant" : "none";
+      return { method: route.method, path: route.path, auth, target: { local: handler } };
+    });
+    this.#routes = [...deployed, ...local];
+    this.#authorizer = options.functions.withTrigger("authorizer")[0]?.spec.handler;
+  }
+
+  /** The Node request listener. */
+  readonly listener = (request: IncomingMessage, response: ServerResponse): void => {
+    this.#serve(request)
+      .catch((error: unknown) => {
+        this.options.onError(`${request.method} ${request.url}`, error);
+        return GATEWAY_ANSWERS.internalError;
+      })
+      .then((result) => writeResult(response, result));
+  };
+
+  async #serve(request: IncomingMessage): Promise<APIGatewayProxyStructuredResultV2> {
+    const body = await readBody(request);
+    if (body === undefined) return GATEWAY_ANSWERS.tooLarge;
+    const method = (request.method ?? "GET").toUpperCase();
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    const found = this.#match(method, path);
+    if (found === undefined) return GATEWAY_ANSWERS.notFound;
+    const { route, pathParameters } = found;
+    // API Gateway adds these; the scheme tells get-openapi which URL to print.
+    const forwarded = {
+      "x-forwarded-for": request.socket.remoteAddress ?? "127.0.0.1",
+      "x-forwarded-port": String(request.socket.localPort ?? ""),
+      "x-forwarded-proto": "http",
+    };
+    const event = apiGatewayEvent(
+      { method, url: request.url ?? "/", headers: { ...request.headers, ...forwarded }, body },
+      { routeKey: `${route.method} ${route.path}`, pathParameters },
+      { now: this.options.now(), sourceIp: request.socket.remoteAddress },
+    );
+    if (route.auth === "merchant" && !(await this.#authorized(event))) return UNAUTHORIZED_RESULT;
+    if ("local" in route.target) return route.target.local(event);
+    const result = await this.options.functions.invoke(route.target.function, event);
+    return proxyResult(result);
+  }
+
+  #match(method: string, path: string) {
+    for (const route of this.#routes) {
+      if (route.method !== method) continue;
+      const pathParameters = matchPath(route.path, path);
+      if (pathParameters !== undefined) return { route, pathParameters };
+    }
+    return undefined;
+  }
+
+  async #authorized(event: APIGatewayProxyEventV2): Promise<boolean> {
+    // As API Gateway: a request without the identity source is refused without invoking the authorizer.
+    if (event.headers.authorization === undefined) return false;
+    if (this.#authorizer === undefined) throw new Error("the function table names no authorizer");
+    const verdict = await this.options.functions.invoke(this.#authorizer, authorizerEvent(event));
+    return authorizerResult.parse(verdict).isAuthorized;
+  }
+}
+
+/** A function's proxy result; anything without a statusCode is a 200 JSON body, as API Gateway reads it. */
+function proxyResult(result: unknown): APIGatewayProxyStructuredResultV2 {
+  const structured = structuredResult.safeParse(result);
+  if (structured.success) return structured.data;
+  if (typeof result === "object" && result !== null && "statusCode" in result) {
+    throw new Error("the function returned a malformed proxy result");
+  }
+  return {
+    statusCode: 200,
+    headers: { "content-type": "application/json" },
+    body: typeof result === "string" ? result : JSON.stringify(result ?? null),
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += bytes.length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks);
+}
+
+function writeResult(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string | string[]> = { "content-type": "application/json" };
+  for (const [name, value] of Object.entries(result.headers ?? {}))
+    headers[name.toLowerCase()] = String(value);
+  if (result.cookies !== undefined && result.cookies.length > 0) headers["set-cookie"] = result.cookies;
+  const body = Buffer.from(result.body ?? "", result.isBase64Encoded ? "base64" : "utf8");
+  response.writeHead(result.statusCode ?? 200, headers);
+  response.end(body);
+}

@@ -1,0 +1,256 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { z } from "zod";
+import { hashApiKey } from "../functions/api/api-key";
+import { toErrorResponse } from "../functions/api/errors";
+import { bodyOf, ok, toHttpResult } from "../functions/api/http";
+import { localClockBody } from "../functions/api/merchant-api-schemas";
+import type { ChargePolicy } from "../functions/core/charge-policy";
+import { resetMerchantApiServices } from "../functions/runtime/merchant-api-services";
+import { overrideRuntime } from "../functions/runtime/services-from-env";
+import { readBillingConfig } from "../lib/config";
+import type { FaultConfigOrSettings } from "../sandbox/faults";
+import { addIsoDuration, parseIsoDuration } from "../sandbox/iso-duration";
+import { BillingStack } from "./billing-stack";
+import { EventSourceMapping } from "./event-source-mapping";
+import { LocalHttpApi } from "./http-api";
+import { scheduledEvent } from "./lambda-context";
+import { LambdaFunctions } from "./lambda-functions";
+import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
+
+export interface LocalStackOptions {
+  /** The merchant API's port (0 picks a free one). */
+  readonly port?: number;
+  readonly sandboxPort?: number;
+  /** The merchant API key; a random one is generated when unset. */
+  readonly apiKey?: string;
+  /** dynalite's LevelDB directory (in memory when unset). */
+  readonly dataDir?: string;
+  /** Where the shared clock starts (now by default). */
+  readonly start?: Date;
+  /** The clock follows the wall clock between jumps (default true); false: it moves only when told. */
+  readonly realTime?: boolean;
+  /**
+   * Fires of one schedule closer than this are merged while the clock jumps (ISO 8601, default P1D). Each fire of the
+   * charge run or the janitor costs ~50 ms of dynalite queries (16 shards), so a 31-day jump firing every 5 minutes
+   * would take minutes; PT5M fires every one.
+   */
+  readonly jumpResolution?: string;
+  readonly seed?: number;
+  readonly faults?: FaultConfigOrSettings;
+  readonly policy?: Partial<ChargePolicy>;
+  readonly maxReceiveCount?: number;
+  /** Where failures of scheduled runs, batches and requests are reported (stderr by default). */
+  readonly onError?: (where: string, error: unknown) => void;
+}
+
+/** The schedules of a deployment with this repository's cdk.json context. */
+function deployedSchedules() {
+  const cdkJson = z
+    .object({ context: z.record(z.string(), z.unknown()).default({}) })
+    .parse(JSON.parse(readFileSync(new URL("../cdk.json", import.meta.url), "utf8")));
+  return readBillingConfig((key) => cdkJson.context[key]).schedules;
+}
+
+const PERSISTED_TABLE_NAME = "billing";
+
+/**
+ * The whole system on one machine, wired as AWS wires it: the real handlers of the function table behind a local
+ * HTTP API (API Gateway v2 events, the merchant authorizer), SQS event source mappings on local-aws-sqs, the
+ * schedules firing on the shared clock, the SDK reaching dynalite, local-aws-sqs and the Secrets Manager and
+ * EventBridge stand-ins through AWS_ENDPOINT_URL_*, and the gateway sandbox on the same clock.
+ *
+ * It sets the handlers' variables on process.env (restored by close): one local stack per process.
+ */
+export class LocalStack {
+  #closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly stack: BillingStack,
+    readonly url: string,
+    /** Set only when generated (the caller prints it once). */
+    readonly generatedApiKey: string | undefined,
+    readonly apiKey: string,
+    private readonly parts: {
+      readonly server: Server;
+      readonly scheduler: LocalScheduler;
+      readonly mappings: readonly EventSourceMapping[];
+      readonly restoreEnvironment: () => void;
+      readonly stopTicking: () => void;
+    },
+  ) {}
+
+  static async start(options: LocalStackOptions = {}): Promise<LocalStack> {
+    const onError =
+      options.onError ?? ((where, error) => console.error(`local stack: ${where} failed:`, error));
+    const server = createServer();
+    const url = await listen(server, options.port ?? 0);
+    const stack = await BillingStack.start({
+      start: options.start,
+      seed: options.seed,
+      faults: options.faults,
+      policy: options.policy,
+      maxReceiveCount: options.maxReceiveCount,
+      webhookBaseUrl: `${url}/webhooks`,
+      sandboxPort: options.sandboxPort,
+      dataDir: options.dataDir,
+      tableName: options.dataDir === undefined ? undefined : PERSISTED_TABLE_NAME,
+    });
+    const apiKey = options.apiKey ?? `mk_local_${randomBytes(24).toString("base64url")}`;
+    const apiKeySecretArn = stack.secretsManager.setSecret(
+      "billing/merchant-api-keys",
+      JSON.stringify({ sha256: [hashApiKey(apiKey)] }),
+    );
+    const restoreEnvironment = setEnvironment({
+      ...stack.environment(),
+      MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn,
+    });
+    overrideRuntime({ clock: stack.clock });
+    resetMerchantApiServices();
+
+    const functions = new LambdaFunctions();
+    const queueUrls = { charge: stack.chargeQueue.queueUrl, intake: stack.intakeQueue.queueUrl };
+    const mappings = functions.withTrigger("queue").map(
+      ({ spec, trigger }) =>
+        new EventSourceMapping({
+          client: stack.sqs.client,
+          queueUrl: queueUrls[trigger.queue],
+          batchSize: trigger.batchSize,
+          concurrency: spec.concurrency ?? 5,
+          invoke: (event) => functions.invoke(spec.handler, event),
+          onError: (error) => onError(spec.handler, error),
+        }),
+    );
+    const drainQueues = async () => {
+      // Intake work can enqueue charges (a window result completes a sign-up): intake first.
+      for (const mapping of mappings.toReversed()) await mapping.drain();
+    };
+    const schedules = deployedSchedules();
+    const scheduler = new LocalScheduler(
+      stack.clock,
+      functions.withTrigger("schedule").map(({ spec, trigger }) => ({
+        name: spec.handler,
+        expression: schedules[trigger.schedule],
+        run: async (at: Date) => {
+          await functions.invoke(spec.handler, scheduledEvent(at.toISOString()));
+          // Let the workers finish what the run enqueued before the clock moves on.
+          await drainQueues();
+        },
+      })),
+      { jumpResolutionMs: durationMs(options.jumpResolution ?? DEFAULT_JUMP_RESOLUTION), onError },
+    );
+    const api = new LocalHttpApi({
+      functions,
+      localRoutes: {
+        advanceLocalClock: async (event: APIGatewayProxyEventV2) => {
+          try {
+            const { advance } = bodyOf(event, localClockBody);
+            const now = await scheduler.jump(advance);
+            await drainQueues();
+            return toHttpResult(ok({ now: now.toISOString() }));
+          } catch (error) {
+            return toHttpResult(toErrorResponse(error));
+          }
+        },
+      },
+      now: () => stack.clock.now(),
+      onError,
+    });
+    server.on("request", api.listener);
+    for (const mapping of mappings) mapping.start();
+    scheduler.start();
+    const stopTicking = options.realTime === false ? () => undefined : followWallClock(stack);
+    return new LocalStack(stack, url, options.apiKey === undefined ? apiKey : undefined, apiKey, {
+      server,
+      scheduler,
+      mappings,
+      restoreEnvironment,
+      stopTicking,
+    });
+  }
+
+  get sandboxUrl(): string {
+    return this.stack.sandbox.url;
+  }
+
+  get clock() {
+    return this.stack.clock;
+  }
+
+  /** Moves the clock as POST /local/clock does. */
+  async advanceClock(duration: string): Promise<Date> {
+    const now = await this.parts.scheduler.jump(duration);
+    for (const mapping of this.parts.mappings.toReversed()) await mapping.drain();
+    return now;
+  }
+
+  /** Stops the HTTP API, the pollers, the scheduler and every emulator; leaves no handle open. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    const { server, scheduler, mappings, restoreEnvironment, stopTicking } = this.parts;
+    stopTicking();
+    scheduler.stop();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.all(mappings.map((mapping) => mapping.stop()));
+    overrideRuntime({});
+    resetMerchantApiServices();
+    await this.stack.close();
+    restoreEnvironment();
+  }
+}
+
+async function listen(server: Server, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === "string")
+    throw new Error("the HTTP API is not listening on TCP");
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** Sets variables on process.env; the returned function puts back what was there. */
+function setEnvironment(variables: Readonly<Record<string, string>>): () => void {
+  const previous = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, variables);
+  return () => {
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
+
+/** Moves the shared clock with the wall clock, one tick a second, never two moves at once. */
+function followWallClock(stack: BillingStack): () => void {
+  let last = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const tick = async () => {
+    const now = Date.now();
+    await stack.clock.advance(Math.max(0, now - last)).catch(() => undefined);
+    last = now;
+    if (!stopped) timer = setTimeout(tick, 1000);
+  };
+  timer = setTimeout(tick, 1000);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+/** Milliseconds of a fixed-length ISO 8601 duration (PT1H, P1D; no months or years). */
+function durationMs(duration: string): number {
+  const parsed = parseIsoDuration(duration);
+  if (parsed === undefined || parsed.years !== 0 || parsed.months !== 0)
+    throw new RangeError(`jump resolution ${duration} must be an ISO 8601 duration of weeks, days or less`);
+  return addIsoDuration(new Date(0), parsed).getTime();
+}
