@@ -46,6 +46,17 @@ export interface LocalStackOptions {
   readonly onError?: (where: string, error: unknown) => void;
 }
 
+export const localOutputsSchema = z.object({
+  apiUrl: z.url(),
+  apiKey: z.string(),
+  sandboxUrl: z.url(),
+  environment: z.record(z.string(), z.string()),
+});
+export type LocalOutputs = z.infer<typeof localOutputsSchema>;
+
+/** Where `npm start` writes its outputs while it runs. */
+export const LOCAL_OUTPUTS_FILE = ".local/outputs.json";
+
 /** The schedules of a deployment with this repository's cdk.json context. */
 function deployedSchedules() {
   const cdkJson = z
@@ -169,6 +180,23 @@ export class LocalStack {
       restoreEnvironment,
       stopTicking,
     });
+  }
+
+  /**
+   * What a client of this stack needs (the ops CLI reads it from .local/outputs.json): the URLs, the API key, and
+   * the variables a handler gets, which point the SDK at the emulators, plus the dead-letter queues.
+   */
+  outputs(): LocalOutputs {
+    return {
+      apiUrl: this.url,
+      apiKey: this.apiKey,
+      sandboxUrl: this.sandboxUrl,
+      environment: {
+        ...this.stack.environment(),
+        CHARGE_DLQ_URL: this.stack.chargeQueue.dlqUrl,
+        INTAKE_DLQ_URL: this.stack.intakeQueue.dlqUrl,
+      },
+    };
   }
 
   get sandboxUrl(): string {
