@@ -1,14 +1,39 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { parseArgs } from "node:util";
+import { formatTable } from "../local/text-table";
+import { awsCostBenchmark } from "./aws-cost-bench";
 import type { Benchmark, BenchRow } from "./benchmark";
+import { bundleBenchmark } from "./bundle-bench";
+import { chargeThroughputBenchmark } from "./charge-throughput-bench";
+import { fanOutBenchmark } from "./fan-out-bench";
 import { sandboxBenchmark } from "./sandbox-bench";
 
 // `npm run bench` runs every benchmark below; `npm run bench -- --only <name>` one of them. Prints one aligned
 // table, writes bench/results/<name>.json per benchmark, and exits 1 when a row misses its target.
 
-/** Add further benchmarks (charge throughput…) here. */
-const BENCHMARKS: readonly Benchmark[] = [sandboxBenchmark];
+/** A size knob from the environment: a positive whole number, or the default. */
+function sizeFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  return value;
+}
+
+const BENCHMARKS: readonly Benchmark[] = [
+  sandboxBenchmark,
+  chargeThroughputBenchmark({
+    charges: sizeFromEnv("BENCH_CHARGES", 500),
+    worker: {
+      concurrency: sizeFromEnv("BENCH_WORKER_CONCURRENCY", 1),
+      batchSize: sizeFromEnv("BENCH_WORKER_BATCH", 10),
+    },
+  }),
+  awsCostBenchmark({ charges: sizeFromEnv("BENCH_COST_CHARGES", 200) }),
+  bundleBenchmark({ initRuns: sizeFromEnv("BENCH_INIT_RUNS", 20) }),
+  fanOutBenchmark({ subscriptions: sizeFromEnv("BENCH_FANOUT", 100_000) }),
+];
 
 const RESULTS_DIR = new URL("./results/", import.meta.url);
 
@@ -24,7 +49,6 @@ const MACHINE = {
 };
 
 function table(results: readonly { name: string; rows: readonly BenchRow[] }[]): string {
-  const header = ["benchmark", "case", "result", "target", "met"];
   const lines = results.flatMap(({ name, rows }) =>
     rows.map((row) => [
       name,
@@ -34,16 +58,7 @@ function table(results: readonly { name: string; rows: readonly BenchRow[] }[]):
       row.met === undefined ? "" : row.met ? "yes" : "NO",
     ]),
   );
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...lines.map((line) => line[column]?.length ?? 0)),
-  );
-  const format = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join("  ")
-      .trimEnd();
-  const rule = widths.map((width) => "-".repeat(width)).join("  ");
-  return [format(header), rule, ...lines.map(format)].join("\n");
+  return formatTable(["benchmark", "case", "result", "target", "met"], lines);
 }
 
 async function main(): Promise<void> {

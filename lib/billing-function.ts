@@ -14,13 +14,10 @@ import type { Construct } from "constructs";
 import type { z } from "zod";
 import { DEFAULT_SERVICE_NAME } from "../functions/runtime/observability";
 import type { GatewayUrls } from "./config";
+import { LAMBDA_BUNDLING, LAMBDA_MEMORY_MB } from "./lambda-bundling";
 import { acknowledge } from "./nag";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-/** CJS dependencies bundled into ESM (the X-Ray SDK) call require(): give them one. */
-const REQUIRE_BANNER =
-  "import { createRequire as __billingCreateRequire } from 'node:module'; const require = __billingCreateRequire(import.meta.url);";
 
 /** The DynamoDB actions the billing repository issues (single-item conditional writes, queries on the GSIs). */
 const TABLE_ACTIONS = {
@@ -90,8 +87,7 @@ export class BillingFunction extends NodejsFunction {
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      // arm64 CPU scales with memory: 512 MB keeps cold starts of the ~700 KB bundles short.
-      memorySize: 512,
+      memorySize: LAMBDA_MEMORY_MB,
       timeout: props.timeout,
       tracing: Tracing.ACTIVE,
       logGroup,
@@ -105,13 +101,11 @@ export class BillingFunction extends NodejsFunction {
         maxEventAge: props.asyncDeadLetters.maxEventAge,
       }),
       bundling: {
+        ...LAMBDA_BUNDLING,
         format: OutputFormat.ESM,
-        target: "node22",
-        platform: "node",
-        minify: true,
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        externalModules: [...LAMBDA_BUNDLING.externalModules],
         sourceMap: false,
-        mainFields: ["module", "main"],
-        banner: REQUIRE_BANNER,
         logLevel: LogLevel.WARNING,
       },
     });

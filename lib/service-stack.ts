@@ -1,6 +1,7 @@
 import {
   Annotations,
   CfnElement,
+  CfnOutput,
   CfnParameter,
   CfnRule,
   CrossStackReferences,
@@ -41,6 +42,7 @@ import {
 } from "./function-table";
 import { BillingMonitoring } from "./monitoring";
 import { acknowledge } from "./nag";
+import type { SERVICE_OUTPUTS } from "./stack-outputs";
 import type { BillingStatefulResources, WorkQueue } from "./stateful-stack";
 
 export interface BillingServiceStackProps extends StackProps {
@@ -133,6 +135,18 @@ export class BillingServiceStack extends Stack {
       config,
     });
     this.#refusePlaceholderDeploys(config);
+    this.#outputs(config);
+  }
+
+  /** What `cdk deploy --outputs-file` writes for the ops CLI; no exports, so nothing pins them. */
+  #outputs(config: BillingConfig) {
+    const outputs: { readonly [id in keyof typeof SERVICE_OUTPUTS]: string } = {
+      ApiUrl: this.api.apiEndpoint,
+      PaymentBaseUrl: config.gatewayUrls.paymentBaseUrl,
+      WebhookAdminBaseUrl: config.gatewayUrls.webhookAdminBaseUrl,
+      PartnerBaseUrl: config.gatewayUrls.partnerBaseUrl,
+    };
+    for (const [id, value] of Object.entries(outputs)) new CfnOutput(this, id, { value });
   }
 
   #function(spec: FunctionSpec, context: BindContext, queues: { readonly [name in QueueName]: WorkQueue }) {

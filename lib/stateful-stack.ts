@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import {
   type Attribute,
   AttributeType,
@@ -14,6 +14,7 @@ import { type IQueue, Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { billingTableDefinition, TTL_ATTRIBUTE } from "../functions/adapters/billing-table";
 import { acknowledge } from "./nag";
+import type { STATEFUL_OUTPUTS } from "./stack-outputs";
 
 /** Receives of a message before SQS moves it to the DLQ: enough for the charge policy's backoff ladder (~45 min). */
 export const MAX_RECEIVE_COUNT = 8;
@@ -106,6 +107,22 @@ export class BillingStatefulStack extends Stack {
         }),
       },
     };
+    this.#outputs();
+  }
+
+  /** What `cdk deploy --outputs-file` writes for the ops CLI; no exports, so nothing pins them. */
+  #outputs() {
+    const { table, chargeQueue, intakeQueue, secrets } = this.resources;
+    const outputs: { readonly [id in keyof typeof STATEFUL_OUTPUTS]: string } = {
+      Region: this.region,
+      TableName: table.tableName,
+      ChargeQueueUrl: chargeQueue.queue.queueUrl,
+      ChargeDeadLetterQueueUrl: chargeQueue.deadLetterQueue.queueUrl,
+      IntakeQueueUrl: intakeQueue.queue.queueUrl,
+      IntakeDeadLetterQueueUrl: intakeQueue.deadLetterQueue.queueUrl,
+      GatewaySecretArn: secrets.gateway.secretArn,
+    };
+    for (const [id, value] of Object.entries(outputs)) new CfnOutput(this, id, { value });
   }
 }
 

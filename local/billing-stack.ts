@@ -18,6 +18,8 @@ import { type EventBridgeStandIn, startEventBridgeStandIn } from "./eventbridge-
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "./secrets-manager-stand-in";
 import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
 
+const DEFAULT_GATEWAY_TIMEOUT_MS = 2_000;
+
 export interface BillingStackOptions {
   /** Where the shared clock starts (the sandbox's and ours). */
   readonly start?: Date;
@@ -26,6 +28,8 @@ export interface BillingStackOptions {
   readonly policy?: Partial<ChargePolicy>;
   /** Receives of a charge message before the redrive policy moves it to the DLQ. */
   readonly maxReceiveCount?: number;
+  /** Seconds a received charge message stays invisible (default 30): a crashed worker's message returns after it. */
+  readonly visibilityTimeoutSeconds?: number;
   readonly gatewayTimeoutMs?: number;
   /** Public base of our webhooks (recurring_noti_url): the local HTTP API's `<url>/webhooks`. */
   readonly webhookBaseUrl?: string;
@@ -68,6 +72,8 @@ export class BillingStack {
     readonly eventBridge: EventBridgeStandIn,
     /** Where the webhook receivers queue what process-intake handles. */
     readonly intakeQueue: QueueWithDlq,
+    /** The same services with another gateway timeout (e.g. patient sign-ups beside impatient charge workers). */
+    readonly servicesFor: (gatewayTimeoutMs: number) => BillingServices,
     private readonly settings: {
       readonly tableName: string;
       readonly gatewaySecretArn: string;
@@ -91,31 +97,33 @@ export class BillingStack {
     await initializeDueWatermark(dynamo.client, tableName, sandbox.clock.now());
     const chargeQueue = await sqs.createQueueWithDlq("charge-work", {
       maxReceiveCount: options.maxReceiveCount ?? 8,
-      visibilityTimeout: 30,
+      visibilityTimeout: options.visibilityTimeoutSeconds ?? 30,
     });
     const events: BillingEvent[] = [];
     const webhookBase = options.webhookBaseUrl ?? "http://127.0.0.1:9/webhooks";
-    const services = createBillingServices({
-      dynamo: dynamo.client,
-      tableName,
-      sqs: sqs.client,
-      chargeQueueUrl: chargeQueue.queueUrl,
-      events: { publish: async (published) => void events.push(...published) },
-      gateway: {
-        paymentBaseUrl: sandbox.url,
-        webhookAdminBaseUrl: sandbox.url,
-        partnerBaseUrl: sandbox.url,
-        mid: TEST_MERCHANT.mid,
-        apiKey: TEST_MERCHANT.apiKey,
-        aesKeyHex: TEST_MERCHANT.aesKeyHex,
-        partnerApiKey: TEST_MERCHANT.partnerApiKey,
-        timeoutMs: options.gatewayTimeoutMs ?? 2_000,
-        readRetryMinDelayMs: 10,
-      },
-      clock: sandbox.clock,
-      webhookBaseUrl: webhookBase,
-      policy: options.policy,
-    });
+    const servicesFor = (gatewayTimeoutMs: number) =>
+      createBillingServices({
+        dynamo: dynamo.client,
+        tableName,
+        sqs: sqs.client,
+        chargeQueueUrl: chargeQueue.queueUrl,
+        events: { publish: async (published) => void events.push(...published) },
+        gateway: {
+          paymentBaseUrl: sandbox.url,
+          webhookAdminBaseUrl: sandbox.url,
+          partnerBaseUrl: sandbox.url,
+          mid: TEST_MERCHANT.mid,
+          apiKey: TEST_MERCHANT.apiKey,
+          aesKeyHex: TEST_MERCHANT.aesKeyHex,
+          partnerApiKey: TEST_MERCHANT.partnerApiKey,
+          timeoutMs: gatewayTimeoutMs,
+          readRetryMinDelayMs: 10,
+        },
+        clock: sandbox.clock,
+        webhookBaseUrl: webhookBase,
+        policy: options.policy,
+      });
+    const services = servicesFor(options.gatewayTimeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS);
     const secretsManager = await startSecretsManagerStandIn(LOCAL_REGION);
     const eventBridge = await startEventBridgeStandIn();
     const gatewaySecretArn = secretsManager.setSecret(
@@ -138,6 +146,7 @@ export class BillingStack {
       secretsManager,
       eventBridge,
       intakeQueue,
+      servicesFor,
       {
         tableName,
         gatewaySecretArn,

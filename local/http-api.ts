@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../functions/api/merchant-api-routes";
@@ -70,6 +71,24 @@ export class LocalHttpApi {
     this.#routes = [...deployed, ...local];
     this.#authorizer = options.functions.withTrigger("authorizer")[0]?.spec.handler;
   }
+
+  /**
+   * The Node server's clientError listener: a request Node cannot parse (an unknown method, a head over 16 KB) gets
+   * a JSON answer as API Gateway gives, not Node's bare 400 without a body.
+   */
+  readonly clientErrorListener = (error: Error, socket: Duplex): void => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = "code" in error && error.code === "HPE_HEADER_OVERFLOW";
+    const [status, message] = tooLarge ? ["431", "Request Header Fields Too Large"] : ["400", "Bad Request"];
+    const body = JSON.stringify({ message });
+    socket.end(
+      `HTTP/1.1 ${status} ${message}\r\nconnection: close\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  };
 
   /** The Node request listener. */
   readonly listener = (request: IncomingMessage, response: ServerResponse): void => {

@@ -18,7 +18,12 @@ import { EventSourceMapping } from "./event-source-mapping";
 import { LocalHttpApi } from "./http-api";
 import { scheduledEvent } from "./lambda-context";
 import { LambdaFunctions } from "./lambda-functions";
+import { LOCAL_OUTPUTS_FILE, type LocalOutputs } from "./local-outputs";
+import { setEnvironment } from "./process-environment";
 import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
+
+/** Re-exported for bin/start.ts, which loads this module anyway. */
+export { LOCAL_OUTPUTS_FILE, type LocalOutputs };
 
 export interface LocalStackOptions {
   /** The merchant API's port (0 picks a free one). */
@@ -42,20 +47,23 @@ export interface LocalStackOptions {
   readonly faults?: FaultConfigOrSettings;
   readonly policy?: Partial<ChargePolicy>;
   readonly maxReceiveCount?: number;
+  /**
+   * Batches the charge worker (process-charges' event source mapping) runs at once; the function table's maximum
+   * concurrency when unset. Each batch's records are charged side by side (up to the batch size).
+   */
+  readonly workerConcurrency?: number;
+  /** Records per batch of the charge worker; the function table's batch size when unset. */
+  readonly workerBatchSize?: number;
+  /** false: the schedules do not fire (a caller running the charge run and the janitor itself, e.g. the chaos run). */
+  readonly schedules?: boolean;
+  /** false: nothing consumes the charge queue (the caller runs its own workers). */
+  readonly chargeWorker?: boolean;
+  readonly visibilityTimeoutSeconds?: number;
+  /** The gateway timeout of the in-process services (stack.services), not of the handlers. */
+  readonly gatewayTimeoutMs?: number;
   /** Where failures of scheduled runs, batches and requests are reported (stderr by default). */
   readonly onError?: (where: string, error: unknown) => void;
 }
-
-export const localOutputsSchema = z.object({
-  apiUrl: z.url(),
-  apiKey: z.string(),
-  sandboxUrl: z.url(),
-  environment: z.record(z.string(), z.string()),
-});
-export type LocalOutputs = z.infer<typeof localOutputsSchema>;
-
-/** Where `npm start` writes its outputs while it runs. */
-export const LOCAL_OUTPUTS_FILE = ".local/outputs.json";
 
 /** The schedules of a deployment with this repository's cdk.json context. */
 function deployedSchedules() {
@@ -104,6 +112,8 @@ export class LocalStack {
       faults: options.faults,
       policy: options.policy,
       maxReceiveCount: options.maxReceiveCount,
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+      gatewayTimeoutMs: options.gatewayTimeoutMs,
       webhookBaseUrl: `${url}/webhooks`,
       sandboxPort: options.sandboxPort,
       dataDir: options.dataDir,
@@ -123,13 +133,17 @@ export class LocalStack {
 
     const functions = new LambdaFunctions();
     const queueUrls = { charge: stack.chargeQueue.queueUrl, intake: stack.intakeQueue.queueUrl };
-    const mappings = functions.withTrigger("queue").map(
+    const consumed = functions
+      .withTrigger("queue")
+      .filter(({ trigger }) => options.chargeWorker !== false || trigger.queue !== "charge");
+    const mappings = consumed.map(
       ({ spec, trigger }) =>
         new EventSourceMapping({
           client: stack.sqs.client,
           queueUrl: queueUrls[trigger.queue],
-          batchSize: trigger.batchSize,
-          concurrency: spec.concurrency ?? 5,
+          batchSize: (trigger.queue === "charge" ? options.workerBatchSize : undefined) ?? trigger.batchSize,
+          concurrency:
+            (trigger.queue === "charge" ? options.workerConcurrency : undefined) ?? spec.concurrency ?? 5,
           invoke: (event) => functions.invoke(spec.handler, event),
           onError: (error) => onError(spec.handler, error),
         }),
@@ -170,8 +184,9 @@ export class LocalStack {
       onError,
     });
     server.on("request", api.listener);
+    server.on("clientError", api.clientErrorListener);
     for (const mapping of mappings) mapping.start();
-    scheduler.start();
+    if (options.schedules !== false) scheduler.start();
     const stopTicking = options.realTime === false ? () => undefined : followWallClock(stack);
     return new LocalStack(stack, url, options.apiKey === undefined ? apiKey : undefined, apiKey, {
       server,
@@ -243,18 +258,6 @@ async function listen(server: Server, port: number): Promise<string> {
   if (address === null || typeof address === "string")
     throw new Error("the HTTP API is not listening on TCP");
   return `http://127.0.0.1:${address.port}`;
-}
-
-/** Sets variables on process.env; the returned function puts back what was there. */
-function setEnvironment(variables: Readonly<Record<string, string>>): () => void {
-  const previous = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, variables);
-  return () => {
-    for (const [name, value] of Object.entries(previous)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
 }
 
 /** Moves the shared clock with the wall clock, one tick a second, never two moves at once. */

@@ -56,6 +56,11 @@ export const KEY_ATTRIBUTES: readonly string[] = [
   "ledger_sk",
 ];
 
+/** The record an item holds: the item without the table's and indexes' key attributes, ready for its schema. */
+export function recordOf(item: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.includes(name)));
+}
+
 /**
  * The TTL attribute (a number, epoch seconds). TTL is not part of CreateTable: the deployment enables it on this
  * attribute (UpdateTimeToLive); the local emulator has no TTL. Deletion is lazy (up to days late), so readers of

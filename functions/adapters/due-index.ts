@@ -4,7 +4,7 @@ import {
   PutCommand,
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "zod";
 import { subscriptionSchema } from "../core/model";
 import type { DueEntry } from "../core/ports";
 import {

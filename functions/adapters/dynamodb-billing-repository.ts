@@ -38,12 +38,12 @@ import {
   DEFAULT_SHARDS,
   dedupKey,
   dueKeys,
-  KEY_ATTRIBUTES,
   ledgerKeys,
   OPEN_INDEX,
   openKeys,
   openPartition,
   REFUND_SK_PREFIX,
+  recordOf,
   refundIndexKeys,
   refundKey,
   SUBSCRIPTION_INDEX,
@@ -118,11 +118,6 @@ export function createDynamoDbBillingRepository(
     recordOnce: (key, expiresAt) => recordOnce(table, clock, key, expiresAt),
     forgetOnce: (key) => forgetOnce(table, key),
   };
-}
-
-/** The record without the table's and indexes' key attributes, ready for its schema. */
-function recordOf(item: Item): Item {
-  return Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.includes(name)));
 }
 
 async function getItem(table: TableContext, key: Item): Promise<Item | undefined> {

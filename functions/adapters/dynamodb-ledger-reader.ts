@@ -4,9 +4,9 @@ import type { LedgerEntry, LedgerReader } from "../core/reconciliation";
 import {
   ATTEMPT_SK_PREFIX,
   DEFAULT_SHARDS,
-  KEY_ATTRIBUTES,
   LEDGER_INDEX,
   ledgerPartition,
+  recordOf,
   utcIso,
 } from "./billing-table";
 import { type Item, queryPages } from "./dynamodb-table";
@@ -23,7 +23,7 @@ export interface DynamoDbLedgerReaderOptions {
 const DAY_MS = 86_400_000;
 
 function entryOf(item: Item): LedgerEntry {
-  const record = Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.includes(name)));
+  const record = recordOf(item);
   const at = String(item.ledger_sk).split("#")[0] ?? "";
   return String(item.sk).startsWith(ATTEMPT_SK_PREFIX)
     ? { kind: "charge", at, attempt: chargeAttemptSchema.parse(record) }

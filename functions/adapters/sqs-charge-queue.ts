@@ -5,7 +5,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { z } from "zod";
+import * as z from "zod";
 import { subscriptionSchema } from "../core/model";
 import type { ChargeMessage, ChargeQueue } from "../core/ports";
 import { fieldOf } from "../gateway/errors";

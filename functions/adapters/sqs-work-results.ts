@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { z } from "zod";
+import * as z from "zod";
 import type { WorkResult } from "../core/charge-engine";
 import { mapConcurrently } from "../shared/map-concurrently";
 

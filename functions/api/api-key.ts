@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 
 // The merchant API key check (DESIGN.md §8), shared by the Lambda authorizer and local mode. Only SHA-256 digests of
 // the keys are kept (in Secrets Manager): a key is a long random token, so an unsalted fast hash cannot be reversed

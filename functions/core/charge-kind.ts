@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The ledger's period numbers. Scheduled periods count up from 0 (one per billing interval, so 5000 of them take over

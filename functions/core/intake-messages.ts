@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { PAYMENT_COMPLETED_EVENT, partnerWebhookEvent } from "../gateway/schemas/partner";
 import { containsCardNumber } from "../runtime/redaction";
 

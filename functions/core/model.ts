@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_INTERVAL_MONTHS, MIN_INTERVAL_MONTHS } from "./billing-period";
 
 // The billing records the core reads and writes. Card data never appears here: a token_id and the masked card only.

@@ -1,4 +1,6 @@
+import * as z from "zod";
 import { failureReason, type GatewayOutcome } from "../gateway/outcome";
+import { yyyymmdd } from "../gateway/schemas/primitives";
 import type { TransactionRecord, TransactionsResponse } from "../gateway/schemas/reconciliation";
 import type { ChargeAttempt, RefundRecord } from "./model";
 import { attemptKeyOf } from "./order-id";
@@ -24,6 +26,11 @@ export interface ReconciliationDeps {
   /** Point look-ups for gateway records whose ledger line succeeded here outside the listed days. */
   readonly repository: Pick<BillingRepository, "getAttempt" | "listRefunds">;
 }
+
+/** A period asked for explicitly (a manual or back-fill run, the ops CLI): YYYYMMDD days, both inclusive. */
+export const reconciliationPeriodSchema = z
+  .object({ from: yyyymmdd, to: yyyymmdd })
+  .refine((period) => period.from <= period.to, { path: ["from"], error: "must not be after to" });
 
 export type MismatchKind = "missing_at_gateway" | "missing_here" | "amount_differs" | "status_differs";
 

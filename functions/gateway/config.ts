@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** The IV the gateway documents for card-field encryption: 16 ASCII bytes. */
 export const DEFAULT_AES_IV = "Eximbay_AES_256_";

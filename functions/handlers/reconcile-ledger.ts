@@ -1,17 +1,15 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import { z } from "zod";
-import { previousDay, type ReconciliationReport, reconcile } from "../core/reconciliation";
+import {
+  previousDay,
+  type ReconciliationReport,
+  reconcile,
+  reconciliationPeriodSchema,
+} from "../core/reconciliation";
 import { parseRequest } from "../gateway/errors";
-import { yyyymmdd } from "../gateway/schemas/primitives";
 import { getReconciliationServices, type ReconciliationServices } from "../runtime/intake-services";
 import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
-
-/** A period asked for explicitly (a manual or back-fill run): YYYYMMDD days, both inclusive. */
-const periodSchema = z
-  .object({ from: yyyymmdd, to: yyyymmdd })
-  .refine((period) => period.from <= period.to, { path: ["from"], error: "must not be after to" });
 
 const asksForPeriod = (event: unknown) =>
   typeof event === "object" && event !== null && ("from" in event || "to" in event);
@@ -25,7 +23,9 @@ export async function reconcileLedger(
   event: unknown,
   services: ReconciliationServices,
 ): Promise<ReconciliationReport> {
-  const period = asksForPeriod(event) ? parseRequest(periodSchema, event) : previousDay(services.clock.now());
+  const period = asksForPeriod(event)
+    ? parseRequest(reconciliationPeriodSchema, event)
+    : previousDay(services.clock.now());
   const outcome = await reconcile(period, services);
   if (outcome.kind === "failed")
     throw new Error(`reconciliation of ${period.from}–${period.to} failed: ${outcome.reason}`);

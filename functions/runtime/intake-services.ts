@@ -1,5 +1,5 @@
 import { TransformParameterError } from "@aws-lambda-powertools/parameters";
-import { z } from "zod";
+import * as z from "zod";
 import { createDynamoDbBillingRepository } from "../adapters/dynamodb-billing-repository";
 import { createDynamoDbLedgerReader } from "../adapters/dynamodb-ledger-reader";
 import { createSecretsManagerTokenStore } from "../adapters/secrets-manager-token-store";

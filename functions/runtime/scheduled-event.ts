@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 const lenient = <S extends z.ZodType>(schema: S) => schema.optional().catch(undefined);
 

@@ -7,8 +7,9 @@ import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
 import { readBillingConfig } from "../../lib/config";
 import { BILLING_FUNCTIONS, bind } from "../../lib/function-table";
 import { BillingServiceStack } from "../../lib/service-stack";
+import type { SERVICE_OUTPUTS } from "../../lib/stack-outputs";
 import { BillingStatefulStack } from "../../lib/stateful-stack";
-import { resourcesOf, synthBillingApp } from "./billing-app";
+import { CONFIGURED_CONTEXT, resourcesOf, synthBillingApp } from "./billing-app";
 
 const statementSchema = z.object({
   Effect: z.string(),
@@ -277,6 +278,22 @@ describe("triggers", () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
       AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("requestId") },
     });
+  });
+});
+
+describe("outputs", () => {
+  it("name the API URL and the gateway base URLs, without exports", () => {
+    const outputs = synth.service.findOutputs("*");
+    const [apiId] = resourcesOf(synth.service, "AWS::ApiGatewayV2::Api").map(([id]) => id);
+    const expected: Record<keyof typeof SERVICE_OUTPUTS, unknown> = {
+      ApiUrl: { "Fn::GetAtt": [apiId, "ApiEndpoint"] },
+      PaymentBaseUrl: CONFIGURED_CONTEXT["billing:paymentBaseUrl"],
+      WebhookAdminBaseUrl: CONFIGURED_CONTEXT["billing:webhookAdminBaseUrl"],
+      PartnerBaseUrl: CONFIGURED_CONTEXT["billing:partnerBaseUrl"],
+    };
+    for (const [id, value] of Object.entries(expected)) {
+      expect(outputs[id], id).toEqual({ Value: value });
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { billingTableDefinition, TTL_ATTRIBUTE } from "../../functions/adapters/billing-table";
+import type { STATEFUL_OUTPUTS } from "../../lib/stack-outputs";
 import { MAX_RECEIVE_COUNT } from "../../lib/stateful-stack";
 import { resourcesOf, synthBillingApp } from "./billing-app";
 
@@ -112,6 +113,33 @@ describe("secrets", () => {
         Object.values(template).every((value) => value === ""),
         id,
       ).toBe(true);
+    }
+  });
+});
+
+describe("outputs", () => {
+  it("name the table, the work queues and their DLQs, the gateway secret and the region, without exports", () => {
+    const outputs = z
+      .record(z.string(), z.object({ Value: z.unknown(), Export: z.unknown().optional() }))
+      .parse(synth.stateful.findOutputs("*"));
+    const only = (type: string, prefix: string) => {
+      const ids = resourcesOf(synth.stateful, type)
+        .map(([id]) => id)
+        .filter((id) => id.startsWith(prefix));
+      expect(ids, `${prefix}: one ${type}`).toHaveLength(1);
+      return { Ref: ids[0] };
+    };
+    const expected: Record<keyof typeof STATEFUL_OUTPUTS, unknown> = {
+      Region: { Ref: "AWS::Region" },
+      TableName: only("AWS::DynamoDB::GlobalTable", "BillingTable"),
+      ChargeQueueUrl: only("AWS::SQS::Queue", "ChargeWorkQueue"),
+      ChargeDeadLetterQueueUrl: only("AWS::SQS::Queue", "ChargeWorkDeadLetters"),
+      IntakeQueueUrl: only("AWS::SQS::Queue", "IntakeWorkQueue"),
+      IntakeDeadLetterQueueUrl: only("AWS::SQS::Queue", "IntakeWorkDeadLetters"),
+      GatewaySecretArn: only("AWS::SecretsManager::Secret", "GatewayCredentials"),
+    };
+    for (const [id, value] of Object.entries(expected)) {
+      expect(outputs[id], id).toEqual({ Value: value });
     }
   });
 });

@@ -9,6 +9,8 @@ import { TEST_MERCHANT } from "../../sandbox/merchant-config";
 
 // Steps the end-to-end billing tests share: sign-ups through the sandbox, a scheduled renewal, ledger look-ups.
 
+const SIGNUP_GATEWAY_TIMEOUT_MS = 5_000;
+
 export const MONTHLY: Plan = { amount: "19.90", currency: "USD", interval_months: 1 };
 
 /** Signs up `count` customers with `cardNumber` (server-to-server, token billing); every one must come out active. */
@@ -18,6 +20,7 @@ export async function signUpMany(
   cardNumber: string,
   plan: Plan = MONTHLY,
 ): Promise<string[]> {
+  const patient = stack.servicesFor(SIGNUP_GATEWAY_TIMEOUT_MS);
   const signups = await mapConcurrently(Array.from({ length: count }), 16, (_, n) =>
     signUpWithCard(
       {
@@ -26,7 +29,8 @@ export async function signUpMany(
         billing: "token",
         card: { number: cardNumber, expiry: "203012", cvc: "123" },
       },
-      stack.services,
+      // Patient sign-ups: a test's short gateway timeout is meant for the charge path under faults.
+      patient,
     ),
   );
   return signups.map((signup) => {

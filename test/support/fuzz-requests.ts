@@ -1,4 +1,9 @@
 import fc from "fast-check";
+import {
+  formatTransmissionTime,
+  signWebhookBody,
+  webhookHeaderNames,
+} from "../../functions/gateway/webhook-signature";
 import type { RawRequest } from "./raw-http";
 
 // fast-check arbitraries of hostile HTTP requests against one route of a JSON API, built around a valid sample
@@ -30,6 +35,8 @@ export interface FuzzTarget {
   readonly otherMerchant?: { readonly credentials: Headers; readonly refused: boolean };
   /** Methods no route serves on this path. */
   readonly wrongMethods: readonly string[];
+  /** Optional headers the route reads (Idempotency-Key): sent with garbage values. */
+  readonly optionalHeaders?: readonly string[];
 }
 
 export interface FuzzCase {
@@ -127,6 +134,14 @@ const hugeString = fc
   .tuple(fc.integer({ min: 10_000, max: 100_000 }), fc.string({ unit: "binary", minLength: 1, maxLength: 4 }))
   .map(([length, unit]) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length));
 
+/** Up to 8 KB of header-safe characters (Node's whole header block is limited to 16 KB). */
+const longHeaderValue = fc
+  .tuple(
+    fc.integer({ min: 256, max: 8_000 }),
+    headerSafe.filter((unit) => unit.length > 0),
+  )
+  .map(([length, unit]) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length));
+
 const unicodeString = fc.oneof(
   fc.string({ unit: "binary", minLength: 1, maxLength: 40 }),
   fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 }),
@@ -190,7 +205,7 @@ function wrongType(original: unknown): fc.Arbitrary<unknown> {
 
 // ───────────────────────────── bodies ─────────────────────────────
 
-interface Body {
+export interface Body {
   readonly kind: string;
   readonly text: string;
   /** The route refuses this body whatever else the request carries. */
@@ -276,14 +291,17 @@ function nonJsonText(sampleText: string): fc.Arbitrary<string> {
     .filter((text) => !isJson(text));
 }
 
-function bodies(target: FuzzTarget): fc.Arbitrary<Body> {
-  const refusedUnlessSample = target.requiresBody;
-  const sampleText = target.body === undefined ? "" : stringify(target.body);
+/**
+ * Hostile bodies around a sample: random JSON (prototype keys included), arbitrary values, non-JSON text, and the
+ * sample with one field mutated. `refused` says whether a receiver that requires the sample's shape must refuse it.
+ */
+export function hostileBodies(sample: unknown, requiresBody: boolean): fc.Arbitrary<Body> {
+  const sampleText = sample === undefined ? "" : stringify(sample);
   const options: fc.Arbitrary<Body>[] = [
     fc.oneof(jsonValue, pollutingObject).map((value) => ({
       kind: `random JSON ${jsonType(value)}`,
       text: stringify(value),
-      refused: refusedUnlessSample,
+      refused: requiresBody,
     })),
     fc
       .anything({
@@ -293,15 +311,15 @@ function bodies(target: FuzzTarget): fc.Arbitrary<Body> {
         withDate: true,
         withMap: true,
       })
-      .map((value) => ({ kind: "anything", text: stringify(value), refused: refusedUnlessSample })),
-    nonJsonText(sampleText).map((text) => ({ kind: "non-JSON", text, refused: refusedUnlessSample })),
+      .map((value) => ({ kind: "anything", text: stringify(value), refused: requiresBody })),
+    nonJsonText(sampleText).map((text) => ({ kind: "non-JSON", text, refused: requiresBody })),
   ];
-  if (target.body !== undefined) {
+  if (sample !== undefined) {
     options.push(
-      mutatedValue(target.body).map(({ kind, value, refused }) => ({
+      mutatedValue(sample).map(({ kind, value, refused }) => ({
         kind: `mutated ${kind}`,
         text: stringify(value),
-        refused: refused && target.requiresBody,
+        refused: refused && requiresBody,
       })),
     );
   }
@@ -465,7 +483,7 @@ export function fuzzCases(target: FuzzTarget): fc.Arbitrary<FuzzCase> {
     headers: { ...JSON_TYPE, ...target.credentials, ...parts.headers },
   });
   const options: fc.Arbitrary<FuzzCase>[] = [
-    bodies(target).map((body) => ({
+    hostileBodies(target.body, target.requiresBody).map((body) => ({
       kind: body.kind,
       request: request({ body: body.text }),
       mustRefuse: body.refused,
@@ -500,6 +518,18 @@ export function fuzzCases(target: FuzzTarget): fc.Arbitrary<FuzzCase> {
       })),
     );
   }
+  const optionalHeaders = target.optionalHeaders ?? [];
+  if (optionalHeaders.length > 0) {
+    options.push(
+      fc
+        .tuple(fc.constantFrom(...optionalHeaders), fc.oneof(headerSafe, longHeaderValue))
+        .map(([name, value]) => ({
+          kind: `header ${name} of ${value.length} characters`,
+          request: request({ headers: { [name]: value } }),
+          mustRefuse: false,
+        })),
+    );
+  }
   if (target.query !== undefined) {
     options.push(
       queries(target).map((t) => ({ kind: t.kind, request: request({ path: t.path }), mustRefuse: false })),
@@ -516,4 +546,133 @@ export function describeCase(c: FuzzCase): string {
   const cut = (text: string) =>
     JSON.stringify(text.slice(0, 120)) + (text.length > 120 ? `…(${text.length} chars)` : "");
   return `${c.kind}: ${c.request.method} ${cut(path)} body ${cut(body)} headers ${JSON.stringify(c.request.headers)}`;
+}
+
+// ───────────────────────────── signed webhooks ─────────────────────────────
+
+/** A receiver of signed webhooks (HMAC over the raw body, a transmission time within a tolerance). */
+export interface SignedWebhookTarget {
+  readonly path: string;
+  /** A body the receiver accepts; it has been delivered once, so a replay of it is a duplicate. */
+  readonly sample: unknown;
+  readonly secret: string;
+  readonly headerPrefix?: string;
+  readonly toleranceSeconds: number;
+  /** The receiver's clock. */
+  readonly now: () => Date;
+}
+
+/**
+ * Deliveries to a signed webhook receiver: replays of the sample with a fresh time (acknowledged as duplicates),
+ * stale or malformed transmission times, wrong, truncated or foreign signatures (all refused), and hostile bodies
+ * correctly signed (acknowledged: the signature is the only credential; whether the body makes sense is the
+ * processor's business). Tampered bodies are fuzzCases' mutated bodies sent with the sample's signature.
+ */
+export function signedWebhookCases(target: SignedWebhookTarget): fc.Arbitrary<FuzzCase> {
+  const names = webhookHeaderNames(target.headerPrefix);
+  const sampleText = stringify(target.sample);
+  const signature = signWebhookBody(sampleText, target.secret);
+  const tolerance = target.toleranceSeconds;
+  const at = (offsetSeconds: number, zoneMinutes = 0) =>
+    formatTransmissionTime(new Date(target.now().getTime() + offsetSeconds * 1000), zoneMinutes);
+  const delivery = (kind: string, body: string, headers: Headers, mustRefuse: boolean): FuzzCase => ({
+    kind,
+    request: { method: "POST", path: target.path, body, headers: { ...JSON_TYPE, ...headers } },
+    mustRefuse,
+  });
+  const fresh = fc.tuple(
+    fc.integer({ min: -(tolerance - 5), max: tolerance - 5 }),
+    fc.integer({ min: -18 * 60, max: 18 * 60 }),
+  );
+  const offsetOutside = fc.oneof(
+    fc.integer({ min: tolerance + 2, max: 400 * 86_400 }),
+    fc.integer({ min: -400 * 86_400, max: -(tolerance + 2) }),
+  );
+  const cases: fc.Arbitrary<FuzzCase>[] = [
+    fresh.map(([offset, zone]) =>
+      delivery(
+        `replay at ${offset} s`,
+        sampleText,
+        { [names.signature]: signature, [names.transmissionTime]: at(offset, zone) },
+        false,
+      ),
+    ),
+    offsetOutside.map((offset) =>
+      delivery(
+        `stale by ${offset} s`,
+        sampleText,
+        { [names.signature]: signature, [names.transmissionTime]: at(offset) },
+        true,
+      ),
+    ),
+    fc
+      .oneof(
+        headerSafe,
+        fc.constantFrom(
+          at(0).replace("T", " "),
+          at(0).replace(/\.\d{3}/, ""),
+          at(0).replace("Z", "+19:00"),
+          "2026-02-30T00:00:00.000Z",
+          String(target.now().getTime()),
+          target.now().toUTCString(),
+          "",
+        ),
+      )
+      .map((time) =>
+        delivery(
+          `transmission time ${JSON.stringify(time.slice(0, 40))}`,
+          sampleText,
+          { [names.signature]: signature, [names.transmissionTime]: time },
+          true,
+        ),
+      ),
+    fc
+      .oneof(
+        headerSafe,
+        fc.constantFrom(
+          signWebhookBody(sampleText, `${target.secret}x`),
+          signWebhookBody(`${sampleText} `, target.secret),
+          signature.slice(0, -2),
+          signature.replace(/=+$/, ""),
+          Buffer.from(signature, "base64").toString("hex"),
+          `sha256=${signature}`,
+          `${signature},${signature}`,
+          "",
+        ),
+      )
+      .map((value) =>
+        delivery(
+          "bad signature",
+          sampleText,
+          { [names.signature]: value, [names.transmissionTime]: at(0) },
+          true,
+        ),
+      ),
+    fc
+      .constantFrom(names.signature, names.transmissionTime)
+      .map((missing) =>
+        delivery(
+          `without ${missing}`,
+          sampleText,
+          Object.fromEntries(
+            Object.entries({ [names.signature]: signature, [names.transmissionTime]: at(0) }).filter(
+              ([name]) => name !== missing,
+            ),
+          ),
+          true,
+        ),
+      ),
+    fc.tuple(hostileBodies(target.sample, false), fresh).map(([body, [offset, zone]]) =>
+      delivery(
+        `signed ${body.kind}`,
+        body.text,
+        {
+          [names.signature]: signWebhookBody(body.text, target.secret),
+          [names.transmissionTime]: at(offset, zone),
+        },
+        false,
+      ),
+    ),
+  ];
+  return fc.oneof(...cases).map((c) => ({ ...c, [fc.toStringMethod]: () => describeCase(c) }));
 }

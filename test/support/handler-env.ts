@@ -1,4 +1,4 @@
-import { vi } from "vitest";
+import { beforeAll, beforeEach, vi } from "vitest";
 import { z } from "zod";
 import { resetServices } from "../../functions/runtime/services-from-env";
 
@@ -53,4 +53,21 @@ export function captureOutput() {
     logs: () =>
       records().filter((record) => z.looseObject({ message: z.string() }).safeParse(record).success),
   };
+}
+
+/**
+ * Captures stdout and stderr for a whole test file, hooks included (call it at the top level, before the hooks that
+ * start anything): the spies restored before each test are put back at once. `text()` is everything so far.
+ */
+export function captureFileOutput(): { text: () => string } {
+  const earlier: string[] = [];
+  let current: ReturnType<typeof captureOutput> | undefined;
+  beforeAll(() => {
+    current = captureOutput();
+  });
+  beforeEach(() => {
+    earlier.push(current?.text() ?? "");
+    current = captureOutput();
+  });
+  return { text: () => [...earlier, current?.text() ?? ""].join("") };
 }

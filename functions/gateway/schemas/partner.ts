@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 // Partner API (seed 002). Unlike the payment API it is not all strings: isActive is a boolean, eventTypes an array.
 

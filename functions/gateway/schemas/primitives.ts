@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 // Every value on the gateway's wire is a string; these are the shared formats of the seed tables.
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { mid, oneOrMany, signedAmount, withAliases, yyyymmdd } from "./primitives";
 
 // Reconciliation API (seed 001): POST /v1/reconciliation/{transactions,settlements,expected-settlements}.

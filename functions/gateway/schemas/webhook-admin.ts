@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { oneOrMany, resultEnvelope, SUCCESS_RESCODE, url } from "./primitives";
 
 // Webhook management API (seed 001) on {webhook_admin_url}: POST /v1/api/webhook/register, GET /v1/api/webhook/info.

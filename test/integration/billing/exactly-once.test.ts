@@ -9,6 +9,14 @@ import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import type { Subscription } from "../../../functions/core/model";
 import { mapConcurrently } from "../../../functions/shared/map-concurrently";
 import { BillingStack, type BillingStackOptions } from "../../../local/billing-stack";
+import { crashBeforeCommit, crashBeforeRebill } from "../../../local/crash-injection";
+import { compareLedgers } from "../../../local/ledger-comparison";
+import {
+  countDynamoRequests,
+  countSqsRequests,
+  dynamoKinds,
+  total,
+} from "../../../local/sdk-request-counter";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
 import {
   attemptsOf,
@@ -23,9 +31,6 @@ import {
   signUpOne,
   subscriptionOf,
 } from "../../support/billing-scenarios";
-import { crashBeforeCommit, crashBeforeRebill } from "../../support/crashing-deps";
-import { compareLedgers } from "../../support/ledger-comparison";
-import { countDynamoRequests, countSqsRequests, dynamoKinds, total } from "../../support/sdk-request-counter";
 
 /*
  * DESIGN.md §3–§4 end to end on the local stack (dynalite, local-aws-sqs, the gateway sandbox, one clock): lost

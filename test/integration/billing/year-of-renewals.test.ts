@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpWithCard } from "../../../functions/core/signup";
 import { mapConcurrently } from "../../../functions/shared/map-concurrently";
 import { BillingStack } from "../../../local/billing-stack";
-import { compareLedgers } from "../../support/ledger-comparison";
+import { compareLedgers } from "../../../local/ledger-comparison";
 
 /*
  * DESIGN.md §4 end to end: 1,000 subscriptions signed up through the sandbox's non-ui payment, then a year of

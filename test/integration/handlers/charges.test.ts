@@ -5,10 +5,10 @@ import { handler as runCharges } from "../../../functions/handlers/run-charges";
 import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
+import { compareLedgers } from "../../../local/ledger-comparison";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
-import { compareLedgers } from "../../support/ledger-comparison";
 import { signUpCards } from "../../support/signups";
 
 /*

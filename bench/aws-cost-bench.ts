@@ -1,0 +1,113 @@
+import { LAMBDA_MEMORY_MB } from "../lib/lambda-bundling";
+import { dynamoKinds, total } from "../local/sdk-request-counter";
+import type { Benchmark, BenchRow } from "./benchmark";
+import { ChargeBench } from "./charge-fixture";
+
+// P2: AWS requests per successful charge, counted on the SDK clients of a local-mode charge run (bench/
+// charge-fixture.ts) at the deployed worker shape (5 batches of 10), with 50 ms gateway latency; then what 1,000,000
+// charges cost on AWS at on-demand prices, beside the hosted alternative's 0.7 % of volume.
+// Knob: BENCH_COST_CHARGES (default 200).
+
+/**
+ * us-east-1 on-demand list prices, as published on aws.amazon.com/lambda/pricing, /dynamodb/pricing/on-demand and
+ * /sqs/pricing (read 2026-11; DynamoDB's are the November 2024 on-demand prices).
+ */
+const PRICES = {
+  lambdaGbSecondArm: 0.0000133334,
+  lambdaPerRequest: 0.2 / 1e6,
+  dynamoWriteUnit: 0.625 / 1e6,
+  dynamoReadUnit: 0.125 / 1e6,
+  sqsPerRequest: 0.4 / 1e6,
+} as const;
+/** The hosted alternative: 0.7 % of volume, at a $20 average charge. */
+const HOSTED_FEE = 0.007;
+const AVERAGE_CHARGE_USD = 20;
+const LATENCY_MS = 50;
+const MILLION = 1_000_000;
+/**
+ * Index write units of one successful charge, which dynalite does not report: the claim puts the attempt in the open
+ * index (1), closing it moves it from the open index to the ledger index (2), advancing the subscription moves its
+ * due-index entry (2).
+ */
+const INDEX_WRITE_UNITS_PER_CHARGE = 5;
+const WORKER = { concurrency: 5, batchSize: 10 } as const;
+
+const per = (count: number, charges: number) => count / Math.max(1, charges);
+const usd = (value: number) => `$${value.toLocaleString("en-US", { maximumFractionDigits: 0 })}`;
+const two = (value: number) => value.toFixed(2);
+
+export function awsCostBenchmark(options: { readonly charges: number }): Benchmark {
+  return {
+    name: "aws-cost",
+    description: `AWS requests per successful charge over ${options.charges} charges in local mode (${WORKER.concurrency} batches of ${WORKER.batchSize}, ${LATENCY_MS} ms gateway latency), cost per 1M charges at us-east-1 on-demand prices`,
+    async run(): Promise<BenchRow[]> {
+      const bench = await ChargeBench.start({ subscriptions: options.charges, worker: WORKER });
+      try {
+        console.error(`  charging with ${LATENCY_MS} ms gateway latency`);
+        const run = await bench.chargeRun(LATENCY_MS);
+        const charged = run.charged;
+        const kinds = dynamoKinds(run.dynamo);
+        const sqsRequests = total(run.sqs);
+        const invocations = Math.ceil(charged / WORKER.batchSize);
+        // Lambda bills each invocation's duration: with WORKER.concurrency batches always in flight, the run's
+        // wall time × that many invocations. An upper bound: this process is CPU-bound (see charge-throughput).
+        const secondsPerCharge = (run.seconds * WORKER.concurrency) / Math.max(1, charged);
+        const writeUnits = per(run.capacity.write, charged) + INDEX_WRITE_UNITS_PER_CHARGE;
+        const readUnits = per(run.capacity.read, charged);
+        const cost = {
+          lambda:
+            MILLION * secondsPerCharge * (LAMBDA_MEMORY_MB / 1024) * PRICES.lambdaGbSecondArm +
+            (MILLION / WORKER.batchSize) * PRICES.lambdaPerRequest,
+          dynamo: MILLION * (writeUnits * PRICES.dynamoWriteUnit + readUnits * PRICES.dynamoReadUnit),
+          sqs: MILLION * per(sqsRequests, charged) * PRICES.sqsPerRequest,
+        };
+        const ours = cost.lambda + cost.dynamo + cost.sqs;
+        const hosted = MILLION * AVERAGE_CHARGE_USD * HOSTED_FEE;
+        const sqsByCommand = Object.entries(run.sqs)
+          .map(([name, count]) => `${name.replace(/Command$/, "")} ${two(per(count, charged))}`)
+          .join(", ");
+        return [
+          {
+            case: "DynamoDB requests per charge",
+            metrics: {
+              charged,
+              due: run.due,
+              reads: per(kinds.reads, charged),
+              writes: per(kinds.writes, charged),
+              queries: per(kinds.queries, charged),
+              scans: kinds.scans,
+              readUnits,
+              tableWriteUnits: per(run.capacity.write, charged),
+            },
+            result:
+              `${two(per(kinds.reads, charged))} reads (of which ${two(per(kinds.queries, charged))} Query), ` +
+              `${two(per(kinds.writes, charged))} writes, ${kinds.scans} Scan; ${two(readUnits)} RRU, ` +
+              `${two(writeUnits)} WRU (table ${two(per(run.capacity.write, charged))} + indexes ${INDEX_WRITE_UNITS_PER_CHARGE} est.); ${charged}/${run.due} charged`,
+            target: "0 Scan, all charged",
+            met: kinds.scans === 0 && charged === run.due,
+          },
+          {
+            case: "SQS requests per charge (amortised)",
+            metrics: { requests: per(sqsRequests, charged), ...run.sqs },
+            result: `${two(per(sqsRequests, charged))} (${sqsByCommand})`,
+            target: "",
+          },
+          {
+            case: "Lambda per charge",
+            metrics: { invocations: per(invocations, charged), secondsPerCharge, memoryMb: LAMBDA_MEMORY_MB },
+            result: `${(secondsPerCharge * 1000).toFixed(0)} ms billed at ${LAMBDA_MEMORY_MB} MB arm64, ${two(per(invocations, charged))} invocations (measured locally, an upper bound)`,
+            target: "",
+          },
+          {
+            case: "AWS cost per 1,000,000 charges",
+            metrics: { lambda: cost.lambda, dynamo: cost.dynamo, sqs: cost.sqs, total: ours, hosted },
+            result: `${usd(ours)} (Lambda ${usd(cost.lambda)}, DynamoDB ${usd(cost.dynamo)}, SQS ${usd(cost.sqs)}) vs hosted ${usd(hosted)} (0.7 % of $${AVERAGE_CHARGE_USD})`,
+            target: "",
+          },
+        ];
+      } finally {
+        await bench.close();
+      }
+    },
+  };
+}

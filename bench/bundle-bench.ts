@@ -1,0 +1,97 @@
+import { execFile } from "node:child_process";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import { BUNDLE_BUDGET_KB, LAMBDA_BUNDLING } from "../lib/lambda-bundling";
+import type { Benchmark, BenchRow } from "./benchmark";
+
+// P3: every handler bundled as lib/billing-function.ts has NodejsFunction bundle it (lib/lambda-bundling.ts: minified
+// ESM for node22, the AWS SDK external), its minified and gzipped size against the budget, and its cold module init:
+// the median time of `await import(bundle)` in fresh `node` processes (the AWS SDK comes from node_modules, as the
+// runtime provides it). Knob: BENCH_INIT_RUNS (processes per bundle, default 20).
+
+const HANDLERS_DIR = new URL("../functions/handlers/", import.meta.url);
+// Under node_modules so that the bundles resolve the external AWS SDK from this repository's node_modules.
+const OUT_DIR = new URL("../node_modules/.cache/bench-bundles/", import.meta.url);
+const IMPORT_TIMER =
+  "const started = performance.now(); await import(process.argv[1]); console.log(performance.now() - started);";
+
+const run = promisify(execFile);
+
+async function bundle(handler: string): Promise<{ file: string; bytes: Uint8Array }> {
+  const { externalModules, mainFields, banner, ...options } = LAMBDA_BUNDLING;
+  const file = fileURLToPath(new URL(`${handler}.mjs`, OUT_DIR));
+  const result = await build({
+    ...options,
+    mainFields: [...mainFields],
+    banner: { js: banner },
+    external: [...externalModules],
+    entryPoints: [fileURLToPath(new URL(`${handler}.ts`, HANDLERS_DIR))],
+    bundle: true,
+    outfile: file,
+    write: false,
+    logLevel: "warning",
+  });
+  const [output] = result.outputFiles;
+  if (output === undefined) throw new Error(`esbuild wrote no bundle for ${handler}`);
+  await writeFile(file, output.contents);
+  return { file, bytes: output.contents };
+}
+
+/** Milliseconds to import the bundle in a fresh node process (module load and init, not node's own start). */
+async function initMs(file: string): Promise<number> {
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", IMPORT_TIMER, file], {
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: "SILENT", POWERTOOLS_METRICS_DISABLED: "true" },
+  });
+  return Number(stdout.trim());
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = values.toSorted((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+export function bundleBenchmark(options: {
+  readonly initRuns: number;
+  readonly only?: readonly string[];
+}): Benchmark {
+  return {
+    name: "bundles",
+    description: `every handler bundled like NodejsFunction (minified ESM, AWS SDK external): size vs ${BUNDLE_BUDGET_KB} KB, median cold import of ${options.initRuns} fresh node processes`,
+    async run() {
+      await rm(OUT_DIR, { recursive: true, force: true });
+      await mkdir(OUT_DIR, { recursive: true });
+      const handlers = (await readdir(HANDLERS_DIR))
+        .filter((file) => file.endsWith(".ts"))
+        .map((file) => file.slice(0, -".ts".length))
+        .filter((handler) => options.only === undefined || options.only.includes(handler))
+        .sort();
+      const rows: BenchRow[] = [];
+      for (const handler of handlers) {
+        const { file, bytes } = await bundle(handler);
+        const samples: number[] = [];
+        for (let n = 0; n < options.initRuns; n += 1) samples.push(await initMs(file));
+        const gzipBytes = gzipSync(bytes).length;
+        const kb = bytes.length / 1024;
+        const init = median(samples);
+        console.error(`  ${handler}: ${kb.toFixed(1)} KB, init ${init.toFixed(1)} ms`);
+        rows.push({
+          case: handler,
+          metrics: {
+            minifiedBytes: bytes.length,
+            gzipBytes,
+            initMedianMs: Number(init.toFixed(1)),
+            initMinMs: Number(Math.min(...samples).toFixed(1)),
+            initRuns: samples.length,
+          },
+          result: `${kb.toFixed(1)} KB min, ${(gzipBytes / 1024).toFixed(1)} KB gzip, cold import ${init.toFixed(0)} ms (median)`,
+          target: `<= ${BUNDLE_BUDGET_KB} KB min`,
+          met: kb <= BUNDLE_BUDGET_KB,
+        });
+      }
+      return rows;
+    },
+  };
+}

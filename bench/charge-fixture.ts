@@ -1,0 +1,218 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
+import { deleteBatch } from "../functions/adapters/sqs-poller";
+import { signUpWithCard } from "../functions/core/signup";
+import { mapConcurrently } from "../functions/shared/map-concurrently";
+import { invocationContext, scheduledEvent } from "../local/lambda-context";
+import type { LocalStack } from "../local/local-stack";
+import {
+  type CapacityMeter,
+  countDynamoRequests,
+  countSqsRequests,
+  meterDynamoCapacity,
+  type RequestCounter,
+} from "../local/sdk-request-counter";
+import { approximateMessageCount, drainQueue } from "../local/sqs-emulator";
+
+// The charge path of local mode measured end to end: subscriptions signed up through the core against the sandbox,
+// made due by a direct repository write (no clock jump, so no other schedule fires inside the measurement), then
+// the real run-charges handler fans them out and process-charges, behind local/local-stack's SQS event source
+// mapping, charges them. Everything (handlers, dynalite, local-aws-sqs, the sandbox) shares this one process.
+
+const START = new Date("2027-03-01T09:00:00.000Z");
+const SIGNUP_CONCURRENCY = 16;
+
+export interface ChargeRunMeasure {
+  /** Subscriptions whose period advanced (charged) in this run. */
+  readonly charged: number;
+  readonly due: number;
+  readonly seconds: number;
+  /** CPU time of this whole process over the run (user + system). */
+  readonly cpuMs: number;
+  /** AWS requests over the run by command name: the handlers' clients and the event source mapping's. */
+  readonly dynamo: Readonly<Record<string, number>>;
+  readonly sqs: Readonly<Record<string, number>>;
+  /** Table capacity units DynamoDB (dynalite) reported for the handlers' requests. */
+  readonly capacity: { readonly read: number; readonly write: number };
+}
+
+const log = (message: string) => console.error(`  ${message}`);
+
+/** Handlers log and publish metrics to stdout; the table is printed there. Read when their modules load. */
+export function quietHandlers(): void {
+  process.env.POWERTOOLS_LOG_LEVEL = "SILENT";
+  process.env.POWERTOOLS_METRICS_DISABLED = "true";
+}
+
+export class ChargeBench {
+  private constructor(
+    readonly local: LocalStack,
+    private readonly ids: readonly string[],
+    private readonly meters: {
+      readonly dynamo: RequestCounter;
+      readonly capacity: CapacityMeter;
+      readonly sqs: RequestCounter;
+      readonly mappingSqs: RequestCounter;
+    },
+  ) {}
+
+  /** A local stack with `subscriptions` active monthly token subscriptions (half Visa, half Mastercard test cards). */
+  static async start(options: {
+    readonly subscriptions: number;
+    /** Batches in flight and records per batch (each batch's records are charged side by side). */
+    readonly worker?: { readonly concurrency: number; readonly batchSize: number };
+  }): Promise<ChargeBench> {
+    quietHandlers();
+    const { LocalStack } = await import("../local/local-stack");
+    const { defaultRuntime } = await import("../functions/runtime/services-from-env");
+    const local = await LocalStack.start({
+      realTime: false,
+      start: START,
+      workerConcurrency: options.worker?.concurrency,
+      workerBatchSize: options.worker?.batchSize,
+    });
+    try {
+      log(`signing up ${options.subscriptions} subscriptions`);
+      const ids = await mapConcurrently(
+        Array.from({ length: options.subscriptions }),
+        SIGNUP_CONCURRENCY,
+        async (_, n) => {
+          const signup = await signUpWithCard(
+            {
+              customer: { name: `Bench ${n}`, email: `bench${n}@example.com` },
+              plan: { amount: "20.00", currency: "USD", interval_months: 1 },
+              billing: "token",
+              card: { number: n % 2 ? "4111111111111111" : "5555555555554444", expiry: "203012", cvc: "123" },
+            },
+            local.stack.services,
+          );
+          if (signup.kind !== "active") throw new Error(`sign-up ${n} was ${signup.kind}`);
+          return signup.subscription.subscription_id;
+        },
+      );
+      // The clients the handlers build (services-from-env) and the one the event source mapping polls with.
+      const runtime = defaultRuntime();
+      const meters = {
+        dynamo: countDynamoRequests(runtime.dynamo),
+        capacity: meterDynamoCapacity(runtime.dynamo),
+        sqs: countSqsRequests(runtime.sqs),
+        mappingSqs: countSqsRequests(local.stack.sqs.client, local.stack.chargeQueue.queueUrl),
+      };
+      return new ChargeBench(local, ids, meters);
+    } catch (error) {
+      await local.close();
+      throw error;
+    }
+  }
+
+  get subscriptions(): number {
+    return this.ids.length;
+  }
+
+  /** Every subscription's current period becomes due now: a direct repository write of next_charge_at. */
+  async makeDue(): Promise<void> {
+    const { repository } = this.local.stack.services;
+    const now = this.local.clock.now().toISOString();
+    await mapConcurrently(this.ids, SIGNUP_CONCURRENCY, async (id) => {
+      const subscription = await repository.getSubscription(id);
+      if (subscription === undefined) throw new Error(`subscription ${id} vanished`);
+      const updated = await repository.updateSubscription(id, {
+        expect: { period: subscription.period },
+        set: { next_charge_at: now, updated_at: now },
+      });
+      if (!updated) throw new Error(`subscription ${id} changed under the benchmark`);
+    });
+  }
+
+  /**
+   * Makes every subscription due, sets the sandbox's latency, invokes run-charges and waits until the charge queue
+   * holds nothing (every message deleted), then checks which periods advanced.
+   */
+  async chargeRun(latencyMs: number): Promise<ChargeRunMeasure> {
+    const { repository } = this.local.stack.services;
+    await this.makeDue();
+    const periods = await Promise.all(
+      this.ids.map(async (id) => (await repository.getSubscription(id))?.period ?? 0),
+    );
+    this.local.stack.sandbox.faults.configure({ latencyMs });
+    for (const meter of Object.values(this.meters)) meter.take();
+    const { handler } = await import("../functions/handlers/run-charges");
+    const observer = this.local.stack.sqs.createClient();
+    const queueUrl = this.local.stack.chargeQueue.queueUrl;
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    try {
+      await handler(
+        scheduledEvent(this.local.clock.now().toISOString()),
+        invocationContext("run-charges", 300),
+      );
+      // local-aws-sqs counts in-flight messages as stored: 0 means every message was processed and deleted.
+      const deadline = Date.now() + 60_000 + this.ids.length * 100;
+      while ((await approximateMessageCount(observer, queueUrl)) > 0) {
+        if (Date.now() > deadline) throw new Error("the charge queue did not empty in time");
+        await sleep(5);
+      }
+    } finally {
+      observer.destroy();
+      this.local.stack.sandbox.faults.configure({});
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const { user, system } = process.cpuUsage(cpuBefore);
+    const sqs = this.meters.sqs.take();
+    for (const [name, count] of Object.entries(this.meters.mappingSqs.take()))
+      sqs[name] = (sqs[name] ?? 0) + count;
+    const measure = {
+      due: this.ids.length,
+      seconds,
+      cpuMs: (user + system) / 1000,
+      dynamo: this.meters.dynamo.take(),
+      capacity: this.meters.capacity.take(),
+      sqs,
+    };
+    const after = await Promise.all(
+      this.ids.map(async (id) => (await repository.getSubscription(id))?.period ?? 0),
+    );
+    const charged = after.filter((period, n) => period === (periods[n] ?? 0) + 1).length;
+    return { ...measure, charged };
+  }
+
+  /**
+   * The emulators' own rates in this process, for scale: PutItem of ~1 KB items on dynalite, and messages sent,
+   * received and deleted on local-aws-sqs (batches of 10), each with 16 requests in flight.
+   */
+  async emulatorRates(count: number): Promise<{ dynaliteWritesPerSec: number; sqsMessagesPerSec: number }> {
+    const { dynamo, sqs } = this.local.stack;
+    const tableName = this.local.outputs().environment.TABLE_NAME;
+    const padding = "x".repeat(900);
+    let started = performance.now();
+    await mapConcurrently(Array.from({ length: count }), 16, (_, n) =>
+      dynamo.client.send(
+        new PutCommand({ TableName: tableName, Item: { pk: `BENCH#${n}`, sk: "RATE", padding } }),
+      ),
+    );
+    const dynaliteWritesPerSec = count / ((performance.now() - started) / 1000);
+    const { queueUrl } = await sqs.createQueueWithDlq("bench-rate", {
+      maxReceiveCount: 8,
+      visibilityTimeout: 30,
+    });
+    started = performance.now();
+    const queue = createSqsChargeQueue({ client: sqs.client, queueUrl, concurrency: 16 });
+    await queue.send(Array.from({ length: count }, (_, n) => ({ subscription_id: `bench-${n}`, period: 1 })));
+    const received = await drainQueue(sqs.client, queueUrl);
+    for (let offset = 0; offset < received.length; offset += 160) {
+      const chunks = Array.from({ length: 16 }, (_, n) =>
+        received.slice(offset + n * 10, offset + n * 10 + 10),
+      );
+      await Promise.all(
+        chunks.filter((chunk) => chunk.length > 0).map((chunk) => deleteBatch(sqs.client, queueUrl, chunk)),
+      );
+    }
+    const sqsMessagesPerSec = received.length / ((performance.now() - started) / 1000);
+    return { dynaliteWritesPerSec, sqsMessagesPerSec };
+  }
+
+  close(): Promise<void> {
+    return this.local.close();
+  }
+}

@@ -1,0 +1,66 @@
+import { Command, CommanderError } from "commander";
+import { redactText } from "../functions/runtime/redaction";
+import { LOCAL_OUTPUTS_FILE } from "../local/local-outputs";
+import { addChargeRunCommand } from "./charge-run";
+import { addChargesCommands } from "./charges";
+import { CliError, type CliIo, type CommandRunner } from "./cli-io";
+import { addClockCommands } from "./clock";
+import { addDlqCommands } from "./dlq";
+import { addReconcileCommand } from "./reconcile";
+import { addSubscriptionsCommands } from "./subscriptions";
+
+const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr };
+
+/**
+ * `npx billing …`: runs one command and resolves to the exit code (0 ok, 1 an error or a failed check). Nothing is
+ * thrown: an expected error prints its message alone, an unexpected one its name and message (redacted), never a
+ * stack. Tests call it in-process with buffers as `io`.
+ */
+export async function runBillingCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let exitCode = 0;
+  const run: CommandRunner =
+    (work) =>
+    async (...args) => {
+      const command = args.at(-1);
+      if (!(command instanceof Command)) throw new Error("commander passes the command last");
+      await work(command, {
+        io,
+        json: command.optsWithGlobals().json === true,
+        fail: () => {
+          exitCode = 1;
+        },
+      });
+    };
+  const program = new Command("billing")
+    .description("Ops CLI of the recurring-billing orchestrator: the local stack (npm start) or a deployment")
+    .option("--local-outputs <file>", `outputs of the local stack (default ${LOCAL_OUTPUTS_FILE})`)
+    .option("--outputs <file>", "AWS target: the file cdk deploy --outputs-file wrote")
+    .option("--region <region>", "AWS region (default: the stacks' Region output)")
+    .option("--profile <profile>", "AWS profile (AWS_PROFILE)")
+    .option("--json", "machine-readable output")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .showHelpAfterError("(billing --help lists the commands)");
+  addChargeRunCommand(program, run);
+  addSubscriptionsCommands(program, run);
+  addChargesCommands(program, run);
+  addReconcileCommand(program, run);
+  addDlqCommands(program, run);
+  addClockCommands(program, run);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    // Commander has printed its own message (usage errors, --help).
+    if (error instanceof CommanderError) return error.exitCode;
+    const message =
+      error instanceof CliError
+        ? error.message
+        : `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+    io.stderr.write(`billing: ${redactText(message)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,54 @@
+import { type Command, InvalidArgumentError } from "commander";
+import { z } from "zod";
+
+/** Where the CLI writes: process.stdout/stderr, or buffers in a test. */
+export interface CliStream {
+  write(text: string): unknown;
+}
+
+export interface CliIo {
+  readonly stdout: CliStream;
+  readonly stderr: CliStream;
+}
+
+/** An expected failure (bad input, nothing running, a refused target): its message alone is printed, exit 1. */
+export class CliError extends Error {
+  override readonly name = "CliError";
+}
+
+/** What every command gets: where to write, and whether to write JSON. */
+export interface CommandIo {
+  readonly io: CliIo;
+  readonly json: boolean;
+  /** Sets the process's exit code without failing the command (e.g. mismatches found). */
+  fail(): void;
+}
+
+/** Wraps a command's work for commander: it gets the command (arguments, options) and where to write. */
+export type CommandRunner = (
+  work: (command: Command, out: CommandIo) => Promise<void>,
+) => (...args: unknown[]) => Promise<void>;
+
+/** A command's positional arguments, as commander processed them. */
+export function argumentsOf(command: Command): readonly string[] {
+  return z.array(z.string()).parse(command.processedArgs);
+}
+
+/** Writes `value` as JSON (--json), or the human lines. */
+export function emit(out: CommandIo, value: unknown, human: () => readonly string[]): void {
+  const text = out.json ? JSON.stringify(value, null, 2) : human().join("\n");
+  out.io.stdout.write(`${text}\n`);
+}
+
+/** A table cell of an optional value. */
+export const orDash = (value: string | null | undefined): string => value ?? "-";
+
+const MAX_LIMIT = 10_000;
+
+/** --limit: a whole number from 1 to MAX_LIMIT. */
+export function parseLimit(value: string): number {
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_LIMIT}`);
+  return limit;
+}

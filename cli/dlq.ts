@@ -1,0 +1,181 @@
+import {
+  ChangeMessageVisibilityBatchCommand,
+  SendMessageBatchCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import { type Command, Option } from "commander";
+import { z } from "zod";
+import { deleteBatch, receiveBatch } from "../functions/adapters/sqs-poller";
+import type { SqsRecord } from "../functions/adapters/sqs-work-results";
+import { environmentSchema, intakeEnvironment } from "../functions/runtime/environment";
+import { redactText } from "../functions/runtime/redaction";
+import { formatTable } from "../local/text-table";
+import { type CommandRunner, emit, parseLimit } from "./cli-io";
+import { resolveTarget, type TargetSession, withTarget } from "./target";
+
+// The work queues' dead-letter queues: what process-charges / process-intake failed maxReceiveCount times. Their
+// bodies hold ids only (charge messages, intake messages), never card data; they are printed redacted all the same.
+
+const QUEUE_NAMES = ["charge", "intake"] as const;
+type QueueName = (typeof QUEUE_NAMES)[number];
+
+const chargeQueues = environmentSchema.pick({ CHARGE_QUEUE_URL: true }).extend({ CHARGE_DLQ_URL: z.url() });
+const intakeQueues = intakeEnvironment.extend({ INTAKE_DLQ_URL: z.url() });
+
+interface QueuePair {
+  readonly source: string;
+  readonly dlq: string;
+}
+
+function queuesOf(session: TargetSession, queue: QueueName): QueuePair {
+  if (queue === "charge") {
+    const env = session.environment(chargeQueues);
+    return { source: env.CHARGE_QUEUE_URL, dlq: env.CHARGE_DLQ_URL };
+  }
+  const env = session.environment(intakeQueues);
+  return { source: env.INTAKE_QUEUE_URL, dlq: env.INTAKE_DLQ_URL };
+}
+
+/** SQS short polls sample a few servers and may answer empty while messages wait; the local emulator is one. */
+const waitSecondsOf = (session: TargetSession) => (session.target.kind === "aws" ? 1 : 0);
+
+const redriveOptions = z.object({ queue: z.enum(QUEUE_NAMES) });
+const listOptions = redriveOptions.extend({ limit: z.number() });
+
+/** Makes received messages visible again at once (listing must not hide them from a redrive or the alarm). */
+async function release(sqs: SQSClient, queueUrl: string, records: readonly SqsRecord[]): Promise<void> {
+  for (let start = 0; start < records.length; start += 10) {
+    const entries = records.slice(start, start + 10).map((record, index) => ({
+      Id: String(index),
+      ReceiptHandle: record.receiptHandle,
+      VisibilityTimeout: 0,
+    }));
+    await sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+  }
+}
+
+/** Up to `limit` messages of the queue, received and released. */
+async function peek(session: TargetSession, queueUrl: string, limit: number): Promise<SqsRecord[]> {
+  const { sqs } = session.runtime;
+  const records: SqsRecord[] = [];
+  try {
+    while (records.length < limit) {
+      const batch = await receiveBatch(
+        sqs,
+        queueUrl,
+        Math.min(10, limit - records.length),
+        waitSecondsOf(session),
+      );
+      if (batch.length === 0) break;
+      records.push(...batch);
+    }
+  } finally {
+    await release(sqs, queueUrl, records);
+  }
+  return records;
+}
+
+/**
+ * Moves every message of the DLQ back to its source queue: receive, send, then delete what was sent. A message SQS
+ * did not accept stays on the DLQ (visible again after its visibility timeout). Redrive is safe: every step of the
+ * consumers is a conditional write or de-duplicated. A message received twice (not deleted, or already back) is
+ * left alone, and a receive that brings nothing new ends the run.
+ */
+async function redrive(session: TargetSession, queues: QueuePair) {
+  const { sqs } = session.runtime;
+  const seen = new Set<string>();
+  const result = { moved: 0, not_moved: 0, not_deleted: 0 };
+  for (;;) {
+    const received = await receiveBatch(sqs, queues.dlq, 10, waitSecondsOf(session));
+    await release(
+      sqs,
+      queues.dlq,
+      received.filter((record) => seen.has(record.messageId)),
+    );
+    const batch = received.filter((record) => !seen.has(record.messageId));
+    if (batch.length === 0) return result;
+    for (const record of batch) seen.add(record.messageId);
+    const reply = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queues.source,
+        Entries: batch.map((record, index) => ({ Id: String(index), MessageBody: record.body })),
+      }),
+    );
+    const unsent = (reply.Failed ?? []).map((entry) => ({
+      itemIdentifier: batch[Number(entry.Id)]?.messageId ?? "unknown",
+    }));
+    // Deleted only once sent: a failure in between leaves a copy on both queues, which the consumers tolerate.
+    const notDeleted = await deleteBatch(sqs, queues.dlq, batch, unsent);
+    result.moved += batch.length - unsent.length;
+    result.not_moved += unsent.length;
+    result.not_deleted += notDeleted.length;
+  }
+}
+
+export function addDlqCommands(program: Command, run: CommandRunner): void {
+  const dlq = program.command("dlq").description("dead-letter queues of the work queues");
+  const queueOption = () =>
+    new Option("--queue <queue>", "which work queue's DLQ").choices(QUEUE_NAMES).default("charge");
+  dlq
+    .command("list")
+    .description("the messages on a dead-letter queue (left there)")
+    .addOption(queueOption())
+    .option("--limit <n>", "at most this many", parseLimit, 100)
+    .action(
+      run(async (command, out) => {
+        const { queue, limit } = listOptions.parse(command.opts());
+        await withTarget(await resolveTarget(command), async (session) => {
+          const records = await peek(session, queuesOf(session, queue).dlq, limit);
+          const messages = records.map((record) => ({
+            message_id: record.messageId,
+            receive_count: Number(record.attributes.ApproximateReceiveCount),
+            sent_at: sentAt(record),
+            body: redactText(record.body),
+          }));
+          emit(out, { queue, messages }, () => [
+            `${messages.length} messages on the ${queue} DLQ`,
+            ...(messages.length === 0
+              ? []
+              : [
+                  formatTable(
+                    ["MESSAGE", "RECEIVES", "SENT", "BODY"],
+                    messages.map((message) => [
+                      message.message_id,
+                      String(message.receive_count),
+                      message.sent_at ?? "-",
+                      message.body,
+                    ]),
+                  ),
+                ]),
+          ]);
+        });
+      }),
+    );
+  dlq
+    .command("redrive")
+    .description("move every message of a dead-letter queue back to its work queue")
+    .addOption(queueOption())
+    .action(
+      run(async (command, out) => {
+        const { queue } = redriveOptions.parse(command.opts());
+        await withTarget(await resolveTarget(command), async (session) => {
+          const result = await redrive(session, queuesOf(session, queue));
+          if (result.not_moved > 0 || result.not_deleted > 0) out.fail();
+          emit(out, { queue, ...result }, () => [
+            `moved ${result.moved} messages from the ${queue} DLQ to the ${queue} queue`,
+            ...(result.not_moved > 0 ? [`${result.not_moved} were not accepted and stay on the DLQ`] : []),
+            ...(result.not_deleted > 0
+              ? [`${result.not_deleted} were sent but not deleted: a copy stays on the DLQ`]
+              : []),
+          ]);
+        });
+      }),
+    );
+}
+
+const sentTimestamp = z.looseObject({ SentTimestamp: z.coerce.number().optional() });
+
+function sentAt(record: SqsRecord): string | undefined {
+  const { SentTimestamp } = sentTimestamp.parse(record.attributes);
+  return SentTimestamp === undefined ? undefined : new Date(SentTimestamp).toISOString();
+}

@@ -1,0 +1,110 @@
+import { type Command, Option } from "commander";
+import { z } from "zod";
+import { scanSubscriptions } from "../functions/adapters/dynamodb-subscription-scan";
+import type { SubscriptionView } from "../functions/api/merchant-api-schemas";
+import { chargeView, refundView, subscriptionView } from "../functions/api/views";
+import { listCharges } from "../functions/core/charge-list";
+import { subscriptionStatus } from "../functions/core/model";
+import { queryEnvironment } from "../functions/runtime/environment";
+import { formatTable } from "../local/text-table";
+import { chargeTable } from "./charges";
+import { argumentsOf, CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
+import { repositoryOf, resolveTarget, withTarget } from "./target";
+
+/** The last paid period: its index and span. */
+const periodText = ({ current_period: period }: SubscriptionView) =>
+  period ? `#${period.index} ${period.start} → ${period.end}` : "-";
+
+const listOptions = z.object({ status: subscriptionStatus.optional(), limit: z.number() });
+
+export function addSubscriptionsCommands(program: Command, run: CommandRunner): void {
+  const subscriptions = program.command("subscriptions").description("read subscriptions");
+  subscriptions
+    .command("list")
+    .description(
+      "subscriptions (a filtered Scan of the table, in no particular order: an ops read the charge path never makes)",
+    )
+    .addOption(new Option("--status <status>", "only this status").choices(subscriptionStatus.options))
+    .option("--limit <n>", "at most this many", parseLimit, 50)
+    .action(
+      run(async (command, out) => {
+        const { status, limit } = listOptions.parse(command.opts());
+        await withTarget(await resolveTarget(command), async (session) => {
+          const { TABLE_NAME } = session.environment(queryEnvironment);
+          const found = await scanSubscriptions({
+            client: session.runtime.dynamo,
+            tableName: TABLE_NAME,
+            status,
+            limit,
+          });
+          const views = found
+            .toSorted((a, b) => a.created_at.localeCompare(b.created_at))
+            .map(subscriptionView);
+          emit(out, { subscriptions: views }, () => [
+            formatTable(
+              ["ID", "STATUS", "PLAN", "CURRENT PERIOD", "NEXT CHARGE", "CARD"],
+              views.map((view) => [
+                view.subscription_id,
+                view.status,
+                `${view.plan.amount} ${view.plan.currency} / ${view.plan.interval_months} mo`,
+                periodText(view),
+                orDash(view.next_charge_at),
+                view.card ? `…${view.card.last4}` : "-",
+              ]),
+            ),
+          ]);
+        });
+      }),
+    );
+  subscriptions
+    .command("show")
+    .description("a subscription, its charge attempts and refunds")
+    .argument("<id>", "subscription id")
+    .action(
+      run(async (command, out) => {
+        const [id = ""] = argumentsOf(command);
+        await withTarget(await resolveTarget(command), async (session) => {
+          const repository = repositoryOf(session);
+          const [subscription, charges, refunds] = await Promise.all([
+            repository.getSubscription(id),
+            listCharges(id, { repository }),
+            repository.listRefunds(id),
+          ]);
+          if (subscription === undefined || charges === undefined)
+            throw new CliError(`no subscription ${id}`);
+          const view = subscriptionView(subscription);
+          const chargeViews = charges.map(chargeView);
+          const refundViews = refunds.map(refundView);
+          emit(out, { subscription: view, charges: chargeViews, refunds: refundViews }, () => [
+            `subscription ${view.subscription_id}: ${view.status}${view.status_reason ? ` (${view.status_reason})` : ""}`,
+            `  plan          ${view.plan.amount} ${view.plan.currency} every ${view.plan.interval_months} month(s), ${view.billing}`,
+            `  paid period   ${periodText(view)}`,
+            `  next charge   ${orDash(view.next_charge_at)}`,
+            `  card          ${view.card ? `${view.card.first4} …${view.card.last4}` : "-"}`,
+            `  dunning       ${view.dunning ? `step ${view.dunning.step}: ${view.dunning.reason}` : "-"}`,
+            `  created       ${view.created_at}`,
+            "",
+            `charges (${chargeViews.length})`,
+            chargeTable(chargeViews),
+            "",
+            `refunds (${refundViews.length})`,
+            ...(refundViews.length === 0
+              ? []
+              : [
+                  formatTable(
+                    ["REFUND", "CHARGE", "AMOUNT", "STATUS", "REASON", "CREATED"],
+                    refundViews.map((refund) => [
+                      refund.refund_id,
+                      refund.charge_id,
+                      `${refund.amount} ${refund.currency}`,
+                      refund.status,
+                      refund.reason,
+                      refund.created_at,
+                    ]),
+                  ),
+                ]),
+          ]);
+        });
+      }),
+    );
+}

@@ -1,0 +1,26 @@
+// How every Lambda function is built and sized (lib/billing-function.ts), without CDK: bench/ bundles the handlers
+// with esbuild the same way to measure them.
+
+/** arm64 CPU scales with memory: 512 MB keeps cold starts short. */
+export const LAMBDA_MEMORY_MB = 512;
+
+/** CJS dependencies bundled into ESM (the X-Ray SDK) call require(): give them one. */
+const REQUIRE_BANNER =
+  "import { createRequire as __billingCreateRequire } from 'node:module'; const require = __billingCreateRequire(import.meta.url);";
+
+/**
+ * esbuild settings of every handler bundle: minified ESM for nodejs22.x, the AWS SDK v3 left to the runtime (what
+ * NodejsFunction externalises by default for that runtime).
+ */
+export const LAMBDA_BUNDLING = {
+  format: "esm",
+  target: "node22",
+  platform: "node",
+  minify: true,
+  mainFields: ["module", "main"],
+  banner: REQUIRE_BANNER,
+  externalModules: ["@aws-sdk/*"],
+} as const;
+
+/** Minified size a handler bundle should stay under (scripts/bundle-sizes.ts, `npm run bench`). */
+export const BUNDLE_BUDGET_KB = 300;

@@ -1,0 +1,29 @@
+// The CloudFormation outputs of the two stacks, named by the Lambda variable each one stands for: `cdk deploy
+// --outputs-file` writes them, and the ops CLI (`npx billing --outputs <file>`) reads them back into the same
+// environment local mode gives it. No CDK import here: the CLI loads this file.
+
+/** Stateful stack outputs (logical id → variable). */
+export const STATEFUL_OUTPUTS = {
+  Region: "AWS_REGION",
+  TableName: "TABLE_NAME",
+  ChargeQueueUrl: "CHARGE_QUEUE_URL",
+  ChargeDeadLetterQueueUrl: "CHARGE_DLQ_URL",
+  IntakeQueueUrl: "INTAKE_QUEUE_URL",
+  IntakeDeadLetterQueueUrl: "INTAKE_DLQ_URL",
+  GatewaySecretArn: "GATEWAY_SECRET_ARN",
+} as const;
+
+/** Service stack outputs (logical id → variable); the API URL is no Lambda variable, the CLI keeps it apart. */
+export const SERVICE_OUTPUTS = {
+  ApiUrl: "API_URL",
+  PaymentBaseUrl: "PAYMENT_BASE_URL",
+  WebhookAdminBaseUrl: "WEBHOOK_ADMIN_BASE_URL",
+  PartnerBaseUrl: "PARTNER_BASE_URL",
+} as const;
+
+export type StackOutputId = keyof typeof STATEFUL_OUTPUTS | keyof typeof SERVICE_OUTPUTS;
+
+export const STACK_OUTPUT_VARIABLES: Readonly<Record<StackOutputId, string>> = {
+  ...STATEFUL_OUTPUTS,
+  ...SERVICE_OUTPUTS,
+};

@@ -1,0 +1,46 @@
+import { formatTable } from "../text-table";
+import type { ChaosReport } from "./run-chaos";
+
+const count = (value: number) => value.toLocaleString("en-US");
+
+/** The chaos run's table: what was thrown at the system, then each invariant with its count and verdict. */
+export function chaosTable(report: ChaosReport): string {
+  const crashes = Object.entries(report.crashes).map(([point, times]) => `${point} ${times}`);
+  const { faults } = report;
+  const run = formatTable(
+    ["run", "value"],
+    [
+      ["seed", String(report.seed)],
+      ["subscriptions", count(report.subscriptions)],
+      ["subscription-periods due", count(report.periodsDue)],
+      ["charged (succeeded)", count(report.charged)],
+      ["declined attempts", count(report.declined)],
+      ["past_due / canceled at the end", `${count(report.pastDue)} / ${count(report.canceled)}`],
+      ["tokens revoked mid-run", count(report.revokedTokens)],
+      ["duplicate deliveries", count(report.duplicateDeliveries)],
+      ["overlapping charge runs", `${report.overlappingRuns} × 2`],
+      ["worker crashes", crashes.join(", ")],
+      [
+        "sandbox faults",
+        `5xx ${faults.error}, timeout after commit ${faults.timeoutAfterCommit}, latency ${faults.latency}, ` +
+          `duplicate status_url ${faults.duplicateStatusUrl}, out-of-order webhooks ${faults.outOfOrderWebhook}`,
+      ],
+      ["wall time", `${(report.wallMs / 1000).toFixed(1)} s`],
+    ],
+  );
+  const verdict = (values: readonly string[]) => [
+    String(values.length),
+    values.length === 0 ? "ok" : "VIOLATED",
+  ];
+  const invariants = formatTable(
+    ["invariant", "count", "verdict"],
+    [
+      ["double charges", ...verdict(report.doubleCharges)],
+      ["lost periods", ...verdict(report.lostPeriods)],
+      ["ledger vs sandbox mismatches", ...verdict(report.mismatches)],
+      ["unexplained dead letters", ...verdict(report.deadLetters.unexplained)],
+      ["dead letters explained", String(report.deadLetters.explained.length), "info"],
+    ],
+  );
+  return `${run}\n\n${invariants}`;
+}

@@ -1,0 +1,134 @@
+import type { Plan } from "../../functions/core/model";
+import { createPrng, deriveSeed, type Prng } from "../../sandbox/prng";
+
+/** What happens to one customer in the scripted month. */
+export type Journey =
+  /** Non-ui sign-up with an approving card; renews every month. */
+  | "renews"
+  /** Non-ui sign-up with a card that declines every REBILL: dunning, then cancellation. */
+  | "declines-on-rebill"
+  /** Non-ui sign-up with an expired or stolen card: refused at once (422). */
+  | "signup-declined"
+  /** Renews, but its token expires mid-month: the renewal finds it dead and the subscription waits for a card. */
+  | "token-expires"
+  /** Renews, but the card is blocked over the renewal and unblocked before the first dunning retry: recovered. */
+  | "card-blocked"
+  /** Payment window, token billing, completed with an approving card. */
+  | "window"
+  /** Payment window completed with a declining card: the checkout ends. */
+  | "window-declined"
+  /** Payment window never completed. */
+  | "window-abandoned"
+  /** Payment window registering a plan the gateway charges itself. */
+  | "gateway-recurring";
+
+const JOURNEYS: readonly Journey[] = [
+  "renews",
+  "declines-on-rebill",
+  "signup-declined",
+  "token-expires",
+  "card-blocked",
+  "window",
+  "window-declined",
+  "window-abandoned",
+  "gateway-recurring",
+];
+
+export type SignupFlow = "card" | "window-token" | "window-recurring";
+
+export function flowOf(journey: Journey): SignupFlow {
+  switch (journey) {
+    case "window":
+    case "window-declined":
+    case "window-abandoned":
+      return "window-token";
+    case "gateway-recurring":
+      return "window-recurring";
+    default:
+      return "card";
+  }
+}
+
+export interface DemoCustomer {
+  readonly index: number;
+  readonly name: string;
+  readonly email: string;
+  readonly journey: Journey;
+  /** A sandbox test card (README "Test cards"): fake, never printed. */
+  readonly cardNumber: string;
+  readonly plan: Plan;
+}
+
+const APPROVING = ["4111111111111111", "5555555555554444"];
+const CARD_OF: Readonly<Record<Journey, readonly string[]>> = {
+  renews: APPROVING,
+  "token-expires": ["4111111111111111"],
+  "card-blocked": ["4111111111111111"],
+  window: APPROVING,
+  "window-abandoned": APPROVING,
+  "gateway-recurring": APPROVING,
+  "declines-on-rebill": ["4000000000000341"],
+  // Expired card (DC54), stolen card (DC43).
+  "signup-declined": ["4000000000000069", "4000000000009979"],
+  // Do not honor (DC05).
+  "window-declined": ["4000000000000002"],
+};
+
+const AMOUNTS = ["9.90", "19.90", "29.00", "49.50"];
+/** Share of plans billed in EUR; the rest in USD. */
+const EUR_SHARE = 0.15;
+
+const share = (total: number, fraction: number) => Math.max(1, Math.round(total * fraction));
+
+/** How many customers take each journey: the issue's mix, at least one of each however few customers there are. */
+export function journeyCounts(customers: number): Readonly<Record<Journey, number>> {
+  if (!Number.isInteger(customers) || customers < 12)
+    throw new RangeError("the demo needs at least 12 customers (one of each journey)");
+  const recurring = share(customers, 0.075);
+  const windows = Math.max(3, Math.round(customers * 0.175));
+  const windowDeclined = share(windows, 0.06);
+  const windowAbandoned = share(windows, 0.06);
+  const card = customers - recurring - windows;
+  const signupDeclined = share(card, 0.06);
+  const declinesOnRebill = share(card, 0.08);
+  const tokenExpires = share(card, 0.04);
+  const cardBlocked = share(card, 0.04);
+  return {
+    renews: card - signupDeclined - declinesOnRebill - tokenExpires - cardBlocked,
+    "declines-on-rebill": declinesOnRebill,
+    "signup-declined": signupDeclined,
+    "token-expires": tokenExpires,
+    "card-blocked": cardBlocked,
+    window: windows - windowDeclined - windowAbandoned,
+    "window-declined": windowDeclined,
+    "window-abandoned": windowAbandoned,
+    "gateway-recurring": recurring,
+  };
+}
+
+const pick = <T>(random: Prng, items: readonly T[]): T => {
+  const item = items[Math.floor(random.next() * items.length)];
+  if (item === undefined) throw new RangeError("nothing to pick from");
+  return item;
+};
+
+/** The month's customers in sign-up order: the mix shuffled, cards and plans drawn, all from the seed. */
+export function planCustomers(customers: number, seed: number): DemoCustomer[] {
+  const random = createPrng(deriveSeed(seed, "demo:customers"));
+  const counts = journeyCounts(customers);
+  const journeys = JOURNEYS.flatMap((journey) => Array.from({ length: counts[journey] }, () => journey))
+    .map((journey) => ({ journey, order: random.next() }))
+    .sort((a, b) => a.order - b.order);
+  return journeys.map(({ journey }, index) => ({
+    index,
+    name: `Demo Customer ${index + 1}`,
+    email: `customer${index + 1}@demo.example`,
+    journey,
+    cardNumber: pick(random, CARD_OF[journey]),
+    plan: {
+      amount: pick(random, AMOUNTS),
+      currency: random.next() < EUR_SHARE ? "EUR" : "USD",
+      interval_months: 1,
+    },
+  }));
+}

@@ -1,0 +1,221 @@
+import type { ChargeView, SubscriptionView } from "../../functions/api/merchant-api-schemas";
+import { OPEN_ATTEMPT_STATUSES } from "../../functions/core/model";
+import { fromCents, toCents } from "../../functions/core/money";
+import type { FaultCounts } from "../../sandbox/faults";
+import type { LedgerComparison } from "../ledger-comparison";
+
+// What the demo saw, reduced to its summary and its invariants: pure, so a violating ledger can be fed in by a test.
+
+export interface DemoObservations {
+  /** The shared clock when the subscriptions were read. */
+  readonly now: Date;
+  readonly customers: number;
+  /** Every subscription the sign-ups made, as the API shows it at the end. */
+  readonly subscriptions: readonly SubscriptionView[];
+  /** The ledger of each subscription (GET …/charges). */
+  readonly charges: ReadonlyMap<string, readonly ChargeView[]>;
+  /** Sign-ups the gateway declined at once (422 with the decline code): no subscription. */
+  readonly signupDeclines: number;
+  /** Checkouts whose payment window was never completed. */
+  readonly abandonedWindows: ReadonlySet<string>;
+  /** Requests the merchant repeated with the same Idempotency-Key (5xx, lost connection, still in progress). */
+  readonly retries: number;
+  readonly faults: FaultCounts;
+  readonly ledgers: Pick<LedgerComparison, "ours" | "sandbox" | "mismatches" | "doubleCharges">;
+  /** Messages in the dead-letter queues. */
+  readonly deadLetters: number;
+}
+
+/** Amounts per currency. */
+export type Amounts = ReadonlyMap<string, string>;
+
+export interface DemoSummary {
+  readonly customers: number;
+  readonly charged: number;
+  readonly declined: number;
+  readonly signupDeclines: number;
+  /** Subscriptions with a period declined first and paid by a later attempt. */
+  readonly recovered: number;
+  readonly active: number;
+  readonly pastDue: number;
+  readonly canceled: number;
+  readonly pending: number;
+  /** How many past_due and canceled subscriptions each reason explains. */
+  readonly reasons: Readonly<Record<"pastDue" | "canceled", ReadonlyMap<string, number>>>;
+  readonly refunds: number;
+  readonly refunded: Amounts;
+  /** Succeeded minus refunded. */
+  readonly revenue: Amounts;
+  readonly retries: number;
+  readonly faults: FaultCounts;
+  readonly wallMs: number;
+}
+
+/** past_due reasons that need no dunning step: the subscription waits for a new card. */
+const WAITING_FOR_A_CARD = new Set([
+  "token_expired",
+  "token_revoked",
+  "card_required",
+  "recurring_charge_failed",
+]);
+
+const OPEN_CHARGE: ReadonlySet<ChargeView["status"]> = new Set(OPEN_ATTEMPT_STATUSES);
+
+function sumByCurrency(items: readonly { readonly currency: string; readonly cents: number }[]): Amounts {
+  const totals = new Map<string, number>();
+  for (const { currency, cents } of items) totals.set(currency, (totals.get(currency) ?? 0) + cents);
+  return new Map(
+    [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([c, cents]) => [c, fromCents(cents)]),
+  );
+}
+
+function recoveredByRetry(charges: readonly ChargeView[]): boolean {
+  const scheduled = charges.filter((charge) => charge.kind === "scheduled");
+  return scheduled.some(
+    (declined) =>
+      declined.status === "declined" &&
+      scheduled.some(
+        (paid) =>
+          paid.period === declined.period && paid.attempt > declined.attempt && paid.status === "succeeded",
+      ),
+  );
+}
+
+/** Subscriptions of a status by their reason (a dunning step's, or the status_reason), most frequent first. */
+function reasonsOf(subscriptions: readonly SubscriptionView[], status: SubscriptionView["status"]) {
+  const counts = new Map<string, number>();
+  for (const subscription of subscriptions) {
+    if (subscription.status !== status) continue;
+    const reason = subscription.status_reason ?? subscription.dunning?.reason ?? "unstated";
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return new Map([...counts].sort(([a, x], [b, y]) => y - x || a.localeCompare(b)));
+}
+
+export function summarize(observed: DemoObservations, wallMs: number): DemoSummary {
+  const charges = [...observed.charges.values()].flat();
+  const succeeded = charges.filter((charge) => charge.status === "succeeded");
+  const refundedCharges = succeeded.filter((charge) => toCents(charge.refunded_amount) > 0);
+  const countStatus = (status: SubscriptionView["status"]) =>
+    observed.subscriptions.filter((subscription) => subscription.status === status).length;
+  return {
+    customers: observed.customers,
+    charged: succeeded.length,
+    declined: charges.filter((charge) => charge.status === "declined").length,
+    signupDeclines: observed.signupDeclines,
+    recovered: [...observed.charges.values()].filter(recoveredByRetry).length,
+    active: countStatus("active"),
+    pastDue: countStatus("past_due"),
+    canceled: countStatus("canceled"),
+    pending: countStatus("pending"),
+    reasons: {
+      pastDue: reasonsOf(observed.subscriptions, "past_due"),
+      canceled: reasonsOf(observed.subscriptions, "canceled"),
+    },
+    refunds: refundedCharges.length,
+    refunded: sumByCurrency(
+      refundedCharges.map(({ currency, refunded_amount }) => ({ currency, cents: toCents(refunded_amount) })),
+    ),
+    revenue: sumByCurrency(
+      succeeded.map(({ currency, amount, refunded_amount }) => ({
+        currency,
+        cents: toCents(amount) - toCents(refunded_amount),
+      })),
+    ),
+    retries: observed.retries,
+    faults: observed.faults,
+    wallMs,
+  };
+}
+
+/** Why a subscription's state cannot be explained by what happened to it, if it cannot. */
+function stateViolation(subscription: SubscriptionView, observed: DemoObservations): string | undefined {
+  const { subscription_id: id, current_period: paid } = subscription;
+  switch (subscription.status) {
+    case "active":
+      return paid !== null && new Date(paid.end) > observed.now
+        ? undefined
+        : `${id}: active but not paid through ${observed.now.toISOString()}`;
+    case "past_due":
+      return subscription.dunning !== undefined || WAITING_FOR_A_CARD.has(subscription.status_reason ?? "")
+        ? undefined
+        : `${id}: past_due without a dunning step or a reason`;
+    case "pending":
+      return observed.abandonedWindows.has(id)
+        ? undefined
+        : `${id}: pending though its sign-up was completed`;
+    case "canceled":
+      return undefined;
+  }
+}
+
+/** Every broken invariant; none means the month is accounted for. */
+export function violationsOf(observed: DemoObservations): string[] {
+  const { ledgers } = observed;
+  const openCharges = [...observed.charges.values()]
+    .flat()
+    .filter((charge) => OPEN_CHARGE.has(charge.status))
+    .map((charge) => `${charge.charge_id}: still ${charge.status} at the end`);
+  return [
+    ...ledgers.mismatches.map((mismatch) => `ledger mismatch: ${mismatch}`),
+    ...ledgers.doubleCharges.map((period) => `double charge: ${period}`),
+    ...observed.subscriptions.flatMap((subscription) => stateViolation(subscription, observed) ?? []),
+    ...openCharges,
+    ...(observed.deadLetters > 0 ? [`${observed.deadLetters} messages in the dead-letter queues`] : []),
+  ];
+}
+
+export function exitCodeOf(violations: readonly string[]): 0 | 1 {
+  return violations.length === 0 ? 0 : 1;
+}
+
+const withReasons = (count: number, reasons: ReadonlyMap<string, number>) =>
+  reasons.size === 0 ? String(count) : `${count} (${[...reasons].map(([r, n]) => `${n} ${r}`).join(", ")})`;
+
+const formatAmounts = (amounts: Amounts) =>
+  amounts.size === 0 ? "0" : [...amounts].map(([currency, amount]) => `${currency} ${amount}`).join(" · ");
+
+/** The summary as a two-column table. */
+export function formatSummary(summary: DemoSummary): string[] {
+  const { faults } = summary;
+  const injected = faults.error + faults.timeoutAfterCommit + faults.reset + faults.duplicateStatusUrl;
+  const rows: [string, string][] = [
+    ["customers", String(summary.customers)],
+    ["charged", `${summary.charged} charges`],
+    ["declined", `${summary.declined} charges, ${summary.signupDeclines} sign-ups`],
+    ["recovered by retry", String(summary.recovered)],
+    ["active", String(summary.active)],
+    ["past_due", withReasons(summary.pastDue, summary.reasons.pastDue)],
+    ["canceled", withReasons(summary.canceled, summary.reasons.canceled)],
+    ["pending", String(summary.pending)],
+    ["refunded", `${summary.refunds} charges, ${formatAmounts(summary.refunded)}`],
+    ["revenue", formatAmounts(summary.revenue)],
+    ["requests repeated", `${summary.retries} (same Idempotency-Key)`],
+    [
+      "faults injected",
+      `${injected}: ${faults.error} 5xx, ${faults.timeoutAfterCommit} timeouts after commit, ` +
+        `${faults.reset} resets, ${faults.duplicateStatusUrl} duplicate callbacks`,
+    ],
+    ["wall time", `${(summary.wallMs / 1000).toFixed(1)} s`],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const valueWidth = Math.max(...rows.map(([, value]) => value.length));
+  const rule = `+${"-".repeat(width + 2)}+${"-".repeat(valueWidth + 2)}+`;
+  return [
+    rule,
+    ...rows.map(([label, value]) => `| ${label.padEnd(width)} | ${value.padEnd(valueWidth)} |`),
+    rule,
+  ];
+}
+
+/** The reconciliation and the invariants, as printed after the table. */
+export function formatInvariants(observed: DemoObservations, violations: readonly string[]): string[] {
+  const { ledgers } = observed;
+  return [
+    `reconciliation: ${ledgers.ours.succeeded} succeeded charges here, ${ledgers.sandbox.sales} sales at the ` +
+      `gateway; ${ledgers.mismatches.length} mismatches, ${ledgers.doubleCharges.length} double charges`,
+    ...(violations.length === 0
+      ? ["invariants: OK"]
+      : [`invariants: ${violations.length} violated`, ...violations.map((violation) => `  - ${violation}`)]),
+  ];
+}

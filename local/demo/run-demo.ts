@@ -1,0 +1,362 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { z } from "zod";
+import {
+  chargeListView,
+  checkoutView,
+  errorBody,
+  subscriptionView,
+} from "../../functions/api/merchant-api-schemas";
+import type { ChargePolicy } from "../../functions/core/charge-policy";
+import { mapConcurrently } from "../../functions/shared/map-concurrently";
+import type { FaultConfigInput } from "../../sandbox/faults";
+import { compareLedgers } from "../ledger-comparison";
+import { LocalStack } from "../local-stack";
+import { approximateMessageCount } from "../sqs-emulator";
+import { type DemoCustomer, flowOf, type Journey, planCustomers } from "./customer-mix";
+import {
+  type DemoObservations,
+  type DemoSummary,
+  exitCodeOf,
+  formatInvariants,
+  formatSummary,
+  summarize,
+  violationsOf,
+} from "./demo-summary";
+import { type ApiAnswer, MerchantClient } from "./merchant-client";
+import type { Progress } from "./progress";
+
+// `npm run demo`: a scripted month on a fresh local stack, driven like a merchant drives it — the merchant API over
+// HTTP, the sandbox's controls standing in for customers and banks — then every charge reconciled with the gateway.
+
+export interface DemoOptions {
+  readonly customers: number;
+  readonly seed: number;
+  readonly progress: Progress;
+}
+
+export interface DemoResult {
+  readonly summary: DemoSummary;
+  readonly violations: readonly string[];
+  readonly exitCode: 0 | 1;
+}
+
+/** A fixed start, so every run meets the same calendar (renewals on the 15th, month lengths). */
+export const DEMO_START = new Date("2027-01-15T09:00:00.000Z");
+
+/**
+ * Transient failures come back after 1–4 s instead of 30–900 s, so they resolve within the run. A revoked token
+ * (TK02) is an ordinary decline here, so that a card blocked over a renewal and unblocked before the first dunning
+ * retry is recovered by that retry.
+ */
+const DEMO_POLICY: Partial<ChargePolicy> = { retryBaseSeconds: 1, retryMaxSeconds: 4, tokenRevokedCodes: [] };
+
+/**
+ * Modest faults on every gateway route; timeouts after commit on the payment route (sign-ups and REBILLs) only. Each
+ * of those costs the handler's whole gateway timeout (10 s, not configurable from the environment) of wall time, so
+ * they are rarer once the month runs: a sign-up's wait overlaps the other sign-ups, a renewal's holds up its day.
+ */
+const FAULTS: Readonly<Record<"signups" | "month", FaultConfigInput>> = {
+  signups: {
+    global: { errorRate: 0.05, duplicateStatusUrlRate: 0.3 },
+    routes: { "payments.payment": { timeoutAfterCommitRate: 0.03 } },
+  },
+  month: {
+    global: { errorRate: 0.05, duplicateStatusUrlRate: 0.3 },
+    routes: { "payments.payment": { timeoutAfterCommitRate: 0.01 } },
+  },
+};
+
+/** Requests in flight at once (sign-ups, reads): each mostly waits on dynalite, so 16 keep both cores busy. */
+const CONCURRENCY = 16;
+const CARD_EXPIRY = "203012";
+const CARD_CVC = "123";
+const QUEUE_SETTLE_TIMEOUT_MS = 120_000;
+
+/**
+ * Schedules fire at most once a week while the clock jumps between the script's days (each fire-set of the five
+ * schedules costs about a second of dynalite work); every step still ends with one fire of each, so the work due on a
+ * script day is done that day.
+ */
+const JUMP_RESOLUTION = "P7D";
+
+/** What happens on a day of the script, once that day's schedules have fired. */
+type Event = "extras" | "dead-and-blocked-cards" | "unblock-cards" | "cancels";
+
+/**
+ * The script, in days after the start: the clock stops on these days. Renewals fall on day 31 (15 Feb) and day 59
+ * (15 Mar). A decline on day 31 is retried after 1, 3, 5 and 7 days, the last decline cancels: the first retry on day
+ * 32, the later ones at the weekly fires of the jump to day 59.
+ */
+const SCRIPT: readonly { readonly day: number; readonly event?: Event }[] = [
+  { day: 1, event: "extras" },
+  { day: 20, event: "dead-and-blocked-cards" },
+  // After the renewal has declined, before the first dunning retry.
+  { day: 31, event: "unblock-cards" },
+  { day: 32, event: "cancels" },
+  { day: 59 },
+  { day: 62 },
+];
+
+interface Signup {
+  readonly customer: DemoCustomer;
+  /** Undefined when the sign-up was declined at once. */
+  readonly subscriptionId: string | undefined;
+  /** Its first payment was settled at sign-up (a 201, or a window completed): the script can use it. */
+  readonly settled: boolean;
+}
+
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const startedAt = performance.now();
+  const { progress, seed } = options;
+  let failedInvocations = 0;
+  const local = await LocalStack.start({
+    port: 0,
+    sandboxPort: 0,
+    realTime: false,
+    jumpResolution: JUMP_RESOLUTION,
+    start: DEMO_START,
+    seed,
+    faults: FAULTS.signups,
+    policy: DEMO_POLICY,
+    // Faults make handlers fail now and then; the platform retries them (counted, not printed).
+    onError: () => {
+      failedInvocations += 1;
+    },
+  });
+  try {
+    const month = new Month(local, seed, progress);
+    progress.line(`demo: ${options.customers} customers, seed ${seed}, from ${DEMO_START.toISOString()}`);
+    const signups = await month.signUp(planCustomers(options.customers, seed));
+    await month.liveThrough(signups);
+    const observed = await month.observe(signups, options.customers);
+    const summary = summarize(observed, performance.now() - startedAt);
+    const violations = violationsOf(observed);
+    for (const line of formatSummary(summary)) progress.line(line);
+    if (failedInvocations > 0)
+      progress.line(`${failedInvocations} failed invocations under faults, retried by the platform`);
+    for (const line of formatInvariants(observed, violations)) progress.line(line);
+    return { summary, violations, exitCode: exitCodeOf(violations) };
+  } finally {
+    await local.close();
+  }
+}
+
+/** The month's script against one local stack. */
+class Month {
+  readonly #client: MerchantClient;
+  #signupDeclines = 0;
+
+  constructor(
+    private readonly local: LocalStack,
+    private readonly seed: number,
+    private readonly progress: Progress,
+  ) {
+    this.#client = new MerchantClient(local.url, local.apiKey);
+  }
+
+  async signUp(customers: readonly DemoCustomer[]): Promise<Signup[]> {
+    const signups = await this.progress.step("sign-ups", customers.length, (tick) =>
+      mapConcurrently(customers, CONCURRENCY, async (customer) => {
+        const signup = await this.#signUpOne(customer);
+        tick();
+        return signup;
+      }),
+    );
+    await this.#settleQueues();
+    return signups;
+  }
+
+  /** Through the script's days: the schedules fire, the queues settle, then that day's event happens. */
+  async liveThrough(signups: readonly Signup[]): Promise<void> {
+    const ids = (journey: Journey, count = Number.POSITIVE_INFINITY) =>
+      signups
+        .filter((signup) => signup.customer.journey === journey && signup.settled)
+        .flatMap((signup) => signup.subscriptionId ?? [])
+        .slice(0, count);
+    const events: Readonly<Record<Event, () => Promise<void>>> = {
+      extras: () => this.#extras(ids("renews", 4), ids("gateway-recurring", 1)),
+      "dead-and-blocked-cards": async () => {
+        await this.#tokenAction(ids("token-expires"), "expire");
+        await this.#tokenAction(ids("card-blocked"), "revoke");
+      },
+      "unblock-cards": () => this.#tokenAction(ids("card-blocked"), "reactivate"),
+      cancels: () => this.#cancel([...ids("renews").slice(-1), ...ids("gateway-recurring").slice(1, 2)]),
+    };
+    this.local.stack.sandbox.faults.configure(FAULTS.month);
+    const lastDay = SCRIPT.at(-1)?.day ?? 0;
+    await this.progress.step("clock (days)", lastDay, async (tick) => {
+      let today = 0;
+      for (const { day, event } of SCRIPT) {
+        await this.local.advanceClock(`P${day - today}D`);
+        await this.#settleQueues();
+        if (event) await events[event]();
+        tick(day - today);
+        today = day;
+      }
+    });
+    // The incident is over: without faults the janitor settles what the last days left open.
+    this.local.stack.sandbox.faults.configure({});
+    for (const step of ["PT10M", "PT10M"]) {
+      await this.local.advanceClock(step);
+      await this.#settleQueues();
+    }
+  }
+
+  async observe(signups: readonly Signup[], customers: number): Promise<DemoObservations> {
+    const ids = signups.flatMap((signup) => signup.subscriptionId ?? []);
+    const read = await this.progress.step("reading the ledgers", ids.length, (tick) =>
+      mapConcurrently(ids, CONCURRENCY, async (id) => {
+        const subscription = await this.#client.get(`/v1/subscriptions/${id}`, subscriptionView);
+        const { charges } = await this.#client.get(`/v1/subscriptions/${id}/charges`, chargeListView);
+        tick();
+        return { subscription, charges };
+      }),
+    );
+    const { stack } = this.local;
+    const deadLetters = await Promise.all(
+      [stack.chargeQueue.dlqUrl, stack.intakeQueue.dlqUrl].map((url) =>
+        approximateMessageCount(stack.sqs.client, url),
+      ),
+    );
+    return {
+      now: this.local.clock.now(),
+      customers,
+      subscriptions: read.map(({ subscription }) => subscription),
+      charges: new Map(read.map(({ subscription, charges }) => [subscription.subscription_id, charges])),
+      signupDeclines: this.#signupDeclines,
+      abandonedWindows: new Set(
+        signups.flatMap((signup) =>
+          signup.customer.journey === "window-abandoned" ? (signup.subscriptionId ?? []) : [],
+        ),
+      ),
+      retries: this.#client.retries,
+      faults: stack.sandbox.faults.counters().total,
+      ledgers: await compareLedgers(stack, ids),
+      deadLetters: deadLetters.reduce((sum, count) => sum + count, 0),
+    };
+  }
+
+  async #signUpOne(customer: DemoCustomer): Promise<Signup> {
+    const { name, email } = customer;
+    const request = { customer: { name, email }, plan: customer.plan };
+    const key = this.#key("signup", customer.index);
+    const flow = flowOf(customer.journey);
+    if (flow === "card") {
+      const card = { number: customer.cardNumber, expiry: CARD_EXPIRY, cvc: CARD_CVC };
+      const answer = await this.#client.post("/v1/subscriptions", { ...request, card }, key);
+      if (answer.status === 422) {
+        this.#signupDeclines += 1;
+        return { customer, subscriptionId: undefined, settled: false };
+      }
+      const subscription = expectView("sign-up", answer, [201, 202], subscriptionView);
+      return { customer, subscriptionId: subscription.subscription_id, settled: answer.status === 201 };
+    }
+    const billing = flow === "window-recurring" ? "recurring" : "token";
+    const checkout = expectView(
+      "checkout",
+      await this.#client.post("/v1/checkouts", { ...request, billing }, key),
+      [201],
+      checkoutView,
+    );
+    const completed = customer.journey !== "window-abandoned";
+    if (completed) {
+      // The customer types the card in the window; the sandbox then calls our status_url.
+      await this.#sandbox(`/sandbox/windows/${checkout.fgkey}/complete`, {
+        card_number: customer.cardNumber,
+        expiry_date: CARD_EXPIRY,
+        cvc: CARD_CVC,
+      });
+    }
+    return { customer, subscriptionId: checkout.subscription_id, settled: completed };
+  }
+
+  /** An ad hoc charge, a full and a partial refund, and plan changes (one on a gateway-managed plan). */
+  async #extras(renewing: readonly string[], gatewayManaged: readonly string[]): Promise<void> {
+    const [charged, refundedFully, refundedPartly, adjusted] = renewing;
+    if (charged) await this.#expect(`/v1/subscriptions/${charged}/charges`, { amount: "5.00" }, [201, 202]);
+    if (refundedFully) await this.#refundFirstCharge(refundedFully, { reason: "duplicate order" });
+    if (refundedPartly)
+      await this.#refundFirstCharge(refundedPartly, { amount: "1.00", reason: "service credit" });
+    for (const id of [adjusted, ...gatewayManaged])
+      if (id) await this.#expect(`/v1/subscriptions/${id}/adjust`, { amount: "24.90" }, [200]);
+  }
+
+  /** Refunds the sign-up's charge (a retried sign-up may have paid on a later attempt than 0). */
+  async #refundFirstCharge(id: string, refund: { readonly amount?: string; readonly reason: string }) {
+    const { charges } = await this.#client.get(`/v1/subscriptions/${id}/charges`, chargeListView);
+    const paid = charges.find((charge) => charge.period === 0 && charge.status === "succeeded");
+    if (!paid) throw new Error(`${id} has no paid sign-up charge to refund`);
+    await this.#expect(`/v1/charges/${paid.charge_id}/refunds`, refund, [201, 202]);
+  }
+
+  async #cancel(ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      const answer = await this.#client.delete(`/v1/subscriptions/${id}`);
+      if (answer.status !== 200) throw new Error(`cancel of ${id} answered ${answer.status}`);
+    }
+  }
+
+  /** Changes each subscription's token at the gateway (the sandbox's own control; the id as we stored it). */
+  async #tokenAction(ids: readonly string[], action: "expire" | "revoke" | "reactivate"): Promise<void> {
+    for (const id of ids) {
+      const tokenId = (await this.local.stack.services.repository.getSubscription(id))?.token_id;
+      if (tokenId === undefined) throw new Error(`${id} has no token to ${action}`);
+      await this.#sandbox(`/sandbox/tokens/${tokenId}/${action}`);
+    }
+  }
+
+  async #expect(path: string, body: unknown, statuses: readonly number[] = [201]): Promise<void> {
+    const answer = await this.#client.post(path, body, this.#key(path, 0));
+    if (!statuses.includes(answer.status)) throw unexpected(`POST ${path}`, answer);
+  }
+
+  #key(what: string, index: number): string {
+    return `demo-${this.seed}-${what}-${index}`;
+  }
+
+  async #sandbox(path: string, body?: unknown): Promise<void> {
+    const response = await fetch(`${this.local.sandboxUrl}${path}`, {
+      method: "POST",
+      ...(body === undefined
+        ? {}
+        : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(`sandbox ${path.split("/")[2]} answered ${response.status}`);
+  }
+
+  /**
+   * Waits until both work queues are empty, retries included: local-aws-sqs counts a message until it is deleted,
+   * and the event source mappings keep polling in real time while the clock stands still.
+   */
+  async #settleQueues(): Promise<void> {
+    const { stack } = this.local;
+    const deadline = performance.now() + QUEUE_SETTLE_TIMEOUT_MS;
+    for (;;) {
+      const counts = await Promise.all(
+        [stack.chargeQueue.queueUrl, stack.intakeQueue.queueUrl].map((url) =>
+          approximateMessageCount(stack.sqs.client, url),
+        ),
+      );
+      if (counts.every((count) => count === 0)) return;
+      if (performance.now() > deadline)
+        throw new Error(`queues did not settle: ${counts.join(", ")} messages`);
+      await sleep(25);
+    }
+  }
+}
+
+function unexpected(what: string, answer: ApiAnswer): Error {
+  const error = errorBody.safeParse(answer.body);
+  return new Error(`${what} answered ${answer.status}${error.success ? ` ${error.data.error.code}` : ""}`);
+}
+
+function expectView<S extends z.ZodType>(
+  what: string,
+  answer: ApiAnswer,
+  statuses: readonly number[],
+  view: S,
+): z.output<S> {
+  if (!statuses.includes(answer.status)) throw unexpected(what, answer);
+  return view.parse(answer.body);
+}

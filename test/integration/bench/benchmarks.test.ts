@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { awsCostBenchmark } from "../../../bench/aws-cost-bench";
+import type { BenchRow } from "../../../bench/benchmark";
+import { bundleBenchmark } from "../../../bench/bundle-bench";
+import { chargeThroughputBenchmark } from "../../../bench/charge-throughput-bench";
+import { fanOutBenchmark } from "../../../bench/fan-out-bench";
+
+// The benchmarks of `npm run bench` at tiny sizes, so that their code cannot rot: rows well-formed, every charge
+// made, the fan-out complete, and never a Scan. Their figures are not held to targets here.
+
+function expectWellFormed(rows: readonly BenchRow[]): void {
+  expect(rows.length).toBeGreaterThan(0);
+  for (const row of rows) {
+    expect(row.case).not.toBe("");
+    expect(row.result).not.toBe("");
+    for (const value of Object.values(row.metrics)) expect(Number.isFinite(value)).toBe(true);
+    if (row.target === "") expect(row.met).toBeUndefined();
+    else expect(typeof row.met).toBe("boolean");
+  }
+}
+
+const metric = (rows: readonly BenchRow[], index: number, name: string) => rows[index]?.metrics[name];
+
+describe("benchmarks at tiny sizes", () => {
+  it("charge-throughput charges every due subscription twice", { timeout: 120_000 }, async () => {
+    const rows = await chargeThroughputBenchmark({
+      charges: 20,
+      worker: { concurrency: 2, batchSize: 5 },
+      emulatorSample: 50,
+    }).run();
+    expectWellFormed(rows);
+    expect(metric(rows, 0, "charged")).toBe(20);
+    expect(metric(rows, 0, "limitPerSec")).toBe(200);
+    expect(metric(rows, 1, "charged")).toBe(20);
+  });
+
+  it("aws-cost counts the requests of every charge, no Scan", { timeout: 120_000 }, async () => {
+    const rows = await awsCostBenchmark({ charges: 20 }).run();
+    expectWellFormed(rows);
+    expect(metric(rows, 0, "charged")).toBe(20);
+    expect(metric(rows, 0, "scans")).toBe(0);
+    expect(metric(rows, 0, "writes")).toBeGreaterThanOrEqual(3);
+    expect(metric(rows, 1, "ReceiveMessageCommand")).toBeGreaterThan(0);
+    expect(metric(rows, 3, "total")).toBeGreaterThan(0);
+  });
+
+  it("fan-out enqueues every due subscription from Queries only", { timeout: 120_000 }, async () => {
+    const rows = await fanOutBenchmark({ subscriptions: 200 }).run();
+    expectWellFormed(rows);
+    expect(metric(rows, 1, "enqueued")).toBe(200);
+    expect(metric(rows, 1, "queued")).toBe(200);
+    expect(metric(rows, 1, "scans")).toBe(0);
+    expect(metric(rows, 1, "queries")).toBeGreaterThan(0);
+  });
+
+  it("bundles sizes one handler and times its import", { timeout: 120_000 }, async () => {
+    const rows = await bundleBenchmark({ initRuns: 1, only: ["get-openapi"] }).run();
+    expectWellFormed(rows);
+    expect(rows.map((row) => row.case)).toEqual(["get-openapi"]);
+    expect(metric(rows, 0, "minifiedBytes")).toBeGreaterThan(10_000);
+  });
+});

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { runChaos, violationsOf } from "../../../local/chaos/run-chaos";
+
+// The chaos run at CI size (npm run chaos runs it at 10,000 subscription-periods): faults, duplicate deliveries,
+// overlapping runs, crashes at every step and revoked tokens, then the invariants of DESIGN.md §4.
+
+describe("chaos run", () => {
+  it("charges every period once, loses none and agrees with the gateway", { timeout: 240_000 }, async () => {
+    const report = await runChaos({ size: 160, seed: 20_271_122, crashRate: 0.04 });
+    expect(violationsOf(report)).toEqual([]);
+    // The run must have been under fire, or it proves nothing.
+    const crashes = Object.values(report.crashes).reduce((sum, count) => sum + count, 0);
+    expect(crashes).toBeGreaterThan(0);
+    expect(report.faults.error + report.faults.timeoutAfterCommit).toBeGreaterThan(0);
+    expect(report.duplicateDeliveries).toBeGreaterThan(0);
+    expect(report.charged).toBeGreaterThan(report.subscriptions);
+  });
+});

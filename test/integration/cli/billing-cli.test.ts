@@ -1,0 +1,305 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { LocalStack } from "../../../local/local-stack";
+import type { runCli as RunCli } from "../../support/cli-run";
+
+// `npx billing …` against a local stack, in this process: reads, a charge run on the stack's clock, the clock,
+// reconciliation, the dead-letter queues, and the errors an operator meets.
+
+// Read when the handlers' logger and metrics load: set before the stack and the CLI are imported.
+process.env.POWERTOOLS_LOG_LEVEL = "ERROR";
+process.env.POWERTOOLS_METRICS_DISABLED = "true";
+const { runCli }: { runCli: typeof RunCli } = await import("../../support/cli-run");
+
+const START = new Date("2027-03-01T10:00:00Z");
+const card = (number: string) => ({ number, expiry: "203012", cvc: "123" });
+
+const subscriptionList = z.object({
+  subscriptions: z.array(
+    z.looseObject({ subscription_id: z.string(), status: z.string(), next_charge_at: z.string().nullable() }),
+  ),
+});
+const chargeList = z.object({
+  charges: z.array(z.looseObject({ charge_id: z.string(), period: z.number(), status: z.string() })),
+});
+/** What an expected error gives: its message on stderr, nothing on stdout, exit 1. */
+const refused = (message: string) => ({ code: 1, stdout: "", stderr: `billing: ${message}\n` });
+const dlqList = z.object({ queue: z.string(), messages: z.array(z.looseObject({ body: z.string() })) });
+
+describe("ops CLI on the local stack", () => {
+  let local: LocalStack;
+  let dir: string;
+  let outputsFile: string;
+  const ids: string[] = [];
+
+  const cli = (...args: string[]) => runCli(["--local-outputs", outputsFile, ...args]);
+  const json = async <T>(schema: z.ZodType<T>, ...args: string[]) => {
+    const run = await cli(...args, "--json");
+    expect(run, run.stderr).toMatchObject({ code: 0, stderr: "" });
+    return schema.parse(JSON.parse(run.stdout));
+  };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${local.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${local.apiKey}` },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, json: (await response.json()) as unknown };
+  };
+  const signUp = async (email: string) => {
+    const created = await call("POST", "/v1/subscriptions", {
+      customer: { name: "CLI Customer", email },
+      plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+      card: card("4111111111111111"),
+    });
+    expect(created.status).toBe(201);
+    return z.object({ subscription_id: z.string() }).parse(created.json).subscription_id;
+  };
+  const queueDepth = async (queueUrl: string) => {
+    const reply = await local.stack.sqs.client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+      }),
+    );
+    return Number(reply.Attributes?.ApproximateNumberOfMessages ?? 0);
+  };
+
+  beforeAll(async () => {
+    const { LocalStack } = await import("../../../local/local-stack");
+    // Weekly fires while jumping keep the month's jump short; the charge run still fires at each jump's end.
+    local = await LocalStack.start({
+      port: 0,
+      sandboxPort: 0,
+      realTime: false,
+      start: START,
+      jumpResolution: "P7D",
+    });
+    dir = await mkdtemp(join(tmpdir(), "billing-cli-"));
+    outputsFile = join(dir, "outputs.json");
+    await writeFile(outputsFile, JSON.stringify(local.outputs()));
+    // Off the hour: the hourly charge run (anchored at START) must not be the one that finds them due.
+    await local.advanceClock("PT30M");
+    for (const email of ["a@example.com", "b@example.com", "c@example.com"]) ids.push(await signUp(email));
+    const canceled = await call("DELETE", `/v1/subscriptions/${ids[2]}`);
+    expect(canceled.status).toBe(200);
+  }, 60_000);
+
+  afterAll(async () => {
+    await local?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("lists subscriptions as a table and as JSON, filtered by status", async () => {
+    const table = await cli("subscriptions", "list");
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+PLAN\s+CURRENT PERIOD\s+NEXT CHARGE\s+CARD$/);
+    expect(lines).toHaveLength(5); // header, rule, 3 subscriptions
+    expect(table.stdout).toContain("19.90 USD / 1 mo");
+    expect(table.stdout).toContain("…1111");
+    expect(table.stdout).not.toContain("4111111111111111");
+
+    const all = await json(subscriptionList, "subscriptions", "list");
+    expect(all.subscriptions.map((s) => s.subscription_id).sort()).toEqual([...ids].sort());
+    const active = await json(subscriptionList, "subscriptions", "list", "--status", "active");
+    expect(active.subscriptions.map((s) => s.subscription_id).sort()).toEqual([ids[0], ids[1]].sort());
+    expect(active.subscriptions.every((s) => s.next_charge_at === "2027-04-01T10:30:00.000Z")).toBe(true);
+    const limited = await json(subscriptionList, "subscriptions", "list", "--limit", "1");
+    expect(limited.subscriptions).toHaveLength(1);
+    const canceled = await json(subscriptionList, "subscriptions", "list", "--status", "canceled");
+    expect(canceled.subscriptions.map((s) => s.subscription_id)).toEqual([ids[2]]);
+  });
+
+  it("shows one subscription with its charges and refunds, and names an unknown one", async () => {
+    const shown = await json(
+      z.object({
+        subscription: z.looseObject({ subscription_id: z.string(), status: z.string() }),
+        charges: z.array(z.looseObject({ period: z.number(), status: z.string() })),
+        refunds: z.array(z.unknown()),
+      }),
+      "subscriptions",
+      "show",
+      ids[0] ?? "",
+    );
+    expect(shown.subscription).toMatchObject({ subscription_id: ids[0], status: "active" });
+    expect(shown.charges.map((c) => [c.period, c.status])).toEqual([[0, "succeeded"]]);
+    expect(shown.refunds).toEqual([]);
+
+    const text = await cli("subscriptions", "show", ids[0] ?? "");
+    expect(text.stdout).toContain(`subscription ${ids[0]}: active`);
+    expect(text.stdout).toMatch(/charges \(1\)\nCHARGE\s+KIND/);
+
+    const unknown = await cli("subscriptions", "show", "sub_missing");
+    expect(unknown).toEqual(refused("no subscription sub_missing"));
+  });
+
+  it("lists a subscription's charges", async () => {
+    const listed = await json(chargeList, "charges", "list", ids[1] ?? "");
+    expect(listed.charges.map((c) => [c.period, c.status])).toEqual([[0, "succeeded"]]);
+    expect(await cli("charges", "list", "sub_missing")).toEqual(refused("no subscription sub_missing"));
+  });
+
+  it("moves the local clock, then runs the charge run on it: the due subscriptions are charged once", async () => {
+    // 09:30 on the day they are due (the jump's last charge run finds nothing), then past 10:30 without a charge run.
+    await local.advanceClock("P30DT23H");
+    const moved = await cli("clock", "advance", "PT1H15M");
+    expect(moved).toMatchObject({ code: 0, stdout: "local clock now 2027-04-01T10:45:00.000Z\n" });
+    expect(local.clock.now().toISOString()).toBe("2027-04-01T10:45:00.000Z");
+    for (const id of ids.slice(0, 2)) {
+      expect((await json(chargeList, "charges", "list", id)).charges).toHaveLength(1);
+    }
+
+    const run = await cli("charge-run");
+    expect(run).toEqual({
+      code: 0,
+      stdout: "charge run at 2027-04-01T10:45:00.000Z: 2 subscriptions enqueued (2 pages)\n",
+      stderr: "",
+    });
+    await local.advanceClock("PT0S");
+    for (const id of ids.slice(0, 2)) {
+      const { charges } = await json(chargeList, "charges", "list", id);
+      expect(charges.map((c) => [c.period, c.status])).toEqual([
+        [0, "succeeded"],
+        [1, "succeeded"],
+      ]);
+    }
+    // Nothing left due: a second run enqueues nothing.
+    const again = await json(z.object({ enqueued: z.number() }), "charge-run");
+    expect(again.enqueued).toBe(0);
+  }, 120_000);
+
+  it("reconciles the ledger with the gateway: 0 mismatches, then a ledger line the gateway never saw", async () => {
+    const clean = await cli("reconcile", "--from", "20270301", "--to", "20270401");
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    expect(clean.stdout.split("\n")[0]).toBe(
+      "reconciled 20270301–20270401: 5 gateway records, 5 ledger lines, 5 matched, 0 mismatches",
+    );
+
+    const now = local.clock.now().toISOString();
+    await local.stack.services.repository.claimAttempt({
+      subscription_id: ids[0] ?? "",
+      period: 9,
+      attempt: 0,
+      order_id: `${ids[0]}-9-0`,
+      amount: "19.90",
+      currency: "USD",
+      status: "succeeded",
+      transaction_id: "T-NOT-AT-GATEWAY",
+      created_at: now,
+      updated_at: now,
+    });
+    const report = await cli("reconcile", "--from", "20270401", "--to", "20270401", "--json");
+    expect(report.code).toBe(1);
+    expect(JSON.parse(report.stdout)).toMatchObject({
+      mismatches: [{ kind: "missing_at_gateway", transaction_id: "T-NOT-AT-GATEWAY" }],
+    });
+
+    const bad = await cli("reconcile", "--from", "20270401", "--to", "2027-04-01");
+    expect(bad).toEqual(refused("--to must be YYYYMMDD"));
+    const reversed = await cli("reconcile", "--from", "20270402", "--to", "20270401");
+    expect(reversed).toEqual(refused("--from must not be after to"));
+  }, 30_000);
+
+  it("lists the charge DLQ, then redrives it to the charge queue", async () => {
+    const { CHARGE_DLQ_URL: dlqUrl = "", CHARGE_QUEUE_URL: queueUrl = "" } = local.outputs().environment;
+    expect((await json(dlqList, "dlq", "list")).messages).toEqual([]);
+    expect((await cli("dlq", "list", "--queue", "intake")).stdout).toBe("0 messages on the intake DLQ\n");
+
+    // What the worker cannot parse ends there after maxReceiveCount receives; put it there directly.
+    await local.stack.sqs.client.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: "{not json" }));
+    const listed = await json(dlqList, "dlq", "list");
+    expect(listed.messages.map((m) => m.body)).toEqual(["{not json"]);
+    // Listing leaves it there, visible.
+    expect((await json(dlqList, "dlq", "list")).messages).toHaveLength(1);
+
+    // A charge message of a period already paid, as a redrive after an outage would bring back.
+    await local.stack.sqs.client.send(
+      new SendMessageCommand({
+        QueueUrl: dlqUrl,
+        MessageBody: JSON.stringify({ subscription_id: ids[1], period: 1 }),
+      }),
+    );
+
+    const redriven = await cli("dlq", "redrive", "--queue", "charge");
+    expect(redriven).toEqual({
+      code: 0,
+      stdout: "moved 2 messages from the charge DLQ to the charge queue\n",
+      stderr: "",
+    });
+    expect(await queueDepth(dlqUrl)).toBe(0);
+    expect((await json(dlqList, "dlq", "list")).messages).toEqual([]);
+    await local.advanceClock("PT0S");
+    // The charge message was consumed without charging again; the malformed one waits out its visibility.
+    const { charges } = await json(chargeList, "charges", "list", ids[1] ?? "");
+    expect(charges.map((c) => [c.period, c.status])).toEqual([
+      [0, "succeeded"],
+      [1, "succeeded"],
+    ]);
+    expect(await queueDepth(queueUrl)).toBe(1);
+  });
+
+  it("refuses bad input with the reason and exit 1", async () => {
+    expect(await cli("clock", "advance", "31 days")).toEqual(
+      refused("31 days is not an ISO 8601 duration such as P31D or PT1H"),
+    );
+    const status = await cli("subscriptions", "list", "--status", "late");
+    expect(status.code).toBe(1);
+    expect(status.stderr).toContain("error: option '--status <status>' argument 'late' is invalid");
+    const limit = await cli("subscriptions", "list", "--limit", "0");
+    expect(limit.code).toBe(1);
+    expect(limit.stderr).toContain("must be a whole number from 1 to 10000");
+    expect((await cli("nonsense")).code).toBe(1);
+  });
+});
+
+describe("ops CLI targets", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "billing-cli-targets-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("says no local stack is running when its outputs file is missing", async () => {
+    const run = await runCli(["--local-outputs", join(dir, "missing.json"), "subscriptions", "list"]);
+    expect(run).toEqual(
+      refused("no local stack running: start it with npm start (or pass --outputs for AWS)"),
+    );
+  });
+
+  it("refuses clock advance on an AWS target, before calling anything", async () => {
+    const outputs = join(dir, "cdk-outputs.json");
+    await writeFile(
+      outputs,
+      JSON.stringify({
+        BillingStateful: { TableName: "BillingStateful-Table-1", Region: "eu-west-1" },
+        BillingService: { ApiUrl: "https://abc.execute-api.eu-west-1.amazonaws.com" },
+      }),
+    );
+    const run = await runCli(["--outputs", outputs, "clock", "advance", "P1D"]);
+    expect(run).toEqual(
+      refused("clock advance works on the local stack only: a deployment runs on real time"),
+    );
+  });
+
+  it("names what an AWS outputs file lacks, and refuses one that is not cdk's", async () => {
+    const outputs = join(dir, "partial.json");
+    await writeFile(outputs, JSON.stringify({ BillingStateful: { Region: "eu-west-1" } }));
+    const run = await runCli(["--outputs", outputs, "charges", "list", "sub_1"]);
+    expect(run).toEqual(refused(`${outputs} lacks what this command needs: TABLE_NAME is not set`));
+
+    await writeFile(outputs, JSON.stringify({ apiUrl: "x" }));
+    expect((await runCli(["--outputs", outputs, "charge-run"])).stderr).toBe(
+      "billing: the outputs file is not what cdk deploy --outputs-file writes\n",
+    );
+    expect((await runCli(["--outputs", outputs, "--local-outputs", outputs, "charge-run"])).stderr).toContain(
+      "pass either --outputs (AWS) or --local-outputs (local stack), not both",
+    );
+  });
+});

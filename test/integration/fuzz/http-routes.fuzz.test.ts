@@ -1,0 +1,465 @@
+import "../../support/log-everything";
+import { isDeepStrictEqual } from "node:util";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
+import { errorBody, webhookAck } from "../../../functions/api/merchant-api-schemas";
+import {
+  formatTransmissionTime,
+  signWebhookBody,
+  webhookHeaderNames,
+} from "../../../functions/gateway/webhook-signature";
+import { LambdaFunctions } from "../../../local/lambda-functions";
+import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
+import type { LocalStack } from "../../../local/local-stack";
+import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import {
+  concretePath,
+  describeCase,
+  type FuzzCase,
+  type FuzzTarget,
+  fuzzCases,
+  signedWebhookCases,
+} from "../../support/fuzz-requests";
+import { captureFileOutput } from "../../support/handler-env";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../support/raw-http";
+import { type StackState, settleQueues, stackState } from "../../support/stack-state";
+
+// Every route of the local API (the merchant API behind its authorizer, the gateway callbacks, the OpenAPI document
+// and POST /local/clock) gets FUZZ_RUNS hostile requests (default 200, seed FUZZ_SEED) over real HTTP. Each answer
+// must be below 500 and in the route's documented shape; a request a route must refuse is refused; a refused
+// request changes nothing (table, queues, sandbox ledger); the gateway callbacks, whose hostile input may be
+// acknowledged, change nothing either once the intake queue is processed. Afterwards the process still answers and
+// no log line or answer carries card data or a secret.
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+const SEED = Number(process.env.FUZZ_SEED ?? 20_260_310);
+const START = new Date("2027-03-01T10:00:00.000Z");
+const API_KEY = "mk_fuzz_4f0c2a9e7b1d3c5a8e6f0b2d4a6c8e1f";
+const CVC = "846";
+const CARD = "4111111111111111";
+const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PURGE", "FUZZ"];
+const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const customer = { name: "Fuzz Customer", email: "fuzz@example.com" };
+const plan = { amount: "19.90", currency: "USD", interval_months: 1 };
+const signupBody = { customer, plan, card: { number: CARD, expiry: "203012", cvc: CVC } };
+
+/** API Gateway's own answers (no route, unparseable HTTP, too large): not the merchant API's error body. */
+const GATEWAY_ANSWERS: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  404: "Not Found",
+  413: "Request Entity Too Large",
+  431: "Request Header Fields Too Large",
+};
+const vendorRefusal = z.strictObject({ rescode: z.literal("EC00"), resmsg: z.string() });
+const signatureFail = z.strictObject({ rescode: z.literal("XXXX"), resmsg: z.literal("signature_fail") });
+const partnerAck = z.strictObject({ code: z.literal("CMN_0000"), message: z.literal("Success") });
+const partnerRefusal = z.strictObject({ code: z.literal("INVALID_EVENT"), message: z.string() });
+
+/** The answer a route may give to any request, by status class (a gateway 404/413 is allowed everywhere). */
+interface Documented {
+  readonly ok: z.ZodType;
+  readonly refused: z.ZodType;
+}
+const MERCHANT: Documented = { ok: z.unknown(), refused: errorBody };
+const WEBHOOK_ANSWERS: Readonly<Record<string, Documented>> = {
+  "/webhooks/status": { ok: webhookAck, refused: vendorRefusal },
+  "/webhooks/gateway": { ok: webhookAck, refused: signatureFail },
+  "/webhooks/partner": { ok: partnerAck, refused: partnerRefusal },
+  "/webhooks/recurring": { ok: webhookAck, refused: vendorRefusal },
+  "/openapi.json": { ok: z.looseObject({ openapi: z.literal("3.1.0") }), refused: z.never() },
+};
+
+type Kind = "merchant" | "callback";
+
+/**
+ * What a route's requests may change. "on success": a refused request changes nothing. "never": no request of the
+ * fuzz changes anything, accepted or not — reads, a repeated cancel, and callbacks (acknowledged, then processed
+ * from the intake queue without effect: nothing hostile verifies with the gateway).
+ */
+type Changes = "on success" | "never";
+
+interface Sample {
+  readonly kind: Kind;
+  readonly changes: Changes;
+  readonly target: FuzzTarget;
+  /** Extra generated cases of this route (signed webhook attacks). */
+  readonly extra?: fc.Arbitrary<FuzzCase>;
+}
+
+/** `/v1/subscriptions/{id}` → `/v1/subscriptions/:id` (fuzz-requests' path patterns). */
+const colonPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+let local: LocalStack;
+const agent = keepAliveAgent();
+const samples = new Map<string, Sample>();
+const stats: string[] = [];
+const answers: string[] = [];
+const output = captureFileOutput();
+/** Failures the local stack reported (a handler that threw, a batch that failed): a crash, never expected. */
+const failures: string[] = [];
+
+async function send(request: RawRequest): Promise<RawResponse> {
+  const response = await sendRaw(local.url, agent, request);
+  answers.push(response.text);
+  return response;
+}
+
+/** A setup call that must succeed; its JSON answer. */
+async function setup(method: string, path: string, body: unknown, headers = bearer(API_KEY)) {
+  const response = await send({
+    method,
+    path,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? "" : JSON.stringify(body),
+  });
+  if (response.status >= 300) throw new Error(`setup ${method} ${path}: ${response.status} ${response.text}`);
+  return parseJson(response.text);
+}
+
+/** Every route the local HTTP API serves: the function table's HTTP triggers and the local-only routes. */
+function servedRoutes(): string[] {
+  const deployed = new LambdaFunctions()
+    .withTrigger("http")
+    .flatMap(({ trigger }) => trigger.routes.map((route) => `${route.method} ${route.path}`));
+  const localOnly = MERCHANT_API_ROUTES.filter((route) => route.localOnly).map(
+    (route) => `${route.method} ${route.path}`,
+  );
+  return [...deployed, ...localOnly].sort();
+}
+
+/** Methods no route serves on a concrete path. */
+function wrongMethods(path: string): string[] {
+  const served = servedRoutes()
+    .map((route) => route.split(" "))
+    .filter(([, template = ""]) => new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}$`).test(path))
+    .map(([method = ""]) => method);
+  return METHODS.filter((method) => !served.includes(method));
+}
+
+const merchantCredentials = {
+  credentials: bearer(API_KEY),
+  credentialHeader: "authorization",
+  badCredentials: [
+    bearer("mk_fuzz_wrong_0000000000000000000000"),
+    bearer(`${API_KEY}x`),
+    bearer(API_KEY.slice(0, -1)),
+    bearer(API_KEY.toUpperCase()),
+    { authorization: `Basic ${Buffer.from(`${API_KEY}:`).toString("base64")}` },
+    { authorization: API_KEY },
+    { authorization: `Bearer ${API_KEY} ${API_KEY}` },
+    { "x-api-key": API_KEY },
+  ],
+} as const;
+
+function merchantTarget(
+  method: string,
+  path: string,
+  options: { params?: Record<string, string>; body?: unknown; requiresBody?: boolean },
+): FuzzTarget {
+  const params = options.params ?? {};
+  return {
+    name: `${method} ${path}`,
+    method,
+    path: colonPath(path),
+    params,
+    body: options.body,
+    requiresBody: options.requiresBody ?? false,
+    ...merchantCredentials,
+    wrongMethods: wrongMethods(concretePath(colonPath(path), params)),
+    optionalHeaders: method === "POST" ? ["idempotency-key"] : [],
+  };
+}
+
+function callbackTarget(
+  method: string,
+  path: string,
+  options: {
+    query?: Record<string, string>;
+    body?: unknown;
+    requiresBody?: boolean;
+    credentials?: Record<string, string>;
+  },
+): FuzzTarget {
+  return {
+    name: `${method} ${path}`,
+    method,
+    path,
+    params: {},
+    query: options.query,
+    body: options.body,
+    requiresBody: options.requiresBody ?? false,
+    credentials: options.credentials ?? {},
+    credentialHeader: options.credentials === undefined ? undefined : webhookHeaderNames().signature,
+    badCredentials: [],
+    wrongMethods: wrongMethods(path),
+  };
+}
+
+function add(kind: Kind, target: FuzzTarget, extra?: fc.Arbitrary<FuzzCase>) {
+  const changes = kind === "merchant" && target.method === "POST" ? "on success" : "never";
+  samples.set(target.name, { kind, changes, target, extra });
+}
+
+/** The sample request of a target, exactly. */
+function sampleRequest(target: FuzzTarget): RawRequest {
+  const path = concretePath(target.path, target.params);
+  return {
+    method: target.method,
+    path: target.query === undefined ? path : `${path}?${new URLSearchParams(target.query)}`,
+    headers: { "content-type": "application/json", ...target.credentials },
+    body: target.body === undefined ? "" : JSON.stringify(target.body),
+  };
+}
+
+/** Why an answer breaks the route's contract, or undefined. */
+function contractBreach(sample: Sample, c: FuzzCase, response: RawResponse): string | undefined {
+  const { status } = response;
+  if (status >= 500 || status < 200) return "status outside 200–499";
+  if (c.mustRefuse && status < 400) return "must be refused";
+  if (!/^application\/json/.test(String(response.headers["content-type"]))) return "not JSON";
+  const json = parseJson(response.text);
+  if (json === undefined) return "body is not JSON";
+  const gatewayMessage = GATEWAY_ANSWERS[status];
+  if (gatewayMessage !== undefined && isDeepStrictEqual(json, { message: gatewayMessage })) return undefined;
+  const documented =
+    sample.kind === "merchant" ? MERCHANT : (WEBHOOK_ANSWERS[sample.target.path] ?? MERCHANT);
+  const schema = status < 400 ? documented.ok : documented.refused;
+  return schema.safeParse(json).success ? undefined : "answer not in the documented shape";
+}
+
+/** Table items the gateway webhook receiver writes for a valid delivery (its de-duplication record). */
+const isDedupItem = (item: string) => item.startsWith("table item DEDUP#");
+const withoutDedup = (state: StackState) => ({
+  ...state,
+  items: state.items.filter((item) => !isDedupItem(item)),
+});
+
+beforeAll(async () => {
+  const { LocalStack } = await import("../../../local/local-stack");
+  local = await LocalStack.start({
+    port: 0,
+    sandboxPort: 0,
+    realTime: false,
+    start: START,
+    apiKey: API_KEY,
+    onError: (where, error) =>
+      failures.push(`${where}: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  const subscription = z.looseObject({ subscription_id: z.string() });
+  const signUp = async () =>
+    subscription.parse(await setup("POST", "/v1/subscriptions", signupBody)).subscription_id;
+  const subscriptionId = await signUp();
+  const toCancel = await signUp();
+  const chargeId = `${subscriptionId}-0-0`;
+
+  // A window sign-up completed through the sandbox: its signed result is what status_url receives.
+  const checkoutBody = { customer, plan, billing: "token", return_url: "https://merchant.example/return" };
+  const checkout = z
+    .object({ fgkey: z.string(), order_id: z.string() })
+    .parse(await setup("POST", "/v1/checkouts", checkoutBody));
+  const completed = z.object({ result: z.record(z.string(), z.string()) }).parse(
+    await (
+      await fetch(`${local.sandboxUrl}/sandbox/windows/${checkout.fgkey}/complete`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ card_number: CARD, expiry_date: "203012", cvc: CVC }),
+      })
+    ).json(),
+  );
+  await settleQueues(local.stack);
+
+  add("merchant", merchantTarget("POST", "/v1/checkouts", { body: checkoutBody, requiresBody: true }));
+  add("merchant", merchantTarget("POST", "/v1/subscriptions", { body: signupBody, requiresBody: true }));
+  const id = { params: { id: subscriptionId } };
+  add("merchant", merchantTarget("GET", "/v1/subscriptions/{id}", id));
+  add(
+    "merchant",
+    merchantTarget("POST", "/v1/subscriptions/{id}/adjust", {
+      ...id,
+      body: { amount: "21.00" },
+      requiresBody: true,
+    }),
+  );
+  add("merchant", merchantTarget("DELETE", "/v1/subscriptions/{id}", { params: { id: toCancel } }));
+  add(
+    "merchant",
+    merchantTarget("POST", "/v1/subscriptions/{id}/charges", { ...id, body: { amount: "1.00" } }),
+  );
+  add("merchant", merchantTarget("GET", "/v1/subscriptions/{id}/charges", id));
+  add(
+    "merchant",
+    merchantTarget("POST", "/v1/charges/{id}/refunds", {
+      params: { id: chargeId },
+      body: { amount: "0.01", reason: "fuzz" },
+      requiresBody: true,
+    }),
+  );
+  add("merchant", merchantTarget("POST", "/local/clock", { body: { advance: "PT1S" }, requiresBody: true }));
+  add("callback", callbackTarget("GET", "/openapi.json", {}));
+  add("callback", callbackTarget("GET", "/webhooks/status", { query: completed.result }));
+  add("callback", callbackTarget("POST", "/webhooks/status", { body: completed.result }));
+  add(
+    "callback",
+    callbackTarget("POST", "/webhooks/recurring", {
+      query: { subscription_id: subscriptionId },
+      body: { order_id: chargeId },
+      requiresBody: true,
+    }),
+  );
+  const partnerEvent = {
+    id: "evt_fuzz_1",
+    eventType: "PAYMENT_COMPLETED",
+    timestamp: START.toISOString(),
+    data: { invoice: { invoiceNumber: checkout.order_id }, payment: { transactionId: "TX_FUZZ_UNKNOWN" } },
+  };
+  add("callback", callbackTarget("POST", "/webhooks/partner", { body: partnerEvent, requiresBody: true }));
+  const gatewayEvent = {
+    rescode: "0000",
+    resmsg: "Success",
+    type: "PAYOUT_REMITTANCE_COMPLETE",
+    data: { payout_id: "PO_FUZZ" },
+  };
+  const names = webhookHeaderNames();
+  const gatewayBody = JSON.stringify(gatewayEvent);
+  const signed = {
+    [names.signature]: signWebhookBody(gatewayBody, TEST_MERCHANT.webhookSecret),
+    [names.transmissionTime]: formatTransmissionTime(local.clock.now()),
+  };
+  add(
+    "callback",
+    callbackTarget("POST", "/webhooks/gateway", {
+      body: gatewayEvent,
+      requiresBody: true,
+      credentials: signed,
+    }),
+    signedWebhookCases({
+      path: "/webhooks/gateway",
+      sample: gatewayEvent,
+      secret: TEST_MERCHANT.webhookSecret,
+      toleranceSeconds: WEBHOOK_TOLERANCE_SECONDS,
+      now: () => local.clock.now(),
+    }),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  agent.destroy();
+  await local?.close();
+  if (stats.length > 0)
+    console.log(`local API fuzz, ${RUNS} runs per route, seed ${SEED}:\n${stats.join("\n")}`);
+});
+
+describe("local API fuzz: hostile requests to every route", () => {
+  it("has a sample for every route the local API serves", () => {
+    expect([...samples.keys()].sort()).toEqual(servedRoutes());
+  });
+
+  it("answers the sample of every route with success", async () => {
+    for (const { target } of samples.values()) {
+      const response = await send(sampleRequest(target));
+      expect(response.status, `${target.name}: ${response.text.slice(0, 300)}`).toBeLessThan(300);
+    }
+    await settleQueues(local.stack);
+  });
+
+  describe.each(servedRoutes())("%s", (name) => {
+    it(`survives ${RUNS} hostile requests without a 5xx, an undocumented answer or a state change`, async () => {
+      const sample = samples.get(name);
+      if (sample === undefined) throw new Error(`no sample for ${name}`);
+      const cases = sample.extra
+        ? fc.oneof(fuzzCases(sample.target), sample.extra)
+        : fuzzCases(sample.target);
+      const statuses = new Map<number, number>();
+      let accepted = 0;
+      const started = Date.now();
+      const batchStart = await stackState(local.stack);
+      // Merchant routes answer synchronously. The state is read only when it must be: before a request that may
+      // succeed (proving the refused requests since the last reading changed nothing), after a success (the new
+      // baseline) and at the end. A request that must be refused needs no reading of its own.
+      let baseline = batchStart;
+      let refusedSince: string[] = [];
+      const checkRefused = async () => {
+        if (refusedSince.length === 0) return;
+        expect(
+          await stackState(local.stack),
+          `state changed by refused requests:\n${refusedSince.slice(-20).join("\n")}`,
+        ).toEqual(baseline);
+        refusedSince = [];
+      };
+      const property = fc.asyncProperty(cases, async (c) => {
+        if (sample.changes === "on success" && !c.mustRefuse) await checkRefused();
+        const response = await send(c.request);
+        const where = `${name} ← ${describeCase(c)} → HTTP ${response.status} ${response.text.slice(0, 200)}`;
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        expect(contractBreach(sample, c, response), where).toBeUndefined();
+        if (response.status < 400) accepted++;
+        if (response.status >= 400) {
+          refusedSince.push(where);
+          expect(local.stack.sandbox.state.revision, `sandbox changed: ${where}`).toBe(
+            baseline.sandboxRevision,
+          );
+        } else if (sample.changes === "on success") {
+          baseline = await stackState(local.stack);
+        }
+      });
+      await fc.assert(property, { numRuns: RUNS, seed: SEED });
+      if (sample.changes === "on success") await checkRefused();
+      else {
+        // Acknowledged callbacks were queued: once process-intake has handled them, nothing they said changed
+        // billing state (a signed webhook leaves its de-duplication record).
+        await settleQueues(local.stack);
+        expect(withoutDedup(await stackState(local.stack))).toEqual(withoutDedup(batchStart));
+      }
+      stats.push(
+        `${name.padEnd(26)} ${String(RUNS).padStart(6)} requests  accepted ${String(accepted).padStart(5)}  ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s  statuses ${[
+          ...statuses,
+        ]
+          .sort(([a], [b]) => a - b)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(" ")}`,
+      );
+    }, 300_000);
+  });
+
+  it("answers unparseable HTTP (unknown method, oversized head) with API Gateway's JSON, as the fuzzer found", async () => {
+    const unknownMethod = await send({ method: "FUZZ", path: "/v1/subscriptions", headers: bearer(API_KEY) });
+    expect([unknownMethod.status, JSON.parse(unknownMethod.text)]).toEqual([400, { message: "Bad Request" }]);
+    const oversized = await send({ method: "GET", path: `/v1/subscriptions/${"a".repeat(20_000)}` });
+    expect([oversized.status, JSON.parse(oversized.text)]).toEqual([
+      431,
+      { message: "Request Header Fields Too Large" },
+    ]);
+    // The connection was closed after the refusal; the next request gets a new one.
+    expect((await send({ method: "GET", path: "/openapi.json" })).status).toBe(200);
+  });
+
+  it("still answers afterwards, no handler crashed and no prototype was polluted", async () => {
+    const response = await send({ method: "GET", path: "/openapi.json" });
+    expect(response.status).toBe(200);
+    expect(Object.hasOwn(Object.prototype, "polluted")).toBe(false);
+    expect(failures).toEqual([]);
+  });
+
+  it("leaked no card data or secret in any log line, metric dimension or answer", () => {
+    const secrets = leakSecretsOf(TEST_MERCHANT, { merchantApiKeys: [API_KEY], cvcs: [CVC] });
+    const logs = output.text();
+    expect(logs).toContain("merchant API request refused");
+    const hits = scanForLeaks(
+      [...outputSources(logs), ...answers.map((text, index) => ({ where: `answer ${index + 1}`, text }))],
+      secrets,
+    );
+    expect(hits.slice(0, 10)).toEqual([]);
+  });
+});

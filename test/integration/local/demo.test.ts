@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import type { DemoResult } from "../../../local/demo/run-demo";
+
+// `npm run demo` in-process at a small size: the whole scripted month on a fresh local stack, faults on, and the
+// invariants (ledger equal to the gateway's, no double charge, every subscription explained) holding.
+
+describe("npm run demo", () => {
+  it("runs a month for 20 customers with every invariant holding", async () => {
+    // Read by the handlers' logger when their modules load: quiet, as bin/demo.ts makes them.
+    process.env.POWERTOOLS_LOG_LEVEL = "SILENT";
+    process.env.POWERTOOLS_METRICS_DISABLED = "true";
+    const { runDemo } = await import("../../../local/demo/run-demo");
+    const { createProgress } = await import("../../../local/demo/progress");
+    const lines: string[] = [];
+    const result: DemoResult = await runDemo({
+      customers: 20,
+      seed: 7,
+      progress: createProgress({ write: (line) => lines.push(line), tty: false }),
+    });
+
+    expect(result.violations).toEqual([]);
+    expect(result.exitCode).toBe(0);
+    const { summary } = result;
+    expect(summary.customers).toBe(20);
+    expect(summary.charged).toBeGreaterThan(20);
+    expect(summary.declined).toBeGreaterThan(0);
+    expect(summary.signupDeclines).toBeGreaterThanOrEqual(1);
+    expect(summary.canceled).toBeGreaterThanOrEqual(1);
+    expect(summary.refunds).toBe(2);
+    expect(summary.faults.error + summary.faults.timeoutAfterCommit).toBeGreaterThan(0);
+    // Every sign-up that was not declined at once is a subscription in one of the four states.
+    expect(summary.active + summary.pastDue + summary.canceled + summary.pending).toBe(
+      summary.customers - summary.signupDeclines,
+    );
+    expect([...summary.revenue.keys()].length).toBeGreaterThan(0);
+
+    // What was printed: the seed, plain progress lines (no terminal here), the table, the reconciliation.
+    expect(lines[0]).toBe("demo: 20 customers, seed 7, from 2027-01-15T09:00:00.000Z");
+    expect(lines).toContain("sign-ups: 20/20");
+    expect(lines).toContain(
+      `reconciliation: ${summary.charged} succeeded charges here, ${summary.charged} sales at the gateway; ` +
+        "0 mismatches, 0 double charges",
+    );
+    expect(lines.at(-1)).toBe("invariants: OK");
+  }, 150_000);
+});
