@@ -17,9 +17,10 @@ await new Command("chaos")
   )
   .addOption(new Option("--workers <n>", "concurrent charge workers").argParser(positive).default(4))
   .action(async (flags: { size: number; seed?: number; workers: number }) => {
-    // The handlers' logger and metrics read these when their module loads: set before the run is imported.
-    process.env.POWERTOOLS_LOG_LEVEL ??= "ERROR";
-    process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+    // Everything the handlers can log, and their metrics, is captured (not printed) for the leak scan. Read when
+    // their modules load: set before the run is imported.
+    process.env.POWERTOOLS_LOG_LEVEL ??= "DEBUG";
+    process.env.POWERTOOLS_METRICS_DISABLED ??= "false";
     const { runChaos, violationsOf } = await import("../local/chaos/run-chaos");
     const { chaosTable } = await import("../local/chaos/chaos-table");
     const seed = flags.seed ?? randomInt(1, 2 ** 31);

@@ -16,6 +16,8 @@ export function chaosTable(report: ChaosReport): string {
       ["charged (succeeded)", count(report.charged)],
       ["declined attempts", count(report.declined)],
       ["past_due / canceled at the end", `${count(report.pastDue)} / ${count(report.canceled)}`],
+      ["window sign-ups (status_url callbacks)", count(report.windowSignups)],
+      ["chargeback webhooks", count(report.chargebacks)],
       ["tokens revoked mid-run", count(report.revokedTokens)],
       ["duplicate deliveries", count(report.duplicateDeliveries)],
       ["overlapping charge runs", `${report.overlappingRuns} × 2`],
@@ -39,6 +41,7 @@ export function chaosTable(report: ChaosReport): string {
       ["lost periods", ...verdict(report.lostPeriods)],
       ["ledger vs sandbox mismatches", ...verdict(report.mismatches)],
       ["unexplained dead letters", ...verdict(report.deadLetters.unexplained)],
+      [`leaks (${count(report.scanned)} places scanned)`, ...verdict(report.leaks)],
       ["dead letters explained", String(report.deadLetters.explained.length), "info"],
     ],
   );

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { pollOnce, receiveBatch } from "../../functions/adapters/sqs-poller";
+import { checkoutView } from "../../functions/api/merchant-api-schemas";
 import { addMonthsClamped, billingPeriod } from "../../functions/core/billing-period";
 import { processChargeMessage } from "../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
@@ -15,8 +16,11 @@ import { TEST_MERCHANT } from "../../sandbox/merchant-config";
 import { createPrng, deriveSeed } from "../../sandbox/prng";
 import type { BillingStack } from "../billing-stack";
 import { CrashInjector, type CrashPoint, SimulatedCrash } from "../crash-injection";
+import { leakSecretsOf, scanForLeaks, stackLeakSources } from "../leak-scan";
 import { compareLedgers } from "../ledger-comparison";
 import { LocalStack } from "../local-stack";
+import { MerchantClient } from "../merchant-client";
+import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
 
 // The chaos run (DESIGN.md §4 under fire): subscriptions renewed month after month on the local runtime while the
@@ -54,6 +58,13 @@ export interface ChaosReport {
   readonly lostPeriods: readonly string[];
   readonly mismatches: readonly string[];
   readonly deadLetters: { readonly explained: readonly string[]; readonly unexplained: readonly string[] };
+  /** Window sign-ups (status_url callbacks, duplicated by the faults) and chargeback webhooks received. */
+  readonly windowSignups: number;
+  readonly chargebacks: number;
+  /** Card numbers, CVCs, keys or JWTs found in logs, table items, queues, events or answers (each a violation). */
+  readonly leaks: readonly string[];
+  /** Places the leak scan read. */
+  readonly scanned: number;
   readonly wallMs: number;
 }
 
@@ -62,28 +73,37 @@ const MONTHLY: Plan = { amount: "19.90", currency: "USD", interval_months: 1 };
 const APPROVING_CARD = "4111111111111111";
 /** Approves the sign-up, declines every REBILL: walks the dunning schedule to cancellation. */
 const DECLINING_ON_REBILL_CARD = "4000000000000341";
+/** Approves; a signed CHARGEBACK webhook follows each payment a day later. */
+const CHARGEBACK_CARD = "4000000000000259";
+const CARD_EXPIRY = "203012";
+const CARD_CVC = "123";
 /** Sign-ups are spread over a day in these batches, so renewals fall in several charge runs. */
 const SIGNUP_BATCH_SPACING_MS = 8 * 3_600_000;
 const SIGNUP_BATCHES = 3;
 const SETTLE_ROUNDS = 30;
 
-/** The faults of the chaos run (sandbox/faults.ts), on every route. */
+/** The charge path's faults (sandbox/faults.ts): on REBILL and on the janitor's retrieve. */
+const CHARGE_ROUTE_FAULTS = { errorRate: 0.1, timeoutAfterCommitRate: 0.05, latencyJitterMs: 60 };
+
+/**
+ * The faults of the chaos run: failures and latency spikes on the charge path, duplicate status_url calls and
+ * out-of-order webhooks on every delivery. The window sign-ups' own calls (ready, verify) stay clean: their
+ * exactly-once under faults is the sign-up tests' subject, here they bring the callbacks.
+ */
 export const CHAOS_FAULTS = {
-  errorRate: 0.1,
-  timeoutAfterCommitRate: 0.05,
-  latencyJitterMs: 60,
-  duplicateStatusUrlRate: 0.5,
-  outOfOrderWebhookRate: 0.5,
+  global: { duplicateStatusUrlRate: 0.5, outOfOrderWebhookRate: 0.5 },
+  routes: { "payments.payment": CHARGE_ROUTE_FAULTS, "payments.retrieve": CHARGE_ROUTE_FAULTS },
 };
 
 export function violationsOf(
-  report: Pick<ChaosReport, "doubleCharges" | "lostPeriods" | "mismatches" | "deadLetters">,
+  report: Pick<ChaosReport, "doubleCharges" | "lostPeriods" | "mismatches" | "deadLetters" | "leaks">,
 ): string[] {
   return [
     ...report.doubleCharges.map((period) => `double charge: ${period}`),
     ...report.lostPeriods.map((line) => `lost period: ${line}`),
     ...report.mismatches.map((line) => `ledger mismatch: ${line}`),
     ...report.deadLetters.unexplained.map((line) => `unexplained dead letter: ${line}`),
+    ...report.leaks.map((line) => `leak: ${line}`),
   ];
 }
 
@@ -109,10 +129,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     policy: { retryBaseSeconds: 1, retryMaxSeconds: 2 },
   });
   const { stack } = local;
+  const output = captureJsonOutput();
   try {
     const count = Math.max(1, Math.ceil(options.size / (renewals + 1)));
-    const ids = await signUp(stack, count, () => random.next(), progress);
-    stack.sandbox.faults.configure({ global: CHAOS_FAULTS });
+    await sandboxControl(
+      local.sandboxUrl,
+      "/sandbox/webhooks/chargeback-url",
+      { url: `${local.url}/webhooks/gateway` },
+      "PUT",
+    );
+    const windows = Math.max(2, Math.round(count * 0.05));
+    const cardIds = await signUp(stack, count - windows, () => random.next(), progress);
+    stack.sandbox.faults.configure(CHAOS_FAULTS);
+    const answers: string[] = [];
+    const client = new MerchantClient(local.url, local.apiKey);
+    const ids = [...cardIds, ...(await signUpThroughWindows(local, client, windows, answers))];
     const crashes = new CrashInjector(() => random.next(), options.crashRate ?? 0.01);
     let duplicateDeliveries = 0;
     const duplicating: ChargeQueue = {
@@ -142,10 +173,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await settle();
     }
     progress("checking");
+    const invariants = await checkInvariants(stack, ids);
+    const chargebacks = stack.sandbox.deliveries
+      .entries("webhook")
+      .filter((delivery) => delivery.attempt === 1 && delivery.body?.includes("CHARGEBACK")).length;
+    output.stop();
+    const sources = await stackLeakSources(stack, { output: output.text(), httpBodies: answers });
+    const secrets = leakSecretsOf(TEST_MERCHANT, { merchantApiKeys: [local.apiKey], cvcs: [CARD_CVC] });
+    const leaks = scanForLeaks(sources, secrets).map((hit) => `${hit.what} in ${hit.where}`);
     return {
       seed: options.seed,
       subscriptions: ids.length,
-      ...(await checkInvariants(stack, ids)),
+      ...invariants,
+      windowSignups: windows,
+      chargebacks,
+      leaks,
+      scanned: sources.length,
       revokedTokens,
       duplicateDeliveries,
       overlappingRuns: renewals,
@@ -154,11 +197,36 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       wallMs: Math.round(performance.now() - started),
     };
   } finally {
+    output.stop();
     await local.close();
   }
 }
 
-/** Sign-ups without faults (their own exactly-once is tested elsewhere); one in twenty declines every REBILL. */
+/**
+ * Takes the JSON lines the handlers write (logs, EMF metrics) off stdout for the leak scan, leaving every other
+ * write alone; stop() puts stdout back.
+ */
+function captureJsonOutput() {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    if (!text.startsWith("{")) return write(chunk, ...rest);
+    lines.push(text);
+    return true;
+  }) as typeof process.stdout.write;
+  return {
+    text: () => lines.join(""),
+    stop: () => {
+      process.stdout.write = write;
+    },
+  };
+}
+
+/**
+ * Card sign-ups through the core, before the faults go on (their own exactly-once under faults is the sign-up
+ * tests' subject); one in twenty declines every REBILL, one in fifty is charged back after each payment.
+ */
 async function signUp(
   stack: BillingStack,
   count: number,
@@ -172,9 +240,11 @@ async function signUp(
   for (let batch = 0; batch < SIGNUP_BATCHES && ids.length < count; batch += 1) {
     await stack.clock.set(new Date(START.getTime() + batch * SIGNUP_BATCH_SPACING_MS));
     const size = Math.min(perBatch, count - ids.length);
-    const cards = Array.from({ length: size }, () =>
-      random() < 0.05 ? DECLINING_ON_REBILL_CARD : APPROVING_CARD,
-    );
+    const cards = Array.from({ length: size }, () => {
+      const draw = random();
+      if (draw < 0.05) return DECLINING_ON_REBILL_CARD;
+      return draw < 0.07 ? CHARGEBACK_CARD : APPROVING_CARD;
+    });
     const signups = await mapConcurrently(cards, 16, (number, index) =>
       signUpWithCard(
         {
@@ -184,7 +254,7 @@ async function signUp(
           },
           plan: MONTHLY,
           billing: "token",
-          card: { number, expiry: "203012", cvc: "123" },
+          card: { number, expiry: CARD_EXPIRY, cvc: CARD_CVC },
         },
         patient,
       ),
@@ -195,6 +265,38 @@ async function signUp(
     }
     progress(`signed up ${ids.length} of ${count}`);
   }
+  return ids;
+}
+
+/**
+ * Sign-ups through the payment window, over HTTP as a merchant's site makes them: a checkout, the customer's card in
+ * the window (completed by the sandbox), then status_url — often twice — through the intake queue.
+ */
+async function signUpThroughWindows(
+  local: LocalStack,
+  client: MerchantClient,
+  count: number,
+  answers: string[],
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const customer = { name: `Window customer ${index}`, email: `window${index}@example.com` };
+    const answer = await client.post(
+      "/v1/checkouts",
+      { customer, plan: MONTHLY, billing: "token" },
+      `chaos-window-${index}`,
+    );
+    answers.push(JSON.stringify(answer.body));
+    const checkout = checkoutView.parse(answer.body);
+    await sandboxControl(local.sandboxUrl, `/sandbox/windows/${checkout.fgkey}/complete`, {
+      card_number: APPROVING_CARD,
+      expiry_date: CARD_EXPIRY,
+      cvc: CARD_CVC,
+    });
+    ids.push(checkout.subscription_id);
+  }
+  // The callbacks are processed from the intake queue: the sign-ups are active once it has drained.
+  await local.advanceClock("PT0S");
   return ids;
 }
 

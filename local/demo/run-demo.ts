@@ -11,6 +11,8 @@ import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultConfigInput } from "../../sandbox/faults";
 import { compareLedgers } from "../ledger-comparison";
 import { LocalStack } from "../local-stack";
+import { type ApiAnswer, MerchantClient } from "../merchant-client";
+import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
 import { type DemoCustomer, flowOf, type Journey, planCustomers } from "./customer-mix";
 import {
@@ -22,7 +24,6 @@ import {
   summarize,
   violationsOf,
 } from "./demo-summary";
-import { type ApiAnswer, MerchantClient } from "./merchant-client";
 import type { Progress } from "./progress";
 
 // `npm run demo`: a scripted month on a fresh local stack, driven like a merchant drives it — the merchant API over
@@ -314,15 +315,8 @@ class Month {
     return `demo-${this.seed}-${what}-${index}`;
   }
 
-  async #sandbox(path: string, body?: unknown): Promise<void> {
-    const response = await fetch(`${this.local.sandboxUrl}${path}`, {
-      method: "POST",
-      ...(body === undefined
-        ? {}
-        : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-    });
-    await response.body?.cancel();
-    if (!response.ok) throw new Error(`sandbox ${path.split("/")[2]} answered ${response.status}`);
+  #sandbox(path: string, body?: unknown): Promise<void> {
+    return sandboxControl(this.local.sandboxUrl, path, body);
   }
 
   /**

@@ -36,11 +36,13 @@ describe("chaos invariants", () => {
         explained: ["sub_c/1: already paid (a duplicate)"],
         unexplained: ["sub_d/3: due and unpaid"],
       },
+      leaks: ["card 4111…1111 in log line 3"],
     };
     expect(violationsOf(report)).toEqual([
       "double charge: sub_a/1",
       "lost period: sub_b: period 2 due, still active and unpaid",
       "unexplained dead letter: sub_d/3: due and unpaid",
+      "leak: card 4111…1111 in log line 3",
     ]);
   });
 });
