@@ -98,6 +98,8 @@ export class LocalStack {
       readonly mappings: readonly EventSourceMapping[];
       readonly restoreEnvironment: () => void;
       readonly stopTicking: () => void;
+      /** Waits for a clock move, then for the queues to drain. */
+      readonly moveClock: (move: Promise<Date>) => Promise<Date>;
     },
   ) {}
 
@@ -164,16 +166,28 @@ export class LocalStack {
           await drainQueues();
         },
       })),
-      { jumpResolutionMs: durationMs(options.jumpResolution ?? DEFAULT_JUMP_RESOLUTION), onError },
+      {
+        jumpResolutionMs: durationMs(options.jumpResolution ?? DEFAULT_JUMP_RESOLUTION),
+        onError,
+        // What the sandbox sent at a step (a chargeback, a recurring notice) is received before time moves on.
+        afterStep: async () => {
+          await stack.sandbox.deliveries.settled();
+          await drainQueues();
+        },
+      },
     );
+    const moveClock = async (move: Promise<Date>) => {
+      const now = await move;
+      await drainQueues();
+      return now;
+    };
     const api = new LocalHttpApi({
       functions,
       localRoutes: {
         advanceLocalClock: async (event: APIGatewayProxyEventV2) => {
           try {
             const { advance } = bodyOf(event, localClockBody);
-            const now = await scheduler.jump(advance);
-            await drainQueues();
+            const now = await moveClock(scheduler.jump(advance));
             return toHttpResult(ok({ now: now.toISOString() }));
           } catch (error) {
             return toHttpResult(toErrorResponse(error));
@@ -194,6 +208,7 @@ export class LocalStack {
       mappings,
       restoreEnvironment,
       stopTicking,
+      moveClock,
     });
   }
 
@@ -223,10 +238,13 @@ export class LocalStack {
   }
 
   /** Moves the clock as POST /local/clock does. */
-  async advanceClock(duration: string): Promise<Date> {
-    const now = await this.parts.scheduler.jump(duration);
-    for (const mapping of this.parts.mappings.toReversed()) await mapping.drain();
-    return now;
+  advanceClock(duration: string): Promise<Date> {
+    return this.parts.moveClock(this.parts.scheduler.jump(duration));
+  }
+
+  /** Moves the clock forward to `target` the same way. */
+  setClock(target: Date): Promise<Date> {
+    return this.parts.moveClock(this.parts.scheduler.jumpTo(target));
   }
 
   /** Stops the HTTP API, the pollers, the scheduler and every emulator; leaves no handle open. */

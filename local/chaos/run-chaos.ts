@@ -152,12 +152,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         duplicateDeliveries += messages.length;
       },
     };
-    const settle = () => settleEverything(stack, crashes, duplicating, options.workers ?? 4);
+    const settle = () => settleEverything(local, crashes, duplicating, options.workers ?? 4);
     let revokedTokens = 0;
     const lastAnchor = new Date(START.getTime() + (SIGNUP_BATCHES - 1) * SIGNUP_BATCH_SPACING_MS);
     for (let renewal = 1; renewal <= renewals; renewal += 1) {
       progress(`renewal ${renewal} of ${renewals}`);
-      await stack.clock.set(new Date(addMonthsClamped(lastAnchor, renewal).getTime() + 60_000));
+      await local.setClock(new Date(addMonthsClamped(lastAnchor, renewal).getTime() + 60_000));
       const runs = Promise.all([0, 1].map(() => runChargeRun({ ...stack.services, queue: duplicating })));
       // Mid-run, some customers' tokens are revoked at the gateway: those renewals go to past_due.
       if (renewal === 2) revokedTokens = await revokeSomeTokens(stack, ids, () => random.next());
@@ -168,7 +168,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const dunningDays = DEFAULT_CHARGE_POLICY.dunningScheduleDays.reduce((sum, days) => sum + days, 0) + 1;
     for (let day = 1; day <= dunningDays; day += 1) {
       progress(`dunning day ${day} of ${dunningDays}`);
-      await stack.clock.advance("P1D");
+      await local.advanceClock("P1D");
       await runChargeRun({ ...stack.services, queue: duplicating });
       await settle();
     }
@@ -203,22 +203,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 }
 
 /**
- * Takes the JSON lines the handlers write (logs, EMF metrics) off stdout for the leak scan, leaving every other
- * write alone; stop() puts stdout back.
+ * Takes the JSON lines the handlers write (logs on stdout and stderr, EMF metrics) off the terminal for the leak
+ * scan, leaving every other write alone; stop() puts the streams back.
  */
 function captureJsonOutput() {
   const lines: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
-    if (!text.startsWith("{")) return write(chunk, ...rest);
-    lines.push(text);
-    return true;
-  }) as typeof process.stdout.write;
+  const restores = [process.stdout, process.stderr].map((stream) => {
+    const write = stream.write.bind(stream);
+    stream.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+      if (!text.startsWith("{")) return write(chunk, ...rest);
+      lines.push(text);
+      return true;
+    }) as typeof stream.write;
+    return () => {
+      stream.write = write;
+    };
+  });
   return {
     text: () => lines.join(""),
     stop: () => {
-      process.stdout.write = write;
+      for (const restore of restores) restore();
     },
   };
 }
@@ -321,11 +326,12 @@ async function revokeSomeTokens(
  * (crashing too, and run again as the next schedule would): until nothing is open and nothing is queued.
  */
 async function settleEverything(
-  stack: BillingStack,
+  local: LocalStack,
   crashes: CrashInjector,
   queue: ChargeQueue,
   workers: number,
 ): Promise<void> {
+  const { stack } = local;
   const chargeDeps = crashes.chargeDeps(stack.services);
   const janitorDeps = crashes.janitorDeps({ ...stack.services, queue });
   for (let round = 0; round < SETTLE_ROUNDS; round += 1) {
@@ -336,7 +342,9 @@ async function settleEverything(
         ),
       ),
     );
-    await stack.clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
+    await local.setClock(
+      new Date(local.clock.now().getTime() + DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000),
+    );
     let open = 0;
     for (;;) {
       try {

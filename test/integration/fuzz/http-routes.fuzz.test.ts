@@ -34,6 +34,8 @@ import { type StackState, settleQueues, stackState } from "../../support/stack-s
 // no log line or answer carries card data or a secret.
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+/** ~25 ms per request here; the margin keeps a busy machine (or FUZZ_RUNS=10000, ~4 min per route) in time. */
+const ROUTE_TIMEOUT_MS = Math.max(300_000, RUNS * 150);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_310);
 const START = new Date("2027-03-01T10:00:00.000Z");
 const API_KEY = "mk_fuzz_4f0c2a9e7b1d3c5a8e6f0b2d4a6c8e1f";
@@ -375,62 +377,66 @@ describe("local API fuzz: hostile requests to every route", () => {
   });
 
   describe.each(servedRoutes())("%s", (name) => {
-    it(`survives ${RUNS} hostile requests without a 5xx, an undocumented answer or a state change`, async () => {
-      const sample = samples.get(name);
-      if (sample === undefined) throw new Error(`no sample for ${name}`);
-      const cases = sample.extra
-        ? fc.oneof(fuzzCases(sample.target), sample.extra)
-        : fuzzCases(sample.target);
-      const statuses = new Map<number, number>();
-      let accepted = 0;
-      const started = Date.now();
-      const batchStart = await stackState(local.stack);
-      // Merchant routes answer synchronously. The state is read only when it must be: before a request that may
-      // succeed (proving the refused requests since the last reading changed nothing), after a success (the new
-      // baseline) and at the end. A request that must be refused needs no reading of its own.
-      let baseline = batchStart;
-      let refusedSince: string[] = [];
-      const checkRefused = async () => {
-        if (refusedSince.length === 0) return;
-        expect(
-          await stackState(local.stack),
-          `state changed by refused requests:\n${refusedSince.slice(-20).join("\n")}`,
-        ).toEqual(baseline);
-        refusedSince = [];
-      };
-      const property = fc.asyncProperty(cases, async (c) => {
-        if (sample.changes === "on success" && !c.mustRefuse) await checkRefused();
-        const response = await send(c.request);
-        const where = `${name} ← ${describeCase(c)} → HTTP ${response.status} ${response.text.slice(0, 200)}`;
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        expect(contractBreach(sample, c, response), where).toBeUndefined();
-        if (response.status < 400) accepted++;
-        if (response.status >= 400) {
-          refusedSince.push(where);
-          expect(local.stack.sandbox.state.revision, `sandbox changed: ${where}`).toBe(
-            baseline.sandboxRevision,
-          );
-        } else if (sample.changes === "on success") {
-          baseline = await stackState(local.stack);
+    it(
+      `survives ${RUNS} hostile requests without a 5xx, an undocumented answer or a state change`,
+      async () => {
+        const sample = samples.get(name);
+        if (sample === undefined) throw new Error(`no sample for ${name}`);
+        const cases = sample.extra
+          ? fc.oneof(fuzzCases(sample.target), sample.extra)
+          : fuzzCases(sample.target);
+        const statuses = new Map<number, number>();
+        let accepted = 0;
+        const started = Date.now();
+        const batchStart = await stackState(local.stack);
+        // Merchant routes answer synchronously. The state is read only when it must be: before a request that may
+        // succeed (proving the refused requests since the last reading changed nothing), after a success (the new
+        // baseline) and at the end. A request that must be refused needs no reading of its own.
+        let baseline = batchStart;
+        let refusedSince: string[] = [];
+        const checkRefused = async () => {
+          if (refusedSince.length === 0) return;
+          expect(
+            await stackState(local.stack),
+            `state changed by refused requests:\n${refusedSince.slice(-20).join("\n")}`,
+          ).toEqual(baseline);
+          refusedSince = [];
+        };
+        const property = fc.asyncProperty(cases, async (c) => {
+          if (sample.changes === "on success" && !c.mustRefuse) await checkRefused();
+          const response = await send(c.request);
+          const where = `${name} ← ${describeCase(c)} → HTTP ${response.status} ${response.text.slice(0, 200)}`;
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          expect(contractBreach(sample, c, response), where).toBeUndefined();
+          if (response.status < 400) accepted++;
+          if (response.status >= 400) {
+            refusedSince.push(where);
+            expect(local.stack.sandbox.state.revision, `sandbox changed: ${where}`).toBe(
+              baseline.sandboxRevision,
+            );
+          } else if (sample.changes === "on success") {
+            baseline = await stackState(local.stack);
+          }
+        });
+        await fc.assert(property, { numRuns: RUNS, seed: SEED });
+        if (sample.changes === "on success") await checkRefused();
+        else {
+          // Acknowledged callbacks were queued: once process-intake has handled them, nothing they said changed
+          // billing state (a signed webhook leaves its de-duplication record).
+          await settleQueues(local.stack);
+          expect(withoutDedup(await stackState(local.stack))).toEqual(withoutDedup(batchStart));
         }
-      });
-      await fc.assert(property, { numRuns: RUNS, seed: SEED });
-      if (sample.changes === "on success") await checkRefused();
-      else {
-        // Acknowledged callbacks were queued: once process-intake has handled them, nothing they said changed
-        // billing state (a signed webhook leaves its de-duplication record).
-        await settleQueues(local.stack);
-        expect(withoutDedup(await stackState(local.stack))).toEqual(withoutDedup(batchStart));
-      }
-      stats.push(
-        `${name.padEnd(26)} ${String(RUNS).padStart(6)} requests  accepted ${String(accepted).padStart(5)}  ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s  statuses ${[
-          ...statuses,
-        ]
-          .sort(([a], [b]) => a - b)
-          .map(([status, count]) => `${status}×${count}`)
-          .join(" ")}`,
-      );
-    }, 300_000);
+        stats.push(
+          `${name.padEnd(26)} ${String(RUNS).padStart(6)} requests  accepted ${String(accepted).padStart(5)}  ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s  statuses ${[
+            ...statuses,
+          ]
+            .sort(([a], [b]) => a - b)
+            .map(([status, count]) => `${status}×${count}`)
+            .join(" ")}`,
+        );
+      },
+      ROUTE_TIMEOUT_MS,
+    );
   });
 
   it("answers unparseable HTTP (unknown method, oversized head) with API Gateway's JSON, as the fuzzer found", async () => {

@@ -26,6 +26,8 @@ import { stackState } from "../../support/stack-state";
 // (functions/adapters/sqs-work-results.ts); nothing changes in the table or at the gateway.
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+/** ~50 ms per message here, with a margin for a busy machine and FUZZ_RUNS=10000. */
+const HANDLER_TIMEOUT_MS = Math.max(120_000, RUNS * 250);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_310);
 const START = new Date("2027-03-01T10:00:00.000Z");
 const MAX_RECEIVE_COUNT = 8;
@@ -169,62 +171,70 @@ describe.each(WORKERS.map((worker) => [worker.name, worker] as const))("%s", (na
     expect(await stackState(stack)).toEqual(before);
   });
 
-  it(`survives ~${RUNS} hostile messages: no throw, malformed ones kept for the DLQ, nothing changed`, async () => {
-    const { queueUrl, dlqUrl } = worker.queue();
-    const before = await stackState(stack);
-    const malformed: string[] = [];
-    const inFlight: string[] = [];
-    let sent = 0;
-    const started = Date.now();
-    const property = fc.asyncProperty(
-      fc.array(bodiesFor(worker), { minLength: 1, maxLength: BATCH }),
-      async (batch) => {
-        for (const body of batch) {
-          await stack.sqs.client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body.text }));
-        }
-        sent += batch.length;
-        const { event, response } = await invokeOnce(worker, queueUrl);
-        expect(event.Records).toHaveLength(batch.length);
-        const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-        for (const record of event.Records) {
-          const where = `${name} ← ${JSON.stringify(record.body.slice(0, 200))}`;
-          // A body that is not a message must stay on the queue; a well-formed one about nothing is acknowledged.
-          expect(failed.has(record.messageId), where).toBe(isMalformed(worker, record.body));
-          if (failed.has(record.messageId)) {
-            malformed.push(record.body);
-            inFlight.push(record.receiptHandle);
+  it(
+    `survives ~${RUNS} hostile messages: no throw, malformed ones kept for the DLQ, nothing changed`,
+    async () => {
+      const { queueUrl, dlqUrl } = worker.queue();
+      const before = await stackState(stack);
+      const malformed: string[] = [];
+      const inFlight: string[] = [];
+      let sent = 0;
+      const started = Date.now();
+      const property = fc.asyncProperty(
+        fc.array(bodiesFor(worker), { minLength: 1, maxLength: BATCH }),
+        async (batch) => {
+          for (const body of batch) {
+            await stack.sqs.client.send(
+              new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body.text }),
+            );
           }
-        }
-        expect(stack.sandbox.state.revision, "no gateway call changed anything").toBe(before.sandboxRevision);
-      },
-    );
-    await fc.assert(property, { numRuns: Math.ceil(RUNS / 5), seed: SEED });
-    expect(malformed.length).toBeGreaterThan(0);
-    expect(malformed.length).toBeLessThan(sent);
+          sent += batch.length;
+          const { event, response } = await invokeOnce(worker, queueUrl);
+          expect(event.Records).toHaveLength(batch.length);
+          const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+          for (const record of event.Records) {
+            const where = `${name} ← ${JSON.stringify(record.body.slice(0, 200))}`;
+            // A body that is not a message must stay on the queue; a well-formed one about nothing is acknowledged.
+            expect(failed.has(record.messageId), where).toBe(isMalformed(worker, record.body));
+            if (failed.has(record.messageId)) {
+              malformed.push(record.body);
+              inFlight.push(record.receiptHandle);
+            }
+          }
+          expect(stack.sandbox.state.revision, "no gateway call changed anything").toBe(
+            before.sandboxRevision,
+          );
+        },
+      );
+      await fc.assert(property, { numRuns: Math.ceil(RUNS / 5), seed: SEED });
+      expect(malformed.length).toBeGreaterThan(0);
+      expect(malformed.length).toBeLessThan(sent);
 
-    // Every malformed message comes back after its visibility timeout, fails again, and after maxReceiveCount
-    // receives the redrive policy moves it to the DLQ: nothing is dropped.
-    let handles = inFlight;
-    for (let receive = 2; receive <= MAX_RECEIVE_COUNT + 1 && handles.length > 0; receive++) {
-      await expireVisibility(queueUrl, handles);
-      handles = [];
-      for (;;) {
-        const { event, response } = await invokeOnce(worker, queueUrl);
-        if (event.Records.length === 0) break;
-        expect(response.batchItemFailures).toHaveLength(event.Records.length);
-        handles.push(...event.Records.map((record) => record.receiptHandle));
+      // Every malformed message comes back after its visibility timeout, fails again, and after maxReceiveCount
+      // receives the redrive policy moves it to the DLQ: nothing is dropped.
+      let handles = inFlight;
+      for (let receive = 2; receive <= MAX_RECEIVE_COUNT + 1 && handles.length > 0; receive++) {
+        await expireVisibility(queueUrl, handles);
+        handles = [];
+        for (;;) {
+          const { event, response } = await invokeOnce(worker, queueUrl);
+          if (event.Records.length === 0) break;
+          expect(response.batchItemFailures).toHaveLength(event.Records.length);
+          handles.push(...event.Records.map((record) => record.receiptHandle));
+        }
       }
-    }
-    expect(await approximateMessageCount(stack.sqs.client, queueUrl)).toBe(0);
-    const dead = await drainQueue(stack.sqs.client, dlqUrl);
-    expect(dead.map((record) => record.body).sort()).toEqual(malformed.toSorted());
-    const after = await stackState(stack);
-    expect(after.items).toEqual(before.items);
-    expect(after.sandboxRevision).toBe(before.sandboxRevision);
-    stats.push(
-      `${name.padEnd(16)} ${String(sent).padStart(5)} messages  malformed → DLQ ${String(malformed.length).padStart(5)}  ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
-  }, 120_000);
+      expect(await approximateMessageCount(stack.sqs.client, queueUrl)).toBe(0);
+      const dead = await drainQueue(stack.sqs.client, dlqUrl);
+      expect(dead.map((record) => record.body).sort()).toEqual(malformed.toSorted());
+      const after = await stackState(stack);
+      expect(after.items).toEqual(before.items);
+      expect(after.sandboxRevision).toBe(before.sandboxRevision);
+      stats.push(
+        `${name.padEnd(16)} ${String(sent).padStart(5)} messages  malformed → DLQ ${String(malformed.length).padStart(5)}  ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+    },
+    HANDLER_TIMEOUT_MS,
+  );
 });
 
 it("logged no card data or secret while failing", () => {
