@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { SUCCESS_RESCODE } from "../functions/gateway/schemas/primitives";
 import {
   DEFAULT_WEBHOOK_HEADER_PREFIX,
@@ -105,7 +106,7 @@ export class Deliverer implements RouteDeliverer {
   readonly #log: DeliveryAttempt[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   readonly #held = new Map<string, () => Promise<void>>();
-  readonly #abort = new AbortController();
+  readonly #abort = abortableWithoutListenerLimit();
   #seq = 0;
   #deliveryId = 0;
 
@@ -280,4 +281,11 @@ export class Deliverer implements RouteDeliverer {
     this.#inFlight.add(promise);
     return promise;
   }
+}
+
+/** Every in-flight delivery listens on the one abort signal: more than Node's warning level under load. */
+function abortableWithoutListenerLimit(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { adminRoutes } from "./admin-routes";
@@ -168,6 +169,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   for (const route of [...BUILT_IN_ROUTES, ...(options.routes ?? [])]) table.add(route);
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const lifetime = new AbortController();
+  // Every delayed request listens on this signal at once: under load that is far more than Node's warning level.
+  setMaxListeners(0, lifetime.signal);
   const held = new Set<ServerResponse>();
 
   function authenticate(auth: AuthKind, headers: IncomingHttpHeaders): Merchant | undefined {

@@ -1,7 +1,8 @@
 import type { BillingRepository, ChargeQueue, Clock } from "./ports";
 
 export interface ChargeRunDeps {
-  readonly repository: BillingRepository;
+  /** Only the due index: the run reads nothing else. */
+  readonly repository: Pick<BillingRepository, "listDue">;
   readonly queue: ChargeQueue;
   readonly clock: Clock;
 }
@@ -21,11 +22,20 @@ export async function runChargeRun(
 ): Promise<ChargeRunReport> {
   let enqueued = 0;
   let pages = 0;
+  // The next page is read while the current one is sent; at most one send is in flight, so a failing send still
+  // stops the run before anything else is sent.
+  let sending: Promise<void> = Promise.resolve();
   for await (const page of deps.repository.listDue(deps.clock.now())) {
-    await deps.queue.send(page.map(({ subscription_id, period }) => ({ subscription_id, period })));
-    enqueued += page.length;
-    pages += 1;
-    onProgress?.({ enqueued, pages });
+    await sending;
+    const messages = page.map(({ subscription_id, period }) => ({ subscription_id, period }));
+    sending = deps.queue.send(messages).then(() => {
+      enqueued += messages.length;
+      pages += 1;
+      onProgress?.({ enqueued, pages });
+    });
+    // Handled here so that a failure surfaces at the next await rather than as an unhandled rejection.
+    sending.catch(() => undefined);
   }
+  await sending;
   return { enqueued, pages };
 }
