@@ -14,5 +14,6 @@ describe("chaos run", () => {
     expect(report.faults.error + report.faults.timeoutAfterCommit).toBeGreaterThan(0);
     expect(report.duplicateDeliveries).toBeGreaterThan(0);
     expect(report.charged).toBeGreaterThan(report.subscriptions);
+    expect(report.windowSignups).toBeGreaterThan(0);
   });
 });

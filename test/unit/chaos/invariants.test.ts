@@ -36,12 +36,14 @@ describe("chaos invariants", () => {
         explained: ["sub_c/1: already paid (a duplicate)"],
         unexplained: ["sub_d/3: due and unpaid"],
       },
+      unrecordedChargebacks: ["sub_e-1-0: charged back at the gateway, not disputed here"],
       leaks: ["card 4111…1111 in log line 3"],
     };
     expect(violationsOf(report)).toEqual([
       "double charge: sub_a/1",
       "lost period: sub_b: period 2 due, still active and unpaid",
       "unexplained dead letter: sub_d/3: due and unpaid",
+      "chargeback not recorded: sub_e-1-0: charged back at the gateway, not disputed here",
       "leak: card 4111…1111 in log line 3",
     ]);
   });
