@@ -29,6 +29,8 @@ export interface EventSourceMappingOptions {
 
 export class EventSourceMapping {
   readonly #active = new Set<Promise<void>>();
+  /** The poller's receive in flight: its messages are invisible before they become a batch. */
+  #receiving: Promise<SQSEvent> | undefined;
   #running = false;
   #loop: Promise<void> | undefined;
   readonly #stopped = new AbortController();
@@ -51,8 +53,9 @@ export class EventSourceMapping {
         if (event.Records.length > 0) await this.#track(event);
         continue;
       }
-      if (this.#active.size === 0) return;
-      await Promise.all(this.#active);
+      const pending = [...this.#active, ...(this.#receiving === undefined ? [] : [this.#receiving])];
+      if (pending.length === 0) return;
+      await Promise.allSettled(pending);
     }
   }
 
@@ -71,7 +74,14 @@ export class EventSourceMapping {
           await Promise.race(this.#active);
           continue;
         }
-        const event = await this.#receive();
+        this.#receiving = this.#receive();
+        let event: SQSEvent;
+        try {
+          event = await this.#receiving;
+        } finally {
+          // Cleared in the same turn as its records become a tracked batch: drain never sees neither.
+          this.#receiving = undefined;
+        }
         if (event.Records.length > 0) {
           void this.#track(event);
           continue;
