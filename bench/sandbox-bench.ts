@@ -33,7 +33,7 @@ const HEADERS = {
   "content-type": "application/json; charset=utf-8",
 };
 // The fixed IV makes the ciphertext of a field a constant: encrypting once is encrypting every time.
-const KEY = { keyHex: TEST_MERCHANT.aesKeyHex };
+const KEY = { key: TEST_MERCHANT.aesKeyHex };
 const CARD = {
   card_number: encryptField("4111111111111111", KEY),
   expiry_date: encryptField("203012", KEY),

@@ -1,5 +1,6 @@
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { z } from "zod";
+import { gatewayConfigSchema, type RebillEndpoint } from "../functions/gateway/config";
 import { chargePolicyOverridesSchema } from "../functions/runtime/environment";
 
 /**
@@ -56,6 +57,11 @@ const contextSchema = z.object({
   "billing:partnerTokenSchedule": scheduleExpression.default("rate(6 hours)"),
   "billing:reconciliationSchedule": scheduleExpression.default("cron(30 3 * * ? *)"),
   "billing:partnerWebhookSchedule": scheduleExpression.default("rate(1 day)"),
+  /**
+   * Where stored tokens are re-billed: "tokenbilling" (the real gateway's token payment, the default) or "payment"
+   * (the seed's non-ui payment with tokenbilling.token_id), passed as GATEWAY_REBILL_ENDPOINT.
+   */
+  "billing:gatewayRebillEndpoint": gatewayConfigSchema.shape.rebillEndpoint.unwrap().optional(),
   /** Prefix of the gateway's webhook headers (`<prefix>-webhook-signature`); the handler's default when unset. */
   "billing:webhookHeaderPrefix": z
     .string()
@@ -80,6 +86,7 @@ export interface BillingConfig {
   readonly unsetGatewayUrlKeys: readonly string[];
   readonly publicWebhookBaseUrl?: string;
   readonly schedules: { readonly [name in ScheduleName]: string };
+  readonly gatewayRebillEndpoint?: RebillEndpoint;
   readonly webhookHeaderPrefix?: string;
   readonly chargePolicy?: z.output<typeof chargePolicyOverridesSchema>;
   readonly alarmEmail?: string;
@@ -130,6 +137,7 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
       reconciliation: c["billing:reconciliationSchedule"],
       partnerWebhook: c["billing:partnerWebhookSchedule"],
     },
+    gatewayRebillEndpoint: c["billing:gatewayRebillEndpoint"],
     webhookHeaderPrefix: c["billing:webhookHeaderPrefix"],
     chargePolicy: c["billing:chargePolicy"],
     alarmEmail: c["billing:alarmEmail"],

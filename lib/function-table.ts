@@ -76,8 +76,12 @@ export const bind = {
   chargeQueue: (access: QueueAccess) => queueOf("charge", access),
   intakeQueue: (access: QueueAccess) => queueOf("intake", access),
   eventBus: ((fn, { resources }) => fn.bindEventBus(resources.eventBus)) satisfies Bind,
-  gateway: ((fn, { resources, config }) =>
-    fn.bindGateway(resources.secrets.gateway, config.gatewayUrls)) satisfies Bind,
+  gateway: ((fn, { resources, config }) => {
+    fn.bindGateway(resources.secrets.gateway, config.gatewayUrls);
+    if (config.gatewayRebillEndpoint !== undefined) {
+      fn.bindSetting("GATEWAY_REBILL_ENDPOINT", config.gatewayRebillEndpoint);
+    }
+  }) satisfies Bind,
   partnerToken:
     (access: SecretAccess): Bind =>
     (fn, { resources }) =>

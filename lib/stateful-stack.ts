@@ -38,7 +38,7 @@ export interface BillingStatefulResources {
   readonly scheduleDeadLetters: IQueue;
   readonly eventBus: IEventBus;
   readonly secrets: {
-    /** {mid, apiKey, aesKeyHex, partnerApiKey}. */
+    /** {mid, apiKey, aesKey, partnerApiKey}. */
     readonly gateway: ISecret;
     /** {current, next}: the gateway's webhook signing secrets (two during a rotation). */
     readonly webhook: ISecret;
@@ -80,8 +80,8 @@ export class BillingStatefulStack extends Stack {
       secrets: {
         gateway: placeholderSecret(this, "GatewayCredentials", {
           description:
-            "Gateway credentials JSON {mid, apiKey, aesKeyHex, partnerApiKey}: put the real values after deploying",
-          fields: ["mid", "apiKey", "aesKeyHex", "partnerApiKey"],
+            "Gateway credentials JSON {mid, apiKey, aesKey, partnerApiKey}: put the real values after deploying",
+          fields: ["mid", "apiKey", "aesKey", "partnerApiKey"],
           rotation:
             "Issued by the gateway to the merchant; rotated by re-issuing at the gateway and putting the new value.",
           retain: true,

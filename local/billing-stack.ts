@@ -44,7 +44,7 @@ export interface BillingStackOptions {
 /** The gateway secret's JSON for a sandbox merchant. */
 export function gatewaySecretOf(merchant: Merchant) {
   const { mid, apiKey, aesKeyHex, partnerApiKey } = merchant;
-  return { mid, apiKey, aesKeyHex, partnerApiKey };
+  return { mid, apiKey, aesKey: aesKeyHex, partnerApiKey };
 }
 
 export interface DrainReport {
@@ -114,7 +114,7 @@ export class BillingStack {
           partnerBaseUrl: sandbox.url,
           mid: TEST_MERCHANT.mid,
           apiKey: TEST_MERCHANT.apiKey,
-          aesKeyHex: TEST_MERCHANT.aesKeyHex,
+          aesKey: TEST_MERCHANT.aesKeyHex,
           partnerApiKey: TEST_MERCHANT.partnerApiKey,
           timeoutMs: gatewayTimeoutMs,
           readRetryMinDelayMs: 10,

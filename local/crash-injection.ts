@@ -17,6 +17,7 @@ export function crashBeforeRebill(
 ): ChargeGateway {
   return {
     findOrder: (order) => gateway.findOrder(order),
+    deleteToken: (tokenId) => gateway.deleteToken(tokenId),
     async rebill(request) {
       const id = subscriptionOf(request.order_id);
       if (id !== undefined && subscriptionIds.has(id)) throw new SimulatedCrash("crashed before REBILL");
@@ -82,6 +83,17 @@ export class CrashInjector {
   /** The charge worker's dependencies, dying between claim, call, close and advance. */
   chargeDeps<D extends CrashableDeps>(deps: D): D {
     const { repository, gateway } = deps;
+    // Typed as the port: a spread of the generic D would not notice a method left out here.
+    const crashingGateway: ChargeGateway = {
+      findOrder: (order) => gateway.findOrder(order),
+      deleteToken: (tokenId) => gateway.deleteToken(tokenId),
+      rebill: async (request) => {
+        this.maybeCrash("beforeCall");
+        const outcome = await gateway.rebill(request);
+        this.maybeCrash("afterCall");
+        return outcome;
+      },
+    };
     return {
       ...deps,
       repository: {
@@ -102,15 +114,7 @@ export class CrashInjector {
           return updated;
         },
       },
-      gateway: {
-        findOrder: (order) => gateway.findOrder(order),
-        rebill: async (request) => {
-          this.maybeCrash("beforeCall");
-          const outcome = await gateway.rebill(request);
-          this.maybeCrash("afterCall");
-          return outcome;
-        },
-      },
+      gateway: crashingGateway,
     };
   }
 

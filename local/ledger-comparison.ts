@@ -14,6 +14,8 @@ export interface LedgerComparison {
    * amounts that differ.
    */
   readonly mismatches: readonly string[];
+  /** Canceled subscriptions whose token is still active at the gateway: a token kept that nobody needs. */
+  readonly liveTokens: readonly string[];
   readonly periods: ReadonlyMap<string, number>;
   subscriptionsNotAtPeriod(period: number): readonly string[];
 }
@@ -26,9 +28,12 @@ export type GatewayPayment = Pick<
 
 /** Both ledgers as read: our subscriptions and their attempts, and the gateway's transactions. */
 export interface LedgerRecords {
-  readonly subscriptions: readonly Pick<Subscription, "subscription_id" | "period" | "recurring_id">[];
+  readonly subscriptions: readonly (Pick<Subscription, "subscription_id" | "period" | "recurring_id"> &
+    Partial<Pick<Subscription, "status" | "token_id">>)[];
   readonly attempts: readonly ChargeAttempt[];
   readonly payments: Iterable<GatewayPayment>;
+  /** The gateway's tokens: their status by token_id. */
+  readonly tokenStatuses?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -46,7 +51,15 @@ export async function compareLedgers(
     const subscription = await repository.getSubscription(id);
     subscriptions.push(subscription ?? { subscription_id: id, period: -1 });
   }
-  return compareLedgerRecords({ subscriptions, attempts, payments: stack.sandbox.state.payments.payments() });
+  const tokenStatuses = new Map(
+    [...stack.sandbox.state.tokens.all()].map((token) => [token.tokenId, token.status]),
+  );
+  return compareLedgerRecords({
+    subscriptions,
+    attempts,
+    payments: stack.sandbox.state.payments.payments(),
+    tokenStatuses,
+  });
 }
 
 /**
@@ -83,11 +96,16 @@ export function compareLedgerRecords(records: LedgerRecords): LedgerComparison {
     if (!sales.has(attempt.transaction_id ?? ""))
       mismatches.push(`${attempt.order_id}: succeeded here, no sale at the gateway`);
   }
+  const liveTokens = records.subscriptions
+    .filter(({ status, token_id }) => status === "canceled" && token_id !== undefined)
+    .filter(({ token_id = "" }) => records.tokenStatuses?.get(token_id) === "active")
+    .map(({ subscription_id, token_id }) => `${subscription_id}: canceled, token ${token_id} still active`);
   return {
     ours: { attempts: ours.size, succeeded },
     sandbox: { sales: sales.size },
     doubleCharges: [...soldPeriods].filter(([, count]) => count > 1).map(([period]) => period),
     mismatches,
+    liveTokens,
     periods,
     subscriptionsNotAtPeriod: (period) => [...periods].filter(([, at]) => at !== period).map(([id]) => id),
   };

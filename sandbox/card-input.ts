@@ -42,7 +42,7 @@ export function readEncryptedCard(
   const plaintext: Record<string, string> = {};
   for (const field of CARD_FIELDS) {
     plaintext[field] =
-      decryptField(fields[field], { keyHex: merchant.aesKeyHex }) ??
+      decryptField(fields[field], { key: merchant.aesKeyHex }) ??
       refuseField(`payment.${field}`, "does not decrypt with the merchant's key");
   }
   return readPlaintextCard(merchant.mid, plaintext, ledger, now, "payment.");

@@ -94,9 +94,13 @@ function cardRefusal(
   }
 }
 
-/** A token in use: revoked → TK02; expired, or its card's expiry month passed by the sandbox clock → TK01. */
+/**
+ * A token in use: revoked → TK02; deleted → TK03; expired, or its card's expiry month passed by the sandbox clock →
+ * TK01.
+ */
 function tokenRefusal(ctx: RouteContext, token: TokenRecord): Refusal | undefined {
   if (token.status === "revoked") return TOKEN_REFUSALS.revoked;
+  if (token.status === "deleted") return TOKEN_REFUSALS.deleted;
   const now = ctx.clock.now();
   if (token.status === "active" && token.cardExpiry >= ctx.ledger.date(now).slice(0, 6)) return undefined;
   ctx.ledger.tokens.setStatus(token.mid, token.tokenId, "expired", now);
@@ -142,6 +146,7 @@ export function authorise(ctx: RouteContext, input: Authorisation): Authorised {
       amount: input.amount,
       rescode: refusal?.rescode ?? SUCCESS_RESCODE,
       resmsg: refusal?.resmsg ?? SUCCESS_RESMSG,
+      errcode: refusal?.errcode,
       paymentMethod: paymentMethodOf(input.source),
       authCode: refusal || !card ? undefined : authCodeOf(input.mid, input.orderId),
       card,

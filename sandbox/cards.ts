@@ -34,19 +34,26 @@ export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   "4000000000000119": "acquirer_error",
 };
 
-/** The refusal each behaviour answers with; decline codes are invented (the seeds list none). */
+/**
+ * The refusal each behaviour answers with. The rescodes of declines are invented (the seeds list none); the v2
+ * `errcode` reasons are the gateway's own names (GATEWAY-FACTS.md).
+ */
 export const CARD_REFUSALS = {
-  decline: { rescode: "DC05", resmsg: "Do not honor" },
-  insufficient_funds: { rescode: "DC51", resmsg: "Insufficient funds" },
-  expired_card: { rescode: "DC54", resmsg: "Expired card" },
-  stolen_card: { rescode: "DC43", resmsg: "Stolen card" },
-  payer_auth_required: { rescode: "PA01", resmsg: "Payer authentication required" },
-  decline_on_rebill: { rescode: "DC05", resmsg: "Do not honor" },
+  decline: { rescode: "DC05", resmsg: "Do not honor", errcode: "GENERIC_DECLINE" },
+  insufficient_funds: { rescode: "DC51", resmsg: "Insufficient funds", errcode: "INSUFFICIENT_FUNDS" },
+  expired_card: { rescode: "DC54", resmsg: "Expired card", errcode: "EXPIRED_CARD" },
+  stolen_card: { rescode: "DC43", resmsg: "Stolen card", errcode: "STOLEN_OR_LOST_CARD" },
+  payer_auth_required: {
+    rescode: "PA01",
+    resmsg: "Payer authentication required",
+    errcode: "INVALID_AUTHENTICATION",
+  },
+  decline_on_rebill: { rescode: "DC05", resmsg: "Do not honor", errcode: "GENERIC_DECLINE" },
   acquirer_error: { rescode: "EE01", resmsg: "Acquirer communication error" },
-  invalid_number: { rescode: "HE00", resmsg: "Invalid card number" },
+  invalid_number: { rescode: "HE00", resmsg: "Invalid card number", errcode: "INVALID_CARD_NUMBER" },
 } as const satisfies Record<
   Exclude<CardBehaviour, "approve" | "chargeback">,
-  { rescode: string; resmsg: string }
+  { rescode: string; resmsg: string; errcode?: string }
 >;
 
 export function cardBehaviour(cardNumber: string): CardBehaviour {

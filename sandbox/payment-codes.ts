@@ -8,12 +8,15 @@ import { fieldOfIssue, type Reply, ReplyError, rescodeReply } from "./replies";
 export interface Refusal {
   readonly rescode: string;
   readonly resmsg: string;
+  /** The v2 named reason (GATEWAY-FACTS.md), where the gateway's list has one. */
+  readonly errcode?: string;
 }
 
 /** Invented refusals of stored tokens. */
 export const TOKEN_REFUSALS = {
   expired: { rescode: "TK01", resmsg: "Token expired" },
   revoked: { rescode: "TK02", resmsg: "Token revoked" },
+  deleted: { rescode: "TK03", resmsg: "Token deleted" },
 } as const satisfies Record<string, Refusal>;
 
 /** Invented: the transaction's status does not allow the operation (capture a SALE, cancel a REGISTERED…). */

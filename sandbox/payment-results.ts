@@ -65,6 +65,7 @@ export function paymentResult(payment: PaymentRecord, extras: ResultExtras = {})
       transaction_type: payment.transactionType,
       rescode: payment.rescode,
       resmsg: payment.resmsg,
+      errcode: payment.errcode,
       status: payment.status,
       transaction_id: payment.transactionId,
       transaction_date: payment.transactionDate,

@@ -48,7 +48,7 @@ function fundingSource(ctx: MerchantContext, body: PaymentRequest): FundingSourc
   for (const wallet of ["wallet_a", "wallet_b"] as const) {
     const data = body[wallet]?.payment_data;
     if (data === undefined) continue;
-    if (decryptField(data, { keyHex: merchant.aesKeyHex }) === undefined)
+    if (decryptField(data, { key: merchant.aesKeyHex }) === undefined)
       refuseField(`${wallet}.payment_data`, "does not decrypt with the merchant's key");
     return { kind: "wallet", paymentMethod: payment_method };
   }

@@ -35,6 +35,8 @@ export interface NewTransaction {
   readonly amount: string;
   readonly rescode: string;
   readonly resmsg: string;
+  /** The v2 named reason of a refusal. */
+  readonly errcode?: string;
   readonly paymentMethod?: string;
   readonly authCode?: string;
   readonly card?: CardSummary;
@@ -178,6 +180,7 @@ export class PaymentStore {
       balance: input.status === "NONE" ? "0" : input.amount,
       rescode: input.rescode,
       resmsg: input.resmsg,
+      errcode: input.errcode,
       transactionDate: this.#core.stamp(now),
       paymentMethod: input.paymentMethod,
       authCode: input.authCode,

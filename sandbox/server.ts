@@ -22,6 +22,7 @@ import {
   styleOf,
   styleOfPath,
 } from "./routes";
+import { tokenBillingRoutes } from "./token-billing-routes";
 import { webhookAdminRoutes } from "./webhook-admin-routes";
 import { webhookTriggerRoutes } from "./webhook-triggers";
 
@@ -33,6 +34,7 @@ const BUILT_IN_ROUTES: readonly RouteDefinition[] = [
   ...webhookTriggerRoutes,
   ...partnerRoutes,
   ...paymentRoutes,
+  ...tokenBillingRoutes,
   ...paymentSandboxRoutes,
 ];
 

@@ -1,7 +1,8 @@
 import type { CardSummary } from "./cards";
 import { fail, type LedgerCore, mapFor, ok, type StoreResult } from "./ledger-core";
 
-export type TokenStatus = "active" | "expired" | "revoked";
+/** deleted: the merchant deleted it (token deletion); it can never be charged again. */
+export type TokenStatus = "active" | "expired" | "revoked" | "deleted";
 
 export interface TokenRecord {
   readonly tokenId: string;
@@ -67,7 +68,10 @@ export class TokenStore {
     return ids.flatMap((tokenId) => this.#tokens.get(tokenId) ?? []);
   }
 
-  /** Revokes or expires a token (or reactivates it, for tests); a no-op change does not bump the revision. */
+  /**
+   * Revokes, expires or deletes a token (or reactivates it, for tests); a no-op change does not bump the revision.
+   * A deleted token stays deleted.
+   */
   setStatus(
     mid: string,
     tokenId: string,
@@ -76,7 +80,7 @@ export class TokenStore {
   ): StoreResult<TokenRecord, "token_not_found"> {
     const token = this.#tokens.get(tokenId);
     if (!token || token.mid !== mid) return fail("token_not_found");
-    if (token.status === status) return ok(token);
+    if (token.status === status || token.status === "deleted") return ok(token);
     token.status = status;
     token.statusChangedAt = this.#core.stamp(now);
     this.#core.bump();

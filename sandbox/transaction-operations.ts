@@ -62,13 +62,18 @@ function paymentView(payment: PaymentRecord, refund?: RefundRecord) {
   };
 }
 
+/** What retrieve answers for an order or transaction the gateway never saw (confirmed live: GATEWAY-FACTS.md). */
+export const NO_TRANSACTION = { rescode: "Q004", resmsg: "No Transaction" } as const;
+
 function retrieved(
   mid: string,
   payment: PaymentRecord | undefined,
   orderId: string,
   refund?: RefundRecord,
 ): Reply {
-  if (!payment) return okReply({ mid, payment: { status: "NONE", order_id: orderId } });
+  if (!payment) {
+    return { status: 200, body: { ...NO_TRANSACTION, mid, payment: { status: "NONE", order_id: orderId } } };
+  }
   return okReply({
     mid,
     payment: paymentView(payment, refund),
@@ -83,7 +88,7 @@ export function retrieve(request: SandboxRequest, { merchant, ledger }: Merchant
   const { order_id, transaction_id = "", refund_id = "" } = body.payment;
   switch (body.key_field) {
     case "order_id":
-      // An unknown order and a refused one alike: no transaction exists (the engine voids its attempt on NONE).
+      // An unknown order and a refused one alike: Q004, no transaction (the engine voids its attempt).
       return retrieved(merchant.mid, ledger.payments.findFinalTransaction(merchant.mid, order_id), order_id);
     case "transaction_id": {
       const payment = ledger.payments.findTransaction(merchant.mid, transaction_id);

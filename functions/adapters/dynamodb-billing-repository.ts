@@ -254,14 +254,14 @@ function updateAttempt(
       equals("status", expect.status),
       leaseCondition,
       ...refundedCondition(expect.refunded_amount),
-      ...disputedCondition(expect.disputed),
+      ...disputeCondition(expect.dispute_revision),
     ],
   });
 }
 
-function disputedCondition(disputed: boolean | undefined): Condition[] {
-  if (disputed === undefined) return [];
-  return [disputed ? equals("disputed", true) : absentOrEquals("disputed", false)];
+function disputeCondition(revision: number | undefined): Condition[] {
+  if (revision === undefined) return [];
+  return [revision === 0 ? absent("dispute") : equals("dispute.revision", revision)];
 }
 
 function refundedCondition(refundedAmount: string | undefined): Condition[] {

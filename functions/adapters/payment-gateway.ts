@@ -72,14 +72,15 @@ export function createPaymentGateway(
   return {
     async rebill({ order_id, token_id, amount, currency, customer }): Promise<GatewayOutcome<RebillResult>> {
       const outcome = await refusedAsInvalid(() =>
-        payments.rebill({
-          token_id,
+        payments.rebill(token_id, {
           payment: { order_id, currency, amount, lang },
           buyer: buyerOf(customer),
         }),
       );
       if (outcome.kind !== "success") return outcome;
-      return requireSale(outcome.value.status, { transaction_id: outcome.value.transaction_id });
+      // The token payment answers without a status: rescode 0000 is the sale.
+      const { status = "SALE", transaction_id } = outcome.value.payment;
+      return requireSale(status, { transaction_id });
     },
 
     async findOrder({ order_id, amount, currency }): Promise<GatewayOutcome<OrderLookup>> {
@@ -137,6 +138,8 @@ export function createPaymentGateway(
       refusedAsInvalid(() => payments.adjustRecurring(recurringId, { adjust_amount: amount })),
 
     deleteRecurring: (recurringId) => refusedAsInvalid(() => payments.deleteRecurring(recurringId)),
+
+    deleteToken: (tokenId) => refusedAsInvalid(() => payments.deleteToken(tokenId)),
 
     async prepareWindow(request: WindowRequest): Promise<GatewayOutcome<WindowPrepared>> {
       const outcome = await refusedAsInvalid(() =>

@@ -29,7 +29,10 @@ export type UpdateExpressionParts = Pick<
   "UpdateExpression" | "ConditionExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues"
 >;
 
-/** Every name goes through a placeholder (status, period and attempt are reserved words); one per attribute. */
+/**
+ * Every name goes through a placeholder (status, period and attempt are reserved words); one per attribute. A
+ * condition may name a nested attribute as a dotted path (`dispute.revision`): one placeholder per segment.
+ */
 function placeholders() {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -37,13 +40,18 @@ function placeholders() {
   return {
     names,
     values,
-    name(attribute: string): string {
-      const known = byAttribute.get(attribute);
-      if (known) return known;
-      const placeholder = `#n${byAttribute.size}`;
-      byAttribute.set(attribute, placeholder);
-      names[placeholder] = attribute;
-      return placeholder;
+    name(path: string): string {
+      return path
+        .split(".")
+        .map((attribute) => {
+          const known = byAttribute.get(attribute);
+          if (known) return known;
+          const placeholder = `#n${byAttribute.size}`;
+          byAttribute.set(attribute, placeholder);
+          names[placeholder] = attribute;
+          return placeholder;
+        })
+        .join(".");
     },
     value(value: unknown): string {
       const placeholder = `:v${Object.keys(values).length}`;

@@ -12,6 +12,7 @@ import {
 import type { AttemptKey, ChargeAttempt, Subscription } from "./model";
 import { orderIdFor } from "./order-id";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock, EventPublisher } from "./ports";
+import { retireToken } from "./token-retirement";
 
 export interface ChargeDeps {
   readonly repository: BillingRepository;
@@ -45,11 +46,9 @@ export async function processChargeMessage(
 ): Promise<WorkResult> {
   const subscription = await deps.repository.getSubscription(message.subscription_id);
   if (!subscription) return done("unknown subscription");
-  if (
-    subscription.billing_mode !== "token" ||
-    subscription.status === "canceled" ||
-    subscription.status === "pending"
-  ) {
+  // A canceled subscription's message (its cancel, or a redelivery) finishes the cancel: its token is retired.
+  if (subscription.status === "canceled") return retireTokenOf(subscription, receiveCount, deps);
+  if (subscription.billing_mode !== "token" || subscription.status === "pending") {
     return done(`not billed here (${subscription.billing_mode}, ${subscription.status})`);
   }
   if (subscription.period !== message.period) return done("period already settled");
@@ -230,15 +229,13 @@ export function voidAttempt(attempt: ChargeAttempt, reason: string, deps: Charge
 }
 
 type Closing = Pick<ChargeAttempt, "status"> &
-  Partial<Pick<ChargeAttempt, "rescode" | "resmsg" | "transaction_id">>;
+  Partial<Pick<ChargeAttempt, "rescode" | "resmsg" | "errcode" | "transaction_id">>;
 
 /** The final state of an attempt the gateway refused: declined, or failed (our request was invalid). */
 export function refusalClosing(failure: Declined | Invalid): Closing {
-  return {
-    status: failure.kind === "declined" ? "declined" : "failed",
-    rescode: failure.code,
-    resmsg: failure.message,
-  };
+  return failure.kind === "declined"
+    ? { status: "declined", rescode: failure.code, resmsg: failure.message, errcode: failure.errcode }
+    : { status: "failed", rescode: failure.code, resmsg: failure.message };
 }
 
 /**
@@ -302,8 +299,24 @@ async function applyTransition(
 ): Promise<WorkResult> {
   const applied = await deps.repository.updateSubscription(subscription.subscription_id, transition.update);
   // Only the writer that moved the subscription announces it, so each event is published once per transition.
-  if (applied) await deps.events.publish(transition.events);
-  return done(applied ? note : `${note}; subscription already moved on`);
+  if (!applied) return done(`${note}; subscription already moved on`);
+  await deps.events.publish(transition.events);
+  if (transition.update.set.status !== "canceled") return done(note);
+  // Until its token is deleted the message stays on the queue; its redelivery finds the cancel and retries.
+  const retired = await retireTokenOf(subscription, 1, deps);
+  return { ...retired, note: `${note}; ${retired.note}` };
+}
+
+/** The work result of retiring a canceled subscription's token: a deletion not yet confirmed comes back later. */
+async function retireTokenOf(
+  subscription: Subscription,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const retirement = await retireToken(subscription, deps);
+  return retirement.kind === "retry"
+    ? retry(retryDelaySeconds(deps.policy, receiveCount), retirement.note)
+    : done(`canceled: ${retirement.note}`);
 }
 
 /** Asks the gateway what became of an attempt whose outcome we never learned. */

@@ -136,7 +136,7 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
       deps,
     );
   }
-  switch (result.status) {
+  switch (windowOutcome(result)) {
     case "SALE": {
       const card = maskedCardSchema.safeParse({ first4: result.card_number1, last4: result.card_number4 });
       await recordFirstPayment(
@@ -155,13 +155,22 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
       return withStored(signup, (subscription) => ({ kind: "awaiting_deposit", subscription }), deps);
     default:
       // AUTH or NONE with 0000: not the outcome of a PAYMENT window; left for retrieve (the janitor) to settle.
-      return rejected(`unexpected window status ${result.status}`);
+      return rejected(`unexpected window status ${result.status ?? `(none, ${result.transaction_type})`}`);
   }
 }
 
 /** The refusal a window result reports (a window result never leaves the outcome open). */
 function refusalOf(result: StatusQuery): FirstPaymentRefusal {
-  return asRefusal(classifyRescode(result.rescode, result.resmsg, "read"));
+  return asRefusal(classifyRescode(result.rescode, result.resmsg, "read", result.errcode));
+}
+
+/**
+ * What an approved window result says happened. The seed sends a status; the real gateway sends none, and its
+ * approved PAYMENT window is a sale. Any other type without a status (a PAYER_AUTH result, say) is not a sale.
+ */
+function windowOutcome(result: StatusQuery): string | undefined {
+  if (result.status !== undefined) return result.status;
+  return result.transaction_type === "PAYMENT" ? "SALE" : undefined;
 }
 
 /** The period-0 attempt and the subscription a window result is about, if it describes what we asked for. */

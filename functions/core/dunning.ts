@@ -28,19 +28,23 @@ export function chargeFailedEvent(attempt: ChargeAttempt): ChargeEvent<"charge.f
     ...chargeFacts(attempt),
     reason: attempt.status === "failed" ? "gateway_rejected_request" : "declined",
     rescode: attempt.rescode,
+    errcode: attempt.errcode,
   };
 }
 
-function tokenFailure(policy: ChargePolicy, rescode: string | undefined): string | undefined {
-  if (rescode === undefined) return undefined;
-  if (policy.tokenExpiredCodes.includes(rescode)) return "token_expired";
-  if (policy.tokenRevokedCodes.includes(rescode)) return "token_revoked";
-  return undefined;
+/** Why no retry of this refusal can succeed — the token or the card behind it is dead — or undefined. */
+function deadEnd(policy: ChargePolicy, { rescode, errcode }: ChargeAttempt): string | undefined {
+  if (rescode !== undefined && policy.tokenExpiredCodes.includes(rescode)) return "token_expired";
+  if (rescode !== undefined && policy.tokenRevokedCodes.includes(rescode)) return "token_revoked";
+  const deadCard =
+    (errcode !== undefined && policy.deadCardErrcodes.includes(errcode)) ||
+    (rescode !== undefined && policy.deadCardRescodes.includes(rescode));
+  return deadCard ? "card_required" : undefined;
 }
 
 /**
  * After a declined (or refused-as-invalid) attempt: the next step of the dunning schedule, past_due from the first
- * decline, canceled after the last; a dead token goes straight to past_due and waits for a new card.
+ * decline, canceled after the last; a dead token or a dead card goes straight to past_due and waits for a new card.
  */
 export function afterDecline(
   subscription: Subscription,
@@ -57,15 +61,15 @@ export function afterDecline(
       ? []
       : [{ type: "subscription.past_due", subscription_id: subscription.subscription_id, reason }];
 
-  const deadToken = tokenFailure(policy, attempt.rescode);
-  if (deadToken) {
+  const dead = deadEnd(policy, attempt);
+  if (dead) {
     return {
       update: {
         expect,
-        set: { status: "past_due", status_reason: deadToken, attempt: attempt.attempt + 1, updated_at },
+        set: { status: "past_due", status_reason: dead, attempt: attempt.attempt + 1, updated_at },
         remove: ["next_charge_at"],
       },
-      events: [failed, ...pastDue(deadToken)],
+      events: [failed, ...pastDue(dead)],
     };
   }
 

@@ -23,6 +23,19 @@ export function carriesCardData(query: string): boolean {
 
 const receivedAt = z.iso.datetime({ offset: true });
 const id = z.string().min(1).max(100);
+const MAX_REASON_LENGTH = 500;
+const MAX_DATE_LENGTH = 20;
+const gatewayDate = z.string().max(MAX_DATE_LENGTH).optional();
+
+/** What a CHARGEBACK webhook says of the chargeback (the real body's chargeback_* fields). */
+const chargebackFacts = z.strictObject({
+  status: id.optional(),
+  reason: z.string().max(MAX_REASON_LENGTH).optional(),
+  report_date: gatewayDate,
+  deadline: gatewayDate,
+  resolve_date: gatewayDate,
+  deduct_date: gatewayDate,
+});
 
 export const statusQueryText = z
   .string()
@@ -33,13 +46,14 @@ export const statusQueryText = z
 export const intakeMessageSchema = z.discriminatedUnion("kind", [
   /** The status_url query string exactly as received: verify needs it untouched. */
   z.strictObject({ kind: z.literal("status"), query: statusQueryText, received_at: receivedAt }),
-  /** A signed gateway webhook (CHARGEBACK, PAYOUT_*): its type and the ids of its data. */
+  /** A signed gateway webhook (CHARGEBACK, PAYOUT_*): its type, the ids of its data and a chargeback's status. */
   z.strictObject({
     kind: z.literal("gateway"),
     type: id,
     transaction_id: id.optional(),
     order_id: id.optional(),
     chargeback_id: id.optional(),
+    chargeback: chargebackFacts.optional(),
     received_at: receivedAt,
   }),
   /** A partner PAYMENT_COMPLETED event: unsigned, so only a hint to be confirmed by retrieve. */
@@ -115,7 +129,11 @@ export function partnerEventIntake(body: unknown, now: Date): PartnerIntake {
   });
 }
 
-/** The gateway webhook body (seed 001: rescode, resmsg, type, data); data's ids as the CHARGEBACK carries them. */
+/**
+ * The gateway webhook body: seed 001 shows {rescode, resmsg, type, data}; the real CHARGEBACK (GATEWAY-FACTS.md)
+ * has no rescode and carries the chargeback's lifecycle in data.chargeback_*. Only ids and the chargeback's facts
+ * are read; the rest (amounts, card flags, param1..3) stays behind.
+ */
 const gatewayWebhookBody = z.object({
   type: z.string(),
   data: z
@@ -123,11 +141,33 @@ const gatewayWebhookBody = z.object({
       transaction_id: z.string().optional(),
       order_id: z.string().optional(),
       chargeback_id: z.string().optional(),
+      chargeback_status: z.string().optional(),
+      chargeback_reason: z.string().optional(),
+      chargeback_report_date: z.string().optional(),
+      chargeback_deadline: z.string().optional(),
+      chargeback_resolve_date: z.string().optional(),
+      chargeback_deduct_date: z.string().optional(),
     })
     .nullish(),
 });
 
-/** A verified gateway webhook: its raw body read for the type and the ids (nothing else is queued). */
+type WebhookData = NonNullable<z.output<typeof gatewayWebhookBody>["data"]>;
+
+/** The chargeback's facts of a CHARGEBACK body; blanks are absent. */
+function chargebackOf(data: WebhookData) {
+  const facts = {
+    status: data.chargeback_status || undefined,
+    // Free text and dates are cut to their bound rather than refused: a verified chargeback must not be dropped.
+    reason: data.chargeback_reason?.slice(0, MAX_REASON_LENGTH) || undefined,
+    report_date: data.chargeback_report_date?.slice(0, MAX_DATE_LENGTH) || undefined,
+    deadline: data.chargeback_deadline?.slice(0, MAX_DATE_LENGTH) || undefined,
+    resolve_date: data.chargeback_resolve_date?.slice(0, MAX_DATE_LENGTH) || undefined,
+    deduct_date: data.chargeback_deduct_date?.slice(0, MAX_DATE_LENGTH) || undefined,
+  };
+  return Object.values(facts).some((value) => value !== undefined) ? facts : undefined;
+}
+
+/** A verified gateway webhook: its raw body read for the type, the ids and a chargeback's facts. */
 export function gatewayWebhookIntake(rawBody: string, now: Date): Intake {
   let json: unknown;
   try {
@@ -144,6 +184,7 @@ export function gatewayWebhookIntake(rawBody: string, now: Date): Intake {
     transaction_id: data?.transaction_id || undefined,
     order_id: data?.order_id || undefined,
     chargeback_id: data?.chargeback_id || undefined,
+    chargeback: data ? chargebackOf(data) : undefined,
     received_at: now.toISOString(),
   });
 }

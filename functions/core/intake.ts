@@ -1,6 +1,7 @@
 import type { WorkResult } from "./charge-engine";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
 import { type CompletionDeps, completeCheckout } from "./checkout";
+import { applyChargebackReport, chargebackStatusOf } from "./disputes";
 import type { IntakeMessage } from "./intake-messages";
 import { OPEN_ATTEMPT_STATUSES } from "./model";
 import { attemptKeyOf } from "./order-id";
@@ -58,7 +59,7 @@ export function processIntakeMessage(
     case "status":
       return processStatusCallback(message.query, receiveCount, deps);
     case "gateway":
-      return processGatewayWebhook(message, deps);
+      return processGatewayWebhook(message, receiveCount, deps);
     case "partner":
       return processPaymentHint(message, receiveCount, deps);
     case "recurring":
@@ -91,19 +92,29 @@ async function processStatusCallback(
 
 type GatewayMessage = Extract<IntakeMessage, { kind: "gateway" }>;
 
-async function processGatewayWebhook(message: GatewayMessage, deps: IntakeDeps): Promise<IntakeResult> {
-  if (message.type === "CHARGEBACK") return recordChargeback(message, deps);
+async function processGatewayWebhook(
+  message: GatewayMessage,
+  receiveCount: number,
+  deps: IntakeDeps,
+): Promise<IntakeResult> {
+  if (message.type === "CHARGEBACK") return recordChargeback(message, receiveCount, deps);
   if (message.type.startsWith("PAYOUT_")) return finished("payout_notified", `${message.type} received`);
   return finished("webhook_ignored", `webhook type ${message.type} is not handled`);
 }
 
 /**
  * CHARGEBACK: the charge is found by its order_id (our order ids name their ledger line) and must be a succeeded
- * charge with the webhook's transaction_id. It is marked disputed with a compare-and-set, so only the first delivery
- * publishes chargeback.received. A charge we cannot find (another system's order, a gateway-managed recurring order)
- * is reported for a human.
+ * charge with the webhook's transaction_id. Each chargeback status (reported, then deducted or resolved) is added
+ * to the charge's dispute with a compare-and-set on its revision, so each is stored and announced once: the first as
+ * chargeback.received, later ones as chargeback.updated. A write that lost a race is tried again through the queue,
+ * so a status arriving at the same time as another is not dropped. A charge we cannot find (another system's order,
+ * a gateway-managed recurring order) is reported for a human.
  */
-async function recordChargeback(message: GatewayMessage, deps: IntakeDeps): Promise<IntakeResult> {
+async function recordChargeback(
+  message: GatewayMessage,
+  receiveCount: number,
+  deps: IntakeDeps,
+): Promise<IntakeResult> {
   const key = message.order_id === undefined ? undefined : attemptKeyOf(message.order_id);
   const charge = key && (await deps.repository.getAttempt(key));
   const sameCharge =
@@ -116,27 +127,43 @@ async function recordChargeback(message: GatewayMessage, deps: IntakeDeps): Prom
       `no succeeded charge for order ${message.order_id ?? "(none)"} and transaction ${message.transaction_id ?? "(none)"}`,
     );
   }
-  if (charge.disputed) return finished("chargeback_duplicate", `charge ${charge.order_id} already disputed`);
+  const report = message.chargeback ?? {};
+  const dispute = applyChargebackReport(charge.dispute, report, new Date(message.received_at));
+  if (!dispute) {
+    return finished(
+      "chargeback_duplicate",
+      `charge ${charge.order_id} already disputed with status ${chargebackStatusOf(report)}`,
+    );
+  }
   const marked = await deps.repository.updateAttempt(charge, {
-    expect: { status: "succeeded", disputed: false },
-    set: { disputed: true, updated_at: deps.clock.now().toISOString() },
+    expect: { status: "succeeded", dispute_revision: charge.dispute?.revision ?? 0 },
+    set: { disputed: true, dispute, updated_at: deps.clock.now().toISOString() },
   });
-  if (!marked) return finished("chargeback_duplicate", `charge ${charge.order_id} changed while marking`);
+  if (!marked) {
+    return retried(
+      retryDelaySeconds(deps.policy, receiveCount),
+      `charge ${charge.order_id} changed while recording its chargeback`,
+    );
+  }
   const { subscription_id, period, attempt, order_id, amount, currency, transaction_id } = charge;
+  const facts = {
+    subscription_id,
+    period,
+    attempt,
+    order_id,
+    amount,
+    currency,
+    transaction_id,
+    chargeback_id: message.chargeback_id,
+    chargeback_status: dispute.status,
+    reason: dispute.reason,
+  };
   await deps.events.publish([
-    {
-      type: "chargeback.received",
-      subscription_id,
-      period,
-      attempt,
-      order_id,
-      amount,
-      currency,
-      transaction_id,
-      chargeback_id: message.chargeback_id,
-    },
+    charge.dispute === undefined
+      ? { type: "chargeback.received", ...facts }
+      : { type: "chargeback.updated", ...facts, previous_status: charge.dispute.status },
   ]);
-  return finished("chargeback_recorded", `charge ${order_id} disputed`);
+  return finished("chargeback_recorded", `charge ${order_id} disputed: ${dispute.status}`);
 }
 
 type PartnerMessage = Extract<IntakeMessage, { kind: "partner" }>;

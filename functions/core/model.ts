@@ -88,6 +88,30 @@ export type AttemptStatus = z.infer<typeof attemptStatus>;
 
 export const OPEN_ATTEMPT_STATUSES: readonly AttemptStatus[] = ["pending", "retry", "unknown"];
 
+/** One status of a chargeback as the gateway reported it, and when its webhook reached us. */
+export const disputeStatusEntrySchema = z.object({
+  status: z.string().min(1),
+  received_at: isoInstant,
+});
+
+/**
+ * A chargeback of a charge: the gateway sends its CHARGEBACK webhook again whenever the chargeback's status changes
+ * (reported, then deducted or resolved). `status` is the furthest status reported; `history` every status once, in
+ * the order received; `revision` counts the changes (the compare-and-set of the next one).
+ */
+export const disputeSchema = z.object({
+  status: z.string().min(1),
+  reason: z.string().optional(),
+  /** The gateway's dates as it sends them (YYYYMMDD, Korea time): reported, answer due, resolved, deducted. */
+  report_date: z.string().optional(),
+  deadline: z.string().optional(),
+  resolve_date: z.string().optional(),
+  deduct_date: z.string().optional(),
+  history: z.array(disputeStatusEntrySchema).min(1),
+  revision: z.number().int().min(1),
+});
+export type Dispute = z.infer<typeof disputeSchema>;
+
 export const chargeAttemptSchema = z.object({
   subscription_id: z.string(),
   period: z.number().int().min(0),
@@ -100,10 +124,14 @@ export const chargeAttemptSchema = z.object({
   lease_until: isoInstant.optional(),
   rescode: z.string().optional(),
   resmsg: z.string().optional(),
+  /** The gateway's v2 named reason of a refusal (EXPIRED_CARD, STOLEN_OR_LOST_CARD, …). */
+  errcode: z.string().optional(),
   transaction_id: z.string().optional(),
   /** Refunded so far; the refundable balance is amount − refunded_amount. */
   refunded_amount: decimal.optional(),
+  /** Charged back (CHARGEBACK webhook); `dispute` holds the chargeback's status and history. */
   disputed: z.boolean().optional(),
+  dispute: disputeSchema.optional(),
   /** Ad hoc lines: a digest of the request that made the line, so that repeating the request finds it. */
   request_key: z.string().max(64).optional(),
   created_at: isoInstant,
@@ -117,8 +145,11 @@ export interface AttemptKey {
   readonly attempt: number;
 }
 
-/** A gateway-issued token in the vault: what identifies the card to a person, never the card itself. */
-export const tokenStatus = z.enum(["active", "expired", "revoked"]);
+/**
+ * A gateway-issued token in the vault: what identifies the card to a person, never the card itself. deleted: we
+ * deleted it at the gateway once its subscription ended.
+ */
+export const tokenStatus = z.enum(["active", "expired", "revoked", "deleted"]);
 export const tokenRecordSchema = z.object({
   token_id: z.string(),
   subscription_id: z.string(),

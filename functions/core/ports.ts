@@ -38,8 +38,8 @@ export interface AttemptUpdate {
     readonly lease_until?: string;
     /** Serialises refunds of one charge; "0" also matches an attempt never refunded (no attribute). */
     readonly refunded_amount?: string;
-    /** false also matches an attempt never disputed (no attribute): marks a chargeback once. */
-    readonly disputed?: boolean;
+    /** The dispute's revision it must still have; 0 matches an attempt never disputed (no dispute). */
+    readonly dispute_revision?: number;
   };
   readonly set: Partial<Omit<ChargeAttempt, keyof AttemptKey | "order_id" | "created_at">>;
   readonly remove?: readonly "lease_until"[];
@@ -126,16 +126,28 @@ interface ChargeFacts {
 
 export type BillingEvent =
   | ({ readonly type: "charge.succeeded"; readonly transaction_id?: string } & ChargeFacts)
-  | ({ readonly type: "charge.failed"; readonly reason: string; readonly rescode?: string } & ChargeFacts)
+  | ({
+      readonly type: "charge.failed";
+      readonly reason: string;
+      readonly rescode?: string;
+      /** The gateway's named reason (v2 errcode), when it gave one. */
+      readonly errcode?: string;
+    } & ChargeFacts)
   | { readonly type: "subscription.past_due"; readonly subscription_id: string; readonly reason: string }
   | { readonly type: "subscription.canceled"; readonly subscription_id: string; readonly reason: string }
   | { readonly type: "subscription.reactivated"; readonly subscription_id: string }
   /** The gateway charged a successful charge back (CHARGEBACK webhook); the ledger line is marked disputed. */
-  | ({
-      readonly type: "chargeback.received";
-      readonly transaction_id?: string;
-      readonly chargeback_id?: string;
-    } & ChargeFacts);
+  | ({ readonly type: "chargeback.received" } & ChargebackFacts)
+  /** A later status of the same chargeback (e.g. deducted or resolved). */
+  | ({ readonly type: "chargeback.updated"; readonly previous_status: string } & ChargebackFacts);
+
+interface ChargebackFacts extends ChargeFacts {
+  readonly transaction_id?: string;
+  readonly chargeback_id?: string;
+  /** The chargeback's status after this webhook: the furthest one reported. */
+  readonly chargeback_status: string;
+  readonly reason?: string;
+}
 
 export interface EventPublisher {
   publish(events: readonly BillingEvent[]): Promise<void>;
@@ -162,6 +174,8 @@ export interface OrderLookup {
 /** The gateway as the charge engine sees it. */
 export interface ChargeGateway {
   rebill(request: RebillRequest): Promise<GatewayOutcome<RebillResult>>;
+  /** Deletes a stored token: it can never be charged again. */
+  deleteToken(tokenId: string): Promise<GatewayOutcome<unknown>>;
   findOrder(order: {
     readonly order_id: string;
     readonly amount: string;

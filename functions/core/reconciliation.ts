@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { gatewayDate, gatewayDayStart, shiftGatewayDate } from "../gateway/gateway-time";
 import { failureReason, type GatewayOutcome } from "../gateway/outcome";
 import { yyyymmdd } from "../gateway/schemas/primitives";
 import type { TransactionRecord, TransactionsResponse } from "../gateway/schemas/reconciliation";
@@ -7,8 +8,8 @@ import { attemptKeyOf } from "./order-id";
 import type { BillingRepository } from "./ports";
 
 // Daily reconciliation (DESIGN.md §3.9): the gateway's transactions of a period against our ledger (succeeded
-// charges and succeeded refunds). Days are UTC calendar days (YYYYMMDD), both ends inclusive; the gateway's
-// trade_date is read in the same calendar.
+// charges and succeeded refunds). Days are the gateway's calendar days (YYYYMMDD in Korea, UTC+9), both ends
+// inclusive: its trade_date is in that calendar, and each ledger line's UTC instant is read in it too.
 
 /** A ledger line as the ledger index lists it: `at` is when it succeeded here. */
 export type LedgerEntry =
@@ -64,23 +65,13 @@ export type ReconciliationOutcome =
   | { readonly kind: "reconciled"; readonly report: ReconciliationReport }
   | { readonly kind: "failed"; readonly reason: string };
 
-const DAY_MS = 86_400_000;
-
 /** Ledger lines and gateway records are matched over the period widened by this on each side: a charge that
  * succeeded here just after midnight may carry the previous day's trade date, and the other way round. */
 const MARGIN_DAYS = 1;
 
-export const yyyymmddOf = (date: Date) => date.toISOString().slice(0, 10).replaceAll("-", "");
-const dayStart = (yyyymmdd: string) =>
-  new Date(
-    Date.UTC(Number(yyyymmdd.slice(0, 4)), Number(yyyymmdd.slice(4, 6)) - 1, Number(yyyymmdd.slice(6, 8))),
-  );
-const shiftDays = (yyyymmdd: string, days: number) =>
-  yyyymmddOf(new Date(dayStart(yyyymmdd).getTime() + days * DAY_MS));
-
-/** The default period of the daily run: yesterday (UTC). */
+/** The default period of the daily run: yesterday, in the gateway's calendar. */
 export function previousDay(now: Date): { readonly from: string; readonly to: string } {
-  const day = yyyymmddOf(new Date(now.getTime() - DAY_MS));
+  const day = shiftGatewayDate(gatewayDate(now), -1);
   return { from: day, to: day };
 }
 
@@ -104,8 +95,8 @@ const transactionOf = (entry: LedgerEntry) =>
 
 async function readLedger(from: string, to: string, ledger: LedgerReader): Promise<LedgerIndex> {
   const entries: LedgerEntry[] = [];
-  const end = new Date(dayStart(to).getTime() + DAY_MS - 1);
-  for await (const page of ledger.listLedger(dayStart(from), end)) entries.push(...page);
+  const end = new Date(gatewayDayStart(shiftGatewayDate(to, 1)).getTime() - 1);
+  for await (const page of ledger.listLedger(gatewayDayStart(from), end)) entries.push(...page);
   const chargesByTransaction = new Map<string, ChargeAttempt>();
   const refundsByTransaction = new Map<string, RefundRecord>();
   for (const entry of entries) {
@@ -198,8 +189,8 @@ export async function reconcile(
   period: { readonly from: string; readonly to: string },
   deps: ReconciliationDeps,
 ): Promise<ReconciliationOutcome> {
-  const wideFrom = shiftDays(period.from, -MARGIN_DAYS);
-  const wideTo = shiftDays(period.to, MARGIN_DAYS);
+  const wideFrom = shiftGatewayDate(period.from, -MARGIN_DAYS);
+  const wideTo = shiftGatewayDate(period.to, MARGIN_DAYS);
   const gateway = await deps.transactions(wideFrom, wideTo);
   if (gateway.kind !== "success") {
     return { kind: "failed", reason: `transactions unavailable: ${failureReason(gateway)}` };
@@ -217,7 +208,7 @@ export async function reconcile(
   const matched = periodRecords.length - mismatches.length;
 
   const atGateway = new Set(records.map((record) => record.transaction_id));
-  const periodLines = ledger.entries.filter((entry) => inPeriod(yyyymmddOf(new Date(entry.at))));
+  const periodLines = ledger.entries.filter((entry) => inPeriod(gatewayDate(new Date(entry.at))));
   for (const entry of periodLines) {
     const transactionId = transactionOf(entry);
     if (transactionId === undefined || !atGateway.has(transactionId))

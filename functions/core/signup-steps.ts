@@ -1,3 +1,4 @@
+import { gatewayDate } from "../gateway/gateway-time";
 import type { Declined, Invalid, Unavailable } from "../gateway/outcome";
 import { SUCCESS_RESCODE } from "../gateway/schemas/primitives";
 import { billingPeriod } from "./billing-period";
@@ -99,8 +100,6 @@ export async function openSignup(
 const secondPeriodStart = (subscription: Subscription) =>
   billingPeriod(new Date(subscription.anchor_at), subscription.plan.interval_months, 1).start;
 
-const yyyymmdd = (date: Date) => date.toISOString().slice(0, 10).replaceAll("-", "");
-
 /** Gateway-managed billing: the plan the gateway charges from period 1 on, reporting each charge to our webhook. */
 export function recurringRegistration(
   subscription: Subscription,
@@ -110,7 +109,8 @@ export function recurringRegistration(
   return {
     amount: subscription.plan.amount,
     interval_months: subscription.plan.interval_months,
-    first_recurring_date: yyyymmdd(secondPeriodStart(subscription)),
+    // The gateway's calendar day of that instant: it charges on a day in Korea.
+    first_recurring_date: gatewayDate(secondPeriodStart(subscription)),
     notify_url: deps.recurringNotifyUrl(subscription.subscription_id),
   };
 }

@@ -1,12 +1,14 @@
 import type { Failure } from "../gateway/outcome";
 import type { Subscription } from "./model";
-import type { BillingRepository, Clock, EventPublisher, PaymentGateway } from "./ports";
+import type { BillingRepository, ChargeQueue, Clock, EventPublisher, PaymentGateway } from "./ports";
 
 export interface ChangeDeps {
   readonly repository: BillingRepository;
   readonly gateway: PaymentGateway;
   readonly events: EventPublisher;
   readonly clock: Clock;
+  /** Where a cancel hands its token's deletion: the charge worker retires a canceled subscription's token. */
+  readonly queue: ChargeQueue;
 }
 
 export type ChangeResult =
@@ -47,11 +49,24 @@ export async function adjustAmount(
   return { kind: "changed", subscription: { ...subscription, plan, updated_at } };
 }
 
-/** Ends the subscription: nothing more is charged (a gateway-managed plan is deleted at the gateway first). */
+/** The charge worker deletes a canceled subscription's token at the gateway, retrying through the queue. */
+async function retireTokenLater(subscription: Subscription, deps: ChangeDeps): Promise<void> {
+  if (subscription.token_id === undefined) return;
+  await deps.queue.send([{ subscription_id: subscription.subscription_id, period: subscription.period }]);
+}
+
+/**
+ * Ends the subscription: nothing more is charged (a gateway-managed plan is deleted at the gateway first), and its
+ * token is deleted at the gateway by the charge worker. Canceling again hands the token over again, so a hand-over
+ * lost to a crash is made good by the merchant's retry.
+ */
 export async function cancelSubscription(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
   const subscription = await load(subscriptionId, deps);
   if (!subscription) return { kind: "not_found" };
-  if (subscription.status === "canceled") return { kind: "changed", subscription };
+  if (subscription.status === "canceled") {
+    await retireTokenLater(subscription, deps);
+    return { kind: "changed", subscription };
+  }
   if (subscription.billing_mode === "recurring" && subscription.recurring_id !== undefined) {
     const outcome = await deps.gateway.deleteRecurring(subscription.recurring_id);
     if (outcome.kind !== "success") return { kind: "refused", failure: outcome };
@@ -66,6 +81,7 @@ export async function cancelSubscription(subscriptionId: string, deps: ChangeDep
   await deps.events.publish([
     { type: "subscription.canceled", subscription_id: subscriptionId, reason: "canceled_by_merchant" },
   ]);
+  await retireTokenLater(subscription, deps);
   const { next_charge_at: _dropped, ...rest } = subscription;
   return {
     kind: "changed",

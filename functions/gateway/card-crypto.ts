@@ -1,24 +1,41 @@
 import { createCipheriv, createDecipheriv } from "node:crypto";
-import { DEFAULT_AES_IV } from "./config";
 
 /**
  * The gateway's card-field scheme: AES-256-CBC, PKCS#7 padding, a fixed 16-byte IV, Base64 output.
  * Plaintext is never put into an error message.
  */
 export interface CardCipherKey {
-  /** 32-byte key as 64 hex characters. */
-  readonly keyHex: string;
+  /** The merchant's 32-byte key: 64 hex characters, or a 32-character key used as its own bytes. */
+  readonly key: string;
   /** 16 ASCII bytes; the documented value by default. */
   readonly iv?: string;
 }
 
-function keyAndIv({ keyHex, iv = DEFAULT_AES_IV }: CardCipherKey): [Buffer, Buffer] {
+/** The IV the gateway documents for card-field encryption: 16 ASCII bytes. */
+export const DEFAULT_AES_IV = "Eximbay_AES_256_";
+
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+
+/**
+ * The 32 key bytes of a merchant key, or undefined when it has neither accepted form. The gateway hands the key out
+ * as text and its form is not published (GATEWAY-FACTS.md): integrations hold 32-character strings, used as their
+ * bytes, and hex is the other common form. A 64-character hex text is always read as hex.
+ */
+export function aesKeyBytes(key: string): Buffer | undefined {
   // Checked as text: Buffer.from(…, "hex") silently drops a trailing odd digit or anything after a non-hex one.
-  if (!/^[0-9a-fA-F]{64}$/.test(keyHex)) throw new Error("AES key must be 32 bytes (64 hex characters)");
-  const key = Buffer.from(keyHex, "hex");
+  if (HEX_KEY.test(key)) return Buffer.from(key, "hex");
+  const bytes = Buffer.from(key, "utf8");
+  return bytes.length === 32 && key.length === 32 ? bytes : undefined;
+}
+
+export const AES_KEY_FORMS = "must be 64 hex characters or a 32-character key";
+
+function keyAndIv({ key, iv = DEFAULT_AES_IV }: CardCipherKey): [Buffer, Buffer] {
+  const keyBytes = aesKeyBytes(key);
+  if (keyBytes === undefined) throw new Error(`AES key ${AES_KEY_FORMS}`);
   const ivBytes = Buffer.from(iv, "ascii");
   if (ivBytes.length !== 16) throw new Error("AES IV must be 16 bytes");
-  return [key, ivBytes];
+  return [keyBytes, ivBytes];
 }
 
 export function encryptField(plaintext: string, cipherKey: CardCipherKey): string {

@@ -27,8 +27,9 @@ export function flattenParams(value: unknown, prefix = ""): Record<string, strin
 }
 
 /**
- * Checks a status_url query string: its `fgkey` must equal the key recomputed over every other parameter, so any
- * added, removed or altered parameter fails.
+ * Checks a status_url query string: its `fgkey` must equal the key recomputed over every other parameter (values
+ * URL-decoded, empty ones included), so any added, removed or altered parameter fails. The gateway writes the key in
+ * upper case (GATEWAY-FACTS.md): hex is compared without regard to case.
  */
 export function verifyQueryFgkey(secret: string, query: string): boolean {
   const params = new URLSearchParams(query);
@@ -42,6 +43,6 @@ export function verifyQueryFgkey(secret: string, query: string): boolean {
     rest[key] = value;
   }
   const expected = Buffer.from(computeFgkey(secret, rest), "utf8");
-  const actual = Buffer.from(given, "utf8");
+  const actual = Buffer.from(given.toLowerCase(), "utf8");
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }

@@ -16,6 +16,8 @@ export interface Declined {
   readonly kind: "declined";
   readonly code: string;
   readonly message: string;
+  /** The named reason of the gateway's v2 error list (`errcode`, e.g. EXPIRED_CARD), when the answer carries one. */
+  readonly errcode?: string;
 }
 export interface Invalid {
   readonly kind: "invalid";
@@ -46,15 +48,27 @@ export const failureReason = (failure: Failure): string =>
     : failure.reason;
 
 /**
- * Classifies a payment or reconciliation rescode (DESIGN.md §2). Communication and internal errors on a mutation
- * are `unknown`: the acquirer may have acted, so the engine must retrieve before anything else.
+ * Communication and internal errors of the gateway (GATEWAY-FACTS.md): EEEE (duplicated call), EE00–EE99 (acquirer
+ * link), EM00 ("try again later"), EX00–EX99 and EX1000 (internal). None says what became of the request.
  */
-export function classifyRescode(code: string, message: string, kind: CallKind): Failure {
+const TRANSIENT_RESCODE = /^(?:EEEE|E[EMX]\d{2,4})$/;
+/** The v2 reason that says the same of any rescode. */
+const TRANSIENT_ERRCODE = "TEMPORARY_ERROR";
+
+/**
+ * Classifies a payment or reconciliation rescode (DESIGN.md §2, GATEWAY-FACTS.md). A transient error on a mutation
+ * is `unknown` — the gateway had the request and the acquirer may have acted, so the engine must retrieve before
+ * anything else; on a read it is `unavailable` (ask again). EC and HE codes say our request (or the customer's input) was
+ * wrong; every other code is a refusal, with the v2 `errcode` reason when the answer carries one.
+ */
+export function classifyRescode(code: string, message: string, kind: CallKind, errcode?: string): Failure {
   if (/^(?:EC|HE)/.test(code)) return { kind: "invalid", code, message };
-  if (code === "EEEE" || /^E[EX]\d{2}$/.test(code)) {
+  if (TRANSIENT_RESCODE.test(code) || errcode === TRANSIENT_ERRCODE) {
     return kind === "mutation"
       ? { kind: "unknown", reason: `gateway ${code}: ${message}` }
       : { kind: "unavailable", reason: `gateway ${code}: ${message}` };
   }
-  return { kind: "declined", code, message };
+  return errcode === undefined || errcode === ""
+    ? { kind: "declined", code, message }
+    : { kind: "declined", code, message, errcode };
 }

@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import { type CardCipherKey, encryptField } from "./card-crypto";
 import { callMerchantApi, type GatewayContext } from "./context";
-import { parseRequest } from "./errors";
-import type { CallKind, GatewayOutcome } from "./outcome";
+import { GatewayRequestError, parseRequest } from "./errors";
+import { type CallKind, type GatewayOutcome, success } from "./outcome";
 import {
   type CancelFundingKind,
   type CancelInput,
@@ -26,7 +26,6 @@ import {
   paymentResponse,
   type ReadyInput,
   type ReadyResponse,
-  type RebillInput,
   type ReceiptUrlInput,
   type ReceiptUrlResponse,
   type RecurringAdjustInput,
@@ -47,6 +46,16 @@ import {
   type SettleResponse,
   settleRequest,
   settleResponse,
+  type TokenDeleteResponse,
+  type TokenInquiryResponse,
+  type TokenRebillInput,
+  type TokenRebillResponse,
+  tokenDeleteRequest,
+  tokenDeleteResponse,
+  tokenIdParam,
+  tokenInquiryResponse,
+  tokenRebillRequest,
+  tokenRebillResponse,
   transactionIdParam,
   type VerifyResponse,
   verifyRequest,
@@ -69,6 +78,42 @@ function transactionSegment(transactionId: string): string {
 
 function recurringSegment(recurringId: string): string {
   return encodeURIComponent(parseRequest(recurringIdParam, { recurring_id: recurringId }).recurring_id);
+}
+
+function tokenSegment(tokenId: string): string {
+  return encodeURIComponent(parseRequest(tokenIdParam, { token_id: tokenId }).token_id);
+}
+
+/** The seed's payment body requires lang; the token payment leaves it to the gateway, whose default is English. */
+const DEFAULT_LANG = "EN";
+
+/** The rescode retrieve answers for an order the gateway never saw ("No Transaction", GATEWAY-FACTS.md). */
+export const NO_TRANSACTION_RESCODE = "Q004";
+
+/** The seed's REBILL answers with the flat verify fields: the same facts as the token payment's nested answer. */
+function nestedRebillAnswer(flat: PaymentResponse): TokenRebillResponse {
+  return {
+    rescode: flat.rescode,
+    resmsg: flat.resmsg,
+    mid: flat.mid,
+    payment: {
+      order_id: flat.order_id,
+      currency: flat.currency,
+      amount: flat.amount,
+      transaction_id: flat.transaction_id,
+      status: flat.status,
+      auth_code: flat.auth_code,
+      transaction_date: flat.transaction_date,
+      access_country: flat.access_country,
+      payment_method: flat.payment_method,
+      pay_to: flat.pay_to,
+    },
+    card_info: {
+      card_holder: flat.card_holder,
+      card_number1: flat.card_number1,
+      card_number4: flat.card_number4,
+    },
+  };
 }
 
 function encryptCard(card: PlaintextCard, key: CardCipherKey) {
@@ -96,7 +141,7 @@ function encryptWallet(wallet: WalletInput, key: CardCipherKey) {
  */
 export function createPaymentClient(context: GatewayContext) {
   const { config } = context;
-  const cipherKey: CardCipherKey = { keyHex: config.aesKeyHex, iv: config.aesIv };
+  const cipherKey: CardCipherKey = { key: config.aesKey, iv: config.aesIv };
 
   const post = <S extends z.ZodType>(path: string, kind: CallKind, body: unknown, response: S) =>
     callMerchantApi(context, {
@@ -141,10 +186,21 @@ export function createPaymentClient(context: GatewayContext) {
       return post("/verify", "read", body, verifyResponse);
     },
 
-    /** Looks a transaction up by order_id, transaction_id (default) or refund_id. */
+    /**
+     * Looks a transaction up by order_id, transaction_id (default) or refund_id. An order the gateway never saw is
+     * answered Q004 (with or without payment.status NONE): that is a finding, not a failure, so it comes back as a
+     * success with status NONE — the proof that an attempt never reached the gateway.
+     */
     async retrieve(input: RetrieveInput): Outcome<RetrieveResponse> {
       const body = parseRequest(retrieveRequest, withMid(input));
-      return post("/retrieve", "read", body, retrieveResponse);
+      const outcome = await post("/retrieve", "read", body, retrieveResponse);
+      if (outcome.kind !== "declined" || outcome.code !== NO_TRANSACTION_RESCODE) return outcome;
+      return success({
+        rescode: outcome.code,
+        resmsg: outcome.message,
+        mid: config.mid,
+        payment: { status: "NONE" },
+      });
     },
 
     /** The customer's receipt page; the payment's e-mail is the proof the seed requires. */
@@ -182,9 +238,45 @@ export function createPaymentClient(context: GatewayContext) {
     /** Server-to-server payment; `card` and wallet payment_data are plaintext here and encrypted before sending. */
     payment,
 
-    /** REBILL on a stored token: the non-ui payment with tokenbilling.token_id and no card fields. */
-    async rebill({ token_id, ...rest }: RebillInput): Outcome<PaymentResponse> {
-      return payment({ ...rest, tokenbilling: { token_id } });
+    /**
+     * Token payment (REBILL) on a stored token: POST /tokenbilling/{token_id}/rebill, as the real gateway has it.
+     * With `rebillEndpoint: "payment"` the seed's form instead (the non-ui payment with tokenbilling.token_id); its
+     * flat answer is returned in the same nested shape.
+     */
+    async rebill(tokenId: string, input: TokenRebillInput): Outcome<TokenRebillResponse> {
+      if (config.rebillEndpoint === "payment") {
+        const { payment: order, buyer, ...rest } = input;
+        // The seed's non-ui payment requires what the token payment leaves optional.
+        if (buyer === undefined)
+          throw new GatewayRequestError("buyer", "is required by the seed's REBILL form");
+        const outcome = await payment({
+          ...rest,
+          buyer,
+          payment: { ...order, lang: order.lang ?? DEFAULT_LANG },
+          tokenbilling: { token_id: parseRequest(tokenIdParam, { token_id: tokenId }).token_id },
+        });
+        return outcome.kind === "success" ? success(nestedRebillAnswer(outcome.value)) : outcome;
+      }
+      const path = `/tokenbilling/${tokenSegment(tokenId)}/rebill`;
+      const body = parseRequest(tokenRebillRequest, { ...input, merchant: withMid(input.merchant ?? {}) });
+      return post(path, "mutation", body, tokenRebillResponse);
+    },
+
+    /** Deletes a stored token at the gateway; a deleted token can never be charged again. */
+    async deleteToken(tokenId: string): Outcome<TokenDeleteResponse> {
+      const path = `/tokenbilling/${tokenSegment(tokenId)}/delete`;
+      return post(path, "mutation", parseRequest(tokenDeleteRequest, {}), tokenDeleteResponse);
+    },
+
+    /** What the gateway holds for a token (the card's identification values). */
+    async inquireToken(tokenId: string): Outcome<TokenInquiryResponse> {
+      return callMerchantApi(context, {
+        baseUrl: config.paymentBaseUrl,
+        path: `/v1/payments/tokenbilling/${tokenSegment(tokenId)}`,
+        method: "GET",
+        kind: "read",
+        response: tokenInquiryResponse,
+      });
     },
 
     /** Cancels a gateway-managed recurring payment. */

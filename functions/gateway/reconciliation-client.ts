@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { callMerchantApi, type GatewayContext } from "./context";
 import { GatewayRequestError, parseRequest } from "./errors";
+import { gatewayDate } from "./gateway-time";
 import { type GatewayOutcome, success } from "./outcome";
 import {
   dayNumber,
@@ -48,12 +49,16 @@ export function splitDateRange(
   return windows;
 }
 
-/** The earliest YYYYMMDD the gateway still answers for (same calendar day 5 years back, UTC). */
+/** The earliest YYYYMMDD the gateway still answers for: the same calendar day 5 years back, in Korea. */
 export function earliestTransactionDate(now: Date): string {
+  const today = gatewayDate(now);
+  const [year, month, day] = [today.slice(0, 4), today.slice(4, 6), today.slice(6, 8)].map(Number) as [
+    number,
+    number,
+    number,
+  ];
   // Date.UTC rolls Feb 29 over to Mar 1 of a common year: the stricter bound.
-  return formatUtcDate(
-    new Date(Date.UTC(now.getUTCFullYear() - TRANSACTION_HISTORY_YEARS, now.getUTCMonth(), now.getUTCDate())),
-  );
+  return formatUtcDate(new Date(Date.UTC(year - TRANSACTION_HISTORY_YEARS, month - 1, day)));
 }
 
 /** One response for the whole range: D in window order, total_count summed, H spanning the requested range. */

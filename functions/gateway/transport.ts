@@ -211,9 +211,9 @@ export function interpretRescodeReply<S extends z.ZodType>(
 ): GatewayOutcome<z.output<S>> {
   const envelope = resultEnvelope.safeParse(reply.body);
   if (envelope.success) {
-    const { rescode, resmsg } = envelope.data;
+    const { rescode, resmsg, errcode } = envelope.data;
     const successCodes = rule.successCodes ?? [SUCCESS_RESCODE];
-    if (!successCodes.includes(rescode)) return classifyRescode(rescode, resmsg, kind);
+    if (!successCodes.includes(rescode)) return classifyRescode(rescode, resmsg, kind, errcode);
   } else if (!rule.rescodeOptional || reply.status >= 400) {
     return classifyMissingEnvelope(reply.status, "rescode", kind);
   }

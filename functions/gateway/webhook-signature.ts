@@ -3,14 +3,16 @@ import type { ResultEnvelope } from "./schemas/primitives";
 
 /**
  * Webhook signatures of the gateway (seed 001 "Signature check", DESIGN.md §2): Base64 HMAC-SHA256 over the raw
- * body, sent in `{prefix}-webhook-signature`, with the send time in `{prefix}-webhook-transmission-time`.
+ * body, sent in `{prefix}-webhook-signature`, with the send time in `{prefix}-webhook-transmission-time`. The real
+ * gateway's prefix is `eximbay` (GATEWAY-FACTS.md); the seed writes `service`. The configured prefix is looked for
+ * first, then any other prefix that sent a signature: the HMAC, not the header's name, is what proves the sender.
  *
  * The signature covers only the body, not the transmission time, so the time check is a freshness check against
  * clock-skewed or lazily replayed deliveries, not replay protection: a captured delivery can be re-sent with a new
  * time header. Replays (and the gateway's own hourly re-sends) are absorbed by de-duplicating on the event itself.
  */
 
-export const DEFAULT_WEBHOOK_HEADER_PREFIX = "service";
+export const DEFAULT_WEBHOOK_HEADER_PREFIX = "eximbay";
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
 
 /** Header values as Node (`IncomingHttpHeaders`) and API Gateway (`headers` / `multiValueHeaders`) hand them over. */
@@ -53,6 +55,21 @@ function hmac(rawBody: string | Buffer, secret: string): Buffer {
 /** The value of the signature header for this body. */
 export function signWebhookBody(rawBody: string | Buffer, secret: string): string {
   return hmac(rawBody, secret).toString("base64");
+}
+
+const SIGNATURE_HEADER_SUFFIX = "-webhook-signature";
+
+/**
+ * The prefix whose headers to read: the configured one when it sent a signature, else the first (in sorted order)
+ * other prefix that did, else the configured one (which then reads as missing).
+ */
+function presentPrefix(headers: WebhookHeaders, configured: string): string {
+  const sent = Object.keys(headers)
+    .map((key) => key.toLowerCase())
+    .filter((key) => key.endsWith(SIGNATURE_HEADER_SUFFIX) && key.length > SIGNATURE_HEADER_SUFFIX.length)
+    .map((key) => key.slice(0, -SIGNATURE_HEADER_SUFFIX.length))
+    .sort();
+  return sent.includes(configured) ? configured : (sent[0] ?? configured);
 }
 
 /** Distinct non-blank values of a header, whatever the case of its name and however many times it was sent. */
@@ -140,7 +157,7 @@ export function verifyWebhook({
     throw new Error("webhook verification needs at least one non-empty secret");
   }
   if (!(toleranceSeconds >= 0)) throw new RangeError("toleranceSeconds must not be negative");
-  const names = webhookHeaderNames(headerPrefix);
+  const names = webhookHeaderNames(presentPrefix(headers, headerPrefix.toLowerCase()));
   const signatures = headerValues(headers, names.signature);
   const times = headerValues(headers, names.transmissionTime);
   if (signatures.length === 0) return { ok: false, reason: "missing_signature" };

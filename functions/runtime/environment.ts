@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { gatewayConfigSchema } from "../gateway/config";
 import { fieldOf } from "../gateway/errors";
 
 /** Most seconds SQS lets a message wait (ChangeMessageVisibility), and so the longest retry backoff. */
@@ -14,6 +15,8 @@ export const chargePolicyOverridesSchema = z
     dunningScheduleDays: z.array(z.number().int().positive()).max(12),
     tokenExpiredCodes: z.array(z.string().min(1)),
     tokenRevokedCodes: z.array(z.string().min(1)),
+    deadCardErrcodes: z.array(z.string().min(1)),
+    deadCardRescodes: z.array(z.string().min(1)),
     retryBaseSeconds: z.number().int().positive().max(MAX_QUEUE_DELAY_SECONDS),
     retryMaxSeconds: z.number().int().positive().max(MAX_QUEUE_DELAY_SECONDS),
   })
@@ -46,7 +49,7 @@ export const environmentSchema = z.object({
   TABLE_NAME: required,
   CHARGE_QUEUE_URL: z.url(),
   EVENT_BUS_NAME: required,
-  /** JSON secret {mid, apiKey, aesKeyHex, partnerApiKey?, partnerMerchantId?}. */
+  /** JSON secret {mid, apiKey, aesKey, aesIv?, partnerApiKey?, partnerMerchantId?}. */
   GATEWAY_SECRET_ARN: secretId,
   /** JSON secret {token, expiredAt} written by the partner-token refresher, read by every partner API caller. */
   PARTNER_TOKEN_SECRET_ARN: secretId,
@@ -56,6 +59,8 @@ export const environmentSchema = z.object({
   /** Public base of our webhook routes (the recurring_noti_url given to the gateway is built from it). */
   PUBLIC_WEBHOOK_BASE_URL: z.url(),
   CHARGE_POLICY: jsonText.pipe(chargePolicyOverridesSchema).optional(),
+  /** "tokenbilling" (default: the real gateway's token payment) or "payment" (the seed's form of REBILL). */
+  GATEWAY_REBILL_ENDPOINT: gatewayConfigSchema.shape.rebillEndpoint.unwrap().optional(),
 });
 
 export type Environment = z.output<typeof environmentSchema>;
@@ -63,12 +68,13 @@ export type Environment = z.output<typeof environmentSchema>;
 /** Fetching the queued charge run: the due index and the queue, nothing of the gateway. */
 export const chargeRunEnvironment = environmentSchema.pick({ TABLE_NAME: true, CHARGE_QUEUE_URL: true });
 
-/** Calling the gateway: its URLs and the secret holding the merchant's credentials. */
+/** Calling the gateway: its URLs, the secret holding the merchant's credentials and its REBILL form. */
 export const gatewayEnvironment = environmentSchema.pick({
   GATEWAY_SECRET_ARN: true,
   PAYMENT_BASE_URL: true,
   WEBHOOK_ADMIN_BASE_URL: true,
   PARTNER_BASE_URL: true,
+  GATEWAY_REBILL_ENDPOINT: true,
 });
 
 /** The whole billing core (charge worker, janitor, API): PARTNER_TOKEN_SECRET_ARN only where partner calls happen. */
@@ -116,7 +122,7 @@ export const intakeVariablesSchema = z.object({
   INTAKE_QUEUE_URL: z.url(),
   /** JSON secret {current, next?}: the gateway webhook secret, and its successor during a rotation. */
   WEBHOOK_SECRETS_ARN: secretId,
-  /** Header prefix of the gateway's webhook headers (`<prefix>-webhook-signature`); "service" when unset. */
+  /** Preferred prefix of the gateway's webhook headers (`<prefix>-webhook-signature`); "eximbay" when unset. */
   WEBHOOK_HEADER_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9-]{1,40}$/, "must be letters, digits and hyphens")

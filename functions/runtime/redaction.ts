@@ -17,6 +17,7 @@ const SENSITIVE_KEYS = new Set([
   "aes",
   "aeskey",
   "aeskeyhex",
+  "aesiv",
   "cookie",
   "secretstring",
   "secretbinary",

@@ -22,6 +22,7 @@ import { gatewayConfigSchema } from "../gateway/config";
 import { basicAuthorization, createGatewayContext } from "../gateway/context";
 import { fieldOf } from "../gateway/errors";
 import { createPartnerTokenProvider } from "../gateway/partner-token";
+import { withAliases } from "../gateway/schemas/primitives";
 import type { FetchLike } from "../gateway/transport";
 import {
   billingEnvironment,
@@ -36,15 +37,21 @@ import { registerSecretValues } from "./redaction";
 /** How long a fetched gateway secret (and the services built on it) is reused: a rotation shows within this. */
 export const GATEWAY_SECRET_MAX_AGE_SECONDS = 300;
 
-/** The merchant's gateway credentials, kept in one JSON secret; the URLs come from the environment. */
-export const gatewaySecretSchema = gatewayConfigSchema.pick({
-  mid: true,
-  apiKey: true,
-  aesKeyHex: true,
-  aesIv: true,
-  partnerApiKey: true,
-  partnerMerchantId: true,
-});
+/**
+ * The merchant's gateway credentials, kept in one JSON secret; the URLs come from the environment. The AES key is
+ * `aesKey` (64 hex characters or a 32-character key); `aesKeyHex`, its earlier name, is read too.
+ */
+export const gatewaySecretSchema = withAliases(
+  { aesKeyHex: "aesKey" },
+  gatewayConfigSchema.pick({
+    mid: true,
+    apiKey: true,
+    aesKey: true,
+    aesIv: true,
+    partnerApiKey: true,
+    partnerMerchantId: true,
+  }),
+);
 
 /** What the process needs besides its environment: SDK clients, the secret reader, the clock. */
 export interface Runtime {
@@ -95,13 +102,8 @@ export async function readGatewaySecret(runtime: Runtime, secretArn: string) {
   }
   const parsed = gatewaySecretSchema.safeParse(value, { reportInput: false });
   if (parsed.success) {
-    const { apiKey, aesKeyHex, partnerApiKey } = parsed.data;
-    registerSecretValues([
-      apiKey,
-      basicAuthorization(apiKey).slice("Basic ".length),
-      aesKeyHex,
-      partnerApiKey,
-    ]);
+    const { apiKey, aesKey, partnerApiKey } = parsed.data;
+    registerSecretValues([apiKey, basicAuthorization(apiKey).slice("Basic ".length), aesKey, partnerApiKey]);
     return parsed.data;
   }
   const fields = parsed.error.issues.map((issue) => `${fieldOf(issue)} ${issue.message}`);
@@ -115,6 +117,7 @@ export async function gatewayConfig(env: z.output<typeof gatewayEnvironment>, ru
     paymentBaseUrl: env.PAYMENT_BASE_URL,
     webhookAdminBaseUrl: env.WEBHOOK_ADMIN_BASE_URL,
     partnerBaseUrl: env.PARTNER_BASE_URL,
+    rebillEndpoint: env.GATEWAY_REBILL_ENDPOINT,
   };
 }
 

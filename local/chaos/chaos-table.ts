@@ -42,6 +42,7 @@ export function chaosTable(report: ChaosReport): string {
       ["ledger vs sandbox mismatches", ...verdict(report.mismatches)],
       ["unexplained dead letters", ...verdict(report.deadLetters.unexplained)],
       ["chargebacks not recorded", ...verdict(report.unrecordedChargebacks)],
+      ["canceled with a live token", ...verdict(report.liveTokens)],
       [`leaks (${count(report.scanned)} places scanned)`, ...verdict(report.leaks)],
       ["dead letters explained", String(report.deadLetters.explained.length), "info"],
     ],

@@ -65,6 +65,8 @@ export interface ChaosReport {
   readonly chargebacks: number;
   /** Chargebacks at the gateway whose charge is not marked disputed here (each a violation). */
   readonly unrecordedChargebacks: readonly string[];
+  /** Canceled subscriptions whose token is still active at the gateway (each a violation). */
+  readonly liveTokens: readonly string[];
   /** Card numbers, CVCs, keys or JWTs found in logs, table items, queues, events or answers (each a violation). */
   readonly leaks: readonly string[];
   /** Places the leak scan read. */
@@ -86,7 +88,7 @@ const SIGNUP_BATCH_SPACING_MS = 8 * 3_600_000;
 const SIGNUP_BATCHES = 3;
 const SETTLE_ROUNDS = 30;
 
-/** The charge path's faults (sandbox/faults.ts): on REBILL and on the janitor's retrieve. */
+/** The charge path's faults (sandbox/faults.ts): on REBILL, on the janitor's retrieve and on token deletion. */
 const CHARGE_ROUTE_FAULTS = { errorRate: 0.1, timeoutAfterCommitRate: 0.05, latencyJitterMs: 60 };
 
 /**
@@ -96,13 +98,23 @@ const CHARGE_ROUTE_FAULTS = { errorRate: 0.1, timeoutAfterCommitRate: 0.05, late
  */
 export const CHAOS_FAULTS = {
   global: { duplicateStatusUrlRate: 0.5, outOfOrderWebhookRate: 0.5 },
-  routes: { "payments.payment": CHARGE_ROUTE_FAULTS, "payments.retrieve": CHARGE_ROUTE_FAULTS },
+  routes: {
+    "payments.tokenbilling.rebill": CHARGE_ROUTE_FAULTS,
+    "payments.tokenbilling.delete": CHARGE_ROUTE_FAULTS,
+    "payments.retrieve": CHARGE_ROUTE_FAULTS,
+  },
 };
 
 export function violationsOf(
   report: Pick<
     ChaosReport,
-    "doubleCharges" | "lostPeriods" | "mismatches" | "deadLetters" | "unrecordedChargebacks" | "leaks"
+    | "doubleCharges"
+    | "lostPeriods"
+    | "mismatches"
+    | "deadLetters"
+    | "unrecordedChargebacks"
+    | "liveTokens"
+    | "leaks"
   >,
 ): string[] {
   return [
@@ -111,6 +123,7 @@ export function violationsOf(
     ...report.mismatches.map((line) => `ledger mismatch: ${line}`),
     ...report.deadLetters.unexplained.map((line) => `unexplained dead letter: ${line}`),
     ...report.unrecordedChargebacks.map((line) => `chargeback not recorded: ${line}`),
+    ...report.liveTokens.map((line) => `live token: ${line}`),
     ...report.leaks.map((line) => `leak: ${line}`),
   ];
 }
@@ -425,6 +438,7 @@ async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
     doubleCharges: comparison.doubleCharges,
     lostPeriods,
     mismatches: comparison.mismatches,
+    liveTokens: comparison.liveTokens,
     deadLetters: await explainDeadLetters(stack),
   };
 }

@@ -21,7 +21,10 @@ export interface DemoObservations {
   /** Requests the merchant repeated with the same Idempotency-Key (5xx, lost connection, still in progress). */
   readonly retries: number;
   readonly faults: FaultCounts;
-  readonly ledgers: Pick<LedgerComparison, "ours" | "sandbox" | "mismatches" | "doubleCharges">;
+  readonly ledgers: Pick<
+    LedgerComparison,
+    "ours" | "sandbox" | "mismatches" | "doubleCharges" | "liveTokens"
+  >;
   /** Messages in the dead-letter queues. */
   readonly deadLetters: number;
 }
@@ -159,6 +162,7 @@ export function violationsOf(observed: DemoObservations): string[] {
   return [
     ...ledgers.mismatches.map((mismatch) => `ledger mismatch: ${mismatch}`),
     ...ledgers.doubleCharges.map((period) => `double charge: ${period}`),
+    ...ledgers.liveTokens.map((line) => `live token: ${line}`),
     ...observed.subscriptions.flatMap((subscription) => stateViolation(subscription, observed) ?? []),
     ...openCharges,
     ...(observed.deadLetters > 0 ? [`${observed.deadLetters} messages in the dead-letter queues`] : []),

@@ -52,7 +52,7 @@ export const DEMO_START = new Date("2027-01-15T09:00:00.000Z");
 const DEMO_POLICY: Partial<ChargePolicy> = { retryBaseSeconds: 1, retryMaxSeconds: 4, tokenRevokedCodes: [] };
 
 /**
- * Modest faults on every gateway route; timeouts after commit on the payment route (sign-ups and REBILLs) only. Each
+ * Modest faults on every gateway route; timeouts after commit on the sign-up and REBILL routes only. Each
  * of those costs the handler's whole gateway timeout (10 s, not configurable from the environment) of wall time, so
  * they are rarer once the month runs: a sign-up's wait overlaps the other sign-ups, a renewal's holds up its day.
  */
@@ -63,7 +63,10 @@ const FAULTS: Readonly<Record<"signups" | "month", FaultConfigInput>> = {
   },
   month: {
     global: { errorRate: 0.05, duplicateStatusUrlRate: 0.3 },
-    routes: { "payments.payment": { timeoutAfterCommitRate: 0.01 } },
+    routes: {
+      "payments.payment": { timeoutAfterCommitRate: 0.01 },
+      "payments.tokenbilling.rebill": { timeoutAfterCommitRate: 0.01 },
+    },
   },
 };
 

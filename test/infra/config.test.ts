@@ -55,10 +55,12 @@ describe("readBillingConfig", () => {
       "billing:chargePolicy": { retryBaseSeconds: 5000 },
       "billing:alarmEmail": "on call",
       "billing:logRetentionDays": 33,
+      "billing:gatewayRebillEndpoint": "rebill",
     });
     expect(problems).toEqual([
       expect.stringMatching(/^billing:paymentBaseUrl: must be an https:\/\/ URL/),
       expect.stringMatching(/^billing:janitorSchedule: must be "rate/),
+      expect.stringMatching(/^billing:gatewayRebillEndpoint: .*"tokenbilling"\|"payment"/),
       expect.stringMatching(/^billing:chargePolicy\.retryBaseSeconds: /),
       expect.stringMatching(/^billing:chargePolicy\.retryBaseSeconds: /),
       expect.stringMatching(/^billing:alarmEmail: /),

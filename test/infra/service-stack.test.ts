@@ -106,7 +106,7 @@ describe("functions", () => {
   });
 
   it("environment variables carry names, ARNs, URLs and settings only: no secret value, no card field", () => {
-    const allowed = /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|WEBHOOK_HEADER_PREFIX)$/;
+    const allowed = /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|WEBHOOK_HEADER_PREFIX|GATEWAY_REBILL_ENDPOINT)$/;
     const forbidden = /card|cvc|pan\b|expiry|api_?key|aes|password|token(?!_SECRET_ARN)|secret(?!S?_ARN)/i;
     for (const fn of functions) {
       for (const [name, value] of Object.entries(fn.variables)) {
@@ -119,6 +119,26 @@ describe("functions", () => {
         }
       }
     }
+  });
+});
+
+describe("gateway settings", () => {
+  it("the seed's REBILL form, when chosen, reaches every gateway caller and nothing else", () => {
+    const withSeedForm = synthBillingApp({
+      ...CONFIGURED_CONTEXT,
+      "billing:gatewayRebillEndpoint": "payment",
+    });
+    const variables = resourcesOf(withSeedForm.service, "AWS::Lambda::Function").map(
+      ([, fn]) => functionSchema.parse(fn.Properties).Environment.Variables,
+    );
+    const callers = variables.filter((vars) => "GATEWAY_SECRET_ARN" in vars);
+    expect(callers.length).toBeGreaterThan(5);
+    for (const vars of callers) expect(vars.GATEWAY_REBILL_ENDPOINT).toBe("payment");
+    for (const vars of variables.filter((each) => !("GATEWAY_SECRET_ARN" in each))) {
+      expect(vars).not.toHaveProperty("GATEWAY_REBILL_ENDPOINT");
+    }
+    // Unset, the real gateway's token payment is the handlers' default: no variable at all.
+    for (const fn of functions) expect(fn.variables).not.toHaveProperty("GATEWAY_REBILL_ENDPOINT");
   });
 });
 

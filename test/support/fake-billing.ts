@@ -1,6 +1,6 @@
 import type { ChargeDeps } from "../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
-import type { AttemptKey, ChargeAttempt, Subscription } from "../../functions/core/model";
+import type { AttemptKey, ChargeAttempt, Subscription, TokenRecord } from "../../functions/core/model";
 import type {
   AttemptUpdate,
   BillingEvent,
@@ -11,6 +11,7 @@ import type {
   OrderLookup,
   RebillRequest,
   SubscriptionUpdate,
+  TokenUpdate,
 } from "../../functions/core/ports";
 import type { GatewayOutcome } from "../../functions/gateway/outcome";
 
@@ -80,9 +81,19 @@ export class FakeRepository implements BillingRepository {
   async listAttempts(id: string) {
     return [...this.attempts.values()].filter((attempt) => attempt.subscription_id === id);
   }
-  putToken = () => notUsed("putToken");
-  getToken = () => notUsed("getToken");
-  updateToken = () => notUsed("updateToken");
+  readonly tokens = new Map<string, TokenRecord>();
+  async putToken(token: TokenRecord) {
+    this.tokens.set(token.token_id, token);
+  }
+  async getToken(id: string) {
+    return this.tokens.get(id);
+  }
+  async updateToken(id: string, { expect, set }: TokenUpdate) {
+    const current = this.tokens.get(id);
+    if (current?.status !== expect.status) return false;
+    this.tokens.set(id, { ...current, ...set });
+    return true;
+  }
   createRefund = () => notUsed("createRefund");
   updateRefund = () => notUsed("updateRefund");
   listRefunds = () => notUsed("listRefunds");
@@ -101,11 +112,19 @@ export class ScriptedGateway implements ChargeGateway {
     value: { status: "NONE" },
   });
 
+  /** What token deletion answers (success by default), and the tokens it was asked to delete. */
+  deletion: GatewayOutcome<unknown> = { kind: "success", value: {} };
+  readonly deletedTokens: string[] = [];
+
   async rebill(request: RebillRequest) {
     return this.script(request);
   }
   async findOrder({ order_id }: { order_id: string }) {
     return this.lookup(order_id);
+  }
+  async deleteToken(tokenId: string) {
+    this.deletedTokens.push(tokenId);
+    return this.deletion;
   }
 }
 

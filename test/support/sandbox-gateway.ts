@@ -18,7 +18,7 @@ export function sandboxGatewayClient(
       partnerBaseUrl: sandbox.url,
       mid: merchant.mid,
       apiKey: merchant.apiKey,
-      aesKeyHex: merchant.aesKeyHex,
+      aesKey: merchant.aesKeyHex,
       partnerApiKey: merchant.partnerApiKey,
       readRetries: 0,
       ...config,

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { passesLuhn } from "../../shared/luhn";
 import { GatewayRequestError } from "../errors";
+import { gatewayDate } from "../gateway-time";
 import {
   amount,
   countryCode,
@@ -13,6 +14,7 @@ import {
   recurringId,
   resultEnvelope,
   signedAmount,
+  text,
   transactionId,
   url,
   withAliases,
@@ -155,14 +157,14 @@ const orderObjects = {
 
 /**
  * "recurring_start_date later than the current date": needs a clock, so it is a separate check the client runs with
- * context.now(). Dates compare in UTC (the gateway's time zone is not documented).
+ * context.now(). The current date is the gateway's, in Korea (UTC+9).
  */
 export function checkRecurringStartDate(
   request: { readonly recurring?: { readonly recurring_start_date: string } | undefined },
-  today: Date,
+  now: Date,
 ): void {
   const start = request.recurring?.recurring_start_date;
-  if (start !== undefined && start <= today.toISOString().slice(0, 10).replaceAll("-", "")) {
+  if (start !== undefined && start <= gatewayDate(now)) {
     throw new GatewayRequestError("recurring.recurring_start_date", "must be later than today");
   }
 }
@@ -422,31 +424,58 @@ const WINDOW_RESULT_OPTIONAL = [
   "wallet_c_payer_id",
 ] as const;
 const WINDOW_RESULT_IDENTITY = ["version", "mid", "transaction_type", "fgkey", "email"] as const;
-const WINDOW_RESULT_ALIASES = { ver: "version", ...CARD_ALIASES } as const;
+/**
+ * Older names the gateway still sends (GATEWAY-FACTS.md: the test server in 2023), and the samples' misspellings:
+ * read as the documented names.
+ */
+const WINDOW_RESULT_ALIASES = {
+  ver: "version",
+  ...CARD_ALIASES,
+  txntype: "transaction_type",
+  ref: "order_id",
+  cur: "currency",
+  amt: "amount",
+  transid: "transaction_id",
+  authcode: "auth_code",
+  resdt: "transaction_date",
+  payerauthid: "payer_auth_id",
+  paymethod: "payment_method",
+  accesscountry: "access_country",
+  cardholder: "card_holder",
+  payto: "pay_to",
+  basecur: "base_currency",
+  baseamt: "base_amount",
+  baserate: "base_rate",
+  foreigncur: "foreign_currency",
+  foreignamt: "foreign_amount",
+  foreignrate: "foreign_rate",
+  dccrate: "dcc_rate",
+} as const;
 
-/** The window result passed to return_url / status_url (the verify fields). Extra keys are kept. */
+/**
+ * The window result passed to return_url / status_url (the verify fields). Extra keys are kept. The real gateway
+ * sends no `status` (the seed lists it as required): rescode 0000 is the success, and verify is the authority.
+ */
 export const statusQuery = withAliases(
   WINDOW_RESULT_ALIASES,
   z.looseObject({
-    ...optionalStrings(WINDOW_RESULT_OPTIONAL),
-    version: responseString,
+    ...optionalStrings([...WINDOW_RESULT_OPTIONAL, "version", "email", "errcode"]),
     mid: responseString,
     transaction_type: responseString,
     fgkey: responseString,
     order_id: responseString,
     currency: responseString,
     amount: responseString,
-    email: responseString,
     rescode: responseString,
-    resmsg: responseString,
-    status: windowStatus,
+    resmsg: responseString.default(""),
+    status: windowStatus.optional(),
   }),
 );
 export type StatusQuery = z.output<typeof statusQuery>;
 
 /**
- * Reads a status_url / return_url query string (a leading "?" is fine; a repeated key keeps its last value).
- * Reading is not trusting: pass the untouched string to verify first.
+ * Reads a status_url / return_url query string: a leading "?", a trailing "&" and empty parameters are fine; a
+ * repeated key keeps its last value. Reading is not trusting: pass the untouched string to verify first.
  */
 export function parseStatusQuery(query: string) {
   return statusQuery.safeParse(Object.fromEntries(new URLSearchParams(query)), { reportInput: false });
@@ -811,7 +840,7 @@ export const paymentInput = paymentInputObject.superRefine((value, ctx) =>
 );
 export type PaymentInput = z.input<typeof paymentInput>;
 
-/** REBILL on a stored token: the non-ui payment with tokenbilling.token_id and no card or wallet. */
+/** The seed's REBILL: the non-ui payment with tokenbilling.token_id and no card or wallet. */
 const rebillInput = paymentInputObject
   .omit({ card: true, wallet_a: true, wallet_b: true, tokenbilling: true })
   .extend({ token_id: required });
@@ -834,6 +863,75 @@ export const paymentResponse = withAliases(
   }),
 );
 export type PaymentResponse = z.output<typeof paymentResponse>;
+
+// ───────────────────────────── token billing (GATEWAY-FACTS.md; not in the seeds) ─────────────────────────────
+
+/** The token_id path segment of the token-billing endpoints. */
+export const tokenIdParam = z.object({ token_id: text(100) });
+
+/**
+ * Token payment (REBILL): POST /v1/payments/tokenbilling/{token_id}/rebill. The token is the path parameter, so the
+ * body carries the order and the merchant only — no card, no tokenbilling object.
+ */
+export const tokenRebillRequest = z.strictObject({
+  payment: z.strictObject({ order_id: orderId, currency, amount, lang: lang.optional() }),
+  merchant,
+  buyer: buyer.optional(),
+  product: atMostThree(productItem).optional(),
+  other_param: otherParam.optional(),
+});
+export type TokenRebillRequest = z.output<typeof tokenRebillRequest>;
+const tokenRebillInput = tokenRebillRequest.extend({ merchant: merchantInput.optional() });
+export type TokenRebillInput = z.input<typeof tokenRebillInput>;
+
+/**
+ * The token payment's answer: the transaction nested under `payment`, the masked card under `card_info`, and no
+ * status — rescode 0000 is the sale. A status, if one ever comes (the seed's form answers with one), is kept.
+ */
+export const tokenRebillResponse = resultEnvelope.extend({
+  mid: responseOptional,
+  payment: z.looseObject({
+    order_id: responseString,
+    currency: responseString,
+    amount: responseString,
+    transaction_id: responseString,
+    status: windowStatus.optional(),
+    ...optionalStrings([
+      "auth_code",
+      "transaction_date",
+      "access_country",
+      "payment_method",
+      "payment_method_name",
+      "pay_to",
+      "lang",
+    ]),
+  }),
+  card_info: cardInfo.optional(),
+  other_param: responseOtherParam.optional(),
+});
+export type TokenRebillResponse = z.output<typeof tokenRebillResponse>;
+
+/** Token deletion: POST /v1/payments/tokenbilling/{token_id}/delete with an empty JSON body, as the gateway's sample. */
+export const tokenDeleteRequest = z.strictObject({});
+export const tokenDeleteResponse = resultEnvelope;
+export type TokenDeleteResponse = z.output<typeof tokenDeleteResponse>;
+
+/**
+ * Token inquiry: GET /v1/payments/tokenbilling/{token_id}. The fields of the answer are not published beyond the
+ * card's identification values: the masked card is read where it appears, everything else is kept as sent.
+ */
+export const tokenInquiryResponse = withAliases(
+  CARD_ALIASES,
+  z.looseObject({
+    ...resultEnvelope.shape,
+    token_id: responseOptional,
+    card_holder: responseOptional,
+    card_number1: responseOptional,
+    card_number4: responseOptional,
+    card_info: cardInfo.optional(),
+  }),
+);
+export type TokenInquiryResponse = z.output<typeof tokenInquiryResponse>;
 
 // ───────────────────────────── recurring ─────────────────────────────
 

@@ -66,8 +66,15 @@ export const lang = z.string().regex(/^[A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?$/, "mus
 export const countryCode = z.string().regex(/^[A-Z]{2}$/, "must be an ISO 3166 two-letter code");
 export const url = text(255).pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }));
 
-/** The rescode/resmsg pair every payment and reconciliation response carries. */
-export const resultEnvelope = z.object({ rescode: z.string(), resmsg: z.string().default("") });
+/**
+ * The rescode/resmsg pair every payment and reconciliation response carries, and the v2 `errcode` (a named reason
+ * such as EXPIRED_CARD) that refusals may add.
+ */
+export const resultEnvelope = z.object({
+  rescode: z.string(),
+  resmsg: z.string().default(""),
+  errcode: z.string().optional(),
+});
 export type ResultEnvelope = z.infer<typeof resultEnvelope>;
 
 /** The documented success code; resmsg varies ("Success" / "Success."), so only rescode is compared. */

@@ -120,17 +120,30 @@ describe("the ledger index", () => {
 });
 
 describe("chargeback mark and de-duplication records", () => {
-  it("marks a succeeded charge disputed once: the second compare-and-set fails", async () => {
+  it("records each chargeback status once: a compare-and-set on the dispute's revision", async () => {
     const charge = attempt("sub_dispute", { status: "succeeded", lease_until: undefined });
     await repository.claimAttempt(charge);
-    const mark = () =>
+    const reported = {
+      status: "REPORTED",
+      history: [{ status: "REPORTED", received_at: "2030-03-02T00:00:00.000Z" }],
+      revision: 1,
+    };
+    const deducted = {
+      ...reported,
+      status: "DEDUCTION",
+      history: [...reported.history, { status: "DEDUCTION", received_at: "2030-03-09T00:00:00.000Z" }],
+      revision: 2,
+    };
+    const mark = (revision: number, dispute: typeof reported) =>
       repository.updateAttempt(charge, {
-        expect: { status: "succeeded", disputed: false },
-        set: { disputed: true, updated_at: "2030-03-02T00:00:00.000Z" },
+        expect: { status: "succeeded", dispute_revision: revision },
+        set: { disputed: true, dispute, updated_at: "2030-03-02T00:00:00.000Z" },
       });
-    expect(await mark()).toBe(true);
-    expect(await mark()).toBe(false);
-    expect(await repository.getAttempt(charge)).toMatchObject({ disputed: true });
+    expect(await mark(0, reported)).toBe(true);
+    expect(await mark(0, reported)).toBe(false);
+    expect(await mark(1, deducted)).toBe(true);
+    expect(await mark(1, deducted)).toBe(false);
+    expect(await repository.getAttempt(charge)).toMatchObject({ disputed: true, dispute: deducted });
   });
 
   it("forgets a de-duplication record so that the key is taken again", async () => {

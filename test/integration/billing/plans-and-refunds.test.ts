@@ -130,6 +130,13 @@ describe("plan changes", () => {
     expect(canceled).toMatchObject({ kind: "changed", subscription: { status: "canceled" } });
     const stored = await stack.services.repository.getSubscription(subscription.subscription_id);
     expect(stored?.next_charge_at).toBeUndefined();
+    // The charge worker deletes the canceled subscription's token at the gateway: no live token is kept.
+    const tokenId = subscription.token_id ?? "";
+    expect(tokenId).not.toBe("");
+    await stack.drainChargeQueue();
+    const mid = stack.sandbox.merchants.list()[0]?.mid ?? "";
+    expect(stack.sandbox.state.tokens.find(mid, tokenId)?.status).toBe("deleted");
+    expect(await stack.services.repository.getToken(tokenId)).toMatchObject({ status: "deleted" });
     expect(await adjustAmount(subscription.subscription_id, "70.00", stack.services)).toMatchObject({
       kind: "conflict",
     });

@@ -45,6 +45,13 @@ class ScriptedGateway implements ChargeGateway {
     return planned;
   }
 
+  readonly deletedTokens: string[] = [];
+  deletion: GatewayOutcome<unknown> = { kind: "success", value: {} };
+  async deleteToken(tokenId: string): Promise<GatewayOutcome<unknown>> {
+    this.deletedTokens.push(tokenId);
+    return this.deletion;
+  }
+
   async findOrder({ order_id }: { order_id: string }): Promise<GatewayOutcome<OrderLookup>> {
     if (this.lookupUnavailable) return { kind: "unavailable", reason: "down" };
     const transaction_id = this.charges.get(order_id);
@@ -317,6 +324,61 @@ describe("declines and dunning", () => {
       "charge.succeeded",
       "subscription.reactivated",
     ]);
+  });
+
+  it("a dead card (v2 errcode) goes straight to past_due, card_required; the ledger keeps the errcode", async () => {
+    const subscription = await subscribe();
+    gateway.script = () => ({
+      kind: "declined",
+      code: "1001",
+      message: "Declined",
+      errcode: "STOLEN_OR_LOST_CARD",
+    });
+    await processChargeMessage(message(subscription), 1, deps);
+    const after = await reload(subscription);
+    expect(after).toMatchObject({ status: "past_due", status_reason: "card_required", attempt: 1 });
+    expect(after.next_charge_at).toBeUndefined();
+    const [attempt] = await repository.listAttempts(subscription.subscription_id);
+    expect(attempt).toMatchObject({ status: "declined", rescode: "1001", errcode: "STOLEN_OR_LOST_CARD" });
+    expect(events[0]).toMatchObject({ type: "charge.failed", errcode: "STOLEN_OR_LOST_CARD" });
+    expect((await runChargeRun({ repository, queue, clock })).enqueued).toBe(0);
+  });
+
+  it("deletes the token of a subscription dunning cancels; an unconfirmed deletion is retried by the queue", async () => {
+    const subscription = await subscribe({
+      token_id: "tok_dunned",
+      status: "past_due",
+      attempt: 4,
+      dunning: { step: 4, reason: "declined", since: START.toISOString() },
+    });
+    await repository.putToken({
+      token_id: "tok_dunned",
+      subscription_id: subscription.subscription_id,
+      card: { first4: "4111", last4: "1111" },
+      status: "active",
+      created_at: START.toISOString(),
+      updated_at: START.toISOString(),
+    });
+    gateway.script = () => ({ kind: "declined", code: "DC05", message: "Do not honor" });
+    gateway.deletion = { kind: "unavailable", reason: "HTTP 503", status: 503 };
+    expect(await processChargeMessage(message(subscription), 1, deps)).toMatchObject({
+      kind: "retry",
+      delaySeconds: 30,
+    });
+    expect(await reload(subscription)).toMatchObject({
+      status: "canceled",
+      status_reason: "dunning_exhausted",
+    });
+    expect(await repository.getToken("tok_dunned")).toMatchObject({ status: "active" });
+    // The message comes back: the subscription is canceled, so its redelivery finishes the token's deletion.
+    gateway.deletion = { kind: "success", value: {} };
+    expect(await processChargeMessage(message(subscription), 2, deps)).toMatchObject({ kind: "done" });
+    expect(await repository.getToken("tok_dunned")).toMatchObject({ status: "deleted" });
+    expect(gateway.deletedTokens).toEqual(["tok_dunned", "tok_dunned"]);
+    // Once deleted, further messages ask the gateway nothing.
+    await processChargeMessage(message(subscription), 3, deps);
+    expect(gateway.deletedTokens).toHaveLength(2);
+    expect(gateway.rebills).toHaveLength(1);
   });
 
   it("a revoked token goes straight to past_due with its reason and is not retried", async () => {

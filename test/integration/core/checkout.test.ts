@@ -7,7 +7,10 @@ import {
   completeCheckout,
   startCheckout,
 } from "../../../functions/core/checkout";
+import { computeFgkey } from "../../../functions/gateway/fgkey";
+import { success } from "../../../functions/gateway/outcome";
 import { BillingStack } from "../../../local/billing-stack";
+import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 
 /*
  * DESIGN.md §3.1 against dynalite and the stateful sandbox: ready → the customer completes the window (sandbox route)
@@ -148,6 +151,61 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     expect(stack.events).toEqual([
       expect.objectContaining({ type: "charge.succeeded", order_id: checkout.order_id, amount: "29.00" }),
     ]);
+  });
+
+  it("completes on the real gateway's callback form: no status, ver=230, upper-case fgkey, blanks, trailing &", async () => {
+    const checkout = await started();
+    const fields = Object.fromEntries(new URLSearchParams(await payInWindow(checkout)));
+    const { status: _status, fgkey: _fgkey, ver: _ver, ...rest } = fields;
+    const real = { ...rest, ver: "230", dm_decision: "", param3: "" };
+    const fgkey = computeFgkey(TEST_MERCHANT.apiKey, real).toUpperCase();
+    const query = `${new URLSearchParams({ ...real, fgkey }).toString()}&`;
+
+    expect(await completeCheckout(query, deps)).toMatchObject({
+      kind: "paid",
+      subscription: { subscription_id: checkout.subscription_id, status: "active", period: 1 },
+    });
+    expect((await stored(checkout.subscription_id)).token).toMatchObject({ status: "active" });
+  });
+
+  it("reads the older short names once verify vouches for the query", async () => {
+    const checkout = await started();
+    const long = new URLSearchParams(await payInWindow(checkout));
+    const SHORT: Readonly<Record<string, string>> = {
+      transaction_type: "txntype",
+      order_id: "ref",
+      currency: "cur",
+      amount: "amt",
+      transaction_id: "transid",
+      card_number1: "cardno1",
+      card_number4: "cardno4",
+    };
+    const short = new URLSearchParams();
+    for (const [key, value] of long) if (key !== "status") short.set(SHORT[key] ?? key, value);
+    // The sandbox answers its callbacks in long names; the gateway vouching for a short-name one is stubbed here.
+    const vouched = { ...deps, gateway: { ...deps.gateway, verifyWindowResult: async () => success({}) } };
+
+    expect(await completeCheckout(short.toString(), vouched)).toMatchObject({
+      kind: "paid",
+      subscription: { status: "active", card: { first4: "4111", last4: "1111" } },
+    });
+    const { attempts } = await stored(checkout.subscription_id);
+    expect(attempts).toMatchObject([{ status: "succeeded", transaction_id: long.get("transaction_id") }]);
+  });
+
+  it("does not read an approved PAYER_AUTH result without a status as a sale", async () => {
+    const checkout = await started();
+    const fields = new URLSearchParams(await payInWindow(checkout));
+    fields.delete("status");
+    fields.set("transaction_type", "PAYER_AUTH");
+    const vouched = { ...deps, gateway: { ...deps.gateway, verifyWindowResult: async () => success({}) } };
+    const before = await stored(checkout.subscription_id);
+
+    expect(await completeCheckout(fields.toString(), vouched)).toEqual({
+      kind: "rejected",
+      reason: "unexpected window status (none, PAYER_AUTH)",
+    });
+    expect(await stored(checkout.subscription_id)).toEqual(before);
   });
 
   it("a repeated status_url call changes nothing and answers the same", async () => {

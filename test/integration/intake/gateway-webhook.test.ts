@@ -60,6 +60,16 @@ function resend(change: { body?: string; headers?: Record<string, string | undef
 
 const freshTime = (offsetMs = 0) => formatTransmissionTime(new Date(Date.now() + offsetMs), 540);
 
+/** A body signed with the merchant's webhook secret and sent now, as the gateway sends a delivery. */
+const sendSigned = (body: string) =>
+  resend({
+    body,
+    headers: {
+      [NAMES.signature]: signWebhookBody(body, TEST_MERCHANT.webhookSecret),
+      [NAMES.transmissionTime]: freshTime(),
+    },
+  });
+
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   stack = await BillingStack.start({ webhookBaseUrl: receiver.webhookBaseUrl });
@@ -168,13 +178,7 @@ describe("CHARGEBACK webhook intake", () => {
     const body = captured.body.replace('"reason":"', '"reason":"second ');
     const forged = await resend({ body, headers: { [NAMES.transmissionTime]: freshTime() } });
     expect(replyOf(forged)).toEqual({ status: 401, json: FAIL });
-    const signed = await resend({
-      body,
-      headers: {
-        [NAMES.signature]: signWebhookBody(body, TEST_MERCHANT.webhookSecret),
-        [NAMES.transmissionTime]: freshTime(),
-      },
-    });
+    const signed = await sendSigned(body);
     expect(replyOf(signed)).toEqual({ status: 200, json: ACK });
     expect(await intakeDepth()).toBe(1);
     // The same chargeback again: processed, and nothing changes (already disputed).
@@ -202,13 +206,7 @@ describe("CHARGEBACK webhook intake", () => {
         type: "PAYOUT_REMITTANCE_COMPLETE",
         data: {},
       });
-      const reply = await resend({
-        body,
-        headers: {
-          [NAMES.signature]: signWebhookBody(body, TEST_MERCHANT.webhookSecret),
-          [NAMES.transmissionTime]: freshTime(),
-        },
-      });
+      const reply = await sendSigned(body);
       expect(replyOf(reply)).toEqual({ status: 200, json: ACK });
       const output = captureOutput();
       await drainIntake(stack);
@@ -248,6 +246,66 @@ describe("CHARGEBACK webhook intake", () => {
     await drainIntake(stack);
   });
 
+  it("records the real body's chargeback lifecycle: each status once, announced as received then updated", async () => {
+    const disputed = await charge();
+    const realBody = (status: string, dates: Record<string, string>) =>
+      // The real gateway's CHARGEBACK (GATEWAY-FACTS.md): no rescode, no chargeback id, the status in data.
+      JSON.stringify({
+        type: "CHARGEBACK",
+        data: {
+          mid: TEST_MERCHANT.mid,
+          order_id: disputed?.order_id,
+          transaction_id: disputed?.transaction_id,
+          currency: "USD",
+          amount: "29.00",
+          payment_method: "P101",
+          payer_authentication_flag: "N",
+          refund_flag: "N",
+          chargeback_status: status,
+          chargeback_reason: "Merchandise not received",
+          chargeback_report_date: "20270320",
+          chargeback_deadline: "20270410",
+          ...dates,
+        },
+      });
+    const deliver = async (body: string) =>
+      expect(replyOf(await sendSigned(body))).toEqual({ status: 200, json: ACK });
+    const recorded = captureOutput();
+    await deliver(realBody("DEDUCTION", { chargeback_deduct_date: "20270411" }));
+    await drainIntake(stack);
+    expect(recorded.metrics()).toMatchObject({ "Billing/ChargebacksReceived": 1 });
+    // The same status in a different body (a field the gateway filled in later) is no new status.
+    const again = captureOutput();
+    await deliver(realBody("DEDUCTION", { chargeback_deduct_date: "20270411", param3: "again" }));
+    await drainIntake(stack);
+    expect(again.metrics()).toMatchObject({
+      "Billing/ChargebacksReceived": 0,
+      "Billing/ChargebacksDuplicate": 1,
+    });
+    const after = await charge();
+    expect(after).toMatchObject({
+      disputed: true,
+      dispute: {
+        status: "DEDUCTION",
+        reason: "Merchandise not received",
+        deadline: "20270410",
+        deduct_date: "20270411",
+        revision: 2,
+      },
+    });
+    expect(after?.dispute?.history.map((entry) => entry.status)).toEqual(["REPORTED", "DEDUCTION"]);
+    const updates = stack.eventBridge.entries.filter((entry) => entry.DetailType === "chargeback.updated");
+    expect(updates).toHaveLength(1);
+    expect(JSON.parse(updates[0]?.Detail ?? "{}")).toMatchObject({
+      order_id: disputed?.order_id,
+      chargeback_status: "DEDUCTION",
+      previous_status: "REPORTED",
+    });
+    expect(
+      stack.eventBridge.entries.filter((entry) => entry.DetailType === "chargeback.received"),
+    ).toHaveLength(1);
+  });
+
   it("an unmatched chargeback (an order that is not ours) is counted for a human and changes nothing", async () => {
     const body = JSON.stringify({
       rescode: "0000",
@@ -259,13 +317,7 @@ describe("CHARGEBACK webhook intake", () => {
         chargeback_id: "C1",
       },
     });
-    const reply = await resend({
-      body,
-      headers: {
-        [NAMES.signature]: signWebhookBody(body, TEST_MERCHANT.webhookSecret),
-        [NAMES.transmissionTime]: freshTime(),
-      },
-    });
+    const reply = await sendSigned(body);
     expect(replyOf(reply)).toEqual({ status: 200, json: ACK });
     const published = stack.eventBridge.entries.length;
     const output = captureOutput();

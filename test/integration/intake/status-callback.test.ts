@@ -140,7 +140,9 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     );
     const tampered = names.map((name) => {
       const params = new URLSearchParams(genuine);
-      params.set(name, name === "rescode" ? "0001" : `${genuine.get(name)}1`);
+      // A letter, not a digit: a digit appended to a timestamp could make a card-number-shaped run, which the
+      // receiver refuses before verify is asked.
+      params.set(name, name === "rescode" ? "0001" : `${genuine.get(name)}X`);
       return params.toString();
     });
     const withoutFgkey = new URLSearchParams(genuine);

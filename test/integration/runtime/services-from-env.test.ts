@@ -69,13 +69,23 @@ describe("services from the environment", () => {
   });
 
   it("names the invalid field of the gateway secret without its value", async () => {
-    const secret = { ...gatewaySecretOf(TEST_MERCHANT), aesKeyHex: "not-a-key" };
+    const secret = { ...gatewaySecretOf(TEST_MERCHANT), aesKey: "not-a-key" };
     stack.secretsManager.setSecret(secretOf("GATEWAY_SECRET_ARN"), JSON.stringify(secret));
     const failure = getBillingServices();
     await expect(failure).rejects.toThrow(
-      /gateway secret .* is invalid: aesKeyHex must be 64 hex characters/,
+      /gateway secret .* is invalid: aesKey must be 64 hex characters or a 32-character key/,
     );
     await expect(failure).rejects.not.toThrow(/not-a-key/);
+  });
+
+  it("reads the AES key under its earlier name aesKeyHex too", async () => {
+    const { aesKey, ...rest } = gatewaySecretOf(TEST_MERCHANT);
+    stack.secretsManager.setSecret(
+      secretOf("GATEWAY_SECRET_ARN"),
+      JSON.stringify({ ...rest, aesKeyHex: aesKey }),
+    );
+    const services = await getBillingServices();
+    expect(services.gatewayClient.context.config.aesKey).toBe(aesKey);
   });
 
   it("refuses a gateway secret that is not JSON without quoting it", async () => {

@@ -79,9 +79,9 @@ describe("outbound deliveries", () => {
     expect(request.headers["content-type"]).toMatch(/^application\/json/);
     expect(JSON.parse(request.body)).toEqual(body);
     const expected = createHmac("sha256", TEST_MERCHANT.webhookSecret).update(request.body).digest("base64");
-    expect(request.headers["service-webhook-signature"]).toBe(expected);
-    expect(request.headers["service-webhook-transmission-time"]).toBe("2026-06-01T09:00:00.000+09:00");
-    expect(parseTransmissionTime(String(request.headers["service-webhook-transmission-time"]))).toEqual(
+    expect(request.headers["eximbay-webhook-signature"]).toBe(expected);
+    expect(request.headers["eximbay-webhook-transmission-time"]).toBe("2026-06-01T09:00:00.000+09:00");
+    expect(parseTransmissionTime(String(request.headers["eximbay-webhook-transmission-time"]))).toEqual(
       START,
     );
     expect(
@@ -112,10 +112,10 @@ describe("outbound deliveries", () => {
       [4, "2026-06-01T03:00:00.000Z", "XXXX", false],
     ]);
     const signatures = new Set(
-      merchant.requests.map((request) => request.headers["service-webhook-signature"]),
+      merchant.requests.map((request) => request.headers["eximbay-webhook-signature"]),
     );
     const times = new Set(
-      merchant.requests.map((request) => request.headers["service-webhook-transmission-time"]),
+      merchant.requests.map((request) => request.headers["eximbay-webhook-transmission-time"]),
     );
     expect([signatures.size, times.size]).toEqual([1, 4]);
     expect(sandbox.clock.pending()).toEqual([]);
@@ -146,7 +146,7 @@ describe("outbound deliveries", () => {
       "evt-3",
     ]);
     expect(
-      merchant.requests.every((request) => request.headers["service-webhook-signature"] === undefined),
+      merchant.requests.every((request) => request.headers["eximbay-webhook-signature"] === undefined),
     ).toBe(true);
     expect(sandbox.faults.counters().total.outOfOrderWebhook).toBe(2);
   });

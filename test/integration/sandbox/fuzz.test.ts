@@ -13,6 +13,7 @@ import { paymentSandboxRoutes } from "../../../sandbox/payment-sandbox-routes";
 import { reconciliationRoutes } from "../../../sandbox/reconciliation-routes";
 import { bodyKindOf, type RouteDefinition, RouteTable } from "../../../sandbox/routes";
 import { type Sandbox, startSandbox } from "../../../sandbox/server";
+import { tokenBillingRoutes } from "../../../sandbox/token-billing-routes";
 import { webhookAdminRoutes } from "../../../sandbox/webhook-admin-routes";
 import { webhookTriggerRoutes } from "../../../sandbox/webhook-triggers";
 import { concretePath, describeCase, type FuzzTarget, fuzzCases } from "../../support/fuzz-requests";
@@ -34,6 +35,7 @@ const ALL_ROUTES: readonly RouteDefinition[] = [
   ...webhookTriggerRoutes,
   ...partnerRoutes,
   ...paymentRoutes,
+  ...tokenBillingRoutes,
   ...paymentSandboxRoutes,
 ];
 
@@ -68,7 +70,7 @@ const OTHER: Merchant = {
   webhookSecret: "sandbox_webhook_secret_other_merchant",
   partnerApiKey: "sandbox_partner_api_key_other_merchant",
 };
-const KEY = { keyHex: TEST_MERCHANT.aesKeyHex };
+const KEY = { key: TEST_MERCHANT.aesKeyHex };
 const BUYER = { name: "Fuzz Buyer", email: "buyer@example.com" };
 const order = (orderId: string) => ({ order_id: orderId, currency: "USD", amount: "100.00", lang: "EN" });
 const PARTNER_PATH = "/api/v1/partner/";
@@ -150,6 +152,8 @@ interface Fixture {
   readonly verifyData: string;
   readonly subscriptionToUpdate: string;
   readonly subscriptionToDelete: string;
+  readonly tokenToCharge: string;
+  readonly tokenToDelete: string;
 }
 
 function samplesFor(f: Fixture): Readonly<Record<string, Sample>> {
@@ -228,6 +232,13 @@ function samplesFor(f: Fixture): Readonly<Record<string, Sample>> {
     },
     "payments.payment": { ...write, body: paymentBody("fz-pay") },
     "payments.recurring.delete": { ...write, params: { recurring_id: f.recurringToDelete }, body: mid },
+    "payments.tokenbilling.rebill": {
+      ...write,
+      params: { token_id: f.tokenToCharge },
+      body: { payment: order("fz-token-rebill"), merchant: mid },
+    },
+    "payments.tokenbilling.delete": { ...write, params: { token_id: f.tokenToDelete }, body: {} },
+    "payments.tokenbilling.inquiry": { ...read, params: { token_id: f.tokenToCharge } },
     "payments.recurring.adjust": {
       ...write,
       params: { recurring_id: f.recurringToAdjust },
@@ -318,7 +329,11 @@ describe("sandbox fuzz: hostile requests to every route", () => {
     const auth = { authorization: basicAuthorization(MID_KEY) };
     const pay = async (orderId: string, extra?: Record<string, unknown>) =>
       z
-        .object({ transaction_id: z.string(), recurring_id: z.string().optional() })
+        .object({
+          transaction_id: z.string(),
+          recurring_id: z.string().optional(),
+          token_id: z.string().optional(),
+        })
         .loose()
         .parse(await setup("POST", "/v1/payments/payment", auth, paymentBody(orderId, extra)));
     const sale = await pay("fz-sale");
@@ -330,6 +345,9 @@ describe("sandbox fuzz: hostile requests to every route", () => {
     };
     const toDelete = await pay("fz-rec-1", { recurring });
     const toAdjust = await pay("fz-rec-2", { recurring });
+    const withToken = { tokenbilling: { token_creation: "Y" } };
+    const tokenToCharge = (await pay("fz-token-1", withToken)).token_id ?? "";
+    const tokenToDelete = (await pay("fz-token-2", withToken)).token_id ?? "";
     const authorised = recordPayment(sandbox, { orderId: "fz-auth", amount: "100.00", status: "AUTH" });
     // A PAYER_AUTH window leaves a prepared order and its payer authentication (confirm pays that order).
     sandbox.state.payments.createOrder(MID, "fz-pa", sandbox.clock.now());
@@ -377,6 +395,8 @@ describe("sandbox fuzz: hostile requests to every route", () => {
       verifyData,
       subscriptionToUpdate: await subscribe(),
       subscriptionToDelete: await subscribe(),
+      tokenToCharge,
+      tokenToDelete,
     });
     const table = new RouteTable();
     for (const route of ALL_ROUTES) table.add(route);

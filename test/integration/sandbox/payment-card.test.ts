@@ -15,7 +15,7 @@ import {
 import { callSandbox } from "../../support/sandbox-gateway";
 
 const MID = TEST_MERCHANT.mid;
-const KEY = { keyHex: TEST_MERCHANT.aesKeyHex };
+const KEY = { key: TEST_MERCHANT.aesKeyHex };
 
 /** A non-ui payment body as the wire carries it, for what the client refuses to send. */
 function rawPayment(orderId: string, fields: { card_number: string; expiry_date: string; cvc: string }) {
@@ -86,21 +86,21 @@ describe("sandbox non-ui payment and retrieve (client contract)", () => {
   });
 
   it.each([
-    ["insufficient funds", CARDS.insufficientFunds, "DC51"],
-    ["expired card", CARDS.expiredCard, "DC54"],
-    ["stolen card", CARDS.stolen, "DC43"],
-    ["payer authentication required (no payer_auth_id)", CARDS.payerAuth, "PA01"],
+    ["insufficient funds", CARDS.insufficientFunds, "DC51", "INSUFFICIENT_FUNDS"],
+    ["expired card", CARDS.expiredCard, "DC54", "EXPIRED_CARD"],
+    ["stolen card", CARDS.stolen, "DC43", "STOLEN_OR_LOST_CARD"],
+    ["payer authentication required (no payer_auth_id)", CARDS.payerAuth, "PA01", "INVALID_AUTHENTICATION"],
   ])(
-    "declines %s: HTTP 200, rescode %s, the order failed and retrieve says NONE",
-    async (_name, number, code) => {
+    "declines %s: HTTP 200, rescode %s with errcode %s, the order failed and retrieve finds no transaction",
+    async (_name, number, code, errcode) => {
       const orderId = `decl-${code}`;
       const outcome = await h.client.payment(cardPayment(orderId, number));
-      expect(outcome).toMatchObject({ kind: "declined", code });
+      expect(outcome).toMatchObject({ kind: "declined", code, errcode });
       expect(h.sandbox.state.payments.findOrder(MID, orderId)?.state).toBe("failed");
       const retrieved = succeeded(
         await h.client.retrieve({ key_field: "order_id", payment: order(orderId) }),
       );
-      expect(retrieved).toMatchObject({ rescode: "0000", payment: { status: "NONE" } });
+      expect(retrieved).toMatchObject({ rescode: "Q004", payment: { status: "NONE" } });
     },
   );
 
@@ -111,11 +111,22 @@ describe("sandbox non-ui payment and retrieve (client contract)", () => {
     expect(retrieved.payment.status).toBe("NONE");
   });
 
-  it("retrieve of an order never seen: rescode 0000 with status NONE", async () => {
+  it("retrieve of an order never seen: Q004 with status NONE (as the real gateway), read as no transaction", async () => {
+    const reply = await callSandbox(h.sandbox, "/v1/payments/retrieve", {
+      body: { mid: MID, key_field: "order_id", payment: order("never-seen") },
+    });
+    expect(reply).toMatchObject({
+      status: 200,
+      json: {
+        rescode: "Q004",
+        resmsg: "No Transaction",
+        payment: { status: "NONE", order_id: "never-seen" },
+      },
+    });
     const retrieved = succeeded(
       await h.client.retrieve({ key_field: "order_id", payment: order("never-seen") }),
     );
-    expect(retrieved).toMatchObject({ rescode: "0000", mid: MID, payment: { status: "NONE" } });
+    expect(retrieved).toMatchObject({ rescode: "Q004", mid: MID, payment: { status: "NONE" } });
   });
 
   it("never reuses an order_id, after success or failure: EEEE, which the client reads as unknown", async () => {
@@ -165,7 +176,7 @@ describe("sandbox non-ui payment and retrieve (client contract)", () => {
 
   it("answers HE00 / HE01 / HE02 for a field that does not decrypt with the merchant's key", async () => {
     const good = rawPayment("nodecrypt", { card_number: CARDS.visa, expiry_date: "203012", cvc: "123" });
-    const otherKey = { keyHex: "ab".repeat(32) };
+    const otherKey = { key: "ab".repeat(32) };
     for (const [field, code] of [
       ["card_number", "HE00"],
       ["expiry_date", "HE01"],

@@ -145,9 +145,9 @@ describe("sandbox gateway-managed recurring payments (client contract)", () => {
       body: {
         payment: {
           ...order("rc-5"),
-          card_number: encryptField(CARDS.visa, { keyHex: TEST_MERCHANT.aesKeyHex }),
-          expiry_date: encryptField("203012", { keyHex: TEST_MERCHANT.aesKeyHex }),
-          cvc: encryptField("123", { keyHex: TEST_MERCHANT.aesKeyHex }),
+          card_number: encryptField(CARDS.visa, { key: TEST_MERCHANT.aesKeyHex }),
+          expiry_date: encryptField("203012", { key: TEST_MERCHANT.aesKeyHex }),
+          cvc: encryptField("123", { key: TEST_MERCHANT.aesKeyHex }),
         },
         merchant: { mid: MID },
         buyer: BUYER,

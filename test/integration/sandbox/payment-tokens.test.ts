@@ -25,8 +25,9 @@ describe("sandbox tokens: creation, unique_token_id and REBILL (client contract)
   });
   afterAll(() => h.close());
 
+  /** The token payment: POST /v1/payments/tokenbilling/{token_id}/rebill. */
   const rebill = (orderId: string, tokenId: string) =>
-    h.client.rebill({ token_id: tokenId, payment: order(orderId, "9.99"), buyer: BUYER });
+    h.client.rebill(tokenId, { payment: order(orderId, "9.99"), buyer: BUYER });
 
   /** A token issued by a PAYMENT window with token_creation Y; the status_url query carries it. */
   async function windowToken(orderId: string, cardNumber: string, unique: "Y" | "N" = "N") {
@@ -57,14 +58,13 @@ describe("sandbox tokens: creation, unique_token_id and REBILL (client contract)
     expect(succeeded(await h.client.verify(query)).rescode).toBe("0000");
 
     const charged = succeeded(await rebill("tk-rebill-1", result.token_id ?? ""));
+    // The real answer: the transaction nested under payment, the masked card under card_info, no status.
     expect(charged).toMatchObject({
-      status: "SALE",
-      transaction_type: "REBILL",
-      amount: "9.99",
-      token_id: result.token_id,
-      card_number1: "4111",
-      card_number4: "1111",
+      rescode: "0000",
+      payment: { order_id: "tk-rebill-1", amount: "9.99", transaction_id: expect.any(String) },
+      card_info: { card_number1: "4111", card_number4: "1111" },
     });
+    expect(charged.payment.status).toBeUndefined();
     const retrieved = succeeded(
       await h.client.retrieve({ key_field: "order_id", payment: order("tk-rebill-1", "9.99") }),
     );
@@ -128,7 +128,36 @@ describe("sandbox tokens: creation, unique_token_id and REBILL (client contract)
   });
 
   it("a 3-D Secure card needs no payer authentication on a REBILL (merchant-initiated)", async () => {
-    expect(succeeded(await rebill("tk-pa-1", await sandboxToken(CARDS.payerAuth))).status).toBe("SALE");
+    expect(succeeded(await rebill("tk-pa-1", await sandboxToken(CARDS.payerAuth))).rescode).toBe("0000");
+  });
+
+  it("the seed's REBILL form (the non-ui payment with tokenbilling.token_id) charges the token too", async () => {
+    const tokenId = await sandboxToken(CARDS.visa);
+    const charged = succeeded(
+      await h.client.payment({
+        payment: order("tk-seed-1", "9.99"),
+        buyer: BUYER,
+        tokenbilling: { token_id: tokenId },
+      }),
+    );
+    expect(charged).toMatchObject({ status: "SALE", transaction_type: "REBILL", token_id: tokenId });
+  });
+
+  it("a deleted token is refused (TK03) and the deletion can be repeated; inquiry reads the masked card", async () => {
+    const tokenId = await sandboxToken(CARDS.mastercard);
+    expect(succeeded(await h.client.inquireToken(tokenId))).toMatchObject({
+      rescode: "0000",
+      token_id: tokenId,
+      card_info: { card_number1: "5555", card_number4: "4444" },
+    });
+    expect(succeeded(await h.client.deleteToken(tokenId)).rescode).toBe("0000");
+    expect(succeeded(await h.client.deleteToken(tokenId)).rescode).toBe("0000");
+    expect(h.sandbox.state.tokens.find(MID, tokenId)?.status).toBe("deleted");
+    expect(await rebill("tk-del-1", tokenId)).toMatchObject({ kind: "declined", code: "TK03" });
+    expect(await h.client.inquireToken(tokenId)).toMatchObject({ kind: "declined", code: "TK03" });
+    // A deleted token stays deleted: the sandbox's own reactivation does not bring it back.
+    await callSandbox(h.sandbox, `/sandbox/tokens/${tokenId}/reactivate`);
+    expect(await rebill("tk-del-2", tokenId)).toMatchObject({ kind: "declined", code: "TK03" });
   });
 
   it("expired → TK01, revoked → TK02, reactivated → approves again; each refusal burns its order", async () => {
@@ -140,7 +169,7 @@ describe("sandbox tokens: creation, unique_token_id and REBILL (client contract)
     await callSandbox(h.sandbox, `/sandbox/tokens/${tokenId}/revoke`);
     expect(await rebill("tk-st-2", tokenId)).toMatchObject({ kind: "declined", code: "TK02" });
     await callSandbox(h.sandbox, `/sandbox/tokens/${tokenId}/reactivate`);
-    expect(succeeded(await rebill("tk-st-3", tokenId)).status).toBe("SALE");
+    expect(succeeded(await rebill("tk-st-3", tokenId)).rescode).toBe("0000");
     expect(await rebill("tk-st-1", tokenId)).toMatchObject({
       kind: "unknown",
       reason: expect.stringContaining("EEEE"),
@@ -153,14 +182,22 @@ describe("sandbox tokens: creation, unique_token_id and REBILL (client contract)
 
   it("a token expires with its card by the sandbox clock (TK01, status expired)", async () => {
     const tokenId = await sandboxToken(CARDS.visa, "202604");
-    expect(succeeded(await rebill("tk-clock-1", tokenId)).status).toBe("SALE");
+    expect(succeeded(await rebill("tk-clock-1", tokenId)).rescode).toBe("0000");
     await h.sandbox.clock.set(new Date("2026-05-01T00:00:00.000Z"));
     expect(await rebill("tk-clock-2", tokenId)).toMatchObject({ kind: "declined", code: "TK01" });
     expect(h.sandbox.state.tokens.find(MID, tokenId)?.status).toBe("expired");
   });
 
-  it("an unknown token is EC00 tokenbilling.token_id (nothing recorded), at ready and at payment", async () => {
+  it("an unknown token is EC00 (nothing recorded), at the token payment, at ready and at payment", async () => {
     expect(await rebill("tk-unknown-1", "SBXTK0000000000000009999")).toMatchObject({
+      kind: "invalid",
+      code: "EC00",
+      message: expect.stringContaining("token_id"),
+    });
+    const seedForm = { payment: order("tk-unknown-3", "9.99"), buyer: BUYER };
+    expect(
+      await h.client.payment({ ...seedForm, tokenbilling: { token_id: "SBXTK0000000000000009999" } }),
+    ).toMatchObject({
       kind: "invalid",
       code: "EC00",
       message: expect.stringContaining("tokenbilling.token_id"),

@@ -37,6 +37,7 @@ describe("chaos invariants", () => {
         unexplained: ["sub_d/3: due and unpaid"],
       },
       unrecordedChargebacks: ["sub_e-1-0: charged back at the gateway, not disputed here"],
+      liveTokens: ["sub_f: canceled, token tok_f still active"],
       leaks: ["card 4111…1111 in log line 3"],
     };
     expect(violationsOf(report)).toEqual([
@@ -44,6 +45,7 @@ describe("chaos invariants", () => {
       "lost period: sub_b: period 2 due, still active and unpaid",
       "unexplained dead letter: sub_d/3: due and unpaid",
       "chargeback not recorded: sub_e-1-0: charged back at the gateway, not disputed here",
+      "live token: sub_f: canceled, token tok_f still active",
       "leak: card 4111…1111 in log line 3",
     ]);
   });

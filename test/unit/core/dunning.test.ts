@@ -96,6 +96,48 @@ describe("afterDecline", () => {
     },
   );
 
+  it.each([
+    ["v2 errcode EXPIRED_CARD", { errcode: "EXPIRED_CARD" }],
+    ["v2 errcode STOLEN_OR_LOST_CARD", { errcode: "STOLEN_OR_LOST_CARD" }],
+    ["v2 errcode INVAILD_CARD_DATA (the gateway's spelling)", { errcode: "INVAILD_CARD_DATA" }],
+    ["older rescode S023 (expired card)", { rescode: "S023" }],
+  ])("a dead card (%s) stops retries at once: past_due, card_required", (_name, refusal) => {
+    const { update, events } = afterDecline(subscription(), attempt(refusal), now, DEFAULT_CHARGE_POLICY);
+    expect(update.set).toMatchObject({ status: "past_due", status_reason: "card_required", attempt: 1 });
+    expect(update.set.next_charge_at).toBeUndefined();
+    expect(update.remove).toContain("next_charge_at");
+    expect(events).toEqual([
+      expect.objectContaining({ type: "charge.failed", reason: "declined", ...refusal }),
+      { type: "subscription.past_due", subscription_id: "sub_test", reason: "card_required" },
+    ]);
+  });
+
+  it.each(["INSUFFICIENT_FUNDS", "GENERIC_DECLINE", "CONTACT_CARD_ISSUER"])(
+    "a soft decline (errcode %s) follows the dunning schedule",
+    (errcode) => {
+      const { update } = afterDecline(subscription(), attempt({ errcode }), now, DEFAULT_CHARGE_POLICY);
+      expect(update.set).toMatchObject({
+        status: "past_due",
+        status_reason: "payment_declined",
+        next_charge_at: "2027-03-11T08:00:00.000Z",
+      });
+    },
+  );
+
+  it("uses the merchant's own dead-card reasons", () => {
+    const policy = {
+      ...DEFAULT_CHARGE_POLICY,
+      deadCardErrcodes: ["INSUFFICIENT_FUNDS"],
+      deadCardRescodes: [],
+    };
+    expect(
+      afterDecline(subscription(), attempt({ errcode: "INSUFFICIENT_FUNDS" }), now, policy).update.set,
+    ).toMatchObject({ status_reason: "card_required" });
+    expect(afterDecline(subscription(), attempt({ rescode: "S023" }), now, policy).update.set).toMatchObject({
+      status_reason: "payment_declined",
+    });
+  });
+
   it("uses the merchant's own schedule", () => {
     const policy = { ...DEFAULT_CHARGE_POLICY, dunningScheduleDays: [2] };
     const first = afterDecline(subscription(), attempt(), now, policy);

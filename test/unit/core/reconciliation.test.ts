@@ -245,7 +245,38 @@ describe("reconcile", () => {
     });
   });
 
-  it("defaults to yesterday (UTC)", () => {
+  it("defaults to yesterday in the gateway's calendar (Korea, UTC+9)", () => {
     expect(previousDay(new Date("2027-03-01T00:30:00.000Z"))).toEqual({ from: "20270228", to: "20270228" });
+    // 16:00 UTC on 28 February is 01:00 on 1 March in Korea: yesterday there is the 28th, not the 27th.
+    expect(previousDay(new Date("2027-02-28T16:00:00.000Z"))).toEqual({ from: "20270228", to: "20270228" });
+    expect(previousDay(new Date("2027-02-28T14:59:59.000Z"))).toEqual({ from: "20270227", to: "20270227" });
+  });
+
+  it("reads days as the gateway's: a ledger line belongs to its day in Korea", async () => {
+    // 20:00 UTC on 10 March is 05:00 on 11 March in Korea, the trade_date the gateway gives that charge.
+    const late = charge(1, { updated_at: "2027-03-10T20:00:00.000Z" });
+    const world: World = {
+      gateway: [sale(1, { trade_date: "20270311050000" })],
+      ledger: [listedCharge(late)],
+    };
+    const day10 = await reconcile(DAY, depsOf(world).deps);
+    const day11 = await reconcile({ from: "20270311", to: "20270311" }, depsOf(world).deps);
+    if (day10.kind !== "reconciled" || day11.kind !== "reconciled") throw new Error("not reconciled");
+    expect(day10.report).toMatchObject({ gateway_records: 0, ledger_lines: 0, mismatches: [] });
+    expect(day11.report).toMatchObject({ gateway_records: 1, ledger_lines: 1, matched: 1, mismatches: [] });
+    // The ledger is read from midnight in Korea of the day before the period to the end of the day after it.
+    const asked: { from: Date; to: Date }[] = [];
+    await reconcile(DAY, {
+      ...depsOf(world).deps,
+      ledger: {
+        async *listLedger(from, to) {
+          asked.push({ from, to });
+          yield [];
+        },
+      },
+    });
+    expect(asked).toEqual([
+      { from: new Date("2027-03-08T15:00:00.000Z"), to: new Date("2027-03-11T14:59:59.999Z") },
+    ]);
   });
 });

@@ -1,11 +1,11 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { decryptField, encryptField } from "../../../functions/gateway/card-crypto";
+import { aesKeyBytes, decryptField, encryptField } from "../../../functions/gateway/card-crypto";
 
 // A sequential test key (00 01 … 1f), not a real one.
 const KEY_HEX = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
-const KEY = { keyHex: KEY_HEX };
-const OTHER_KEY = { keyHex: "f".repeat(64) };
+const KEY = { key: KEY_HEX };
+const OTHER_KEY = { key: "f".repeat(64) };
 
 /*
  * Known answers computed with the openssl CLI, e.g.
@@ -35,6 +35,8 @@ const VECTORS = [
 ] as const;
 
 const CARD = VECTORS[0];
+/** The card vector under the 32-character key of the key-form tests, from openssl. */
+const TEXT_KEY_CARD_CIPHERTEXT = "IQumS35UUj4UXRvMUKMFU9JSQKmCXaroT1zFXIjw3iE=";
 
 function randomText(): string {
   const alphabet = ["a", "Z", "0", " ", "{", '"', "\\", "é", "데", "€", "😀", "\n"];
@@ -47,13 +49,13 @@ describe("encryptField", () => {
   });
 
   it("accepts the key in upper-case hex", () => {
-    expect(encryptField(CARD.plaintext, { keyHex: KEY_HEX.toUpperCase() })).toBe(CARD.ciphertext);
+    expect(encryptField(CARD.plaintext, { key: KEY_HEX.toUpperCase() })).toBe(CARD.ciphertext);
   });
 
   it("uses the documented IV by default and a custom one when given", () => {
-    expect(encryptField(CARD.plaintext, { keyHex: KEY_HEX, iv: "Eximbay_AES_256_" })).toBe(CARD.ciphertext);
+    expect(encryptField(CARD.plaintext, { key: KEY_HEX, iv: "Eximbay_AES_256_" })).toBe(CARD.ciphertext);
     // openssl … -iv $(printf 'CustomIV_16bytes' | xxd -p)
-    const custom = { keyHex: KEY_HEX, iv: "CustomIV_16bytes" };
+    const custom = { key: KEY_HEX, iv: "CustomIV_16bytes" };
     expect(encryptField(CARD.plaintext, custom)).toBe("CjFV24qSgzTaoa/9i2aIXnpPlNWn/QIEF5ecb8dqzpM=");
     expect(decryptField("CjFV24qSgzTaoa/9i2aIXnpPlNWn/QIEF5ecb8dqzpM=", custom)).toBe(CARD.plaintext);
     expect(decryptField("CjFV24qSgzTaoa/9i2aIXnpPlNWn/QIEF5ecb8dqzpM=", KEY)).not.toBe(CARD.plaintext);
@@ -61,12 +63,21 @@ describe("encryptField", () => {
 
   it("rejects a malformed key or IV with a message that carries no key material", () => {
     const secretLooking = "c0ffee".repeat(10);
-    for (const keyHex of [secretLooking, `${KEY_HEX}ab`, `${KEY_HEX}a`, `${KEY_HEX.slice(0, 62)}zz`, ""]) {
+    const malformed = [
+      secretLooking,
+      `${KEY_HEX}ab`,
+      `${KEY_HEX}a`,
+      `${KEY_HEX.slice(0, 62)}zz`,
+      "",
+      "c0ffee".repeat(5), // 30 characters
+      `${"c0ffee".repeat(5)}é`, // 31 characters, 32 bytes
+    ];
+    for (const key of malformed) {
       for (const run of [
-        () => encryptField(CARD.plaintext, { keyHex }),
-        () => decryptField(CARD.ciphertext, { keyHex }),
+        () => encryptField(CARD.plaintext, { key }),
+        () => decryptField(CARD.ciphertext, { key }),
       ]) {
-        expect(run).toThrow("AES key must be 32 bytes (64 hex characters)");
+        expect(run).toThrow("AES key must be 64 hex characters or a 32-character key");
         try {
           run();
         } catch (error) {
@@ -75,9 +86,30 @@ describe("encryptField", () => {
         }
       }
     }
-    expect(() => encryptField(CARD.plaintext, { keyHex: KEY_HEX, iv: "short-iv" })).toThrow(
+    expect(() => encryptField(CARD.plaintext, { key: KEY_HEX, iv: "short-iv" })).toThrow(
       "AES IV must be 16 bytes",
     );
+  });
+});
+
+describe("key forms", () => {
+  // A 32-character key, the form integrations hold (GATEWAY-FACTS.md "Not confirmed"); not a real key.
+  const TEXT_KEY = "Sandbox0Text0Key0For0AES0256Test";
+
+  it("reads a 64-hex key as hex and a 32-character key as its own bytes", () => {
+    expect(aesKeyBytes(KEY_HEX)).toEqual(Buffer.from(KEY_HEX, "hex"));
+    expect(aesKeyBytes(KEY_HEX.toUpperCase())).toEqual(Buffer.from(KEY_HEX, "hex"));
+    expect(aesKeyBytes(TEXT_KEY)).toEqual(Buffer.from(TEXT_KEY, "ascii"));
+    expect(aesKeyBytes(TEXT_KEY.slice(1))).toBeUndefined();
+  });
+
+  it("encrypts with a 32-character key as openssl does with its bytes as the key", () => {
+    // printf '%s' 4111111111111111 | openssl enc -aes-256-cbc -K $(printf '%s' "$TEXT_KEY" | xxd -p -c 64) \
+    //   -iv $(printf 'Eximbay_AES_256_' | xxd -p) -base64 -A
+    const ciphertext = encryptField(CARD.plaintext, { key: TEXT_KEY });
+    expect(ciphertext).toBe(encryptField(CARD.plaintext, { key: Buffer.from(TEXT_KEY).toString("hex") }));
+    expect(ciphertext).toBe(TEXT_KEY_CARD_CIPHERTEXT);
+    expect(decryptField(ciphertext, { key: TEXT_KEY })).toBe(CARD.plaintext);
   });
 });
 

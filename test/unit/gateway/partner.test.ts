@@ -154,7 +154,7 @@ function contextWith(overrides: Partial<GatewayConfigInput> = {}): GatewayContex
       partnerBaseUrl: api.url,
       mid: "TESTMID01",
       apiKey: "test-api-key",
-      aesKeyHex: "0".repeat(64),
+      aesKey: "0".repeat(64),
       partnerApiKey: PARTNER_KEY,
       readRetryMinDelayMs: 1,
       ...overrides,

@@ -10,7 +10,7 @@ import { type RecordingServer, startRecordingServer } from "../../support/record
 const MID = "MID0000001";
 const API_KEY = "test-api-key";
 const KEY = {
-  keyHex: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+  key: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
   iv: "Eximbay_AES_256_",
 };
 const TODAY = new Date("2030-01-15T08:00:00Z");
@@ -30,7 +30,7 @@ beforeAll(async () => {
       partnerBaseUrl: server.url,
       mid: MID,
       apiKey: API_KEY,
-      aesKeyHex: KEY.keyHex,
+      aesKey: KEY.key,
       readRetries: 2,
       readRetryMinDelayMs: 1,
     },
@@ -222,6 +222,34 @@ describe("retrieve", () => {
     });
   });
 
+  it("reads Q004 (no such order) as a finding: status NONE, with or without the payment record", async () => {
+    for (const reply of [
+      {
+        rescode: "Q004",
+        resmsg: "No Transaction",
+        mid: MID,
+        payment: { status: "NONE", order_id: PAYMENT.order_id },
+      },
+      { rescode: "Q004", resmsg: "No Transaction" },
+    ]) {
+      answer(reply);
+      expect(await client.retrieve({ key_field: "order_id", payment: PAYMENT })).toEqual({
+        kind: "success",
+        value: { rescode: "Q004", resmsg: "No Transaction", mid: MID, payment: { status: "NONE" } },
+      });
+    }
+  });
+
+  it("classifies the gateway's transient codes as unavailable, and retries them as reads", async () => {
+    for (const rescode of ["EM00", "EX1000", "EX99", "EE02", "EEEE"]) {
+      server.reset();
+      answer({ rescode, resmsg: "Internal server error" });
+      const outcome = await client.retrieve({ key_field: "order_id", payment: PAYMENT });
+      expect(outcome, rescode).toMatchObject({ kind: "unavailable" });
+      expect(server.requests, rescode).toHaveLength(3);
+    }
+  });
+
   it("refuses invalid requests without sending", async () => {
     await expectRefused(() => client.retrieve({ payment: PAYMENT }), "payment.transaction_id");
     await expectRefused(
@@ -385,15 +413,6 @@ describe("non-ui payment", () => {
     expect(JSON.parse(decryptField(wallet_a.payment_data, KEY) ?? "")).toEqual(walletData);
   });
 
-  it("rebills a stored token with no card fields", async () => {
-    answer(CHARGED);
-    const { card: _card, tokenbilling: _token, ...order } = INPUT;
-    expect((await client.rebill({ ...order, token_id: "tok-1" })).kind).toBe("success");
-    const body = onlyRequest().json;
-    expect(body.tokenbilling).toEqual({ token_id: "tok-1" });
-    expect(body.payment).toEqual(PAYMENT);
-  });
-
   it("classifies a decline and an internal error (unknown: never retried)", async () => {
     answer({ rescode: "1001", resmsg: "Card declined" });
     expect(await client.payment(INPUT)).toEqual({ kind: "declined", code: "1001", message: "Card declined" });
@@ -420,7 +439,135 @@ describe("non-ui payment", () => {
       () => client.payment({ ...order, tokenbilling: { token_id: "tok-1", unique_token_id: "Y" } }),
       "tokenbilling.unique_token_id",
     );
-    await expectRefused(() => client.rebill({ ...order, token_id: "" }), "tokenbilling.token_id");
+  });
+});
+
+describe("token billing (the real gateway's endpoints)", () => {
+  const ORDER = { payment: { order_id: PAYMENT.order_id, currency: "USD", amount: "10.00", lang: "EN" } };
+  // The real answer: the transaction nested under payment, no status (GATEWAY-FACTS.md).
+  const REBILLED = {
+    ...OK,
+    payment: {
+      ...ORDER.payment,
+      transaction_id: TRANSACTION_ID,
+      auth_code: "309812",
+      transaction_date: "20300115170000",
+      access_country: "KR",
+      payment_method: "P101",
+      pay_to: "EXIMBAY.COM",
+      payment_method_name: "VISA",
+    },
+    card_info: { card_holder: "ADA", card_number1: "4111", card_number4: "1111" },
+  };
+
+  it("rebills on POST /tokenbilling/{token_id}/rebill: the token in the path, no card, the answer nested", async () => {
+    answer(REBILLED);
+    const outcome = await client.rebill("tok/1", {
+      ...ORDER,
+      buyer: { name: "Ada", email: "ada@example.com" },
+    });
+    expect(outcome).toEqual({ kind: "success", value: { ...REBILLED, errcode: undefined, mid: undefined } });
+    const request = onlyRequest();
+    expect(request).toMatchObject({ method: "POST", url: "/v1/payments/tokenbilling/tok%2F1/rebill" });
+    expect(request.json).toEqual({
+      ...ORDER,
+      merchant: { mid: MID },
+      buyer: { name: "Ada", email: "ada@example.com" },
+    });
+  });
+
+  it("classifies a rebill's refusal with its v2 errcode, and a transient error as unknown (never resent)", async () => {
+    answer({ rescode: "1001", resmsg: "Declined", errcode: "STOLEN_OR_LOST_CARD" });
+    expect(await client.rebill("tok-1", ORDER)).toEqual({
+      kind: "declined",
+      code: "1001",
+      message: "Declined",
+      errcode: "STOLEN_OR_LOST_CARD",
+    });
+    for (const rescode of ["EM00", "EX1000", "EE99"]) {
+      answer({ rescode, resmsg: "try again later" });
+      expect((await client.rebill("tok-1", ORDER)).kind, rescode).toBe("unknown");
+    }
+    answer({ rescode: "9999", resmsg: "later", errcode: "TEMPORARY_ERROR" });
+    expect((await client.rebill("tok-1", ORDER)).kind).toBe("unknown");
+    expect(server.requests).toHaveLength(5);
+  });
+
+  it("refuses a bad token or order without sending", async () => {
+    await expectRefused(() => client.rebill("", ORDER), "token_id");
+    await expectRefused(
+      () => client.rebill("tok-1", { payment: { ...ORDER.payment, amount: "1,000" } }),
+      "payment.amount",
+    );
+  });
+
+  it("deletes a token with an empty JSON body, and inquires with GET", async () => {
+    expect(await client.deleteToken("tok-1")).toEqual({ kind: "success", value: OK });
+    expect(onlyRequest()).toMatchObject({
+      method: "POST",
+      url: "/v1/payments/tokenbilling/tok-1/delete",
+      json: {},
+    });
+    server.reset();
+    answer({ ...OK, card_info: { card_holder: "ADA", cardno1: "4111", cardno4: "1111" } });
+    expect(await client.inquireToken("tok-1")).toMatchObject({
+      kind: "success",
+      value: { rescode: "0000", card_info: { card_number1: "4111", card_number4: "1111" } },
+    });
+    const [inquiry] = server.requests;
+    expect(server.requests).toHaveLength(1);
+    expect(inquiry).toMatchObject({ method: "GET", url: "/v1/payments/tokenbilling/tok-1", body: "" });
+    expect(inquiry?.headers.authorization).toBe(`Basic ${Buffer.from(`${API_KEY}:`).toString("base64")}`);
+  });
+
+  it("keeps the seed's form by configuration: the non-ui payment with tokenbilling.token_id", async () => {
+    const seedClient = createPaymentClient(
+      createGatewayContext(
+        {
+          paymentBaseUrl: server.url,
+          webhookAdminBaseUrl: server.url,
+          partnerBaseUrl: server.url,
+          mid: MID,
+          apiKey: API_KEY,
+          aesKey: KEY.key,
+          rebillEndpoint: "payment",
+        },
+        { now: () => TODAY },
+      ),
+    );
+    answer({
+      ...OK,
+      status: "SALE",
+      ...ORDER.payment,
+      transaction_id: TRANSACTION_ID,
+      cardno1: "4111",
+      cardno4: "1111",
+    });
+    const buyer = { name: "Ada", email: "ada@example.com" };
+    const outcome = await seedClient.rebill("tok-1", { ...ORDER, buyer });
+    expect(outcome).toMatchObject({
+      kind: "success",
+      value: {
+        rescode: "0000",
+        payment: {
+          order_id: PAYMENT.order_id,
+          currency: "USD",
+          amount: "10.00",
+          transaction_id: TRANSACTION_ID,
+        },
+        card_info: { card_number1: "4111", card_number4: "1111" },
+      },
+    });
+    const request = onlyRequest();
+    expect(request.url).toBe("/v1/payments/payment");
+    expect(request.json).toEqual({
+      ...ORDER,
+      merchant: { mid: MID },
+      buyer,
+      tokenbilling: { token_id: "tok-1" },
+    });
+    server.reset();
+    await expectRefused(() => seedClient.rebill("tok-1", ORDER), "buyer");
   });
 });
 

@@ -136,13 +136,24 @@ describe("ready request", () => {
 });
 
 describe("checkRecurringStartDate", () => {
-  const today = new Date("2030-01-31T23:30:00Z");
+  // 14:30 UTC on 31 January is 23:30 in Korea, where the gateway's "today" is.
+  const today = new Date("2030-01-31T14:30:00Z");
 
-  it("accepts a start date after today (UTC) and requests without recurring", () => {
+  it("accepts a start date after today in Korea, and requests without recurring", () => {
     expect(() =>
       checkRecurringStartDate({ recurring: { recurring_start_date: "20300201" } }, today),
     ).not.toThrow();
     expect(() => checkRecurringStartDate({}, today)).not.toThrow();
+  });
+
+  it("rejects tomorrow in UTC when it is already today in Korea", () => {
+    // 15:30 UTC on 31 January is 00:30 on 1 February in Korea.
+    expect(() =>
+      checkRecurringStartDate(
+        { recurring: { recurring_start_date: "20300201" } },
+        new Date("2030-01-31T15:30:00Z"),
+      ),
+    ).toThrow(expect.objectContaining({ field: "recurring.recurring_start_date" }));
   });
 
   it.each(["20300131", "20291231"])("rejects %s", (date) => {
@@ -209,12 +220,42 @@ describe("verify and the status_url query", () => {
     expect(parseStatusQuery(`${QUERY}&version=240`).data?.version).toBe("240");
   });
 
-  it.each(["fgkey", "status", "email"])("fails without %s", (key) => {
+  it.each(["fgkey", "order_id", "rescode"])("fails without %s", (key) => {
     const params = new URLSearchParams(QUERY);
     params.delete(key);
     const result = parseStatusQuery(params.toString());
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.path).toEqual([key]);
+  });
+
+  it("reads a query without status, version or e-mail (the real gateway sends no status)", () => {
+    const params = new URLSearchParams(QUERY);
+    for (const key of ["status", "ver", "email"]) params.delete(key);
+    const result = parseStatusQuery(params.toString());
+    expect(result.success).toBe(true);
+    expect(result.data?.status).toBeUndefined();
+  });
+
+  it("reads the older short names, empty parameters and a trailing &", () => {
+    const short =
+      "ver=230&mid=MID0000001&txntype=PAYMENT&fgkey=ABC&ref=o-1&cur=USD&amt=10.00&transid=TX1&authcode=12&" +
+      "resdt=20300115170000&paymethod=P101&accesscountry=KR&cardholder=ADA&payto=X&basecur=&baseamt=&rescode=0000&" +
+      "resmsg=Success.&param1=&";
+    expect(parseStatusQuery(short).data).toMatchObject({
+      transaction_type: "PAYMENT",
+      order_id: "o-1",
+      currency: "USD",
+      amount: "10.00",
+      transaction_id: "TX1",
+      auth_code: "12",
+      transaction_date: "20300115170000",
+      payment_method: "P101",
+      access_country: "KR",
+      card_holder: "ADA",
+      pay_to: "X",
+      base_currency: "",
+      param1: "",
+    });
   });
 
   it("rejects an undocumented status", () => {

@@ -37,7 +37,7 @@ function client() {
       partnerBaseUrl: server.url,
       mid: MID,
       apiKey: "test-api-key",
-      aesKeyHex: "0".repeat(64),
+      aesKey: "0".repeat(64),
       readRetries: 1,
       readRetryMinDelayMs: 0,
     },

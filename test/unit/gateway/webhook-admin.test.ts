@@ -28,7 +28,7 @@ function client() {
     partnerBaseUrl: "http://127.0.0.1:9/unused",
     mid: "TESTMID001",
     apiKey: "test-api-key",
-    aesKeyHex: "0".repeat(64),
+    aesKey: "0".repeat(64),
     readRetries: 1,
     readRetryMinDelayMs: 0,
   });

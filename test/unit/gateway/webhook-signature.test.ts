@@ -232,15 +232,47 @@ describe("verifyWebhook", () => {
     ).toEqual({ ok: false, reason: "bad_timestamp" });
   });
 
-  it("uses a custom header prefix", () => {
+  it("reads the real gateway's eximbay- headers by default", () => {
+    const headers = {
+      "eximbay-webhook-signature": BODY_SIGNATURE,
+      "eximbay-webhook-transmission-time": "2026-11-22T10:15:30.123+09:00",
+    };
+    expect(webhookHeaderNames()).toEqual({
+      signature: "eximbay-webhook-signature",
+      transmissionTime: "eximbay-webhook-transmission-time",
+    });
+    expect(verify(headers)).toEqual({ ok: true });
+  });
+
+  it("prefers the configured prefix and accepts any other prefix's pair", () => {
     const headers = headersFor(BODY, { prefix: "acme" });
     expect(Object.keys(headers)).toEqual(["acme-webhook-signature", "acme-webhook-transmission-time"]);
-    const check = (prefix: string) =>
-      verifyWebhook({ rawBody: BODY, headers, secrets: [CURRENT], now: NOW, headerPrefix: prefix });
-    expect(check("acme")).toEqual({ ok: true });
-    expect(check("ACME")).toEqual({ ok: true });
-    expect(check("service")).toEqual({ ok: false, reason: "missing_signature" });
-    expect(verify(headers)).toEqual({ ok: false, reason: "missing_signature" });
+    const check = (delivered: WebhookHeaders, prefix: string) =>
+      verifyWebhook({
+        rawBody: BODY,
+        headers: delivered,
+        secrets: [CURRENT],
+        now: NOW,
+        headerPrefix: prefix,
+      });
+    expect(check(headers, "acme")).toEqual({ ok: true });
+    expect(check(headers, "ACME")).toEqual({ ok: true });
+    // The seed's `service` prefix configured, the real gateway's `eximbay` sent: the HMAC decides.
+    expect(check(headersFor(BODY, { prefix: "eximbay" }), "service")).toEqual({ ok: true });
+    expect(verify(headers)).toEqual({ ok: true });
+    // A forged pair under the configured prefix is judged, not skipped for a valid pair under another one.
+    const forged = { ...headersFor(BODY, { prefix: "service", secret: "not-ours" }), ...headers };
+    expect(check(forged, "service")).toEqual({ ok: false, reason: "signature_mismatch" });
+    // Both headers must come under one prefix.
+    const split = {
+      "acme-webhook-signature": headers["acme-webhook-signature"],
+      "other-webhook-transmission-time": headers["acme-webhook-transmission-time"],
+    };
+    expect(check(split, "acme")).toEqual({ ok: false, reason: "missing_timestamp" });
+    expect(check({ "-webhook-signature": BODY_SIGNATURE }, "acme")).toEqual({
+      ok: false,
+      reason: "missing_signature",
+    });
   });
 
   it("throws on a misconfiguration without echoing any secret", () => {

@@ -308,6 +308,31 @@ describe("ledger comparison", () => {
     });
     expect(comparison.doubleCharges).toEqual(["sub_g/1"]);
   });
+
+  it("names canceled subscriptions whose token is still active at the gateway", () => {
+    const canceled = (id: string, token_id?: string) => ({
+      subscription_id: id,
+      period: 1,
+      status: "canceled" as const,
+      token_id,
+    });
+    const comparison = compareLedgerRecords({
+      subscriptions: [
+        canceled("sub_live", "tok_live"),
+        canceled("sub_deleted", "tok_deleted"),
+        canceled("sub_tokenless"),
+        { subscription_id: "sub_active", period: 1, status: "active", token_id: "tok_active" },
+      ],
+      attempts: [],
+      payments: [],
+      tokenStatuses: new Map([
+        ["tok_live", "active"],
+        ["tok_deleted", "deleted"],
+        ["tok_active", "active"],
+      ]),
+    });
+    expect(comparison.liveTokens).toEqual(["sub_live: canceled, token tok_live still active"]);
+  });
 });
 
 describe("demo customer mix", () => {

@@ -35,13 +35,14 @@ describe("handler environments", () => {
   it("lists the variables of each handler's subset", () => {
     expect(variablesOf(chargeRunEnvironment)).toEqual(["TABLE_NAME", "CHARGE_QUEUE_URL"]);
     expect(variablesOf(partnerTokenEnvironment).sort()).toEqual([
+      "GATEWAY_REBILL_ENDPOINT",
       "GATEWAY_SECRET_ARN",
       "PARTNER_BASE_URL",
       "PARTNER_TOKEN_SECRET_ARN",
       "PAYMENT_BASE_URL",
       "WEBHOOK_ADMIN_BASE_URL",
     ]);
-    expect(variablesOf(billingEnvironment)).toHaveLength(10);
+    expect(variablesOf(billingEnvironment)).toHaveLength(11);
   });
 
   it("takes only the handler's own variables and ignores the rest of the process environment", () => {

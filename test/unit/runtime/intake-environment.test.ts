@@ -23,6 +23,7 @@ describe("the intake handlers' environments (the CDK functions' variables)", () 
       expect.arrayContaining(["INTAKE_QUEUE_URL", "GATEWAY_SECRET_ARN", "EVENT_BUS_NAME"]),
     );
     expect(variablesOf(reconciliationEnvironment).sort()).toEqual([
+      "GATEWAY_REBILL_ENDPOINT",
       "GATEWAY_SECRET_ARN",
       "PARTNER_BASE_URL",
       "PAYMENT_BASE_URL",

@@ -1,0 +1,49 @@
+// The gateway is in Korea (GATEWAY-FACTS.md): its dates and times — transaction_date, trade_date, the YYYYMMDD of
+// reconciliation windows, recurring_start_date "later than today" — are Korea Standard Time, UTC+9, which has no
+// daylight saving. Our own records keep UTC instants; these helpers convert at the edge.
+
+/** Korea Standard Time, minutes east of UTC. */
+export const GATEWAY_UTC_OFFSET_MINUTES = 9 * 60;
+
+const OFFSET_MS = GATEWAY_UTC_OFFSET_MINUTES * 60_000;
+const DAY_MS = 86_400_000;
+
+/** The gateway's wall clock at an instant, as a Date whose UTC fields read that wall time. */
+const wallClock = (instant: Date) => new Date(instant.getTime() + OFFSET_MS);
+
+/** The gateway's calendar day (YYYYMMDD) at an instant. */
+export function gatewayDate(instant: Date): string {
+  return wallClock(instant).toISOString().slice(0, 10).replaceAll("-", "");
+}
+
+/** The instant a gateway day (YYYYMMDD) begins: its midnight in Korea, 15:00 UTC the day before. */
+export function gatewayDayStart(yyyymmdd: string): Date {
+  const year = Number(yyyymmdd.slice(0, 4));
+  const month = Number(yyyymmdd.slice(4, 6));
+  const day = Number(yyyymmdd.slice(6, 8));
+  return new Date(Date.UTC(year, month - 1, day) - OFFSET_MS);
+}
+
+/** The gateway day `days` after (or before) a gateway day. */
+export function shiftGatewayDate(yyyymmdd: string, days: number): string {
+  return gatewayDate(new Date(gatewayDayStart(yyyymmdd).getTime() + days * DAY_MS));
+}
+
+/** The instant of a gateway timestamp (YYYYMMDDHHMMSS, Korea time), or undefined when it is not one. */
+export function parseGatewayDateTime(stamp: string): Date | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(stamp);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const wall = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // Date.UTC rolls impossible fields over (02-30, 24:00): those are no timestamp.
+  if (wall.getUTCDate() !== day || wall.getUTCHours() !== hour || wall.getUTCMonth() !== month - 1)
+    return undefined;
+  return new Date(wall.getTime() - OFFSET_MS);
+}
