@@ -4,8 +4,7 @@ import { checkMid, duplicateCall, parseBody, refuseField, TOKEN_REFUSALS } from 
 import { okReply, type Reply, rescodeReply } from "./replies";
 import { defineRoute, type RouteDefinition, type SandboxRequest } from "./routes";
 import type { TokenRecord } from "./token-store";
-import type { MerchantContext } from "./transaction-operations";
-import { cardInfo } from "./transaction-operations";
+import { cardInfo, type MerchantContext } from "./transaction-operations";
 
 // Token billing as the real gateway has it (GATEWAY-FACTS.md; not in the seeds): a token payment on
 // POST /v1/payments/tokenbilling/{token_id}/rebill, deletion on …/delete and inquiry on GET …/{token_id}. The bodies
