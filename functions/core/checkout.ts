@@ -166,11 +166,13 @@ function refusalOf(result: StatusQuery): FirstPaymentRefusal {
 
 /**
  * What an approved window result says happened. The seed sends a status; the real gateway sends none, and its
- * approved PAYMENT window is a sale. Any other type without a status (a PAYER_AUTH result, say) is not a sale.
+ * approved PAYMENT window is a sale — unless it issued a virtual account, whose money comes with the deposit: that
+ * one waits (retrieve settles it once paid). Any other type without a status (a PAYER_AUTH result) is not a sale.
  */
 function windowOutcome(result: StatusQuery): string | undefined {
   if (result.status !== undefined) return result.status;
-  return result.transaction_type === "PAYMENT" ? "SALE" : undefined;
+  if (result.transaction_type !== "PAYMENT") return undefined;
+  return result.virtual_account_number ? "REGISTERED" : "SALE";
 }
 
 /** The period-0 attempt and the subscription a window result is about, if it describes what we asked for. */

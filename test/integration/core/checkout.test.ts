@@ -193,6 +193,21 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     expect(attempts).toMatchObject([{ status: "succeeded", transaction_id: long.get("transaction_id") }]);
   });
 
+  it("does not read a virtual account issued without a status as a sale: it waits for the deposit", async () => {
+    const checkout = await started();
+    const fields = new URLSearchParams(await payInWindow(checkout));
+    fields.delete("status");
+    fields.set("virtual_account_number", "99012345678901");
+    const vouched = { ...deps, gateway: { ...deps.gateway, verifyWindowResult: async () => success({}) } };
+    const before = await stored(checkout.subscription_id);
+
+    expect(await completeCheckout(fields.toString(), vouched)).toMatchObject({
+      kind: "awaiting_deposit",
+      subscription: { status: "pending" },
+    });
+    expect(await stored(checkout.subscription_id)).toEqual(before);
+  });
+
   it("does not read an approved PAYER_AUTH result without a status as a sale", async () => {
     const checkout = await started();
     const fields = new URLSearchParams(await payInWindow(checkout));
