@@ -131,8 +131,9 @@ function saleDifference(payment: GatewayPayment, attempt: ChargeAttempt | undefi
   if (attempt?.status !== "succeeded") return `sold at the gateway, ${attempt?.status ?? "absent"} here`;
   if (attempt.transaction_id !== payment.transactionId || attempt.amount !== payment.amount)
     return "transaction or amount differs";
-  // The balance is what refunds and a chargeback left of the amount.
-  const taken = addAmounts(payment.balance, payment.chargeback?.amount ?? "0");
+  // The balance is what refunds and a deducted chargeback left of the amount.
+  const chargedBack = payment.chargeback?.deductedDate === undefined ? "0" : payment.chargeback.amount;
+  const taken = addAmounts(payment.balance, chargedBack);
   const refunded = subtractAmounts(payment.amount, taken);
   if (compareAmounts(refunded, attempt.refunded_amount ?? "0") !== 0)
     return `refunded ${refunded} at the gateway, ${attempt.refunded_amount ?? "0"} here`;

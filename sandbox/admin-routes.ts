@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { parseRequest } from "../functions/gateway/errors";
 import { DELIVERY_KINDS } from "./deliveries";
 import { parseIsoDuration } from "./iso-duration";
 import { RECORD_KINDS } from "./ledger";
-import { okReply } from "./replies";
+import { okReply, parseFields } from "./replies";
 import { defineRoute, type RouteContext, type RouteDefinition } from "./routes";
 
 // The sandbox's own controls, under /sandbox/: no auth, no injected faults, rescode-style replies.
@@ -61,7 +60,7 @@ export const adminRoutes: readonly RouteDefinition[] = [
     method: "POST",
     path: "/sandbox/clock",
     handler: async (request, { clock }) => {
-      const change = parseRequest(clockChange, request.body);
+      const change = parseFields(clockChange, request.body);
       const now =
         change.set === undefined
           ? await clock.advance(change.advance ?? "PT0S")
@@ -92,7 +91,7 @@ export const adminRoutes: readonly RouteDefinition[] = [
     method: "GET",
     path: "/sandbox/ledger",
     handler: (request, { ledger }) => {
-      const query = parseRequest(ledgerQuery, Object.fromEntries(request.query));
+      const query = parseFields(ledgerQuery, Object.fromEntries(request.query));
       const summary = { revision: ledger.revision, counts: ledger.counts() };
       if (query.kind === undefined) return okReply(summary);
       return okReply({
@@ -108,7 +107,7 @@ export const adminRoutes: readonly RouteDefinition[] = [
     method: "GET",
     path: "/sandbox/deliveries",
     handler: (request, { deliveries }) => {
-      const query = parseRequest(deliveriesQuery, Object.fromEntries(request.query));
+      const query = parseFields(deliveriesQuery, Object.fromEntries(request.query));
       return okReply({ deliveries: deliveries.entries(query.kind) });
     },
   }),

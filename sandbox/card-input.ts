@@ -1,9 +1,9 @@
-import { decryptField } from "../functions/gateway/card-crypto";
-import { plaintextCard } from "../functions/gateway/schemas/payment";
 import { type CardSummary, summarizeCard } from "./cards";
+import { decryptCardField } from "./gateway-crypto";
 import type { Ledger } from "./ledger";
 import type { Merchant } from "./merchant-config";
 import { parseBody, refuseField } from "./payment-codes";
+import { plaintextCard } from "./payment-requests";
 
 /** A card the customer presented, reduced at once to what the sandbox keeps: the CVC is checked and dropped. */
 export interface PresentedCard {
@@ -16,7 +16,7 @@ const CARD_FIELDS = ["card_number", "expiry_date", "cvc"] as const;
 type EncryptedCard = Readonly<Record<(typeof CARD_FIELDS)[number], string>>;
 
 /**
- * A plaintext card, validated with the client's own schema (HE00 number, HE01 expiry, HE02 CVC; `at` prefixes the
+ * A plaintext card (HE00 number, HE01 expiry, HE02 CVC; `at` prefixes the
  * field name), and refused with HE01 when it expired before the current month of the sandbox clock.
  */
 export function readPlaintextCard(
@@ -42,7 +42,7 @@ export function readEncryptedCard(
   const plaintext: Record<string, string> = {};
   for (const field of CARD_FIELDS) {
     plaintext[field] =
-      decryptField(fields[field], { key: merchant.aesKeyHex }) ??
+      decryptCardField(fields[field], merchant.aesKeyHex) ??
       refuseField(`payment.${field}`, "does not decrypt with the merchant's key");
   }
   return readPlaintextCard(merchant.mid, plaintext, ledger, now, "payment.");

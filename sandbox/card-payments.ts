@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
-import { PAYMENT_COMPLETED_EVENT } from "../functions/gateway/schemas/partner";
-import { SUCCESS_RESCODE } from "../functions/gateway/schemas/primitives";
 import { CARD_REFUSALS, type CardBehaviour, type CardSummary } from "./cards";
 import { triggerChargeback } from "./chargebacks";
+import { PAYMENT_COMPLETED_EVENT } from "./partner-store";
 import { duplicateCall, type Refusal, TOKEN_REFUSALS } from "./payment-codes";
 import type { OtherParam, PaymentRecord } from "./payment-store";
-import { SUCCESS_RESMSG } from "./replies";
+import { SUCCESS_RESCODE, SUCCESS_RESMSG } from "./replies";
 import type { RouteContext } from "./routes";
 import type { TokenRecord } from "./token-store";
 

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { passesLuhn } from "../functions/shared/luhn";
+import { passesCheckDigit } from "./gateway-crypto";
 
 /**
  * How a card behaves in the sandbox. Test numbers pick a behaviour; any other Luhn-valid number is approved, a
@@ -59,7 +59,7 @@ export const CARD_REFUSALS = {
 export function cardBehaviour(cardNumber: string): CardBehaviour {
   const known = TEST_CARDS[cardNumber];
   if (known) return known;
-  return /^\d{12,19}$/.test(cardNumber) && passesLuhn(cardNumber) ? "approve" : "invalid_number";
+  return /^\d{12,19}$/.test(cardNumber) && passesCheckDigit(cardNumber) ? "approve" : "invalid_number";
 }
 
 /** What the sandbox keeps of a card. */

@@ -1,12 +1,10 @@
-import type { PaymentRequest } from "../functions/gateway/schemas/payment";
 import { type Authorisation, type Authorised, authorise, cardOf, type FundingSource } from "./card-payments";
 import type { Ledger } from "./ledger";
-import { type RecurringPlan, registerRecurring } from "./recurring-charger";
+import type { RecurringPlan, Tokenbilling } from "./payment-requests";
+import { registerRecurring } from "./recurring-charger";
 import type { RecurringRecord } from "./recurring-store";
 import type { RouteContext } from "./routes";
 import type { TokenRecord } from "./token-store";
-
-type Tokenbilling = PaymentRequest["tokenbilling"];
 
 /** Paying an order from a window or the non-ui payment: the authorisation plus what it may create. */
 export interface Checkout extends Authorisation {

@@ -1,12 +1,14 @@
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
-import { fieldOf } from "../functions/gateway/errors";
 import { parseFaultConfig } from "./faults";
 import { merchantFromEnv } from "./merchant-config";
+import { CALLBACK_FORMS } from "./payment-results";
 import { seedFrom } from "./prng";
+import { fieldOfIssue } from "./replies";
 import type { Sandbox, SandboxOptions } from "./server";
 
-const USAGE = "usage: sandbox [--port 4010] [--host 127.0.0.1] [--seed N] [--faults '<json>']";
+const USAGE =
+  "usage: sandbox [--port 4010] [--host 127.0.0.1] [--seed N] [--faults '<json>'] [--callback-form real|short|seed]";
 
 /** Sandbox options from the command line and the SANDBOX_* environment; throws an Error with a usage hint. */
 export function sandboxOptionsFromCli(
@@ -20,15 +22,19 @@ export function sandboxOptionsFromCli(
       host: { type: "string", default: "127.0.0.1" },
       seed: { type: "string" },
       faults: { type: "string" },
+      "callback-form": { type: "string", default: "real" },
     },
     strict: true,
     allowPositionals: false,
   });
   const port = Number(values.port);
   if (!/^\d+$/.test(values.port) || port > 65_535) throw new Error(`--port must be 0–65535\n${USAGE}`);
+  const callbackForm = CALLBACK_FORMS.find((form) => form === values["callback-form"]);
+  if (callbackForm === undefined) throw new Error(`--callback-form must be real, short or seed\n${USAGE}`);
   return {
     port,
     host: values.host,
+    callbackForm,
     merchants: [merchantFromEnv(env)],
     ...(values.seed === undefined ? {} : { seed: seedFrom(values.seed) }),
     ...(values.faults === undefined ? {} : { faults: parseFaultsFlag(values.faults) }),
@@ -47,7 +53,7 @@ export function parseFaultsFlag(text: string) {
     return parseFaultConfig(json);
   } catch (error) {
     const issue = error instanceof ZodError ? error.issues[0] : undefined;
-    throw issue ? new Error(`--faults: ${fieldOf(issue)} ${issue.message}\n${USAGE}`) : error;
+    throw issue ? new Error(`--faults: ${fieldOfIssue(issue)} ${issue.message}\n${USAGE}`) : error;
   }
 }
 

@@ -1,14 +1,14 @@
 import { setMaxListeners } from "node:events";
-import { SUCCESS_RESCODE } from "../functions/gateway/schemas/primitives";
-import {
-  DEFAULT_WEBHOOK_HEADER_PREFIX,
-  formatTransmissionTime,
-  signWebhookBody,
-  webhookHeaderNames,
-} from "../functions/gateway/webhook-signature";
 import type { ClockScope, SandboxClock } from "./clock";
 import type { FaultInjector } from "./faults";
+import { KOREA_UTC_OFFSET_MINUTES, zonedTimestamp } from "./gateway-calendar";
+import { webhookSignature } from "./gateway-crypto";
 import type { Merchant } from "./merchant-config";
+import { SUCCESS_RESCODE } from "./replies";
+import { callableUrl } from "./request-fields";
+
+/** The real gateway's webhook header prefix (GATEWAY-FACTS.md); the seeds write it as `service`. */
+export const WEBHOOK_HEADER_PREFIX = "eximbay";
 
 export const DELIVERY_KINDS = ["status_url", "recurring_noti", "webhook", "partner_event"] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
@@ -30,6 +30,8 @@ export interface DeliveryAttempt {
   /** Sandbox time of the attempt, ISO 8601. */
   readonly at: string;
   readonly body?: string;
+  /** status_url: the form the result was sent in (real, short, seed). */
+  readonly form?: string;
   readonly status?: number;
   /** rescode of a JSON reply. */
   readonly rescode?: string;
@@ -42,7 +44,7 @@ export interface DeliveryAttempt {
 /** The sending side handed to route handlers: the route's delivery faults apply. */
 export interface RouteDeliverer {
   /** GET url?params (the window result). */
-  statusUrl(url: string, params: Readonly<Record<string, string>>): Promise<void>;
+  statusUrl(url: string, params: Readonly<Record<string, string>>, form?: string): Promise<void>;
   /** POST JSON to recurring_noti_url. */
   recurringNoti(url: string, body: unknown): Promise<void>;
   /** POST signed JSON; re-sent hourly by the sandbox clock, up to 3 times, until acknowledged. */
@@ -59,7 +61,7 @@ export interface DelivererOptions {
   /** Per attempt; default 5 s. */
   readonly timeoutMs?: number;
   readonly headerPrefix?: string;
-  /** Zone of the transmission-time header, minutes east of UTC; default 0 (`Z`). */
+  /** Zone of the transmission-time header, minutes east of UTC; default Korea's (+09:00), as the gateway's. */
   readonly utcOffsetMinutes?: number;
   /** Attempts kept (oldest dropped first); default 10,000. */
   readonly logLimit?: number;
@@ -74,6 +76,7 @@ interface Outbound {
   readonly method: "GET" | "POST";
   readonly url: string;
   readonly body?: string;
+  readonly form?: string;
   /** Per attempt: the transmission time changes on each re-send. */
   readonly headers: (at: Date) => Record<string, string>;
 }
@@ -114,9 +117,14 @@ export class Deliverer implements RouteDeliverer {
     this.#options = options;
   }
 
-  statusUrl(url: string, params: Readonly<Record<string, string>>, route?: string): Promise<void> {
+  statusUrl(
+    url: string,
+    params: Readonly<Record<string, string>>,
+    route?: string,
+    form?: string,
+  ): Promise<void> {
     const twice = this.#options.faults.decideDelivery("duplicateStatusUrl", route);
-    const outbound = this.#outbound("status_url", "GET", withQuery(url, params));
+    const outbound = { ...this.#outbound("status_url", "GET", withQuery(url, params)), form };
     return this.#track(async () => {
       await this.#attempt(outbound, 1, false);
       if (twice) await this.#attempt(outbound, 1, true);
@@ -132,11 +140,14 @@ export class Deliverer implements RouteDeliverer {
 
   webhook(merchant: Merchant, url: string, body: unknown, route?: string): Promise<void> {
     const raw = JSON.stringify(body);
-    const names = webhookHeaderNames(this.#options.headerPrefix ?? DEFAULT_WEBHOOK_HEADER_PREFIX);
-    const signature = signWebhookBody(raw, merchant.webhookSecret);
+    const prefix = this.#options.headerPrefix ?? WEBHOOK_HEADER_PREFIX;
+    const signature = webhookSignature(raw, merchant.webhookSecret);
     const outbound = this.#outbound("webhook", "POST", url, body, (at) => ({
-      [names.signature]: signature,
-      [names.transmissionTime]: formatTransmissionTime(at, this.#options.utcOffsetMinutes ?? 0),
+      [`${prefix}-webhook-signature`]: signature,
+      [`${prefix}-webhook-transmission-time`]: zonedTimestamp(
+        at,
+        this.#options.utcOffsetMinutes ?? KOREA_UTC_OFFSET_MINUTES,
+      ),
     }));
     return this.#inOrder(outbound, route, () => this.#sendWithResends(outbound, 1));
   }
@@ -151,7 +162,7 @@ export class Deliverer implements RouteDeliverer {
   /** The same senders with `route` bound, for a handler's context. */
   forRoute(route: string): RouteDeliverer {
     return {
-      statusUrl: (url, params) => this.statusUrl(url, params, route),
+      statusUrl: (url, params, form) => this.statusUrl(url, params, route, form),
       recurringNoti: (url, body) => this.recurringNoti(url, body),
       webhook: (merchant, url, body) => this.webhook(merchant, url, body, route),
       partnerEvent: (url, body) => this.partnerEvent(url, body, route),
@@ -189,12 +200,14 @@ export class Deliverer implements RouteDeliverer {
     headers: (at: Date) => Record<string, string> = () => ({}),
   ): Outbound {
     const deliveryId = ++this.#deliveryId;
-    if (method === "GET") return { deliveryId, kind, method, url, headers };
+    // The gateway takes merchant URLs without a scheme and calls them over http.
+    const target = callableUrl(url);
+    if (method === "GET") return { deliveryId, kind, method, url: target, headers };
     return {
       deliveryId,
       kind,
       method,
-      url,
+      url: target,
       body: JSON.stringify(body),
       headers: (at) => ({ ...JSON_HEADERS, ...headers(at) }),
     };
@@ -240,6 +253,7 @@ export class Deliverer implements RouteDeliverer {
       duplicate,
       at: at.toISOString(),
       ...(outbound.body === undefined ? {} : { body: outbound.body }),
+      ...(outbound.form === undefined ? {} : { form: outbound.form }),
     };
     try {
       const response = await fetch(outbound.url, {

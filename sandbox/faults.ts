@@ -20,6 +20,10 @@ export const faultSettingsSchema = z.strictObject({
   duplicateStatusUrlRate: rate,
   /** Hold a webhook and send it after the next one to the same URL. */
   outOfOrderWebhookRate: rate,
+  /** Answer the gateway's internal errors before handling (EM00 "try again later" or EX1000): nothing committed. */
+  internalErrorRate: rate,
+  /** Send a status_url callback in one of the other forms (the seed's, or the older short names). */
+  mixedCallbackFormRate: rate,
 });
 export type FaultSettings = z.output<typeof faultSettingsSchema>;
 
@@ -51,16 +55,27 @@ const NO_FAULTS: FaultSettings = {
   resetRate: 0,
   duplicateStatusUrlRate: 0,
   outOfOrderWebhookRate: 0,
+  internalErrorRate: 0,
+  mixedCallbackFormRate: 0,
 };
 
-/** What happens to one request: reset and error act before the handler, timeoutAfterCommit after it. */
-export type RequestAction = "none" | "reset" | "error" | "timeoutAfterCommit";
+/**
+ * What happens to one request: reset, error (503) and internalError (EM00 / EX1000) act before the handler,
+ * timeoutAfterCommit after it.
+ */
+export type RequestAction = "none" | "reset" | "error" | "internalError" | "timeoutAfterCommit";
 export interface RequestFaults {
   readonly latencyMs: number;
   readonly action: RequestAction;
+  /** The rescode of an internalError. */
+  readonly internalCode?: InternalErrorCode;
 }
 
-export type DeliveryFault = "duplicateStatusUrl" | "outOfOrderWebhook";
+/** The gateway's internal errors (GATEWAY-FACTS.md): EM00 "try again later", EX1000 internal server error. */
+export const INTERNAL_ERROR_CODES = ["EM00", "EX1000"] as const;
+export type InternalErrorCode = (typeof INTERNAL_ERROR_CODES)[number];
+
+export type DeliveryFault = "duplicateStatusUrl" | "outOfOrderWebhook" | "mixedCallbackForm";
 
 export type FaultKind = "latency" | Exclude<RequestAction, "none"> | DeliveryFault;
 export type FaultCounts = Record<FaultKind | "requests", number>;
@@ -72,14 +87,17 @@ function emptyCounts(): FaultCounts {
     reset: 0,
     error: 0,
     timeoutAfterCommit: 0,
+    internalError: 0,
     duplicateStatusUrl: 0,
     outOfOrderWebhook: 0,
+    mixedCallbackForm: 0,
   };
 }
 
 const RATE_OF_DELIVERY_FAULT = {
   duplicateStatusUrl: "duplicateStatusUrlRate",
   outOfOrderWebhook: "outOfOrderWebhookRate",
+  mixedCallbackForm: "mixedCallbackFormRate",
 } as const satisfies Record<DeliveryFault, keyof FaultSettings>;
 
 /**
@@ -122,20 +140,29 @@ export class FaultInjector {
   decideRequest(route: string): RequestFaults {
     const settings = this.settingsFor(route);
     const random = this.#stream(`request:${route}`);
-    const [jitter, reset, error, timeout] = [random.next(), random.next(), random.next(), random.next()];
+    // Six draws every time, in this order, whatever the rates.
+    const jitter = random.next();
+    const reset = random.next();
+    const error = random.next();
+    const timeout = random.next();
+    const internal = random.next();
+    const which = random.next();
     const latencyMs = settings.latencyMs + Math.floor(jitter * (settings.latencyJitterMs + 1));
     const action: RequestAction =
       reset < settings.resetRate
         ? "reset"
         : error < settings.errorRate
           ? "error"
-          : timeout < settings.timeoutAfterCommitRate
-            ? "timeoutAfterCommit"
-            : "none";
+          : internal < settings.internalErrorRate
+            ? "internalError"
+            : timeout < settings.timeoutAfterCommitRate
+              ? "timeoutAfterCommit"
+              : "none";
     this.#count(route, "requests");
     if (latencyMs > 0) this.#count(route, "latency");
     if (action !== "none") this.#count(route, action);
-    return { latencyMs, action };
+    if (action !== "internalError") return { latencyMs, action };
+    return { latencyMs, action, internalCode: which < 0.5 ? "EM00" : "EX1000" };
   }
 
   /** Whether this delivery meets `fault`; `route` is the request that caused it (none for clock-driven work). */
@@ -144,6 +171,14 @@ export class FaultInjector {
       this.#stream(`${fault}:${route ?? ""}`).next() < this.settingsFor(route)[RATE_OF_DELIVERY_FAULT[fault]];
     if (hit) this.#count(route, fault);
     return hit;
+  }
+
+  /** The form of one status_url callback: the configured one, or (mixedCallbackFormRate) one of the others. */
+  decideCallbackForm<F extends string>(forms: readonly F[], configured: F, route?: string): F {
+    if (!this.decideDelivery("mixedCallbackForm", route)) return configured;
+    const others = forms.filter((form) => form !== configured);
+    const pick = this.#stream(`mixedCallbackForm:pick:${route ?? ""}`).next();
+    return others[Math.floor(pick * others.length)] ?? configured;
   }
 
   counters(): { total: FaultCounts; byRoute: Record<string, FaultCounts> } {

@@ -1,9 +1,9 @@
-import { addMonthsClamped } from "../functions/core/billing-period";
+import { plusMonths } from "./gateway-calendar";
 
 /**
  * The subset of ISO 8601 durations the sandbox clock accepts: `PnYnMnWnDTnHnMnS` with whole numbers, and a fraction
  * on seconds only (`PT1.5S`). Years and months are calendar steps clamped to the month's end (Jan 31 + P1M = Feb 28
- * or 29), days are 24 hours (the sandbox keeps UTC time).
+ * or 29), days are 24 hours (calendar steps are taken in UTC; the gateway's dates are read in its own zone).
  */
 export interface IsoDuration {
   readonly years: number;
@@ -32,6 +32,6 @@ export function parseIsoDuration(text: string): IsoDuration | undefined {
 
 /** `date` moved forward by `duration`, in UTC. */
 export function addIsoDuration(date: Date, duration: IsoDuration): Date {
-  const shifted = addMonthsClamped(date, duration.years * 12 + duration.months);
+  const shifted = plusMonths(date, duration.years * 12 + duration.months);
   return new Date(shifted.getTime() + duration.days * 86_400_000 + duration.milliseconds);
 }

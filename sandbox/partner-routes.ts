@@ -1,16 +1,16 @@
 import { z } from "zod";
-import { parseRequest } from "../functions/gateway/errors";
-import {
-  createWebhookRequest,
-  PARTNER_SUCCESS_CODE,
-  type PartnerToken,
-  updateWebhookRequest,
-  type WebhookSubscription,
-} from "../functions/gateway/schemas/partner";
 import { controlMerchant, controlMid } from "./control-merchant";
 import type { Merchant } from "./merchant-config";
 import type { PartnerSubscription } from "./partner-store";
-import { okReply, partnerOkReply, partnerReply, ReplyError } from "./replies";
+import {
+  okReply,
+  PARTNER_SUCCESS_CODE,
+  parseFields,
+  partnerOkReply,
+  partnerReply,
+  ReplyError,
+} from "./replies";
+import { deliverableUrl } from "./request-fields";
 import { defineRoute, type RouteDefinition } from "./routes";
 
 // Partner API (seed 002) on {partner_url}. The server answers AUTH_3000 for a wrong or missing apiKey header and
@@ -19,6 +19,20 @@ import { defineRoute, type RouteDefinition } from "./routes";
 // shows neither its request nor its response.
 
 const WEBHOOKS_PATH = "/api/v1/partner/merchants/:merchantId/webhooks";
+
+// Request bodies (seed 002): unlike the payment API, not all strings — eventTypes is an array, isActive a boolean.
+const eventTypes = z.array(z.string().min(1, "is required")).min(1, "must name at least one event type");
+const createWebhookRequest = z.looseObject({ endpointUrl: deliverableUrl, eventTypes });
+const updateWebhookRequest = createWebhookRequest.extend({ isActive: z.boolean().optional() });
+
+/** A webhook subscription as the partner API shows it. */
+interface WebhookSubscription {
+  readonly id: string;
+  readonly endpointUrl: string;
+  readonly eventTypes: readonly string[];
+  readonly isActive: boolean;
+  readonly createdAt: string;
+}
 const SUBSCRIPTION_PATH = `${WEBHOOKS_PATH}/:publicId`;
 
 /** The token grants access to its own merchant only. */
@@ -50,7 +64,7 @@ export const partnerRoutes: readonly RouteDefinition[] = [
     auth: "partner-api-key",
     handler: (_request, { merchant, ledger, clock }) => {
       const issued = ledger.partner.issueToken(merchant.mid, clock.now());
-      const token: PartnerToken = { token: issued.token, expiredAt: issued.expiresAt.toISOString() };
+      const token = { token: issued.token, expiredAt: issued.expiresAt.toISOString() };
       return partnerOkReply(token);
     },
   }),
@@ -61,7 +75,7 @@ export const partnerRoutes: readonly RouteDefinition[] = [
     path: WEBHOOKS_PATH,
     handler: (request, { merchant, ledger, clock }) => {
       requireOwnMerchant(request.params.merchantId, merchant);
-      const body = parseRequest(createWebhookRequest, request.body);
+      const body = parseFields(createWebhookRequest, request.body);
       return partnerOkReply(
         subscriptionView(ledger.partner.createSubscription(merchant.mid, body, clock.now())),
       );
@@ -84,7 +98,7 @@ export const partnerRoutes: readonly RouteDefinition[] = [
     path: SUBSCRIPTION_PATH,
     handler: (request, { merchant, ledger }) => {
       requireOwnMerchant(request.params.merchantId, merchant);
-      const body = parseRequest(updateWebhookRequest, request.body);
+      const body = parseFields(updateWebhookRequest, request.body);
       const updated = ledger.partner.updateSubscription(merchant.mid, request.params.publicId, body);
       return updated.ok ? partnerOkReply(subscriptionView(updated.value)) : subscriptionNotFound();
     },
@@ -111,7 +125,7 @@ export const partnerRoutes: readonly RouteDefinition[] = [
     method: "POST",
     path: "/sandbox/partner/tokens/expire",
     handler: (request, { merchants, ledger }) => {
-      const body = parseRequest(expireTokensBody, request.body);
+      const body = parseFields(expireTokensBody, request.body);
       const merchant = controlMerchant(merchants, body.mid);
       return okReply({ mid: merchant.mid, expired: ledger.partner.revokeTokens(merchant.mid) });
     },

@@ -27,6 +27,9 @@ export interface IssuedPartnerToken {
 /** The access token lives 24 hours (seed 002). */
 export const PARTNER_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** The one partner event type the seed documents. */
+export const PAYMENT_COMPLETED_EVENT = "PAYMENT_COMPLETED";
+
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
 /** Partner webhook subscriptions per merchant and the issued partner access tokens. */

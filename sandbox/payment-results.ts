@@ -1,19 +1,58 @@
-import { computeFgkey } from "../functions/gateway/fgkey";
-import { SUCCESS_RESCODE } from "../functions/gateway/schemas/primitives";
 import type { CardSummary } from "./cards";
 import type { CheckedOut } from "./checkout";
+import { fgkeyOf } from "./gateway-crypto";
 import type { Ledger } from "./ledger";
 import type { PayerAuthRecord } from "./payer-auth-store";
 import type { OtherParam, PaymentRecord } from "./payment-store";
 import type { RecurringRecord } from "./recurring-store";
-import { SUCCESS_RESMSG } from "./replies";
+import { SUCCESS_RESCODE, SUCCESS_RESMSG } from "./replies";
 import type { TokenRecord } from "./token-store";
 
 // The verify fields (seed 000): the window result sent to status_url and return_url, and the non-ui payment's
 // response. Absent values are left out; every value is a string.
 
-/** The SDK window version reported as `ver` (the sample query's spelling; the client reads it as version). */
+/** The SDK window version the seed's form reports as `ver`. */
 export const WINDOW_VERSION = "1.0";
+
+/**
+ * How a window result reaches status_url:
+ * - real: as the real gateway sends it (GATEWAY-FACTS.md) — no `status`, `ver=230`, long names;
+ * - short: the same with the older short names the test server still sent in 2023 (`txntype`, `ref`, `amt`, …);
+ * - seed: the seed's documented form, with `status`.
+ */
+export const CALLBACK_FORMS = ["real", "short", "seed"] as const;
+export type CallbackForm = (typeof CALLBACK_FORMS)[number];
+
+/** The real gateway's window version. */
+const REAL_WINDOW_VERSION = "230";
+
+/** Long name → older short name, for the parameters that have one. */
+const SHORT_NAMES: Readonly<Record<string, string>> = {
+  transaction_type: "txntype",
+  order_id: "ref",
+  currency: "cur",
+  amount: "amt",
+  transaction_id: "transid",
+  auth_code: "authcode",
+  transaction_date: "resdt",
+  payer_auth_id: "payerauthid",
+  payment_method: "paymethod",
+  access_country: "accesscountry",
+  card_holder: "cardholder",
+  pay_to: "payto",
+  card_number1: "cardno1",
+  card_number4: "cardno4",
+  base_currency: "basecur",
+  base_amount: "baseamt",
+  base_rate: "baserate",
+  foreign_currency: "foreigncur",
+  foreign_amount: "foreignamt",
+  foreign_rate: "foreignrate",
+  dcc_rate: "dccrate",
+};
+const LONG_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(SHORT_NAMES).map(([long, short]) => [short, long]),
+);
 
 type Fields = Record<string, string>;
 
@@ -117,16 +156,40 @@ export function checkoutResult(result: CheckedOut, details: VirtualAccountDetail
   return paymentResult(payment, { createdToken: result.token, recurring: result.recurring, virtualAccount });
 }
 
+/** A result in one callback form; blanks for the DCC and risk fields, as the real gateway sends them. */
+export function inCallbackForm(fields: Readonly<Fields>, form: CallbackForm): Fields {
+  if (form === "seed") return { ...fields };
+  const { status: _status, ...rest } = fields;
+  const real: Fields = {
+    param1: "",
+    param2: "",
+    param3: "",
+    dm_decision: "",
+    dm_reject: "",
+    dm_review: "",
+    ...rest,
+    ver: REAL_WINDOW_VERSION,
+  };
+  if (form === "real") return real;
+  return Object.fromEntries(Object.entries(real).map(([key, value]) => [SHORT_NAMES[key] ?? key, value]));
+}
+
 /** The fields plus their fgkey, which verify recomputes over every other parameter. */
 export function signedQuery(apiKey: string, fields: Fields): Fields {
-  return { ...fields, fgkey: computeFgkey(apiKey, fields) };
+  return { ...fields, fgkey: fgkeyOf(apiKey, fields) };
+}
+
+/** A result's parameters under the long names, whichever form it came in. */
+function longNamed(params: URLSearchParams): Map<string, string> {
+  return new Map([...params].map(([key, value]) => [LONG_NAMES[key] ?? key, value]));
 }
 
 /**
  * Whether a (correctly keyed) window result describes what the ledger holds: the merchant's order, and its
  * transaction or payer authentication with the same order, currency, amount and type.
  */
-export function matchesLedger(ledger: Ledger, mid: string, params: URLSearchParams): boolean {
+export function matchesLedger(ledger: Ledger, mid: string, query: URLSearchParams): boolean {
+  const params = longNamed(query);
   const orderId = params.get("order_id") ?? "";
   if (params.get("mid") !== mid || !ledger.payments.findOrder(mid, orderId)) return false;
   const same = (record: { orderId: string; currency: string; amount: string }) =>
@@ -134,13 +197,13 @@ export function matchesLedger(ledger: Ledger, mid: string, params: URLSearchPara
     record.currency === params.get("currency") &&
     record.amount === params.get("amount");
   const transactionId = params.get("transaction_id");
-  if (transactionId !== null) {
+  if (transactionId !== undefined) {
     const payment = ledger.payments.findTransaction(mid, transactionId);
     return (
       payment !== undefined && same(payment) && payment.transactionType === params.get("transaction_type")
     );
   }
   const payerAuthId = params.get("payer_auth_id");
-  const payerAuth = payerAuthId === null ? undefined : ledger.payerAuths.find(mid, payerAuthId);
+  const payerAuth = payerAuthId === undefined ? undefined : ledger.payerAuths.find(mid, payerAuthId);
   return payerAuth !== undefined && same(payerAuth) && params.get("transaction_type") === "PAYER_AUTH";
 }

@@ -1,7 +1,10 @@
-import { decryptField } from "../functions/gateway/card-crypto";
-import { computeFgkey, flattenParams, verifyQueryFgkey } from "../functions/gateway/fgkey";
+import { readEncryptedCard } from "./card-input";
+import { authorise, type FundingSource, VIRTUAL_ACCOUNT_METHOD } from "./card-payments";
+import { checkout, tokenConflict } from "./checkout";
+import { carriesValidFgkey, decryptCardField, dottedParams, fgkeyOf } from "./gateway-crypto";
+import type { Ledger } from "./ledger";
+import { checkMid, duplicateCall, invalidField, parseBody, refuseField, stateRefusal } from "./payment-codes";
 import {
-  checkRecurringStartDate,
   confirmRequest,
   type PaymentRequest,
   paymentRequest,
@@ -10,11 +13,7 @@ import {
   recurringDeleteRequest,
   recurringIdParam,
   verifyRequest,
-} from "../functions/gateway/schemas/payment";
-import { readEncryptedCard } from "./card-input";
-import { authorise, type FundingSource, VIRTUAL_ACCOUNT_METHOD } from "./card-payments";
-import { checkout, tokenConflict } from "./checkout";
-import { checkMid, duplicateCall, invalidField, parseBody, refuseField, stateRefusal } from "./payment-codes";
+} from "./payment-requests";
 import { checkoutResult, matchesLedger } from "./payment-results";
 import { okReply, type Reply } from "./replies";
 import { defineRoute, type RouteDefinition, type SandboxRequest } from "./routes";
@@ -29,7 +28,15 @@ import {
   settle,
 } from "./transaction-operations";
 
-// The payment API of seed 000 under /v1/payments, validated with the client's own request schemas.
+// The payment API of seed 000 under /v1/payments, read with the sandbox's own request schemas (payment-requests.ts).
+
+/** "recurring_start_date later than the current date": the gateway's date, in its own zone. */
+function checkStartDate(body: Pick<PaymentRequest, "recurring">, ledger: Ledger, now: Date): void {
+  const start = body.recurring?.recurring_start_date;
+  if (start !== undefined && start <= ledger.date(now)) {
+    refuseField("recurring.recurring_start_date", "must be later than today");
+  }
+}
 
 /** Card (decrypted), stored token, wallet or virtual account: exactly what the body carries. */
 function fundingSource(ctx: MerchantContext, body: PaymentRequest): FundingSource {
@@ -48,7 +55,7 @@ function fundingSource(ctx: MerchantContext, body: PaymentRequest): FundingSourc
   for (const wallet of ["wallet_a", "wallet_b"] as const) {
     const data = body[wallet]?.payment_data;
     if (data === undefined) continue;
-    if (decryptField(data, { key: merchant.aesKeyHex }) === undefined)
+    if (decryptCardField(data, merchant.aesKeyHex) === undefined)
       refuseField(`${wallet}.payment_data`, "does not decrypt with the merchant's key");
     return { kind: "wallet", paymentMethod: payment_method };
   }
@@ -79,7 +86,7 @@ function payment(request: SandboxRequest, ctx: MerchantContext): Reply {
   const { merchant, ledger, clock } = ctx;
   const body = parseBody(paymentRequest, request.body);
   checkMid("merchant.mid", body.merchant.mid, merchant.mid);
-  checkRecurringStartDate(body, clock.now());
+  checkStartDate(body, ledger, clock.now());
   const source = fundingSource(ctx, body);
   checkRequests(ctx, body, source);
   const payerAuth = payerAuthFor(ctx, source, body.payment.payer_auth_id);
@@ -112,11 +119,11 @@ function payment(request: SandboxRequest, ctx: MerchantContext): Reply {
 function ready(request: SandboxRequest, { merchant, ledger, clock }: MerchantContext): Reply {
   const body = parseBody(readyRequest, request.body);
   checkMid("merchant.mid", body.merchant.mid, merchant.mid);
-  checkRecurringStartDate(body, clock.now());
+  checkStartDate(body, ledger, clock.now());
   const tokenId = body.tokenbilling?.token_id;
   if (tokenId !== undefined && !ledger.tokens.find(merchant.mid, tokenId))
     refuseField("tokenbilling.token_id", "unknown token");
-  const fgkey = computeFgkey(merchant.apiKey, flattenParams(body));
+  const fgkey = fgkeyOf(merchant.apiKey, dottedParams(body));
   // The same request again while its window is open answers the same fgkey; any other use of the order_id is EEEE.
   if (ledger.windows.find(fgkey)?.state !== "open") {
     const orderId = body.payment.order_id;
@@ -189,7 +196,7 @@ export const paymentRoutes: readonly RouteDefinition[] = [
     handler: (request, { merchant, ledger }) => {
       const { data } = parseBody(verifyRequest, request.body);
       const verified =
-        verifyQueryFgkey(merchant.apiKey, data) &&
+        carriesValidFgkey(merchant.apiKey, data) &&
         matchesLedger(ledger, merchant.mid, new URLSearchParams(data));
       return verified ? okReply() : invalidField("data", "verification failed");
     },
@@ -229,9 +236,12 @@ export const paymentRoutes: readonly RouteDefinition[] = [
     ...merchantRoute,
     name: "payments.recurring.delete",
     path: "/v1/payments/recurring/:recurring_id/delete",
+    // Its body is shown nowhere; the gateway takes an empty one.
+    body: "optional",
     handler: (request, { merchant, ledger, clock }) => {
       const recurringId = recurringPath(request);
-      checkMid("mid", parseBody(recurringDeleteRequest, request.body).mid, merchant.mid);
+      const { mid } = parseBody(recurringDeleteRequest, request.body);
+      if (mid !== undefined) checkMid("mid", mid, merchant.mid);
       const recurring = ledger.recurring.find(merchant.mid, recurringId);
       if (!recurring) return refuseField("recurring_id", "unknown recurring payment");
       // Deleting a deleted plan again (a retry) succeeds: the plan is canceled either way.

@@ -1,6 +1,3 @@
-import { parseRequest } from "../functions/gateway/errors";
-import { plaintextCard, type ReadyRequest, readyRequest } from "../functions/gateway/schemas/payment";
-import { mid as midSchema } from "../functions/gateway/schemas/primitives";
 import { readPlaintextCard } from "./card-input";
 import { type FundingSource, saleCompleted, VIRTUAL_ACCOUNT_METHOD } from "./card-payments";
 import { summarizeCard } from "./cards";
@@ -14,8 +11,16 @@ import {
   stateRefusal,
   unknownTransaction,
 } from "./payment-codes";
-import { checkoutResult, payerAuthResult, paymentResult, signedQuery } from "./payment-results";
-import { okReply, type Reply } from "./replies";
+import { plaintextCard, type ReadyRequest, readyRequest } from "./payment-requests";
+import {
+  checkoutResult,
+  inCallbackForm,
+  payerAuthResult,
+  paymentResult,
+  signedQuery,
+} from "./payment-results";
+import { okReply, parseFields, type Reply } from "./replies";
+import { merchantId } from "./request-fields";
 import { defineRoute, type RouteContext, type RouteDefinition, type SandboxRequest } from "./routes";
 import type { TokenStatus } from "./token-store";
 
@@ -107,11 +112,13 @@ async function completeWindow(request: SandboxRequest<{ fgkey: string }>, ctx: R
   const merchant = window && ctx.merchants.byMid(window.mid);
   if (!window || !merchant) return refuseField("fgkey", "no such window");
   if (window.state === "completed") return duplicateCall("the window was completed before");
-  const ready = parseRequest(readyRequest, window.request);
+  const ready = parseFields(readyRequest, window.request);
   const source = windowSource(ctx, merchant.mid, ready, request.body);
   ctx.ledger.windows.complete(fgkey);
-  const query = signedQuery(merchant.apiKey, windowResult(ctx, merchant.mid, ready, source));
-  await ctx.deliver.statusUrl(ready.url.status_url, query);
+  const form = ctx.callbackForm();
+  const result = inCallbackForm(windowResult(ctx, merchant.mid, ready, source), form);
+  const query = signedQuery(merchant.apiKey, result);
+  await ctx.deliver.statusUrl(ready.url.status_url, query, form);
   return okReply({
     result: query,
     status_url: ready.url.status_url,
@@ -132,13 +139,16 @@ async function deposit(
   const result = ctx.ledger.payments.confirmDeposit(payment.mid, transaction_id);
   if (!result.ok) return stateRefusal(`a ${payment.status} transaction takes no deposit`);
   saleCompleted(ctx, result.value);
-  const query = signedQuery(merchant.apiKey, paymentResult(result.value));
-  if (payment.statusUrl !== undefined) await ctx.deliver.statusUrl(payment.statusUrl, query);
+  const form = ctx.callbackForm();
+  const query = signedQuery(merchant.apiKey, inCallbackForm(paymentResult(result.value), form));
+  if (payment.statusUrl !== undefined) await ctx.deliver.statusUrl(payment.statusUrl, query, form);
   return okReply({ result: query, status_url: payment.statusUrl });
 }
 
 /** A card on file without a payment (for example a declining test card, whose REBILLs then decline). */
-const tokenCreation = plaintextCard.pick({ card_number: true, expiry_date: true }).extend({ mid: midSchema });
+const tokenCreation = plaintextCard
+  .pick({ card_number: true, expiry_date: true })
+  .extend({ mid: merchantId });
 
 const TOKEN_ACTIONS = {
   expire: "expired",

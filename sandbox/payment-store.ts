@@ -60,7 +60,7 @@ export interface PaymentRecord extends NewTransaction {
   readonly capturedDate?: string;
   readonly settledDate?: string;
   readonly refundIds?: readonly string[];
-  /** Set once by a chargeback, which takes the remaining balance. */
+  /** Set once by a chargeback; its deduction takes the remaining balance. */
   readonly chargeback?: ChargebackRecord;
 }
 
@@ -91,7 +91,14 @@ export interface RefundRecord {
   readonly balanceAfter: string;
 }
 
-/** An acquirer chargeback of a SALE (triggered in the sandbox): it reverses the balance left after refunds. */
+/**
+ * The lifecycle of a chargeback (GATEWAY-FACTS.md: the gateway reports each status change): REPORTED when the
+ * issuer files it, then DEDUCTION (the money is taken from the merchant) or RESOLVED (the merchant won). Only
+ * DEDUCTION is a status name the gateway's documents show; the other two are the sandbox's.
+ */
+export type ChargebackStatus = "REPORTED" | "DEDUCTION" | "RESOLVED";
+
+/** An acquirer chargeback of a SALE (triggered in the sandbox): its deduction reverses the balance left. */
 export interface ChargebackRecord {
   /** SBXC…, 24 characters: the chargeback's own transaction id in reconciliation. */
   readonly chargebackId: string;
@@ -99,13 +106,24 @@ export interface ChargebackRecord {
   readonly mid: string;
   readonly orderId: string;
   readonly currency: string;
+  /** What is disputed: the balance when reported; what was taken once deducted. */
   readonly amount: string;
   readonly reason: string;
-  /** YYYYMMDDHHMMSS. */
+  readonly status: ChargebackStatus;
+  /** YYYYMMDDHHMMSS of the report. */
   readonly chargebackDate: string;
+  /** YYYYMMDD by which the merchant may answer. */
+  readonly deadline: string;
+  /** YYYYMMDDHHMMSS of the deduction or the resolution. */
+  readonly deductedDate?: string;
+  readonly resolvedDate?: string;
 }
 
-export type ChargebackError = "transaction_not_found" | "not_chargeable" | "already_charged_back";
+export type ChargebackError =
+  | "transaction_not_found"
+  | "not_chargeable"
+  | "already_charged_back"
+  | "no_open_chargeback";
 
 export type RefundError =
   | "transaction_not_found"
@@ -260,10 +278,12 @@ export class PaymentStore {
   }
 
   /** Charges back the balance of a SALE (what refunds left): the balance drops to zero; once per payment. */
+  /** A chargeback reported on a SALE with a balance: it disputes that balance, nothing is taken yet. */
   recordChargeback(
     mid: string,
     transactionId: string,
     reason: string,
+    deadline: string,
     now: Date,
   ): StoreResult<{ chargeback: ChargebackRecord; payment: PaymentRecord }, ChargebackError> {
     const payment = this.#payments.get(transactionId);
@@ -278,10 +298,39 @@ export class PaymentStore {
       currency: payment.currency,
       amount: payment.balance,
       reason,
+      status: "REPORTED",
       chargebackDate: this.#core.stamp(now),
+      deadline,
     };
     payment.chargeback = chargeback;
-    payment.balance = subtractAmounts(payment.balance, chargeback.amount);
+    this.#core.bump();
+    return ok({ chargeback, payment });
+  }
+
+  /**
+   * Ends a reported chargeback: DEDUCTION takes what is left of the disputed amount from the balance (refunds may
+   * have lowered it meanwhile), RESOLVED takes nothing.
+   */
+  settleChargeback(
+    mid: string,
+    transactionId: string,
+    outcome: Exclude<ChargebackStatus, "REPORTED">,
+    now: Date,
+  ): StoreResult<{ chargeback: ChargebackRecord; payment: PaymentRecord }, ChargebackError> {
+    const payment = this.#payments.get(transactionId);
+    if (!payment || payment.mid !== mid) return fail("transaction_not_found");
+    const reported = payment.chargeback;
+    if (reported?.status !== "REPORTED") return fail("no_open_chargeback");
+    const at = this.#core.stamp(now);
+    let chargeback: ChargebackRecord;
+    if (outcome === "RESOLVED") {
+      chargeback = { ...reported, status: outcome, resolvedDate: at };
+    } else {
+      const taken = compareAmounts(reported.amount, payment.balance) > 0 ? payment.balance : reported.amount;
+      chargeback = { ...reported, status: outcome, amount: taken, deductedDate: at };
+      payment.balance = subtractAmounts(payment.balance, taken);
+    }
+    payment.chargeback = chargeback;
     this.#core.bump();
     return ok({ chargeback, payment });
   }

@@ -1,21 +1,10 @@
-import { GatewayRequestError, parseRequest } from "../functions/gateway/errors";
-import { earliestTransactionDate } from "../functions/gateway/reconciliation-client";
-import {
-  dayNumber,
-  type ExpectedSettlementHeader,
-  expectedSettlementsRequestSchema,
-  formatDayNumber,
-  type SettlementHeader,
-  type SettlementRecord,
-  settlementsRequestSchema,
-  type TransactionRecord,
-  transactionsRequestSchema,
-} from "../functions/gateway/schemas/reconciliation";
+import * as z from "zod";
 import { addAmounts, multiplyAmounts, subtractAmounts } from "./decimal";
 import type { Ledger } from "./ledger";
 import type { Merchant } from "./merchant-config";
 import type { PaymentRecord, PaymentStatus } from "./payment-store";
-import { okReply } from "./replies";
+import { InvalidField, okReply, parseFields } from "./replies";
+import { calendarDay, merchantId } from "./request-fields";
 import { defineRoute, type RouteDefinition } from "./routes";
 
 // Reconciliation API (seed 001), computed from the sandbox's own ledger. Invented where the seed is silent:
@@ -32,6 +21,65 @@ import { defineRoute, type RouteDefinition } from "./routes";
 // - availability: settlements of day P from P + 1, expected settlements of P (trades of P − 2) from P; earlier is
 //   EC00 naming the date; a date without remittance answers H, D and T as empty arrays.
 
+// ───────────── requests (seed 001): every day a YYYYMMDD of the gateway's calendar ─────────────
+
+const DAY_MS = 86_400_000;
+/** Days since 1970-01-01 of a YYYYMMDD, for calendar arithmetic only. */
+const dayNumber = (day: string) =>
+  Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6, 8))) / DAY_MS;
+const dayOfNumber = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10).replaceAll("-", "");
+const shiftDay = (day: string, days: number) => dayOfNumber(dayNumber(day) + days);
+
+/** The gateway answers at most 7 days of transactions per request, and keeps 5 years. */
+const MAX_TRANSACTION_DAYS = 7;
+const HISTORY_YEARS = 5;
+
+const transactionsRequest = z
+  .looseObject({ mid: merchantId, from_date: calendarDay, to_date: calendarDay })
+  .refine((range) => range.from_date <= range.to_date, {
+    path: ["from_date"],
+    error: "must not be after to_date",
+  })
+  .refine((range) => dayNumber(range.to_date) - dayNumber(range.from_date) < MAX_TRANSACTION_DAYS, {
+    path: ["to_date"],
+    error: `must be at most ${MAX_TRANSACTION_DAYS} days from from_date (inclusive)`,
+  });
+const settlementsRequest = z.looseObject({ mid: merchantId, remittance_date: calendarDay });
+const expectedSettlementsRequest = z.looseObject({ mid: merchantId, pre_remittance_date: calendarDay });
+
+/** The first day still answered: the same calendar day 5 years back (29 February rolls over to 1 March). */
+function earliestDay(today: string): string {
+  const year = Number(today.slice(0, 4)) - HISTORY_YEARS;
+  return dayOfNumber(Date.UTC(year, Number(today.slice(4, 6)) - 1, Number(today.slice(6, 8))) / DAY_MS);
+}
+
+// ───────────── answers ─────────────
+
+type TransactionRecord = Readonly<Record<string, string>>;
+type SettlementRecord = Readonly<Record<SettlementField, string>>;
+type SettlementField =
+  | "trade_date"
+  | "trade_type"
+  | "mid"
+  | "transaction_id"
+  | "order_id"
+  | "request_currency"
+  | "request_amount"
+  | "transaction_type"
+  | "approval_currency"
+  | "approval_amount"
+  | "billed_type"
+  | "billed_currency"
+  | "billed_exchange_rate"
+  | "billed_exchange_rate_amount"
+  | "service_fee_amount"
+  | "fee_amount"
+  | "service_fee_supply_amount"
+  | "service_fee_vat_amount"
+  | "fee_supply_amount"
+  | "fee_vat_amount"
+  | "request_sub_amount_total";
+
 export const TRANSACTION_TRADE_TYPES = {
   payment: "T000",
   fullRefund: "T100",
@@ -46,16 +94,12 @@ const SETTLEMENT_CODES = {
   fullRefund: { trade: "N", transaction: "R" },
   partialRefund: { trade: "N", transaction: "P" },
   chargeback: { trade: "C", transaction: "R" },
-} as const satisfies Record<
-  MovementKind,
-  { trade: SettlementRecord["trade_type"]; transaction: SettlementRecord["transaction_type"] }
->;
+} as const satisfies Record<MovementKind, { trade: "N" | "C"; transaction: "S" | "R" | "P" }>;
 
 export const SETTLEMENT_DELAY_DAYS = 2;
 export const SERVICE_FEE_RATE = "0.034";
 export const VAT_RATE = "0.1";
 const SETTLEMENT_VERSION = "200";
-const DAY_MS = 86_400_000;
 /** Card payments unless the payment says otherwise (seed 000: P000 is credit card). */
 const DEFAULT_PAYMENT_METHOD = "P000";
 /** The D entry of a range without transactions (seed: D carries resmsg "when there is no result"). */
@@ -80,7 +124,6 @@ interface Movement {
 
 const negate = (amount: string) => subtractAmounts("0", amount);
 const dayOf = (stamp: string) => stamp.slice(0, 8);
-const shiftDay = (day: string, days: number) => formatDayNumber(dayNumber(day) + days);
 const byTradeDate = (a: Movement, b: Movement) =>
   a.tradeDate.localeCompare(b.tradeDate) || a.transactionId.localeCompare(b.transactionId);
 
@@ -97,14 +140,15 @@ function* movementsOf(ledger: Ledger, mid: string): Generator<Movement> {
       settleDay,
       amount: payment.amount,
     };
-    if (chargeback) {
-      const { chargebackId, chargebackDate, amount } = chargeback;
+    // A chargeback moves money when it is deducted, not when it is reported.
+    if (chargeback?.deductedDate !== undefined) {
+      const { chargebackId, deductedDate, amount } = chargeback;
       yield {
         kind: "chargeback",
         transactionId: chargebackId,
         payment,
-        tradeDate: chargebackDate,
-        settleDay: dayOf(chargebackDate),
+        tradeDate: deductedDate,
+        settleDay: dayOf(deductedDate),
         amount: negate(amount),
       };
     }
@@ -126,7 +170,7 @@ function* movementsOf(ledger: Ledger, mid: string): Generator<Movement> {
 
 /** Body mid must be the authenticated merchant's: the sandbox has no master merchants. */
 function requireOwnMid(mid: string, merchant: Merchant): void {
-  if (mid !== merchant.mid) throw new GatewayRequestError("mid", "must be the authenticated merchant's mid");
+  if (mid !== merchant.mid) throw new InvalidField("mid", "must be the authenticated merchant's mid");
 }
 
 function transactionRecord(movement: Movement): TransactionRecord {
@@ -256,12 +300,11 @@ export const reconciliationRoutes: readonly RouteDefinition[] = [
     name: "reconciliation.transactions",
     path: "/v1/reconciliation/transactions",
     handler: (request, { merchant, ledger, clock }) => {
-      const body = parseRequest(transactionsRequestSchema, request.body);
+      const body = parseFields(transactionsRequest, request.body);
       requireOwnMid(body.mid, merchant);
       const today = ledger.date(clock.now());
-      // The client's own rule, applied to the gateway's calendar day.
-      if (body.from_date < earliestTransactionDate(new Date(dayNumber(today) * DAY_MS))) {
-        throw new GatewayRequestError("from_date", "must be within the past 5 years");
+      if (body.from_date < earliestDay(today)) {
+        throw new InvalidField("from_date", "must be within the past 5 years");
       }
       const records = [...movementsOf(ledger, merchant.mid)]
         .filter((movement) => {
@@ -282,14 +325,14 @@ export const reconciliationRoutes: readonly RouteDefinition[] = [
     name: "reconciliation.settlements",
     path: "/v1/reconciliation/settlements",
     handler: (request, { merchant, ledger, clock }) => {
-      const body = parseRequest(settlementsRequestSchema, request.body);
+      const body = parseFields(settlementsRequest, request.body);
       requireOwnMid(body.mid, merchant);
       const today = ledger.date(clock.now());
       if (body.remittance_date >= today) {
-        throw new GatewayRequestError("remittance_date", "is available from the day after the deposit");
+        throw new InvalidField("remittance_date", "is available from the day after the deposit");
       }
       const settleDate = shiftDay(body.remittance_date, -SETTLEMENT_DELAY_DAYS);
-      const header = (totals: RemittanceTotals): SettlementHeader => ({
+      const header = (totals: RemittanceTotals) => ({
         request_date: today,
         remittance_date: body.remittance_date,
         version: SETTLEMENT_VERSION,
@@ -312,17 +355,14 @@ export const reconciliationRoutes: readonly RouteDefinition[] = [
     name: "reconciliation.expected-settlements",
     path: "/v1/reconciliation/expected-settlements",
     handler: (request, { merchant, ledger, clock }) => {
-      const body = parseRequest(expectedSettlementsRequestSchema, request.body);
+      const body = parseFields(expectedSettlementsRequest, request.body);
       requireOwnMid(body.mid, merchant);
       const today = ledger.date(clock.now());
       if (body.pre_remittance_date > today) {
-        throw new GatewayRequestError(
-          "pre_remittance_date",
-          "is available from two days after the trade date",
-        );
+        throw new InvalidField("pre_remittance_date", "is available from two days after the trade date");
       }
       const tradeDay = shiftDay(body.pre_remittance_date, -SETTLEMENT_DELAY_DAYS);
-      const header = (totals: RemittanceTotals): ExpectedSettlementHeader => ({
+      const header = (totals: RemittanceTotals) => ({
         request_date: today,
         pre_remittance_date: body.pre_remittance_date,
         version: SETTLEMENT_VERSION,

@@ -1,13 +1,10 @@
-import { addMonthsClamped } from "../functions/core/billing-period";
-import type { PaymentRequest } from "../functions/gateway/schemas/payment";
 import { authorise } from "./card-payments";
 import type { CardSummary } from "./cards";
+import { plusMonths } from "./gateway-calendar";
 import type { Ledger } from "./ledger";
+import type { RecurringPlan } from "./payment-requests";
 import type { RecurringRecord } from "./recurring-store";
 import type { RouteContext } from "./routes";
-
-/** The `recurring` object of a window or non-ui payment, as the client's schema parses it. */
-export type RecurringPlan = NonNullable<PaymentRequest["recurring"]>;
 
 /**
  * What the gateway POSTs to recurring_noti_url after each charge. The seed does not show it; the sandbox sends the
@@ -34,7 +31,7 @@ const toYyyymmdd = (day: Date) => day.toISOString().slice(0, 10).replaceAll("-",
 
 /** YYYYMMDD of charge `index` (0 = the start date): whole intervals from the start, end-of-month clamped. */
 export function chargeDate(startDate: string, intervalMonths: number, index: number): string {
-  return toYyyymmdd(addMonthsClamped(toUtcDay(startDate), index * intervalMonths));
+  return toYyyymmdd(plusMonths(toUtcDay(startDate), index * intervalMonths));
 }
 
 /** Midnight of a YYYYMMDD date in the gateway's zone. */

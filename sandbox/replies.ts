@@ -1,6 +1,7 @@
 import { ZodError, type z } from "zod";
-import { fieldOf, GatewayRequestError } from "../functions/gateway/errors";
-import { SUCCESS_RESCODE } from "../functions/gateway/schemas/primitives";
+
+/** The payment API's success code (seed 000); resmsg reads "Success." with a period. */
+export const SUCCESS_RESCODE = "0000";
 
 /** What a route handler answers: a JSON body and its HTTP status. */
 export interface Reply {
@@ -31,6 +32,28 @@ export function partnerOkReply(data: unknown = null, status = 200): Reply {
   return partnerReply(status, PARTNER_SUCCESS_CODE, "Success", data);
 }
 
+/**
+ * A request field the sandbox refuses, thrown from any depth of a handler: answered as the API family's
+ * invalid-parameter error naming the field. The reason describes the rule, never the value.
+ */
+export class InvalidField extends Error {
+  override readonly name = "InvalidField";
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
+    super(`invalid ${field}: ${reason}`);
+  }
+}
+
+/** Parses a request part with one of the sandbox's schemas; the first issue becomes an InvalidField. */
+export function parseFields<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input, { reportInput: false });
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  throw new InvalidField(issue ? fieldOfIssue(issue) : "(body)", issue?.message ?? "is invalid");
+}
+
 /** Thrown by a handler (from any depth) to answer with `reply`. */
 export class ReplyError extends Error {
   override readonly name = "ReplyError";
@@ -52,6 +75,8 @@ export interface ErrorStyle {
   invalidParameter(field: string): Reply;
   /** An injected 503: nothing was handled. */
   unavailable(): Reply;
+  /** An injected internal error of the gateway (EM00 or EX1000): nothing was handled. */
+  internalError(code: "EM00" | "EX1000"): Reply;
   /** A handler threw: the process goes on. */
   internal(): Reply;
 }
@@ -63,6 +88,10 @@ export const rescodeStyle: ErrorStyle = {
   notFound: () => rescodeReply(404, "EC1004", "Unknown path"), // invented
   invalidParameter: (field) => rescodeReply(400, "EC00", `Invalid parameter: ${field}`),
   unavailable: () => rescodeReply(503, "EX01", "Service temporarily unavailable"),
+  internalError: (code) =>
+    code === "EM00"
+      ? rescodeReply(200, "EM00", "Internal server error. Please try again later.")
+      : rescodeReply(200, "EX1000", "Internal server error"),
   internal: () => rescodeReply(500, "EX99", "Internal error"),
 };
 
@@ -76,16 +105,17 @@ export const partnerStyle: ErrorStyle = {
   notFound: () => partnerReply(404, "CMN_4004", "Unknown path"), // invented
   invalidParameter: (field) => partnerReply(400, "CMN_4000", `Invalid parameter: ${field}`), // invented
   unavailable: () => partnerReply(503, "CMN_5003", "Service temporarily unavailable"), // invented
+  internalError: () => partnerReply(500, "CMN_5000", "Internal error"), // invented
   internal: () => partnerReply(500, "CMN_5000", "Internal error"), // invented
 };
 
 /**
- * The reply for anything a handler throws: a ReplyError's own reply; a GatewayRequestError or ZodError becomes
+ * The reply for anything a handler throws: a ReplyError's own reply; an InvalidField or ZodError becomes
  * "Invalid parameter: <field>" (the value is never echoed); anything else an internal error.
  */
 export function replyForError(error: unknown, style: ErrorStyle): Reply {
   if (error instanceof ReplyError) return error.reply;
-  if (error instanceof GatewayRequestError) return style.invalidParameter(error.field);
+  if (error instanceof InvalidField) return style.invalidParameter(error.field);
   if (error instanceof ZodError) {
     const [issue] = error.issues;
     return style.invalidParameter(issue ? fieldOfIssue(issue) : "(body)");
@@ -93,8 +123,9 @@ export function replyForError(error: unknown, style: ErrorStyle): Reply {
   return style.internal();
 }
 
-/** As fieldOf, but an unknown key of a strict object is named itself rather than its parent. */
+/** The dotted field name of a zod issue (`payment.amount`); an unknown key of a strict object is named itself. */
 export function fieldOfIssue(issue: z.core.$ZodIssue): string {
   const [key] = issue.code === "unrecognized_keys" ? issue.keys : [];
-  return key === undefined ? fieldOf(issue) : [...issue.path.map(String), key].join(".");
+  const path = [...issue.path.map(String), ...(key === undefined ? [] : [key])];
+  return path.length === 0 ? "(body)" : path.join(".");
 }

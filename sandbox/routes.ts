@@ -4,6 +4,7 @@ import type { Deliverer, RouteDeliverer } from "./deliveries";
 import type { FaultInjector } from "./faults";
 import type { Ledger } from "./ledger";
 import type { Merchant, MerchantRegistry } from "./merchant-config";
+import type { CallbackForm } from "./payment-results";
 import { type ErrorStyle, partnerStyle, type Reply, rescodeStyle } from "./replies";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
@@ -53,6 +54,8 @@ export interface RouteContext<A extends AuthKind = AuthKind> {
   /** The delivery log and its controls. */
   readonly deliveries: Deliverer;
   readonly faults: FaultInjector;
+  /** The form of the next status_url callback (the sandbox's option; mixed by the mixedCallbackForm fault). */
+  callbackForm(): CallbackForm;
 }
 
 export interface RouteDefinition<P extends string = string, A extends AuthKind = AuthKind> {

@@ -5,9 +5,11 @@ import { adminRoutes } from "./admin-routes";
 import { SandboxClock } from "./clock";
 import { Deliverer } from "./deliveries";
 import { type FaultConfigOrSettings, FaultInjector, type RequestFaults } from "./faults";
+import { KOREA_UTC_OFFSET_MINUTES } from "./gateway-calendar";
 import { Ledger } from "./ledger";
 import { type Merchant, type MerchantInput, MerchantRegistry, TEST_MERCHANT } from "./merchant-config";
 import { partnerRoutes } from "./partner-routes";
+import { CALLBACK_FORMS, type CallbackForm } from "./payment-results";
 import { paymentRoutes } from "./payment-routes";
 import { paymentSandboxRoutes } from "./payment-sandbox-routes";
 import { reconciliationRoutes } from "./reconciliation-routes";
@@ -56,11 +58,16 @@ export interface SandboxOptions {
   /** Extra routes (tests); the same as `addRoute` after start. */
   readonly routes?: readonly RouteDefinition[];
   readonly bodyLimitBytes?: number;
-  /** Zone of the gateway's timestamps and the webhook transmission time, minutes east of UTC; default 0. */
+  /**
+   * Zone of the gateway's timestamps and dates and of the webhook transmission time, minutes east of UTC; default
+   * Korea's (+540), as the real gateway's.
+   */
   readonly utcOffsetMinutes?: number;
   readonly deliveryTimeoutMs?: number;
   readonly webhookHeaderPrefix?: string;
   readonly deliveryLogLimit?: number;
+  /** The form of status_url callbacks: the real gateway's by default (payment-results.ts). */
+  readonly callbackForm?: CallbackForm;
 }
 
 export interface Sandbox {
@@ -79,7 +86,7 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-type Services = Omit<RouteContext, "route" | "merchant" | "deliver">;
+type Services = Omit<RouteContext, "route" | "merchant" | "deliver" | "callbackForm">;
 
 const NO_FAULTS: RequestFaults = { latencyMs: 0, action: "none" };
 
@@ -110,9 +117,15 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
 
 type BodyParse = { readonly body: Record<string, unknown> } | { readonly error: string };
 
-function parseBody(route: RouteDefinition, text: string): BodyParse {
+/** `application/json`, with or without parameters (`; charset=UTF-8`). */
+const isJsonContentType = (header: string | undefined) =>
+  /^application\/json\s*(?:;|$)/i.test(header?.trim() ?? "");
+
+function parseBody(route: RouteDefinition, text: string, contentType: string | undefined): BodyParse {
   const kind = bodyKindOf(route);
   if (kind === "none" || (kind === "optional" && text.trim() === "")) return { body: {} };
+  // The gateway refuses a body it is not told is JSON (EC1001), even when it is.
+  if (!isJsonContentType(contentType)) return { error: "content type is not application/json" };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -156,14 +169,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const scheduler = clock.scope();
   const faults = new FaultInjector(options.seed ?? DEFAULT_SEED, options.faults);
   const merchants = new MerchantRegistry(options.merchants ?? [TEST_MERCHANT]);
-  const ledger = new Ledger({ utcOffsetMinutes: options.utcOffsetMinutes });
+  const utcOffsetMinutes = options.utcOffsetMinutes ?? KOREA_UTC_OFFSET_MINUTES;
+  const callbackForm = options.callbackForm ?? "real";
+  const ledger = new Ledger({ utcOffsetMinutes });
   const deliveries = new Deliverer({
     clock,
     scheduler,
     faults,
     timeoutMs: options.deliveryTimeoutMs,
     headerPrefix: options.webhookHeaderPrefix,
-    utcOffsetMinutes: options.utcOffsetMinutes,
+    utcOffsetMinutes,
     logLimit: options.deliveryLogLimit,
   });
   const services: Services = { merchants, ledger, clock, scheduler, deliveries, faults };
@@ -219,6 +234,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       send(res, style.unavailable());
       return false;
     }
+    if (fault.action === "internalError") {
+      send(res, style.internalError(fault.internalCode ?? "EM00"));
+      return false;
+    }
     return true;
   }
 
@@ -228,6 +247,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       route: route.name,
       merchant,
       deliver: deliveries.forRoute(route.name),
+      callbackForm: () => faults.decideCallbackForm(CALLBACK_FORMS, callbackForm, route.name),
     };
     try {
       return await route.handler(request, context);
@@ -260,7 +280,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     const merchant = authenticate(route.auth, req.headers);
     if (route.auth !== "none" && !merchant) return send(res, style.unauthorized(route.auth));
-    const parsed = parseBody(route, read.text);
+    const parsed = parseBody(route, read.text, req.headers["content-type"]);
     if ("error" in parsed) return send(res, style.badBody(parsed.error));
     const request: SandboxRequest = {
       method: route.method,

@@ -1,15 +1,15 @@
+import { saleCompleted, VIRTUAL_ACCOUNT_METHOD } from "./card-payments";
+import { compareAmounts } from "./decimal";
+import { checkMid, parseBody, refuseField, stateRefusal, unknownTransaction } from "./payment-codes";
 import {
   type CancelRequest,
-  cancelRequestFor,
+  cancelRequestOf,
   captureRequest,
   receiptUrlRequest,
   retrieveRequest,
   settleRequest,
   transactionIdParam,
-} from "../functions/gateway/schemas/payment";
-import { saleCompleted, VIRTUAL_ACCOUNT_METHOD } from "./card-payments";
-import { compareAmounts } from "./decimal";
-import { checkMid, parseBody, refuseField, stateRefusal, unknownTransaction } from "./payment-codes";
+} from "./payment-requests";
 import type { PaymentRecord, RefundRecord } from "./payment-store";
 import { okReply, type Reply } from "./replies";
 import type { RouteContext, SandboxRequest } from "./routes";
@@ -148,7 +148,7 @@ export function cancel(request: SandboxRequest<{ transaction_id: string }>, ctx:
   const { merchant, ledger, clock } = ctx;
   const payment = pathTransaction(ctx, request.params.transaction_id);
   const virtualAccount = payment.paymentMethod === VIRTUAL_ACCOUNT_METHOD;
-  const body = parseBody(cancelRequestFor(virtualAccount ? "virtual_account" : undefined), request.body);
+  const body = parseBody(cancelRequestOf(virtualAccount), request.body);
   checkMid("mid", body.mid, merchant.mid);
   checkSameOrder(payment, body.payment);
   const earlier = ledger.payments.findRefund(merchant.mid, body.refund.refund_id);

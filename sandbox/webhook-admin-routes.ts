@@ -1,19 +1,22 @@
-import type { z } from "zod";
-import { parseRequest } from "../functions/gateway/errors";
-import {
-  WEBHOOK_ADMIN_SUCCESS_CODES,
-  type webhookInfoResponseSchema,
-  webhookRegisterRequestSchema,
-} from "../functions/gateway/schemas/webhook-admin";
-import type { Reply } from "./replies";
+import * as z from "zod";
+import { parseFields, type Reply } from "./replies";
+import { givenUrl } from "./request-fields";
 import { defineRoute, type RouteDefinition } from "./routes";
 import type { WebhookRegistration } from "./webhook-store";
 
-// Webhook management API (seed 001) on {webhook_admin_url}: Basic auth (assumed, as the client does). A type other
-// than the two payout types is EC00 "Invalid parameter: type" (the client's own schema decides).
+// Webhook management API (seed 001) on {webhook_admin_url}: Basic auth (assumed: the seed names none). A type other
+// than the two payout types is EC00 "Invalid parameter: type".
 
-/** The seed's samples answer rescode "SUCCESS" here (the client also accepts "0000"). */
-const [, WEBHOOK_ADMIN_SUCCESS] = WEBHOOK_ADMIN_SUCCESS_CODES;
+/** The types the API registers; CHARGEBACK is set up through the gateway's support only. */
+export const REGISTRABLE_WEBHOOK_TYPES = [
+  "PAYOUT_SUBMALL_REVIEW_COMPLETE",
+  "PAYOUT_REMITTANCE_COMPLETE",
+] as const;
+
+const registerRequest = z.looseObject({ url: givenUrl, type: z.enum(REGISTRABLE_WEBHOOK_TYPES) });
+
+/** The seed's samples answer rescode "SUCCESS" here rather than "0000". */
+const WEBHOOK_ADMIN_SUCCESS = "SUCCESS";
 
 function webhookReply(registration: WebhookRegistration | undefined): Reply {
   const body = {
@@ -21,7 +24,7 @@ function webhookReply(registration: WebhookRegistration | undefined): Reply {
     resmsg: WEBHOOK_ADMIN_SUCCESS,
     type: "webhook",
     data: registration ? { url: registration.url, type: [...registration.types] } : null,
-  } satisfies z.input<typeof webhookInfoResponseSchema>;
+  };
   return { status: 200, body };
 }
 
@@ -32,7 +35,7 @@ export const webhookAdminRoutes: readonly RouteDefinition[] = [
     path: "/v1/api/webhook/register",
     auth: "basic",
     handler: (request, { merchant, ledger }) => {
-      const body = parseRequest(webhookRegisterRequestSchema, request.body);
+      const body = parseFields(registerRequest, request.body);
       return webhookReply(ledger.webhooks.register(merchant.mid, body.url, body.type));
     },
   }),

@@ -1,22 +1,24 @@
 import { z } from "zod";
-import { parseRequest } from "../functions/gateway/errors";
-import { SUCCESS_RESCODE, transactionId, url } from "../functions/gateway/schemas/primitives";
-import { REGISTRABLE_WEBHOOK_TYPES } from "../functions/gateway/schemas/webhook-admin";
 import { triggerChargeback } from "./chargebacks";
 import { controlMerchant, controlMid } from "./control-merchant";
-import { okReply, rescodeReply, SUCCESS_RESMSG } from "./replies";
+import { okReply, parseFields, rescodeReply, SUCCESS_RESCODE, SUCCESS_RESMSG } from "./replies";
+import { deliverableUrl, transactionId } from "./request-fields";
 import { defineRoute, type RouteDefinition } from "./routes";
+import { REGISTRABLE_WEBHOOK_TYPES } from "./webhook-admin-routes";
 
 // Sandbox-only webhook controls under /sandbox/webhooks/ (no auth, no faults; `mid` defaults to the only merchant):
 // - PUT  chargeback-url {url}: where CHARGEBACK webhooks go (the seed: set through the gateway's support only);
-// - POST chargeback {transaction_id, reason?}: charges a SALE back and sends the CHARGEBACK webhook;
+// - POST chargeback {transaction_id, reason?, outcome?}: reports a chargeback of a SALE (CHARGEBACK webhook), which
+//   ends at its deadline as DEDUCTION (the balance taken) or RESOLVED, announced again;
 // - POST payout {type, data?}: sends a payout webhook to the registered URL when that type is registered.
 
-const chargebackUrlBody = z.strictObject({ mid: controlMid, url });
+const chargebackUrlBody = z.strictObject({ mid: controlMid, url: deliverableUrl });
 const chargebackBody = z.strictObject({
   mid: controlMid,
   transaction_id: transactionId,
   reason: z.string().min(1, "is required").max(100, "must be at most 100 characters").optional(),
+  /** How the chargeback ends at its deadline; DEDUCTION unless told. */
+  outcome: z.enum(["DEDUCTION", "RESOLVED"]).optional(),
 });
 const payoutBody = z.strictObject({
   mid: controlMid,
@@ -34,7 +36,7 @@ export const webhookTriggerRoutes: readonly RouteDefinition[] = [
     method: "PUT",
     path: "/sandbox/webhooks/chargeback-url",
     handler: (request, { merchants, ledger }) => {
-      const body = parseRequest(chargebackUrlBody, request.body);
+      const body = parseFields(chargebackUrlBody, request.body);
       const merchant = controlMerchant(merchants, body.mid);
       ledger.webhooks.setChargebackUrl(merchant.mid, body.url);
       return okReply({ mid: merchant.mid, url: body.url });
@@ -46,9 +48,9 @@ export const webhookTriggerRoutes: readonly RouteDefinition[] = [
     method: "POST",
     path: "/sandbox/webhooks/chargeback",
     handler: (request, context) => {
-      const body = parseRequest(chargebackBody, request.body);
+      const body = parseFields(chargebackBody, request.body);
       const merchant = controlMerchant(context.merchants, body.mid);
-      const result = triggerChargeback(context, merchant.mid, body.transaction_id, body.reason);
+      const result = triggerChargeback(context, merchant.mid, body.transaction_id, body.reason, body.outcome);
       if (!result.ok) {
         return result.error === "transaction_not_found"
           ? rescodeReply(400, "EC1002", "Invalid transaction_id")
@@ -64,7 +66,7 @@ export const webhookTriggerRoutes: readonly RouteDefinition[] = [
     method: "POST",
     path: "/sandbox/webhooks/payout",
     handler: (request, { merchants, ledger, clock, deliver }) => {
-      const body = parseRequest(payoutBody, request.body);
+      const body = parseFields(payoutBody, request.body);
       const merchant = controlMerchant(merchants, body.mid);
       const registration = ledger.webhooks.find(merchant.mid);
       if (!registration?.types.includes(body.type)) return okReply({ sent: false, webhook_url: null });

@@ -28,22 +28,3 @@ export function gatewayDayStart(yyyymmdd: string): Date {
 export function shiftGatewayDate(yyyymmdd: string, days: number): string {
   return gatewayDate(new Date(gatewayDayStart(yyyymmdd).getTime() + days * DAY_MS));
 }
-
-/** The instant of a gateway timestamp (YYYYMMDDHHMMSS, Korea time), or undefined when it is not one. */
-export function parseGatewayDateTime(stamp: string): Date | undefined {
-  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(stamp);
-  if (!match) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const wall = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  // Date.UTC rolls impossible fields over (02-30, 24:00): those are no timestamp.
-  if (wall.getUTCDate() !== day || wall.getUTCHours() !== hour || wall.getUTCMonth() !== month - 1)
-    return undefined;
-  return new Date(wall.getTime() - OFFSET_MS);
-}

@@ -1,3 +1,4 @@
+import { realFormRows } from "../real-forms";
 import { formatTable } from "../text-table";
 import type { ChaosReport } from "./run-chaos";
 
@@ -24,9 +25,11 @@ export function chaosTable(report: ChaosReport): string {
       ["worker crashes", crashes.join(", ")],
       [
         "sandbox faults",
-        `5xx ${faults.error}, timeout after commit ${faults.timeoutAfterCommit}, latency ${faults.latency}, ` +
-          `duplicate status_url ${faults.duplicateStatusUrl}, out-of-order webhooks ${faults.outOfOrderWebhook}`,
+        `5xx ${faults.error}, EM00/EX1000 ${faults.internalError}, timeout after commit ${faults.timeoutAfterCommit}, ` +
+          `latency ${faults.latency}, duplicate status_url ${faults.duplicateStatusUrl}, ` +
+          `mixed callback forms ${faults.mixedCallbackForm}, out-of-order webhooks ${faults.outOfOrderWebhook}`,
       ],
+      ...realFormRows(report.realForms),
       ["wall time", `${(report.wallMs / 1000).toFixed(1)} s`],
     ],
   );

@@ -21,6 +21,7 @@ import { leakSecretsOf, scanForLeaks, stackLeakSources } from "../leak-scan";
 import { compareLedgers } from "../ledger-comparison";
 import { LocalStack } from "../local-stack";
 import { MerchantClient } from "../merchant-client";
+import { type RealFormCounts, realFormCounts } from "../real-forms";
 import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
 
@@ -55,6 +56,8 @@ export interface ChaosReport {
   readonly overlappingRuns: number;
   readonly crashes: Readonly<Record<CrashPoint, number>>;
   readonly faults: Readonly<FaultCounts>;
+  /** The real gateway's own forms the run met. */
+  readonly realForms: RealFormCounts;
   readonly doubleCharges: readonly string[];
   readonly lostPeriods: readonly string[];
   readonly mismatches: readonly string[];
@@ -63,7 +66,7 @@ export interface ChaosReport {
   readonly windowSignups: number;
   /** Charges the sandbox charged back (each announced by a signed webhook, some out of order). */
   readonly chargebacks: number;
-  /** Chargebacks at the gateway whose charge is not marked disputed here (each a violation). */
+  /** Chargebacks at the gateway not recorded here at their latest status (each a violation). */
   readonly unrecordedChargebacks: readonly string[];
   /** Canceled subscriptions whose token is still active at the gateway (each a violation). */
   readonly liveTokens: readonly string[];
@@ -88,8 +91,16 @@ const SIGNUP_BATCH_SPACING_MS = 8 * 3_600_000;
 const SIGNUP_BATCHES = 3;
 const SETTLE_ROUNDS = 30;
 
-/** The charge path's faults (sandbox/faults.ts): on REBILL, on the janitor's retrieve and on token deletion. */
-const CHARGE_ROUTE_FAULTS = { errorRate: 0.1, timeoutAfterCommitRate: 0.05, latencyJitterMs: 60 };
+/**
+ * The charge path's faults (sandbox/faults.ts): on REBILL, on the janitor's retrieve and on token deletion — 503s,
+ * the gateway's own internal errors (EM00, EX1000), lost answers and latency.
+ */
+const CHARGE_ROUTE_FAULTS = {
+  errorRate: 0.1,
+  internalErrorRate: 0.03,
+  timeoutAfterCommitRate: 0.05,
+  latencyJitterMs: 60,
+};
 
 /**
  * The faults of the chaos run: failures and latency spikes on the charge path, duplicate status_url calls and
@@ -97,7 +108,7 @@ const CHARGE_ROUTE_FAULTS = { errorRate: 0.1, timeoutAfterCommitRate: 0.05, late
  * exactly-once under faults is the sign-up tests' subject, here they bring the callbacks.
  */
 export const CHAOS_FAULTS = {
-  global: { duplicateStatusUrlRate: 0.5, outOfOrderWebhookRate: 0.5 },
+  global: { duplicateStatusUrlRate: 0.5, outOfOrderWebhookRate: 0.5, mixedCallbackFormRate: 0.5 },
   routes: {
     "payments.tokenbilling.rebill": CHARGE_ROUTE_FAULTS,
     "payments.tokenbilling.delete": CHARGE_ROUTE_FAULTS,
@@ -159,7 +170,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       { url: `${local.url}/webhooks/gateway` },
       "PUT",
     );
-    const windows = Math.max(2, Math.round(count * 0.05));
+    const windows = Math.max(4, Math.round(count * 0.05));
     const cardIds = await signUp(stack, count - windows, () => random.next(), progress);
     stack.sandbox.faults.configure(CHAOS_FAULTS);
     const answers: string[] = [];
@@ -427,9 +438,14 @@ async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
   );
   return {
     chargebacks: chargedBack.length,
+    // Each chargeback must be recorded here at the status the gateway last reported (reported, then deducted).
     unrecordedChargebacks: chargedBack
-      .filter((payment) => byOrder.get(payment.orderId)?.disputed !== true)
-      .map((payment) => `${payment.orderId}: charged back at the gateway, not disputed here`),
+      .filter((payment) => byOrder.get(payment.orderId)?.dispute?.status !== payment.chargeback?.status)
+      .map(
+        (payment) =>
+          `${payment.orderId}: ${payment.chargeback?.status} at the gateway, ` +
+          `${byOrder.get(payment.orderId)?.dispute?.status ?? "not disputed"} here`,
+      ),
     periodsDue,
     charged: comparison.ours.succeeded,
     declined: attempts.filter((attempt) => attempt.status === "declined").length,
@@ -440,6 +456,10 @@ async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
     mismatches: comparison.mismatches,
     liveTokens: comparison.liveTokens,
     deadLetters: await explainDeadLetters(stack),
+    realForms: realFormCounts(
+      stack.sandbox,
+      attempts.filter((attempt) => attempt.status === "voided").length,
+    ),
   };
 }
 

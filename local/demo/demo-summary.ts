@@ -3,6 +3,7 @@ import { OPEN_ATTEMPT_STATUSES } from "../../functions/core/model";
 import { fromCents, toCents } from "../../functions/core/money";
 import type { FaultCounts } from "../../sandbox/faults";
 import type { LedgerComparison } from "../ledger-comparison";
+import { type RealFormCounts, realFormRows } from "../real-forms";
 
 // What the demo saw, reduced to its summary and its invariants: pure, so a violating ledger can be fed in by a test.
 
@@ -27,6 +28,8 @@ export interface DemoObservations {
   >;
   /** Messages in the dead-letter queues. */
   readonly deadLetters: number;
+  /** The real gateway's own forms the month met. */
+  readonly realForms: RealFormCounts;
 }
 
 /** Amounts per currency. */
@@ -51,6 +54,7 @@ export interface DemoSummary {
   readonly revenue: Amounts;
   readonly retries: number;
   readonly faults: FaultCounts;
+  readonly realForms: RealFormCounts;
   readonly wallMs: number;
 }
 
@@ -127,6 +131,7 @@ export function summarize(observed: DemoObservations, wallMs: number): DemoSumma
     ),
     retries: observed.retries,
     faults: observed.faults,
+    realForms: observed.realForms,
     wallMs,
   };
 }
@@ -182,7 +187,12 @@ const formatAmounts = (amounts: Amounts) =>
 /** The summary as a two-column table. */
 export function formatSummary(summary: DemoSummary): string[] {
   const { faults } = summary;
-  const injected = faults.error + faults.timeoutAfterCommit + faults.reset + faults.duplicateStatusUrl;
+  const injected =
+    faults.error +
+    faults.internalError +
+    faults.timeoutAfterCommit +
+    faults.reset +
+    faults.duplicateStatusUrl;
   const rows: [string, string][] = [
     ["customers", String(summary.customers)],
     ["charged", `${summary.charged} charges`],
@@ -197,9 +207,11 @@ export function formatSummary(summary: DemoSummary): string[] {
     ["requests repeated", `${summary.retries} (same Idempotency-Key)`],
     [
       "faults injected",
-      `${injected}: ${faults.error} 5xx, ${faults.timeoutAfterCommit} timeouts after commit, ` +
-        `${faults.reset} resets, ${faults.duplicateStatusUrl} duplicate callbacks`,
+      `${injected}: ${faults.error} 5xx, ${faults.internalError} EM00/EX1000, ` +
+        `${faults.timeoutAfterCommit} timeouts after commit, ${faults.reset} resets, ` +
+        `${faults.duplicateStatusUrl} duplicate callbacks`,
     ],
+    ...realFormRows(summary.realForms),
     ["wall time", `${(summary.wallMs / 1000).toFixed(1)} s`],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));

@@ -12,6 +12,7 @@ import type { FaultConfigInput } from "../../sandbox/faults";
 import { compareLedgers } from "../ledger-comparison";
 import { LocalStack } from "../local-stack";
 import { type ApiAnswer, MerchantClient } from "../merchant-client";
+import { realFormCounts } from "../real-forms";
 import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
 import { type DemoCustomer, flowOf, type Journey, planCustomers } from "./customer-mix";
@@ -58,14 +59,16 @@ const DEMO_POLICY: Partial<ChargePolicy> = { retryBaseSeconds: 1, retryMaxSecond
  */
 const FAULTS: Readonly<Record<"signups" | "month", FaultConfigInput>> = {
   signups: {
-    global: { errorRate: 0.05, duplicateStatusUrlRate: 0.3 },
+    // Window results mostly in the real gateway's form, some in the seed's or with the older short names.
+    global: { errorRate: 0.05, duplicateStatusUrlRate: 0.3, mixedCallbackFormRate: 0.3 },
     routes: { "payments.payment": { timeoutAfterCommitRate: 0.03 } },
   },
   month: {
-    global: { errorRate: 0.05, duplicateStatusUrlRate: 0.3 },
+    global: { errorRate: 0.05, duplicateStatusUrlRate: 0.3, mixedCallbackFormRate: 0.3 },
     routes: {
       "payments.payment": { timeoutAfterCommitRate: 0.01 },
-      "payments.tokenbilling.rebill": { timeoutAfterCommitRate: 0.01 },
+      // The gateway's own internal errors on renewals: unknown outcomes that retrieve settles (Q004 voids them).
+      "payments.tokenbilling.rebill": { timeoutAfterCommitRate: 0.01, internalErrorRate: 0.02 },
     },
   },
 };
@@ -235,6 +238,10 @@ class Month {
       ),
       retries: this.#client.retries,
       faults: stack.sandbox.faults.counters().total,
+      realForms: realFormCounts(
+        stack.sandbox,
+        read.flatMap(({ charges }) => charges).filter((charge) => charge.status === "voided").length,
+      ),
       ledgers: await compareLedgers(stack, ids),
       deadLetters: deadLetters.reduce((sum, count) => sum + count, 0),
     };

@@ -37,6 +37,8 @@ export interface FuzzTarget {
   readonly wrongMethods: readonly string[];
   /** Optional headers the route reads (Idempotency-Key): sent with garbage values. */
   readonly optionalHeaders?: readonly string[];
+  /** The route refuses a body whose content type is not JSON before reading it (the gateway's EC1001). */
+  readonly jsonContentTypeOnly?: boolean;
 }
 
 export interface FuzzCase {
@@ -45,6 +47,8 @@ export interface FuzzCase {
   readonly request: RawRequest;
   /** The server must not answer success. */
   readonly mustRefuse: boolean;
+  /** Refused for its content type before any handler reads it (routes with jsonContentTypeOnly). */
+  readonly refusedAtTheDoor?: boolean;
 }
 
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8" } as const;
@@ -471,6 +475,14 @@ function auths(target: FuzzTarget): fc.Arbitrary<Auth> {
 
 // ───────────────────────────── cases ─────────────────────────────
 
+const isJsonType = (type: string) => /^application\/json\s*(?:;|$)/i.test(type);
+
+/** Whether a body sent with this content type must be refused, and whether before any handler reads it. */
+function doorOf(target: FuzzTarget, type: string, body: string, refusedAnyway: boolean) {
+  const atTheDoor = target.jsonContentTypeOnly === true && body !== "" && !isJsonType(type);
+  return { mustRefuse: refusedAnyway || atTheDoor, refusedAtTheDoor: atTheDoor };
+}
+
 /** Hostile requests against one route; anything but the sample's own method, path and credentials. */
 export function fuzzCases(target: FuzzTarget): fc.Arbitrary<FuzzCase> {
   const path = withQuery(concretePath(target.path, target.params), target.query);
@@ -492,16 +504,16 @@ export function fuzzCases(target: FuzzTarget): fc.Arbitrary<FuzzCase> {
     fc.constantFrom(...CONTENT_TYPES).map((type) => ({
       kind: `content-type ${JSON.stringify(type)}`,
       request: request({ headers: { "content-type": type } }),
-      mustRefuse: false,
+      ...doorOf(target, type, sampleText, false),
     })),
-    fc.constantFrom(...CONTENT_TYPES).map((type) => ({
-      kind: `form body as ${JSON.stringify(type)}`,
-      request: request({
-        headers: { "content-type": type },
-        body: new URLSearchParams({ body: sampleText }).toString(),
-      }),
-      mustRefuse: target.requiresBody,
-    })),
+    fc.constantFrom(...CONTENT_TYPES).map((type) => {
+      const body = new URLSearchParams({ body: sampleText }).toString();
+      return {
+        kind: `form body as ${JSON.stringify(type)}`,
+        request: request({ headers: { "content-type": type }, body }),
+        ...doorOf(target, type, body, target.requiresBody),
+      };
+    }),
     auths(target).map((auth) => ({
       kind: auth.kind,
       // Credentials replaced, not added to: the sample's own must not ride along.

@@ -15,5 +15,15 @@ describe("chaos run", () => {
     expect(report.duplicateDeliveries).toBeGreaterThan(0);
     expect(report.charged).toBeGreaterThan(report.subscriptions);
     expect(report.windowSignups).toBeGreaterThan(0);
+    // …and under the real gateway's own forms: no-status and short-name callbacks, token payments and deletions,
+    // EM00/EX1000 answers, attempts voided by Q004, chargebacks that moved on after their report.
+    const { realForms } = report;
+    expect(realForms.callbacks.real).toBeGreaterThan(0);
+    expect(realForms.callbacks.short + realForms.callbacks.seed).toBeGreaterThan(0);
+    expect(realForms.tokenPayments).toBeGreaterThan(report.subscriptions);
+    expect(realForms.tokenDeletions).toBeGreaterThan(0);
+    expect(realForms.internalErrors).toBeGreaterThan(0);
+    expect(realForms.voidedByRetrieve).toBeGreaterThan(0);
+    expect(realForms.chargebackStatusChanges).toBeGreaterThan(0);
   });
 });

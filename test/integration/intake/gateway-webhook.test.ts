@@ -110,12 +110,18 @@ describe("CHARGEBACK webhook intake", () => {
     expect((await charge())?.disputed).toBeUndefined();
 
     const event = await receiveLambdaEvent(stack.sqs.client, stack.intakeQueue.queueUrl);
+    // The real body: no chargeback id, the chargeback's status and dates.
     expect(JSON.parse(event.Records[0]?.body ?? "{}")).toEqual({
       kind: "gateway",
       type: "CHARGEBACK",
       transaction_id: transactionId,
       order_id: `${subscriptionId}-0-0`,
-      chargeback_id: expect.any(String),
+      chargeback: {
+        status: "REPORTED",
+        reason: "Cardholder dispute",
+        report_date: expect.stringMatching(/^\d{8}$/),
+        deadline: expect.stringMatching(/^\d{8}$/),
+      },
       received_at: expect.any(String),
     });
     const output = captureOutput();
@@ -175,7 +181,7 @@ describe("CHARGEBACK webhook intake", () => {
   });
 
   it("a rejected delivery leaves no de-duplication record: the genuine one still gets through", async () => {
-    const body = captured.body.replace('"reason":"', '"reason":"second ');
+    const body = captured.body.replace('"chargeback_reason":"', '"chargeback_reason":"second ');
     const forged = await resend({ body, headers: { [NAMES.transmissionTime]: freshTime() } });
     expect(replyOf(forged)).toEqual({ status: 401, json: FAIL });
     const signed = await sendSigned(body);

@@ -136,7 +136,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
 
     const names = [...genuine.keys()];
     expect(names).toEqual(
-      expect.arrayContaining(["order_id", "amount", "rescode", "status", "fgkey", "token_id"]),
+      expect.arrayContaining(["order_id", "amount", "rescode", "ver", "fgkey", "token_id"]),
     );
     const tampered = names.map((name) => {
       const params = new URLSearchParams(genuine);

@@ -109,6 +109,48 @@ describe("local stack (npm start)", () => {
     const canceled = await call("DELETE", `/v1/subscriptions/${failingId}`);
     expect(canceled).toMatchObject({ status: 200, json: { status: "canceled" } });
     expect((await getSubscription(failingId)).status).toBe("canceled");
+    // The charge worker deletes the canceled subscription's token at the gateway.
+    await call("POST", "/local/clock", { advance: "PT1M" });
+    const tokens = [...local.stack.sandbox.state.tokens.all()];
+    expect(tokens.find((token) => token.card.last4 === "0341")?.status).toBe("deleted");
+  }, 60_000);
+
+  it("activates a window sign-up from the real-form callback, with its card, and renews it by token", async () => {
+    const checkout = await call("POST", "/v1/checkouts", {
+      customer: { name: "Window Customer", email: "window@example.com" },
+      plan: { amount: "29.00", currency: "USD", interval_months: 1 },
+      billing: "token",
+    });
+    expect(checkout.status).toBe(201);
+    const { subscription_id: id, fgkey } = z
+      .object({ subscription_id: z.string(), fgkey: z.string() })
+      .parse(checkout.json);
+    const completed = await fetch(`${local.sandboxUrl}/sandbox/windows/${fgkey}/complete`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ card_number: "5555555555554444", expiry_date: "203012", cvc: "123" }),
+    });
+    expect(completed.status).toBe(200);
+    await call("POST", "/local/clock", { advance: "PT1M" });
+    // What reached our status_url: the real gateway's form, without a status.
+    const [callback] = local.stack.sandbox.deliveries.entries("status_url").slice(-1);
+    expect(callback?.form).toBe("real");
+    expect(new URL(callback?.url ?? "").searchParams.has("status")).toBe(false);
+    expect(await getSubscription(id)).toMatchObject({
+      status: "active",
+      current_period: { index: 0 },
+      card: { first4: "5555", last4: "4444" },
+    });
+
+    const rebills = () =>
+      local.stack.sandbox.faults.counters().byRoute["payments.tokenbilling.rebill"]?.requests ?? 0;
+    const before = rebills();
+    await call("POST", "/local/clock", { advance: "P31D" });
+    expect((await chargesOf(id)).map(({ period, status }) => [period, status])).toEqual([
+      [0, "succeeded"],
+      [1, "succeeded"],
+    ]);
+    expect(rebills()).toBeGreaterThan(before);
   }, 60_000);
 
   it("answers a bad clock request with the field, and moves nothing", async () => {

@@ -29,19 +29,8 @@ beforeAll(async () => {
   const { repository } = stack.services;
   const [first = "", second = ""] = ids;
 
-  await stack.clock.set(new Date("2026-03-10T12:00:00.000Z"));
-  const refund = await refundCharge(
-    {
-      charge: { subscription_id: first, period: 0, attempt: 0 },
-      refund_id: "rf-march-1",
-      amount: "5.00",
-      reason: "goodwill",
-    },
-    stack.services,
-  );
-  expect(refund.kind).toBe("refunded");
-
-  await stack.clock.set(new Date("2026-03-15T12:00:00.000Z"));
+  // Reported on 5 March, the chargeback is deducted at its deadline three weeks later, still in March.
+  await stack.clock.set(new Date("2026-03-05T12:00:00.000Z"));
   const charged = await repository.getAttempt({ subscription_id: second, period: 0, attempt: 0 });
   const chargeback = await callSandbox(stack.sandbox, "/sandbox/webhooks/chargeback", {
     body: { transaction_id: charged?.transaction_id },
@@ -61,6 +50,18 @@ beforeAll(async () => {
   );
   expect(recorded.outcome).toBe("chargeback_recorded");
 
+  await stack.clock.set(new Date("2026-03-10T12:00:00.000Z"));
+  const refund = await refundCharge(
+    {
+      charge: { subscription_id: first, period: 0, attempt: 0 },
+      refund_id: "rf-march-1",
+      amount: "5.00",
+      reason: "goodwill",
+    },
+    stack.services,
+  );
+  expect(refund.kind).toBe("refunded");
+
   // April's renewals fall in the widened window, not in March: they must neither match nor count.
   const renewed = await renewAt(stack, new Date("2026-04-01T10:30:00.000Z"));
   expect(renewed.enqueued).toBe(3);
@@ -77,7 +78,7 @@ describe("reconcile-ledger on the local stack", () => {
     const output = captureOutput();
     const report = await invoke(MARCH);
     expect(report).toMatchObject({ from: MARCH.from, to: MARCH.to, mismatches: [] });
-    // 3 sales, 1 partial refund, 1 chargeback at the gateway; 3 charges and 1 refund in our ledger.
+    // 3 sales, 1 partial refund, 1 deducted chargeback at the gateway; 3 charges and 1 refund in our ledger.
     expect(report.gateway_records).toBe(5);
     expect(report.matched).toBe(5);
     expect(report.ledger_lines).toBe(4);

@@ -42,7 +42,7 @@ describe("sandbox chargebacks and CHARGEBACK webhooks", () => {
       body: { transaction_id: transactionId, ...extra },
     });
 
-  it("records the chargeback on the payment and delivers a signed CHARGEBACK webhook", async () => {
+  it("reports the chargeback on the payment and delivers the real gateway's signed CHARGEBACK webhook", async () => {
     const payment = recordPayment(sandbox, { orderId: "cb-1", amount: "80.00" });
     recordRefund(sandbox, payment, "cb-rf-1", "20.00");
     await sandbox.clock.advance("PT3H");
@@ -50,27 +50,45 @@ describe("sandbox chargebacks and CHARGEBACK webhooks", () => {
     const reply = await chargeback(payment.transactionId, { reason: "Fraud" });
     expect(reply).toMatchObject({ status: 200, json: { rescode: "0000", webhook_url: hookUrl } });
     expect(sandbox.state.revision).toBe(revision + 1);
+    // Reported: the balance is disputed, not yet taken. Korea time: 03:00 UTC is noon there.
     expect(sandbox.state.payments.findTransaction(TEST_MERCHANT.mid, payment.transactionId)).toMatchObject({
-      balance: "0.00",
-      chargeback: { amount: "60.00", reason: "Fraud", chargebackDate: "20260601030000" },
+      balance: "60.00",
+      chargeback: {
+        amount: "60.00",
+        reason: "Fraud",
+        status: "REPORTED",
+        chargebackDate: "20260601120000",
+        deadline: "20260622",
+      },
     });
 
     await sandbox.deliveries.settled();
     const [request] = receiver.requests;
     if (!request) throw new Error("no webhook received");
+    expect(request.headers["eximbay-webhook-transmission-time"]).toBe("2026-06-01T12:00:00.000+09:00");
     expect(JSON.parse(request.body)).toEqual({
-      rescode: "0000",
-      resmsg: "Success.",
       type: "CHARGEBACK",
       data: {
         mid: TEST_MERCHANT.mid,
-        transaction_id: payment.transactionId,
-        chargeback_id: expect.stringMatching(/^SBXC\d{20}$/),
         order_id: "cb-1",
-        amount: "60.00",
+        transaction_id: payment.transactionId,
         currency: "USD",
-        reason: "Fraud",
-        chargeback_date: "20260601030000",
+        amount: "80.00",
+        payment_method: "P000",
+        auth_code: expect.any(String),
+        transaction_date: payment.transactionDate,
+        pay_to: "SANDBOX",
+        param1: "p1-cb-1",
+        param2: "",
+        param3: "",
+        payer_authentication_flag: "N",
+        refund_flag: "Y",
+        chargeback_status: "REPORTED",
+        chargeback_reason: "Fraud",
+        chargeback_report_date: "20260601",
+        chargeback_deadline: "20260622",
+        chargeback_resolve_date: "",
+        chargeback_deduct_date: "",
       },
     });
     const verification = verifyWebhook({
@@ -120,7 +138,43 @@ describe("sandbox chargebacks and CHARGEBACK webhooks", () => {
     await sandbox.deliveries.settled(); // the first send completes before the clock moves
     await sandbox.clock.advance("P2D");
     expect(receiver.requests).toHaveLength(4);
-    expect(sandbox.clock.pending()).toEqual([]);
+    // Nothing left but the chargeback's own deadline.
+    expect(sandbox.clock.pending().map((task) => task.label)).toEqual([
+      `chargeback ${payment.transactionId} DEDUCTION`,
+    ]);
+  });
+
+  it("at its deadline the chargeback is deducted (the balance taken) or resolved, and announced again", async () => {
+    const deducted = recordPayment(sandbox, { orderId: "cb-12", amount: "30.00" });
+    const resolved = recordPayment(sandbox, { orderId: "cb-13", amount: "15.00" });
+    await chargeback(deducted.transactionId);
+    await chargeback(resolved.transactionId, { outcome: "RESOLVED" });
+    await sandbox.clock.advance("P20D");
+    await sandbox.deliveries.settled();
+    expect(receiver.requests).toHaveLength(2);
+    await sandbox.clock.advance("P1D");
+    await sandbox.deliveries.settled();
+    const statuses = receiver.requests.map((request) => {
+      const { order_id, chargeback_status, chargeback_deduct_date, chargeback_resolve_date } = JSON.parse(
+        request.body,
+      ).data;
+      return [order_id, chargeback_status, chargeback_deduct_date, chargeback_resolve_date];
+    });
+    expect(statuses).toEqual([
+      ["cb-12", "REPORTED", "", ""],
+      ["cb-13", "REPORTED", "", ""],
+      ["cb-12", "DEDUCTION", "20260622", ""],
+      ["cb-13", "RESOLVED", "", "20260622"],
+    ]);
+    const find = (id: string) => sandbox.state.payments.findTransaction(TEST_MERCHANT.mid, id);
+    expect(find(deducted.transactionId)).toMatchObject({
+      balance: "0.00",
+      chargeback: { status: "DEDUCTION", amount: "30.00", deductedDate: "20260622090000" },
+    });
+    expect(find(resolved.transactionId)).toMatchObject({
+      balance: "15.00",
+      chargeback: { status: "RESOLVED", resolvedDate: "20260622090000" },
+    });
   });
 
   it("can be triggered from a clock task with the sandbox's services", async () => {
@@ -128,6 +182,7 @@ describe("sandbox chargebacks and CHARGEBACK webhooks", () => {
     const deps = {
       ledger: sandbox.state,
       clock: sandbox.clock,
+      scheduler: sandbox.clock.scope(),
       deliver: sandbox.deliveries,
       merchants: sandbox.merchants,
     };
@@ -141,7 +196,7 @@ describe("sandbox chargebacks and CHARGEBACK webhooks", () => {
       {
         ok: true,
         value: {
-          chargeback: expect.objectContaining({ amount: "25.00", chargebackDate: "20260602000000" }),
+          chargeback: expect.objectContaining({ amount: "25.00", chargebackDate: "20260602090000" }),
           webhookUrl: hookUrl,
         },
       },
@@ -204,24 +259,27 @@ describe("sandbox chargebacks and CHARGEBACK webhooks", () => {
     ]);
   });
 
-  it("shows the chargeback in reconciliation: T200 in transactions, trade type C in settlements", async () => {
+  it("shows the deducted chargeback in reconciliation: T200 in transactions, trade type C in settlements", async () => {
     const payment = recordPayment(sandbox, { orderId: "cb-11", amount: "40.00" });
     await sandbox.clock.advance("PT1H");
     await chargeback(payment.transactionId);
-    await sandbox.clock.set(new Date("2026-06-04T00:00:00.000Z"));
+    await sandbox.clock.set(new Date("2026-06-25T00:00:00.000Z"));
     const client = sandboxGatewayClient(sandbox);
-    const transactions = await client.reconciliation.transactions("20260601", "20260601");
-    expect(
-      transactions.kind === "success" && transactions.value.D.map((r) => [r.trade_type, r.request_amount]),
-    ).toEqual([
-      ["T000", "40.00"],
-      ["T200", "-40.00"],
-    ]);
-    const settlements = await client.reconciliation.settlements("20260603");
-    const records = settlements.kind === "success" ? settlements.value.remittances[0]?.records : undefined;
-    expect(records?.map((r) => [r.trade_type, r.transaction_type, r.request_sub_amount_total])).toEqual([
-      ["N", "S", "38.50"],
-      ["C", "R", "-40.00"],
-    ]);
+    const rows = async (from: string, to: string) => {
+      const transactions = await client.reconciliation.transactions(from, to);
+      return (
+        transactions.kind === "success" && transactions.value.D.map((r) => [r.trade_type, r.request_amount])
+      );
+    };
+    // Reported on 1 June, deducted at its deadline on 22 June (Korea time).
+    expect(await rows("20260601", "20260601")).toEqual([["T000", "40.00"]]);
+    expect(await rows("20260622", "20260622")).toEqual([["T200", "-40.00"]]);
+    const recordsOf = async (day: string) => {
+      const settlements = await client.reconciliation.settlements(day);
+      const [remittance] = settlements.kind === "success" ? settlements.value.remittances : [];
+      return remittance?.records.map((r) => [r.trade_type, r.transaction_type, r.request_sub_amount_total]);
+    };
+    expect(await recordsOf("20260603")).toEqual([["N", "S", "38.50"]]);
+    expect(await recordsOf("20260624")).toEqual([["C", "R", "-40.00"]]);
   });
 });

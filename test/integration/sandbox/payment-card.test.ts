@@ -52,7 +52,7 @@ describe("sandbox non-ui payment and retrieve (client contract)", () => {
       amount: "100.00",
       email: BUYER.email,
       transaction_id: expect.stringMatching(/^SBXT\d{20}$/),
-      transaction_date: "20260310000000",
+      transaction_date: "20260310090000",
       auth_code: expect.stringMatching(/^\d{6}$/),
       card_number1: "4111",
       card_number4: "1111",
@@ -294,7 +294,7 @@ describe("sandbox chargeback test card", () => {
   });
   afterAll(() => h.close());
 
-  it("approves 4000000000000259, then a chargeback arrives a day later on the sandbox clock", async () => {
+  it("approves 4000000000000259, then a chargeback is reported a day later on the sandbox clock", async () => {
     h.site.respondWith(() => ({ json: { rescode: "0000", resmsg: "Success" } }));
     const paid = succeeded(await h.client.payment(cardPayment("cb-card-1", CARDS.chargeback)));
     expect(paid.status).toBe("SALE");
@@ -302,14 +302,14 @@ describe("sandbox chargeback test card", () => {
     expect(h.sandbox.state.payments.findTransaction(MID, paid.transaction_id)?.chargeback).toBeUndefined();
     await h.sandbox.clock.advance("PT1H");
     expect(h.sandbox.state.payments.findTransaction(MID, paid.transaction_id)).toMatchObject({
-      balance: "0.00",
-      chargeback: { amount: "100.00", chargebackDate: "20260311000000" },
+      balance: "100.00",
+      chargeback: { amount: "100.00", status: "REPORTED", chargebackDate: "20260311090000" },
     });
     await h.sandbox.deliveries.settled();
     const hook = h.site.requests.find((r) => r.url === "/chargeback");
     expect(JSON.parse(hook?.body ?? "{}")).toMatchObject({
       type: "CHARGEBACK",
-      data: { transaction_id: paid.transaction_id },
+      data: { transaction_id: paid.transaction_id, chargeback_status: "REPORTED" },
     });
   });
 });

@@ -45,7 +45,7 @@ describe("sandbox cancel, refund look-ups and receipts (client contract)", () =>
       refund: {
         refund_amount: "30.00",
         refund_id: "rf-1-a",
-        refund_date: "20260310000000",
+        refund_date: "20260310090000",
         refund_transaction_id: expect.stringMatching(/^SBXR\d{20}$/),
       },
       payment: { order_id: "rf-1", transaction_id: transactionId, amount: "100.00", balance: "70.00" },

@@ -21,7 +21,8 @@ describe("sandbox tokens: creation, unique_token_id and REBILL (client contract)
   let h: PaymentHarness;
 
   beforeAll(async () => {
-    h = await startPaymentHarness();
+    // The window cases read the token from the seed's documented result form.
+    h = await startPaymentHarness({ callbackForm: "seed" });
   });
   afterAll(() => h.close());
 

@@ -28,11 +28,12 @@ function tampered(query: string, change: (params: URLSearchParams) => void): str
   return params.toString();
 }
 
-describe("sandbox payment window (ready → complete → status_url → verify)", () => {
+describe("sandbox payment window, callbacks in the seed's form (ready → complete → status_url → verify)", () => {
   let h: PaymentHarness;
 
   beforeAll(async () => {
-    h = await startPaymentHarness();
+    // The seed documents the window result with its status: what these cases read. The real form is below.
+    h = await startPaymentHarness({ callbackForm: "seed" });
   });
   afterAll(() => h.close());
   beforeEach(() => {
@@ -54,7 +55,7 @@ describe("sandbox payment window (ready → complete → status_url → verify)"
   it("ready answers the fgkey of the request; the same request again answers the same fgkey", async () => {
     const input = h.window("win-ready-1");
     const first = succeeded(await h.client.ready(input));
-    expect(first).toMatchObject({ rescode: "0000", fgkey: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(first).toMatchObject({ rescode: "0000", fgkey: expect.stringMatching(/^[0-9A-F]{64}$/) });
     expect(succeeded(await h.client.ready(input)).fgkey).toBe(first.fgkey);
     expect(h.sandbox.state.windows.find(first.fgkey)).toMatchObject({
       mid: MID,
@@ -183,18 +184,18 @@ describe("sandbox payment window (ready → complete → status_url → verify)"
     const transactionId = status.transaction_id ?? "";
     await h.sandbox.clock.advance("PT1H");
     const captured = succeeded(await h.client.capture(transactionId, { payment: order("win-auth-1") }));
-    expect(captured.payment).toMatchObject({ captured_date: "20260310010000", partially_cancelable: "Y" });
+    expect(captured.payment).toMatchObject({ captured_date: "20260310100000", partially_cancelable: "Y" });
     // A retry of the capture answers the same capture.
     expect(
       succeeded(await h.client.capture(transactionId, { payment: order("win-auth-1") })).payment
         .captured_date,
-    ).toBe("20260310010000");
+    ).toBe("20260310100000");
     const settled = succeeded(
       await h.client.settle(transactionId, {
         payment: { order_id: "win-auth-1", currency: "USD", amount: "100.00" },
       }),
     );
-    expect(settled.payment.settled_date).toBe("20260310010000");
+    expect(settled.payment.settled_date).toBe("20260310100000");
     const retrieved = succeeded(
       await h.client.retrieve({ key_field: "order_id", payment: order("win-auth-1") }),
     );

@@ -115,7 +115,7 @@ describe("sandbox reconciliation API through the gateway client", () => {
       const result = success(await client.reconciliation.transactions("20260605", "20260605"));
       const [sale, refund] = result.D;
       expect(sale).toMatchObject({
-        trade_date: "20260605090000",
+        trade_date: "20260605180000",
         trade_type: "T000",
         mid: MID,
         order_id: "tx-5",
@@ -128,7 +128,7 @@ describe("sandbox reconciliation API through the gateway client", () => {
       });
       expect(sale?.original_transaction_id).toBe(sale?.transaction_id);
       expect(refund).toMatchObject({
-        trade_date: "20260605100000",
+        trade_date: "20260605190000",
         trade_type: "T101",
         order_id: "tx-5",
         original_transaction_id: sale?.transaction_id,
@@ -293,7 +293,8 @@ describe("sandbox reconciliation API through the gateway client", () => {
     });
 
     it("makes settlements available from the day after the remittance date", async () => {
-      await sandbox.clock.set(new Date("2026-08-12T23:59:59.000Z"));
+      // The gateway's days are Korea's: 14:59:59 UTC is the last second of 12 August there.
+      await sandbox.clock.set(new Date("2026-08-12T14:59:59.000Z"));
       const client = sandboxGatewayClient(sandbox);
       expect(await client.reconciliation.settlements("20260812")).toEqual({
         kind: "invalid",
@@ -305,14 +306,14 @@ describe("sandbox reconciliation API through the gateway client", () => {
     });
 
     it("answers expected settlements of the trades two days earlier, from the remittance date on", async () => {
-      await sandbox.clock.set(new Date("2026-08-11T23:00:00.000Z"));
+      await sandbox.clock.set(new Date("2026-08-11T14:00:00.000Z"));
       const client = sandboxGatewayClient(sandbox);
       expect(await client.reconciliation.expectedSettlements("20260812")).toMatchObject({
         kind: "invalid",
         code: "EC00",
         message: "Invalid parameter: pre_remittance_date",
       });
-      await sandbox.clock.set(new Date("2026-08-12T00:00:00.000Z"));
+      await sandbox.clock.set(new Date("2026-08-11T15:00:00.000Z"));
       const expectedRemittances = success(
         await client.reconciliation.expectedSettlements("20260812"),
       ).remittances;
@@ -326,7 +327,7 @@ describe("sandbox reconciliation API through the gateway client", () => {
         adjust_amount: "0.00",
         remittance_amount: "85.50",
       });
-      await sandbox.clock.set(new Date("2026-08-13T00:00:00.000Z"));
+      await sandbox.clock.set(new Date("2026-08-12T15:00:00.000Z"));
       const settled = success(await client.reconciliation.settlements("20260812")).remittances;
       expect(expectedRemittances.map((r) => r.records)).toEqual(settled.map((r) => r.records));
     });

@@ -5,11 +5,10 @@ import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { basicAuthorization } from "../../../functions/gateway/context";
-import { parseRequest } from "../../../functions/gateway/errors";
-import { amount } from "../../../functions/gateway/schemas/primitives";
 import { sendJson } from "../../../functions/gateway/transport";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
-import { okReply, partnerOkReply } from "../../../sandbox/replies";
+import { okReply, parseFields, partnerOkReply } from "../../../sandbox/replies";
+import { positiveAmount } from "../../../sandbox/request-fields";
 import { defineRoute, type RouteDefinition } from "../../../sandbox/routes";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../../sandbox/server";
 
@@ -61,7 +60,7 @@ function testRoutes() {
       path: "/v1/test/validate",
       auth: "basic",
       handler: (request) => {
-        parseRequest(z.strictObject({ payment: z.strictObject({ amount }) }), request.body);
+        parseFields(z.strictObject({ payment: z.strictObject({ amount: positiveAmount }) }), request.body);
         return okReply();
       },
     }),

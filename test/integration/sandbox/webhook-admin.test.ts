@@ -128,7 +128,7 @@ describe("sandbox webhook management API through the gateway client", () => {
       });
       await sandbox.deliveries.settled();
       expect(receiver.requests.map((request) => JSON.parse(request.body).data)).toEqual([
-        { mid: TEST_MERCHANT.mid, event_date: "20260601000000" },
+        { mid: TEST_MERCHANT.mid, event_date: "20260601090000" },
       ]);
     });
   });

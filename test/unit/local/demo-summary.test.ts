@@ -136,9 +136,17 @@ function healthyMonth(): DemoObservations {
     signupDeclines: 2,
     abandonedWindows: new Set(["sub_p"]),
     retries: 3,
-    faults: { ...NO_FAULTS, error: 4, timeoutAfterCommit: 1, duplicateStatusUrl: 2 },
+    faults: { ...NO_FAULTS, error: 4, internalError: 3, timeoutAfterCommit: 1, duplicateStatusUrl: 2 },
     ledgers,
     deadLetters: 0,
+    realForms: {
+      callbacks: { real: 5, short: 2, seed: 1 },
+      tokenPayments: 12,
+      tokenDeletions: 2,
+      voidedByRetrieve: 1,
+      internalErrors: 3,
+      chargebackStatusChanges: 1,
+    },
   };
 }
 
@@ -168,11 +176,15 @@ describe("demo summary", () => {
       ["USD", "54.70"],
     ]);
     const table = formatSummary(summary).join("\n");
-    expect(table).toMatch(/recovered by retry \| 1 /);
+    expect(table).toMatch(/recovered by retry +\| 1 /);
     expect(table).toMatch(/past_due +\| 2 \(1 declined, 1 token_expired\)/);
     expect(table).toMatch(/canceled +\| 1 \(1 dunning_exhausted\)/);
     expect(table).toMatch(/revenue +\| EUR 9\.90 · USD 54\.70/);
-    expect(table).toMatch(/faults injected +\| 7: 4 5xx, 1 timeouts after commit/);
+    expect(table).toMatch(/faults injected +\| 10: 4 5xx, 3 EM00\/EX1000, 1 timeouts after commit/);
+    expect(table).toMatch(/status_url callbacks +\| 5 real \(no status\), 2 short names, 1 seed's form/);
+    expect(table).toMatch(
+      /real gateway answers +\| 12 token payments, 2 token deletions, 1 attempts voided by Q004, 3 EM00\/EX1000, 1 chargeback status changes/,
+    );
     expect(table).toMatch(/wall time +\| 61\.5 s/);
   });
 
@@ -284,7 +296,10 @@ describe("ledger comparison", () => {
             currency: "USD",
             amount: "19.90",
             reason: "fraud",
+            status: "DEDUCTION",
             chargebackDate: "20270301000000",
+            deadline: "20270322",
+            deductedDate: "20270322000000",
           },
         }),
         planSale(1),

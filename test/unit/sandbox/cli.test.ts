@@ -7,18 +7,23 @@ describe("sandbox CLI options", () => {
     expect(sandboxOptionsFromCli([], {})).toEqual({
       port: 4010,
       host: "127.0.0.1",
+      callbackForm: "real",
       merchants: [TEST_MERCHANT],
     });
   });
 
-  it("reads port, host, seed and faults, and the merchant from the environment", () => {
+  it("reads port, host, callback form, seed and faults, and the merchant from the environment", () => {
     const options = sandboxOptionsFromCli(
-      ["--port", "0", "--host", "localhost", "--seed", "42", "--faults", '{"errorRate":0.1}'],
+      [
+        ...["--port", "0", "--host", "localhost", "--seed", "42", "--faults", '{"errorRate":0.1}'],
+        ...["--callback-form", "short"],
+      ],
       { SANDBOX_MID: "SBXOTHER01" },
     );
     expect(options).toMatchObject({
       port: 0,
       host: "localhost",
+      callbackForm: "short",
       seed: 42,
       faults: { global: { errorRate: 0.1 }, routes: {} },
     });
@@ -31,6 +36,7 @@ describe("sandbox CLI options", () => {
     [["--faults", "{"], /--faults must be JSON/],
     [["--faults", '{"routes":{"x":{"resetRate":2}}}'], /--faults: routes\.x\.resetRate/],
     [["--unknown"], /Unknown option/],
+    [["--callback-form", "status"], /--callback-form must be real, short or seed/],
   ])("refuses %j", (argv, message) => {
     expect(() => sandboxOptionsFromCli(argv, {})).toThrow(message);
   });
