@@ -4,13 +4,13 @@ import { createDecipheriv, createHash, createHmac, timingSafeEqual } from "node:
 // its own: card fields decrypted with AES-256-CBC, the fgkey of windows and results, and the HMAC of webhooks.
 
 /** The documented IV of card-field encryption: 16 ASCII bytes. */
-export const CARD_FIELD_IV = "Eximbay_AES_256_";
+const CARD_FIELD_IV = "Eximbay_AES_256_";
 
 /**
  * The merchant key's 32 bytes: 64 hex characters, or a 32-character key taken as its own bytes (the form the
  * gateway hands out is not published; both are seen). Undefined for anything else.
  */
-export function merchantKeyBytes(key: string): Buffer | undefined {
+function merchantKeyBytes(key: string): Buffer | undefined {
   if (/^[0-9a-fA-F]{64}$/.test(key)) return Buffer.from(key, "hex");
   const bytes = Buffer.from(key, "utf8");
   return key.length === 32 && bytes.length === 32 ? bytes : undefined;

@@ -37,6 +37,11 @@ function pathToken(request: SandboxRequest<{ token_id: string }>, ctx: MerchantC
   );
 }
 
+/** A deleted token is refused like a declined payment: HTTP 200 with its rescode. */
+function deletedTokenReply(): Reply {
+  return rescodeReply(200, TOKEN_REFUSALS.deleted.rescode, TOKEN_REFUSALS.deleted.resmsg);
+}
+
 /** The token payment's answer: the transaction nested under `payment`, the masked card under `card_info`. */
 function rebill(request: SandboxRequest<{ token_id: string }>, ctx: MerchantContext): Reply {
   const { merchant, ledger, clock } = ctx;
@@ -45,7 +50,7 @@ function rebill(request: SandboxRequest<{ token_id: string }>, ctx: MerchantCont
   const token = pathToken(request, ctx);
   const { order_id, currency, amount, lang = "EN" } = body.payment;
   if (token.status === "deleted") {
-    return rescodeReply(200, TOKEN_REFUSALS.deleted.rescode, TOKEN_REFUSALS.deleted.resmsg);
+    return deletedTokenReply();
   }
   if (!ledger.payments.createOrder(merchant.mid, order_id, clock.now()).ok)
     duplicateCall("order_id was used before");
@@ -116,7 +121,7 @@ export const tokenBillingRoutes: readonly RouteDefinition[] = [
     handler: (request, ctx) => {
       const token = pathToken(request, ctx);
       if (token.status === "deleted") {
-        return rescodeReply(200, TOKEN_REFUSALS.deleted.rescode, TOKEN_REFUSALS.deleted.resmsg);
+        return deletedTokenReply();
       }
       return okReply({
         token_id: token.tokenId,

@@ -15,7 +15,7 @@ export interface ChargebackReport {
 }
 
 /** The status of a chargeback whose webhook names none: the first report. */
-export const REPORTED_STATUS = "REPORTED";
+const REPORTED_STATUS = "REPORTED";
 
 /** Statuses that end a chargeback: money taken or the dispute decided. */
 const FINAL_STATUSES = new Set([

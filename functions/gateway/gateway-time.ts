@@ -3,7 +3,7 @@
 // daylight saving. Our own records keep UTC instants; these helpers convert at the edge.
 
 /** Korea Standard Time, minutes east of UTC. */
-export const GATEWAY_UTC_OFFSET_MINUTES = 9 * 60;
+const GATEWAY_UTC_OFFSET_MINUTES = 9 * 60;
 
 const OFFSET_MS = GATEWAY_UTC_OFFSET_MINUTES * 60_000;
 const DAY_MS = 86_400_000;

@@ -97,6 +97,12 @@ async function payInWindow(checkout: Checkout, cardNumber = VISA): Promise<strin
   return query;
 }
 
+/** The checkout's dependencies with the gateway vouching for any query (forms the sandbox never sends). */
+const vouchedDeps = (): CheckoutDeps => ({
+  ...deps,
+  gateway: { ...deps.gateway, verifyWindowResult: async () => success({}) },
+});
+
 /** Everything we store about one checkout. */
 async function stored(subscriptionId: string) {
   const { repository } = stack.services;
@@ -204,10 +210,9 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     const fields = new URLSearchParams(await payInWindow(checkout));
     fields.delete("status");
     fields.set("virtual_account_number", "99012345678901");
-    const vouched = { ...deps, gateway: { ...deps.gateway, verifyWindowResult: async () => success({}) } };
     const before = await stored(checkout.subscription_id);
 
-    expect(await completeCheckout(fields.toString(), vouched)).toMatchObject({
+    expect(await completeCheckout(fields.toString(), vouchedDeps())).toMatchObject({
       kind: "awaiting_deposit",
       subscription: { status: "pending" },
     });
@@ -219,10 +224,9 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     const fields = new URLSearchParams(await payInWindow(checkout));
     fields.delete("status");
     fields.set("transaction_type", "PAYER_AUTH");
-    const vouched = { ...deps, gateway: { ...deps.gateway, verifyWindowResult: async () => success({}) } };
     const before = await stored(checkout.subscription_id);
 
-    expect(await completeCheckout(fields.toString(), vouched)).toEqual({
+    expect(await completeCheckout(fields.toString(), vouchedDeps())).toEqual({
       kind: "rejected",
       reason: "unexpected window status (none, PAYER_AUTH)",
     });
