@@ -56,7 +56,7 @@ export function createBillingServices(options: BillingServicesOptions) {
     clock,
     ids: createRandomIds(),
     policy: { ...DEFAULT_CHARGE_POLICY, ...options.policy },
-    webhookBaseUrl: options.webhookBaseUrl,
+    statusUrl: joinUrl(options.webhookBaseUrl, "/status"),
     defaultReturnUrl: options.defaultReturnUrl ?? options.webhookBaseUrl,
     /** The gateway's recurring_noti_url for one subscription: our recurring webhook, naming the subscription. */
     recurringNotifyUrl: (subscriptionId: string) =>

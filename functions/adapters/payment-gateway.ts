@@ -1,4 +1,5 @@
 import type { Customer } from "../core/model";
+import { type GatewayOutcome, success } from "../core/outcome";
 import type {
   CardPaymentRequest,
   CardPaymentResult,
@@ -10,10 +11,11 @@ import type {
   RefundResult,
   WindowPrepared,
   WindowRequest,
+  WindowResult,
 } from "../core/ports";
 import { GatewayRequestError } from "../gateway/errors";
-import { type GatewayOutcome, success } from "../gateway/outcome";
 import type { PaymentClient } from "../gateway/payment-client";
+import { parseStatusQuery } from "../gateway/schemas/payment";
 
 export interface PaymentGatewayOptions {
   /** Language of the gateway's customer-facing texts (receipts, e-mails). */
@@ -160,6 +162,13 @@ export function createPaymentGateway(
       return success({ fgkey: outcome.value.fgkey });
     },
 
-    verifyWindowResult: (query) => refusedAsInvalid(() => payments.verify(query)),
+    async verifyWindowResult(query): Promise<GatewayOutcome<WindowResult>> {
+      const verified = await refusedAsInvalid(() => payments.verify(query));
+      if (verified.kind !== "success") return verified;
+      const result = parseStatusQuery(query);
+      return result.success
+        ? success(result.data)
+        : { kind: "invalid", code: "WINDOW_RESULT", message: "the window result is incomplete" };
+    },
   };
 }

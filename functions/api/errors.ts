@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import type { Failure } from "../core/outcome";
 import type { ChangeResult } from "../core/subscription-changes";
-import type { Failure } from "../gateway/outcome";
 import type { ErrorBody } from "./merchant-api-schemas";
 
 // Every failure the merchant API can meet, mapped to one HTTP answer (DESIGN.md §8). Messages never repeat input

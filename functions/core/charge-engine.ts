@@ -1,4 +1,3 @@
-import type { Declined, Failure, Invalid } from "../gateway/outcome";
 import { billingPeriod } from "./billing-period";
 import { isAdHocPeriod } from "./charge-kind";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
@@ -11,6 +10,7 @@ import {
 } from "./dunning";
 import type { AttemptKey, ChargeAttempt, Subscription } from "./model";
 import { orderIdFor } from "./order-id";
+import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock, EventPublisher } from "./ports";
 import { retireToken } from "./token-retirement";
 

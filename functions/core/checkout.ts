@@ -1,10 +1,7 @@
-import { joinUrl } from "../gateway/context";
-import { classifyRescode, type Failure } from "../gateway/outcome";
-import { parseStatusQuery, type StatusQuery } from "../gateway/schemas/payment";
-import { SUCCESS_RESCODE } from "../gateway/schemas/primitives";
 import { maskedCardSchema, type Subscription } from "./model";
 import { attemptKeyOf } from "./order-id";
-import type { IdSource, PaymentGateway } from "./ports";
+import { classifyRescode, type Failure, failureReason, SUCCESS_RESCODE } from "./outcome";
+import type { IdSource, PaymentGateway, WindowResult } from "./ports";
 import {
   type FirstPaymentRefusal,
   type NewSubscription,
@@ -28,8 +25,8 @@ export interface CheckoutDeps extends SignupStepDeps {
   readonly ids: IdSource;
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
   readonly recurringNotifyUrl: (subscriptionId: string) => string;
-  /** Public base URL of our webhooks (…/webhooks): the gateway sends the window result to `<base>/status`. */
-  readonly webhookBaseUrl: string;
+  /** Our status_url webhook (`<webhook base>/status`): where the gateway sends the window result. */
+  readonly statusUrl: string;
   /** The merchant's page the customer returns to when a checkout names no return_url. */
   readonly defaultReturnUrl: string;
 }
@@ -73,7 +70,7 @@ export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps
     customer: request.customer,
     billing: request.billing,
     recurring: recurringRegistration(subscription, deps),
-    status_url: joinUrl(deps.webhookBaseUrl, "/status"),
+    status_url: deps.statusUrl,
     return_url: request.return_url ?? deps.defaultReturnUrl,
     lang: request.lang,
   });
@@ -120,10 +117,9 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
   const verified = await deps.gateway.verifyWindowResult(query);
   if (verified.kind === "unavailable" || verified.kind === "unknown")
     return { kind: "retry", reason: verified.reason };
-  if (verified.kind !== "success") return rejected("the gateway did not verify the window result");
-  const parsed = parseStatusQuery(query);
-  if (!parsed.success) return rejected("the window result is incomplete");
-  const result = parsed.data;
+  if (verified.kind !== "success")
+    return rejected(`the gateway did not vouch for the window result (${failureReason(verified)})`);
+  const result = verified.value;
   const signup = await findCheckout(result, deps);
   if (!signup) return rejected("no checkout matches the window result");
 
@@ -160,7 +156,7 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
 }
 
 /** The refusal a window result reports (a window result never leaves the outcome open). */
-function refusalOf(result: StatusQuery): FirstPaymentRefusal {
+function refusalOf(result: WindowResult): FirstPaymentRefusal {
   return asRefusal(classifyRescode(result.rescode, result.resmsg, "read", result.errcode));
 }
 
@@ -169,14 +165,14 @@ function refusalOf(result: StatusQuery): FirstPaymentRefusal {
  * approved PAYMENT window is a sale — unless it issued a virtual account, whose money comes with the deposit: that
  * one waits (retrieve settles it once paid). Any other type without a status (a PAYER_AUTH result) is not a sale.
  */
-function windowOutcome(result: StatusQuery): string | undefined {
+function windowOutcome(result: WindowResult): string | undefined {
   if (result.status !== undefined) return result.status;
   if (result.transaction_type !== "PAYMENT") return undefined;
   return result.virtual_account_number ? "REGISTERED" : "SALE";
 }
 
 /** The period-0 attempt and the subscription a window result is about, if it describes what we asked for. */
-async function findCheckout(result: StatusQuery, deps: CompletionDeps): Promise<OpenedSignup | undefined> {
+async function findCheckout(result: WindowResult, deps: CompletionDeps): Promise<OpenedSignup | undefined> {
   const key = attemptKeyOf(result.order_id);
   if (key?.period !== 0) return undefined;
   const [attempt, subscription] = await Promise.all([

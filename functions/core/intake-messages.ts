@@ -1,6 +1,5 @@
 import * as z from "zod";
-import { PAYMENT_COMPLETED_EVENT, partnerWebhookEvent } from "../gateway/schemas/partner";
-import { containsCardNumber } from "../runtime/redaction";
+import { containsCardNumber } from "../shared/card-number";
 
 // What the webhook receivers hand to process-intake through the intake queue (DESIGN.md §3.7): ids and the
 // status_url query string only, never card data. The receivers acknowledge fast; every decision is the processor's.
@@ -23,8 +22,8 @@ export function carriesCardData(query: string): boolean {
 
 const receivedAt = z.iso.datetime({ offset: true });
 const id = z.string().min(1).max(100);
-const MAX_REASON_LENGTH = 500;
-const MAX_DATE_LENGTH = 20;
+export const MAX_REASON_LENGTH = 500;
+export const MAX_DATE_LENGTH = 20;
 const gatewayDate = z.string().max(MAX_DATE_LENGTH).optional();
 
 /** What a CHARGEBACK webhook says of the chargeback (the real body's chargeback_* fields). */
@@ -85,7 +84,8 @@ export type Intake =
   | { readonly ok: true; readonly message: IntakeMessage }
   | { readonly ok: false; readonly reason: string };
 
-function checked(input: unknown): Intake {
+/** Checks what a receiver read against the message schema: the message to queue, or the first problem. */
+export function checkedIntake(input: unknown): Intake {
   const parsed = intakeMessageSchema.safeParse(input, { reportInput: false });
   if (parsed.success) return { ok: true, message: parsed.data };
   const [issue] = parsed.error.issues;
@@ -94,7 +94,7 @@ function checked(input: unknown): Intake {
 
 /** A status_url call: its query string, untouched (a leading "?" dropped). */
 export function statusCallbackIntake(query: string, now: Date): Intake {
-  return checked({
+  return checkedIntake({
     kind: "status",
     query: query.startsWith("?") ? query.slice(1) : query,
     received_at: now.toISOString(),
@@ -104,87 +104,10 @@ export function statusCallbackIntake(query: string, now: Date): Intake {
 /** A recurring_noti_url call: subscription_id from our URL's query, order_id from the gateway's body. */
 export function recurringNoticeIntake(subscriptionId: string | undefined, body: unknown, now: Date): Intake {
   const orderId = z.object({ order_id: z.string() }).safeParse(body);
-  return checked({
+  return checkedIntake({
     kind: "recurring",
     subscription_id: subscriptionId,
     order_id: orderId.success ? orderId.data.order_id : undefined,
-    received_at: now.toISOString(),
-  });
-}
-
-/** What a partner event comes to: a PAYMENT_COMPLETED hint, another event type (ignored), or unreadable. */
-export type PartnerIntake = Intake | { readonly ok: "ignored"; readonly eventType: string };
-
-export function partnerEventIntake(body: unknown, now: Date): PartnerIntake {
-  const event = partnerWebhookEvent.safeParse(body, { reportInput: false });
-  if (!event.success) return { ok: false, reason: "not a partner webhook event" };
-  if (event.data.eventType !== PAYMENT_COMPLETED_EVENT)
-    return { ok: "ignored", eventType: event.data.eventType };
-  return checked({
-    kind: "partner",
-    event_id: event.data.id || undefined,
-    transaction_id: event.data.data.payment?.transactionId || undefined,
-    order_id: event.data.data.invoice?.invoiceNumber || undefined,
-    received_at: now.toISOString(),
-  });
-}
-
-/**
- * The gateway webhook body: seed 001 shows {rescode, resmsg, type, data}; the real CHARGEBACK (GATEWAY-FACTS.md)
- * has no rescode and carries the chargeback's lifecycle in data.chargeback_*. Only ids and the chargeback's facts
- * are read; the rest (amounts, card flags, param1..3) stays behind.
- */
-const gatewayWebhookBody = z.object({
-  type: z.string(),
-  data: z
-    .object({
-      transaction_id: z.string().optional(),
-      order_id: z.string().optional(),
-      chargeback_id: z.string().optional(),
-      chargeback_status: z.string().optional(),
-      chargeback_reason: z.string().optional(),
-      chargeback_report_date: z.string().optional(),
-      chargeback_deadline: z.string().optional(),
-      chargeback_resolve_date: z.string().optional(),
-      chargeback_deduct_date: z.string().optional(),
-    })
-    .nullish(),
-});
-
-type WebhookData = NonNullable<z.output<typeof gatewayWebhookBody>["data"]>;
-
-/** The chargeback's facts of a CHARGEBACK body; blanks are absent. */
-function chargebackOf(data: WebhookData) {
-  const facts = {
-    status: data.chargeback_status || undefined,
-    // Free text and dates are cut to their bound rather than refused: a verified chargeback must not be dropped.
-    reason: data.chargeback_reason?.slice(0, MAX_REASON_LENGTH) || undefined,
-    report_date: data.chargeback_report_date?.slice(0, MAX_DATE_LENGTH) || undefined,
-    deadline: data.chargeback_deadline?.slice(0, MAX_DATE_LENGTH) || undefined,
-    resolve_date: data.chargeback_resolve_date?.slice(0, MAX_DATE_LENGTH) || undefined,
-    deduct_date: data.chargeback_deduct_date?.slice(0, MAX_DATE_LENGTH) || undefined,
-  };
-  return Object.values(facts).some((value) => value !== undefined) ? facts : undefined;
-}
-
-/** A verified gateway webhook: its raw body read for the type, the ids and a chargeback's facts. */
-export function gatewayWebhookIntake(rawBody: string, now: Date): Intake {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody);
-  } catch {
-    return { ok: false, reason: "body is not JSON" };
-  }
-  const body = gatewayWebhookBody.safeParse(json, { reportInput: false });
-  if (!body.success) return { ok: false, reason: "body has no webhook type" };
-  const { type, data } = body.data;
-  return checked({
-    kind: "gateway",
-    type,
-    transaction_id: data?.transaction_id || undefined,
-    order_id: data?.order_id || undefined,
-    chargeback_id: data?.chargeback_id || undefined,
-    chargeback: data ? chargebackOf(data) : undefined,
     received_at: now.toISOString(),
   });
 }
@@ -197,7 +120,7 @@ export function parseIntakeMessage(body: string): IntakeMessage {
   } catch {
     throw new Error("malformed intake message: not JSON");
   }
-  const result = checked(json);
+  const result = checkedIntake(json);
   if (!result.ok) throw new Error(`malformed intake message: ${result.reason}`);
   return result.message;
 }

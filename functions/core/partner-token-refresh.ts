@@ -1,8 +1,10 @@
-import type { GatewayOutcome } from "../gateway/outcome";
-import { PARTNER_TOKEN_REFRESH_WINDOW_MS } from "../gateway/partner-token";
+import type { GatewayOutcome } from "./outcome";
 import type { Clock } from "./ports";
 
 const HOUR_MS = 3_600_000;
+
+/** A stored partner token is replaced once less than this much validity remains (the token lives 24 h). */
+export const PARTNER_TOKEN_REFRESH_WINDOW_MS = 2 * HOUR_MS;
 
 /** How often the refresher is scheduled. */
 export const PARTNER_TOKEN_REFRESH_INTERVAL_HOURS = 6;

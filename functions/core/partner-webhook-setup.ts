@@ -1,9 +1,31 @@
-import { failureReason } from "../gateway/outcome";
-import type { PartnerClient } from "../gateway/partner-client";
-import { PAYMENT_COMPLETED_EVENT } from "../gateway/schemas/partner";
+import { failureReason, type GatewayOutcome } from "./outcome";
+
+/** The partner event our receiver subscribes to. */
+export const PAYMENT_COMPLETED_EVENT = "PAYMENT_COMPLETED";
+
+/** One of the merchant's webhook subscriptions at the partner API. */
+export interface PartnerWebhookSubscription {
+  readonly id: string;
+  readonly endpointUrl: string;
+  readonly eventTypes: string[];
+  readonly isActive: boolean;
+}
+
+interface PartnerWebhookInput {
+  readonly endpointUrl: string;
+  readonly eventTypes: string[];
+  readonly isActive?: boolean;
+}
+
+/** The partner API's webhook subscriptions of the merchant (the port; the partner client implements it). */
+export interface PartnerWebhooks {
+  listWebhooks(): Promise<GatewayOutcome<readonly PartnerWebhookSubscription[]>>;
+  createWebhook(input: PartnerWebhookInput): Promise<GatewayOutcome<PartnerWebhookSubscription>>;
+  updateWebhook(id: string, input: PartnerWebhookInput): Promise<GatewayOutcome<PartnerWebhookSubscription>>;
+}
 
 export interface PartnerWebhookSetupDeps {
-  readonly partner: Pick<PartnerClient, "listWebhooks" | "createWebhook" | "updateWebhook">;
+  readonly partner: PartnerWebhooks;
   /** Our partner receiver: <PUBLIC_WEBHOOK_BASE_URL>/partner. */
   readonly endpointUrl: string;
 }
@@ -29,7 +51,7 @@ export async function ensurePartnerWebhook(deps: PartnerWebhookSetupDeps): Promi
   if (active) return { kind: "present", id: active.id };
   const [inactive] = ours;
   if (inactive) {
-    const updated = await deps.partner.updateWebhook(undefined, inactive.id, {
+    const updated = await deps.partner.updateWebhook(inactive.id, {
       endpointUrl: inactive.endpointUrl,
       eventTypes: inactive.eventTypes,
       isActive: true,
@@ -38,7 +60,7 @@ export async function ensurePartnerWebhook(deps: PartnerWebhookSetupDeps): Promi
       ? { kind: "reactivated", id: updated.value.id }
       : { kind: "failed", reason: `update: ${failureReason(updated)}` };
   }
-  const created = await deps.partner.createWebhook(undefined, {
+  const created = await deps.partner.createWebhook({
     endpointUrl: deps.endpointUrl,
     eventTypes: [PAYMENT_COMPLETED_EVENT],
   });

@@ -1,4 +1,3 @@
-import type { GatewayOutcome } from "../gateway/outcome";
 import type {
   AttemptKey,
   AttemptStatus,
@@ -9,6 +8,7 @@ import type {
   SubscriptionStatus,
   TokenRecord,
 } from "./model";
+import type { GatewayOutcome } from "./outcome";
 
 // What the billing core needs from the outside world. Adapters live in functions/adapters/; tests may pass fakes.
 
@@ -256,6 +256,25 @@ export interface RefundResult {
   readonly refund_transaction_id: string;
 }
 
+/** A window result the gateway vouched for, read under the documented names: what a checkout's completion reads. */
+export interface WindowResult {
+  readonly transaction_type: string;
+  readonly order_id: string;
+  readonly currency: string;
+  readonly amount: string;
+  readonly rescode: string;
+  readonly resmsg: string;
+  readonly errcode?: string;
+  /** The seed's form carries a status; the real gateway's carries none (rescode 0000 of a PAYMENT is the sale). */
+  readonly status?: string;
+  readonly transaction_id?: string;
+  readonly token_id?: string;
+  readonly recurring_id?: string;
+  readonly virtual_account_number?: string;
+  readonly card_number1?: string;
+  readonly card_number4?: string;
+}
+
 /** Everything the billing core asks of the gateway beyond re-billing. */
 export interface PaymentGateway extends ChargeGateway {
   payWithCard(request: CardPaymentRequest): Promise<GatewayOutcome<CardPaymentResult>>;
@@ -264,8 +283,11 @@ export interface PaymentGateway extends ChargeGateway {
   deleteRecurring(recurringId: string): Promise<GatewayOutcome<unknown>>;
   /** ready: prepares the payment window of a sign-up. */
   prepareWindow(request: WindowRequest): Promise<GatewayOutcome<WindowPrepared>>;
-  /** verify: success only when the gateway vouches for the status_url query string exactly as received. */
-  verifyWindowResult(query: string): Promise<GatewayOutcome<unknown>>;
+  /**
+   * verify: success only when the gateway vouches for the status_url query string exactly as received; the value is
+   * the result read under the documented names (invalid when it lacks one the checkout needs).
+   */
+  verifyWindowResult(query: string): Promise<GatewayOutcome<WindowResult>>;
 }
 
 export interface IdSource {

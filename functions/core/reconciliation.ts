@@ -1,10 +1,8 @@
 import * as z from "zod";
-import { gatewayDate, gatewayDayStart, shiftGatewayDate } from "../gateway/gateway-time";
-import { failureReason, type GatewayOutcome } from "../gateway/outcome";
-import { yyyymmdd } from "../gateway/schemas/primitives";
-import type { TransactionRecord, TransactionsResponse } from "../gateway/schemas/reconciliation";
+import { gatewayDate, gatewayDayStart, shiftGatewayDate } from "./gateway-time";
 import type { ChargeAttempt, RefundRecord } from "./model";
 import { attemptKeyOf } from "./order-id";
+import { failureReason, type GatewayOutcome } from "./outcome";
 import type { BillingRepository } from "./ports";
 
 // Daily reconciliation (DESIGN.md §3.9): the gateway's transactions of a period against our ledger (succeeded
@@ -21,6 +19,24 @@ export interface LedgerReader {
   listLedger(from: Date, to: Date): AsyncIterable<readonly LedgerEntry[]>;
 }
 
+/** A transaction as the gateway's reconciliation API lists it: what the comparison reads. */
+export interface TransactionRecord {
+  readonly transaction_id: string;
+  /** The payment a refund or chargeback belongs to; empty or equal to transaction_id for a payment. */
+  readonly original_transaction_id: string;
+  readonly order_id: string;
+  /** Negative for a refund or chargeback. */
+  readonly request_amount: string;
+  /** YYYYMMDDHHMMSS in the gateway's calendar. */
+  readonly trade_date: string;
+}
+
+/** The transactions of a period: the records, and the resmsg of entries that were no record ("no data"). */
+export interface TransactionsResponse {
+  readonly D: readonly TransactionRecord[];
+  readonly notices: readonly string[];
+}
+
 export interface ReconciliationDeps {
   readonly transactions: (from: string, to: string) => Promise<GatewayOutcome<TransactionsResponse>>;
   readonly ledger: LedgerReader;
@@ -29,8 +45,13 @@ export interface ReconciliationDeps {
 }
 
 /** A period asked for explicitly (a manual or back-fill run, the ops CLI): YYYYMMDD days, both inclusive. */
+const gatewayDay = z
+  .string()
+  .regex(/^\d{8}$/, "must be YYYYMMDD")
+  .refine((day) => shiftGatewayDate(day, 0) === day, "must be a calendar date (YYYYMMDD)");
+
 export const reconciliationPeriodSchema = z
-  .object({ from: yyyymmdd, to: yyyymmdd })
+  .object({ from: gatewayDay, to: gatewayDay })
   .refine((period) => period.from <= period.to, { path: ["from"], error: "must not be after to" });
 
 export type MismatchKind = "missing_at_gateway" | "missing_here" | "amount_differs" | "status_differs";

@@ -1,6 +1,6 @@
-import type { Failure } from "../gateway/outcome";
 import type { AttemptKey, RefundRecord } from "./model";
 import { fromCents, toCents } from "./money";
+import type { Failure } from "./outcome";
 import type { BillingRepository, Clock, PaymentGateway } from "./ports";
 
 export interface RefundDeps {

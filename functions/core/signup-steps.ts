@@ -1,7 +1,5 @@
-import { gatewayDate } from "../gateway/gateway-time";
-import type { Declined, Invalid, Unavailable } from "../gateway/outcome";
-import { SUCCESS_RESCODE } from "../gateway/schemas/primitives";
 import { billingPeriod } from "./billing-period";
+import { gatewayDate } from "./gateway-time";
 import {
   type AttemptStatus,
   type BillingMode,
@@ -13,6 +11,8 @@ import {
   type Subscription,
 } from "./model";
 import { orderIdFor } from "./order-id";
+import type { Declined, Invalid, Unavailable } from "./outcome";
+import { SUCCESS_RESCODE } from "./outcome";
 import type { BillingRepository, Clock, EventPublisher, IdSource, RecurringRegistration } from "./ports";
 
 // The steps every sign-up shares, whether period 0 is paid server to server (signup.ts) or in the payment window

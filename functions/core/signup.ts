@@ -1,6 +1,6 @@
-import type { Failure } from "../gateway/outcome";
 import type { ChargePolicy } from "./charge-policy";
 import type { Subscription } from "./model";
+import type { Failure } from "./outcome";
 import type {
   BillingRepository,
   CardDetails,

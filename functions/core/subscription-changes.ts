@@ -1,5 +1,5 @@
-import type { Failure } from "../gateway/outcome";
 import type { Subscription } from "./model";
+import type { Failure } from "./outcome";
 import type { BillingRepository, ChargeQueue, Clock, EventPublisher, PaymentGateway } from "./ports";
 
 export interface ChangeDeps {

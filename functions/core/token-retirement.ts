@@ -1,5 +1,5 @@
-import { failureReason } from "../gateway/outcome";
 import type { Subscription } from "./model";
+import { failureReason } from "./outcome";
 import type { BillingRepository, ChargeGateway, Clock } from "./ports";
 
 // A token the merchant no longer needs is deleted at the gateway (token deletion, GATEWAY-FACTS.md): a canceled

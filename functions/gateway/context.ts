@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import type { CallKind, GatewayOutcome } from "../core/outcome";
 import { type GatewayConfig, type GatewayConfigInput, gatewayConfigSchema } from "./config";
-import type { CallKind, GatewayOutcome } from "./outcome";
 import { callRescodeApi, type FetchLike, type HttpMethod, type SuccessRule } from "./transport";
 
 /** What every endpoint client needs: validated configuration, the HTTP function and the clock. */

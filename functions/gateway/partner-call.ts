@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import { type CallKind, type GatewayOutcome, success } from "../core/outcome";
 import { type GatewayContext, joinUrl } from "./context";
-import { type CallKind, type GatewayOutcome, success } from "./outcome";
 import { PARTNER_SUCCESS_CODE, partnerEnvelope } from "./schemas/partner";
 import {
   callJsonApi,

@@ -1,7 +1,7 @@
 import type { z } from "zod";
+import type { CallKind, GatewayOutcome } from "../core/outcome";
 import type { GatewayContext } from "./context";
 import { parseRequest } from "./errors";
-import type { CallKind, GatewayOutcome } from "./outcome";
 import { callPartnerApi, dataOf } from "./partner-call";
 import { createPartnerTokenProvider, type PartnerToken, type PartnerTokenProvider } from "./partner-token";
 import {

@@ -1,14 +1,12 @@
+import { type GatewayOutcome, success } from "../core/outcome";
+import { PARTNER_TOKEN_REFRESH_WINDOW_MS } from "../core/partner-token-refresh";
 import type { GatewayContext } from "./context";
-import { type GatewayOutcome, success } from "./outcome";
 import { callPartnerApi, dataOf } from "./partner-call";
 import { type PartnerToken, tokenResponse } from "./schemas/partner";
 
 export type { PartnerToken } from "./schemas/partner";
 
 export const PARTNER_TOKEN_PATH = "/api/v1/partner/auth/token";
-
-/** A stored token is replaced once less than this much validity remains (the token lives 24 h). */
-export const PARTNER_TOKEN_REFRESH_WINDOW_MS = 2 * 60 * 60 * 1000;
 
 /** Where the current access token lives: memory here, Secrets Manager in the deployed system. */
 export interface PartnerTokenStore {

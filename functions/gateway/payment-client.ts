@@ -1,8 +1,8 @@
 import type { z } from "zod";
+import { type CallKind, type GatewayOutcome, success } from "../core/outcome";
 import { type CardCipherKey, encryptField } from "./card-crypto";
 import { callMerchantApi, type GatewayContext } from "./context";
 import { GatewayRequestError, parseRequest } from "./errors";
-import { type CallKind, type GatewayOutcome, success } from "./outcome";
 import {
   type CancelFundingKind,
   type CancelInput,

@@ -1,8 +1,8 @@
 import type { z } from "zod";
+import { gatewayDate } from "../core/gateway-time";
+import { type GatewayOutcome, success } from "../core/outcome";
 import { callMerchantApi, type GatewayContext } from "./context";
 import { GatewayRequestError, parseRequest } from "./errors";
-import { gatewayDate } from "./gateway-time";
-import { type GatewayOutcome, success } from "./outcome";
 import {
   dayNumber,
   type ExpectedSettlementsResponse,

@@ -5,11 +5,12 @@ import {
   classifyRescode,
   type Failure,
   type GatewayOutcome,
+  SUCCESS_RESCODE,
   success,
   type Unavailable,
   type Unknown,
-} from "./outcome";
-import { resultEnvelope, SUCCESS_RESCODE } from "./schemas/primitives";
+} from "../core/outcome";
+import { resultEnvelope } from "./schemas/primitives";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 

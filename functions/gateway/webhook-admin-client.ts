@@ -1,6 +1,6 @@
+import type { GatewayOutcome } from "../core/outcome";
 import { callMerchantApi, type GatewayContext } from "./context";
 import { parseRequest } from "./errors";
-import type { GatewayOutcome } from "./outcome";
 import {
   WEBHOOK_ADMIN_SUCCESS_CODES,
   type WebhookInfoResponse,

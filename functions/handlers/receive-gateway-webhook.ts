@@ -1,6 +1,9 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { type GatewayWebhookDeps, receiveGatewayWebhook as receive } from "../core/webhook-receipt";
+import {
+  type GatewayWebhookDeps,
+  receiveGatewayWebhook as receive,
+} from "../inbound/gateway-webhook-receipt";
 import { type HttpRequest, jsonReply, rawBodyOf } from "../runtime/http-event";
 import { getGatewayWebhookServices } from "../runtime/intake-services";
 import { observedHandler } from "../runtime/lambda-handler";

@@ -1,7 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { partnerEventIntake } from "../core/intake-messages";
 import { PARTNER_SUCCESS_CODE } from "../gateway/schemas/partner";
+import { partnerEventIntake } from "../inbound/gateway-notices";
 import { type HttpRequest, jsonBodyOf, jsonReply } from "../runtime/http-event";
 import { getIntakeReceiverServices, type IntakeReceiverServices } from "../runtime/intake-services";
 import { observedHandler } from "../runtime/lambda-handler";

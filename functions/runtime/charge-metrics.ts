@@ -1,8 +1,8 @@
 import { type Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { RecordResult } from "../adapters/sqs-work-results";
 import type { ChargeDeps } from "../core/charge-engine";
+import type { GatewayOutcome } from "../core/outcome";
 import type { BillingEvent } from "../core/ports";
-import type { GatewayOutcome } from "../gateway/outcome";
 import { logger } from "./observability";
 
 /** Where observed things are counted. */

@@ -2,15 +2,16 @@ import { TransformParameterError } from "@aws-lambda-powertools/parameters";
 import * as z from "zod";
 import { createDynamoDbBillingRepository } from "../adapters/dynamodb-billing-repository";
 import { createDynamoDbLedgerReader } from "../adapters/dynamodb-ledger-reader";
+import { createPartnerWebhooks } from "../adapters/partner-webhooks";
 import { createSecretsManagerTokenStore } from "../adapters/secrets-manager-token-store";
 import { createSqsIntakeQueue } from "../adapters/sqs-intake-queue";
 import type { IntakeQueue } from "../core/intake-messages";
 import type { PartnerWebhookSetupDeps } from "../core/partner-webhook-setup";
 import type { Clock } from "../core/ports";
 import type { ReconciliationDeps } from "../core/reconciliation";
-import type { GatewayWebhookDeps } from "../core/webhook-receipt";
 import { joinUrl } from "../gateway/context";
 import { createGatewayClient } from "../gateway/gateway-client";
+import type { GatewayWebhookDeps } from "../inbound/gateway-webhook-receipt";
 import {
   gatewayWebhookEnvironment,
   intakeEnvironment,
@@ -133,7 +134,10 @@ export async function buildPartnerWebhookServices(
       secretId: env.PARTNER_TOKEN_SECRET_ARN,
     }),
   });
-  return { partner: gateway.partner, endpointUrl: joinUrl(env.PUBLIC_WEBHOOK_BASE_URL, "/partner") };
+  return {
+    partner: createPartnerWebhooks(gateway.partner),
+    endpointUrl: joinUrl(env.PUBLIC_WEBHOOK_BASE_URL, "/partner"),
+  };
 }
 
 const secretAgeMs = GATEWAY_SECRET_MAX_AGE_SECONDS * 1000;

@@ -1,6 +1,7 @@
 import type { ChargeDeps } from "../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
 import type { AttemptKey, ChargeAttempt, Subscription, TokenRecord } from "../../functions/core/model";
+import type { GatewayOutcome } from "../../functions/core/outcome";
 import type {
   AttemptUpdate,
   BillingEvent,
@@ -13,7 +14,6 @@ import type {
   SubscriptionUpdate,
   TokenUpdate,
 } from "../../functions/core/ports";
-import type { GatewayOutcome } from "../../functions/gateway/outcome";
 
 // In-memory stand-ins of the charge engine's ports for handler unit tests: enough of the repository's
 // compare-and-set semantics for the charge protocol, scripted gateway outcomes, recorded events and messages.

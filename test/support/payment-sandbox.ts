@@ -1,5 +1,5 @@
+import type { GatewayOutcome } from "../../functions/core/outcome";
 import type { GatewayConfigInput } from "../../functions/gateway/config";
-import type { GatewayOutcome } from "../../functions/gateway/outcome";
 import type { PaymentInput, PlaintextCard, ReadyInput } from "../../functions/gateway/schemas/payment";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/server";
 import { type RecordedRequest, type RecordingServer, startRecordingServer } from "./recording-server";

@@ -5,8 +5,6 @@ import * as z from "zod";
 export const PARTNER_SUCCESS_CODE = "CMN_0000";
 /** Expired or invalid access token. */
 export const PARTNER_TOKEN_REJECTED_CODE = "AUTH_3001";
-/** The one event type the seed documents. */
-export const PAYMENT_COMPLETED_EVENT = "PAYMENT_COMPLETED";
 
 /** ISO 8601 date-time; a missing offset is tolerated on input (lenient response parsing). */
 const isoDateTime = z.iso.datetime({ offset: true, local: true });

@@ -1,7 +1,7 @@
 import * as z from "zod";
+import { gatewayDate } from "../../core/gateway-time";
 import { passesLuhn } from "../../shared/luhn";
 import { GatewayRequestError } from "../errors";
-import { gatewayDate } from "../gateway-time";
 import {
   amount,
   countryCode,

@@ -77,9 +77,6 @@ export const resultEnvelope = z.object({
 });
 export type ResultEnvelope = z.infer<typeof resultEnvelope>;
 
-/** The documented success code; resmsg varies ("Success" / "Success."), so only rescode is compared. */
-export const SUCCESS_RESCODE = "0000";
-
 /**
  * Lenient response input: copies misspelled sample keys onto their documented names (when the documented key is
  * absent) so the parsed value exposes only documented names.

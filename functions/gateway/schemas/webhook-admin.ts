@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { oneOrMany, resultEnvelope, SUCCESS_RESCODE, url } from "./primitives";
+import { SUCCESS_RESCODE } from "../../core/outcome";
+import { oneOrMany, resultEnvelope, url } from "./primitives";
 
 // Webhook management API (seed 001) on {webhook_admin_url}: POST /v1/api/webhook/register, GET /v1/api/webhook/info.
 

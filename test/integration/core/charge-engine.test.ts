@@ -5,6 +5,7 @@ import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import { runChargeRun } from "../../../functions/core/charge-run";
 import { runJanitor } from "../../../functions/core/janitor";
 import type { Subscription } from "../../../functions/core/model";
+import type { GatewayOutcome } from "../../../functions/core/outcome";
 import type {
   BillingEvent,
   BillingRepository,
@@ -13,7 +14,6 @@ import type {
   OrderLookup,
   RebillRequest,
 } from "../../../functions/core/ports";
-import type { GatewayOutcome } from "../../../functions/gateway/outcome";
 import { type Dynalite, startDynalite } from "../../../local/dynamodb-emulator";
 
 /*

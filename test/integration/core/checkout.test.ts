@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createPaymentGateway } from "../../../functions/adapters/payment-gateway";
 import {
   type Checkout,
   type CheckoutDeps,
@@ -7,8 +8,8 @@ import {
   completeCheckout,
   startCheckout,
 } from "../../../functions/core/checkout";
+import { success } from "../../../functions/core/outcome";
 import { computeFgkey } from "../../../functions/gateway/fgkey";
-import { success } from "../../../functions/gateway/outcome";
 import { BillingStack } from "../../../local/billing-stack";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 
@@ -57,7 +58,7 @@ beforeAll(async () => {
   stack = await BillingStack.start({ start: START });
   deps = {
     ...stack.services,
-    webhookBaseUrl: `${receiver.url}/webhooks`,
+    statusUrl: `${receiver.url}/webhooks/status`,
     defaultReturnUrl: "https://merchant.example/thanks",
   };
 });
@@ -100,7 +101,15 @@ async function payInWindow(checkout: Checkout, cardNumber = VISA): Promise<strin
 /** The checkout's dependencies with the gateway vouching for any query (forms the sandbox never sends). */
 const vouchedDeps = (): CheckoutDeps => ({
   ...deps,
-  gateway: { ...deps.gateway, verifyWindowResult: async () => success({}) },
+  gateway: createPaymentGateway(
+    {
+      ...stack.services.gatewayClient.payments,
+      verify: async () => success({ rescode: "0000", resmsg: "Success" }),
+    },
+    {
+      lang: "EN",
+    },
+  ),
 });
 
 /** Everything we store about one checkout. */

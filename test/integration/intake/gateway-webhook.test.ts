@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
 import type { ChargeAttempt } from "../../../functions/core/model";
-import { webhookDedupKey } from "../../../functions/core/webhook-receipt";
 import {
   formatTransmissionTime,
   signWebhookBody,
   webhookHeaderNames,
 } from "../../../functions/gateway/webhook-signature";
 import { handler as processIntake } from "../../../functions/handlers/process-intake";
+import { webhookDedupKey } from "../../../functions/inbound/gateway-webhook-receipt";
 import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";

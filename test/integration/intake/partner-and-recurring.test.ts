@@ -52,7 +52,7 @@ const partnerSubscriptions = async () => {
 async function checkout(billing: "token" | "recurring", webhookBaseUrl: string): Promise<Checkout> {
   const deps: CheckoutDeps = {
     ...stack.services,
-    webhookBaseUrl,
+    statusUrl: `${webhookBaseUrl}/status`,
     defaultReturnUrl: "https://shop.example/back",
   };
   const start = await startCheckout(

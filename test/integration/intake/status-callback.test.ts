@@ -30,7 +30,7 @@ beforeAll(async () => {
   stack = await BillingStack.start({ webhookBaseUrl: receiver.webhookBaseUrl });
   deps = {
     ...stack.services,
-    webhookBaseUrl: receiver.webhookBaseUrl,
+    statusUrl: `${receiver.webhookBaseUrl}/status`,
     defaultReturnUrl: "https://shop.example/back",
   };
 });

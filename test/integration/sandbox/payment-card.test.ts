@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { PAYMENT_COMPLETED_EVENT } from "../../../functions/core/partner-webhook-setup";
 import { encryptField } from "../../../functions/gateway/card-crypto";
-import { PAYMENT_COMPLETED_EVENT } from "../../../functions/gateway/schemas/partner";
 import { RECORD_KINDS } from "../../../sandbox/ledger";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import {

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   carriesCardData,
-  gatewayWebhookIntake,
   parseIntakeMessage,
-  partnerEventIntake,
   recurringNoticeIntake,
   statusCallbackIntake,
 } from "../../../functions/core/intake-messages";
+import { gatewayWebhookIntake, partnerEventIntake } from "../../../functions/inbound/gateway-notices";
 
 const NOW = new Date("2027-03-01T10:00:00.000Z");
 const RECEIVED = NOW.toISOString();

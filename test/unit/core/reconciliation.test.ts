@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ChargeAttempt, RefundRecord } from "../../../functions/core/model";
+import type { GatewayOutcome } from "../../../functions/core/outcome";
 import {
   type LedgerEntry,
   previousDay,
   type ReconciliationDeps,
   reconcile,
 } from "../../../functions/core/reconciliation";
-import type { GatewayOutcome } from "../../../functions/gateway/outcome";
 import type {
   TransactionRecord,
   TransactionsResponse,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPaymentGateway } from "../../../functions/adapters/payment-gateway";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
-import { gatewayWebhookIntake, statusCallbackIntake } from "../../../functions/core/intake-messages";
+import { statusCallbackIntake } from "../../../functions/core/intake-messages";
+import { classifyRescode } from "../../../functions/core/outcome";
 import { createGatewayContext } from "../../../functions/gateway/context";
 import { computeFgkey, verifyQueryFgkey } from "../../../functions/gateway/fgkey";
-import { classifyRescode } from "../../../functions/gateway/outcome";
 import { createPaymentClient, type PaymentClient } from "../../../functions/gateway/payment-client";
 import { parseStatusQuery } from "../../../functions/gateway/schemas/payment";
 import {
@@ -13,6 +13,7 @@ import {
   verifyWebhook,
   webhookAckReply,
 } from "../../../functions/gateway/webhook-signature";
+import { gatewayWebhookIntake } from "../../../functions/inbound/gateway-notices";
 import {
   CALLBACKS,
   CANCEL_REQUEST_INTEGRATION,

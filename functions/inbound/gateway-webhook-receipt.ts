@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import type { IntakeQueue } from "../core/intake-messages";
+import type { BillingRepository, Clock } from "../core/ports";
 import type { ResultEnvelope } from "../gateway/schemas/primitives";
 import {
   verifyWebhook,
@@ -7,8 +9,7 @@ import {
   webhookAckReply,
   webhookSignatureFailReply,
 } from "../gateway/webhook-signature";
-import { gatewayWebhookIntake, type IntakeQueue } from "./intake-messages";
-import type { BillingRepository, Clock } from "./ports";
+import { gatewayWebhookIntake } from "./gateway-notices";
 
 /**
  * How long a delivery is remembered: far beyond the gateway's 3 hourly re-sends, so every re-send and replay within

@@ -36,6 +36,9 @@ export interface Unknown {
 
 export type Failure = Declined | Invalid | Unavailable | Unknown;
 
+/** The documented success code; resmsg varies ("Success" / "Success."), so only rescode is compared. */
+export const SUCCESS_RESCODE = "0000";
+
 /** Mutations move money or state and are never retried inside the client; reads are safe to repeat. */
 export type CallKind = "mutation" | "read";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { IntakeMessage } from "../../../functions/core/intake-messages";
+import { formatTransmissionTime, signWebhookBody } from "../../../functions/gateway/webhook-signature";
 import {
   type GatewayWebhookDeps,
   receiveGatewayWebhook,
   WEBHOOK_DEDUP_TTL_MS,
   webhookDedupKey,
-} from "../../../functions/core/webhook-receipt";
-import { formatTransmissionTime, signWebhookBody } from "../../../functions/gateway/webhook-signature";
+} from "../../../functions/inbound/gateway-webhook-receipt";
 
 const NOW = new Date("2027-03-01T10:00:00.000Z");
 const SECRET = "unit_test_webhook_secret";

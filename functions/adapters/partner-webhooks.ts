@@ -1,0 +1,11 @@
+import type { PartnerWebhooks } from "../core/partner-webhook-setup";
+import type { PartnerClient } from "../gateway/partner-client";
+
+/** The merchant's own webhook subscriptions through the partner client (no merchant id: the token's merchant). */
+export function createPartnerWebhooks(client: PartnerClient): PartnerWebhooks {
+  return {
+    listWebhooks: () => client.listWebhooks(),
+    createWebhook: (input) => client.createWebhook(undefined, input),
+    updateWebhook: (id, input) => client.updateWebhook(undefined, id, input),
+  };
+}
