@@ -4,7 +4,7 @@ import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
 import { deleteBatch } from "../functions/adapters/sqs-poller";
 import { signUpWithCard } from "../functions/core/signup";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
-import { invocationContext, scheduledEvent } from "../local/lambda-context";
+import { scheduledEvent } from "../local/lambda-context";
 import type { LocalStack } from "../local/local-stack";
 import {
   type CapacityMeter,
@@ -65,7 +65,6 @@ export class ChargeBench {
   }): Promise<ChargeBench> {
     quietHandlers();
     const { LocalStack } = await import("../local/local-stack");
-    const { defaultRuntime } = await import("../functions/runtime/services-from-env");
     const local = await LocalStack.start({
       realTime: false,
       start: START,
@@ -91,8 +90,8 @@ export class ChargeBench {
           return signup.subscription.subscription_id;
         },
       );
-      // The clients the handlers build (services-from-env) and the one the event source mapping polls with.
-      const runtime = defaultRuntime();
+      // The clients the handlers' composition uses (the stack's runtime) and the one the event source mapping polls with.
+      const { runtime } = local.stack;
       const meters = {
         dynamo: countDynamoRequests(runtime.dynamo),
         capacity: meterDynamoCapacity(runtime.dynamo),
@@ -137,16 +136,12 @@ export class ChargeBench {
     );
     this.local.stack.sandbox.faults.configure({ latencyMs });
     for (const meter of Object.values(this.meters)) meter.take();
-    const { handler } = await import("../functions/handlers/run-charges");
     const observer = this.local.stack.sqs.createClient();
     const queueUrl = this.local.stack.chargeQueue.queueUrl;
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     try {
-      await handler(
-        scheduledEvent(this.local.clock.now().toISOString()),
-        invocationContext("run-charges", 300),
-      );
+      await this.local.invoke("run-charges", scheduledEvent(this.local.clock.now().toISOString()));
       // local-aws-sqs counts in-flight messages as stored: 0 means every message was processed and deleted.
       const deadline = Date.now() + 60_000 + this.ids.length * 100;
       while ((await approximateMessageCount(observer, queueUrl)) > 0) {

@@ -71,13 +71,13 @@ export function fanOutBenchmark(options: { readonly subscriptions: number }): Be
     async run(): Promise<BenchRow[]> {
       const stack = await BillingStack.start({ start: START });
       try {
-        const tableName = stack.environment().TABLE_NAME ?? "";
+        const tableName = stack.variables().TABLE_NAME ?? "";
         let started = performance.now();
         await seed(stack, tableName, size);
         const seedSeconds = (performance.now() - started) / 1000;
         await stack.clock.set(new Date(START.getTime() + 2 * 3_600_000));
-        const dynamo = countDynamoRequests(stack.dynamo.client);
-        const sqs = countSqsRequests(stack.sqs.client);
+        const dynamo = countDynamoRequests(stack.runtime.dynamo);
+        const sqs = countSqsRequests(stack.runtime.sqs);
         started = performance.now();
         const enqueuing = progress("enqueued", size);
         const report = await runChargeRun(stack.services, ({ enqueued }) => enqueuing(enqueued));

@@ -1,8 +1,7 @@
 import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
+import { SERVICE_SETS } from "../functions/composition/service-sets";
 import { runChargeRun } from "../functions/core/charge-run";
-import { chargeRunEnvironment } from "../functions/runtime/environment";
-import { buildChargeRunServices } from "../functions/runtime/services-from-env";
 import { type CommandIo, type CommandRunner, emit } from "./cli-io";
 import { resolveTarget, withTarget } from "./target";
 
@@ -29,7 +28,7 @@ export function addChargeRunCommand(program: Command, run: CommandRunner): void 
     .action(
       run(async (command, out) => {
         await withTarget(await resolveTarget(command), async (session) => {
-          const deps = buildChargeRunServices(session.environment(chargeRunEnvironment), session.runtime);
+          const deps = await session.services(SERVICE_SETS.chargeRun);
           const startedAt = deps.clock.now();
           const bar = progressBar(out);
           bar?.start(0, 0, { pages: 0 });

@@ -35,7 +35,7 @@ export function addChargesCommands(program: Command, run: CommandRunner): void {
       run(async (command, out) => {
         const [id = ""] = argumentsOf(command);
         await withTarget(await resolveTarget(command), async (session) => {
-          const charges = await listCharges(id, { repository: repositoryOf(session) });
+          const charges = await listCharges(id, { repository: await repositoryOf(session) });
           if (charges === undefined) throw new CliError(`no subscription ${id}`);
           const views = charges.map(chargeView);
           emit(out, { subscription_id: id, charges: views }, () => [chargeTable(views)]);

@@ -7,7 +7,8 @@ import { type Command, Option } from "commander";
 import { z } from "zod";
 import { deleteBatch, receiveBatch } from "../functions/adapters/sqs-poller";
 import type { SqsRecord } from "../functions/adapters/sqs-work-results";
-import { environmentSchema, intakeEnvironment } from "../functions/runtime/environment";
+import { COMPONENT_VARIABLES } from "../functions/composition/components";
+import { environmentSchema } from "../functions/runtime/environment";
 import { redactText } from "../functions/runtime/redaction";
 import { formatTable } from "../local/text-table";
 import { type CommandRunner, emit, parseLimit } from "./cli-io";
@@ -20,7 +21,7 @@ const QUEUE_NAMES = ["charge", "intake"] as const;
 type QueueName = (typeof QUEUE_NAMES)[number];
 
 const chargeQueues = environmentSchema.pick({ CHARGE_QUEUE_URL: true }).extend({ CHARGE_DLQ_URL: z.url() });
-const intakeQueues = intakeEnvironment.extend({ INTAKE_DLQ_URL: z.url() });
+const intakeQueues = COMPONENT_VARIABLES.intakeQueue.extend({ INTAKE_DLQ_URL: z.url() });
 
 interface QueuePair {
   readonly source: string;

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
+import { SERVICE_SETS } from "../functions/composition/service-sets";
 import { reconcile, reconciliationPeriodSchema } from "../functions/core/reconciliation";
 import { fieldOf, GatewayRequestError } from "../functions/gateway/errors";
-import { reconciliationEnvironment } from "../functions/runtime/environment";
-import { buildReconciliationServices } from "../functions/runtime/intake-services";
 import { formatTable } from "../local/text-table";
 import { CliError, type CommandRunner, emit, orDash } from "./cli-io";
 import { resolveTarget, withTarget } from "./target";
@@ -22,10 +21,7 @@ export function addReconcileCommand(program: Command, run: CommandRunner): void 
           throw new CliError(issue ? `--${fieldOf(issue)} ${issue.message}` : "invalid period");
         }
         await withTarget(await resolveTarget(command), async (session) => {
-          const services = await buildReconciliationServices(
-            session.environment(reconciliationEnvironment),
-            session.runtime,
-          );
+          const services = await session.services(SERVICE_SETS.reconciliation);
           const outcome = await reconcile(period.data, services).catch((error: unknown) => {
             // The client checks the request before sending it (e.g. a day over 5 years back): the period is at fault.
             if (error instanceof GatewayRequestError)

@@ -3,9 +3,9 @@ import { z } from "zod";
 import { scanSubscriptions } from "../functions/adapters/dynamodb-subscription-scan";
 import type { SubscriptionView } from "../functions/api/merchant-api-schemas";
 import { chargeView, refundView, subscriptionView } from "../functions/api/views";
+import { COMPONENT_VARIABLES } from "../functions/composition/components";
 import { listCharges } from "../functions/core/charge-list";
 import { subscriptionStatus } from "../functions/core/model";
-import { queryEnvironment } from "../functions/runtime/environment";
 import { formatTable } from "../local/text-table";
 import { chargeTable } from "./charges";
 import { argumentsOf, CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
@@ -30,7 +30,7 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
       run(async (command, out) => {
         const { status, limit } = listOptions.parse(command.opts());
         await withTarget(await resolveTarget(command), async (session) => {
-          const { TABLE_NAME } = session.environment(queryEnvironment);
+          const { TABLE_NAME } = session.environment(COMPONENT_VARIABLES.readRepository);
           const found = await scanSubscriptions({
             client: session.runtime.dynamo,
             tableName: TABLE_NAME,
@@ -64,7 +64,7 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
       run(async (command, out) => {
         const [id = ""] = argumentsOf(command);
         await withTarget(await resolveTarget(command), async (session) => {
-          const repository = repositoryOf(session);
+          const repository = await repositoryOf(session);
           const [subscription, charges, refunds] = await Promise.all([
             repository.getSubscription(id),
             listCharges(id, { repository }),

@@ -1,18 +1,18 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { z } from "zod";
-import { createDynamoDbBillingRepository } from "../functions/adapters/dynamodb-billing-repository";
+import { type Composition, compose } from "../functions/composition/compose";
+import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/composition/runtime";
+import { SERVICE_SETS, type ServiceSet } from "../functions/composition/service-sets";
 import type { Clock } from "../functions/core/ports";
-import { EnvironmentError, loadEnvironment, queryEnvironment } from "../functions/runtime/environment";
-import { createRuntime, type Runtime } from "../functions/runtime/services-from-env";
+import { EnvironmentError, loadEnvironment } from "../functions/runtime/environment";
 import { STACK_OUTPUT_VARIABLES, type StackOutputId } from "../lib/stack-outputs";
 import { LOCAL_OUTPUTS_FILE, localOutputsSchema } from "../local/local-outputs";
-import { setEnvironment } from "../local/process-environment";
 import { CliError } from "./cli-io";
 
 // Where the CLI acts: the local stack of `npm start` (its .local/outputs.json), or a deployment (the file `cdk
-// deploy --outputs-file` writes). Either way the commands get what a Lambda gets: variables on process.env and a
-// runtime of SDK clients, so the handlers' own builders wire them.
+// deploy --outputs-file` writes). Either way the commands compose over the target's variables with the composition
+// root the functions use, on SDK clients pointed at the target.
 
 const NO_LOCAL_STACK = "no local stack running: start it with npm start (or pass --outputs for AWS)";
 
@@ -117,6 +117,8 @@ export async function resolveTarget(command: Command): Promise<Target> {
 export interface TargetSession {
   readonly target: Target;
   readonly runtime: Runtime;
+  /** The services of a set over the target's variables; a missing variable is named with the file it should come from. */
+  services<S>(set: ServiceSet<S>): Promise<S>;
   /** The variables `schema` names, checked; a missing one is named with the file it should have come from. */
   environment<S extends z.ZodObject>(schema: S): z.output<S>;
 }
@@ -138,41 +140,63 @@ async function localClock(target: Extract<Target, { kind: "local" }>): Promise<C
   return { now: () => new Date(now) };
 }
 
+/** Where the target's SDK clients go: its region and profile, and a local stack's endpoints and fake credentials. */
+function runtimeOptionsOf(environment: Readonly<Record<string, string>>, clock?: Clock): RuntimeOptions {
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = environment;
+  return {
+    region: environment.AWS_REGION,
+    profile: environment.AWS_PROFILE,
+    credentials:
+      accessKeyId === undefined || secretAccessKey === undefined
+        ? undefined
+        : { accessKeyId, secretAccessKey },
+    endpoints: {
+      dynamodb: environment.AWS_ENDPOINT_URL_DYNAMODB,
+      sqs: environment.AWS_ENDPOINT_URL_SQS,
+      secretsManager: environment.AWS_ENDPOINT_URL_SECRETS_MANAGER,
+      eventBridge: environment.AWS_ENDPOINT_URL_EVENTBRIDGE,
+    },
+    clock,
+  };
+}
+
+/** A missing or invalid variable, named with the file it should have come from. */
+function lacking(target: Target, error: unknown): unknown {
+  return error instanceof EnvironmentError
+    ? new CliError(`${target.source} lacks what this command needs: ${error.problems.join("; ")}`)
+    : error;
+}
+
 /**
- * Runs `use` with the target's variables on process.env (restored afterwards) and a runtime built from them by
- * createRuntime(), as a Lambda container gets; its SDK clients are closed at the end.
+ * Runs `use` with a runtime pointed at the target (on a local stack's clock) and the composition over the target's
+ * variables; the SDK clients are closed at the end.
  */
 export async function withTarget<T>(target: Target, use: (session: TargetSession) => Promise<T>): Promise<T> {
   const clock = target.kind === "local" ? await localClock(target) : undefined;
-  const restoreEnvironment = setEnvironment(target.environment);
-  const base = createRuntime();
-  const runtime: Runtime = clock === undefined ? base : { ...base, clock };
+  const runtime = createRuntime(runtimeOptionsOf(target.environment, clock));
+  const composition: Composition = compose(runtime, target.environment);
   try {
     return await use({
       target,
       runtime,
+      services: (set) =>
+        set.from(composition).catch((error: unknown) => {
+          throw lacking(target, error);
+        }),
       environment(schema) {
         try {
           return loadEnvironment(schema, target.environment);
         } catch (error) {
-          if (!(error instanceof EnvironmentError)) throw error;
-          throw new CliError(`${target.source} lacks what this command needs: ${error.problems.join("; ")}`);
+          throw lacking(target, error);
         }
       },
     });
   } finally {
-    for (const client of [runtime.dynamo, runtime.sqs, runtime.eventBridge, runtime.secretsManager])
-      client.destroy();
-    restoreEnvironment();
+    runtime.close();
   }
 }
 
 /** The billing table's repository, as the merchant API's reads get it (TABLE_NAME only). */
-export function repositoryOf(session: TargetSession) {
-  const { TABLE_NAME } = session.environment(queryEnvironment);
-  return createDynamoDbBillingRepository({
-    client: session.runtime.dynamo,
-    tableName: TABLE_NAME,
-    clock: session.runtime.clock,
-  });
+export async function repositoryOf(session: TargetSession) {
+  return (await session.services(SERVICE_SETS.queries)).repository;
 }

@@ -33,8 +33,7 @@ const TABLE_ACTIONS = {
 } as const;
 
 export type TableAccess = keyof typeof TABLE_ACTIONS;
-/** url: the handler's schema wants the URL, but its code never sends (no grant). */
-export type QueueAccess = "url" | "send" | "consume";
+export type QueueAccess = "send" | "consume";
 export type SecretAccess = "read" | "readWrite";
 
 /** A variable naming a secret: the secret's ARN, never its value. */
@@ -43,7 +42,7 @@ export type SecretVariable = `${string}_ARN`;
 export interface BillingFunctionProps {
   /** The file name (without .ts) of the entry point in functions/handlers/. */
   readonly handler: string;
-  /** The handler's environment schema (functions/runtime/environment.ts): synth fails unless the binds match it. */
+  /** The variables of the handler's service set: synth fails unless the binds match them. */
   readonly environment: z.ZodObject;
   readonly timeout: Duration;
   readonly logRetention: RetentionDays;

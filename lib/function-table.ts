@@ -1,18 +1,7 @@
-import { z } from "zod";
 import { type HttpMethod, MERCHANT_API_ROUTES } from "../functions/api/merchant-api-routes";
-import {
-  authorizerEnvironment,
-  billingEnvironment,
-  chargeRunEnvironment,
-  gatewayWebhookEnvironment,
-  intakeEnvironment,
-  intakeProcessorEnvironment,
-  partnerTokenEnvironment,
-  partnerWebhookEnvironment,
-  queryEnvironment,
-  reconciliationEnvironment,
-} from "../functions/runtime/environment";
-import type { BillingFunction, QueueAccess, SecretAccess, TableAccess } from "./billing-function";
+import type { ComponentName } from "../functions/composition/components";
+import { SERVICE_SETS, type ServiceSet } from "../functions/composition/service-sets";
+import type { BillingFunction, QueueAccess, TableAccess } from "./billing-function";
 import type { BillingConfig, ScheduleName } from "./config";
 import type { BillingStatefulResources } from "./stateful-stack";
 
@@ -44,9 +33,11 @@ export type Trigger =
 export interface FunctionSpec {
   /** functions/handlers/<handler>.ts */
   readonly handler: string;
-  /** The handler's environment schema: synth checks the binds against it. */
-  readonly environment: z.ZodObject;
-  readonly binds: readonly Bind[];
+  /**
+   * The service set its definition (functions/handlers/<handler>.ts) builds: the function's variables and its binds
+   * (grants included) follow from the set's components; synth checks the two agree.
+   */
+  readonly services: ServiceSet<unknown>;
   readonly trigger: Trigger;
   /** Seconds (default 29); a queue consumer's timeout is derived from its queue's visibility timeout instead. */
   readonly timeoutSeconds?: number;
@@ -73,8 +64,10 @@ const queueOf =
 export const bind = {
   table: tableOf("readWrite"),
   tableRead: tableOf("read"),
-  chargeQueue: (access: QueueAccess) => queueOf("charge", access),
-  intakeQueue: (access: QueueAccess) => queueOf("intake", access),
+  chargeQueueSend: queueOf("charge", "send"),
+  chargeQueueConsume: queueOf("charge", "consume"),
+  intakeQueueSend: queueOf("intake", "send"),
+  intakeQueueConsume: queueOf("intake", "consume"),
   eventBus: ((fn, { resources }) => fn.bindEventBus(resources.eventBus)) satisfies Bind,
   gateway: ((fn, { resources, config }) => {
     fn.bindGateway(resources.secrets.gateway, config.gatewayUrls);
@@ -82,10 +75,9 @@ export const bind = {
       fn.bindSetting("GATEWAY_REBILL_ENDPOINT", config.gatewayRebillEndpoint);
     }
   }) satisfies Bind,
-  partnerToken:
-    (access: SecretAccess): Bind =>
-    (fn, { resources }) =>
-      fn.bindSecret("PARTNER_TOKEN_SECRET_ARN", resources.secrets.partnerToken, access),
+  // A partner API caller may refresh the JWT (one forced refresh on AUTH_3001) and store it.
+  partnerToken: ((fn, { resources }) =>
+    fn.bindSecret("PARTNER_TOKEN_SECRET_ARN", resources.secrets.partnerToken, "readWrite")) satisfies Bind,
   webhookSecrets: ((fn, { resources, config }) => {
     fn.bindSecret("WEBHOOK_SECRETS_ARN", resources.secrets.webhook, "read");
     if (config.webhookHeaderPrefix !== undefined) {
@@ -106,6 +98,34 @@ export const bind = {
   }) satisfies Bind,
 };
 
+/** What each component of the composition needs of the stack: its variables with their grants. */
+export const COMPONENT_BINDS = {
+  clock: [],
+  ids: [],
+  repository: [bind.table],
+  readRepository: [bind.tableRead],
+  ledger: [bind.tableRead],
+  idempotency: [bind.table],
+  chargeQueue: [bind.chargeQueueSend],
+  chargeQueueConsumer: [bind.chargeQueueConsume],
+  intakeQueue: [bind.intakeQueueSend],
+  intakeQueueConsumer: [bind.intakeQueueConsume],
+  events: [bind.eventBus],
+  gateway: [bind.gateway],
+  gatewayTransactions: [bind.gateway],
+  partnerWebhooks: [bind.gateway, bind.partnerToken],
+  partnerTokenRefresher: [bind.gateway, bind.partnerToken],
+  webhookUrls: [bind.webhookBaseUrl],
+  policy: [bind.chargePolicy],
+  webhookSecrets: [bind.webhookSecrets],
+  apiKeyDigests: [bind.merchantApiKeys],
+} satisfies Record<ComponentName, readonly Bind[]>;
+
+/** A function's binds: those of its service set's components, each once. */
+export function bindsOf(spec: FunctionSpec): readonly Bind[] {
+  return [...new Set(spec.services.components.flatMap((name) => COMPONENT_BINDS[name]))];
+}
+
 /** Schedules and queues are named by the table; routes come from the merchant API's own route table. */
 const schedule = (name: ScheduleName): Trigger => ({ kind: "schedule", schedule: name });
 const queue = (name: QueueName, batchSize: number): Trigger => ({ kind: "queue", queue: name, batchSize });
@@ -121,172 +141,137 @@ function api(...operationIds: string[]): Trigger {
   return { kind: "http", routes };
 }
 
-/** The billing core (the charge engine, sign-up, plan changes): what billingEnvironment reads. */
-const billingCore = (chargeQueue: QueueAccess): readonly Bind[] => [
-  bind.table,
-  bind.chargeQueue(chargeQueue),
-  bind.eventBus,
-  bind.gateway,
-  bind.webhookBaseUrl,
-  bind.chargePolicy,
-];
-
-/** get-openapi reads no variable. */
-const NO_VARIABLES = z.object({});
-
 /** A merchant API write: the billing core, reached through the authorizer; the API throttle bounds it further. */
 const API_WRITE_CONCURRENCY = 10;
 /** A scheduled job runs alone; an overlapping run would only compete for the same leases. */
 const SINGLETON = 1;
 
 /**
- * Every Lambda function: one line per handler in functions/handlers/. The binds must cover the handler's environment
- * schema exactly (checked at synth); test/infra checks that every handler file has its line.
+ * Every Lambda function: one line per handler in functions/handlers/, naming the service set its definition builds.
+ * test/infra checks that every handler file has its line and that the line names the handler's own set.
  */
 export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
   // Charging
   {
     handler: "run-charges",
-    environment: chargeRunEnvironment,
-    binds: [bind.table, bind.chargeQueue("send")],
+    services: SERVICE_SETS.chargeRun,
     trigger: schedule("chargeRun"),
     timeoutSeconds: 300,
   },
   {
     handler: "process-charges",
-    environment: billingEnvironment,
-    binds: billingCore("consume"),
+    services: SERVICE_SETS.chargeWorker,
     trigger: queue("charge", 10),
     concurrency: 5,
   },
   {
     handler: "sweep-attempts",
-    environment: billingEnvironment,
-    binds: billingCore("send"),
+    services: SERVICE_SETS.billing,
     trigger: schedule("janitor"),
     timeoutSeconds: 240,
     concurrency: SINGLETON,
   },
   {
     handler: "refresh-partner-token",
-    environment: partnerTokenEnvironment,
-    binds: [bind.gateway, bind.partnerToken("readWrite")],
+    services: SERVICE_SETS.partnerToken,
     trigger: schedule("partnerToken"),
     concurrency: SINGLETON,
   },
   // Merchant API
   {
     handler: "authorize-merchant",
-    environment: authorizerEnvironment,
-    binds: [bind.merchantApiKeys],
+    services: SERVICE_SETS.authorizer,
     trigger: { kind: "authorizer" },
   },
   {
     handler: "create-checkout",
-    environment: billingEnvironment,
-    binds: billingCore("url"),
+    services: SERVICE_SETS.merchantApi,
     trigger: api("createCheckout"),
     concurrency: API_WRITE_CONCURRENCY,
   },
   {
     handler: "create-subscription",
-    environment: billingEnvironment,
-    binds: billingCore("url"),
+    services: SERVICE_SETS.merchantApi,
     trigger: api("createSubscription"),
     concurrency: API_WRITE_CONCURRENCY,
   },
   {
     handler: "get-subscription",
-    environment: queryEnvironment,
-    binds: [bind.tableRead],
+    services: SERVICE_SETS.queries,
     trigger: api("getSubscription"),
   },
   {
     handler: "adjust-subscription",
-    environment: billingEnvironment,
-    binds: billingCore("url"),
+    services: SERVICE_SETS.merchantApiChanges,
     trigger: api("adjustSubscription"),
     concurrency: API_WRITE_CONCURRENCY,
   },
   {
     handler: "cancel-subscription",
-    environment: billingEnvironment,
-    binds: billingCore("url"),
+    services: SERVICE_SETS.merchantApiChanges,
     trigger: api("cancelSubscription"),
     concurrency: API_WRITE_CONCURRENCY,
   },
   {
     handler: "create-charge",
-    environment: billingEnvironment,
-    binds: billingCore("url"),
+    services: SERVICE_SETS.merchantApi,
     trigger: api("createCharge"),
     concurrency: API_WRITE_CONCURRENCY,
   },
   {
     handler: "list-charges",
-    environment: queryEnvironment,
-    binds: [bind.tableRead],
+    services: SERVICE_SETS.queries,
     trigger: api("listCharges"),
   },
   {
     handler: "create-refund",
-    environment: billingEnvironment,
-    binds: billingCore("url"),
+    services: SERVICE_SETS.merchantApi,
     trigger: api("createRefund"),
     concurrency: API_WRITE_CONCURRENCY,
   },
   {
     handler: "get-openapi",
-    environment: NO_VARIABLES,
-    binds: [],
+    services: SERVICE_SETS.none,
     trigger: { kind: "http", routes: [{ method: "GET", path: "/openapi.json", auth: "none" }] },
   },
   // Webhook intake: acknowledge fast, process from the intake queue
   {
     handler: "receive-status-callback",
-    environment: intakeEnvironment,
-    binds: [bind.intakeQueue("send")],
+    services: SERVICE_SETS.intakeReceiver,
     trigger: api("receiveWindowResult", "receiveWindowResultForm"),
   },
   {
     handler: "receive-gateway-webhook",
-    environment: gatewayWebhookEnvironment,
-    binds: [bind.intakeQueue("send"), bind.webhookSecrets, bind.table],
+    services: SERVICE_SETS.gatewayWebhook,
     trigger: api("receiveGatewayWebhook"),
   },
   {
     handler: "receive-partner-event",
-    environment: intakeEnvironment,
-    binds: [bind.intakeQueue("send")],
+    services: SERVICE_SETS.intakeReceiver,
     trigger: api("receivePartnerEvent"),
   },
   {
     handler: "receive-recurring-notice",
-    environment: intakeEnvironment,
-    binds: [bind.intakeQueue("send")],
+    services: SERVICE_SETS.intakeReceiver,
     trigger: api("receiveRecurringNotice"),
   },
   {
     handler: "process-intake",
-    environment: intakeProcessorEnvironment,
-    binds: [...billingCore("url"), bind.intakeQueue("consume")],
+    services: SERVICE_SETS.intakeWorker,
     trigger: queue("intake", 10),
     concurrency: 5,
   },
   // Back office
   {
     handler: "reconcile-ledger",
-    environment: reconciliationEnvironment,
-    binds: [bind.gateway, bind.tableRead],
+    services: SERVICE_SETS.reconciliation,
     trigger: schedule("reconciliation"),
     timeoutSeconds: 600,
     concurrency: SINGLETON,
   },
   {
     handler: "register-partner-webhook",
-    environment: partnerWebhookEnvironment,
-    // The token store may refresh the JWT (one forced refresh on AUTH_3001) and store it.
-    binds: [bind.gateway, bind.partnerToken("readWrite"), bind.webhookBaseUrl],
+    services: SERVICE_SETS.partnerWebhook,
     trigger: schedule("partnerWebhook"),
     concurrency: SINGLETON,
   },

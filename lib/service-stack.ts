@@ -36,6 +36,7 @@ import type { BillingConfig, ScheduleName } from "./config";
 import {
   BILLING_FUNCTIONS,
   type BindContext,
+  bindsOf,
   type FunctionSpec,
   type HttpRoute,
   type QueueName,
@@ -155,7 +156,7 @@ export class BillingServiceStack extends Stack {
     const scheduled = trigger.kind === "schedule" ? SCHEDULES[trigger.schedule] : undefined;
     const fn = new BillingFunction(this, constructId(spec.handler), {
       handler: spec.handler,
-      environment: spec.environment,
+      environment: spec.services.environment,
       timeout: consumed
         ? consumerTimeout(consumed)
         : Duration.seconds(spec.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
@@ -167,7 +168,7 @@ export class BillingServiceStack extends Stack {
         maxEventAge: scheduled.maxEventAge,
       },
     });
-    for (const bindTo of spec.binds) bindTo(fn, context);
+    for (const bindTo of bindsOf(spec)) bindTo(fn, context);
     if (consumed && trigger.kind === "queue") {
       if (spec.concurrency === undefined)
         throw new Error(`${spec.handler}: a queue consumer needs a concurrency`);

@@ -2,12 +2,12 @@ import { initializeDueWatermark } from "../functions/adapters/due-index";
 import { parseChargeMessage } from "../functions/adapters/sqs-charge-queue";
 import { pollOnce } from "../functions/adapters/sqs-poller";
 import type { RecordResult } from "../functions/adapters/sqs-work-results";
-import { type BillingServices, createBillingServices } from "../functions/billing-services";
+import { type Composition, type CompositionTuning, compose } from "../functions/composition/compose";
+import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/composition/runtime";
+import { SERVICE_SETS, type ServicesOf } from "../functions/composition/service-sets";
 import { processChargeMessage } from "../functions/core/charge-engine";
 import type { ChargePolicy } from "../functions/core/charge-policy";
 import { type ChargeRunReport, runChargeRun } from "../functions/core/charge-run";
-import { processIntakeMessage } from "../functions/core/intake";
-import { parseIntakeMessage } from "../functions/core/intake-messages";
 import { type JanitorReport, runJanitor } from "../functions/core/janitor";
 import type { BillingEvent } from "../functions/core/ports";
 import type { FaultConfigOrSettings } from "../sandbox/faults";
@@ -53,9 +53,10 @@ export interface DrainReport {
 }
 
 /**
- * The billing system on one machine: dynalite, local-aws-sqs and the gateway sandbox on loopback, one shared clock,
- * and the real adapters built by the composition root. The charge worker runs as the SQS event source mapping would:
- * batches of Lambda-shaped records, partial batch failures, the queue's redrive policy.
+ * The billing system's infrastructure on one machine: dynalite, local-aws-sqs, the Secrets Manager and EventBridge
+ * stand-ins and the gateway sandbox on loopback, one shared clock, and the variables a function gets on AWS. What
+ * runs on it is composed by the composition root over those variables (`compose`), as a Lambda container composes
+ * over its environment; `services` is the billing core's service set of that composition.
  */
 export class BillingStack {
   private constructor(
@@ -63,17 +64,19 @@ export class BillingStack {
     readonly dynamo: Dynalite,
     readonly sqs: LocalSqs,
     readonly chargeQueue: QueueWithDlq,
-    readonly services: BillingServices,
-    /** Events the core published, in order (EventBridge stands here in local mode). */
-    readonly events: BillingEvent[],
-    /** Secrets Manager for functions built from the environment: the gateway and partner-token secrets. */
-    readonly secretsManager: SecretsManagerStandIn,
-    /** EventBridge for functions built from the environment (their events land here, not in `events`). */
-    readonly eventBridge: EventBridgeStandIn,
     /** Where the webhook receivers queue what process-intake handles. */
     readonly intakeQueue: QueueWithDlq,
-    /** The same services with another gateway timeout (e.g. patient sign-ups beside impatient charge workers). */
-    readonly servicesFor: (gatewayTimeoutMs: number) => BillingServices,
+    readonly secretsManager: SecretsManagerStandIn,
+    /** Where every published event lands (`events` reads them back). */
+    readonly eventBridge: EventBridgeStandIn,
+    /** SDK clients reaching the emulators, on the shared clock. */
+    readonly runtime: Runtime,
+    /** What `runtime` was created with: another runtime like it is another container's. */
+    readonly runtimeOptions: RuntimeOptions,
+    /** The composition over `variables()`, with the stack's gateway timeout. */
+    readonly composition: Composition,
+    /** The billing core's services of that composition. */
+    readonly services: ServicesOf<"billing">,
     private readonly settings: {
       readonly tableName: string;
       readonly gatewaySecretArn: string;
@@ -99,31 +102,7 @@ export class BillingStack {
       maxReceiveCount: options.maxReceiveCount ?? 8,
       visibilityTimeout: options.visibilityTimeoutSeconds ?? 30,
     });
-    const events: BillingEvent[] = [];
-    const webhookBase = options.webhookBaseUrl ?? "http://127.0.0.1:9/webhooks";
-    const servicesFor = (gatewayTimeoutMs: number) =>
-      createBillingServices({
-        dynamo: dynamo.client,
-        tableName,
-        sqs: sqs.client,
-        chargeQueueUrl: chargeQueue.queueUrl,
-        events: { publish: async (published) => void events.push(...published) },
-        gateway: {
-          paymentBaseUrl: sandbox.url,
-          webhookAdminBaseUrl: sandbox.url,
-          partnerBaseUrl: sandbox.url,
-          mid: TEST_MERCHANT.mid,
-          apiKey: TEST_MERCHANT.apiKey,
-          aesKey: TEST_MERCHANT.aesKeyHex,
-          partnerApiKey: TEST_MERCHANT.partnerApiKey,
-          timeoutMs: gatewayTimeoutMs,
-          readRetryMinDelayMs: 10,
-        },
-        clock: sandbox.clock,
-        webhookBaseUrl: webhookBase,
-        policy: options.policy,
-      });
-    const services = servicesFor(options.gatewayTimeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS);
+    const intakeQueue = await sqs.createQueueWithDlq("intake", { maxReceiveCount: 8, visibilityTimeout: 30 });
     const secretsManager = await startSecretsManagerStandIn(LOCAL_REGION);
     const eventBridge = await startEventBridgeStandIn();
     const gatewaySecretArn = secretsManager.setSecret(
@@ -135,37 +114,69 @@ export class BillingStack {
       "billing/webhook",
       JSON.stringify({ current: TEST_MERCHANT.webhookSecret }),
     );
-    const intakeQueue = await sqs.createQueueWithDlq("intake", { maxReceiveCount: 8, visibilityTimeout: 30 });
+    const runtimeOptions: RuntimeOptions = {
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      endpoints: {
+        dynamodb: dynamo.endpoint,
+        sqs: sqs.endpoint,
+        secretsManager: secretsManager.endpoint,
+        eventBridge: eventBridge.endpoint,
+      },
+      clock: sandbox.clock,
+    };
+    const runtime = createRuntime(runtimeOptions);
+    const settings = {
+      tableName,
+      gatewaySecretArn,
+      webhookSecretsArn,
+      partnerTokenSecretArn,
+      webhookBaseUrl: options.webhookBaseUrl ?? "http://127.0.0.1:9/webhooks",
+      policy: options.policy,
+    };
+    const variables = stackVariables({ sandbox, chargeQueue, intakeQueue }, settings);
+    const composition = compose(runtime, variables, {
+      gatewayTimeoutMs: options.gatewayTimeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS,
+      gatewayReadRetryMinDelayMs: FAST_READ_RETRY_MS,
+    });
     return new BillingStack(
       sandbox,
       dynamo,
       sqs,
       chargeQueue,
-      services,
-      events,
+      intakeQueue,
       secretsManager,
       eventBridge,
-      intakeQueue,
-      servicesFor,
-      {
-        tableName,
-        gatewaySecretArn,
-        webhookSecretsArn,
-        partnerTokenSecretArn,
-        webhookBaseUrl: webhookBase,
-        policy: options.policy,
-      },
+      runtime,
+      runtimeOptions,
+      composition,
+      await SERVICE_SETS.billing.from(composition),
+      settings,
     );
   }
 
   /**
-   * The variables a Lambda handler would get, pointing at this stack: the SDK reaches the emulators and stand-ins
-   * through AWS_ENDPOINT_URL_*, with fake credentials. The gateway secret holds the sandbox's test merchant; the
-   * partner-token secret starts without a value. Set them on process.env to run handlers end to end.
+   * The variables a Lambda function would get on this stack (all of them): table, queues, secret ARNs, gateway and
+   * webhook URLs. The SDK endpoints are the runtime's, not variables.
    */
-  environment(): Record<string, string> {
-    const { tableName, gatewaySecretArn, partnerTokenSecretArn, webhookSecretsArn, policy, webhookBaseUrl } =
-      this.settings;
+  variables(): Record<string, string> {
+    return stackVariables(this, this.settings);
+  }
+
+  /**
+   * Another composition over the same stack: the deployed defaults unless tuned (e.g. a more patient gateway client),
+   * with variables added or taken away (undefined).
+   */
+  compose(
+    tuning: CompositionTuning = {},
+    variables: Record<string, string | undefined> = {},
+    runtime: Runtime = this.runtime,
+  ): Composition {
+    return compose(runtime, { ...this.variables(), ...variables }, tuning);
+  }
+
+  /** Where the SDK reaches this stack, as variables (AWS_REGION, fake credentials, AWS_ENDPOINT_URL_*). */
+  endpointVariables(): Record<string, string> {
     return {
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -174,19 +185,24 @@ export class BillingStack {
       AWS_ENDPOINT_URL_SQS: this.sqs.endpoint,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: this.secretsManager.endpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: this.eventBridge.endpoint,
-      TABLE_NAME: tableName,
-      CHARGE_QUEUE_URL: this.chargeQueue.queueUrl,
-      EVENT_BUS_NAME: "billing-local",
-      GATEWAY_SECRET_ARN: gatewaySecretArn,
-      PARTNER_TOKEN_SECRET_ARN: partnerTokenSecretArn,
-      PAYMENT_BASE_URL: this.sandbox.url,
-      WEBHOOK_ADMIN_BASE_URL: this.sandbox.url,
-      PARTNER_BASE_URL: this.sandbox.url,
-      PUBLIC_WEBHOOK_BASE_URL: webhookBaseUrl,
-      INTAKE_QUEUE_URL: this.intakeQueue.queueUrl,
-      WEBHOOK_SECRETS_ARN: webhookSecretsArn,
-      ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),
     };
+  }
+
+  /** The billing services with another gateway timeout (e.g. patient sign-ups beside impatient charge workers). */
+  servicesFor(gatewayTimeoutMs: number): Promise<ServicesOf<"billing">> {
+    return SERVICE_SETS.billing.from(
+      this.compose({ gatewayTimeoutMs, gatewayReadRetryMinDelayMs: FAST_READ_RETRY_MS }),
+    );
+  }
+
+  /** Every event published so far, oldest first, as the bus received it. */
+  get events(): BillingEvent[] {
+    return this.eventBridge.entries.map((entry): BillingEvent => JSON.parse(entry.Detail));
+  }
+
+  /** Forgets the events published so far. */
+  clearEvents(): void {
+    this.eventBridge.entries.length = 0;
   }
 
   get clock() {
@@ -204,7 +220,7 @@ export class BillingStack {
   /** One poll of the charge queue by the worker: receive up to 10, process, delete the successes. */
   pollChargeQueue() {
     return pollOnce({
-      client: this.sqs.client,
+      client: this.runtime.sqs,
       queueUrl: this.chargeQueue.queueUrl,
       parse: parseChargeMessage,
       handler: (message, receiveCount) => processChargeMessage(message, receiveCount, this.services),
@@ -221,18 +237,8 @@ export class BillingStack {
     }
   }
 
-  /** One poll of the intake queue by process-intake's logic: receive up to 10, process, delete the successes. */
-  pollIntakeQueue() {
-    return pollOnce({
-      client: this.sqs.client,
-      queueUrl: this.intakeQueue.queueUrl,
-      parse: parseIntakeMessage,
-      handler: async (message, receiveCount) =>
-        (await processIntakeMessage(message, receiveCount, this.services)).work,
-    });
-  }
-
   async close(): Promise<void> {
+    this.runtime.close();
     await this.sandbox.close();
     await Promise.all([
       this.sqs.close(),
@@ -241,4 +247,33 @@ export class BillingStack {
       this.eventBridge.close(),
     ]);
   }
+}
+
+/** The gateway client's quickest read retry (the sandbox answers at once). */
+const FAST_READ_RETRY_MS = 10;
+
+function stackVariables(
+  parts: {
+    readonly sandbox: Sandbox;
+    readonly chargeQueue: QueueWithDlq;
+    readonly intakeQueue: QueueWithDlq;
+  },
+  settings: BillingStack["settings"],
+): Record<string, string> {
+  const { tableName, gatewaySecretArn, partnerTokenSecretArn, webhookSecretsArn, policy, webhookBaseUrl } =
+    settings;
+  return {
+    TABLE_NAME: tableName,
+    CHARGE_QUEUE_URL: parts.chargeQueue.queueUrl,
+    EVENT_BUS_NAME: "billing-local",
+    GATEWAY_SECRET_ARN: gatewaySecretArn,
+    PARTNER_TOKEN_SECRET_ARN: partnerTokenSecretArn,
+    PAYMENT_BASE_URL: parts.sandbox.url,
+    WEBHOOK_ADMIN_BASE_URL: parts.sandbox.url,
+    PARTNER_BASE_URL: parts.sandbox.url,
+    PUBLIC_WEBHOOK_BASE_URL: webhookBaseUrl,
+    INTAKE_QUEUE_URL: parts.intakeQueue.queueUrl,
+    WEBHOOK_SECRETS_ARN: webhookSecretsArn,
+    ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),
+  };
 }

@@ -1,5 +1,7 @@
 import type { Context } from "aws-lambda";
 import { z } from "zod";
+import type { Composition } from "../functions/composition/compose";
+import { composedHandler, type HandlerDefinition } from "../functions/composition/handler-definition";
 import { BILLING_FUNCTIONS, type FunctionSpec } from "../lib/function-table";
 import { invocationContext } from "./lambda-context";
 
@@ -7,7 +9,10 @@ import { invocationContext } from "./lambda-context";
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
 const handlerModule = z.object({
-  handler: z.custom<LambdaHandler>((value) => typeof value === "function", "must export a handler function"),
+  definition: z.custom<HandlerDefinition<unknown, unknown, unknown>>(
+    (value) => typeof value === "object" && value !== null && "run" in value && "services" in value,
+    "must export its handler definition",
+  ),
 });
 
 /** Lambda's default for our functions when the table names no timeout (API Gateway's own limit is 29 s). */
@@ -15,12 +20,16 @@ const DEFAULT_TIMEOUT_SECONDS = 29;
 
 /**
  * The functions of the deployed app (lib/function-table.ts), invoked in this process as Lambda would: each handler
- * module loaded on its first invocation (a cold start), then reused, with a fresh context per invocation.
+ * module loaded on its first invocation (a cold start), its definition run in the same middleware as on Lambda over
+ * this instance's composition (Lambda's is the container's), with a fresh context per invocation.
  */
 export class LambdaFunctions {
   readonly #modules = new Map<string, Promise<LambdaHandler>>();
 
-  constructor(readonly specs: readonly FunctionSpec[] = BILLING_FUNCTIONS) {}
+  constructor(
+    readonly composition: Composition,
+    readonly specs: readonly FunctionSpec[] = BILLING_FUNCTIONS,
+  ) {}
 
   /** The functions a trigger kind drives, e.g. every "queue" consumer. */
   withTrigger<K extends FunctionSpec["trigger"]["kind"]>(kind: K) {
@@ -42,7 +51,8 @@ export class LambdaFunctions {
     let loading = this.#modules.get(name);
     if (loading === undefined) {
       loading = import(`../functions/handlers/${name}.ts`).then(
-        (module: unknown) => handlerModule.parse(module).handler,
+        (module: unknown): LambdaHandler =>
+          composedHandler(handlerModule.parse(module).definition, () => this.composition),
       );
       this.#modules.set(name, loading);
     }

@@ -157,7 +157,7 @@ export async function tableSources(stack: BillingStack): Promise<LeakSource[]> {
   let start: Record<string, unknown> | undefined;
   do {
     const page = await stack.dynamo.client.send(
-      new ScanCommand({ TableName: stack.environment().TABLE_NAME, ExclusiveStartKey: start }),
+      new ScanCommand({ TableName: stack.variables().TABLE_NAME, ExclusiveStartKey: start }),
     );
     for (const item of page.Items ?? []) {
       sources.push({ where: `table item ${String(item.pk)} ${String(item.sk)}`, text: JSON.stringify(item) });
@@ -215,7 +215,7 @@ export async function stackLeakSources(stack: BillingStack, input: StackLeakInpu
     ...(input.httpBodies ?? []).map((text, index) => ({ where: `HTTP answer ${index + 1}`, text })),
     ...(await tableSources(stack)),
     ...(await queueSources(stack.sqs.client)),
-    ...[...stack.events, ...stack.eventBridge.entries].map((event, index) => ({
+    ...stack.eventBridge.entries.map((event, index) => ({
       where: `event ${index + 1}`,
       text: JSON.stringify(event),
     })),

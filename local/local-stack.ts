@@ -8,8 +8,6 @@ import { toErrorResponse } from "../functions/api/errors";
 import { bodyOf, ok, toHttpResult } from "../functions/api/http";
 import { localClockBody } from "../functions/api/merchant-api-schemas";
 import type { ChargePolicy } from "../functions/core/charge-policy";
-import { resetMerchantApiServices } from "../functions/runtime/merchant-api-services";
-import { overrideRuntime } from "../functions/runtime/services-from-env";
 import { readBillingConfig } from "../lib/config";
 import type { FaultConfigOrSettings } from "../sandbox/faults";
 import { addIsoDuration, parseIsoDuration } from "../sandbox/iso-duration";
@@ -19,7 +17,6 @@ import { LocalHttpApi } from "./http-api";
 import { scheduledEvent } from "./lambda-context";
 import { LambdaFunctions } from "./lambda-functions";
 import { LOCAL_OUTPUTS_FILE, type LocalOutputs } from "./local-outputs";
-import { setEnvironment } from "./process-environment";
 import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
 
 /** Re-exported for bin/start.ts, which loads this module anyway. */
@@ -59,7 +56,7 @@ export interface LocalStackOptions {
   /** false: nothing consumes the charge queue (the caller runs its own workers). */
   readonly chargeWorker?: boolean;
   readonly visibilityTimeoutSeconds?: number;
-  /** The gateway timeout of the in-process services (stack.services), not of the handlers. */
+  /** The gateway timeout of the in-process services (stack.services); the handlers keep a deployed function's. */
   readonly gatewayTimeoutMs?: number;
   /** Where failures of scheduled runs, batches and requests are reported (stderr by default). */
   readonly onError?: (where: string, error: unknown) => void;
@@ -81,7 +78,8 @@ const PERSISTED_TABLE_NAME = "billing";
  * schedules firing on the shared clock, the SDK reaching dynalite, local-aws-sqs and the Secrets Manager and
  * EventBridge stand-ins through AWS_ENDPOINT_URL_*, and the gateway sandbox on the same clock.
  *
- * It sets the handlers' variables on process.env (restored by close): one local stack per process.
+ * The handlers are composed over the stack's variables (functions/composition), never through process.env: several
+ * local stacks can run in one process.
  */
 export class LocalStack {
   #closing: Promise<void> | undefined;
@@ -96,10 +94,10 @@ export class LocalStack {
       readonly server: Server;
       readonly scheduler: LocalScheduler;
       readonly mappings: readonly EventSourceMapping[];
-      readonly restoreEnvironment: () => void;
       readonly stopTicking: () => void;
       /** Waits for a clock move, then for the queues to drain. */
       readonly moveClock: (move: Promise<Date>) => Promise<Date>;
+      readonly functions: LambdaFunctions;
     },
   ) {}
 
@@ -126,14 +124,9 @@ export class LocalStack {
       "billing/merchant-api-keys",
       JSON.stringify({ sha256: [hashApiKey(apiKey)] }),
     );
-    const restoreEnvironment = setEnvironment({
-      ...stack.environment(),
-      MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn,
-    });
-    overrideRuntime({ clock: stack.clock });
-    resetMerchantApiServices();
-
-    const functions = new LambdaFunctions();
+    const functions = new LambdaFunctions(
+      stack.compose({}, { MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn }),
+    );
     const queueUrls = { charge: stack.chargeQueue.queueUrl, intake: stack.intakeQueue.queueUrl };
     const consumed = functions
       .withTrigger("queue")
@@ -206,9 +199,9 @@ export class LocalStack {
       server,
       scheduler,
       mappings,
-      restoreEnvironment,
       stopTicking,
       moveClock,
+      functions,
     });
   }
 
@@ -222,7 +215,8 @@ export class LocalStack {
       apiKey: this.apiKey,
       sandboxUrl: this.sandboxUrl,
       environment: {
-        ...this.stack.environment(),
+        ...this.stack.variables(),
+        ...this.stack.endpointVariables(),
         CHARGE_DLQ_URL: this.stack.chargeQueue.dlqUrl,
         INTAKE_DLQ_URL: this.stack.intakeQueue.dlqUrl,
       },
@@ -235,6 +229,11 @@ export class LocalStack {
 
   get clock() {
     return this.stack.clock;
+  }
+
+  /** Invokes a function of the table as Lambda would (its middleware, this stack's composition). */
+  invoke(functionName: string, event: unknown): Promise<unknown> {
+    return this.parts.functions.invoke(functionName, event);
   }
 
   /** Moves the clock as POST /local/clock does. */
@@ -254,16 +253,13 @@ export class LocalStack {
   }
 
   async #close(): Promise<void> {
-    const { server, scheduler, mappings, restoreEnvironment, stopTicking } = this.parts;
+    const { server, scheduler, mappings, stopTicking } = this.parts;
     stopTicking();
     scheduler.stop();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await Promise.all(mappings.map((mapping) => mapping.stop()));
-    overrideRuntime({});
-    resetMerchantApiServices();
     await this.stack.close();
-    restoreEnvironment();
   }
 }
 

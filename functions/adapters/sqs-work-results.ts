@@ -40,10 +40,14 @@ export interface SqsBatchOutcome {
   readonly results: readonly RecordResult[];
 }
 
-export interface SqsWorkOptions<M> {
+/** A consumer's hold on its queue: what it needs to change a record's visibility. */
+export interface QueueConsumer {
   readonly client: SQSClient;
   /** The queue the records came from (a Lambda's records name its ARN, ChangeMessageVisibility needs the URL). */
   readonly queueUrl: string;
+}
+
+export interface SqsWorkOptions<M> extends QueueConsumer {
   /** Turns a body into a message; throws on a malformed one (e.g. parseChargeMessage). */
   readonly parse: (body: string) => M;
   readonly handler: (message: M, receiveCount: number) => Promise<WorkResult>;

@@ -48,7 +48,11 @@ export interface ReconciliationDeps {
 const gatewayDay = z
   .string()
   .regex(/^\d{8}$/, "must be YYYYMMDD")
-  .refine((day) => shiftGatewayDate(day, 0) === day, "must be a calendar date (YYYYMMDD)");
+  // zod runs the refinement after a failed regex too: only eight digits are read as a day.
+  .refine(
+    (day) => !/^\d{8}$/.test(day) || shiftGatewayDate(day, 0) === day,
+    "must be a calendar date (YYYYMMDD)",
+  );
 
 export const reconciliationPeriodSchema = z
   .object({ from: gatewayDay, to: gatewayDay })

@@ -1,13 +1,13 @@
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { changeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { adjustSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { adjustAmount, type ChangeDeps } from "../core/subscription-changes";
-import { observedHandler } from "../runtime/lambda-handler";
-import { getMerchantApiServices } from "../runtime/merchant-api-services";
 
-/** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. Variables: billingEnvironment. */
+/** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. */
 export function adjustSubscription(
   request: HttpRequest,
   services: ChangeDeps & IdempotencyServices,
@@ -21,6 +21,5 @@ export function adjustSubscription(
   });
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
-  adjustSubscription(event, await getMerchantApiServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.merchantApiChanges, adjustSubscription);
+export const handler = lambdaHandler(definition);

@@ -1,18 +1,18 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
 import { checkAuthorization } from "../api/api-key";
-import { observedHandler } from "../runtime/lambda-handler";
-import { type AuthorizerServices, getAuthorizerServices } from "../runtime/merchant-api-services";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
 import { logger, metrics } from "../runtime/observability";
 
 /**
  * The merchant API's Lambda authorizer (HTTP API, payload 2.0, simple responses): `Authorization: Bearer <key>`,
  * whose SHA-256 must match a digest in the secret. The key is never logged: only why a request was refused.
- * Variables: authorizerEnvironment (MERCHANT_API_KEY_HASH_SECRET_ARN).
  */
 export async function authorizeMerchant(
   event: Pick<APIGatewayRequestAuthorizerEventV2, "headers" | "routeKey">,
-  services: AuthorizerServices,
+  services: ServicesOf<"authorizer">,
 ): Promise<APIGatewaySimpleAuthorizerResult> {
   const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === "authorization");
   const check = checkAuthorization(header?.[1], await services.apiKeyDigests());
@@ -22,6 +22,5 @@ export async function authorizeMerchant(
   return { isAuthorized: check === "ok" };
 }
 
-export const handler = observedHandler(async (event: APIGatewayRequestAuthorizerEventV2) =>
-  authorizeMerchant(event, await getAuthorizerServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.authorizer, authorizeMerchant);
+export const handler = lambdaHandler(definition);

@@ -1,16 +1,16 @@
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { adHocChargeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createChargeBody, subscriptionIdParams } from "../api/merchant-api-schemas";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { chargeAdHoc } from "../core/ad-hoc-charge";
 import type { ChargeDeps } from "../core/charge-engine";
-import { observedHandler } from "../runtime/lambda-handler";
-import { getMerchantApiServices } from "../runtime/merchant-api-services";
 
 /**
  * POST /v1/subscriptions/{id}/charges: an ad hoc REBILL of the stored token, once per Idempotency-Key (the key's
- * digest is also kept on the ledger line). Variables: billingEnvironment.
+ * digest is also kept on the ledger line).
  */
 export function createCharge(
   request: HttpRequest,
@@ -27,6 +27,5 @@ export function createCharge(
   });
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
-  createCharge(event, await getMerchantApiServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.merchantApi, createCharge);
+export const handler = lambdaHandler(definition);

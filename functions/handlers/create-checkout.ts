@@ -1,13 +1,13 @@
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { checkoutAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createCheckoutBody } from "../api/merchant-api-schemas";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { type CheckoutDeps, startCheckout } from "../core/checkout";
-import { observedHandler } from "../runtime/lambda-handler";
-import { getMerchantApiServices } from "../runtime/merchant-api-services";
 
-/** POST /v1/checkouts: a payment-window sign-up (ready); 201 with the fgkey. Variables: billingEnvironment. */
+/** POST /v1/checkouts: a payment-window sign-up (ready); 201 with the fgkey. */
 export function createCheckout(
   request: HttpRequest,
   services: CheckoutDeps & IdempotencyServices,
@@ -20,6 +20,5 @@ export function createCheckout(
   });
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
-  createCheckout(event, await getMerchantApiServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.merchantApi, createCheckout);
+export const handler = lambdaHandler(definition);

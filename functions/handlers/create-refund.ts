@@ -1,16 +1,16 @@
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { newRefundId } from "../adapters/random-ids";
 import { refundAnswer } from "../api/answers";
 import { notFound } from "../api/errors";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { chargeIdParams, createRefundBody } from "../api/merchant-api-schemas";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { attemptKeyOf } from "../core/order-id";
 import { type RefundDeps, refundCharge } from "../core/refunds";
-import { observedHandler } from "../runtime/lambda-handler";
-import { getMerchantApiServices } from "../runtime/merchant-api-services";
 
-/** POST /v1/charges/{id}/refunds: full or partial refund of a charge. Variables: billingEnvironment. */
+/** POST /v1/charges/{id}/refunds: full or partial refund of a charge. */
 export function createRefund(
   request: HttpRequest,
   services: RefundDeps & IdempotencyServices,
@@ -25,6 +25,5 @@ export function createRefund(
   });
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
-  createRefund(event, await getMerchantApiServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.merchantApi, createRefund);
+export const handler = lambdaHandler(definition);

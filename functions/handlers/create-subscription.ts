@@ -1,17 +1,16 @@
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { signupAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createSubscriptionBody } from "../api/merchant-api-schemas";
 import { maskedCardOf } from "../api/views";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { type SignupDeps, signUpWithCard } from "../core/signup";
-import { observedHandler } from "../runtime/lambda-handler";
-import { getMerchantApiServices } from "../runtime/merchant-api-services";
 
 /**
  * POST /v1/subscriptions: sign-up with a card (non-ui payment, period 0 charged). The card lives in this request's
  * memory only: the idempotency record's digest covers the masked card, never the number or CVC.
- * Variables: billingEnvironment.
  */
 export function createSubscription(
   request: HttpRequest,
@@ -26,6 +25,5 @@ export function createSubscription(
   });
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
-  createSubscription(event, await getMerchantApiServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.merchantApi, createSubscription);
+export const handler = lambdaHandler(definition);

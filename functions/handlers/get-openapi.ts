@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { type HttpResult, ok, serve } from "../api/http";
 import { buildOpenApiDocument } from "../api/openapi";
+import { defineHandler } from "../composition/handler-definition";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { headerOf } from "../runtime/http-event";
 import { observedHandler } from "../runtime/lambda-handler";
 
@@ -22,4 +24,6 @@ export function getOpenApi(request: OpenApiRequest): Promise<HttpResult> {
   return serve(async () => ok(buildOpenApiDocument({ serverUrl: serverUrlOf(request) })));
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) => getOpenApi(event));
+export const definition = defineHandler(SERVICE_SETS.none, (event: OpenApiRequest) => getOpenApi(event));
+// Nothing to compose: the handler stays free of the SDK clients the other functions build.
+export const handler = observedHandler((event: OpenApiRequest) => getOpenApi(event));

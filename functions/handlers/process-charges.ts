@@ -1,6 +1,9 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { parseChargeMessage } from "../adapters/sqs-charge-queue";
-import { processSqsRecords } from "../adapters/sqs-work-results";
+import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { processChargeMessage } from "../core/charge-engine";
 import {
   CHARGE_METRICS,
@@ -9,12 +12,9 @@ import {
   observeCharges,
   reportRecordResults,
 } from "../runtime/charge-metrics";
-import { observedHandler } from "../runtime/lambda-handler";
 import { metrics } from "../runtime/observability";
-import { getBillingServices, type RuntimeServices } from "../runtime/services-from-env";
 
-type ChargeWorkerServices = Parameters<typeof observeCharges>[0] &
-  Pick<RuntimeServices, "sqs" | "chargeQueueUrl">;
+type ChargeWorkerServices = Parameters<typeof observeCharges>[0] & { readonly consumer: QueueConsumer };
 
 /**
  * The charge worker (SQS, ReportBatchItemFailures). Not Powertools' BatchProcessor: a retry must come back after
@@ -28,8 +28,7 @@ export async function processCharges(
   const counts = new MetricCounts([...CHARGE_METRICS, ...MESSAGE_METRICS]);
   const deps = observeCharges(services, counts);
   const outcome = await processSqsRecords(event.Records, {
-    client: services.sqs,
-    queueUrl: services.chargeQueueUrl,
+    ...services.consumer,
     parse: parseChargeMessage,
     handler: (message, receiveCount) => processChargeMessage(message, receiveCount, deps),
   });
@@ -38,6 +37,5 @@ export async function processCharges(
   return { batchItemFailures: outcome.batchItemFailures };
 }
 
-export const handler = observedHandler(async (event: SQSEvent) =>
-  processCharges(event, await getBillingServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.chargeWorker, processCharges);
+export const handler = lambdaHandler(definition);

@@ -1,12 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { processSqsRecords } from "../adapters/sqs-work-results";
+import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake";
 import { parseIntakeMessage } from "../core/intake-messages";
 import { MetricCounts, reportQueueResults } from "../runtime/charge-metrics";
-import { getIntakeProcessorServices } from "../runtime/intake-services";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
-import type { RuntimeServices } from "../runtime/services-from-env";
 
 /** One metric per outcome worth watching; ChargebacksUnmatched and StatusCallbacksRejected want an alarm. */
 const OUTCOME_METRICS = {
@@ -45,13 +45,11 @@ const INTAKE_METRICS: readonly IntakeMetric[] = [
   ...Object.values(QUEUE_METRICS),
 ];
 
-export type IntakeWorkerServices = IntakeDeps &
-  Pick<RuntimeServices, "sqs"> & { readonly intakeQueueUrl: string };
+export type IntakeWorkerServices = IntakeDeps & { readonly consumer: QueueConsumer };
 
 /**
  * The intake processor (SQS, ReportBatchItemFailures): each message's kind decides what it changes (core/intake.ts);
  * transient trouble is retried through the queue with backoff, as the charge worker does, up to the DLQ.
- * Variables: intakeProcessorEnvironment.
  */
 export async function processIntake(
   event: SQSEvent,
@@ -59,8 +57,7 @@ export async function processIntake(
 ): Promise<SQSBatchResponse> {
   const counts = new MetricCounts(INTAKE_METRICS);
   const outcome = await processSqsRecords(event.Records, {
-    client: services.sqs,
-    queueUrl: services.intakeQueueUrl,
+    ...services.consumer,
     parse: parseIntakeMessage,
     handler: async (message, receiveCount) => {
       const result = await processIntakeMessage(message, receiveCount, services);
@@ -79,6 +76,5 @@ export async function processIntake(
   return { batchItemFailures: outcome.batchItemFailures };
 }
 
-export const handler = observedHandler(async (event: SQSEvent) =>
-  processIntake(event, await getIntakeProcessorServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.intakeWorker, processIntake);
+export const handler = lambdaHandler(definition);

@@ -1,12 +1,13 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import {
   type GatewayWebhookDeps,
   receiveGatewayWebhook as receive,
 } from "../inbound/gateway-webhook-receipt";
 import { type HttpRequest, jsonReply, rawBodyOf } from "../runtime/http-event";
-import { getGatewayWebhookServices } from "../runtime/intake-services";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
 
 const METRIC = {
@@ -20,7 +21,6 @@ const METRIC = {
  * POST /webhooks/gateway (CHARGEBACK, PAYOUT_*): signature over the exact raw bytes, transmission-time window and
  * de-duplication, then the documented reply — {"rescode":"0000","resmsg":"Success"} (200) for a valid or already
  * seen delivery, {"rescode":"XXXX","resmsg":"signature_fail"} (401) for anything unsigned, tampered or stale.
- * Variables: gatewayWebhookEnvironment.
  */
 export async function receiveGatewayWebhook(
   request: HttpRequest,
@@ -34,6 +34,5 @@ export async function receiveGatewayWebhook(
   return jsonReply(receipt.kind === "rejected" ? 401 : 200, receipt.reply);
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
-  receiveGatewayWebhook(event, await getGatewayWebhookServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.gatewayWebhook, receiveGatewayWebhook);
+export const handler = lambdaHandler(definition);

@@ -1,10 +1,11 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
 import { PARTNER_SUCCESS_CODE } from "../gateway/schemas/partner";
 import { partnerEventIntake } from "../inbound/gateway-notices";
 import { type HttpRequest, jsonBodyOf, jsonReply } from "../runtime/http-event";
-import { getIntakeReceiverServices, type IntakeReceiverServices } from "../runtime/intake-services";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
 
 const received = () => jsonReply(200, { code: PARTNER_SUCCESS_CODE, message: "Success" });
@@ -12,11 +13,10 @@ const received = () => jsonReply(200, { code: PARTNER_SUCCESS_CODE, message: "Su
 /**
  * POST /webhooks/partner: a PAYMENT_COMPLETED event is queued as a hint (no signature is documented, so nothing
  * in it is trusted: process-intake confirms it by retrieve); other event types are acknowledged and dropped.
- * Variables: intakeEnvironment.
  */
 export async function receivePartnerEvent(
   request: HttpRequest,
-  services: IntakeReceiverServices,
+  services: ServicesOf<"intakeReceiver">,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const intake = partnerEventIntake(jsonBodyOf(request), services.clock.now());
   if (intake.ok === "ignored") {
@@ -34,6 +34,5 @@ export async function receivePartnerEvent(
   return received();
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
-  receivePartnerEvent(event, await getIntakeReceiverServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.intakeReceiver, receivePartnerEvent);
+export const handler = lambdaHandler(definition);

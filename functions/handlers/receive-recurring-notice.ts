@@ -1,19 +1,20 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
 import { recurringNoticeIntake } from "../core/intake-messages";
 import { webhookAckReply } from "../gateway/webhook-signature";
 import { formOrJsonBodyOf, type HttpRequest, jsonReply } from "../runtime/http-event";
-import { getIntakeReceiverServices, type IntakeReceiverServices } from "../runtime/intake-services";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
 
 /**
  * POST /webhooks/recurring?subscription_id=… (the recurring_noti_url we gave the gateway): queues our subscription
- * and the gateway's order_id; process-intake confirms the charge by retrieve. Variables: intakeEnvironment.
+ * and the gateway's order_id; process-intake confirms the charge by retrieve.
  */
 export async function receiveRecurringNotice(
   request: HttpRequest,
-  services: IntakeReceiverServices,
+  services: ServicesOf<"intakeReceiver">,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const subscriptionId = new URLSearchParams(request.rawQueryString).get("subscription_id") ?? undefined;
   const intake = recurringNoticeIntake(subscriptionId, formOrJsonBodyOf(request), services.clock.now());
@@ -27,6 +28,5 @@ export async function receiveRecurringNotice(
   return jsonReply(200, webhookAckReply());
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
-  receiveRecurringNotice(event, await getIntakeReceiverServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.intakeReceiver, receiveRecurringNotice);
+export const handler = lambdaHandler(definition);

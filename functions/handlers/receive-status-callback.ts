@@ -1,19 +1,20 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
 import { statusCallbackIntake } from "../core/intake-messages";
 import { webhookAckReply } from "../gateway/webhook-signature";
 import { callbackQueryOf, type HttpRequest, jsonReply } from "../runtime/http-event";
-import { getIntakeReceiverServices, type IntakeReceiverServices } from "../runtime/intake-services";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
 
 /**
  * GET|POST /webhooks/status (the payment window's status_url). Queues the query string untouched and answers at
- * once; nothing changes here: process-intake verifies it with the gateway first. Variables: intakeEnvironment.
+ * once; nothing changes here: process-intake verifies it with the gateway first.
  */
 export async function receiveStatusCallback(
   request: HttpRequest,
-  services: IntakeReceiverServices,
+  services: ServicesOf<"intakeReceiver">,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const query = callbackQueryOf(request);
   const intake =
@@ -30,6 +31,5 @@ export async function receiveStatusCallback(
   return jsonReply(200, webhookAckReply());
 }
 
-export const handler = observedHandler(async (event: APIGatewayProxyEventV2) =>
-  receiveStatusCallback(event, await getIntakeReceiverServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.intakeReceiver, receiveStatusCallback);
+export const handler = lambdaHandler(definition);

@@ -1,4 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
 import {
   previousDay,
   type ReconciliationReport,
@@ -6,8 +9,6 @@ import {
   reconciliationPeriodSchema,
 } from "../core/reconciliation";
 import { parseRequest } from "../gateway/errors";
-import { getReconciliationServices, type ReconciliationServices } from "../runtime/intake-services";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
 
@@ -17,11 +18,11 @@ const asksForPeriod = (event: unknown) =>
 /**
  * Daily (EventBridge Scheduler): yesterday's gateway transactions against the ledger, or the {from, to} the event
  * names. Puts ReconciliationMismatches (alarm when > 0), logs one line per mismatch (ids and amounts) and returns
- * the report. Fails the invocation when the gateway cannot answer. Variables: reconciliationEnvironment.
+ * the report. Fails the invocation when the gateway cannot answer.
  */
 export async function reconcileLedger(
   event: unknown,
-  services: ReconciliationServices,
+  services: ServicesOf<"reconciliation">,
 ): Promise<ReconciliationReport> {
   const period = asksForPeriod(event)
     ? parseRequest(reconciliationPeriodSchema, event)
@@ -45,6 +46,5 @@ export async function reconcileLedger(
   return report;
 }
 
-export const handler = observedHandler(async (event: unknown) =>
-  reconcileLedger(event, await getReconciliationServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.reconciliation, reconcileLedger);
+export const handler = lambdaHandler(definition);

@@ -1,13 +1,14 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import {
   type PartnerTokenRefreshDeps,
   type PartnerTokenRefreshReport,
   refreshPartnerToken as refresh,
 } from "../core/partner-token-refresh";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
-import { getPartnerTokenServices } from "../runtime/services-from-env";
 
 /**
  * Scheduled every 6 h: keeps a partner access token with time left in Secrets Manager for every reader. The
@@ -25,6 +26,5 @@ export async function refreshPartnerToken(
   return report;
 }
 
-export const handler = observedHandler(async (event: unknown) =>
-  refreshPartnerToken(event, await getPartnerTokenServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.partnerToken, refreshPartnerToken);
+export const handler = lambdaHandler(definition);

@@ -1,16 +1,17 @@
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import {
   ensurePartnerWebhook,
   type PartnerWebhookSetup,
   type PartnerWebhookSetupDeps,
 } from "../core/partner-webhook-setup";
-import { getPartnerWebhookServices } from "../runtime/intake-services";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
 
 /**
  * After each deploy (a CDK trigger) and daily: the merchant's PAYMENT_COMPLETED subscription to
- * <PUBLIC_WEBHOOK_BASE_URL>/partner exists and is active. Idempotent. Variables: partnerWebhookEnvironment.
+ * <PUBLIC_WEBHOOK_BASE_URL>/partner exists and is active. Idempotent.
  */
 export async function registerPartnerWebhook(
   event: unknown,
@@ -23,6 +24,5 @@ export async function registerPartnerWebhook(
   return setup;
 }
 
-export const handler = observedHandler(async (event: unknown) =>
-  registerPartnerWebhook(event, await getPartnerWebhookServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.partnerWebhook, registerPartnerWebhook);
+export const handler = lambdaHandler(definition);

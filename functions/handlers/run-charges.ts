@@ -1,11 +1,12 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { type ChargeRunDeps, type ChargeRunReport, runChargeRun } from "../core/charge-run";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
-import { getChargeRunServices } from "../runtime/services-from-env";
 
-/** Scheduled (hourly): one charge message per due subscription. Variables: chargeRunEnvironment. */
+/** Scheduled (hourly): one charge message per due subscription. */
 export async function runCharges(event: unknown, services: ChargeRunDeps): Promise<ChargeRunReport> {
   const invocation = scheduledEventSchema.parse(event);
   const report = await runChargeRun(services);
@@ -14,6 +15,5 @@ export async function runCharges(event: unknown, services: ChargeRunDeps): Promi
   return report;
 }
 
-export const handler = observedHandler(async (event: unknown) =>
-  runCharges(event, await getChargeRunServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.chargeRun, runCharges);
+export const handler = lambdaHandler(definition);

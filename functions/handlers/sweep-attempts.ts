@@ -1,9 +1,10 @@
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
 import { type JanitorDeps, type JanitorReport, runJanitor } from "../core/janitor";
 import { CHARGE_METRICS, MetricCounts, observeCharges } from "../runtime/charge-metrics";
-import { observedHandler } from "../runtime/lambda-handler";
 import { logger, metrics } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
-import { getBillingServices } from "../runtime/services-from-env";
 
 const ATTEMPT_METRICS = [
   "AttemptsExamined",
@@ -12,7 +13,7 @@ const ATTEMPT_METRICS = [
   "AttemptsDeferred",
 ] as const;
 
-/** Scheduled janitor: settles attempts left open past their lease through retrieve. Variables: billingEnvironment. */
+/** Scheduled janitor: settles attempts left open past their lease through retrieve. */
 export async function sweepAttempts(event: unknown, services: JanitorDeps): Promise<JanitorReport> {
   const invocation = scheduledEventSchema.parse(event);
   const counts = new MetricCounts([...CHARGE_METRICS, ...ATTEMPT_METRICS]);
@@ -26,6 +27,5 @@ export async function sweepAttempts(event: unknown, services: JanitorDeps): Prom
   return report;
 }
 
-export const handler = observedHandler(async (event: unknown) =>
-  sweepAttempts(event, await getBillingServices()),
-);
+export const definition = defineHandler(SERVICE_SETS.billing, sweepAttempts);
+export const handler = lambdaHandler(definition);

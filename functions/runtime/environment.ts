@@ -41,8 +41,9 @@ const required = z.string().min(1, "must not be empty");
 const secretId = required;
 
 /**
- * Every variable a handler may read. Only identifiers and URLs live here: secrets are fetched by ARN. Each handler
- * picks the subset it needs (below), which is also the list its CDK function must set.
+ * Every variable a handler may read. Only identifiers and URLs live here: secrets are fetched by ARN. Each component
+ * of the composition picks the ones it reads (functions/composition/components.ts); a function's list, which its CDK
+ * function must set, follows from its service set.
  */
 export const environmentSchema = z.object({
   /** The single billing table. */
@@ -64,26 +65,6 @@ export const environmentSchema = z.object({
 });
 
 export type Environment = z.output<typeof environmentSchema>;
-
-/** Fetching the queued charge run: the due index and the queue, nothing of the gateway. */
-export const chargeRunEnvironment = environmentSchema.pick({ TABLE_NAME: true, CHARGE_QUEUE_URL: true });
-
-/** Calling the gateway: its URLs, the secret holding the merchant's credentials and its REBILL form. */
-export const gatewayEnvironment = environmentSchema.pick({
-  GATEWAY_SECRET_ARN: true,
-  PAYMENT_BASE_URL: true,
-  WEBHOOK_ADMIN_BASE_URL: true,
-  PARTNER_BASE_URL: true,
-  GATEWAY_REBILL_ENDPOINT: true,
-});
-
-/** The whole billing core (charge worker, janitor, API): PARTNER_TOKEN_SECRET_ARN only where partner calls happen. */
-export const billingEnvironment = environmentSchema.partial({ PARTNER_TOKEN_SECRET_ARN: true });
-
-/** The partner-token refresher. */
-export const partnerTokenEnvironment = gatewayEnvironment.extend({
-  PARTNER_TOKEN_SECRET_ARN: environmentSchema.shape.PARTNER_TOKEN_SECRET_ARN,
-});
 
 /** The variables a handler reads, for the CDK function that runs it. */
 export function variablesOf(schema: z.ZodObject): string[] {
@@ -113,10 +94,7 @@ export function loadEnvironment<S extends z.ZodObject>(
   );
 }
 
-/**
- * Variables of the webhook intake and its processor. Kept apart from environmentSchema so that the handlers built on
- * billingEnvironment do not start requiring them; the intake handlers pick from both.
- */
+/** Variables of the webhook intake and its processor. */
 export const intakeVariablesSchema = z.object({
   /** The queue between the webhook receivers (acknowledge fast) and process-intake. */
   INTAKE_QUEUE_URL: z.url(),
@@ -128,30 +106,6 @@ export const intakeVariablesSchema = z.object({
     .regex(/^[A-Za-z0-9-]{1,40}$/, "must be letters, digits and hyphens")
     .optional(),
 });
-
-/** receive-status-callback, receive-partner-event, receive-recurring-notice: the intake queue only. */
-export const intakeEnvironment = intakeVariablesSchema.pick({ INTAKE_QUEUE_URL: true });
-
-/** receive-gateway-webhook: the queue, the webhook secrets and the table (de-duplication records). */
-export const gatewayWebhookEnvironment = intakeVariablesSchema.extend(
-  environmentSchema.pick({ TABLE_NAME: true }).shape,
-);
-
-/** process-intake: the whole billing core, plus its own queue (retries change the message visibility). */
-export const intakeProcessorEnvironment = billingEnvironment.extend(intakeEnvironment.shape);
-
-/** reconcile-ledger: the table (ledger index) and the gateway (reconciliation API). */
-export const reconciliationEnvironment = gatewayEnvironment.extend(
-  environmentSchema.pick({ TABLE_NAME: true }).shape,
-);
-
-/** register-partner-webhook: the partner API (token from Secrets Manager) and our public webhook base. */
-export const partnerWebhookEnvironment = partnerTokenEnvironment.extend(
-  environmentSchema.pick({ PUBLIC_WEBHOOK_BASE_URL: true }).shape,
-);
-
-/** The merchant API's reads (get-subscription, list-charges): the table only, no gateway secret. */
-export const queryEnvironment = environmentSchema.pick({ TABLE_NAME: true });
 
 /**
  * The merchant API's Lambda authorizer. Kept apart from environmentSchema (no other function reads it): the secret

@@ -272,7 +272,7 @@ async function signUp(
 ): Promise<string[]> {
   const ids: string[] = [];
   // The charge workers' short gateway timeout is for speed; a sign-up on a busy machine may need longer.
-  const patient = stack.servicesFor(5_000);
+  const patient = await stack.servicesFor(5_000);
   const perBatch = Math.ceil(count / SIGNUP_BATCHES);
   for (let batch = 0; batch < SIGNUP_BATCHES && ids.length < count; batch += 1) {
     await stack.clock.set(new Date(START.getTime() + batch * SIGNUP_BATCH_SPACING_MS));

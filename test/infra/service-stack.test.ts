@@ -4,8 +4,9 @@ import { Match, Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
+import type { ComponentName } from "../../functions/composition/components";
 import { readBillingConfig } from "../../lib/config";
-import { BILLING_FUNCTIONS, bind } from "../../lib/function-table";
+import { BILLING_FUNCTIONS, type FunctionSpec } from "../../lib/function-table";
 import { BillingServiceStack } from "../../lib/service-stack";
 import type { SERVICE_OUTPUTS } from "../../lib/stack-outputs";
 import { BillingStatefulStack } from "../../lib/stateful-stack";
@@ -222,6 +223,8 @@ describe("least privilege", () => {
       "sqs:SendMessage",
     ]);
     expect(sqsActions("create-subscription")).toEqual([]);
+    // A cancellation hands the canceled subscription's token to the charge queue for retirement.
+    expect(sqsActions("cancel-subscription")).toContain("sqs:SendMessage");
   });
 });
 
@@ -391,17 +394,36 @@ describe("synth-time checks", () => {
     return spec;
   }
 
+  /** A spec whose service set names other components than its environment was derived from. */
+  const withComponents = (spec: FunctionSpec, components: readonly ComponentName[]): FunctionSpec => ({
+    ...spec,
+    services: { ...spec.services, components },
+  });
+
   it("a function whose binds miss a variable its handler reads fails the synth, naming it", () => {
     const spec = specOf("process-charges");
-    const broken = [{ ...spec, binds: spec.binds.filter((b) => b !== bind.eventBus) }];
-    expect(synthWith(broken)).toThrow(/process-charges reads EVENT_BUS_NAME, but no bind sets it/);
+    const broken = withComponents(
+      spec,
+      spec.services.components.filter((name) => name !== "events"),
+    );
+    expect(synthWith([broken])).toThrow(/process-charges reads EVENT_BUS_NAME, but no bind sets it/);
   });
 
   it("a function bound to a variable its handler does not read fails the synth", () => {
     const spec = specOf("get-subscription");
     expect(
-      synthWith([specOf("authorize-merchant"), { ...spec, binds: [...spec.binds, bind.eventBus] }]),
+      synthWith([
+        specOf("authorize-merchant"),
+        withComponents(spec, [...spec.services.components, "events"]),
+      ]),
     ).toThrow(/get-subscription does not read EVENT_BUS_NAME/);
+  });
+
+  it("each function's line names the service set its handler module builds", async () => {
+    for (const spec of BILLING_FUNCTIONS) {
+      const module: unknown = await import(`../../functions/handlers/${spec.handler}.ts`);
+      expect(module, spec.handler).toHaveProperty("definition.services", spec.services);
+    }
   });
 
   it("a gateway caller without a concurrency bound fails the synth", () => {

@@ -20,7 +20,7 @@ export async function signUpMany(
   cardNumber: string,
   plan: Plan = MONTHLY,
 ): Promise<string[]> {
-  const patient = stack.servicesFor(SIGNUP_GATEWAY_TIMEOUT_MS);
+  const patient = await stack.servicesFor(SIGNUP_GATEWAY_TIMEOUT_MS);
   const signups = await mapConcurrently(Array.from({ length: count }), 16, (_, n) =>
     signUpWithCard(
       {

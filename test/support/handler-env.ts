@@ -1,11 +1,39 @@
 import { beforeAll, beforeEach, vi } from "vitest";
 import { z } from "zod";
-import { resetServices } from "../../functions/runtime/services-from-env";
+import type { Composition } from "../../functions/composition/compose";
+import { composedHandler, type HandlerDefinition } from "../../functions/composition/handler-definition";
+import { createRuntime, type Runtime } from "../../functions/composition/runtime";
+import type { BillingStack } from "../../local/billing-stack";
 
-/** Gives the process a Lambda's environment (restored by vi.unstubAllEnvs) and forgets services built before. */
-export function useLambdaEnvironment(variables: Readonly<Record<string, string>>): void {
-  resetServices();
-  for (const [name, value] of Object.entries(variables)) vi.stubEnv(name, value);
+/**
+ * A Lambda container on a stack: the functions run in their middleware over one composition of the stack's variables,
+ * as a container's handlers run over its environment. `renew` starts a new container: new SDK clients (and so an
+ * empty secret cache), everything built again.
+ */
+export class TestContainer {
+  #composition: Composition | undefined;
+  #runtime: Runtime | undefined;
+
+  constructor(private readonly stackOf: () => BillingStack) {}
+
+  get stack(): BillingStack {
+    return this.stackOf();
+  }
+
+  /** A new container, with variables added or taken away (undefined). */
+  renew(variables: Record<string, string | undefined> = {}): void {
+    this.#runtime?.close();
+    this.#runtime = createRuntime(this.stack.runtimeOptions);
+    this.#composition = this.stack.compose({}, variables, this.#runtime);
+  }
+
+  /** The function of a handler module's definition, run in this container. */
+  handler<E, R, S>(definition: HandlerDefinition<E, R, S>) {
+    return composedHandler(definition, () => {
+      if (this.#composition === undefined) this.renew();
+      return this.#composition as Composition;
+    });
+  }
 }
 
 const emfRecord = z.looseObject({

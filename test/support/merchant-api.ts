@@ -79,7 +79,7 @@ export function stackIdempotency(stack: BillingStack) {
   });
   const idempotency = createDynamoDbIdempotencyStore({
     client,
-    tableName: stack.environment().TABLE_NAME ?? "",
+    tableName: stack.variables().TABLE_NAME ?? "",
   });
   return { idempotency, close: () => client.destroy() };
 }

@@ -5,37 +5,44 @@ import type {
   SQSBatchResponse,
 } from "aws-lambda";
 import { deleteBatch } from "../../functions/adapters/sqs-poller";
-import { handler as processIntake } from "../../functions/handlers/process-intake";
-import { handler as receiveGatewayWebhook } from "../../functions/handlers/receive-gateway-webhook";
-import { handler as receivePartnerEvent } from "../../functions/handlers/receive-partner-event";
-import { handler as receiveRecurringNotice } from "../../functions/handlers/receive-recurring-notice";
-import { handler as receiveStatusCallback } from "../../functions/handlers/receive-status-callback";
+import { definition as processIntake } from "../../functions/handlers/process-intake";
+import { definition as receiveGatewayWebhook } from "../../functions/handlers/receive-gateway-webhook";
+import { definition as receivePartnerEvent } from "../../functions/handlers/receive-partner-event";
+import { definition as receiveRecurringNotice } from "../../functions/handlers/receive-recurring-notice";
+import { definition as receiveStatusCallback } from "../../functions/handlers/receive-status-callback";
 import { apiGatewayEvent, type HttpRequestShape } from "../../local/api-gateway-event";
-import type { BillingStack } from "../../local/billing-stack";
 import { stubContext } from "../../local/lambda-context";
 import { receiveLambdaEvent } from "../../local/sqs-lambda-event";
+import type { TestContainer } from "./handler-env";
 import { type RecordedRequest, type RecordingServer, startRecordingServer } from "./recording-server";
 
 // Our webhook routes as API Gateway (HTTP API, payload 2.0) would invoke them: a real HTTP server the sandbox
 // delivers to, each request turned into the v2 event and passed to the wrapped Lambda handler, whose reply goes
-// back to the sandbox. The handlers run with the Lambda environment the test stubbed (useLambdaEnvironment).
+// back to the sandbox. The handlers run in the test's container (a composition of its stack).
 
 type HttpHandler = (
   event: APIGatewayProxyEventV2,
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export const WEBHOOK_ROUTES: Readonly<Record<string, HttpHandler>> = {
-  "/webhooks/status": receiveStatusCallback,
-  "/webhooks/gateway": receiveGatewayWebhook,
-  "/webhooks/partner": receivePartnerEvent,
-  "/webhooks/recurring": receiveRecurringNotice,
-};
+/** Our webhook routes' functions in a container. */
+export function webhookRoutes(container: TestContainer): Readonly<Record<string, HttpHandler>> {
+  return {
+    "/webhooks/status": container.handler(receiveStatusCallback),
+    "/webhooks/gateway": container.handler(receiveGatewayWebhook),
+    "/webhooks/partner": container.handler(receivePartnerEvent),
+    "/webhooks/recurring": container.handler(receiveRecurringNotice),
+  };
+}
 
 /** Invokes the handler of the request's route with its v2 event. */
-export function invokeRoute(request: HttpRequestShape, options: { base64?: boolean } = {}) {
+export function invokeRoute(
+  container: TestContainer,
+  request: HttpRequestShape,
+  options: { base64?: boolean } = {},
+) {
   const path = new URL(request.url, "http://localhost").pathname;
-  const route = WEBHOOK_ROUTES[path];
+  const route = webhookRoutes(container)[path];
   if (!route) throw new Error(`no webhook route ${path}`);
   const routeKey = `${request.method.toUpperCase()} ${path}`;
   return route(
@@ -50,9 +57,11 @@ export interface WebhookReceiver extends RecordingServer {
 }
 
 /** The receiver the sandbox delivers to; gateway webhooks reach the handler Base64-encoded. */
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(container: TestContainer): Promise<WebhookReceiver> {
   const server = await startRecordingServer(async (request: RecordedRequest) => {
-    const reply = await invokeRoute(request, { base64: request.url.startsWith("/webhooks/gateway") });
+    const reply = await invokeRoute(container, request, {
+      base64: request.url.startsWith("/webhooks/gateway"),
+    });
     return {
       status: reply.statusCode ?? 200,
       headers: Object.fromEntries(
@@ -69,12 +78,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
  * local-aws-sqs in the Lambda event shape, the wrapped handler, then the successes deleted. Retried messages stay
  * invisible for their backoff and are left on the queue.
  */
-export async function drainIntake(stack: BillingStack): Promise<SQSBatchResponse[]> {
+export async function drainIntake(container: TestContainer): Promise<SQSBatchResponse[]> {
+  const { stack } = container;
+  const handler = container.handler(processIntake);
   const responses: SQSBatchResponse[] = [];
   for (;;) {
     const event = await receiveLambdaEvent(stack.sqs.client, stack.intakeQueue.queueUrl);
     if (event.Records.length === 0) return responses;
-    const response = await processIntake(event, stubContext("process-intake"));
+    const response = await handler(event, stubContext("process-intake"));
     responses.push(response);
     await deleteBatch(
       stack.sqs.client,

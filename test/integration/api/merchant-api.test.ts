@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isAdHocPeriod } from "../../../functions/core/charge-kind";
 import { attemptKeyOf } from "../../../functions/core/order-id";
-import { resetMerchantApiServices } from "../../../functions/runtime/merchant-api-services";
-import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
+import { TestContainer } from "../../support/handler-env";
 import { type ApiAnswer, type ApiCall, errorOf } from "../../support/merchant-api";
 import {
   deployedMerchantApi,
+  renewMerchantApi,
   storeApiKeyDigest,
-  useMerchantApiEnvironment,
 } from "../../support/merchant-api-handlers";
 
 /*
@@ -19,7 +18,8 @@ import {
  */
 
 const API_KEY = "mk_test_7c1d0e5f9a2b4c6d8e0f1a3b5c7d9e1f";
-const api = deployedMerchantApi();
+const container = new TestContainer(() => stack);
+const api = deployedMerchantApi(container);
 let stack: BillingStack;
 let apiKeySecretArn: string;
 
@@ -28,12 +28,9 @@ beforeAll(async () => {
   apiKeySecretArn = storeApiKeyDigest(stack, API_KEY);
 });
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  resetServices();
-  resetMerchantApiServices();
   await stack.close();
 });
-beforeEach(() => useMerchantApiEnvironment(stack, apiKeySecretArn));
+beforeEach(() => renewMerchantApi(container, apiKeySecretArn));
 
 const call = (method: string, path: string, options: ApiCall = {}) =>
   api(method, path, { apiKey: API_KEY, ...options });

@@ -1,20 +1,19 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { SERVICE_SETS } from "../../../functions/composition/service-sets";
 import { basicAuthorization } from "../../../functions/gateway/context";
 import { processCharges } from "../../../functions/handlers/process-charges";
-import { resetMerchantApiServices } from "../../../functions/runtime/merchant-api-services";
 import { metrics } from "../../../functions/runtime/observability";
-import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
-import { captureOutput } from "../../support/handler-env";
+import { captureOutput, TestContainer } from "../../support/handler-env";
 import type { ApiAnswer, ApiCall } from "../../support/merchant-api";
 import {
   deployedMerchantApi,
+  renewMerchantApi,
   storeApiKeyDigest,
-  useMerchantApiEnvironment,
 } from "../../support/merchant-api-handlers";
 
 /*
@@ -38,17 +37,15 @@ const CARDS = {
 
 let stack: BillingStack;
 let apiKeySecretArn: string;
-const api = deployedMerchantApi();
+const container = new TestContainer(() => stack);
+const api = deployedMerchantApi(container);
 
 beforeAll(async () => {
   stack = await BillingStack.start({ policy: { inflightWindowMs: 60_000 } });
   apiKeySecretArn = storeApiKeyDigest(stack, API_KEY);
-  useMerchantApiEnvironment(stack, apiKeySecretArn);
+  renewMerchantApi(container, apiKeySecretArn);
 });
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  resetServices();
-  resetMerchantApiServices();
   await stack.close();
 });
 
@@ -142,7 +139,7 @@ describe("no card data or secret leaves the request", () => {
     await stack.clock.set(new Date(Date.now() + 32 * DAY));
     expect((await stack.chargeRun()).enqueued).toBe(3);
     const queued: string[] = [];
-    const worker = { ...stack.services, sqs: stack.sqs.client, chargeQueueUrl: stack.chargeQueue.queueUrl };
+    const worker = await SERVICE_SETS.chargeWorker.from(stack.composition);
     for (
       let event = await receiveLambdaEvent(stack.sqs.client, stack.chargeQueue.queueUrl);
       event.Records.length > 0;
@@ -160,7 +157,7 @@ describe("no card data or secret leaves the request", () => {
     expect(queued.length).toBeGreaterThanOrEqual(3);
 
     const { Items = [] } = await stack.dynamo.client.send(
-      new ScanCommand({ TableName: stack.environment().TABLE_NAME }),
+      new ScanCommand({ TableName: stack.variables().TABLE_NAME }),
     );
     const logs = output.text();
     // The capture saw the functions at work: log lines and metrics of the API, the authorizer and the worker.
@@ -172,7 +169,7 @@ describe("no card data or secret leaves the request", () => {
       logs,
       answers: answers.map((answer) => answer.text).join("\n"),
       queued: queued.join("\n"),
-      events: JSON.stringify([...stack.events, ...stack.eventBridge.entries]),
+      events: JSON.stringify(stack.eventBridge.entries),
       table: JSON.stringify(Items),
     };
     for (const [place, text] of Object.entries(places)) expect(leaksIn(text), place).toEqual([]);

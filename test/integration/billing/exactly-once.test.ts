@@ -306,8 +306,8 @@ describe("cost", () => {
   it("counts the requests of one renewal month of 200 subscriptions", { timeout: 120_000 }, async () => {
     const stack = await startStack({ start: START, seed: 20270416 });
     const ids = await signUpMany(stack, 200, APPROVING_CARD);
-    const dynamo = countDynamoRequests(stack.dynamo.client);
-    const sqs = countSqsRequests(stack.sqs.client);
+    const dynamo = countDynamoRequests(stack.runtime.dynamo);
+    const sqs = countSqsRequests(stack.runtime.sqs);
 
     await stack.clock.set(RENEWAL);
     expect((await stack.chargeRun()).enqueued).toBe(200);
@@ -375,8 +375,8 @@ describe("cost", () => {
       }),
     );
     expect(created.every(Boolean)).toBe(true);
-    const dynamo = countDynamoRequests(stack.dynamo.client);
-    const sqs = countSqsRequests(stack.sqs.client);
+    const dynamo = countDynamoRequests(stack.runtime.dynamo);
+    const sqs = countSqsRequests(stack.runtime.sqs);
 
     const startedAt = performance.now();
     const run = await stack.chargeRun();

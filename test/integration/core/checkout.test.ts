@@ -68,7 +68,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   stack.sandbox.faults.configure({});
-  stack.events.length = 0;
+  stack.clearEvents();
 });
 
 const request = (billing: "token" | "recurring" = "token"): CheckoutRequest => ({

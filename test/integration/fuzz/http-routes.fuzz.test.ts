@@ -10,7 +10,7 @@ import {
   signWebhookBody,
   webhookHeaderNames,
 } from "../../../functions/gateway/webhook-signature";
-import { LambdaFunctions } from "../../../local/lambda-functions";
+import { BILLING_FUNCTIONS } from "../../../lib/function-table";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
@@ -132,9 +132,9 @@ async function setup(method: string, path: string, body: unknown, headers = bear
 
 /** Every route the local HTTP API serves: the function table's HTTP triggers and the local-only routes. */
 function servedRoutes(): string[] {
-  const deployed = new LambdaFunctions()
-    .withTrigger("http")
-    .flatMap(({ trigger }) => trigger.routes.map((route) => `${route.method} ${route.path}`));
+  const deployed = BILLING_FUNCTIONS.flatMap(({ trigger }) =>
+    trigger.kind === "http" ? trigger.routes.map((route) => `${route.method} ${route.path}`) : [],
+  );
   const localOnly = MERCHANT_API_ROUTES.filter((route) => route.localOnly).map(
     (route) => `${route.method} ${route.path}`,
   );

@@ -146,7 +146,7 @@ describe("leak scan of a realistic local run", () => {
     );
     await local.stack.dynamo.client.send(
       new PutCommand({
-        TableName: local.stack.environment().TABLE_NAME,
+        TableName: local.stack.variables().TABLE_NAME,
         Item: {
           pk: "PLANTED",
           sk: "PLANTED",

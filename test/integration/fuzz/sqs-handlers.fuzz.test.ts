@@ -2,7 +2,7 @@ import "../../support/log-everything";
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseChargeMessage } from "../../../functions/adapters/sqs-charge-queue";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
@@ -14,7 +14,7 @@ import { approximateMessageCount, drainQueue } from "../../../local/sqs-emulator
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import { hostileBodies } from "../../support/fuzz-requests";
-import { captureFileOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { captureFileOutput } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";
 import { stackState } from "../../support/stack-state";
 
@@ -50,7 +50,7 @@ interface Worker {
 
 let stack: BillingStack;
 let subscriptionId: string;
-const functions = new LambdaFunctions();
+let functions: LambdaFunctions;
 const output = captureFileOutput();
 const stats: string[] = [];
 
@@ -145,12 +145,11 @@ async function expireVisibility(queueUrl: string, receiptHandles: readonly strin
 
 beforeAll(async () => {
   stack = await BillingStack.start({ start: START, maxReceiveCount: MAX_RECEIVE_COUNT });
-  useLambdaEnvironment(stack.environment());
+  functions = new LambdaFunctions(stack.compose());
   [subscriptionId = ""] = await signUpCards(stack, ["4111111111111111"]);
 }, 60_000);
 
 afterAll(async () => {
-  vi.unstubAllEnvs();
   await stack?.close();
   if (stats.length > 0) console.log(`SQS handler fuzz, seed ${SEED}:\n${stats.join("\n")}`);
 });

@@ -1,15 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
-import { handler as processCharges } from "../../../functions/handlers/process-charges";
-import { handler as runCharges } from "../../../functions/handlers/run-charges";
-import { resetServices } from "../../../functions/runtime/services-from-env";
+import { definition as processChargesDefinition } from "../../../functions/handlers/process-charges";
+import { definition as runChargesDefinition } from "../../../functions/handlers/run-charges";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { compareLedgers } from "../../../local/ledger-comparison";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
-import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { captureOutput, TestContainer } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";
+
+const container = new TestContainer(() => stack);
+const processCharges = container.handler(processChargesDefinition);
+const runCharges = container.handler(runChargesDefinition);
 
 /*
  * The scheduled charge run and the SQS charge worker as Lambda runs them: handlers wrapped in their middleware,
@@ -31,16 +34,15 @@ const ids: string[] = [];
 beforeAll(async () => {
   stack = await BillingStack.start({ start: new Date(Date.now() - 40 * DAY) });
   ids.push(...(await signUpCards(stack, Object.values(CARDS))));
+  stack.clearEvents(); // only what the functions publish is checked
   await stack.clock.set(new Date());
 });
 
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  resetServices();
   await stack.close();
 });
 
-beforeEach(() => useLambdaEnvironment(stack.environment()));
+beforeEach(() => container.renew());
 
 describe("run-charges and process-charges on the local stack", () => {
   it("the charge run enqueues every due subscription from an EventBridge scheduled event", async () => {

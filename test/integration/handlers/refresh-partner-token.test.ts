@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { handler as refreshPartnerToken } from "../../../functions/handlers/refresh-partner-token";
-import { resetServices } from "../../../functions/runtime/services-from-env";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { definition as refreshPartnerTokenDefinition } from "../../../functions/handlers/refresh-partner-token";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
-import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { captureOutput, TestContainer } from "../../support/handler-env";
+
+const container = new TestContainer(() => stack);
+const refreshPartnerToken = container.handler(refreshPartnerTokenDefinition);
 
 /*
  * The partner-token refresher as Lambda runs it: the partner API key from the gateway secret, the token from the
@@ -20,12 +22,10 @@ const stored = () => JSON.parse(stack.secretsManager.secretString(tokenSecret) ?
 
 beforeAll(async () => {
   stack = await BillingStack.start();
-  tokenSecret = stack.environment().PARTNER_TOKEN_SECRET_ARN ?? "";
+  tokenSecret = stack.variables().PARTNER_TOKEN_SECRET_ARN ?? "";
 });
-beforeEach(() => useLambdaEnvironment(stack.environment()));
+beforeEach(() => container.renew());
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  resetServices();
   await stack.close();
 });
 

@@ -1,13 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChargeAttempt } from "../../../functions/core/model";
 import { orderIdFor } from "../../../functions/core/order-id";
-import { handler as sweepAttempts } from "../../../functions/handlers/sweep-attempts";
-import { resetServices } from "../../../functions/runtime/services-from-env";
+import { definition as sweepAttemptsDefinition } from "../../../functions/handlers/sweep-attempts";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { drainQueue } from "../../../local/sqs-emulator";
-import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { captureOutput, TestContainer } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";
+
+const container = new TestContainer(() => stack);
+const sweepAttempts = container.handler(sweepAttemptsDefinition);
 
 /*
  * The janitor as Lambda runs it, on the local stack: two workers "crashed" after claiming period 1 — one after the
@@ -39,13 +41,12 @@ async function claimStaleAttempt(subscriptionId: string): Promise<ChargeAttempt>
 beforeAll(async () => {
   stack = await BillingStack.start({ start: new Date(Date.now() - 40 * DAY) });
   [charged = "", neverSent = ""] = await signUpCards(stack, ["4111111111111111", "5555555555554444"]);
+  stack.clearEvents(); // only what the function publishes is checked
   await stack.clock.set(new Date());
-  useLambdaEnvironment(stack.environment());
+  container.renew();
 });
 
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  resetServices();
   await stack.close();
 });
 

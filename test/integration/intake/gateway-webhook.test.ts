@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
 import type { ChargeAttempt } from "../../../functions/core/model";
 import {
@@ -6,15 +6,14 @@ import {
   signWebhookBody,
   webhookHeaderNames,
 } from "../../../functions/gateway/webhook-signature";
-import { handler as processIntake } from "../../../functions/handlers/process-intake";
+import { definition as processIntakeDefinition } from "../../../functions/handlers/process-intake";
 import { webhookDedupKey } from "../../../functions/inbound/gateway-webhook-receipt";
-import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
-import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { captureOutput, TestContainer } from "../../support/handler-env";
 import type { RecordedRequest } from "../../support/recording-server";
 import { callSandbox } from "../../support/sandbox-gateway";
 import { signUpCards } from "../../support/signups";
@@ -24,6 +23,9 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../../support/webhook-receiver";
+
+const container = new TestContainer(() => stack);
+const processIntake = container.handler(processIntakeDefinition);
 
 /*
  * Gateway webhooks (CHARGEBACK, PAYOUT_*) as the sandbox sends them — signed with the merchant's webhook secret,
@@ -53,6 +55,7 @@ const replyOf = (reply: { statusCode?: number; body?: string }) => ({
 function resend(change: { body?: string; headers?: Record<string, string | undefined> } = {}) {
   const headers = { ...captured.headers, ...change.headers };
   return invokeRoute(
+    container,
     { method: "POST", url: "/webhooks/gateway", headers, body: change.body ?? captured.body },
     { base64: true },
   );
@@ -71,7 +74,7 @@ const sendSigned = (body: string) =>
   });
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
+  receiver = await startWebhookReceiver(container);
   stack = await BillingStack.start({ webhookBaseUrl: receiver.webhookBaseUrl });
   [subscriptionId = ""] = await signUpCards(stack, ["4111111111111111"]);
   const set = await callSandbox(stack.sandbox, "/sandbox/webhooks/chargeback-url", {
@@ -80,10 +83,8 @@ beforeAll(async () => {
   });
   expect(set.status).toBe(200);
 });
-beforeEach(() => useLambdaEnvironment(stack.environment()));
+beforeEach(() => container.renew());
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  resetServices();
   await stack.close();
   await receiver.close();
 });
@@ -189,7 +190,7 @@ describe("CHARGEBACK webhook intake", () => {
     expect(await intakeDepth()).toBe(1);
     // The same chargeback again: processed, and nothing changes (already disputed).
     const output = captureOutput();
-    await drainIntake(stack);
+    await drainIntake(container);
     expect(output.metrics()).toMatchObject({
       "Billing/ChargebacksDuplicate": 1,
       "Billing/ChargebacksReceived": 0,
@@ -201,11 +202,11 @@ describe("CHARGEBACK webhook intake", () => {
 
   it("accepts the next secret during a rotation", async () => {
     stack.secretsManager.setSecret(
-      stack.environment().WEBHOOK_SECRETS_ARN ?? "",
+      stack.variables().WEBHOOK_SECRETS_ARN ?? "",
       JSON.stringify({ current: "old_secret_being_rotated", next: TEST_MERCHANT.webhookSecret }),
     );
     try {
-      useLambdaEnvironment(stack.environment());
+      container.renew();
       const body = JSON.stringify({
         rescode: "0000",
         resmsg: "Success",
@@ -215,11 +216,11 @@ describe("CHARGEBACK webhook intake", () => {
       const reply = await sendSigned(body);
       expect(replyOf(reply)).toEqual({ status: 200, json: ACK });
       const output = captureOutput();
-      await drainIntake(stack);
+      await drainIntake(container);
       expect(output.metrics()).toMatchObject({ "Billing/PayoutNotices": 1 });
     } finally {
       stack.secretsManager.setSecret(
-        stack.environment().WEBHOOK_SECRETS_ARN ?? "",
+        stack.variables().WEBHOOK_SECRETS_ARN ?? "",
         JSON.stringify({ current: TEST_MERCHANT.webhookSecret }),
       );
     }
@@ -236,10 +237,9 @@ describe("CHARGEBACK webhook intake", () => {
       [NAMES.signature]: signWebhookBody(body, TEST_MERCHANT.webhookSecret),
       [NAMES.transmissionTime]: freshTime(),
     };
-    vi.stubEnv("INTAKE_QUEUE_URL", `${stack.sqs.endpoint}/000000000000/no-such-queue`);
-    resetServices();
+    container.renew({ INTAKE_QUEUE_URL: `${stack.sqs.endpoint}/000000000000/no-such-queue` });
     await expect(resend({ body, headers })).rejects.toThrow();
-    useLambdaEnvironment(stack.environment());
+    container.renew();
     expect(
       await stack.services.repository.recordOnce(
         webhookDedupKey(Buffer.from(body)),
@@ -249,7 +249,7 @@ describe("CHARGEBACK webhook intake", () => {
     await stack.services.repository.forgetOnce(webhookDedupKey(Buffer.from(body)));
     expect(replyOf(await resend({ body, headers }))).toEqual({ status: 200, json: ACK });
     expect(await intakeDepth()).toBe(1);
-    await drainIntake(stack);
+    await drainIntake(container);
   });
 
   it("records the real body's chargeback lifecycle: each status once, announced as received then updated", async () => {
@@ -278,12 +278,12 @@ describe("CHARGEBACK webhook intake", () => {
       expect(replyOf(await sendSigned(body))).toEqual({ status: 200, json: ACK });
     const recorded = captureOutput();
     await deliver(realBody("DEDUCTION", { chargeback_deduct_date: "20270411" }));
-    await drainIntake(stack);
+    await drainIntake(container);
     expect(recorded.metrics()).toMatchObject({ "Billing/ChargebacksReceived": 1 });
     // The same status in a different body (a field the gateway filled in later) is no new status.
     const again = captureOutput();
     await deliver(realBody("DEDUCTION", { chargeback_deduct_date: "20270411", param3: "again" }));
-    await drainIntake(stack);
+    await drainIntake(container);
     expect(again.metrics()).toMatchObject({
       "Billing/ChargebacksReceived": 0,
       "Billing/ChargebacksDuplicate": 1,
@@ -327,7 +327,7 @@ describe("CHARGEBACK webhook intake", () => {
     expect(replyOf(reply)).toEqual({ status: 200, json: ACK });
     const published = stack.eventBridge.entries.length;
     const output = captureOutput();
-    await drainIntake(stack);
+    await drainIntake(container);
     expect(output.metrics()).toMatchObject({ "Billing/ChargebacksUnmatched": 1 });
     expect(stack.eventBridge.entries).toHaveLength(published);
   });

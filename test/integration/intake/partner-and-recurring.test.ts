@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
 import { type Checkout, type CheckoutDeps, startCheckout } from "../../../functions/core/checkout";
 import { processIntakeMessage, STATUS_URL_GRACE_MS } from "../../../functions/core/intake";
 import { type IntakeMessage, parseIntakeMessage } from "../../../functions/core/intake-messages";
-import { handler as processIntake } from "../../../functions/handlers/process-intake";
-import { handler as registerPartnerWebhook } from "../../../functions/handlers/register-partner-webhook";
-import { resetServices } from "../../../functions/runtime/services-from-env";
+import { definition as processIntakeDefinition } from "../../../functions/handlers/process-intake";
+import { definition as registerPartnerWebhookDefinition } from "../../../functions/handlers/register-partner-webhook";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
-import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { captureOutput, TestContainer } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";
 import {
   drainIntake,
@@ -17,6 +16,10 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../../support/webhook-receiver";
+
+const container = new TestContainer(() => stack);
+const processIntake = container.handler(processIntakeDefinition);
+const registerPartnerWebhook = container.handler(registerPartnerWebhookDefinition);
 
 /*
  * Partner PAYMENT_COMPLETED events (unsigned: hints confirmed by retrieve) and gateway-managed recurring charges
@@ -31,13 +34,11 @@ let receiver: WebhookReceiver;
 let stack: BillingStack;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
+  receiver = await startWebhookReceiver(container);
   stack = await BillingStack.start({ webhookBaseUrl: receiver.webhookBaseUrl });
 });
-beforeEach(() => useLambdaEnvironment(stack.environment()));
+beforeEach(() => container.renew());
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  resetServices();
   await stack.close();
   await receiver.close();
 });
@@ -146,7 +147,7 @@ describe("partner PAYMENT_COMPLETED hints", () => {
     expect((await state(started.subscription_id)).subscription?.status).toBe("pending");
     await deleteBatch(stack.sqs.client, stack.intakeQueue.queueUrl, event.Records);
 
-    stack.events.length = 0;
+    stack.clearEvents();
     expect(await processLater(message)).toMatchObject({ outcome: "payment_confirmed" });
     const after = await state(started.subscription_id);
     expect(after.subscription).toMatchObject({ status: "active", period: 1 });
@@ -166,10 +167,10 @@ describe("partner PAYMENT_COMPLETED hints", () => {
       ["someone-elses-order", "SBXT00000000000000000999"],
       ["sub_unknown-0-0", "SBXT00000000000000000998"],
     ] as const) {
-      expect((await invokeRoute(partnerEvent(orderId, transactionId))).statusCode).toBe(200);
+      expect((await invokeRoute(container, partnerEvent(orderId, transactionId))).statusCode).toBe(200);
     }
     const output = captureOutput();
-    expect((await drainIntake(stack)).flatMap((response) => response.batchItemFailures)).toEqual([]);
+    expect((await drainIntake(container)).flatMap((response) => response.batchItemFailures)).toEqual([]);
     expect(output.metrics()).toMatchObject({
       "Billing/PaymentHintsIgnored": 2,
       "Billing/PaymentHintsConfirmed": 0,
@@ -179,9 +180,9 @@ describe("partner PAYMENT_COMPLETED hints", () => {
   it("a hint for a checkout that was never paid changes nothing, even after the grace", async () => {
     const started = await checkout("token", LOST_STATUS_URL_BASE);
     const before = await state(started.subscription_id);
-    expect((await invokeRoute(partnerEvent(started.order_id, "SBXT00000000000000000997"))).statusCode).toBe(
-      200,
-    );
+    expect(
+      (await invokeRoute(container, partnerEvent(started.order_id, "SBXT00000000000000000997"))).statusCode,
+    ).toBe(200);
     const event = await receiveLambdaEvent(stack.sqs.client, stack.intakeQueue.queueUrl);
     const message = parseIntakeMessage(event.Records[0]?.body ?? "");
     await deleteBatch(stack.sqs.client, stack.intakeQueue.queueUrl, event.Records);
@@ -197,27 +198,27 @@ describe("partner PAYMENT_COMPLETED hints", () => {
     await stack.sandbox.deliveries.settled();
     const before = await state(id);
     const output = captureOutput();
-    await drainIntake(stack);
+    await drainIntake(container);
     expect(output.metrics()).toMatchObject({ "Billing/PaymentHintsIgnored": 1 });
     expect(await state(id)).toEqual(before);
   });
 
   it("refuses a body that is no partner event and acknowledges other event types without queuing", async () => {
-    const bad = await invokeRoute({
+    const bad = await invokeRoute(container, {
       method: "POST",
       url: "/webhooks/partner",
       headers: {},
       body: "not json",
     });
     expect(bad.statusCode).toBe(400);
-    const other = await invokeRoute({
+    const other = await invokeRoute(container, {
       method: "POST",
       url: "/webhooks/partner",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ eventType: "INVOICE_CREATED", timestamp: new Date().toISOString(), data: {} }),
     });
     expect(other.statusCode).toBe(200);
-    expect(await drainIntake(stack)).toEqual([]);
+    expect(await drainIntake(container)).toEqual([]);
   });
 });
 
@@ -225,7 +226,7 @@ describe("recurring_noti_url", () => {
   it("records each gateway-run charge once, confirmed by retrieve", async () => {
     const started = await checkout("recurring", receiver.webhookBaseUrl);
     await payInWindow(started);
-    await drainIntake(stack); // status_url (and the partner hint it races with)
+    await drainIntake(container); // status_url (and the partner hint it races with)
     expect((await state(started.subscription_id)).subscription).toMatchObject({
       status: "active",
       period: 1,
@@ -239,20 +240,20 @@ describe("recurring_noti_url", () => {
     if (!notice) throw new Error("recurring_noti_url was not called");
     expect(notice.url).toBe(`/webhooks/recurring?subscription_id=${started.subscription_id}`);
     const output = captureOutput();
-    await drainIntake(stack);
+    await drainIntake(container);
     expect(output.metrics()).toMatchObject({ "Billing/RecurringChargesRecorded": 1 });
     const after = await state(started.subscription_id);
     expect(after.subscription?.period).toBe(2);
     expect(after.attempts.map((attempt) => attempt.status)).toEqual(["succeeded", "succeeded"]);
 
     // The notice again: recorded once.
-    expect((await invokeRoute(notice)).statusCode).toBe(200);
-    await drainIntake(stack);
+    expect((await invokeRoute(container, notice)).statusCode).toBe(200);
+    await drainIntake(container);
     expect(await state(started.subscription_id)).toEqual(after);
   });
 
   it("refuses a notice without subscription_id or order_id", async () => {
-    const reply = await invokeRoute({
+    const reply = await invokeRoute(container, {
       method: "POST",
       url: "/webhooks/recurring",
       headers: { "content-type": "application/json" },

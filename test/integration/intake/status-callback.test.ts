@@ -1,16 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
 import { type Checkout, type CheckoutDeps, startCheckout } from "../../../functions/core/checkout";
-import { resetServices } from "../../../functions/runtime/services-from-env";
 import { BillingStack } from "../../../local/billing-stack";
 import { approximateMessageCount, drainQueue } from "../../../local/sqs-emulator";
-import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { captureOutput, TestContainer } from "../../support/handler-env";
 import {
   drainIntake,
   invokeRoute,
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../../support/webhook-receiver";
+
+const container = new TestContainer(() => stack);
 
 /*
  * status_url end to end: the sandbox completes a payment window and calls our status_url; API Gateway's v2 event
@@ -26,7 +27,7 @@ let stack: BillingStack;
 let deps: CheckoutDeps;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
+  receiver = await startWebhookReceiver(container);
   stack = await BillingStack.start({ webhookBaseUrl: receiver.webhookBaseUrl });
   deps = {
     ...stack.services,
@@ -35,12 +36,10 @@ beforeAll(async () => {
   };
 });
 beforeEach(() => {
-  useLambdaEnvironment(stack.environment());
+  container.renew();
   receiver.reset();
 });
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  resetServices();
   await stack.close();
   await receiver.close();
 });
@@ -104,7 +103,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     expect(await intakeDepth()).toBe(1);
 
     const output = captureOutput();
-    expect(await drainIntake(stack)).toEqual([{ batchItemFailures: [] }]);
+    expect(await drainIntake(container)).toEqual([{ batchItemFailures: [] }]);
     const { subscription, attempts } = await stored(checkout);
     expect(subscription).toMatchObject({
       status: "active",
@@ -119,9 +118,9 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     });
 
     // status_url "may be called more than once": the repeat is queued and changes nothing.
-    const again = await invokeRoute(request);
+    const again = await invokeRoute(container, request);
     expect(again.statusCode).toBe(200);
-    expect(await drainIntake(stack)).toEqual([{ batchItemFailures: [] }]);
+    expect(await drainIntake(container)).toEqual([{ batchItemFailures: [] }]);
     expect(await stored(checkout)).toEqual({ subscription, attempts });
     expect(stack.eventBridge.entries).toHaveLength(1);
   });
@@ -150,7 +149,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     const withExtra = new URLSearchParams(genuine);
     withExtra.set("param3", "added");
     for (const query of [...tampered, withoutFgkey.toString(), withExtra.toString()]) {
-      const reply = await invokeRoute({
+      const reply = await invokeRoute(container, {
         method: "GET",
         url: `/webhooks/status?${query}`,
         headers: {},
@@ -159,7 +158,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
       expect(reply.statusCode).toBe(200);
     }
     const output = captureOutput();
-    const responses = await drainIntake(stack);
+    const responses = await drainIntake(container);
     expect(responses.flatMap((response) => response.batchItemFailures)).toEqual([]);
     expect(output.metrics()).toMatchObject({ "Billing/CheckoutsCompleted": 0 });
     const rejected = output
@@ -170,23 +169,23 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     expect(stack.eventBridge.entries).toHaveLength(published);
 
     // The genuine query, sent as a POST form this time, still completes the checkout.
-    const form = await invokeRoute({
+    const form = await invokeRoute(container, {
       method: "POST",
       url: "/webhooks/status",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: genuine.toString(),
     });
     expect(form.statusCode).toBe(200);
-    await drainIntake(stack);
+    await drainIntake(container);
     expect((await stored(checkout)).subscription?.status).toBe("active");
   });
 
   it("takes the query from a JSON body too", async () => {
     const checkout = await started();
     const request = await payInWindow(checkout);
-    await drainIntake(stack); // the GET the sandbox sent: the checkout is active
+    await drainIntake(container); // the GET the sandbox sent: the checkout is active
     const params = Object.fromEntries(new URLSearchParams(request.url.slice("/webhooks/status?".length)));
-    const reply = await invokeRoute({
+    const reply = await invokeRoute(container, {
       method: "POST",
       url: "/webhooks/status",
       headers: { "content-type": "application/json" },
@@ -194,7 +193,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     });
     expect(reply.statusCode).toBe(200);
     const output = captureOutput();
-    await drainIntake(stack);
+    await drainIntake(container);
     // Re-encoded in the same order: verify accepts it; the checkout was completed before, so nothing changes.
     expect(output.metrics()).toMatchObject({
       "Billing/CheckoutsCompleted": 1,
@@ -205,7 +204,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
   it("refuses to queue a query that carries a card number or a CVC, or is empty", async () => {
     const output = captureOutput();
     for (const query of [`card_number=${VISA}&order_id=x`, "order_id=x&cvc=123", ""]) {
-      const reply = await invokeRoute({
+      const reply = await invokeRoute(container, {
         method: "GET",
         url: `/webhooks/status?${query}`,
         headers: {},

@@ -1,13 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { gatewayDate } from "../../../functions/core/gateway-time";
 import { processIntakeMessage } from "../../../functions/core/intake";
 import { refundCharge } from "../../../functions/core/refunds";
-import { handler as reconcileLedger } from "../../../functions/handlers/reconcile-ledger";
-import { resetServices } from "../../../functions/runtime/services-from-env";
+import { definition as reconcileLedgerDefinition } from "../../../functions/handlers/reconcile-ledger";
 import { BillingStack } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";
 import { renewAt, signUpMany } from "../../support/billing-scenarios";
-import { captureOutput, useLambdaEnvironment } from "../../support/handler-env";
+import { captureOutput, TestContainer } from "../../support/handler-env";
 import { callSandbox } from "../../support/sandbox-gateway";
+
+const container = new TestContainer(() => stack);
+const reconcileLedger = container.handler(reconcileLedgerDefinition);
 
 /*
  * reconcile-ledger as Lambda runs it (services from the environment, the sandbox's reconciliation API in 7-day
@@ -66,10 +69,8 @@ beforeAll(async () => {
   const renewed = await renewAt(stack, new Date("2026-04-01T10:30:00.000Z"));
   expect(renewed.enqueued).toBe(3);
 });
-beforeEach(() => useLambdaEnvironment(stack.environment()));
+beforeEach(() => container.renew());
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  resetServices();
   await stack.close();
 });
 
@@ -147,7 +148,8 @@ describe("reconcile-ledger on the local stack", () => {
 
   it("reconciles yesterday by default and refuses a malformed period", async () => {
     const report = await invoke({});
-    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10).replaceAll("-", "");
+    // The function runs on the stack's clock; its day is the gateway's (Korea) calendar day.
+    const yesterday = gatewayDate(new Date(stack.clock.now().getTime() - 86_400_000));
     expect(report).toMatchObject({ from: yesterday, to: yesterday });
     await expect(invoke({ from: "20260431", to: "20260401" })).rejects.toThrow(/from/);
   });

@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { environmentFromCdkOutputs } from "../../../cli/target";
-import {
-  chargeRunEnvironment,
-  intakeEnvironment,
-  loadEnvironment,
-  reconciliationEnvironment,
-} from "../../../functions/runtime/environment";
+import { SERVICE_SETS } from "../../../functions/composition/service-sets";
+import { loadEnvironment } from "../../../functions/runtime/environment";
 
 // What `cdk deploy --outputs-file` writes for the two stacks (lib/stack-outputs.ts), as the CLI reads it.
 const deployed = {
@@ -50,15 +46,15 @@ describe("environmentFromCdkOutputs", () => {
 
   it("gives every command's handler environment: charge run, reconciliation, the intake queue", () => {
     const { environment } = environmentFromCdkOutputs(deployed);
-    expect(loadEnvironment(chargeRunEnvironment, environment)).toEqual({
+    expect(loadEnvironment(SERVICE_SETS.chargeRun.environment, environment)).toEqual({
       TABLE_NAME: deployed.BillingStateful.TableName,
       CHARGE_QUEUE_URL: deployed.BillingStateful.ChargeQueueUrl,
     });
-    expect(loadEnvironment(reconciliationEnvironment, environment)).toMatchObject({
+    expect(loadEnvironment(SERVICE_SETS.reconciliation.environment, environment)).toMatchObject({
       GATEWAY_SECRET_ARN: deployed.BillingStateful.GatewaySecretArn,
       PAYMENT_BASE_URL: "https://payment.example.test",
     });
-    expect(loadEnvironment(intakeEnvironment, environment).INTAKE_QUEUE_URL).toBe(
+    expect(loadEnvironment(SERVICE_SETS.intakeReceiver.environment, environment).INTAKE_QUEUE_URL).toBe(
       deployed.BillingStateful.IntakeQueueUrl,
     );
   });

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { handler, runCharges } from "../../../functions/handlers/run-charges";
+import { compose } from "../../../functions/composition/compose";
+import { composedHandler } from "../../../functions/composition/handler-definition";
+import { createRuntime } from "../../../functions/composition/runtime";
+import { definition, runCharges } from "../../../functions/handlers/run-charges";
 import { metrics } from "../../../functions/runtime/observability";
-import { resetServices } from "../../../functions/runtime/services-from-env";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { fakeChargeServices } from "../../support/fake-billing";
 import { spyOnMetrics } from "../../support/metric-spy";
@@ -52,21 +54,15 @@ describe("runCharges", () => {
 });
 
 describe("the wrapped handler", () => {
-  afterEach(() => resetServices());
-
-  it("fails its invocation naming the variables it lacks", async () => {
-    const saved = { TABLE_NAME: process.env.TABLE_NAME, CHARGE_QUEUE_URL: process.env.CHARGE_QUEUE_URL };
-    delete process.env.TABLE_NAME;
-    process.env.CHARGE_QUEUE_URL = "not-a-url";
+  it("fails its invocation naming every variable it lacks", async () => {
+    const runtime = createRuntime({ region: "eu-west-1" });
+    const handler = composedHandler(definition, () => compose(runtime, { CHARGE_QUEUE_URL: "not-a-url" }));
     try {
       await expect(handler(scheduledEvent(), stubContext())).rejects.toThrow(
         /TABLE_NAME is not set; CHARGE_QUEUE_URL .*URL/i,
       );
     } finally {
-      for (const [name, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
+      runtime.close();
     }
   });
 });

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { COMPONENT_VARIABLES } from "../../../functions/composition/components";
+import { SERVICE_SETS } from "../../../functions/composition/service-sets";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
-import {
-  billingEnvironment,
-  chargeRunEnvironment,
-  EnvironmentError,
-  loadEnvironment,
-  partnerTokenEnvironment,
-  variablesOf,
-} from "../../../functions/runtime/environment";
+import { EnvironmentError, loadEnvironment, variablesOf } from "../../../functions/runtime/environment";
 
 const FULL = {
   TABLE_NAME: "billing",
@@ -33,8 +28,8 @@ function problemsOf(run: () => unknown): readonly string[] {
 
 describe("handler environments", () => {
   it("lists the variables of each handler's subset", () => {
-    expect(variablesOf(chargeRunEnvironment)).toEqual(["TABLE_NAME", "CHARGE_QUEUE_URL"]);
-    expect(variablesOf(partnerTokenEnvironment).sort()).toEqual([
+    expect(variablesOf(SERVICE_SETS.chargeRun.environment)).toEqual(["TABLE_NAME", "CHARGE_QUEUE_URL"]);
+    expect(variablesOf(SERVICE_SETS.partnerToken.environment).sort()).toEqual([
       "GATEWAY_REBILL_ENDPOINT",
       "GATEWAY_SECRET_ARN",
       "PARTNER_BASE_URL",
@@ -42,11 +37,12 @@ describe("handler environments", () => {
       "PAYMENT_BASE_URL",
       "WEBHOOK_ADMIN_BASE_URL",
     ]);
-    expect(variablesOf(billingEnvironment)).toHaveLength(11);
+    // The billing core calls no partner API: the partner token is not among its variables.
+    expect(variablesOf(SERVICE_SETS.billing.environment)).toHaveLength(10);
   });
 
   it("takes only the handler's own variables and ignores the rest of the process environment", () => {
-    expect(loadEnvironment(chargeRunEnvironment, { ...FULL, PATH: "/usr/bin" })).toEqual({
+    expect(loadEnvironment(SERVICE_SETS.chargeRun.environment, { ...FULL, PATH: "/usr/bin" })).toEqual({
       TABLE_NAME: "billing",
       CHARGE_QUEUE_URL: FULL.CHARGE_QUEUE_URL,
     });
@@ -54,7 +50,7 @@ describe("handler environments", () => {
 
   it("names every missing or invalid variable and never echoes a value", () => {
     const problems = problemsOf(() =>
-      loadEnvironment(billingEnvironment, {
+      loadEnvironment(SERVICE_SETS.billing.environment, {
         ...FULL,
         TABLE_NAME: undefined,
         PAYMENT_BASE_URL: "not a url secret",
@@ -68,8 +64,10 @@ describe("handler environments", () => {
 
   it("requires the partner-token secret for the refresher but not for the billing core", () => {
     const { PARTNER_TOKEN_SECRET_ARN: _omitted, ...withoutToken } = FULL;
-    expect(loadEnvironment(billingEnvironment, withoutToken).PARTNER_TOKEN_SECRET_ARN).toBeUndefined();
-    expect(problemsOf(() => loadEnvironment(partnerTokenEnvironment, withoutToken))).toEqual([
+    expect(
+      loadEnvironment(SERVICE_SETS.billing.environment, withoutToken).PARTNER_TOKEN_SECRET_ARN,
+    ).toBeUndefined();
+    expect(problemsOf(() => loadEnvironment(SERVICE_SETS.partnerToken.environment, withoutToken))).toEqual([
       "PARTNER_TOKEN_SECRET_ARN is not set",
     ]);
   });
@@ -79,9 +77,9 @@ describe("CHARGE_POLICY", () => {
   const withPolicy = (policy: string) => ({ ...FULL, CHARGE_POLICY: policy });
 
   it("is optional and overrides the named fields only", () => {
-    expect(loadEnvironment(billingEnvironment, FULL).CHARGE_POLICY).toBeUndefined();
+    expect(loadEnvironment(COMPONENT_VARIABLES.policy, FULL).CHARGE_POLICY).toBeUndefined();
     const policy = loadEnvironment(
-      billingEnvironment,
+      COMPONENT_VARIABLES.policy,
       withPolicy('{"dunningScheduleDays":[2,4],"retryBaseSeconds":60}'),
     ).CHARGE_POLICY;
     expect(policy).toEqual({ dunningScheduleDays: [2, 4], retryBaseSeconds: 60 });
@@ -98,7 +96,7 @@ describe("CHARGE_POLICY", () => {
     ["a window shorter than a call", '{"inflightWindowMs":1000}', "CHARGE_POLICY.inflightWindowMs"],
     ["base above max", '{"retryBaseSeconds":600,"retryMaxSeconds":300}', "CHARGE_POLICY.retryBaseSeconds"],
   ])("refuses %s, naming the field", (_case, json, field) => {
-    const [problem] = problemsOf(() => loadEnvironment(billingEnvironment, withPolicy(json)));
+    const [problem] = problemsOf(() => loadEnvironment(COMPONENT_VARIABLES.policy, withPolicy(json)));
     expect(problem?.startsWith(field)).toBe(true);
   });
 });

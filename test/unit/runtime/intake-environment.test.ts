@@ -1,28 +1,20 @@
 import { describe, expect, it } from "vitest";
-import {
-  EnvironmentError,
-  gatewayWebhookEnvironment,
-  intakeEnvironment,
-  intakeProcessorEnvironment,
-  loadEnvironment,
-  partnerWebhookEnvironment,
-  reconciliationEnvironment,
-  variablesOf,
-} from "../../../functions/runtime/environment";
+import { SERVICE_SETS } from "../../../functions/composition/service-sets";
+import { EnvironmentError, loadEnvironment, variablesOf } from "../../../functions/runtime/environment";
 
 describe("the intake handlers' environments (the CDK functions' variables)", () => {
   it("names each handler's variables", () => {
-    expect(variablesOf(intakeEnvironment)).toEqual(["INTAKE_QUEUE_URL"]);
-    expect(variablesOf(gatewayWebhookEnvironment).sort()).toEqual([
+    expect(variablesOf(SERVICE_SETS.intakeReceiver.environment)).toEqual(["INTAKE_QUEUE_URL"]);
+    expect(variablesOf(SERVICE_SETS.gatewayWebhook.environment).sort()).toEqual([
       "INTAKE_QUEUE_URL",
       "TABLE_NAME",
       "WEBHOOK_HEADER_PREFIX",
       "WEBHOOK_SECRETS_ARN",
     ]);
-    expect(variablesOf(intakeProcessorEnvironment)).toEqual(
+    expect(variablesOf(SERVICE_SETS.intakeWorker.environment)).toEqual(
       expect.arrayContaining(["INTAKE_QUEUE_URL", "GATEWAY_SECRET_ARN", "EVENT_BUS_NAME"]),
     );
-    expect(variablesOf(reconciliationEnvironment).sort()).toEqual([
+    expect(variablesOf(SERVICE_SETS.reconciliation.environment).sort()).toEqual([
       "GATEWAY_REBILL_ENDPOINT",
       "GATEWAY_SECRET_ARN",
       "PARTNER_BASE_URL",
@@ -30,7 +22,7 @@ describe("the intake handlers' environments (the CDK functions' variables)", () 
       "TABLE_NAME",
       "WEBHOOK_ADMIN_BASE_URL",
     ]);
-    expect(variablesOf(partnerWebhookEnvironment)).toEqual(
+    expect(variablesOf(SERVICE_SETS.partnerWebhook.environment)).toEqual(
       expect.arrayContaining(["PARTNER_TOKEN_SECRET_ARN", "PUBLIC_WEBHOOK_BASE_URL"]),
     );
   });
@@ -41,10 +33,12 @@ describe("the intake handlers' environments (the CDK functions' variables)", () 
       TABLE_NAME: "billing",
       WEBHOOK_HEADER_PREFIX: "bad prefix",
     };
-    expect(() => loadEnvironment(gatewayWebhookEnvironment, env)).toThrow(EnvironmentError);
-    expect(() => loadEnvironment(gatewayWebhookEnvironment, env)).toThrow(/WEBHOOK_SECRETS_ARN is not set/);
+    expect(() => loadEnvironment(SERVICE_SETS.gatewayWebhook.environment, env)).toThrow(EnvironmentError);
+    expect(() => loadEnvironment(SERVICE_SETS.gatewayWebhook.environment, env)).toThrow(
+      /WEBHOOK_SECRETS_ARN is not set/,
+    );
     expect(
-      loadEnvironment(gatewayWebhookEnvironment, {
+      loadEnvironment(SERVICE_SETS.gatewayWebhook.environment, {
         ...env,
         WEBHOOK_HEADER_PREFIX: "service",
         WEBHOOK_SECRETS_ARN: "s",

@@ -52,7 +52,7 @@ function worker() {
     region: "us-east-1",
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
   });
-  return { ...fakes, services: { ...fakes.deps, sqs, chargeQueueUrl: QUEUE_URL } };
+  return { ...fakes, services: { ...fakes.deps, consumer: { client: sqs, queueUrl: QUEUE_URL } } };
 }
 
 describe("processCharges", () => {

@@ -1,0 +1,74 @@
+import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { Clock } from "../core/ports";
+import type { FetchLike } from "../gateway/transport";
+import { tracer } from "../runtime/observability";
+
+/** Where the SDK clients go when not by the SDK's own resolution (local mode, the ops CLI). */
+export interface RuntimeOptions {
+  readonly region?: string;
+  /** A named profile of the operator's AWS configuration (the ops CLI). */
+  readonly profile?: string;
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly endpoints?: {
+    readonly dynamodb?: string;
+    readonly sqs?: string;
+    readonly secretsManager?: string;
+    readonly eventBridge?: string;
+  };
+  /** Local mode's shared clock; the system clock otherwise. */
+  readonly clock?: Clock;
+  readonly fetchImpl?: FetchLike;
+}
+
+/** What a process brings to the composition: SDK clients, the secret reader, the clock, fetch. */
+export interface Runtime {
+  /** The plain client (Powertools' idempotency layer marshals itself). */
+  readonly dynamoClient: DynamoDBClient;
+  /** The document client over it; optional record fields are left out of items rather than written as undefined. */
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  readonly eventBridge: EventBridgeClient;
+  readonly secretsManager: SecretsManagerClient;
+  /** Powertools' secret reader (its cache is this runtime's). */
+  readonly secrets: SecretsProvider;
+  readonly clock: Clock;
+  readonly fetchImpl?: FetchLike;
+  /** Closes the SDK clients' sockets. */
+  close(): void;
+}
+
+/**
+ * SDK clients, traced when X-Ray is on, and the clock. Without options the SDK resolves region, credentials and
+ * endpoints itself (AWS_REGION, the credential chain): what a Lambda container needs.
+ */
+export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  const { region, profile, credentials, endpoints = {} } = options;
+  const config = (endpoint: string | undefined) => ({ region, profile, credentials, endpoint });
+  const dynamoClient = tracer.captureAWSv3Client(new DynamoDBClient(config(endpoints.dynamodb)));
+  const dynamo = DynamoDBDocumentClient.from(dynamoClient, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const sqs = tracer.captureAWSv3Client(new SQSClient(config(endpoints.sqs)));
+  const eventBridge = tracer.captureAWSv3Client(new EventBridgeClient(config(endpoints.eventBridge)));
+  const secretsManager = tracer.captureAWSv3Client(
+    new SecretsManagerClient(config(endpoints.secretsManager)),
+  );
+  return {
+    dynamoClient,
+    dynamo,
+    sqs,
+    eventBridge,
+    secretsManager,
+    secrets: new SecretsProvider({ awsSdkV3Client: secretsManager }),
+    clock: options.clock ?? { now: () => new Date() },
+    fetchImpl: options.fetchImpl,
+    close() {
+      for (const client of [dynamo, dynamoClient, sqs, eventBridge, secretsManager]) client.destroy();
+    },
+  };
+}
