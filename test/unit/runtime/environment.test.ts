@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { COMPONENT_VARIABLES } from "../../../functions/composition/components";
 import { SERVICE_SETS } from "../../../functions/composition/service-sets";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
-import { EnvironmentError, loadEnvironment, variablesOf } from "../../../functions/runtime/environment";
+import {
+  type Environment,
+  EnvironmentError,
+  loadEnvironment,
+  variablesOf,
+} from "../../../functions/runtime/environment";
 
 const FULL = {
   TABLE_NAME: "billing",
@@ -77,11 +81,12 @@ describe("CHARGE_POLICY", () => {
   const withPolicy = (policy: string) => ({ ...FULL, CHARGE_POLICY: policy });
 
   it("is optional and overrides the named fields only", () => {
-    expect(loadEnvironment(COMPONENT_VARIABLES.policy, FULL).CHARGE_POLICY).toBeUndefined();
-    const policy = loadEnvironment(
-      COMPONENT_VARIABLES.policy,
+    expect(loadEnvironment(SERVICE_SETS.billing.environment, FULL).CHARGE_POLICY).toBeUndefined();
+    // The set's environment is typed as a plain z.ZodObject; its CHARGE_POLICY is environmentSchema's.
+    const { CHARGE_POLICY: policy }: Pick<Environment, "CHARGE_POLICY"> = loadEnvironment(
+      SERVICE_SETS.billing.environment,
       withPolicy('{"dunningScheduleDays":[2,4],"retryBaseSeconds":60}'),
-    ).CHARGE_POLICY;
+    );
     expect(policy).toEqual({ dunningScheduleDays: [2, 4], retryBaseSeconds: 60 });
     expect({ ...DEFAULT_CHARGE_POLICY, ...policy }.tokenExpiredCodes).toEqual(
       DEFAULT_CHARGE_POLICY.tokenExpiredCodes,
@@ -96,7 +101,7 @@ describe("CHARGE_POLICY", () => {
     ["a window shorter than a call", '{"inflightWindowMs":1000}', "CHARGE_POLICY.inflightWindowMs"],
     ["base above max", '{"retryBaseSeconds":600,"retryMaxSeconds":300}', "CHARGE_POLICY.retryBaseSeconds"],
   ])("refuses %s, naming the field", (_case, json, field) => {
-    const [problem] = problemsOf(() => loadEnvironment(COMPONENT_VARIABLES.policy, withPolicy(json)));
+    const [problem] = problemsOf(() => loadEnvironment(SERVICE_SETS.billing.environment, withPolicy(json)));
     expect(problem?.startsWith(field)).toBe(true);
   });
 });
