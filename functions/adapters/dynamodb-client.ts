@@ -16,10 +16,16 @@ export interface DynamoDbClientOptions {
  * record fields are left out of items rather than written as undefined (which the marshaller would reject).
  */
 export function createDynamoDbDocumentClient(options: DynamoDbClientOptions = {}): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    endpoint: options.endpoint,
-    region: options.region,
-    credentials: options.credentials,
-  });
+  return documentClientOf(
+    new DynamoDBClient({
+      endpoint: options.endpoint,
+      region: options.region,
+      credentials: options.credentials,
+    }),
+  );
+}
+
+/** The document client over a plain one (which Powertools' idempotency layer uses as it is). */
+export function documentClientOf(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }

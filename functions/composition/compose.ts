@@ -88,10 +88,6 @@ export function compose(runtime: Runtime, variables: Variables, tuning: Composit
       secretId: variablesOf(name).PARTNER_TOKEN_SECRET_ARN,
       cacheMs,
     });
-  const gatewayClient = refreshed(
-    async () => createGatewayClient(await gatewayConfig("gateway"), gatewayOptions),
-    secretAgeMs,
-  );
   // One repository class serves both: the read-only component differs in its grants, not its code.
   const repositoryOf = (name: "repository" | "readRepository") =>
     once(() =>
@@ -140,7 +136,7 @@ export function compose(runtime: Runtime, variables: Variables, tuning: Composit
     ),
     /** The payment API behind the core's port, and the raw client (tests, the ops CLI). */
     gateway: refreshed(async () => {
-      const client = await gatewayClient();
+      const client = createGatewayClient(await gatewayConfig("gateway"), gatewayOptions);
       return { client, payments: createPaymentGateway(client.payments, { lang: "EN" }) };
     }, secretAgeMs),
     gatewayTransactions: refreshed(async () => {
@@ -189,10 +185,16 @@ export function compose(runtime: Runtime, variables: Variables, tuning: Composit
       return () => readApiKeyDigests(runtime, secretId);
     }),
   } satisfies Record<ComponentName, unknown>;
+  // A set's variables are checked on its first use in this composition, not on every invocation.
+  const checked = new WeakSet<z.ZodObject>();
   return {
     ...components,
     /** Checks a service set's variables at once, naming every missing or invalid one (EnvironmentError). */
-    check: (schema: z.ZodObject) => void loadEnvironment(schema, variables),
+    check(schema: z.ZodObject): void {
+      if (checked.has(schema)) return;
+      loadEnvironment(schema, variables);
+      checked.add(schema);
+    },
   };
 }
 

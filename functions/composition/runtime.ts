@@ -3,7 +3,8 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { documentClientOf } from "../adapters/dynamodb-client";
 import type { Clock } from "../core/ports";
 import type { FetchLike } from "../gateway/transport";
 import { tracer } from "../runtime/observability";
@@ -29,7 +30,7 @@ export interface RuntimeOptions {
 export interface Runtime {
   /** The plain client (Powertools' idempotency layer marshals itself). */
   readonly dynamoClient: DynamoDBClient;
-  /** The document client over it; optional record fields are left out of items rather than written as undefined. */
+  /** The document client over it (documentClientOf). */
   readonly dynamo: DynamoDBDocumentClient;
   readonly sqs: SQSClient;
   readonly eventBridge: EventBridgeClient;
@@ -50,9 +51,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const { region, profile, credentials, endpoints = {} } = options;
   const config = (endpoint: string | undefined) => ({ region, profile, credentials, endpoint });
   const dynamoClient = tracer.captureAWSv3Client(new DynamoDBClient(config(endpoints.dynamodb)));
-  const dynamo = DynamoDBDocumentClient.from(dynamoClient, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const dynamo = documentClientOf(dynamoClient);
   const sqs = tracer.captureAWSv3Client(new SQSClient(config(endpoints.sqs)));
   const eventBridge = tracer.captureAWSv3Client(new EventBridgeClient(config(endpoints.eventBridge)));
   const secretsManager = tracer.captureAWSv3Client(

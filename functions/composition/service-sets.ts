@@ -16,7 +16,7 @@ export interface ServiceSet<S> {
 
 function serviceSet<const N extends ComponentName, S>(
   components: readonly N[],
-  build: (composition: Pick<Composition, N | "check">) => S | Promise<S>,
+  build: (composition: Pick<Composition, N>) => S | Promise<S>,
 ): ServiceSet<S> {
   const environment = z.object(
     Object.assign({}, ...components.map((name) => COMPONENT_VARIABLES[name].shape)),
@@ -30,6 +30,19 @@ function serviceSet<const N extends ComponentName, S>(
       return build(composition);
     },
   };
+}
+
+/** A set and some more components: the base set's services, plus what `add` builds from the extra ones. */
+function extended<B, const N extends ComponentName, E>(
+  base: ServiceSet<B>,
+  extra: readonly N[],
+  add: (composition: Pick<Composition, N>) => E,
+): ServiceSet<B & E> {
+  return serviceSet([...base.components, ...extra], async (composition) => ({
+    // Built from the whole composition: the base set's components are among this set's.
+    ...(await base.from(composition as Composition)),
+    ...add(composition),
+  }));
 }
 
 /** The billing core without the charge queue: what charges, signs up and takes in results. */
@@ -51,10 +64,7 @@ const core = serviceSet(
 );
 
 /** The core and the charge queue it hands work back to (the janitor, plan changes and cancellations). */
-const billing = serviceSet([...core.components, "chargeQueue"], async (c) => ({
-  ...(await core.from(c as Composition)),
-  queue: c.chargeQueue(),
-}));
+const billing = extended(core, ["chargeQueue"], (c) => ({ queue: c.chargeQueue() }));
 
 /** Every service set, by the name lib/function-table.ts gives each function. */
 export const SERVICE_SETS = {
@@ -69,20 +79,11 @@ export const SERVICE_SETS = {
   /** The core and the charge queue: the janitor (and the core services of local mode and the tests). */
   billing,
   /** The charge worker: the core, and the queue whose records it changes the visibility of. */
-  chargeWorker: serviceSet([...core.components, "chargeQueueConsumer"], async (c) => ({
-    ...(await core.from(c as Composition)),
-    consumer: c.chargeQueueConsumer(),
-  })),
+  chargeWorker: extended(core, ["chargeQueueConsumer"], (c) => ({ consumer: c.chargeQueueConsumer() })),
   /** The merchant API's sign-ups, charges and refunds: the core and the idempotency records. */
-  merchantApi: serviceSet([...core.components, "idempotency"], async (c) => ({
-    ...(await core.from(c as Composition)),
-    idempotency: c.idempotency(),
-  })),
+  merchantApi: extended(core, ["idempotency"], (c) => ({ idempotency: c.idempotency() })),
   /** The merchant API's plan changes and cancellations: these also hand work to the charge queue. */
-  merchantApiChanges: serviceSet([...billing.components, "idempotency"], async (c) => ({
-    ...(await billing.from(c as Composition)),
-    idempotency: c.idempotency(),
-  })),
+  merchantApiChanges: extended(billing, ["idempotency"], (c) => ({ idempotency: c.idempotency() })),
   /** The merchant API's reads: the table only. */
   queries: serviceSet(["readRepository"], (c) => ({ repository: c.readRepository() })),
   /** The merchant API's authorizer. */
@@ -97,10 +98,7 @@ export const SERVICE_SETS = {
     ...c.webhookSecrets(),
   })),
   /** process-intake: the core, and its own queue (retries change the message visibility). */
-  intakeWorker: serviceSet([...core.components, "intakeQueueConsumer"], async (c) => ({
-    ...(await core.from(c as Composition)),
-    consumer: c.intakeQueueConsumer(),
-  })),
+  intakeWorker: extended(core, ["intakeQueueConsumer"], (c) => ({ consumer: c.intakeQueueConsumer() })),
   /** reconcile-ledger: the reconciliation API and the ledger index. */
   reconciliation: serviceSet(["gatewayTransactions", "ledger", "readRepository", "clock"], async (c) => {
     const reconciliation = await c.gatewayTransactions();
