@@ -11,6 +11,7 @@ const E2E = [
   "test/integration/chaos/**/*.test.ts",
   "test/integration/bench/**/*.test.ts",
   "test/integration/billing/year-of-renewals.test.ts",
+  "test/integration/billing/charge-run-fan-out.test.ts",
 ];
 
 export default defineConfig({

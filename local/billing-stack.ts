@@ -13,7 +13,7 @@ import type { BillingEvent } from "../functions/core/ports";
 import type { FaultConfigOrSettings } from "../sandbox/faults";
 import { type Merchant, TEST_MERCHANT } from "../sandbox/merchant-config";
 import { type Sandbox, startSandbox } from "../sandbox/server";
-import { type Dynalite, LOCAL_CREDENTIALS, LOCAL_REGION, startDynalite } from "./dynamodb-emulator";
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb, startDynalite } from "./dynamodb-emulator";
 import { type EventBridgeStandIn, startEventBridgeStandIn } from "./eventbridge-stand-in";
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "./secrets-manager-stand-in";
 import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
@@ -61,7 +61,7 @@ export interface DrainReport {
 export class BillingStack {
   private constructor(
     readonly sandbox: Sandbox,
-    readonly dynamo: Dynalite,
+    readonly dynamo: LocalDynamoDb,
     readonly sqs: LocalSqs,
     readonly chargeQueue: QueueWithDlq,
     /** Where the webhook receivers queue what process-intake handles. */

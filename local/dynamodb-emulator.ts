@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CreateTableCommand, ResourceInUseException } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, ResourceInUseException, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import dynalite from "dynalite";
 import { billingTableDefinition } from "../functions/adapters/billing-table";
@@ -8,7 +8,7 @@ import { createDynamoDbDocumentClient } from "../functions/adapters/dynamodb-cli
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" } as const;
 export const LOCAL_REGION = "us-east-1";
 
-export interface Dynalite {
+export interface LocalDynamoDb {
   /** e.g. http://127.0.0.1:54321 */
   readonly endpoint: string;
   readonly client: DynamoDBDocumentClient;
@@ -21,14 +21,26 @@ export interface Dynalite {
  * dynalite in this process on 127.0.0.1 and an ephemeral port, reached through the real SDK: in memory, or in the
  * LevelDB directory `path` (kept across restarts).
  */
-export async function startDynalite(options: { readonly path?: string } = {}): Promise<Dynalite> {
-  // The SDK warns once per process that it will drop Node 20; Node 20 is what the machines have.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+export async function startDynalite(options: { readonly path?: string } = {}): Promise<LocalDynamoDb> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: options.path });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("dynalite is not listening on TCP");
-  const endpoint = `http://127.0.0.1:${address.port}`;
+  return connectDynamoDb(`http://127.0.0.1:${address.port}`, async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve, reject) =>
+      server.close((error) => (error ? reject(error) : resolve())),
+    );
+  });
+}
+
+/**
+ * Any DynamoDB endpoint that takes the local credentials (dynalite, DynamoDB Local): `close` destroys the client and
+ * then runs `stop` (nothing by default: a server started elsewhere is left running).
+ */
+export function connectDynamoDb(endpoint: string, stop: () => Promise<void> = async () => {}): LocalDynamoDb {
+  // The SDK warns once per process that it will drop Node 20; Node 20 is what the machines have.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
   const client = createDynamoDbDocumentClient({
     endpoint,
     region: LOCAL_REGION,
@@ -43,14 +55,16 @@ export async function startDynalite(options: { readonly path?: string } = {}): P
       } catch (error) {
         if (!(error instanceof ResourceInUseException)) throw error;
       }
+      // A new table takes requests once ACTIVE: dynalite flips it on a timer, which a busy machine can delay.
+      await waitUntilTableExists(
+        { client, minDelay: 0.05, maxDelay: 0.5, maxWaitTime: 30 },
+        { TableName: name },
+      );
       return name;
     },
     async close() {
       client.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      );
+      await stop();
     },
   };
 }

@@ -8,20 +8,16 @@ import {
 } from "../../../functions/adapters/dynamodb-idempotency-store";
 import type { ApiResponse } from "../../../functions/api/errors";
 import type { IdempotencyStore } from "../../../functions/api/idempotency";
-import {
-  type Dynalite,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  startDynalite,
-} from "../../../local/dynamodb-emulator";
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/dynamodb-emulator";
+import { startTestDynamoDb } from "../../support/test-dynamodb";
 
-let db: Dynalite;
+let db: LocalDynamoDb;
 let client: DynamoDBClient;
 let tableName: string;
 let store: IdempotencyStore;
 
 beforeAll(async () => {
-  db = await startDynalite();
+  db = await startTestDynamoDb();
   tableName = await db.createBillingTable();
   client = new DynamoDBClient({
     endpoint: db.endpoint,

@@ -5,19 +5,20 @@ import type { ChargeAttempt, RefundRecord } from "../../../functions/core/model"
 import { orderIdFor } from "../../../functions/core/order-id";
 import type { BillingRepository } from "../../../functions/core/ports";
 import type { LedgerEntry, LedgerReader } from "../../../functions/core/reconciliation";
-import { type Dynalite, startDynalite } from "../../../local/dynamodb-emulator";
+import type { LocalDynamoDb } from "../../../local/dynamodb-emulator";
+import { startTestDynamoDb } from "../../support/test-dynamodb";
 
 /*
- * The ledger index (succeeded charges and refunds by the day they succeeded), the chargeback's compare-and-set on
- * `disputed` and forgetting a de-duplication record, on dynalite through the real SDK.
+ * The ledger index (succeeded charges and refunds by the day they succeeded), on dynalite (or DynamoDB Local)
+ * through the real SDK.
  */
 
-let db: Dynalite;
+let db: LocalDynamoDb;
 let repository: BillingRepository;
 let ledger: LedgerReader;
 
 beforeAll(async () => {
-  db = await startDynalite();
+  db = await startTestDynamoDb();
   const tableName = await db.createBillingTable();
   repository = createDynamoDbBillingRepository({ client: db.client, tableName });
   ledger = createDynamoDbLedgerReader({ client: db.client, tableName });
@@ -116,42 +117,5 @@ describe("the ledger index", () => {
     ]);
     // The time bounds hold within a day, too.
     expect(idsOf(await listed("2030-03-05T03:30:00Z", "2030-03-05T23:59:59Z"))).toEqual(["rf_ledger_1"]);
-  });
-});
-
-describe("chargeback mark and de-duplication records", () => {
-  it("records each chargeback status once: a compare-and-set on the dispute's revision", async () => {
-    const charge = attempt("sub_dispute", { status: "succeeded", lease_until: undefined });
-    await repository.claimAttempt(charge);
-    const reported = {
-      status: "REPORTED",
-      history: [{ status: "REPORTED", received_at: "2030-03-02T00:00:00.000Z" }],
-      revision: 1,
-    };
-    const deducted = {
-      ...reported,
-      status: "DEDUCTION",
-      history: [...reported.history, { status: "DEDUCTION", received_at: "2030-03-09T00:00:00.000Z" }],
-      revision: 2,
-    };
-    const mark = (revision: number, dispute: typeof reported) =>
-      repository.updateAttempt(charge, {
-        expect: { status: "succeeded", dispute_revision: revision },
-        set: { disputed: true, dispute, updated_at: "2030-03-02T00:00:00.000Z" },
-      });
-    expect(await mark(0, reported)).toBe(true);
-    expect(await mark(0, reported)).toBe(false);
-    expect(await mark(1, deducted)).toBe(true);
-    expect(await mark(1, deducted)).toBe(false);
-    expect(await repository.getAttempt(charge)).toMatchObject({ disputed: true, dispute: deducted });
-  });
-
-  it("forgets a de-duplication record so that the key is taken again", async () => {
-    const expires = new Date(Date.now() + 60_000);
-    expect(await repository.recordOnce("delivery-1", expires)).toBe(true);
-    expect(await repository.recordOnce("delivery-1", expires)).toBe(false);
-    await repository.forgetOnce("delivery-1");
-    expect(await repository.recordOnce("delivery-1", expires)).toBe(true);
-    await repository.forgetOnce("never-recorded");
   });
 });

@@ -14,7 +14,8 @@ import type {
   OrderLookup,
   RebillRequest,
 } from "../../../functions/core/ports";
-import { type Dynalite, startDynalite } from "../../../local/dynamodb-emulator";
+import type { LocalDynamoDb } from "../../../local/dynamodb-emulator";
+import { startTestDynamoDb } from "../../support/test-dynamodb";
 
 /*
  * The charge protocol's branches against real storage (dynalite through the SDK). The gateway here is a scripted
@@ -77,7 +78,7 @@ class ListQueue {
   }
 }
 
-let dynalite: Dynalite;
+let dynalite: LocalDynamoDb;
 let repository: BillingRepository;
 let gateway: ScriptedGateway;
 let clock: TestClock;
@@ -122,7 +123,7 @@ async function reload(subscription: Subscription): Promise<Subscription> {
 }
 
 beforeAll(async () => {
-  dynalite = await startDynalite();
+  dynalite = await startTestDynamoDb();
 });
 afterAll(() => dynalite.close());
 

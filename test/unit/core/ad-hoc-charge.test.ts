@@ -8,10 +8,10 @@ import { dueSubscription, fakeChargeServices, START } from "../../support/fake-b
 
 const ID = "sub_0123456789abcdef";
 
-function setUp(overrides: Parameters<typeof dueSubscription>[1] = {}) {
+async function setUp(overrides: Parameters<typeof dueSubscription>[1] = {}) {
   const services = fakeChargeServices();
   const subscription = dueSubscription(ID, overrides);
-  services.repository.subscriptions.set(ID, subscription);
+  await services.repository.createSubscription(subscription);
   const rebills: RebillRequest[] = [];
   const script = services.gateway.script;
   services.gateway.script = (request) => {
@@ -37,7 +37,7 @@ describe("ad hoc periods", () => {
 
 describe("chargeAdHoc", () => {
   it("re-bills the stored token on its own ledger line and leaves the subscription as it was", async () => {
-    const { deps, subscription, rebills, published, repository } = setUp();
+    const { deps, subscription, rebills, published, repository } = await setUp();
 
     const line = await recorded(chargeAdHoc({ subscription_id: ID, amount: "5.00" }, deps));
 
@@ -54,21 +54,21 @@ describe("chargeAdHoc", () => {
     expect(rebills).toEqual([
       expect.objectContaining({ order_id: line.order_id, token_id: subscription.token_id, amount: "5.00" }),
     ]);
-    expect(repository.subscriptions.get(ID)).toEqual(subscription);
+    expect(await repository.getSubscription(ID)).toEqual(subscription);
     expect(published).toEqual([
       expect.objectContaining({ type: "charge.succeeded", order_id: line.order_id }),
     ]);
   });
 
   it("takes the next free line each time, at the plan amount when none is given", async () => {
-    const { deps } = setUp();
+    const { deps } = await setUp();
     await chargeAdHoc({ subscription_id: ID }, deps);
     const second = await recorded(chargeAdHoc({ subscription_id: ID }, deps));
     expect(second).toMatchObject({ period: AD_HOC_FIRST_PERIOD + 1, amount: "19.90" });
   });
 
   it("moves past a line claimed concurrently since the ledger was read", async () => {
-    const { deps, repository } = setUp();
+    const { deps, repository } = await setUp();
     const competitor = await recorded(chargeAdHoc({ subscription_id: ID }, deps));
     const listAttempts = repository.listAttempts.bind(repository);
     repository.listAttempts = async (id) => ((await listAttempts(id)).length > 0 ? [] : listAttempts(id));
@@ -79,7 +79,7 @@ describe("chargeAdHoc", () => {
   });
 
   it("finds the line a repeated request made instead of charging again", async () => {
-    const { deps, rebills } = setUp();
+    const { deps, rebills } = await setUp();
     const first = await recorded(chargeAdHoc({ subscription_id: ID, request_key: "k1" }, deps));
     const again = await recorded(chargeAdHoc({ subscription_id: ID, request_key: "k1" }, deps));
     const other = await recorded(chargeAdHoc({ subscription_id: ID, request_key: "k2" }, deps));
@@ -90,7 +90,7 @@ describe("chargeAdHoc", () => {
   });
 
   it("voids the line when the gateway is unavailable; the same request may then charge a new line", async () => {
-    const { deps, gateway, rebills, queued } = setUp();
+    const { deps, gateway, rebills, queued } = await setUp();
     const script = gateway.script;
     gateway.script = (request) => {
       rebills.push(request);
@@ -106,18 +106,18 @@ describe("chargeAdHoc", () => {
   });
 
   it("records a decline on the line without dunning the subscription", async () => {
-    const { deps, gateway, subscription, repository, published } = setUp();
+    const { deps, gateway, subscription, repository, published } = await setUp();
     gateway.script = () => ({ kind: "declined", code: "DC51", message: "insufficient funds" });
 
     const line = await recorded(chargeAdHoc({ subscription_id: ID }, deps));
 
     expect(line).toMatchObject({ status: "declined", rescode: "DC51" });
-    expect(repository.subscriptions.get(ID)).toEqual(subscription);
+    expect(await repository.getSubscription(ID)).toEqual(subscription);
     expect(published).toEqual([expect.objectContaining({ type: "charge.failed", rescode: "DC51" })]);
   });
 
   it("leaves an unknown outcome to the janitor, whose resolution never moves the subscription", async () => {
-    const { deps, gateway, subscription, repository, published, queued } = setUp();
+    const { deps, gateway, subscription, repository, published, queued } = await setUp();
     gateway.script = () => ({ kind: "unknown", reason: "timeout" });
     const unknown = await recorded(chargeAdHoc({ subscription_id: ID }, deps));
     const other = await recorded(chargeAdHoc({ subscription_id: ID }, deps));
@@ -138,7 +138,7 @@ describe("chargeAdHoc", () => {
       transaction_id: "S".repeat(24),
     });
     expect(await repository.getAttempt(other)).toMatchObject({ status: "voided" });
-    expect(repository.subscriptions.get(ID)).toEqual(subscription);
+    expect(await repository.getSubscription(ID)).toEqual(subscription);
     expect(published.map((event) => event.type)).toEqual(["charge.succeeded"]);
   });
 
@@ -149,16 +149,16 @@ describe("chargeAdHoc", () => {
       [{ token_id: undefined }, "no_stored_token"],
     ] as const;
     for (const [overrides, reason] of cases) {
-      const { deps, rebills } = setUp(overrides);
+      const { deps, rebills } = await setUp(overrides);
       expect(await chargeAdHoc({ subscription_id: ID }, deps)).toEqual({ kind: "not_chargeable", reason });
       expect(rebills).toEqual([]);
     }
-    const { deps } = setUp();
+    const { deps } = await setUp();
     expect(await chargeAdHoc({ subscription_id: "sub_none" }, deps)).toEqual({ kind: "not_found" });
   });
 
   it("charges a past_due subscription: the gateway decides", async () => {
-    const { deps } = setUp({ status: "past_due" });
+    const { deps } = await setUp({ status: "past_due" });
     expect(await recorded(chargeAdHoc({ subscription_id: ID }, deps))).toMatchObject({ status: "succeeded" });
   });
 });

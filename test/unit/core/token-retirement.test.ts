@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { TokenRecord } from "../../../functions/core/model";
 import { retireToken } from "../../../functions/core/token-retirement";
-import { FakeRepository, ScriptedGateway, START } from "../../support/fake-billing";
+import { ScriptedGateway, START } from "../../support/fake-billing";
+import { MemoryBillingRepository } from "../../support/memory-billing-repository";
 
 const token = (status: TokenRecord["status"] = "active"): TokenRecord => ({
   token_id: "tok_1",
@@ -12,12 +13,12 @@ const token = (status: TokenRecord["status"] = "active"): TokenRecord => ({
   updated_at: "2027-01-01T00:00:00.000Z",
 });
 
-let repository: FakeRepository;
+let repository: MemoryBillingRepository;
 let gateway: ScriptedGateway;
 const deps = () => ({ repository, gateway, clock: { now: () => new Date(START) } });
 
 beforeEach(() => {
-  repository = new FakeRepository();
+  repository = new MemoryBillingRepository();
   gateway = new ScriptedGateway();
 });
 

@@ -5,7 +5,7 @@ import { createRuntime } from "../../../functions/composition/runtime";
 import { definition, runCharges } from "../../../functions/handlers/run-charges";
 import { metrics } from "../../../functions/runtime/observability";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
-import { fakeChargeServices } from "../../support/fake-billing";
+import { dueSubscription, fakeChargeServices } from "../../support/fake-billing";
 import { spyOnMetrics } from "../../support/metric-spy";
 
 let recorded: ReturnType<typeof spyOnMetrics>;
@@ -15,18 +15,16 @@ beforeEach(() => {
 });
 afterEach(() => metrics.clearMetrics());
 
-function servicesWithDue(pages: number[]) {
-  const fakes = fakeChargeServices();
-  let n = 0;
-  fakes.repository.duePages = pages.map((size) =>
-    Array.from({ length: size }, () => ({ subscription_id: `sub_${++n}`, period: 1 })),
-  );
+/** `count` subscriptions due before START, listed `pageSize` to a page. */
+async function servicesWithDue(count: number, pageSize = 10) {
+  const fakes = fakeChargeServices({ pageSize });
+  for (let n = 1; n <= count; n++) await fakes.repository.createSubscription(dueSubscription(`sub_${n}`));
   return fakes;
 }
 
 describe("runCharges", () => {
   it("enqueues one message per due subscription and puts DueSubscriptionsEnqueued", async () => {
-    const { deps, queued } = servicesWithDue([10, 3]);
+    const { deps, queued } = await servicesWithDue(13);
     const report = await runCharges(scheduledEvent(), deps);
     expect(report).toEqual({ enqueued: 13, pages: 2 });
     expect(queued.map((message) => message.subscription_id)).toEqual(
@@ -42,12 +40,12 @@ describe("runCharges", () => {
     ["an envelope with an unreadable time", { ...scheduledEvent(), time: "yesterday" }],
     ["a string", "run now"],
   ])("accepts %s and still runs", async (_case, event) => {
-    const { deps } = servicesWithDue([1]);
+    const { deps } = await servicesWithDue(1);
     expect((await runCharges(event, deps)).enqueued).toBe(1);
   });
 
   it("puts 0 when nothing is due, so the metric never lacks data", async () => {
-    const { deps } = servicesWithDue([]);
+    const { deps } = await servicesWithDue(0);
     expect(await runCharges(scheduledEvent(), deps)).toEqual({ enqueued: 0, pages: 0 });
     expect(recorded.values()).toEqual({ DueSubscriptionsEnqueued: 0 });
   });

@@ -1,0 +1,574 @@
+import { describe, expect, it } from "vitest";
+import type {
+  AttemptKey,
+  ChargeAttempt,
+  RefundRecord,
+  Subscription,
+  TokenRecord,
+} from "../../functions/core/model";
+import { orderIdFor } from "../../functions/core/order-id";
+import type { BillingRepository, Clock } from "../../functions/core/ports";
+
+// What every BillingRepository must do, whatever stores it: the DynamoDB repository (on dynalite, or DynamoDB Local
+// by TEST_DYNAMODB_ENDPOINT) and the in-memory one run this same suite. Storage layout, index upkeep and request
+// counts are the DynamoDB tests' own.
+
+export interface ContractOptions {
+  /** Entries per page of listDue and listOpenAttempts. */
+  readonly pageSize?: number;
+  /** The clock that judges a de-duplication record's expiry. */
+  readonly clock?: Clock;
+}
+
+/** A repository over empty storage. */
+export type FreshRepository = (options?: ContractOptions) => Promise<BillingRepository>;
+
+export const CREATED = "2030-01-01T00:00:00.000Z";
+const LATER = "2030-01-02T00:00:00.000Z";
+export const minutes = (iso: string, delta: number) =>
+  new Date(Date.parse(iso) + delta * 60_000).toISOString();
+
+export function subscription(id: string, overrides: Partial<Subscription> = {}): Subscription {
+  return {
+    subscription_id: id,
+    status: "active",
+    billing_mode: "token",
+    customer: { name: "Ada Lovelace", email: "ada@example.com" },
+    plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+    anchor_at: CREATED,
+    period: 1,
+    attempt: 0,
+    next_charge_at: "2030-02-01T00:00:00.000Z",
+    token_id: "tok_test_1",
+    card: { first4: "4111", last4: "1111" },
+    created_at: CREATED,
+    updated_at: CREATED,
+    ...overrides,
+  };
+}
+
+export function attempt(key: AttemptKey, overrides: Partial<ChargeAttempt> = {}): ChargeAttempt {
+  return {
+    ...key,
+    order_id: orderIdFor(key),
+    amount: "19.90",
+    currency: "USD",
+    status: "pending",
+    lease_until: "2030-02-01T00:05:00.000Z",
+    created_at: "2030-02-01T00:00:00.000Z",
+    updated_at: "2030-02-01T00:00:00.000Z",
+    ...overrides,
+  };
+}
+
+export function token(id: string, overrides: Partial<TokenRecord> = {}): TokenRecord {
+  return {
+    token_id: id,
+    subscription_id: "sub-t",
+    card: { first4: "4111", last4: "1111" },
+    expiry: "203012",
+    status: "active",
+    created_at: CREATED,
+    updated_at: CREATED,
+    ...overrides,
+  };
+}
+
+export function refund(id: string, overrides: Partial<RefundRecord> = {}): RefundRecord {
+  return {
+    refund_id: id,
+    subscription_id: "sub-r",
+    order_id: "sub-r-1-0",
+    period: 1,
+    attempt: 0,
+    amount: "5.00",
+    currency: "USD",
+    reason: "requested_by_customer",
+    status: "pending",
+    created_at: CREATED,
+    updated_at: CREATED,
+    ...overrides,
+  };
+}
+
+export async function collect<T>(pages: AsyncIterable<readonly T[]>): Promise<{ pages: T[][]; items: T[] }> {
+  const all: T[][] = [];
+  for await (const page of pages) all.push([...page]);
+  return { pages: all, items: all.flat() };
+}
+
+export function describeBillingRepositoryContract(fresh: FreshRepository): void {
+  describe("subscriptions", () => {
+    it("round-trips a subscription, dropping undefined fields", async () => {
+      const repository = await fresh();
+      const stored = subscription("sub-rt", {
+        customer: { name: "Ada", email: "ada@example.com", phone: undefined },
+      });
+      expect(await repository.createSubscription(stored)).toBe(true);
+      const read = await repository.getSubscription("sub-rt");
+      expect(read).toEqual(stored);
+      expect(Object.keys(read?.customer ?? {})).not.toContain("phone");
+      expect(await repository.getSubscription("sub-none")).toBeUndefined();
+    });
+
+    it("refuses to create a subscription twice and keeps the first", async () => {
+      const repository = await fresh();
+      expect(await repository.createSubscription(subscription("sub-twice"))).toBe(true);
+      expect(await repository.createSubscription(subscription("sub-twice", { period: 7 }))).toBe(false);
+      expect((await repository.getSubscription("sub-twice"))?.period).toBe(1);
+    });
+
+    it("applies an update only when every expected field still holds", async () => {
+      const repository = await fresh();
+      await repository.createSubscription(subscription("sub-cas"));
+      const before = await repository.getSubscription("sub-cas");
+
+      const unmet = await repository.updateSubscription("sub-cas", {
+        expect: { period: 1, attempt: 3 },
+        set: { attempt: 4, status: "past_due", updated_at: "2030-02-01T00:00:00.000Z" },
+      });
+      expect(unmet).toBe(false);
+      expect(await repository.getSubscription("sub-cas")).toEqual(before);
+
+      const met = await repository.updateSubscription("sub-cas", {
+        expect: { period: 1, attempt: 0, status: "active" },
+        set: {
+          period: 2,
+          attempt: 0,
+          dunning: { step: 1, reason: "declined", rescode: undefined, since: "2030-02-01T00:00:00.000Z" },
+          updated_at: "2030-02-01T00:00:00.000Z",
+        },
+      });
+      expect(met).toBe(true);
+      expect(await repository.getSubscription("sub-cas")).toEqual({
+        ...before,
+        period: 2,
+        dunning: { step: 1, reason: "declined", since: "2030-02-01T00:00:00.000Z" },
+        updated_at: "2030-02-01T00:00:00.000Z",
+      });
+      expect(
+        await repository.updateSubscription("sub-missing", { expect: {}, set: { updated_at: CREATED } }),
+      ).toBe(false);
+    });
+
+    it("removes fields", async () => {
+      const repository = await fresh();
+      await repository.createSubscription(
+        subscription("sub-rm", {
+          status: "past_due",
+          status_reason: "payment_declined",
+          dunning: { step: 2, reason: "declined", since: CREATED },
+        }),
+      );
+      const removed = await repository.updateSubscription("sub-rm", {
+        expect: { status: "past_due" },
+        set: { status: "canceled", updated_at: "2030-02-02T00:00:00.000Z" },
+        remove: ["dunning", "status_reason", "next_charge_at"],
+      });
+      expect(removed).toBe(true);
+      const read = await repository.getSubscription("sub-rm");
+      expect(read?.status).toBe("canceled");
+      expect(read).not.toHaveProperty("dunning");
+      expect(read).not.toHaveProperty("status_reason");
+      expect(read).not.toHaveProperty("next_charge_at");
+    });
+  });
+
+  describe("listDue", () => {
+    const UNTIL = new Date("2030-03-10T09:30:00.000Z");
+
+    it("lists every due subscription exactly once with its period; future and canceled ones never", async () => {
+      const repository = await fresh();
+      const due = new Map<string, number>();
+      for (let i = 0; i < 30; i++) {
+        const id = `sub-due-${i}`;
+        // Hours 00..09 of the day, plus one the day before.
+        const nextChargeAt =
+          i === 0 ? "2030-03-09T15:00:00.000Z" : minutes("2030-03-10T00:00:00.000Z", i * 19);
+        await repository.createSubscription(subscription(id, { period: i, next_charge_at: nextChargeAt }));
+        due.set(id, i);
+      }
+      // The same instant as 09:00Z written with an offset: compared as instants, not as text.
+      await repository.createSubscription(
+        subscription("sub-offset", { next_charge_at: "2030-03-10T18:00:00+09:00" }),
+      );
+      due.set("sub-offset", 1);
+      await repository.createSubscription(
+        subscription("sub-future-1", { next_charge_at: "2030-03-10T09:30:00.001Z" }),
+      );
+      await repository.createSubscription(
+        subscription("sub-future-2", { next_charge_at: "2030-03-11T09:00:00.000Z" }),
+      );
+      await repository.createSubscription(
+        subscription("sub-canceled", { next_charge_at: "2030-03-10T01:00:00.000Z" }),
+      );
+      await repository.updateSubscription("sub-canceled", {
+        expect: {},
+        set: { status: "canceled", updated_at: CREATED },
+        remove: ["next_charge_at"],
+      });
+
+      const { items } = await collect(repository.listDue(UNTIL));
+      expect(items).toHaveLength(due.size);
+      expect(new Map(items.map((entry) => [entry.subscription_id, entry.period]))).toEqual(due);
+    });
+
+    it("pages through more entries than one page holds", async () => {
+      const repository = await fresh({ pageSize: 3 });
+      const ids = Array.from({ length: 25 }, (_, i) => `sub-page-${i}`);
+      for (const id of ids) {
+        await repository.createSubscription(subscription(id, { next_charge_at: "2030-03-10T09:00:00.000Z" }));
+      }
+      const { pages, items } = await collect(repository.listDue(UNTIL));
+      expect(pages.every((page) => page.length >= 1 && page.length <= 3)).toBe(true);
+      expect(pages.length).toBeGreaterThanOrEqual(Math.ceil(25 / 3));
+      expect(items.map((entry) => entry.subscription_id).sort()).toEqual([...ids].sort());
+    });
+  });
+
+  describe("charge attempts", () => {
+    const key = { subscription_id: "sub-a", period: 3, attempt: 0 };
+
+    it("claims an attempt once; a second claim gets the existing attempt", async () => {
+      const repository = await fresh();
+      const first = attempt(key);
+      expect(await repository.claimAttempt(first)).toEqual({ claimed: true });
+      const second = await repository.claimAttempt(attempt(key, { lease_until: "2030-02-01T01:00:00.000Z" }));
+      expect(second).toEqual({ claimed: false, existing: first });
+      expect(await repository.getAttempt(key)).toEqual(first);
+      expect(await repository.getAttempt({ ...key, attempt: 1 })).toBeUndefined();
+    });
+
+    it("updates an attempt only with the expected status and lease", async () => {
+      const repository = await fresh();
+      const claimed = attempt(key);
+      await repository.claimAttempt(claimed);
+      const set = {
+        status: "unknown" as const,
+        lease_until: "2030-02-01T00:10:00.000Z",
+        updated_at: CREATED,
+      };
+
+      expect(
+        await repository.updateAttempt(key, {
+          expect: { status: "retry", lease_until: claimed.lease_until },
+          set,
+        }),
+      ).toBe(false);
+      expect(
+        await repository.updateAttempt(key, {
+          expect: { status: "pending", lease_until: "2030-02-01T00:06:00.000Z" },
+          set,
+        }),
+      ).toBe(false);
+      expect(await repository.updateAttempt(key, { expect: { status: "pending" }, set })).toBe(false);
+      expect(await repository.getAttempt(key)).toEqual(claimed);
+
+      expect(
+        await repository.updateAttempt(key, {
+          expect: { status: "pending", lease_until: claimed.lease_until },
+          set,
+        }),
+      ).toBe(true);
+      expect(await repository.getAttempt(key)).toEqual({ ...claimed, ...set });
+      expect(
+        await repository.updateAttempt({ ...key, attempt: 9 }, { expect: { status: "pending" }, set }),
+      ).toBe(false);
+    });
+
+    it("lists open attempts whose lease ended before the cutoff, and no longer once closed or extended", async () => {
+      const repository = await fresh({ pageSize: 2 });
+      const cutoff = "2030-02-01T12:00:00.000Z";
+      const expired: ChargeAttempt[] = [];
+      for (let i = 0; i < 12; i++) {
+        const expiredAttempt = attempt(
+          { subscription_id: `sub-open-${i}`, period: 1, attempt: 0 },
+          {
+            status: i % 3 === 0 ? "retry" : i % 3 === 1 ? "unknown" : "pending",
+            lease_until: minutes(cutoff, -1 - i),
+          },
+        );
+        await repository.claimAttempt(expiredAttempt);
+        expired.push(expiredAttempt);
+      }
+      await repository.claimAttempt(
+        attempt({ ...key, subscription_id: "sub-later" }, { lease_until: minutes(cutoff, 1) }),
+      );
+      await repository.claimAttempt(
+        attempt({ ...key, subscription_id: "sub-at-cutoff" }, { lease_until: cutoff }),
+      );
+      await repository.claimAttempt(
+        attempt({ ...key, subscription_id: "sub-closed" }, { status: "succeeded", lease_until: undefined }),
+      );
+      const listed = async () =>
+        (await collect(repository.listOpenAttempts(new Date(cutoff)))).items
+          .map((a) => a.subscription_id)
+          .sort();
+      expect(await listed()).toEqual(expired.map((a) => a.subscription_id).sort());
+      const { pages, items } = await collect(repository.listOpenAttempts(new Date(cutoff)));
+      expect(items).toEqual(expect.arrayContaining(expired));
+      expect(pages.every((page) => page.length <= 2)).toBe(true);
+
+      const [toClose, toExtend] = expired;
+      if (!toClose || !toExtend) throw new Error("fixture");
+      const closed = await repository.updateAttempt(toClose, {
+        expect: { status: toClose.status, lease_until: toClose.lease_until },
+        set: { status: "succeeded", transaction_id: "txn-1", updated_at: cutoff },
+        remove: ["lease_until"],
+      });
+      expect(closed).toBe(true);
+      expect(await repository.getAttempt(toClose)).not.toHaveProperty("lease_until");
+      await repository.updateAttempt(toExtend, {
+        expect: { status: toExtend.status, lease_until: toExtend.lease_until },
+        set: { status: "pending", lease_until: minutes(cutoff, 5), updated_at: cutoff },
+      });
+      const remaining = expired
+        .slice(2)
+        .map((a) => a.subscription_id)
+        .sort();
+      expect(await listed()).toEqual(remaining);
+      expect((await collect(repository.listOpenAttempts(new Date(minutes(cutoff, 6))))).items).toHaveLength(
+        remaining.length + 3,
+      );
+    });
+
+    it("lists a subscription's ledger oldest first across periods ≥ 10 and attempts", async () => {
+      const repository = await fresh();
+      await repository.createSubscription(subscription("sub-ledger"));
+      const keys: AttemptKey[] = [];
+      for (let period = 0; period <= 11; period++) {
+        for (let n = 0; n <= 2; n++) keys.push({ subscription_id: "sub-ledger", period, attempt: n });
+      }
+      // Written out of order (17 is coprime with 36, so this visits every key once).
+      const shuffled = keys.map((_, i) => keys[(i * 17) % keys.length]).filter((k) => k !== undefined);
+      for (const k of shuffled)
+        await repository.claimAttempt(attempt(k, { status: "declined", lease_until: undefined }));
+      await repository.claimAttempt(attempt({ subscription_id: "sub-ledger-2", period: 0, attempt: 0 }));
+
+      const ledger = await repository.listAttempts("sub-ledger");
+      expect(ledger.map((a) => [a.period, a.attempt])).toEqual(keys.map((k) => [k.period, k.attempt]));
+      expect(await repository.listAttempts("sub-none")).toEqual([]);
+    });
+
+    const charge = attempt(
+      { subscription_id: "sub-r", period: 1, attempt: 0 },
+      {
+        status: "succeeded",
+        lease_until: undefined,
+        transaction_id: "txn-1",
+      },
+    );
+
+    it("serialises refunds: '0' matches a never-refunded attempt, a stale amount fails", async () => {
+      const repository = await fresh();
+      await repository.claimAttempt(charge);
+      const refunded = (amount: string) => ({ refunded_amount: amount, updated_at: LATER });
+      const update = (expected: string, amount: string) =>
+        repository.updateAttempt(charge, {
+          expect: { status: "succeeded", refunded_amount: expected },
+          set: refunded(amount),
+        });
+
+      expect(await update("5.00", "10.00")).toBe(false);
+      expect(await update("0", "5.00")).toBe(true);
+      expect(await repository.getAttempt(charge)).toEqual({ ...charge, ...refunded("5.00") });
+      expect(await update("0", "10.00")).toBe(false);
+      expect(await update("5.00", "19.90")).toBe(true);
+      expect(await update("5.00", "24.90")).toBe(false);
+      expect((await repository.getAttempt(charge))?.refunded_amount).toBe("19.90");
+    });
+
+    it("'0' also matches an attempt that stores refunded_amount 0, and the status must still hold", async () => {
+      const repository = await fresh();
+      await repository.claimAttempt({ ...charge, refunded_amount: "0" });
+      const set = { refunded_amount: "1.00", updated_at: LATER };
+      expect(
+        await repository.updateAttempt(charge, { expect: { status: "declined", refunded_amount: "0" }, set }),
+      ).toBe(false);
+      expect(
+        await repository.updateAttempt(charge, {
+          expect: { status: "succeeded", refunded_amount: "0" },
+          set,
+        }),
+      ).toBe(true);
+    });
+
+    it("records each chargeback status once: a compare-and-set on the dispute's revision", async () => {
+      const repository = await fresh();
+      await repository.claimAttempt(charge);
+      const reported = {
+        status: "REPORTED",
+        history: [{ status: "REPORTED", received_at: "2030-03-02T00:00:00.000Z" }],
+        revision: 1,
+      };
+      const deducted = {
+        ...reported,
+        status: "DEDUCTION",
+        history: [...reported.history, { status: "DEDUCTION", received_at: "2030-03-09T00:00:00.000Z" }],
+        revision: 2,
+      };
+      const mark = (revision: number, dispute: typeof reported) =>
+        repository.updateAttempt(charge, {
+          expect: { status: "succeeded", dispute_revision: revision },
+          set: { disputed: true, dispute, updated_at: "2030-03-02T00:00:00.000Z" },
+        });
+      expect(await mark(0, reported)).toBe(true);
+      expect(await mark(0, reported)).toBe(false);
+      expect(await mark(1, deducted)).toBe(true);
+      expect(await mark(1, deducted)).toBe(false);
+      expect(await repository.getAttempt(charge)).toMatchObject({ disputed: true, dispute: deducted });
+    });
+  });
+
+  describe("tokens", () => {
+    it("round-trips a token", async () => {
+      const repository = await fresh();
+      const stored = token("tok_1", { expiry: undefined });
+      await repository.putToken(stored);
+      expect(await repository.getToken("tok_1")).toEqual(stored);
+      expect(await repository.getToken("tok_none")).toBeUndefined();
+    });
+
+    it("stores the same token again harmlessly, and never revives a revoked one", async () => {
+      const repository = await fresh();
+      await repository.putToken(token("tok_2"));
+      await repository.putToken(token("tok_2"));
+      expect(await repository.getToken("tok_2")).toEqual(token("tok_2"));
+
+      const revoked = { status: "revoked" as const, updated_at: LATER };
+      expect(await repository.updateToken("tok_2", { expect: { status: "active" }, set: revoked })).toBe(
+        true,
+      );
+      await repository.putToken(token("tok_2"));
+      expect(await repository.getToken("tok_2")).toEqual({ ...token("tok_2"), ...revoked });
+    });
+
+    it("updates a token only with the expected status", async () => {
+      const repository = await fresh();
+      await repository.putToken(token("tok_3"));
+      const expired = { status: "expired" as const, updated_at: LATER };
+
+      expect(await repository.updateToken("tok_3", { expect: { status: "revoked" }, set: expired })).toBe(
+        false,
+      );
+      expect(await repository.getToken("tok_3")).toEqual(token("tok_3"));
+      expect(await repository.updateToken("tok_3", { expect: { status: "active" }, set: expired })).toBe(
+        true,
+      );
+      expect(await repository.getToken("tok_3")).toEqual({ ...token("tok_3"), ...expired });
+      expect(await repository.updateToken("tok_none", { expect: { status: "active" }, set: expired })).toBe(
+        false,
+      );
+    });
+  });
+
+  describe("refunds", () => {
+    it("creates a refund once; a second create gets the existing refund, whatever its subscription", async () => {
+      const repository = await fresh();
+      const first = refund("rf-1");
+      expect(await repository.createRefund(first)).toEqual({ created: true });
+      expect(await repository.createRefund(refund("rf-1", { amount: "9.00" }))).toEqual({
+        created: false,
+        existing: first,
+      });
+      expect(await repository.createRefund(refund("rf-1", { subscription_id: "sub-other" }))).toEqual({
+        created: false,
+        existing: first,
+      });
+      expect(await repository.listRefunds("sub-other")).toEqual([]);
+    });
+
+    it("updates a refund only with the expected status", async () => {
+      const repository = await fresh();
+      await repository.createRefund(refund("rf-2"));
+      const done = {
+        status: "succeeded" as const,
+        refund_transaction_id: "txn-refund-1",
+        rescode: "0000",
+        updated_at: LATER,
+      };
+
+      expect(await repository.updateRefund("rf-2", { expect: { status: "unknown" }, set: done })).toBe(false);
+      expect(await repository.listRefunds("sub-r")).toEqual([refund("rf-2")]);
+      expect(await repository.updateRefund("rf-2", { expect: { status: "pending" }, set: done })).toBe(true);
+      expect(await repository.listRefunds("sub-r")).toEqual([{ ...refund("rf-2"), ...done }]);
+      expect(await repository.updateRefund("rf-none", { expect: { status: "pending" }, set: done })).toBe(
+        false,
+      );
+    });
+
+    it("lists only the subscription's refunds, oldest first, then by id", async () => {
+      const repository = await fresh();
+      const at = (hour: number) => `2030-01-01T${String(hour).padStart(2, "0")}:00:00.000Z`;
+      const mine = [
+        refund("rf-b", { created_at: at(1) }),
+        refund("rf-c", { created_at: at(1) }),
+        // 03:00Z written with an offset: sorted by the instant, not the text.
+        refund("rf-a", { created_at: "2030-01-01T12:00:00+09:00" }),
+        refund("rf-z", { created_at: at(10) }),
+      ];
+      for (const r of [...mine].reverse()) await repository.createRefund(r);
+      await repository.createRefund(refund("rf-other", { subscription_id: "sub-r2", created_at: at(0) }));
+      await repository.claimAttempt(attempt({ subscription_id: "sub-r", period: 1, attempt: 0 }));
+
+      expect(await repository.listRefunds("sub-r")).toEqual(mine);
+      expect((await repository.listRefunds("sub-r2")).map((r) => r.refund_id)).toEqual(["rf-other"]);
+      expect(await repository.listRefunds("sub-none")).toEqual([]);
+    });
+  });
+
+  describe("recordOnce and forgetOnce", () => {
+    const future = new Date("2999-01-01T00:00:00.000Z");
+
+    it("is true the first time a key is seen and false after", async () => {
+      const repository = await fresh();
+      expect(await repository.recordOnce("callback#ord-1#SALE", future)).toBe(true);
+      expect(await repository.recordOnce("callback#ord-1#SALE", future)).toBe(false);
+      expect(await repository.recordOnce("callback#ord-1#REFUND", future)).toBe(true);
+    });
+
+    it("treats an expired record that has not been deleted yet as absent", async () => {
+      const repository = await fresh();
+      const past = new Date(Date.now() - 3_600_000);
+      expect(await repository.recordOnce("webhook-1", past)).toBe(true);
+      expect(await repository.recordOnce("webhook-1", future)).toBe(true);
+      expect(await repository.recordOnce("webhook-1", future)).toBe(false);
+    });
+
+    it("judges expiry by the given clock and never before expiresAt", async () => {
+      let now = new Date("2030-01-01T00:00:00.000Z");
+      const repository = await fresh({ clock: { now: () => now } });
+      const expiresAt = new Date("2030-01-01T00:00:10.000Z");
+      expect(await repository.recordOnce("k", expiresAt)).toBe(true);
+      now = new Date("2030-01-01T00:00:10.500Z");
+      expect(await repository.recordOnce("k", expiresAt)).toBe(false);
+      now = new Date("2030-01-01T00:00:11.000Z");
+      expect(await repository.recordOnce("k", expiresAt)).toBe(true);
+    });
+
+    it("takes keys of any length and characters", async () => {
+      const repository = await fresh();
+      const twoHundredBytes = "é".repeat(100);
+      const keys = [`${"x".repeat(4999)}a`, `${"x".repeat(4999)}b`, twoHundredBytes, `${twoHundredBytes}é`];
+      for (const key of [...keys, "", "a b#c\n/☃", "🎉".repeat(60)]) {
+        expect(await repository.recordOnce(key, future)).toBe(true);
+        expect(await repository.recordOnce(key, future)).toBe(false);
+      }
+    });
+
+    it("refuses an invalid expiry", async () => {
+      const repository = await fresh();
+      await expect(repository.recordOnce("k", new Date(Number.NaN))).rejects.toThrow(RangeError);
+    });
+
+    it("forgets a record so that the key is taken again; forgetting an unknown key is harmless", async () => {
+      const repository = await fresh();
+      const expires = new Date(Date.now() + 60_000);
+      expect(await repository.recordOnce("delivery-1", expires)).toBe(true);
+      expect(await repository.recordOnce("delivery-1", expires)).toBe(false);
+      await repository.forgetOnce("delivery-1");
+      expect(await repository.recordOnce("delivery-1", expires)).toBe(true);
+      await repository.forgetOnce("never-recorded");
+    });
+  });
+}

@@ -1,0 +1,203 @@
+import type { z } from "zod";
+import {
+  type AttemptKey,
+  type ChargeAttempt,
+  chargeAttemptSchema,
+  OPEN_ATTEMPT_STATUSES,
+  type RefundRecord,
+  refundRecordSchema,
+  type Subscription,
+  subscriptionSchema,
+  type TokenRecord,
+  tokenRecordSchema,
+} from "../../functions/core/model";
+import type {
+  AttemptUpdate,
+  BillingRepository,
+  ClaimResult,
+  Clock,
+  DueEntry,
+  RefundUpdate,
+  SubscriptionUpdate,
+  TokenUpdate,
+} from "../../functions/core/ports";
+
+// The BillingRepository in memory, for tests of the core that need no emulator. It passes the same contract suite
+// as the DynamoDB repository (test/support/billing-repository-contract.ts): compare-and-set updates, create-only
+// claims, the same orderings and the same expiry of de-duplication records.
+
+export interface MemoryBillingRepositoryOptions {
+  /** Entries per page of listDue and listOpenAttempts. Default 100. */
+  readonly pageSize?: number;
+  /** Decides whether a de-duplication record has expired. Default: the system clock. */
+  readonly clock?: Clock;
+}
+
+/** A stored copy: what a write stores is what a later read returns, undefined fields dropped as DynamoDB does. */
+function stored<T>(record: T): T {
+  return JSON.parse(JSON.stringify(record)) as T;
+}
+
+function read<T>(schema: z.ZodType<T>, record: unknown): T | undefined {
+  return record === undefined ? undefined : schema.parse(stored(record));
+}
+
+function withRemoved<T extends object>(record: T, set: object, remove: readonly string[]): T {
+  const next: Record<string, unknown> = { ...(record as Record<string, unknown>), ...set };
+  for (const field of remove) delete next[field];
+  return stored(next) as T;
+}
+
+const instant = (iso: string) => Date.parse(iso);
+/** The order of a DynamoDB sort key (UTF-8 bytes; code units agree for the ids we write). */
+const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const attemptId = ({ subscription_id, period, attempt }: AttemptKey) =>
+  `${subscription_id}#${period}#${attempt}`;
+
+function* pagesOf<T>(items: readonly T[], size: number): Generator<readonly T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
+}
+
+export class MemoryBillingRepository implements BillingRepository {
+  private readonly subscriptions = new Map<string, Subscription>();
+  private readonly attempts = new Map<string, ChargeAttempt>();
+  private readonly tokens = new Map<string, TokenRecord>();
+  private readonly refunds = new Map<string, RefundRecord>();
+  /** De-duplication keys and their expiry in epoch seconds (as the table's TTL attribute holds it). */
+  private readonly deliveries = new Map<string, number>();
+  private readonly pageSize: number;
+  private readonly clock: Clock;
+
+  constructor(options: MemoryBillingRepositoryOptions = {}) {
+    this.pageSize = options.pageSize ?? 100;
+    this.clock = options.clock ?? { now: () => new Date() };
+  }
+
+  async createSubscription(subscription: Subscription) {
+    if (this.subscriptions.has(subscription.subscription_id)) return false;
+    this.subscriptions.set(subscription.subscription_id, stored(subscription));
+    return true;
+  }
+
+  async getSubscription(id: string) {
+    return read(subscriptionSchema, this.subscriptions.get(id));
+  }
+
+  async updateSubscription(id: string, { expect, set, remove = [] }: SubscriptionUpdate) {
+    const current = this.subscriptions.get(id);
+    if (!current) return false;
+    for (const [field, value] of Object.entries(expect)) {
+      if (value !== undefined && current[field as keyof typeof expect] !== value) return false;
+    }
+    this.subscriptions.set(id, withRemoved(current, set, remove));
+    return true;
+  }
+
+  async *listDue(until: Date): AsyncGenerator<readonly DueEntry[]> {
+    const due = [...this.subscriptions.values()]
+      .filter((s) => s.next_charge_at !== undefined && instant(s.next_charge_at) <= until.getTime())
+      .map(({ subscription_id, period }) => ({ subscription_id, period }));
+    yield* pagesOf(due, this.pageSize);
+  }
+
+  async claimAttempt(attempt: ChargeAttempt): Promise<ClaimResult> {
+    const existing = this.attempts.get(attemptId(attempt));
+    if (existing) return { claimed: false, existing: chargeAttemptSchema.parse(stored(existing)) };
+    this.attempts.set(attemptId(attempt), stored(attempt));
+    return { claimed: true };
+  }
+
+  async getAttempt(key: AttemptKey) {
+    return read(chargeAttemptSchema, this.attempts.get(attemptId(key)));
+  }
+
+  async updateAttempt(key: AttemptKey, { expect, set, remove = [] }: AttemptUpdate) {
+    const current = this.attempts.get(attemptId(key));
+    if (!current || current.status !== expect.status || current.lease_until !== expect.lease_until)
+      return false;
+    if (expect.refunded_amount !== undefined) {
+      const refunded = current.refunded_amount ?? "0";
+      if (refunded !== expect.refunded_amount) return false;
+    }
+    if (
+      expect.dispute_revision !== undefined &&
+      (current.dispute?.revision ?? 0) !== expect.dispute_revision
+    ) {
+      return false;
+    }
+    this.attempts.set(attemptId(key), withRemoved(current, set, remove));
+    return true;
+  }
+
+  async *listOpenAttempts(before: Date): AsyncGenerator<readonly ChargeAttempt[]> {
+    const open = [...this.attempts.values()].filter(
+      (attempt) =>
+        OPEN_ATTEMPT_STATUSES.includes(attempt.status) &&
+        attempt.lease_until !== undefined &&
+        instant(attempt.lease_until) < before.getTime(),
+    );
+    yield* pagesOf(
+      open.map((attempt) => chargeAttemptSchema.parse(stored(attempt))),
+      this.pageSize,
+    );
+  }
+
+  async listAttempts(subscriptionId: string) {
+    return [...this.attempts.values()]
+      .filter((attempt) => attempt.subscription_id === subscriptionId)
+      .sort((a, b) => a.period - b.period || a.attempt - b.attempt)
+      .map((attempt) => chargeAttemptSchema.parse(stored(attempt)));
+  }
+
+  /** Stores a token, or overwrites it while it is active: never revives a revoked or expired one. */
+  async putToken(token: TokenRecord) {
+    const current = this.tokens.get(token.token_id);
+    if (current && current.status !== "active") return;
+    this.tokens.set(token.token_id, stored(token));
+  }
+
+  async getToken(id: string) {
+    return read(tokenRecordSchema, this.tokens.get(id));
+  }
+
+  async updateToken(id: string, { expect, set }: TokenUpdate) {
+    const current = this.tokens.get(id);
+    if (current?.status !== expect.status) return false;
+    this.tokens.set(id, withRemoved(current, set, []));
+    return true;
+  }
+
+  async createRefund(refund: RefundRecord) {
+    const existing = this.refunds.get(refund.refund_id);
+    if (existing) return { created: false as const, existing: refundRecordSchema.parse(stored(existing)) };
+    this.refunds.set(refund.refund_id, stored(refund));
+    return { created: true as const };
+  }
+
+  async updateRefund(id: string, { expect, set }: RefundUpdate) {
+    const current = this.refunds.get(id);
+    if (current?.status !== expect.status) return false;
+    this.refunds.set(id, withRemoved(current, set, []));
+    return true;
+  }
+
+  async listRefunds(subscriptionId: string) {
+    return [...this.refunds.values()]
+      .filter((refund) => refund.subscription_id === subscriptionId)
+      .sort((a, b) => instant(a.created_at) - instant(b.created_at) || byteOrder(a.refund_id, b.refund_id))
+      .map((refund) => refundRecordSchema.parse(stored(refund)));
+  }
+
+  /** Whole seconds, as the table's TTL attribute: a record never counts as expired before `expiresAt`. */
+  async recordOnce(key: string, expiresAt: Date) {
+    if (Number.isNaN(expiresAt.getTime())) throw new RangeError("expiresAt must be a valid date");
+    const expires = this.deliveries.get(key);
+    if (expires !== undefined && expires >= Math.floor(this.clock.now().getTime() / 1000)) return false;
+    this.deliveries.set(key, Math.ceil(expiresAt.getTime() / 1000));
+    return true;
+  }
+
+  async forgetOnce(key: string) {
+    this.deliveries.delete(key);
+  }
+}

@@ -1,0 +1,19 @@
+import { connectDynamoDb, type LocalDynamoDb, startDynalite } from "../../local/dynamodb-emulator";
+
+/**
+ * The DynamoDB the storage and engine tests run against: the endpoint in TEST_DYNAMODB_ENDPOINT when it is set
+ * (DynamoDB Local, see README "Tests"), dynalite in this process otherwise.
+ */
+export function startTestDynamoDb(): Promise<LocalDynamoDb> {
+  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  return endpoint ? Promise.resolve(connectDynamoDb(endpoint)) : startDynalite();
+}
+
+/**
+ * The requests of a lost create-if-absent (a second claim): DynamoDB returns the existing item with
+ * ConditionalCheckFailed (ReturnValuesOnConditionCheckFailure), dynalite ignores that option, so the repository
+ * reads the item back.
+ */
+export const LOST_CLAIM_REQUESTS = process.env.TEST_DYNAMODB_ENDPOINT
+  ? ["PutItemCommand"]
+  : ["PutItemCommand", "GetItemCommand"];
