@@ -8,7 +8,7 @@ import { z } from "zod";
 import { encryptField } from "../functions/gateway/card-crypto";
 import { basicAuthorization } from "../functions/gateway/context";
 import { TEST_MERCHANT } from "../sandbox/merchant-config";
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../test/support/raw-http";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../local/raw-http";
 import type { Benchmark, BenchRow } from "./benchmark";
 import { type LoadResult, runLoad } from "./load";
 import { filledOrderId } from "./sandbox-fill";

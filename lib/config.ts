@@ -53,7 +53,7 @@ const contextSchema = z.object({
   /** Where the gateway reaches our webhooks; default: the HTTP API's own URL + /webhooks. */
   "billing:publicWebhookBaseUrl": httpsUrl.optional(),
   "billing:chargeRunSchedule": scheduleExpression.default("rate(1 hour)"),
-  "billing:janitorSchedule": scheduleExpression.default("rate(5 minutes)"),
+  "billing:attemptSweepSchedule": scheduleExpression.default("rate(5 minutes)"),
   "billing:partnerTokenSchedule": scheduleExpression.default("rate(6 hours)"),
   "billing:reconciliationSchedule": scheduleExpression.default("cron(30 3 * * ? *)"),
   "billing:partnerWebhookSchedule": scheduleExpression.default("rate(1 day)"),
@@ -78,7 +78,12 @@ const contextSchema = z.object({
 
 export const CONTEXT_KEYS: readonly string[] = Object.keys(contextSchema.shape);
 
-export type ScheduleName = "chargeRun" | "janitor" | "partnerToken" | "reconciliation" | "partnerWebhook";
+export type ScheduleName =
+  | "chargeRun"
+  | "attemptSweep"
+  | "partnerToken"
+  | "reconciliation"
+  | "partnerWebhook";
 
 export interface BillingConfig {
   readonly gatewayUrls: GatewayUrls;
@@ -132,7 +137,7 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
     publicWebhookBaseUrl: c["billing:publicWebhookBaseUrl"],
     schedules: {
       chargeRun: c["billing:chargeRunSchedule"],
-      janitor: c["billing:janitorSchedule"],
+      attemptSweep: c["billing:attemptSweepSchedule"],
       partnerToken: c["billing:partnerTokenSchedule"],
       reconciliation: c["billing:reconciliationSchedule"],
       partnerWebhook: c["billing:partnerWebhookSchedule"],

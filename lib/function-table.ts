@@ -167,7 +167,7 @@ export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
   {
     handler: "sweep-attempts",
     services: SERVICE_SETS.billing,
-    trigger: schedule("janitor"),
+    trigger: schedule("attemptSweep"),
     timeoutSeconds: 240,
     concurrency: SINGLETON,
   },

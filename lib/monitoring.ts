@@ -135,7 +135,7 @@ export class BillingMonitoring extends Construct {
     this.#alarm("ScheduleDeadLetters", depth(scheduleDeadLetters), {
       threshold: 0,
       runbook:
-        "Schedule DLQ not empty: a scheduled run (charge run, janitor, partner token, reconciliation, partner webhook) could not be delivered or failed every retry. The message names the function; read its logs, fix, invoke it once by hand (every scheduled job is safe to run twice), then purge the DLQ.",
+        "Schedule DLQ not empty: a scheduled run (charge run, attempt sweep, partner token, reconciliation, partner webhook) could not be delivered or failed every retry. The message names the function; read its logs, fix, invoke it once by hand (every scheduled job is safe to run twice), then purge the DLQ.",
     });
   }
 
@@ -172,13 +172,13 @@ export class BillingMonitoring extends Construct {
     this.#alarm("UnknownOutcomes", billingMetric("ChargeUnknown", Stats.SUM, hour), {
       threshold: UNKNOWN_OUTCOMES_PER_HOUR,
       comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      runbook: `${UNKNOWN_OUTCOMES_PER_HOUR}+ REBILLs in an hour got no usable answer (timeout or reset after sending). Never charge these again by hand: the janitor settles each by retrieve on its order_id after the in-flight window. Check the gateway's status and latency.`,
+      runbook: `${UNKNOWN_OUTCOMES_PER_HOUR}+ REBILLs in an hour got no usable answer (timeout or reset after sending). Never charge these again by hand: the attempt sweep settles each by retrieve on its order_id after the in-flight window. Check the gateway's status and latency.`,
     });
     this.#alarm("UnresolvedAttempts", billingMetric("AttemptsDeferred", Stats.SUM, hour), {
       threshold: 0,
       evaluationPeriods: 2,
       runbook:
-        "For two hours the janitor could not settle open charge attempts (retrieve unavailable): some outcomes have been unknown for over an hour. Check sweep-attempts' logs (order_id) and the gateway's status; never charge these subscriptions by hand, they settle once retrieve answers.",
+        "For two hours the attempt sweep could not settle open charge attempts (retrieve unavailable): some outcomes have been unknown for over an hour. Check sweep-attempts' logs (order_id) and the gateway's status; never charge these subscriptions by hand, they settle once retrieve answers.",
     });
     return declineRate;
   }

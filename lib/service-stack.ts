@@ -59,8 +59,8 @@ const SCHEDULES: { readonly [name in ScheduleName]: { description: string; maxEv
     description: "Charge run: one charge message per due subscription",
     maxEventAge: Duration.hours(1),
   },
-  janitor: {
-    description: "Janitor: settles charge attempts left open past their lease",
+  attemptSweep: {
+    description: "Attempt sweep: settles charge attempts left open past their lease",
     maxEventAge: Duration.minutes(5),
   },
   partnerToken: { description: "Partner JWT refresher", maxEventAge: Duration.hours(1) },

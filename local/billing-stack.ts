@@ -5,10 +5,10 @@ import type { RecordResult } from "../functions/adapters/sqs-work-results";
 import { type Composition, type CompositionTuning, compose } from "../functions/composition/compose";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/composition/runtime";
 import { SERVICE_SETS, type ServicesOf } from "../functions/composition/service-sets";
+import { type AttemptSweepReport, runAttemptSweep } from "../functions/core/attempt-sweep";
 import { processChargeMessage } from "../functions/core/charge-engine";
 import type { ChargePolicy } from "../functions/core/charge-policy";
 import { type ChargeRunReport, runChargeRun } from "../functions/core/charge-run";
-import { type JanitorReport, runJanitor } from "../functions/core/janitor";
 import type { BillingEvent } from "../functions/core/ports";
 import type { FaultConfigOrSettings } from "../sandbox/faults";
 import { type Merchant, TEST_MERCHANT } from "../sandbox/merchant-config";
@@ -213,8 +213,8 @@ export class BillingStack {
     return runChargeRun(this.services);
   }
 
-  janitor(): Promise<JanitorReport> {
-    return runJanitor(this.services);
+  attemptSweep(): Promise<AttemptSweepReport> {
+    return runAttemptSweep(this.services);
   }
 
   /** One poll of the charge queue by the worker: receive up to 10, process, delete the successes. */

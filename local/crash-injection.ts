@@ -44,14 +44,14 @@ export function crashBeforeCommit(
   };
 }
 
-/** Where a worker can die: between each step of the charge protocol (DESIGN.md §4), and inside the janitor. */
+/** Where a worker can die: between each step of the charge protocol (README, Exactly once: how a charge is made), and inside the attempt sweep. */
 export const CRASH_POINTS = [
   "afterClaim",
   "beforeCall",
   "afterCall",
   "afterClose",
   "afterAdvance",
-  "janitor",
+  "attemptSweep",
 ] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
@@ -118,13 +118,13 @@ export class CrashInjector {
     };
   }
 
-  /** The janitor's dependencies, dying before any of its reads or writes. */
-  janitorDeps<D extends CrashableDeps & { readonly queue: ChargeQueue }>(deps: D): D {
+  /** The attempt sweep's dependencies, dying before any of its reads or writes. */
+  attemptSweepDeps<D extends CrashableDeps & { readonly queue: ChargeQueue }>(deps: D): D {
     const { repository, gateway, queue } = deps;
     const crashing =
       <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
       (...args: A): Promise<R> => {
-        this.maybeCrash("janitor");
+        this.maybeCrash("attemptSweep");
         return call(...args);
       };
     return {

@@ -24,7 +24,7 @@ const GATEWAY_ANSWERS = {
   internalError: { statusCode: 500, body: JSON.stringify({ message: "Internal Server Error" }) },
 } satisfies Record<string, APIGatewayProxyStructuredResultV2>;
 
-/** A refused bearer route: the merchant API's error body (DESIGN.md §8). */
+/** A refused bearer route: the merchant API's error body (README, Merchant API). */
 export const UNAUTHORIZED_RESULT: APIGatewayProxyStructuredResultV2 = {
   statusCode: 401,
   headers: { "content-type": "application/json", "www-authenticate": "Bearer" },

@@ -2,7 +2,7 @@ import { CALLBACK_FORMS, type CallbackForm } from "../sandbox/payment-results";
 import type { Sandbox } from "../sandbox/server";
 
 /**
- * How much of the real gateway's own behaviour a run met (GATEWAY-FACTS.md): the forms only the real gateway has,
+ * How much of the real gateway's own behaviour a run met (README "The real gateway"): the forms only the real gateway has,
  * so that a run's table shows it tested them and not only the seed's reading.
  */
 export interface RealFormCounts {

@@ -50,7 +50,7 @@ export const DEFAULT_JUMP_RESOLUTION = "P1D";
 export interface SchedulerOptions {
   /**
    * Fires of one job closer than this are merged into one while the clock jumps (a 31-day jump would otherwise run
-   * a 5-minute janitor 8,928 times); when the clock follows real time every fire runs.
+   * a 5-minute attempt sweep 8,928 times); when the clock follows real time every fire runs.
    */
   readonly jumpResolutionMs: number;
   readonly onError: (job: string, error: unknown) => void;

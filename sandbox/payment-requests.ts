@@ -14,7 +14,7 @@ import {
   transactionId,
 } from "./request-fields";
 
-// The payment API's request bodies (seed 000 and GATEWAY-FACTS.md) as the sandbox reads them. Objects keep unknown
+// The payment API's request bodies (seed 000 and README "The real gateway") as the sandbox reads them. Objects keep unknown
 // keys (the gateway ignores them); optional objects may be empty and optional fields blank, as the real gateway
 // takes them: `settings: {}`, `tax: {}`, `surcharge: [{}]`, blank `fast_payment` fields, a numeric quantity, a link
 // without scheme. What the gateway enforces stays enforced: required fields, amounts, order ids, the rules between

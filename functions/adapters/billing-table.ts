@@ -103,7 +103,7 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
           { AttributeName: "open_sk", KeyType: "RANGE" },
         ],
         // ALL: an attempt is ~0.5 KB, so a full copy costs the same index write unit as the keys alone, and the
-        // janitor gets whole attempts without one GetItem each. Only open attempts are in the index (sparse).
+        // attempt sweep gets whole attempts without one GetItem each. Only open attempts are in the index (sparse).
         Projection: { ProjectionType: "ALL" },
       },
       {
@@ -224,7 +224,7 @@ export function openPartition(shard: number): string {
   return `open#${shard}`;
 }
 
-/** An open attempt without a lease sorts first: nothing holds it, so every janitor run may pick it up. */
+/** An open attempt without a lease sorts first: nothing holds it, so every attempt sweep may pick it up. */
 export function openKeys(
   subscriptionId: string,
   orderId: string,

@@ -17,7 +17,7 @@ export const sqsRecordSchema = z.object({
 });
 export type SqsRecord = z.input<typeof sqsRecordSchema>;
 
-/** DESIGN.md §3: the queue's backoff stays within 15 minutes (SQS itself would allow 12 hours). */
+/** The queue's backoff stays within 15 minutes (SQS itself would allow 12 hours). */
 export const MAX_RETRY_DELAY_SECONDS = 900;
 
 /** What became of one record, for the caller to log. */

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
 
-// The merchant API key check (DESIGN.md §8), shared by the Lambda authorizer and local mode. Only SHA-256 digests of
+// The merchant API key check (README, Merchant API), shared by the Lambda authorizer and local mode. Only SHA-256 digests of
 // the keys are kept (in Secrets Manager): a key is a long random token, so an unsalted fast hash cannot be reversed
 // and costs nothing per request, where a password hash (scrypt) would cost ~50 ms of CPU on every call.
 

@@ -21,7 +21,7 @@ import {
   windowResultParams,
 } from "./merchant-api-schemas";
 
-// The route table of the merchant API (DESIGN.md §8): one entry per method and path, naming the schemas of its
+// The route table of the merchant API (README, Merchant API): one entry per method and path, naming the schemas of its
 // input and of every answer. The OpenAPI document is generated from it.
 
 /** Schemas that appear by name in the OpenAPI document; requests are described as accepted, views as sent. */
@@ -238,7 +238,7 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     operationId: "advanceLocalClock",
     method: "POST",
     path: "/local/clock",
-    summary: "Local mode only: move the clock; charge runs and the janitor fire as they would have",
+    summary: "Local mode only: move the clock; charge runs and the attempt sweep fire as they would have",
     auth: "bearer",
     body: json("LocalClockRequest"),
     answers: [{ status: 200, description: "The new time", schema: "LocalClock" }],

@@ -13,7 +13,7 @@ import {
 import { plaintextCard } from "../gateway/schemas/payment";
 import { lang, text, url } from "../gateway/schemas/primitives";
 
-// The merchant API (DESIGN.md §8): request bodies, path parameters and headers as the API accepts them, and the
+// The merchant API (README, Merchant API): request bodies, path parameters and headers as the API accepts them, and the
 // views it answers with. Objects are strict both ways: an unknown request key is refused naming it, and a view can
 // never carry a field it does not declare (no token_id, no customer data, never card number or CVC). Amounts are
 // decimal strings, as on the gateway.

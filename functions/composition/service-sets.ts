@@ -63,7 +63,7 @@ const core = serviceSet(
   },
 );
 
-/** The core and the charge queue it hands work back to (the janitor, plan changes and cancellations). */
+/** The core and the charge queue it hands work back to (the attempt sweep, plan changes and cancellations). */
 const billing = extended(core, ["chargeQueue"], (c) => ({ queue: c.chargeQueue() }));
 
 /** Every service set, by the name lib/function-table.ts gives each function. */
@@ -76,7 +76,7 @@ export const SERVICE_SETS = {
     queue: c.chargeQueue(),
     clock: c.clock,
   })),
-  /** The core and the charge queue: the janitor (and the core services of local mode and the tests). */
+  /** The core and the charge queue: the attempt sweep (and the core services of local mode and the tests). */
   billing,
   /** The charge worker: the core, and the queue whose records it changes the visibility of. */
   chargeWorker: extended(core, ["chargeQueueConsumer"], (c) => ({ consumer: c.chargeQueueConsumer() })),

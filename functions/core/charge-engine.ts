@@ -35,7 +35,7 @@ const retry = (delaySeconds: number, note: string): WorkResult => ({
 });
 
 /**
- * The charge protocol for one queued message (DESIGN.md §4): claim the period's attempt with a conditional write,
+ * The charge protocol for one queued message (README, Exactly once: how a charge is made): claim the period's attempt with a conditional write,
  * REBILL the stored token with the attempt's deterministic order_id, then close the attempt and advance the
  * subscription with conditional writes. Safe to run twice on the same message and concurrently with itself.
  */
@@ -110,7 +110,7 @@ async function continueExisting(
   switch (existing.status) {
     case "pending":
     case "unknown":
-      // Still inside its lease: the owner finishes it, or the janitor resolves it once the lease has passed.
+      // Still inside its lease: the owner finishes it, or the attempt sweep resolves it once the lease has passed.
       if (secondsUntil(existing.lease_until, deps) > 0)
         return done(`attempt ${existing.order_id} is ${existing.status}`);
       return resolveAndContinue(subscription, existing, receiveCount, deps);
@@ -182,7 +182,7 @@ async function handleFailure(
       return closeAttempt(subscription, attempt, refusalClosing(failure), deps);
     case "unavailable": {
       // Refused before the gateway accepted it: the same order_id is sent again when the queue redelivers. The lease
-      // outlasts that delay, so the janitor only steps in if the message itself is lost.
+      // outlasts that delay, so the attempt sweep only steps in if the message itself is lost.
       const delaySeconds = retryDelaySeconds(deps.policy, receiveCount);
       const lease = new Date(Date.parse(leaseUntil(deps)) + delaySeconds * 1000).toISOString();
       await deps.repository.updateAttempt(attempt, {
@@ -201,7 +201,7 @@ async function handleFailure(
 
 /**
  * The charge may exist: never send it again. The attempt waits as unknown until retrieve decides it, once the
- * in-flight window has passed (the janitor). False when the attempt changed meanwhile.
+ * in-flight window has passed (the attempt sweep). False when the attempt changed meanwhile.
  */
 export function recordUnknownOutcome(
   attempt: ChargeAttempt,

@@ -14,7 +14,7 @@ import {
 } from "./signup-steps";
 
 /**
- * How long the period-0 attempt of a checkout is left to the customer before the janitor asks retrieve about it
+ * How long the period-0 attempt of a checkout is left to the customer before the attempt sweep asks retrieve about it
  * (the gateway documents no window lifetime). An abandoned window is then voided; a sale that arrives later still
  * completes the checkout.
  */
@@ -54,7 +54,7 @@ const asRefusal = (failure: Failure): FirstPaymentRefusal =>
   failure.kind === "unknown" ? { kind: "unavailable", reason: failure.reason } : failure;
 
 /**
- * Window sign-up (DESIGN.md §3.1): a pending subscription with its period-0 attempt claimed, then ready — a PAYMENT
+ * Window sign-up (README, Merchant API: POST /v1/checkouts): a pending subscription with its period-0 attempt claimed, then ready — a PAYMENT
  * window that also creates the token (token billing) or registers the gateway-managed plan (recurring billing). The
  * result comes back on status_url (completeCheckout). The checkout id is the subscription id.
  */
@@ -150,7 +150,7 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
     case "REGISTERED":
       return withStored(signup, (subscription) => ({ kind: "awaiting_deposit", subscription }), deps);
     default:
-      // AUTH or NONE with 0000: not the outcome of a PAYMENT window; left for retrieve (the janitor) to settle.
+      // AUTH or NONE with 0000: not the outcome of a PAYMENT window; left for retrieve (the attempt sweep) to settle.
       return rejected(`unexpected window status ${result.status ?? `(none, ${result.transaction_type})`}`);
   }
 }

@@ -1,4 +1,4 @@
-// The gateway is in Korea (GATEWAY-FACTS.md): its dates and times — transaction_date, trade_date, the YYYYMMDD of
+// The gateway is in Korea (README "The real gateway"): its dates and times — transaction_date, trade_date, the YYYYMMDD of
 // reconciliation windows, recurring_start_date "later than today" — are Korea Standard Time, UTC+9, which has no
 // daylight saving. Our own records keep UTC instants; these helpers convert at the edge.
 

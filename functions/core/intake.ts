@@ -8,7 +8,7 @@ import { attemptKeyOf } from "./order-id";
 import { recordRecurringCharge } from "./recurring-notice";
 import { recordFirstPayment } from "./signup-steps";
 
-// process-intake (DESIGN.md §3.7): what each queued delivery changes. Every path is safe to run twice: status_url
+// process-intake (README, Merchant API: the webhook routes): what each queued delivery changes. Every path is safe to run twice: status_url
 // repeats, webhooks are re-sent, SQS delivers at least once.
 
 export type IntakeDeps = CompletionDeps & { readonly policy: ChargePolicy };
@@ -172,7 +172,7 @@ type PartnerMessage = Extract<IntakeMessage, { kind: "partner" }>;
  * PAYMENT_COMPLETED is unsigned: a hint, never evidence. It counts only when (1) it names, as invoice number, the
  * order of a window checkout of ours still waiting for its result (period-0 attempt open or voided, subscription
  * pending), (2) status_url has had STATUS_URL_GRACE_MS to arrive, and (3) retrieve by that order_id finds a SALE
- * whose transaction_id is the event's. Then the checkout completes as the janitor would complete it (without the
+ * whose transaction_id is the event's. Then the checkout completes as the attempt sweep would complete it (without the
  * token, which only status_url carries). Anything else — an unknown order, an order the charge engine owns, a
  * settled checkout, no sale at the gateway — changes nothing and costs no gateway call unless (1) holds.
  */

@@ -51,7 +51,7 @@ export const failureReason = (failure: Failure): string =>
     : failure.reason;
 
 /**
- * Communication and internal errors of the gateway (GATEWAY-FACTS.md): EEEE (duplicated call), EE00–EE99 (acquirer
+ * Communication and internal errors of the gateway (README "The real gateway"): EEEE (duplicated call), EE00–EE99 (acquirer
  * link), EM00 ("try again later"), EX00–EX99 and EX1000 (internal). None says what became of the request.
  */
 const TRANSIENT_RESCODE = /^(?:EEEE|E[EMX]\d{2,4})$/;
@@ -59,7 +59,7 @@ const TRANSIENT_RESCODE = /^(?:EEEE|E[EMX]\d{2,4})$/;
 const TRANSIENT_ERRCODE = "TEMPORARY_ERROR";
 
 /**
- * Classifies a payment or reconciliation rescode (DESIGN.md §2, GATEWAY-FACTS.md). A transient error on a mutation
+ * Classifies a payment or reconciliation rescode (README, The real gateway: production settings). A transient error on a mutation
  * is `unknown` — the gateway had the request and the acquirer may have acted, so the engine must retrieve before
  * anything else; on a read it is `unavailable` (ask again). EC and HE codes say our request (or the customer's input) was
  * wrong; every other code is a refusal, with the v2 `errcode` reason when the answer carries one.

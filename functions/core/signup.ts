@@ -34,14 +34,14 @@ export interface SignupRequest extends NewSubscription {
 
 export type SignupResult =
   | { readonly kind: "active"; readonly subscription: Subscription }
-  /** The first charge's outcome is unknown; the janitor settles it and the subscription follows. */
+  /** The first charge's outcome is unknown; the attempt sweep settles it and the subscription follows. */
   | { readonly kind: "pending"; readonly subscription: Subscription }
   | { readonly kind: "refused"; readonly failure: Failure; readonly subscription_id: string };
 
 /**
  * Server-to-server sign-up: period 0 is charged at once with the card (non-ui payment), which also yields the token
  * (token billing) or registers the gateway-managed plan (recurring billing). The period-0 attempt is claimed before
- * the call like every charge, so an unknown outcome is settled by the janitor, never by charging again.
+ * the call like every charge, so an unknown outcome is settled by the attempt sweep, never by charging again.
  */
 export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): Promise<SignupResult> {
   const signup = await openSignup(request, deps.policy.inflightWindowMs, deps);
@@ -82,7 +82,7 @@ export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): 
   }
 }
 
-/** What a retried sign-up answers: the state its first try reached (the janitor settles a pending one). */
+/** What a retried sign-up answers: the state its first try reached (the attempt sweep settles a pending one). */
 function replayedResult(subscription: Subscription): SignupResult {
   if (subscription.status === "pending") return { kind: "pending", subscription };
   if (subscription.status === "canceled" && subscription.period === 0) {

@@ -2,9 +2,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { ResultEnvelope } from "./schemas/primitives";
 
 /**
- * Webhook signatures of the gateway (seed 001 "Signature check", DESIGN.md §2): Base64 HMAC-SHA256 over the raw
+ * Webhook signatures of the gateway (seed 001 "Signature check"; README, The real gateway: production settings): Base64 HMAC-SHA256 over the raw
  * body, sent in `{prefix}-webhook-signature`, with the send time in `{prefix}-webhook-transmission-time`. The real
- * gateway's prefix is `eximbay` (GATEWAY-FACTS.md); the seed writes `service`. The configured prefix is looked for
+ * gateway's prefix is `eximbay` (README "The real gateway"); the seed writes `service`. The configured prefix is looked for
  * first, then any other prefix that sent a signature: the HMAC, not the header's name, is what proves the sender.
  *
  * The signature covers only the body, not the transmission time, so the time check is a freshness check against
@@ -174,7 +174,7 @@ export function verifyWebhook({
   return { ok: true };
 }
 
-/** The reply that stops the gateway's re-sends (DESIGN.md §2). A fresh object each call. */
+/** The reply that stops the gateway's re-sends (seed 001). A fresh object each call. */
 export function webhookAckReply(): ResultEnvelope {
   return { rescode: "0000", resmsg: "Success" };
 }

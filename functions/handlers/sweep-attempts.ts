@@ -1,7 +1,7 @@
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
 import { SERVICE_SETS } from "../composition/service-sets";
-import { type JanitorDeps, type JanitorReport, runJanitor } from "../core/janitor";
+import { type AttemptSweepDeps, type AttemptSweepReport, runAttemptSweep } from "../core/attempt-sweep";
 import { CHARGE_METRICS, MetricCounts, observeCharges } from "../runtime/charge-metrics";
 import { logger, metrics } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
@@ -13,12 +13,12 @@ const ATTEMPT_METRICS = [
   "AttemptsDeferred",
 ] as const;
 
-/** Scheduled janitor: settles attempts left open past their lease through retrieve. */
-export async function sweepAttempts(event: unknown, services: JanitorDeps): Promise<JanitorReport> {
+/** Scheduled attempt sweep: settles attempts left open past their lease through retrieve. */
+export async function sweepAttempts(event: unknown, services: AttemptSweepDeps): Promise<AttemptSweepReport> {
   const invocation = scheduledEventSchema.parse(event);
   const counts = new MetricCounts([...CHARGE_METRICS, ...ATTEMPT_METRICS]);
-  const report = await runJanitor({ ...observeCharges(services, counts), queue: services.queue });
-  logger.info("janitor finished", { ...invocation, ...report });
+  const report = await runAttemptSweep({ ...observeCharges(services, counts), queue: services.queue });
+  logger.info("attempt sweep finished", { ...invocation, ...report });
   counts.add("AttemptsExamined", report.examined);
   counts.add("AttemptsResolved", report.resolved);
   counts.add("AttemptsRequeued", report.requeued);

@@ -49,7 +49,7 @@ export function webhookDedupKey(rawBody: Buffer): string {
 }
 
 /**
- * The gateway webhook receiver (DESIGN.md §3.7): HMAC over the raw body with any accepted secret and the ±300 s
+ * The gateway webhook receiver (README, Merchant API: the webhook routes): HMAC over the raw body with any accepted secret and the ±300 s
  * transmission-time window first; then de-duplication; then the hand-over to the intake queue. A failed hand-over
  * forgets the delivery again and throws, so the gateway's next re-send is taken.
  */

@@ -2,11 +2,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { pollOnce, receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView } from "../../functions/api/merchant-api-schemas";
+import { runAttemptSweep } from "../../functions/core/attempt-sweep";
 import { addMonthsClamped, billingPeriod } from "../../functions/core/billing-period";
 import { processChargeMessage } from "../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
 import { runChargeRun } from "../../functions/core/charge-run";
-import { runJanitor } from "../../functions/core/janitor";
 import type { Plan, Subscription } from "../../functions/core/model";
 import { attemptKeyOf } from "../../functions/core/order-id";
 import type { ChargeMessage, ChargeQueue } from "../../functions/core/ports";
@@ -25,10 +25,10 @@ import { type RealFormCounts, realFormCounts } from "../real-forms";
 import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
 
-// The chaos run (DESIGN.md §4 under fire): subscriptions renewed month after month on the local runtime while the
+// The chaos run (README, Proof under fire): subscriptions renewed month after month on the local runtime while the
 // sandbox injects 5xx, timeouts after commit, latency spikes, duplicate callbacks and out-of-order webhooks; every
 // charge message is delivered twice and two charge runs overlap; workers die between every step of the charge
-// protocol and inside the janitor; tokens are revoked in the middle of a run. At the end: no period charged twice,
+// protocol and inside the attempt sweep; tokens are revoked in the middle of a run. At the end: no period charged twice,
 // none lost, our ledger equal to the gateway's, every dead letter explained.
 
 export interface ChaosOptions {
@@ -92,7 +92,7 @@ const SIGNUP_BATCHES = 3;
 const SETTLE_ROUNDS = 30;
 
 /**
- * The charge path's faults (sandbox/faults.ts): on REBILL, on the janitor's retrieve and on token deletion — 503s,
+ * The charge path's faults (sandbox/faults.ts): on REBILL, on the attempt sweep's retrieve and on token deletion — 503s,
  * the gateway's own internal errors (EM00, EX1000), lost answers and latency.
  */
 const CHARGE_ROUTE_FAULTS = {
@@ -145,7 +145,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const progress = options.onProgress ?? (() => undefined);
   const random = createPrng(deriveSeed(options.seed, "chaos"));
   // The real handlers take the gateway's callbacks and webhooks (status_url, chargebacks) through the intake queue;
-  // the charge queue, the charge runs and the janitor are driven here, with crashes injected.
+  // the charge queue, the charge runs and the attempt sweep are driven here, with crashes injected.
   const local = await LocalStack.start({
     port: 0,
     sandboxPort: 0,
@@ -354,7 +354,7 @@ async function revokeSomeTokens(
 }
 
 /**
- * Workers drain the queue (crashing as they go), then time passes beyond the in-flight window and the janitor sweeps
+ * Workers drain the queue (crashing as they go), then time passes beyond the in-flight window and the attempt sweep sweeps
  * (crashing too, and run again as the next schedule would): until nothing is open and nothing is queued.
  */
 async function settleEverything(
@@ -365,7 +365,7 @@ async function settleEverything(
 ): Promise<void> {
   const { stack } = local;
   const chargeDeps = crashes.chargeDeps(stack.services);
-  const janitorDeps = crashes.janitorDeps({ ...stack.services, queue });
+  const attemptSweepDeps = crashes.attemptSweepDeps({ ...stack.services, queue });
   for (let round = 0; round < SETTLE_ROUNDS; round += 1) {
     await Promise.all(
       Array.from({ length: workers }, () =>
@@ -380,7 +380,7 @@ async function settleEverything(
     let open = 0;
     for (;;) {
       try {
-        open = (await runJanitor(janitorDeps)).examined;
+        open = (await runAttemptSweep(attemptSweepDeps)).examined;
         break;
       } catch (error) {
         if (!(error instanceof SimulatedCrash)) throw error;

@@ -201,7 +201,7 @@ class Month {
         today = day;
       }
     });
-    // The incident is over: without faults the janitor settles what the last days left open.
+    // The incident is over: without faults the attempt sweep settles what the last days left open.
     this.local.stack.sandbox.faults.configure({});
     for (const step of ["PT10M", "PT10M"]) {
       await this.local.advanceClock(step);

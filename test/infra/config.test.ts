@@ -22,7 +22,7 @@ describe("readBillingConfig", () => {
     ]);
     expect(config.schedules).toEqual({
       chargeRun: "rate(1 hour)",
-      janitor: "rate(5 minutes)",
+      attemptSweep: "rate(5 minutes)",
       partnerToken: "rate(6 hours)",
       reconciliation: "cron(30 3 * * ? *)",
       partnerWebhook: "rate(1 day)",
@@ -51,7 +51,7 @@ describe("readBillingConfig", () => {
   it("names every invalid context key, never its value", () => {
     const problems = problemsOf({
       "billing:paymentBaseUrl": "http://pay.example.test/secret-path",
-      "billing:janitorSchedule": "rate(1 minutes)",
+      "billing:attemptSweepSchedule": "rate(1 minutes)",
       "billing:chargePolicy": { retryBaseSeconds: 5000 },
       "billing:alarmEmail": "on call",
       "billing:logRetentionDays": 33,
@@ -59,7 +59,7 @@ describe("readBillingConfig", () => {
     });
     expect(problems).toEqual([
       expect.stringMatching(/^billing:paymentBaseUrl: must be an https:\/\/ URL/),
-      expect.stringMatching(/^billing:janitorSchedule: must be "rate/),
+      expect.stringMatching(/^billing:attemptSweepSchedule: must be "rate/),
       expect.stringMatching(/^billing:gatewayRebillEndpoint: .*"tokenbilling"\|"payment"/),
       expect.stringMatching(/^billing:chargePolicy\.retryBaseSeconds: /),
       expect.stringMatching(/^billing:chargePolicy\.retryBaseSeconds: /),

@@ -62,7 +62,7 @@ export function dueSubscription(id: string, overrides: Partial<Subscription> = {
   };
 }
 
-/** The charge engine's dependencies on fakes, plus a recording queue (the janitor's and the charge run's). */
+/** The charge engine's dependencies on fakes, plus a recording queue (the attempt sweep's and the charge run's). */
 export function fakeChargeServices(options: MemoryBillingRepositoryOptions = {}) {
   const repository = new MemoryBillingRepository(options);
   const gateway = new ScriptedGateway();

@@ -17,8 +17,8 @@ import {
 } from "../../support/merchant-api-handlers";
 
 /*
- * DESIGN.md §4: card number and CVC live only in memory for one request. Sign-ups, ad hoc and scheduled charges,
- * refunds and the janitor run with test cards through the deployed handlers while every byte written to stdout and
+ * Card data (README, Layout): card number and CVC live only in memory for one request. Sign-ups, ad hoc and scheduled charges,
+ * refunds and the attempt sweep run with test cards through the deployed handlers while every byte written to stdout and
  * stderr (Powertools logger, EMF metrics, warnings) is captured; then the log lines, every API answer, every queued
  * SQS message, every published event and every item of the billing table are searched for card data and secrets.
  */
@@ -135,7 +135,7 @@ describe("no card data or secret leaves the request", () => {
     }
 
     // A month later: the charge run queues the due subscriptions, the worker charges them (one REBILL declines), and
-    // the janitor settles the sign-up whose outcome was unknown.
+    // the attempt sweep settles the sign-up whose outcome was unknown.
     await stack.clock.set(new Date(Date.now() + 32 * DAY));
     expect((await stack.chargeRun()).enqueued).toBe(3);
     const queued: string[] = [];
@@ -149,7 +149,7 @@ describe("no card data or secret leaves the request", () => {
       metrics.publishStoredMetrics(); // what the handler's middleware does after each invocation
       event = await receiveLambdaEvent(stack.sqs.client, stack.chargeQueue.queueUrl);
     }
-    expect((await stack.janitor()).examined).toBeGreaterThan(0);
+    expect((await stack.attemptSweep()).examined).toBeGreaterThan(0);
     for (const url of [stack.chargeQueue.queueUrl, stack.chargeQueue.dlqUrl]) {
       const event = await receiveLambdaEvent(stack.sqs.client, url);
       queued.push(...event.Records.map((record) => record.body));

@@ -31,7 +31,7 @@ import {
 } from "../../support/billing-scenarios";
 
 /*
- * DESIGN.md §3–§4 end to end on the local stack (dynalite, local-aws-sqs, the gateway sandbox, one clock): lost
+ * Exactly once (README, Exactly once: how a charge is made) end to end on the local stack (dynalite, local-aws-sqs, the gateway sandbox, one clock): lost
  * answers, crashed workers, duplicate deliveries and overlapping runs never charge a period twice and never lose
  * one; declines walk the dunning schedule; periods keep their anchor; and what one charge costs in requests.
  */
@@ -56,7 +56,7 @@ afterEach(async () => {
   await Promise.all(stacks.splice(0).map((stack) => stack.close()));
 });
 
-/** DESIGN §4, checked on every test's subscriptions: each at `period`, nothing double-charged, ledgers agree. */
+/** Exactly once, checked on every test's subscriptions: each at `period`, nothing double-charged, ledgers agree. */
 async function expectExactlyOnce(stack: BillingStack, ids: readonly string[], period: number) {
   const comparison = await compareLedgers(stack, ids);
   expect(comparison.subscriptionsNotAtPeriod(period)).toEqual([]);
@@ -97,10 +97,10 @@ describe("exactly once under faults", () => {
     // A REBILL slowed past the timeout by a busy machine would be unknown too, and settled the same way.
     expect(unknown.length).toBeGreaterThanOrEqual(timedOut);
     // Inside the in-flight window nothing touches them.
-    expect(await stack.janitor()).toMatchObject({ examined: 0 });
+    expect(await stack.attemptSweep()).toMatchObject({ examined: 0 });
 
     await stack.clock.advance(PAST_INFLIGHT_WINDOW_MS);
-    expect(await stack.janitor()).toEqual({
+    expect(await stack.attemptSweep()).toEqual({
       examined: unknown.length,
       resolved: unknown.length,
       requeued: 0,
@@ -150,7 +150,7 @@ describe("exactly once under faults", () => {
 
     await stack.clock.advance(PAST_INFLIGHT_WINDOW_MS);
     // After the call: retrieve finds the SALE and commits it. Before it: NONE voids the attempt and requeues.
-    expect(await stack.janitor()).toEqual({ examined: 8, resolved: 4, requeued: 4, deferred: 0 });
+    expect(await stack.attemptSweep()).toEqual({ examined: 8, resolved: 4, requeued: 4, deferred: 0 });
     const drained = await stack.drainChargeQueue();
     expect(kinds(drained.results)).toEqual({ done: 4 });
 

@@ -38,7 +38,7 @@ describe("sign-up retries", () => {
     if (first.kind === "active") expect(salesOf(first.subscription.subscription_id)).toBe(1);
   });
 
-  it("a retry after a crash between the payment and its record is pending, not paid again; the janitor settles it", async () => {
+  it("a retry after a crash between the payment and its record is pending, not paid again; the attempt sweep settles it", async () => {
     const crashing: BillingRepository = {
       ...stack.services.repository,
       updateAttempt: async () => {
@@ -54,7 +54,7 @@ describe("sign-up retries", () => {
     expect(salesOf(subscriptionId)).toBe(1);
 
     await stack.clock.advance(stack.services.policy.inflightWindowMs + 1_000);
-    expect((await stack.janitor()).resolved).toBe(1);
+    expect((await stack.attemptSweep()).resolved).toBe(1);
     const settled = await stack.services.repository.getSubscription(subscriptionId);
     expect(settled).toMatchObject({ period: 1 });
     expect(salesOf(subscriptionId)).toBe(1);

@@ -5,7 +5,7 @@ import { BillingStack } from "../../../local/billing-stack";
 import { compareLedgers } from "../../../local/ledger-comparison";
 
 /*
- * DESIGN.md §4 end to end: 1,000 subscriptions signed up through the sandbox's non-ui payment, then a year of
+ * Exactly once (README, Exactly once: how a charge is made) end to end: 1,000 subscriptions signed up through the sandbox's non-ui payment, then a year of
  * monthly renewals through the charge run, the SQS worker and REBILL — every period charged exactly once, and our
  * ledger and the sandbox's agree record for record.
  */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDynamoDbBillingRepository } from "../../../functions/adapters/dynamodb-billing-repository";
+import { runAttemptSweep } from "../../../functions/core/attempt-sweep";
 import { type ChargeDeps, processChargeMessage } from "../../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import { runChargeRun } from "../../../functions/core/charge-run";
-import { runJanitor } from "../../../functions/core/janitor";
 import type { Subscription } from "../../../functions/core/model";
 import type { GatewayOutcome } from "../../../functions/core/outcome";
 import type {
@@ -211,9 +211,13 @@ describe("charge protocol", () => {
     // Inside the window nothing resolves it, not even a redelivered message.
     gateway.script = () => ({ kind: "success", value: {} });
     await processChargeMessage(message(subscription), 2, deps);
-    expect((await runJanitor({ ...deps, queue })).examined).toBe(0);
+    expect((await runAttemptSweep({ ...deps, queue })).examined).toBe(0);
     clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 1);
-    expect(await runJanitor({ ...deps, queue })).toMatchObject({ examined: 1, resolved: 1, requeued: 0 });
+    expect(await runAttemptSweep({ ...deps, queue })).toMatchObject({
+      examined: 1,
+      resolved: 1,
+      requeued: 0,
+    });
     expect(gateway.rebills).toHaveLength(1);
     expect(await reload(subscription)).toMatchObject({ period: 2, status: "active" });
     expect((await repository.listAttempts(subscription.subscription_id))[0]).toMatchObject({
@@ -227,7 +231,7 @@ describe("charge protocol", () => {
     gateway.script = () => ({ kind: "unknown", reason: "timeout before the gateway acted" });
     await processChargeMessage(message(subscription), 1, deps);
     clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 1);
-    expect(await runJanitor({ ...deps, queue })).toMatchObject({ requeued: 1 });
+    expect(await runAttemptSweep({ ...deps, queue })).toMatchObject({ requeued: 1 });
     gateway.script = () => ({ kind: "success", value: {} });
     for (const queued of queue.sent) await processChargeMessage(queued, 1, deps);
     const attempts = await repository.listAttempts(subscription.subscription_id);
@@ -238,13 +242,13 @@ describe("charge protocol", () => {
     expect(await reload(subscription)).toMatchObject({ period: 2, attempt: 0 });
   });
 
-  it("a crash between claim and call is recovered by the janitor through retrieve", async () => {
+  it("a crash between claim and call is recovered by the attempt sweep through retrieve", async () => {
     const subscription = await subscribe();
     gateway.script = () => "crash";
     await expect(processChargeMessage(message(subscription), 1, deps)).rejects.toThrow(/crashed/);
     clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 1);
     gateway.script = () => ({ kind: "success", value: {} });
-    await runJanitor({ ...deps, queue });
+    await runAttemptSweep({ ...deps, queue });
     for (const queued of queue.sent) await processChargeMessage(queued, 1, deps);
     expect(gateway.charges.size).toBe(1);
     expect(await reload(subscription)).toMatchObject({ period: 2 });
@@ -268,7 +272,7 @@ describe("charge protocol", () => {
     expect(events.map((e) => e.type)).toEqual(["charge.succeeded"]);
   });
 
-  it("when retrieve cannot answer, the janitor postpones: 5 minutes, then hourly, then daily", async () => {
+  it("when retrieve cannot answer, the attempt sweep postpones: 5 minutes, then hourly, then daily", async () => {
     const subscription = await subscribe();
     gateway.script = () => ({ kind: "unknown", reason: "lost" });
     await processChargeMessage(message(subscription), 1, deps);
@@ -282,7 +286,7 @@ describe("charge protocol", () => {
       DAY,
     ]) {
       clock.advance(wait + 1);
-      expect((await runJanitor({ ...deps, queue })).deferred).toBe(1);
+      expect((await runAttemptSweep({ ...deps, queue })).deferred).toBe(1);
       const [attempt] = await repository.listAttempts(subscription.subscription_id);
       leases.push((Date.parse(attempt?.lease_until ?? "") - clock.now().getTime()) / 60_000);
     }

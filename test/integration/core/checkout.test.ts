@@ -14,7 +14,7 @@ import { BillingStack } from "../../../local/billing-stack";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 
 /*
- * DESIGN.md §3.1 against dynalite and the stateful sandbox: ready → the customer completes the window (sandbox route)
+ * The window sign-up (README, Merchant API: POST /v1/checkouts) against dynalite and the stateful sandbox: ready → the customer completes the window (sandbox route)
  * → the sandbox calls status_url (a local receiver here) → completeCheckout verifies the query with the gateway
  * before anything changes.
  */

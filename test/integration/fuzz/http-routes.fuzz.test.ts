@@ -23,7 +23,7 @@ import {
   signedWebhookCases,
 } from "../../support/fuzz-requests";
 import { captureFileOutput } from "../../support/handler-env";
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../support/raw-http";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
 import { type StackState, settleQueues, stackState } from "../../support/stack-state";
 
 // Every route of the local API (the merchant API behind its authorizer, the gateway callbacks, the OpenAPI document

@@ -11,7 +11,7 @@ import { settleQueues } from "../../support/stack-state";
 
 // The leak scan over a realistic run of the local stack (every handler logging at DEBUG): sign-ups with approving,
 // declining and acquirer-error cards, a window checkout completed in the sandbox, refunds, a bad card refused, a
-// month of renewals with the janitor and the partner token refresh. Nothing the system wrote — log lines, metric
+// month of renewals with the attempt sweep and the partner token refresh. Nothing the system wrote — log lines, metric
 // dimensions, table items, queued and dead-lettered messages, events, HTTP answers — may hold a card number, a CVC,
 // a credential or a JWT. Then cards and secrets are planted in each place to prove the scan finds them.
 
@@ -114,7 +114,7 @@ describe("leak scan of a realistic local run", () => {
     );
     expect((await call("GET", `/v1/subscriptions/${approved}/charges`)).status).toBe(200);
 
-    // A month on: renewals (one declines on REBILL), the janitor settles the unknown sign-up, the partner token
+    // A month on: renewals (one declines on REBILL), the attempt sweep settles the unknown sign-up, the partner token
     // is refreshed on its schedule.
     expect((await call("POST", "/local/clock", { advance: "P31D" })).status).toBe(200);
     expect((await call("GET", `/v1/subscriptions/${approved}`)).json).toMatchObject({

@@ -12,7 +12,7 @@ const container = new TestContainer(() => stack);
 const sweepAttempts = container.handler(sweepAttemptsDefinition);
 
 /*
- * The janitor as Lambda runs it, on the local stack: two workers "crashed" after claiming period 1 — one after the
+ * The attempt sweep as Lambda runs it, on the local stack: two workers "crashed" after claiming period 1 — one after the
  * gateway took its REBILL, one before — and the sweep settles both through retrieve by order_id.
  */
 

@@ -18,7 +18,7 @@ import { tokenBillingRoutes } from "../../../sandbox/token-billing-routes";
 import { webhookAdminRoutes } from "../../../sandbox/webhook-admin-routes";
 import { webhookTriggerRoutes } from "../../../sandbox/webhook-triggers";
 import { concretePath, describeCase, type FuzzTarget, fuzzCases } from "../../support/fuzz-requests";
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../support/raw-http";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
 import { recordPayment } from "../../support/sandbox-gateway";
 
 // Every route of the sandbox gets FUZZ_RUNS hostile requests (default 1000, seed FUZZ_SEED). Each answer must be

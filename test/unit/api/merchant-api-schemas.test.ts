@@ -19,7 +19,7 @@ const customer = { name: "Ada", email: "ada@example.com" };
 const plan = { amount: "19.90", currency: "USD", interval_months: 1 };
 
 describe("request schemas", () => {
-  it("accept the bodies of DESIGN §8", () => {
+  it("accept the bodies of the documented merchant API", () => {
     expect(createCheckoutBody.safeParse({ customer, plan, billing: "token" }).success).toBe(true);
     expect(
       createCheckoutBody.safeParse({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chargeAdHoc } from "../../../functions/core/ad-hoc-charge";
+import { runAttemptSweep } from "../../../functions/core/attempt-sweep";
 import { AD_HOC_FIRST_PERIOD, chargeKindOf, isAdHocPeriod } from "../../../functions/core/charge-kind";
-import { runJanitor } from "../../../functions/core/janitor";
 import { MAX_ORDER_ID_LENGTH } from "../../../functions/core/order-id";
 import type { RebillRequest } from "../../../functions/core/ports";
 import { dueSubscription, fakeChargeServices, START } from "../../support/fake-billing";
@@ -116,7 +116,7 @@ describe("chargeAdHoc", () => {
     expect(published).toEqual([expect.objectContaining({ type: "charge.failed", rescode: "DC51" })]);
   });
 
-  it("leaves an unknown outcome to the janitor, whose resolution never moves the subscription", async () => {
+  it("leaves an unknown outcome to the attempt sweep, whose resolution never moves the subscription", async () => {
     const { deps, gateway, subscription, repository, published, queued } = await setUp();
     gateway.script = () => ({ kind: "unknown", reason: "timeout" });
     const unknown = await recorded(chargeAdHoc({ subscription_id: ID }, deps));
@@ -129,7 +129,7 @@ describe("chargeAdHoc", () => {
         ? { kind: "success", value: { status: "SALE", transaction_id: "S".repeat(24) } }
         : { kind: "success", value: { status: "NONE" } };
     const later = new Date(START.getTime() + 10 * 60_000);
-    const report = await runJanitor({ ...deps, clock: { now: () => later } });
+    const report = await runAttemptSweep({ ...deps, clock: { now: () => later } });
 
     expect(report).toEqual({ examined: 2, resolved: 2, requeued: 0, deferred: 0 });
     expect(queued).toEqual([]);

@@ -37,7 +37,7 @@ describe("LocalScheduler", () => {
       clock,
       [
         {
-          name: "janitor",
+          name: "attemptSweep",
           expression: "rate(5 minutes)",
           run: async (when) => void fired.push(when.toISOString()),
         },

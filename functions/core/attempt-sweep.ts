@@ -13,7 +13,7 @@ export function sweepDelayMs(attemptAgeMs: number): number {
   return attemptAgeMs < DAY_MS ? HOUR_MS : DAY_MS;
 }
 
-async function postpone(attempt: ChargeAttempt, deps: JanitorDeps): Promise<void> {
+async function postpone(attempt: ChargeAttempt, deps: AttemptSweepDeps): Promise<void> {
   const now = deps.clock.now();
   const delay = sweepDelayMs(now.getTime() - Date.parse(attempt.created_at));
   await deps.repository.updateAttempt(attempt, {
@@ -22,11 +22,11 @@ async function postpone(attempt: ChargeAttempt, deps: JanitorDeps): Promise<void
   });
 }
 
-export interface JanitorDeps extends ChargeDeps {
+export interface AttemptSweepDeps extends ChargeDeps {
   readonly queue: ChargeQueue;
 }
 
-export interface JanitorReport {
+export interface AttemptSweepReport {
   readonly examined: number;
   /** Settled by retrieve. */
   readonly resolved: number;
@@ -39,10 +39,10 @@ export interface JanitorReport {
 /**
  * Sweeps attempts left open past their lease — a worker crashed between claim and commit, or an unknown outcome was
  * never resolved — and settles each through retrieve by order_id. Work that needs a new gateway call goes back to
- * the charge queue, so the janitor never charges anything itself. An ad hoc line is only settled: a voided one stays
+ * the charge queue, so the attempt sweep never charges anything itself. An ad hoc line is only settled: a voided one stays
  * voided (its request was answered; the merchant charges again if they want to), and none is ever queued.
  */
-export async function runJanitor(deps: JanitorDeps): Promise<JanitorReport> {
+export async function runAttemptSweep(deps: AttemptSweepDeps): Promise<AttemptSweepReport> {
   let examined = 0;
   let resolved = 0;
   let requeued = 0;
