@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { parseArgs } from "node:util";
-import { formatTable } from "../local/text-table";
+import { formatTable } from "../cli/text-table";
 import { awsCostBenchmark } from "./aws-cost-bench";
 import type { Benchmark, BenchRow } from "./benchmark";
 import { bundleBenchmark } from "./bundle-bench";

@@ -1,11 +1,11 @@
 import { Command, CommanderError } from "commander";
 import { redactText } from "../functions/runtime/redaction";
-import { LOCAL_OUTPUTS_FILE } from "../local/local-outputs";
 import { addChargeRunCommand } from "./charge-run";
 import { addChargesCommands } from "./charges";
 import { CliError, type CliIo, type CommandRunner } from "./cli-io";
 import { addClockCommands } from "./clock";
 import { addDlqCommands } from "./dlq";
+import { LOCAL_OUTPUTS_FILE } from "./local-outputs";
 import { addReconcileCommand } from "./reconcile";
 import { addSubscriptionsCommands } from "./subscriptions";
 
@@ -33,7 +33,8 @@ export async function runBillingCli(argv: readonly string[], io: CliIo = process
     };
   const program = new Command("billing")
     .description("Ops CLI of the recurring-billing orchestrator: the local stack (npm start) or a deployment")
-    .option("--local-outputs <file>", `outputs of the local stack (default ${LOCAL_OUTPUTS_FILE})`)
+    .option("--local", `the local stack of npm start (its ${LOCAL_OUTPUTS_FILE})`)
+    .option("--local-outputs <file>", "the local stack whose outputs are in this file (implies --local)")
     .option("--outputs <file>", "AWS target: the file cdk deploy --outputs-file wrote")
     .option("--region <region>", "AWS region (default: the stacks' Region output)")
     .option("--profile <profile>", "AWS profile (AWS_PROFILE)")

@@ -1,42 +1,24 @@
-import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
-import { SERVICE_SETS } from "../functions/composition/service-sets";
-import { runChargeRun } from "../functions/core/charge-run";
-import { type CommandIo, type CommandRunner, emit } from "./cli-io";
+import { z } from "zod";
+import { type CommandRunner, emit } from "./cli-io";
+import { invokeFunction } from "./invoke";
 import { resolveTarget, withTarget } from "./target";
 
-/** A bar on a terminal only: piped output, --json and a test's buffers stay one clean line. */
-function progressBar(out: CommandIo): SingleBar | undefined {
-  if (out.json || out.io.stdout !== process.stdout || !process.stdout.isTTY) return undefined;
-  // How many are due is known only at the end (the due index is read page by page), so the bar counts up.
-  return new SingleBar(
-    {
-      format: "charge run {bar} {value} subscriptions enqueued ({pages} pages, {duration}s)",
-      stream: process.stdout,
-      hideCursor: true,
-      clearOnComplete: true,
-    },
-    Presets.shades_classic,
-  );
-}
+const chargeRunReportSchema = z.object({ enqueued: z.number().int(), pages: z.number().int() });
 
-/** `charge-run`: the scheduled charge run (runChargeRun), once, against the target, on the target's clock. */
+/** `charge-run`: the run-charges function invoked once, as its hourly schedule does, on the target's clock. */
 export function addChargeRunCommand(program: Command, run: CommandRunner): void {
   program
     .command("charge-run")
-    .description("enqueue one charge message per due subscription, as the hourly schedule does")
+    .description(
+      "invoke the charge run once (one charge message per due subscription), as the hourly schedule does",
+    )
     .action(
       run(async (command, out) => {
         await withTarget(await resolveTarget(command), async (session) => {
-          const deps = await session.services(SERVICE_SETS.chargeRun);
-          const startedAt = deps.clock.now();
-          const bar = progressBar(out);
-          bar?.start(0, 0, { pages: 0 });
-          const report = await runChargeRun(deps, (progress) => {
-            bar?.setTotal(progress.enqueued);
-            bar?.update(progress.enqueued, { pages: progress.pages });
-          });
-          bar?.stop();
+          const startedAt = session.runtime.clock.now();
+          // Scheduler's plain input: the handler takes it as a run at the time it is invoked.
+          const report = await invokeFunction(session, "run-charges", {}, chargeRunReportSchema);
           emit(out, { at: startedAt.toISOString(), ...report }, () => [
             `charge run at ${startedAt.toISOString()}: ${report.enqueued} subscriptions enqueued (${report.pages} pages)`,
           ]);

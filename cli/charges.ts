@@ -2,9 +2,9 @@ import type { Command } from "commander";
 import type { ChargeView } from "../functions/api/merchant-api-schemas";
 import { chargeView } from "../functions/api/views";
 import { listCharges } from "../functions/core/charge-list";
-import { formatTable } from "../local/text-table";
 import { argumentsOf, CliError, type CommandRunner, emit, orDash } from "./cli-io";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
+import { formatTable } from "./text-table";
 
 /** The ledger as a table (charges list, subscriptions show). */
 export function chargeTable(charges: readonly ChargeView[]): string {

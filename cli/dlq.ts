@@ -10,9 +10,9 @@ import type { SqsRecord } from "../functions/adapters/sqs-work-results";
 import { COMPONENT_VARIABLES } from "../functions/composition/components";
 import { environmentSchema } from "../functions/runtime/environment";
 import { redactText } from "../functions/runtime/redaction";
-import { formatTable } from "../local/text-table";
 import { type CommandRunner, emit, parseLimit } from "./cli-io";
 import { resolveTarget, type TargetSession, withTarget } from "./target";
+import { formatTable } from "./text-table";
 
 // The work queues' dead-letter queues: what process-charges / process-intake failed maxReceiveCount times. Their
 // bodies hold ids only (charge messages, intake messages), never card data; they are printed redacted all the same.

@@ -6,10 +6,10 @@ import { chargeView, refundView, subscriptionView } from "../functions/api/views
 import { COMPONENT_VARIABLES } from "../functions/composition/components";
 import { listCharges } from "../functions/core/charge-list";
 import { subscriptionStatus } from "../functions/core/model";
-import { formatTable } from "../local/text-table";
 import { chargeTable } from "./charges";
 import { argumentsOf, CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
+import { formatTable } from "./text-table";
 
 /** The last paid period: its index and span. */
 const periodText = ({ current_period: period }: SubscriptionView) =>

@@ -7,16 +7,20 @@ import { SERVICE_SETS, type ServiceSet } from "../functions/composition/service-
 import type { Clock } from "../functions/core/ports";
 import { EnvironmentError, loadEnvironment } from "../functions/runtime/environment";
 import { STACK_OUTPUT_VARIABLES, type StackOutputId } from "../lib/stack-outputs";
-import { LOCAL_OUTPUTS_FILE, localOutputsSchema } from "../local/local-outputs";
 import { CliError } from "./cli-io";
+import { LOCAL_OUTPUTS_FILE, localOutputsSchema } from "./local-outputs";
 
-// Where the CLI acts: the local stack of `npm start` (its .local/outputs.json), or a deployment (the file `cdk
-// deploy --outputs-file` writes). Either way the commands compose over the target's variables with the composition
-// root the functions use, on SDK clients pointed at the target.
+// Where the CLI acts, always named: the local stack of `npm start` (--local: its .local/outputs.json), or a
+// deployment (--outputs: the file `cdk deploy --outputs-file` writes). Reads compose over the target's variables
+// with the composition root the functions use, on SDK clients pointed at the target and the operator's
+// credentials; what changes state at scale or needs the gateway's secrets is invoked (invoke.ts).
 
 const NO_LOCAL_STACK = "no local stack running: start it with npm start (or pass --outputs for AWS)";
 
+const NO_TARGET = "name the target: --local (the stack of npm start) or --outputs <file> (a deployment)";
+
 const targetOptionsSchema = z.object({
+  local: z.boolean().optional(),
   localOutputs: z.string().optional(),
   outputs: z.string().optional(),
   region: z.string().optional(),
@@ -83,9 +87,14 @@ async function readJson(file: string, missing: string): Promise<unknown> {
   }
 }
 
-/** The target the global options name: --outputs (AWS) or the local stack (--local-outputs or the default file). */
+/**
+ * The target the global options name, never a default: --outputs (AWS), or --local (the local stack's outputs file,
+ * or the one --local-outputs names).
+ */
 export async function resolveTarget(command: Command): Promise<Target> {
   const options = targetOptionsSchema.parse(command.optsWithGlobals());
+  const local = options.local === true || options.localOutputs !== undefined;
+  if (options.outputs === undefined && !local) throw new CliError(NO_TARGET);
   if (options.outputs === undefined) {
     if (options.region !== undefined || options.profile !== undefined)
       throw new CliError("--region and --profile apply to an AWS target: pass --outputs <cdk-outputs.json>");
@@ -96,8 +105,7 @@ export async function resolveTarget(command: Command): Promise<Target> {
     if (!parsed.success) throw new CliError(`${source} is not the outputs of npm start`);
     return { kind: "local", source, ...parsed.data };
   }
-  if (options.localOutputs !== undefined)
-    throw new CliError("pass either --outputs (AWS) or --local-outputs (local stack), not both");
+  if (local) throw new CliError("pass either --outputs (AWS) or --local (local stack), not both");
   const source = options.outputs;
   const { environment, apiUrl } = environmentFromCdkOutputs(
     await readJson(source, `${source} not found: write it with cdk deploy --outputs-file ${source}`),
@@ -117,6 +125,8 @@ export async function resolveTarget(command: Command): Promise<Target> {
 export interface TargetSession {
   readonly target: Target;
   readonly runtime: Runtime;
+  /** Where the target's SDK clients go (region, profile, credentials, endpoints), for clients of the CLI's own. */
+  readonly runtimeOptions: TargetRuntimeOptions;
   /** The services of a set over the target's variables; a missing variable is named with the file it should come from. */
   services<S>(set: ServiceSet<S>): Promise<S>;
   /** The variables `schema` names, checked; a missing one is named with the file it should have come from. */
@@ -140,8 +150,14 @@ async function localClock(target: Extract<Target, { kind: "local" }>): Promise<C
   return { now: () => new Date(now) };
 }
 
+/** The runtime's options, and the Lambda endpoint of a local stack (which answers Lambda's Invoke API). */
+export type TargetRuntimeOptions = RuntimeOptions & { readonly endpoints?: { readonly lambda?: string } };
+
 /** Where the target's SDK clients go: its region and profile, and a local stack's endpoints and fake credentials. */
-function runtimeOptionsOf(environment: Readonly<Record<string, string>>, clock?: Clock): RuntimeOptions {
+function runtimeOptionsOf(
+  environment: Readonly<Record<string, string>>,
+  clock?: Clock,
+): TargetRuntimeOptions {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = environment;
   return {
     region: environment.AWS_REGION,
@@ -155,6 +171,7 @@ function runtimeOptionsOf(environment: Readonly<Record<string, string>>, clock?:
       sqs: environment.AWS_ENDPOINT_URL_SQS,
       secretsManager: environment.AWS_ENDPOINT_URL_SECRETS_MANAGER,
       eventBridge: environment.AWS_ENDPOINT_URL_EVENTBRIDGE,
+      lambda: environment.AWS_ENDPOINT_URL_LAMBDA,
     },
     clock,
   };
@@ -173,12 +190,14 @@ function lacking(target: Target, error: unknown): unknown {
  */
 export async function withTarget<T>(target: Target, use: (session: TargetSession) => Promise<T>): Promise<T> {
   const clock = target.kind === "local" ? await localClock(target) : undefined;
-  const runtime = createRuntime(runtimeOptionsOf(target.environment, clock));
+  const runtimeOptions = runtimeOptionsOf(target.environment, clock);
+  const runtime = createRuntime(runtimeOptions);
   const composition: Composition = compose(runtime, target.environment);
   try {
     return await use({
       target,
       runtime,
+      runtimeOptions,
       services: (set) =>
         set.from(composition).catch((error: unknown) => {
           throw lacking(target, error);

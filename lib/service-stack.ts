@@ -43,7 +43,7 @@ import {
 } from "./function-table";
 import { BillingMonitoring } from "./monitoring";
 import { acknowledge } from "./nag";
-import type { SERVICE_OUTPUTS } from "./stack-outputs";
+import { INVOKED_FUNCTIONS, type InvokedFunction, type SERVICE_OUTPUTS } from "./stack-outputs";
 import type { BillingStatefulResources, WorkQueue } from "./stateful-stack";
 
 export interface BillingServiceStackProps extends StackProps {
@@ -136,16 +136,23 @@ export class BillingServiceStack extends Stack {
       config,
     });
     this.#refusePlaceholderDeploys(config);
-    this.#outputs(config);
+    this.#outputs(config, built);
   }
 
   /** What `cdk deploy --outputs-file` writes for the ops CLI; no exports, so nothing pins them. */
-  #outputs(config: BillingConfig) {
-    const outputs: { readonly [id in keyof typeof SERVICE_OUTPUTS]: string } = {
+  #outputs(config: BillingConfig, built: readonly { spec: FunctionSpec; fn: BillingFunction }[]) {
+    const outputs: { readonly [id in keyof typeof SERVICE_OUTPUTS]?: string } = {
       ApiUrl: this.api.apiEndpoint,
       PaymentBaseUrl: config.gatewayUrls.paymentBaseUrl,
       WebhookAdminBaseUrl: config.gatewayUrls.webhookAdminBaseUrl,
       PartnerBaseUrl: config.gatewayUrls.partnerBaseUrl,
+      ...Object.fromEntries(
+        built.flatMap(({ spec, fn }) =>
+          spec.handler in INVOKED_FUNCTIONS
+            ? [[INVOKED_FUNCTIONS[spec.handler as InvokedFunction], fn.functionName]]
+            : [],
+        ),
+      ),
     };
     for (const [id, value] of Object.entries(outputs)) new CfnOutput(this, id, { value });
   }

@@ -19,7 +19,22 @@ export const SERVICE_OUTPUTS = {
   PaymentBaseUrl: "PAYMENT_BASE_URL",
   WebhookAdminBaseUrl: "WEBHOOK_ADMIN_BASE_URL",
   PartnerBaseUrl: "PARTNER_BASE_URL",
+  RunChargesFunctionName: "RUN_CHARGES_FUNCTION_NAME",
+  ReconcileLedgerFunctionName: "RECONCILE_LEDGER_FUNCTION_NAME",
 } as const;
+
+/**
+ * The functions the ops CLI invokes instead of doing their work on the operator's machine (they change state at
+ * scale or need the gateway's secrets): handler → the output that names the deployed function.
+ */
+export const INVOKED_FUNCTIONS = {
+  "run-charges": "RunChargesFunctionName",
+  "reconcile-ledger": "ReconcileLedgerFunctionName",
+} as const satisfies Record<string, keyof typeof SERVICE_OUTPUTS>;
+export type InvokedFunction = keyof typeof INVOKED_FUNCTIONS;
+
+/** The variable that names an invoked function in the CLI's environment. */
+export const functionNameVariable = (handler: InvokedFunction) => SERVICE_OUTPUTS[INVOKED_FUNCTIONS[handler]];
 
 export type StackOutputId = keyof typeof STATEFUL_OUTPUTS | keyof typeof SERVICE_OUTPUTS;
 

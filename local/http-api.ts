@@ -6,9 +6,11 @@ import { MERCHANT_API_ROUTES } from "../functions/api/merchant-api-routes";
 import type { HttpRoute } from "../lib/function-table";
 import { apiGatewayEvent, authorizerEvent, matchPath } from "./api-gateway-event";
 import type { LambdaFunctions } from "./lambda-functions";
+import { invokeAsLambda, invokedFunctionOf } from "./lambda-invoke-api";
 
 // API Gateway's HTTP API, locally: the deployed routes of the function table, each request turned into the v2
 // event of its function, the merchant authorizer in front of the bearer routes, and the proxy result written back.
+// The same server answers Lambda's Invoke API (lambda-invoke-api.ts).
 
 /** A route served by local mode itself, not by a Lambda function (POST /local/clock). */
 export type LocalRouteHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -105,6 +107,8 @@ export class LocalHttpApi {
     if (body === undefined) return GATEWAY_ANSWERS.tooLarge;
     const method = (request.method ?? "GET").toUpperCase();
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    const invoked = invokedFunctionOf(method, path);
+    if (invoked !== undefined) return invokeAsLambda(this.options.functions, invoked, body);
     const found = this.#match(method, path);
     if (found === undefined) return GATEWAY_ANSWERS.notFound;
     const { route, pathParameters } = found;

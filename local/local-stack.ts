@@ -3,12 +3,14 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { z } from "zod";
+import { LOCAL_OUTPUTS_FILE, type LocalOutputs } from "../cli/local-outputs";
 import { hashApiKey } from "../functions/api/api-key";
 import { toErrorResponse } from "../functions/api/errors";
 import { bodyOf, ok, toHttpResult } from "../functions/api/http";
 import { localClockBody } from "../functions/api/merchant-api-schemas";
 import type { ChargePolicy } from "../functions/core/charge-policy";
 import { readBillingConfig } from "../lib/config";
+import { functionNameVariable, INVOKED_FUNCTIONS, type InvokedFunction } from "../lib/stack-outputs";
 import type { FaultConfigOrSettings } from "../sandbox/faults";
 import { addIsoDuration, parseIsoDuration } from "../sandbox/iso-duration";
 import { BillingStack } from "./billing-stack";
@@ -16,7 +18,6 @@ import { EventSourceMapping } from "./event-source-mapping";
 import { LocalHttpApi } from "./http-api";
 import { scheduledEvent } from "./lambda-context";
 import { LambdaFunctions } from "./lambda-functions";
-import { LOCAL_OUTPUTS_FILE, type LocalOutputs } from "./local-outputs";
 import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
 
 /** Re-exported for bin/start.ts, which loads this module anyway. */
@@ -207,7 +208,8 @@ export class LocalStack {
 
   /**
    * What a client of this stack needs (the ops CLI reads it from .local/outputs.json): the URLs, the API key, and
-   * the variables a handler gets, which point the SDK at the emulators, plus the dead-letter queues.
+   * the variables a handler gets, which point the SDK at the emulators, plus the dead-letter queues and the
+   * functions the CLI invokes.
    */
   outputs(): LocalOutputs {
     return {
@@ -219,6 +221,14 @@ export class LocalStack {
         ...this.stack.endpointVariables(),
         CHARGE_DLQ_URL: this.stack.chargeQueue.dlqUrl,
         INTAKE_DLQ_URL: this.stack.intakeQueue.dlqUrl,
+        // Lambda's Invoke API is answered by this stack's own server, the functions named by their handlers.
+        AWS_ENDPOINT_URL_LAMBDA: this.url,
+        ...Object.fromEntries(
+          Object.keys(INVOKED_FUNCTIONS).map((handler) => [
+            functionNameVariable(handler as InvokedFunction),
+            handler,
+          ]),
+        ),
       },
     };
   }

@@ -305,14 +305,19 @@ describe("triggers", () => {
 });
 
 describe("outputs", () => {
-  it("name the API URL and the gateway base URLs, without exports", () => {
+  it("name the API URL, the gateway base URLs and the functions the ops CLI invokes, without exports", () => {
     const outputs = synth.service.findOutputs("*");
     const [apiId] = resourcesOf(synth.service, "AWS::ApiGatewayV2::Api").map(([id]) => id);
+    const functionRef = (handler: string) => ({
+      Ref: functions.find((fn) => fn.handler === handler)?.logicalId,
+    });
     const expected: Record<keyof typeof SERVICE_OUTPUTS, unknown> = {
       ApiUrl: { "Fn::GetAtt": [apiId, "ApiEndpoint"] },
       PaymentBaseUrl: CONFIGURED_CONTEXT["billing:paymentBaseUrl"],
       WebhookAdminBaseUrl: CONFIGURED_CONTEXT["billing:webhookAdminBaseUrl"],
       PartnerBaseUrl: CONFIGURED_CONTEXT["billing:partnerBaseUrl"],
+      RunChargesFunctionName: functionRef("run-charges"),
+      ReconcileLedgerFunctionName: functionRef("reconcile-ledger"),
     };
     for (const [id, value] of Object.entries(expected)) {
       expect(outputs[id], id).toEqual({ Value: value });

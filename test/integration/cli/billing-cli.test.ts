@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { InvokeCommand, LambdaClient, ResourceNotFoundException } from "@aws-sdk/client-lambda";
 import { GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -173,6 +174,33 @@ describe("ops CLI on the local stack", () => {
     expect(again.enqueued).toBe(0);
   }, 120_000);
 
+  it("answers Lambda's Invoke API, so the SDK's Lambda client invokes the local functions unchanged", async () => {
+    const lambda = new LambdaClient({
+      endpoint: local.url,
+      region: "us-east-1",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
+    const invoke = async (name: string, payload: unknown) => {
+      const response = await lambda.send(
+        new InvokeCommand({ FunctionName: name, Payload: Buffer.from(JSON.stringify(payload)) }),
+      );
+      return {
+        error: response.FunctionError,
+        body: JSON.parse(Buffer.from(response.Payload ?? []).toString()),
+      };
+    };
+    try {
+      expect(await invoke("run-charges", {})).toEqual({ error: undefined, body: { enqueued: 0, pages: 0 } });
+      expect(await invoke("reconcile-ledger", { from: "20270402", to: "20270401" })).toMatchObject({
+        error: "Unhandled",
+        body: { errorMessage: expect.stringContaining("from") },
+      });
+      await expect(invoke("no-such-function", {})).rejects.toBeInstanceOf(ResourceNotFoundException);
+    } finally {
+      lambda.destroy();
+    }
+  });
+
   it("reconciles the ledger with the gateway: 0 mismatches, then a ledger line the gateway never saw", async () => {
     const clean = await cli("reconcile", "--from", "20270301", "--to", "20270401");
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
@@ -298,8 +326,19 @@ describe("ops CLI targets", () => {
     expect((await runCli(["--outputs", outputs, "charge-run"])).stderr).toBe(
       "billing: the outputs file is not what cdk deploy --outputs-file writes\n",
     );
-    expect((await runCli(["--outputs", outputs, "--local-outputs", outputs, "charge-run"])).stderr).toContain(
-      "pass either --outputs (AWS) or --local-outputs (local stack), not both",
+    expect((await runCli(["--outputs", outputs, "--local", "charge-run"])).stderr).toContain(
+      "pass either --outputs (AWS) or --local (local stack), not both",
+    );
+  });
+
+  it("needs the target named, and an AWS target to name the function it invokes", async () => {
+    expect(await runCli(["subscriptions", "list"])).toEqual(
+      refused("name the target: --local (the stack of npm start) or --outputs <file> (a deployment)"),
+    );
+    const outputs = join(dir, "no-functions.json");
+    await writeFile(outputs, JSON.stringify({ BillingStateful: { Region: "eu-west-1", TableName: "t" } }));
+    expect(await runCli(["--outputs", outputs, "charge-run"])).toEqual(
+      refused(`${outputs} lacks what this command needs: RUN_CHARGES_FUNCTION_NAME is not set`),
     );
   });
 });

@@ -13,6 +13,7 @@ import {
 import { BILLING_FUNCTIONS } from "../../../lib/function-table";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import {
   concretePath,
@@ -23,7 +24,6 @@ import {
   signedWebhookCases,
 } from "../../support/fuzz-requests";
 import { captureFileOutput } from "../../support/handler-env";
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
 import { type StackState, settleQueues, stackState } from "../../support/stack-state";
 
 // Every route of the local API (the merchant API behind its authorizer, the gateway callbacks, the OpenAPI document

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { encryptField } from "../../../functions/gateway/card-crypto";
 import { basicAuthorization } from "../../../functions/gateway/context";
 import { computeFgkey } from "../../../functions/gateway/fgkey";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
 import { adminRoutes } from "../../../sandbox/admin-routes";
 import { summarizeCard } from "../../../sandbox/cards";
 import { type Merchant, TEST_MERCHANT } from "../../../sandbox/merchant-config";
@@ -18,7 +19,6 @@ import { tokenBillingRoutes } from "../../../sandbox/token-billing-routes";
 import { webhookAdminRoutes } from "../../../sandbox/webhook-admin-routes";
 import { webhookTriggerRoutes } from "../../../sandbox/webhook-triggers";
 import { concretePath, describeCase, type FuzzTarget, fuzzCases } from "../../support/fuzz-requests";
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
 import { recordPayment } from "../../support/sandbox-gateway";
 
 // Every route of the sandbox gets FUZZ_RUNS hostile requests (default 1000, seed FUZZ_SEED). Each answer must be

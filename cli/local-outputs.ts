@@ -1,7 +1,7 @@
 import { z } from "zod";
 
-// What `npm start` publishes for the ops CLI. Kept apart from local-stack.ts so that a reader of the file does not
-// load the emulators and the handlers.
+// What `npm start` publishes for the ops CLI's --local target: the CLI's contract, written by local/local-stack.ts,
+// so that the CLI imports nothing from local/ (no emulators, no dev dependencies).
 
 export const localOutputsSchema = z.object({
   apiUrl: z.url(),
