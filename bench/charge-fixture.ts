@@ -90,7 +90,8 @@ export class ChargeBench {
           return signup.subscription.subscription_id;
         },
       );
-      // The clients the handlers' composition uses (the stack's runtime) and the one the event source mapping polls with.
+      // The clients the handlers' composition uses (the stack's runtime) and the one the event source mapping polls
+      // with.
       const { runtime } = local.stack;
       const meters = {
         dynamo: countDynamoRequests(runtime.dynamo),

@@ -127,7 +127,7 @@ export interface TargetSession {
   readonly runtime: Runtime;
   /** Where the target's SDK clients go (region, profile, credentials, endpoints), for clients of the CLI's own. */
   readonly runtimeOptions: TargetRuntimeOptions;
-  /** The services of a set over the target's variables; a missing variable is named with the file it should come from. */
+  /** The services of a set over the target's variables; a missing one is named with the file it should come from. */
   services<S>(set: ServiceSet<S>): Promise<S>;
   /** The variables `schema` names, checked; a missing one is named with the file it should have come from. */
   environment<S extends z.ZodObject>(schema: S): z.output<S>;

@@ -44,7 +44,10 @@ export function crashBeforeCommit(
   };
 }
 
-/** Where a worker can die: between each step of the charge protocol (README, Exactly once: how a charge is made), and inside the attempt sweep. */
+/**
+ * Where a worker can die: between each step of the charge protocol (README, Exactly once: how a charge is made),
+ * and inside the attempt sweep.
+ */
 export const CRASH_POINTS = [
   "afterClaim",
   "beforeCall",

@@ -37,8 +37,8 @@ export interface LocalStackOptions {
   readonly realTime?: boolean;
   /**
    * Fires of one schedule closer than this are merged while the clock jumps (ISO 8601, default P1D). Each fire of the
-   * charge run or the attempt sweep costs ~50 ms of dynalite queries (16 shards), so a 31-day jump firing every 5 minutes
-   * would take minutes; PT5M fires every one.
+   * charge run or the attempt sweep costs ~50 ms of dynalite queries (16 shards), so a 31-day jump firing every 5
+   * minutes would take minutes; PT5M fires every one.
    */
   readonly jumpResolution?: string;
   readonly seed?: number;
@@ -52,7 +52,7 @@ export interface LocalStackOptions {
   readonly workerConcurrency?: number;
   /** Records per batch of the charge worker; the function table's batch size when unset. */
   readonly workerBatchSize?: number;
-  /** false: the schedules do not fire (a caller running the charge run and the attempt sweep itself, e.g. the chaos run). */
+  /** false: the schedules do not fire (the caller runs the charge run and the attempt sweep, e.g. the chaos run). */
   readonly schedules?: boolean;
   /** false: nothing consumes the charge queue (the caller runs its own workers). */
   readonly chargeWorker?: boolean;

@@ -2,8 +2,8 @@ import { CALLBACK_FORMS, type CallbackForm } from "../sandbox/payment-results";
 import type { Sandbox } from "../sandbox/server";
 
 /**
- * How much of the real gateway's own behaviour a run met (README "The real gateway"): the forms only the real gateway has,
- * so that a run's table shows it tested them and not only the seed's reading.
+ * How much of the real gateway's own behaviour a run met (README, The real gateway): the forms only the real gateway
+ * has, so that a run's table shows it tested them and not only the seed's reading.
  */
 export interface RealFormCounts {
   /** status_url callbacks sent, by form: the real one (no status), the older short names, the seed's. */

@@ -36,7 +36,7 @@ export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
 
 /**
  * The refusal each behaviour answers with. The rescodes of declines are invented (the seeds list none); the v2
- * `errcode` reasons are the gateway's own names (README "The real gateway").
+ * `errcode` reasons are the gateway's own names (README, The real gateway).
  */
 export const CARD_REFUSALS = {
   decline: { rescode: "DC05", resmsg: "Do not honor", errcode: "GENERIC_DECLINE" },

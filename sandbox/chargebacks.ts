@@ -23,7 +23,7 @@ const DAY_MS = 86_400_000;
 const dayOf = (stamp: string | undefined) => stamp?.slice(0, 8) ?? "";
 
 /**
- * The CHARGEBACK webhook as the real gateway sends it (README "The real gateway"): no rescode and no chargeback id; the
+ * The CHARGEBACK webhook as the real gateway sends it (README, The real gateway): no rescode and no chargeback id; the
  * charged-back payment's fields and the chargeback's lifecycle in `data`, dates as YYYYMMDD in the gateway's zone.
  * The same transaction's webhook comes again with each new status.
  */

@@ -7,7 +7,7 @@ import type { Merchant } from "./merchant-config";
 import { SUCCESS_RESCODE } from "./replies";
 import { callableUrl } from "./request-fields";
 
-/** The real gateway's webhook header prefix (README "The real gateway"); the seeds write it as `service`. */
+/** The real gateway's webhook header prefix (README, The real gateway); the seeds write it as `service`. */
 export const WEBHOOK_HEADER_PREFIX = "eximbay";
 
 export const DELIVERY_KINDS = ["status_url", "recurring_noti", "webhook", "partner_event"] as const;

@@ -71,7 +71,7 @@ export interface RequestFaults {
   readonly internalCode?: InternalErrorCode;
 }
 
-/** The gateway's internal errors (README "The real gateway"): EM00 "try again later", EX1000 internal server error. */
+/** The gateway's internal errors (README, The real gateway): EM00 "try again later", EX1000 internal server error. */
 export const INTERNAL_ERROR_CODES = ["EM00", "EX1000"] as const;
 export type InternalErrorCode = (typeof INTERNAL_ERROR_CODES)[number];
 

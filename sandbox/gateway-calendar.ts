@@ -1,5 +1,5 @@
 // The gateway's calendar: Korea Standard Time (UTC+9, no daylight saving) for every date and time it writes or
-// reads (README "The real gateway"), and months that keep their day where they can.
+// reads (README, The real gateway), and months that keep their day where they can.
 
 /** Korea Standard Time, minutes east of UTC: the sandbox's default zone, as the real gateway's. */
 export const KOREA_UTC_OFFSET_MINUTES = 9 * 60;

@@ -1,7 +1,8 @@
 import { createDecipheriv, createHash, createHmac, timingSafeEqual } from "node:crypto";
 
-// The gateway's cryptography as the sandbox implements it from the documents and the real gateway's published behaviour (README, The gateway sandbox), on
-// its own: card fields decrypted with AES-256-CBC, the fgkey of windows and results, and the HMAC of webhooks.
+// The gateway's cryptography as the sandbox implements it from the documents and the real gateway's published
+// behaviour (README, The gateway sandbox), on its own: card fields decrypted with AES-256-CBC, the fgkey of windows
+// and results, and the HMAC of webhooks.
 
 /** The documented IV of card-field encryption: 16 ASCII bytes. */
 const CARD_FIELD_IV = "Eximbay_AES_256_";

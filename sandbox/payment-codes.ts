@@ -1,14 +1,15 @@
 import type { z } from "zod";
 import { fieldOfIssue, type Reply, ReplyError, rescodeReply } from "./replies";
 
-// The payment API's answers beyond success. EC00 / EC1002 / HE00–HE03 / EEEE are the vendor's codes (README, The real gateway: production settings);
-// the rest are invented and marked. Validation errors answer HTTP 400, business refusals HTTP 200.
+// The payment API's answers beyond success. EC00 / EC1002 / HE00–HE03 / EEEE are the vendor's codes (README, The real
+// gateway: production settings); the rest are invented and marked. Validation errors answer HTTP 400, business
+// refusals HTTP 200.
 
 /** A refusal the merchant reads from rescode / resmsg. */
 export interface Refusal {
   readonly rescode: string;
   readonly resmsg: string;
-  /** The v2 named reason (README "The real gateway"), where the gateway's list has one. */
+  /** The v2 named reason (README, The real gateway), where the gateway's list has one. */
   readonly errcode?: string;
 }
 

@@ -14,11 +14,11 @@ import {
   transactionId,
 } from "./request-fields";
 
-// The payment API's request bodies (seed 000 and README "The real gateway") as the sandbox reads them. Objects keep unknown
-// keys (the gateway ignores them); optional objects may be empty and optional fields blank, as the real gateway
-// takes them: `settings: {}`, `tax: {}`, `surcharge: [{}]`, blank `fast_payment` fields, a numeric quantity, a link
-// without scheme. What the gateway enforces stays enforced: required fields, amounts, order ids, the rules between
-// fields that decide what a payment does.
+// The payment API's request bodies (seed 000 and README, The real gateway) as the sandbox reads them. Objects keep
+// unknown keys (the gateway ignores them); optional objects may be empty and optional fields blank, as the real
+// gateway takes them: `settings: {}`, `tax: {}`, `surcharge: [{}]`, blank `fast_payment` fields, a numeric quantity,
+// a link without scheme. What the gateway enforces stays enforced: required fields, amounts, order ids, the rules
+// between fields that decide what a payment does.
 
 const blankable = z.string().optional();
 /** A count as the gateway takes it: a string or a JSON number, or blank in a sample's placeholder line. */

@@ -16,7 +16,7 @@ export const WINDOW_VERSION = "1.0";
 
 /**
  * How a window result reaches status_url:
- * - real: as the real gateway sends it (README "The real gateway") — no `status`, `ver=230`, long names;
+ * - real: as the real gateway sends it (README, The real gateway) — no `status`, `ver=230`, long names;
  * - short: the same with the older short names the test server still sent in 2023 (`txntype`, `ref`, `amt`, …);
  * - seed: the seed's documented form, with `status`.
  */

@@ -92,7 +92,7 @@ export interface RefundRecord {
 }
 
 /**
- * The lifecycle of a chargeback (README "The real gateway": the gateway reports each status change): REPORTED when the
+ * The lifecycle of a chargeback (README, The real gateway: the gateway reports each status change): REPORTED when the
  * issuer files it, then DEDUCTION (the money is taken from the merchant) or RESOLVED (the merchant won). Only
  * DEDUCTION is a status name the gateway's documents show; the other two are the sandbox's.
  */

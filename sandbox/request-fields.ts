@@ -1,8 +1,8 @@
 import * as z from "zod";
 
 // The value rules of the gateway's request fields as the sandbox reads them, written from the seeds' tables and
-// README "The real gateway": every value is a string; lengths and formats as documented; lenient where the real gateway is
-// (scheme-less URLs, blanks in optional fields). Messages describe the rule, never the value.
+// README, The real gateway: every value is a string; lengths and formats as documented; lenient where the real
+// gateway is (scheme-less URLs, blanks in optional fields). Messages describe the rule, never the value.
 
 const DECIMAL = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
 

@@ -6,7 +6,7 @@ import { defineRoute, type RouteDefinition, type SandboxRequest } from "./routes
 import type { TokenRecord } from "./token-store";
 import { cardInfo, type MerchantContext } from "./transaction-operations";
 
-// Token billing as the real gateway has it (README "The real gateway"; not in the seeds): a token payment on
+// Token billing as the real gateway has it (README, The real gateway; not in the seeds): a token payment on
 // POST /v1/payments/tokenbilling/{token_id}/rebill, deletion on …/delete and inquiry on GET …/{token_id}. The bodies
 // are read as leniently as the gateway reads them: unknown keys and empty optional fields pass.
 

@@ -62,7 +62,7 @@ function paymentView(payment: PaymentRecord, refund?: RefundRecord) {
   };
 }
 
-/** What retrieve answers for an order or transaction the gateway never saw (confirmed live: README "The real gateway"). */
+/** What retrieve answers for an order or transaction the gateway never saw (live; README, The real gateway). */
 export const NO_TRANSACTION = { rescode: "Q004", resmsg: "No Transaction" } as const;
 
 function retrieved(

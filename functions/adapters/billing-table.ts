@@ -22,8 +22,8 @@ import type { AttemptKey, RefundRecord } from "../core/model";
  *                  data = the kept response, validation = the request's digest, expires_at = TTL; see
  *                  dynamodb-idempotency-store.ts)
  *
- * The due, open and ledger indexes are sparse: an item is in them only while it carries their keys. Shards spread one day's
- * (or the open set's) writes over several index partitions; their count is fixed for the life of a table (items
+ * The due, open and ledger indexes are sparse: an item is in them only while it carries their keys. Shards spread one
+ * day's (or the open set's) writes over several index partitions; their count is fixed for the life of a table (items
  * written under another count would sit in partitions no reader visits).
  *
  * A refund is keyed by its own id, not under its subscription: the create-only Put then makes refund_id unique across

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
 
-// The merchant API key check (README, Merchant API), shared by the Lambda authorizer and local mode. Only SHA-256 digests of
-// the keys are kept (in Secrets Manager): a key is a long random token, so an unsalted fast hash cannot be reversed
-// and costs nothing per request, where a password hash (scrypt) would cost ~50 ms of CPU on every call.
+// The merchant API key check (README, Merchant API), shared by the Lambda authorizer and local mode. Only SHA-256
+// digests of the keys are kept (in Secrets Manager): a key is a long random token, so an unsalted fast hash cannot be
+// reversed and costs nothing per request, where a password hash (scrypt) would cost ~50 ms of CPU on every call.
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "must be a lower-case hex SHA-256 digest");
 

@@ -3,8 +3,8 @@ import type { Failure } from "../core/outcome";
 import type { ChangeResult } from "../core/subscription-changes";
 import type { ErrorBody } from "./merchant-api-schemas";
 
-// Every failure the merchant API can meet, mapped to one HTTP answer (README, Merchant API). Messages never repeat input
-// values (they may be card data).
+// Every failure the merchant API can meet, mapped to one HTTP answer (README, Merchant API). Messages never repeat
+// input values (they may be card data).
 // - 400 the request breaks its schema (the field is named) or is not JSON;
 // - 401 missing or wrong API key;
 // - 404 no such subscription, charge or route;

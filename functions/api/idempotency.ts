@@ -12,10 +12,10 @@ import {
 import type { HttpRequest } from "./http";
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKey } from "./merchant-api-schemas";
 
-// Idempotency-Key on the merchant API's POSTs (README, Merchant API): the same key and request answer the first response
-// without a second effect; the same key with another request is a 409; a duplicate sent while the first is still
-// running is a 409 to repeat later. The store keeps the response (a view: never card data) under a digest of the
-// key, with a digest of the request to compare.
+// Idempotency-Key on the merchant API's POSTs (README, Merchant API): the same key and request answer the first
+// response without a second effect; the same key with another request is a 409; a duplicate sent while the first is
+// still running is a 409 to repeat later. The store keeps the response (a view: never card data) under a digest of
+// the key, with a digest of the request to compare.
 
 export interface IdempotentRequest {
   /** The Idempotency-Key as sent (the store keeps only its digest). */

@@ -39,10 +39,10 @@ export type NotChargeable =
 const notChargeable = (reason: NotChargeable): AdHocChargeResult => ({ kind: "not_chargeable", reason });
 
 /**
- * An ad hoc charge (README, Merchant API): a REBILL of the stored token outside the period schedule, on a ledger line of its
- * own in the ad hoc period range (charge-kind.ts), with the charge protocol's discipline: claim the line with a
- * conditional write, call, close with a conditional write. An unknown outcome stays open for the attempt sweep like any
- * attempt; closing an ad hoc line never moves the subscription.
+ * An ad hoc charge (README, Merchant API): a REBILL of the stored token outside the period schedule, on a ledger line
+ * of its own in the ad hoc period range (charge-kind.ts), with the charge protocol's discipline: claim the line with
+ * a conditional write, call, close with a conditional write. An unknown outcome stays open for the attempt sweep like
+ * any attempt; closing an ad hoc line never moves the subscription.
  */
 export async function chargeAdHoc(command: AdHocChargeCommand, deps: ChargeDeps): Promise<AdHocChargeResult> {
   const subscription = await deps.repository.getSubscription(command.subscription_id);

@@ -38,9 +38,9 @@ export interface AttemptSweepReport {
 
 /**
  * Sweeps attempts left open past their lease — a worker crashed between claim and commit, or an unknown outcome was
- * never resolved — and settles each through retrieve by order_id. Work that needs a new gateway call goes back to
- * the charge queue, so the attempt sweep never charges anything itself. An ad hoc line is only settled: a voided one stays
- * voided (its request was answered; the merchant charges again if they want to), and none is ever queued.
+ * never resolved — and settles each through retrieve by order_id. Work that needs a new gateway call goes back to the
+ * charge queue, so the attempt sweep never charges anything itself. An ad hoc line is only settled: a voided one
+ * stays voided (its request was answered; the merchant charges again if they want to), and none is ever queued.
  */
 export async function runAttemptSweep(deps: AttemptSweepDeps): Promise<AttemptSweepReport> {
   let examined = 0;

@@ -35,9 +35,10 @@ const retry = (delaySeconds: number, note: string): WorkResult => ({
 });
 
 /**
- * The charge protocol for one queued message (README, Exactly once: how a charge is made): claim the period's attempt with a conditional write,
- * REBILL the stored token with the attempt's deterministic order_id, then close the attempt and advance the
- * subscription with conditional writes. Safe to run twice on the same message and concurrently with itself.
+ * The charge protocol for one queued message (README, Exactly once: how a charge is made): claim the period's attempt
+ * with a conditional write, REBILL the stored token with the attempt's deterministic order_id, then close the attempt
+ * and advance the subscription with conditional writes. Safe to run twice on the same message and concurrently with
+ * itself.
  */
 export async function processChargeMessage(
   message: ChargeMessage,

@@ -25,9 +25,9 @@ export const DEFAULT_CHARGE_POLICY: ChargePolicy = {
   // The gateway's token codes are not published; these are the sandbox's (see README) and are configurable.
   tokenExpiredCodes: ["TK01"],
   tokenRevokedCodes: ["TK02"],
-  // The gateway's v2 error list (README "The real gateway"): the card is expired, lost or stolen, not a valid card, barred or
-  // unable to pay this way, or the issuer flagged fraud (retrying that harms the merchant's standing). INVAILD_CARD_DATA
-  // is spelt as the gateway spells it; the corrected spelling is accepted too.
+  // The gateway's v2 error list (README, The real gateway): the card is expired, lost or stolen, not a valid card,
+  // barred or unable to pay this way, or the issuer flagged fraud (retrying that harms the merchant's standing).
+  // INVAILD_CARD_DATA is spelt as the gateway spells it; the corrected spelling is accepted too.
   deadCardErrcodes: [
     "EXPIRED_CARD",
     "STOLEN_OR_LOST_CARD",

@@ -54,9 +54,10 @@ const asRefusal = (failure: Failure): FirstPaymentRefusal =>
   failure.kind === "unknown" ? { kind: "unavailable", reason: failure.reason } : failure;
 
 /**
- * Window sign-up (README, Merchant API: POST /v1/checkouts): a pending subscription with its period-0 attempt claimed, then ready — a PAYMENT
- * window that also creates the token (token billing) or registers the gateway-managed plan (recurring billing). The
- * result comes back on status_url (completeCheckout). The checkout id is the subscription id.
+ * Window sign-up (README, Merchant API: POST /v1/checkouts): a pending subscription with its period-0 attempt
+ * claimed, then ready — a PAYMENT window that also creates the token (token billing) or registers the gateway-managed
+ * plan (recurring billing). The result comes back on status_url (completeCheckout). The checkout id is the
+ * subscription id.
  */
 export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps): Promise<CheckoutStart> {
   // A checkout has no request key: each one opens its own window (ready charges nothing).

@@ -1,6 +1,6 @@
 import type { Dispute } from "./model";
 
-// Chargebacks have a lifecycle (README "The real gateway"): the gateway sends one transaction's CHARGEBACK webhook again
+// Chargebacks have a lifecycle (README, The real gateway): the gateway sends one transaction's CHARGEBACK webhook again
 // whenever its chargeback_status changes — reported, then deducted or resolved. Each status is recorded once.
 
 /** What one CHARGEBACK webhook says about the chargeback; the dates as the gateway sends them. */

@@ -1,6 +1,6 @@
-// The gateway is in Korea (README "The real gateway"): its dates and times — transaction_date, trade_date, the YYYYMMDD of
-// reconciliation windows, recurring_start_date "later than today" — are Korea Standard Time, UTC+9, which has no
-// daylight saving. Our own records keep UTC instants; these helpers convert at the edge.
+// The gateway is in Korea (README, The real gateway): its dates and times — transaction_date, trade_date, the
+// YYYYMMDD of reconciliation windows, recurring_start_date "later than today" — are Korea Standard Time, UTC+9, which
+// has no daylight saving. Our own records keep UTC instants; these helpers convert at the edge.
 
 /** Korea Standard Time, minutes east of UTC. */
 const GATEWAY_UTC_OFFSET_MINUTES = 9 * 60;

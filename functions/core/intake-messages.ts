@@ -1,8 +1,9 @@
 import * as z from "zod";
 import { containsCardNumber } from "../shared/card-number";
 
-// What the webhook receivers hand to process-intake through the intake queue (README, Merchant API: the webhook routes): ids and the
-// status_url query string only, never card data. The receivers acknowledge fast; every decision is the processor's.
+// What the webhook receivers hand to process-intake through the intake queue (README, Merchant API: the webhook
+// routes): ids and the status_url query string only, never card data. The receivers acknowledge fast; every decision
+// is the processor's.
 
 /** Longer status_url queries are refused: the documented parameters stay far below this. */
 export const MAX_STATUS_QUERY_LENGTH = 8192;

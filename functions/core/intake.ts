@@ -8,8 +8,8 @@ import { attemptKeyOf } from "./order-id";
 import { recordRecurringCharge } from "./recurring-notice";
 import { recordFirstPayment } from "./signup-steps";
 
-// process-intake (README, Merchant API: the webhook routes): what each queued delivery changes. Every path is safe to run twice: status_url
-// repeats, webhooks are re-sent, SQS delivers at least once.
+// process-intake (README, Merchant API: the webhook routes): what each queued delivery changes. Every path is safe to
+// run twice: status_url repeats, webhooks are re-sent, SQS delivers at least once.
 
 export type IntakeDeps = CompletionDeps & { readonly policy: ChargePolicy };
 

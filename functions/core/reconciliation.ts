@@ -5,9 +5,9 @@ import { attemptKeyOf } from "./order-id";
 import { failureReason, type GatewayOutcome } from "./outcome";
 import type { BillingRepository } from "./ports";
 
-// Daily reconciliation (README, Ops CLI: billing reconcile): the gateway's transactions of a period against our ledger (succeeded
-// charges and succeeded refunds). Days are the gateway's calendar days (YYYYMMDD in Korea, UTC+9), both ends
-// inclusive: its trade_date is in that calendar, and each ledger line's UTC instant is read in it too.
+// Daily reconciliation (README, Ops CLI: billing reconcile): the gateway's transactions of a period against our
+// ledger (succeeded charges and succeeded refunds). Days are the gateway's calendar days (YYYYMMDD in Korea, UTC+9),
+// both ends inclusive: its trade_date is in that calendar, and each ledger line's UTC instant is read in it too.
 
 /** A ledger line as the ledger index lists it: `at` is when it succeeded here. */
 export type LedgerEntry =

@@ -2,7 +2,7 @@ import type { Subscription } from "./model";
 import { failureReason } from "./outcome";
 import type { BillingRepository, ChargeGateway, Clock } from "./ports";
 
-// A token the merchant no longer needs is deleted at the gateway (token deletion, README "The real gateway"): a canceled
+// A token the merchant no longer needs is deleted at the gateway (token deletion, README, The real gateway): a canceled
 // subscription's token can never be charged by mistake, or by anyone who obtained it.
 
 export interface TokenRetirementDeps {

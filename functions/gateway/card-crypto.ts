@@ -18,8 +18,8 @@ const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 
 /**
  * The 32 key bytes of a merchant key, or undefined when it has neither accepted form. The gateway hands the key out
- * as text and its form is not published (README "The real gateway"): integrations hold 32-character strings, used as their
- * bytes, and hex is the other common form. A 64-character hex text is always read as hex.
+ * as text and its form is not published (README, The real gateway): integrations hold 32-character strings, used as
+ * their bytes, and hex is the other common form. A 64-character hex text is always read as hex.
  */
 export function aesKeyBytes(key: string): Buffer | undefined {
   // Checked as text: Buffer.from(…, "hex") silently drops a trailing odd digit or anything after a non-hex one.

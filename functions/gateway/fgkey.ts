@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 
 /**
- * Integrity key of the payment window (README, The real gateway: production settings): hex SHA-256 over `secret + "?" + k1=v1&k2=v2…` with the keys
- * sorted and the values not URL-encoded.
+ * Integrity key of the payment window (README, The real gateway: production settings): hex SHA-256 over
+ * `secret + "?" + k1=v1&k2=v2…` with the keys sorted and the values not URL-encoded.
  */
 export function computeFgkey(secret: string, params: Readonly<Record<string, string>>): string {
   const canonical = Object.keys(params)
@@ -29,7 +29,7 @@ export function flattenParams(value: unknown, prefix = ""): Record<string, strin
 /**
  * Checks a status_url query string: its `fgkey` must equal the key recomputed over every other parameter (values
  * URL-decoded, empty ones included), so any added, removed or altered parameter fails. The gateway writes the key in
- * upper case (README "The real gateway"): hex is compared without regard to case.
+ * upper case (README, The real gateway): hex is compared without regard to case.
  */
 export function verifyQueryFgkey(secret: string, query: string): boolean {
   const params = new URLSearchParams(query);

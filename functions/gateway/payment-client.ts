@@ -87,7 +87,7 @@ function tokenSegment(tokenId: string): string {
 /** The seed's payment body requires lang; the token payment leaves it to the gateway, whose default is English. */
 const DEFAULT_LANG = "EN";
 
-/** The rescode retrieve answers for an order the gateway never saw ("No Transaction", README "The real gateway"). */
+/** The rescode retrieve answers for an order the gateway never saw ("No Transaction", README, The real gateway). */
 export const NO_TRANSACTION_RESCODE = "Q004";
 
 /** The seed's REBILL answers with the flat verify fields: the same facts as the token payment's nested answer. */

@@ -2,10 +2,11 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { ResultEnvelope } from "./schemas/primitives";
 
 /**
- * Webhook signatures of the gateway (seed 001 "Signature check"; README, The real gateway: production settings): Base64 HMAC-SHA256 over the raw
- * body, sent in `{prefix}-webhook-signature`, with the send time in `{prefix}-webhook-transmission-time`. The real
- * gateway's prefix is `eximbay` (README "The real gateway"); the seed writes `service`. The configured prefix is looked for
- * first, then any other prefix that sent a signature: the HMAC, not the header's name, is what proves the sender.
+ * Webhook signatures of the gateway (seed 001 "Signature check"; README, The real gateway: production settings):
+ * Base64 HMAC-SHA256 over the raw body, sent in `{prefix}-webhook-signature`, with the send time in
+ * `{prefix}-webhook-transmission-time`. The real gateway's prefix is `eximbay` (README, The real gateway); the seed
+ * writes `service`. The configured prefix is looked for first, then any other prefix that sent a signature: the HMAC,
+ * not the header's name, is what proves the sender.
  *
  * The signature covers only the body, not the transmission time, so the time check is a freshness check against
  * clock-skewed or lazily replayed deliveries, not replay protection: a captured delivery can be re-sent with a new

@@ -24,9 +24,9 @@ export function partnerEventIntake(body: unknown, now: Date): PartnerIntake {
 }
 
 /**
- * The gateway webhook body: seed 001 shows {rescode, resmsg, type, data}; the real CHARGEBACK (README "The real gateway")
- * has no rescode and carries the chargeback's lifecycle in data.chargeback_*. Only ids and the chargeback's facts
- * are read; the rest (amounts, card flags, param1..3) stays behind.
+ * The gateway webhook body: seed 001 shows {rescode, resmsg, type, data}; the real CHARGEBACK (README, The real
+ * gateway) has no rescode and carries the chargeback's lifecycle in data.chargeback_*. Only ids and the chargeback's
+ * facts are read; the rest (amounts, card flags, param1..3) stays behind.
  */
 const gatewayWebhookBody = z.object({
   type: z.string(),

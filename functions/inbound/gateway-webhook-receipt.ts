@@ -49,9 +49,9 @@ export function webhookDedupKey(rawBody: Buffer): string {
 }
 
 /**
- * The gateway webhook receiver (README, Merchant API: the webhook routes): HMAC over the raw body with any accepted secret and the ±300 s
- * transmission-time window first; then de-duplication; then the hand-over to the intake queue. A failed hand-over
- * forgets the delivery again and throws, so the gateway's next re-send is taken.
+ * The gateway webhook receiver (README, Merchant API: the webhook routes): HMAC over the raw body with any accepted
+ * secret and the ±300 s transmission-time window first; then de-duplication; then the hand-over to the intake queue.
+ * A failed hand-over forgets the delivery again and throws, so the gateway's next re-send is taken.
  */
 export async function receiveGatewayWebhook(
   delivery: WebhookDelivery,

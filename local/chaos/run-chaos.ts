@@ -28,8 +28,8 @@ import { approximateMessageCount } from "../sqs-emulator";
 // The chaos run (README, Proof under fire): subscriptions renewed month after month on the local runtime while the
 // sandbox injects 5xx, timeouts after commit, latency spikes, duplicate callbacks and out-of-order webhooks; every
 // charge message is delivered twice and two charge runs overlap; workers die between every step of the charge
-// protocol and inside the attempt sweep; tokens are revoked in the middle of a run. At the end: no period charged twice,
-// none lost, our ledger equal to the gateway's, every dead letter explained.
+// protocol and inside the attempt sweep; tokens are revoked in the middle of a run. At the end: no period charged
+// twice, none lost, our ledger equal to the gateway's, every dead letter explained.
 
 export interface ChaosOptions {
   /** Subscription-periods to charge: sign-ups × (renewals + 1). */
@@ -92,8 +92,8 @@ const SIGNUP_BATCHES = 3;
 const SETTLE_ROUNDS = 30;
 
 /**
- * The charge path's faults (sandbox/faults.ts): on REBILL, on the attempt sweep's retrieve and on token deletion — 503s,
- * the gateway's own internal errors (EM00, EX1000), lost answers and latency.
+ * The charge path's faults (sandbox/faults.ts): on REBILL, on the attempt sweep's retrieve and on token deletion —
+ * 503s, the gateway's own internal errors (EM00, EX1000), lost answers and latency.
  */
 const CHARGE_ROUTE_FAULTS = {
   errorRate: 0.1,
@@ -354,8 +354,8 @@ async function revokeSomeTokens(
 }
 
 /**
- * Workers drain the queue (crashing as they go), then time passes beyond the in-flight window and the attempt sweep sweeps
- * (crashing too, and run again as the next schedule would): until nothing is open and nothing is queued.
+ * Workers drain the queue (crashing as they go), then time passes beyond the in-flight window and the attempt sweep
+ * runs (crashing too, and run again as the next schedule would): until nothing is open and nothing is queued.
  */
 async function settleEverything(
   local: LocalStack,

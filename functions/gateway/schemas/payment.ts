@@ -425,8 +425,8 @@ const WINDOW_RESULT_OPTIONAL = [
 ] as const;
 const WINDOW_RESULT_IDENTITY = ["version", "mid", "transaction_type", "fgkey", "email"] as const;
 /**
- * Older names the gateway still sends (README "The real gateway": the test server in 2023), and the samples' misspellings:
- * read as the documented names.
+ * Older names the gateway still sends (README, The real gateway: the test server in 2023), and the samples'
+ * misspellings: read as the documented names.
  */
 const WINDOW_RESULT_ALIASES = {
   ver: "version",
@@ -864,7 +864,7 @@ export const paymentResponse = withAliases(
 );
 export type PaymentResponse = z.output<typeof paymentResponse>;
 
-// ───────────────────────────── token billing (README "The real gateway"; not in the seeds) ─────────────────────────────
+// ───────────────────────────── token billing (README, The real gateway; not in the seeds) ─────────────────────────────
 
 /** The token_id path segment of the token-billing endpoints. */
 export const tokenIdParam = z.object({ token_id: text(100) });

@@ -17,10 +17,11 @@ import {
 } from "../../support/merchant-api-handlers";
 
 /*
- * Card data (README, Layout): card number and CVC live only in memory for one request. Sign-ups, ad hoc and scheduled charges,
- * refunds and the attempt sweep run with test cards through the deployed handlers while every byte written to stdout and
- * stderr (Powertools logger, EMF metrics, warnings) is captured; then the log lines, every API answer, every queued
- * SQS message, every published event and every item of the billing table are searched for card data and secrets.
+ * Card data (README, Layout): card number and CVC live only in memory for one request. Sign-ups, ad hoc and scheduled
+ * charges, refunds and the attempt sweep run with test cards through the deployed handlers while every byte written
+ * to stdout and stderr (Powertools logger, EMF metrics, warnings) is captured; then the log lines, every API answer,
+ * every queued SQS message, every published event and every item of the billing table are searched for card data and
+ * secrets.
  */
 
 const DAY = 86_400_000;

@@ -31,9 +31,10 @@ import {
 } from "../../support/billing-scenarios";
 
 /*
- * Exactly once (README, Exactly once: how a charge is made) end to end on the local stack (dynalite, local-aws-sqs, the gateway sandbox, one clock): lost
- * answers, crashed workers, duplicate deliveries and overlapping runs never charge a period twice and never lose
- * one; declines walk the dunning schedule; periods keep their anchor; and what one charge costs in requests.
+ * Exactly once (README, Exactly once: how a charge is made) end to end on the local stack (dynalite, local-aws-sqs,
+ * the gateway sandbox, one clock): lost answers, crashed workers, duplicate deliveries and overlapping runs never
+ * charge a period twice and never lose one; declines walk the dunning schedule; periods keep their anchor; and what
+ * one charge costs in requests.
  */
 
 const APPROVING_CARD = "4111111111111111";

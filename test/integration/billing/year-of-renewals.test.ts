@@ -5,9 +5,9 @@ import { BillingStack } from "../../../local/billing-stack";
 import { compareLedgers } from "../../../local/ledger-comparison";
 
 /*
- * Exactly once (README, Exactly once: how a charge is made) end to end: 1,000 subscriptions signed up through the sandbox's non-ui payment, then a year of
- * monthly renewals through the charge run, the SQS worker and REBILL — every period charged exactly once, and our
- * ledger and the sandbox's agree record for record.
+ * Exactly once (README, Exactly once: how a charge is made) end to end: 1,000 subscriptions signed up through the
+ * sandbox's non-ui payment, then a year of monthly renewals through the charge run, the SQS worker and REBILL — every
+ * period charged exactly once, and our ledger and the sandbox's agree record for record.
  */
 
 const SUBSCRIPTIONS = Number(process.env.BILLING_YEAR_SUBSCRIPTIONS ?? 1000);

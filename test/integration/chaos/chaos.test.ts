@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { runChaos, violationsOf } from "../../../local/chaos/run-chaos";
 
 // The chaos run at CI size (npm run chaos runs it at 10,000 subscription-periods): faults, duplicate deliveries,
-// overlapping runs, crashes at every step and revoked tokens, then the invariants of README "Exactly once: how a charge is made".
+// overlapping runs, crashes at every step and revoked tokens, then the invariants of README "Exactly once: how a
+// charge is made".
 
 describe("chaos run", () => {
   it("charges every period once, loses none and agrees with the gateway", { timeout: 240_000 }, async () => {

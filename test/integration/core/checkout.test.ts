@@ -14,9 +14,9 @@ import { BillingStack } from "../../../local/billing-stack";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 
 /*
- * The window sign-up (README, Merchant API: POST /v1/checkouts) against dynalite and the stateful sandbox: ready → the customer completes the window (sandbox route)
- * → the sandbox calls status_url (a local receiver here) → completeCheckout verifies the query with the gateway
- * before anything changes.
+ * The window sign-up (README, Merchant API: POST /v1/checkouts) against dynalite and the stateful sandbox: ready →
+ * the customer completes the window (sandbox route) → the sandbox calls status_url (a local receiver here) →
+ * completeCheckout verifies the query with the gateway before anything changes.
  */
 
 const START = new Date("2027-03-15T10:00:00.000Z");

@@ -444,7 +444,7 @@ describe("non-ui payment", () => {
 
 describe("token billing (the real gateway's endpoints)", () => {
   const ORDER = { payment: { order_id: PAYMENT.order_id, currency: "USD", amount: "10.00", lang: "EN" } };
-  // The real answer: the transaction nested under payment, no status (README "The real gateway").
+  // The real answer: the transaction nested under payment, no status (README, The real gateway).
   const REBILLED = {
     ...OK,
     payment: {

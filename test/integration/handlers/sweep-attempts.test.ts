@@ -12,8 +12,8 @@ const container = new TestContainer(() => stack);
 const sweepAttempts = container.handler(sweepAttemptsDefinition);
 
 /*
- * The attempt sweep as Lambda runs it, on the local stack: two workers "crashed" after claiming period 1 — one after the
- * gateway took its REBILL, one before — and the sweep settles both through retrieve by order_id.
+ * The attempt sweep as Lambda runs it, on the local stack: two workers "crashed" after claiming period 1 — one after
+ * the gateway took its REBILL, one before — and the sweep settles both through retrieve by order_id.
  */
 
 const DAY = 86_400_000;

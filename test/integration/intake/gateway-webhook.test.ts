@@ -255,7 +255,7 @@ describe("CHARGEBACK webhook intake", () => {
   it("records the real body's chargeback lifecycle: each status once, announced as received then updated", async () => {
     const disputed = await charge();
     const realBody = (status: string, dates: Record<string, string>) =>
-      // The real gateway's CHARGEBACK (README "The real gateway"): no rescode, no chargeback id, the status in data.
+      // The real gateway's CHARGEBACK (README, The real gateway): no rescode, no chargeback id, the status in data.
       JSON.stringify({
         type: "CHARGEBACK",
         data: {

@@ -93,7 +93,7 @@ describe("encryptField", () => {
 });
 
 describe("key forms", () => {
-  // A 32-character key, the form integrations hold (README "The real gateway" "Not confirmed"); not a real key.
+  // A 32-character key, the form integrations hold (not confirmed: README, The real gateway); not a real key.
   const TEXT_KEY = "Sandbox0Text0Key0For0AES0256Test";
 
   it("reads a 64-hex key as hex and a 32-character key as its own bytes", () => {
