@@ -14,7 +14,7 @@ const functionErrorSchema = z.object({
 });
 
 /** A Lambda client for the target, on the operator's credentials (a local stack's fake ones and endpoint). */
-export function lambdaClientOf(session: TargetSession): LambdaClient {
+function lambdaClientOf(session: TargetSession): LambdaClient {
   const { region, profile, credentials, endpoints } = session.runtimeOptions;
   return new LambdaClient({ region, profile, credentials, endpoint: endpoints?.lambda });
 }

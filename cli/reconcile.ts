@@ -1,33 +1,10 @@
 import type { Command } from "commander";
-import { z } from "zod";
-import { reconciliationPeriodSchema } from "../functions/core/reconciliation";
+import { reconciliationPeriodSchema, reconciliationReportSchema } from "../functions/core/reconciliation";
 import { fieldOf } from "../functions/gateway/errors";
 import { CliError, type CommandRunner, emit, orDash } from "./cli-io";
 import { invokeFunction } from "./invoke";
 import { resolveTarget, withTarget } from "./target";
 import { formatTable } from "./text-table";
-
-/** What the reconcile-ledger function answers: the fields printed here checked, the rest kept for --json. */
-const reportSchema = z.looseObject({
-  from: z.string(),
-  to: z.string(),
-  gateway_records: z.number(),
-  ledger_lines: z.number(),
-  matched: z.number(),
-  mismatches: z.array(
-    z.looseObject({
-      kind: z.string(),
-      line: z.string(),
-      order_id: z.string(),
-      transaction_id: z.string().optional(),
-      gateway_amount: z.string().optional(),
-      ledger_amount: z.string().optional(),
-      ledger_status: z.string().optional(),
-      at: z.string(),
-    }),
-  ),
-  notices: z.array(z.string()),
-});
 
 /** `reconcile --from --to`: the reconcile-ledger function invoked for those days; exit 1 when anything differs. */
 export function addReconcileCommand(program: Command, run: CommandRunner): void {
@@ -44,7 +21,12 @@ export function addReconcileCommand(program: Command, run: CommandRunner): void 
           throw new CliError(issue ? `--${fieldOf(issue)} ${issue.message}` : "invalid period");
         }
         await withTarget(await resolveTarget(command), async (session) => {
-          const report = await invokeFunction(session, "reconcile-ledger", period.data, reportSchema);
+          const report = await invokeFunction(
+            session,
+            "reconcile-ledger",
+            period.data,
+            reconciliationReportSchema,
+          );
           if (report.mismatches.length > 0) out.fail();
           emit(out, report, () => [
             `reconciled ${report.from}–${report.to}: ${report.gateway_records} gateway records, ${report.ledger_lines} ledger lines, ${report.matched} matched, ${report.mismatches.length} mismatches`,

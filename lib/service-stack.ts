@@ -43,7 +43,7 @@ import {
 } from "./function-table";
 import { BillingMonitoring } from "./monitoring";
 import { acknowledge } from "./nag";
-import { INVOKED_FUNCTIONS, type InvokedFunction, type SERVICE_OUTPUTS } from "./stack-outputs";
+import { INVOKED_FUNCTIONS, isInvokedFunction, type SERVICE_OUTPUTS } from "./stack-outputs";
 import type { BillingStatefulResources, WorkQueue } from "./stateful-stack";
 
 export interface BillingServiceStackProps extends StackProps {
@@ -148,9 +148,7 @@ export class BillingServiceStack extends Stack {
       PartnerBaseUrl: config.gatewayUrls.partnerBaseUrl,
       ...Object.fromEntries(
         built.flatMap(({ spec, fn }) =>
-          spec.handler in INVOKED_FUNCTIONS
-            ? [[INVOKED_FUNCTIONS[spec.handler as InvokedFunction], fn.functionName]]
-            : [],
+          isInvokedFunction(spec.handler) ? [[INVOKED_FUNCTIONS[spec.handler], fn.functionName]] : [],
         ),
       ),
     };

@@ -33,6 +33,9 @@ export const INVOKED_FUNCTIONS = {
 } as const satisfies Record<string, keyof typeof SERVICE_OUTPUTS>;
 export type InvokedFunction = keyof typeof INVOKED_FUNCTIONS;
 
+export const isInvokedFunction = (handler: string): handler is InvokedFunction =>
+  handler in INVOKED_FUNCTIONS;
+
 /** The variable that names an invoked function in the CLI's environment. */
 export const functionNameVariable = (handler: InvokedFunction) => SERVICE_OUTPUTS[INVOKED_FUNCTIONS[handler]];
 

@@ -10,7 +10,7 @@ import { bodyOf, ok, toHttpResult } from "../functions/api/http";
 import { localClockBody } from "../functions/api/merchant-api-schemas";
 import type { ChargePolicy } from "../functions/core/charge-policy";
 import { readBillingConfig } from "../lib/config";
-import { functionNameVariable, INVOKED_FUNCTIONS, type InvokedFunction } from "../lib/stack-outputs";
+import { functionNameVariable, INVOKED_FUNCTIONS, isInvokedFunction } from "../lib/stack-outputs";
 import type { FaultConfigOrSettings } from "../sandbox/faults";
 import { addIsoDuration, parseIsoDuration } from "../sandbox/iso-duration";
 import { BillingStack } from "./billing-stack";
@@ -224,10 +224,9 @@ export class LocalStack {
         // Lambda's Invoke API is answered by this stack's own server, the functions named by their handlers.
         AWS_ENDPOINT_URL_LAMBDA: this.url,
         ...Object.fromEntries(
-          Object.keys(INVOKED_FUNCTIONS).map((handler) => [
-            functionNameVariable(handler as InvokedFunction),
-            handler,
-          ]),
+          Object.keys(INVOKED_FUNCTIONS)
+            .filter(isInvokedFunction)
+            .map((handler) => [functionNameVariable(handler), handler]),
         ),
       },
     };

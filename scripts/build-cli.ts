@@ -5,12 +5,11 @@ import { build, type Metafile } from "esbuild";
 // production dependencies alone: no tsx, nothing from devDependencies (test/integration/cli/installed-cli.test.ts
 // checks both). npm's prepare runs it on install; `npm run billing` runs it before each use.
 
-export const CLI_BUNDLE = fileURLToPath(new URL("../dist/billing-cli.mjs", import.meta.url));
-
-export async function buildCli(outfile = CLI_BUNDLE): Promise<Metafile> {
+/** Builds dist/billing-cli.mjs; the metafile says what the bundle imports. */
+export async function buildCli(): Promise<Metafile> {
   const { metafile } = await build({
     entryPoints: [fileURLToPath(new URL("../bin/billing-cli.ts", import.meta.url))],
-    outfile,
+    outfile: fileURLToPath(new URL("../dist/billing-cli.mjs", import.meta.url)),
     bundle: true,
     platform: "node",
     target: "node20",

@@ -58,33 +58,38 @@ export const reconciliationPeriodSchema = z
   .object({ from: gatewayDay, to: gatewayDay })
   .refine((period) => period.from <= period.to, { path: ["from"], error: "must not be after to" });
 
-export type MismatchKind = "missing_at_gateway" | "missing_here" | "amount_differs" | "status_differs";
-
 /** One difference; ids and amounts only. */
-export interface Mismatch {
-  readonly kind: MismatchKind;
-  /** What the line is: a payment, or a refund / chargeback (negative amount at the gateway). */
-  readonly line: "charge" | "refund";
-  readonly order_id: string;
-  readonly transaction_id?: string;
-  readonly refund_id?: string;
-  readonly gateway_amount?: string;
-  readonly ledger_amount?: string;
-  readonly ledger_status?: string;
-  /** YYYYMMDDHHMMSS at the gateway, or the ISO instant it succeeded here. */
-  readonly at: string;
-}
+export const mismatchSchema = z
+  .object({
+    kind: z.enum(["missing_at_gateway", "missing_here", "amount_differs", "status_differs"]),
+    /** What the line is: a payment, or a refund / chargeback (negative amount at the gateway). */
+    line: z.enum(["charge", "refund"]),
+    order_id: z.string(),
+    transaction_id: z.string().optional(),
+    refund_id: z.string().optional(),
+    gateway_amount: z.string().optional(),
+    ledger_amount: z.string().optional(),
+    ledger_status: z.string().optional(),
+    /** YYYYMMDDHHMMSS at the gateway, or the ISO instant it succeeded here. */
+    at: z.string(),
+  })
+  .readonly();
+export type Mismatch = z.infer<typeof mismatchSchema>;
 
-export interface ReconciliationReport {
-  readonly from: string;
-  readonly to: string;
-  readonly gateway_records: number;
-  readonly ledger_lines: number;
-  readonly matched: number;
-  readonly mismatches: readonly Mismatch[];
-  /** resmsg of D entries that were no record ("no data"). */
-  readonly notices: readonly string[];
-}
+/** What a reconciliation finds; the reconcile-ledger function answers it, and the ops CLI reads it back. */
+export const reconciliationReportSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    gateway_records: z.number().int(),
+    ledger_lines: z.number().int(),
+    matched: z.number().int(),
+    mismatches: z.array(mismatchSchema).readonly(),
+    /** resmsg of D entries that were no record ("no data"). */
+    notices: z.array(z.string()).readonly(),
+  })
+  .readonly();
+export type ReconciliationReport = z.infer<typeof reconciliationReportSchema>;
 
 export type ReconciliationOutcome =
   | { readonly kind: "reconciled"; readonly report: ReconciliationReport }

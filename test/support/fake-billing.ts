@@ -9,6 +9,7 @@ import type {
   OrderLookup,
   RebillRequest,
 } from "../../functions/core/ports";
+import { subscription } from "./billing-repository-contract";
 import { MemoryBillingRepository, type MemoryBillingRepositoryOptions } from "./memory-billing-repository";
 
 // Stand-ins of the charge engine's other ports for handler and core unit tests: scripted gateway outcomes, recorded
@@ -43,23 +44,17 @@ export class ScriptedGateway implements ChargeGateway {
 
 export const START = new Date("2027-03-01T10:00:00.000Z");
 
-/** A token subscription whose period 1 fell due a day before START. */
+/** A token subscription (no card summary) whose period 1 fell due a day before START. */
 export function dueSubscription(id: string, overrides: Partial<Subscription> = {}): Subscription {
-  return {
-    subscription_id: id,
-    status: "active",
-    billing_mode: "token",
-    customer: { name: "Ada Lovelace", email: "ada@example.com" },
-    plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+  return subscription(id, {
     anchor_at: "2027-01-28T10:00:00.000Z",
-    period: 1,
-    attempt: 0,
     next_charge_at: "2027-02-28T10:00:00.000Z",
     token_id: "SBXTK0000000000000000018",
+    card: undefined,
     created_at: "2027-01-28T10:00:00.000Z",
     updated_at: "2027-01-28T10:00:00.000Z",
     ...overrides,
-  };
+  });
 }
 
 /** The charge engine's dependencies on fakes, plus a recording queue (the attempt sweep's and the charge run's). */

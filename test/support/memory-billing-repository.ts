@@ -38,8 +38,13 @@ function stored<T>(record: T): T {
   return JSON.parse(JSON.stringify(record)) as T;
 }
 
-function read<T>(schema: z.ZodType<T>, record: unknown): T | undefined {
-  return record === undefined ? undefined : schema.parse(stored(record));
+/** A stored record as a read returns it: a copy, through its schema (as the DynamoDB repository parses items). */
+function copyOf<T>(schema: z.ZodType<T>, record: T): T {
+  return schema.parse(stored(record));
+}
+
+function read<T>(schema: z.ZodType<T>, record: T | undefined): T | undefined {
+  return record === undefined ? undefined : copyOf(schema, record);
 }
 
 function withRemoved<T extends object>(record: T, set: object, remove: readonly string[]): T {
@@ -102,7 +107,7 @@ export class MemoryBillingRepository implements BillingRepository {
 
   async claimAttempt(attempt: ChargeAttempt): Promise<ClaimResult> {
     const existing = this.attempts.get(attemptId(attempt));
-    if (existing) return { claimed: false, existing: chargeAttemptSchema.parse(stored(existing)) };
+    if (existing) return { claimed: false, existing: copyOf(chargeAttemptSchema, existing) };
     this.attempts.set(attemptId(attempt), stored(attempt));
     return { claimed: true };
   }
@@ -137,7 +142,7 @@ export class MemoryBillingRepository implements BillingRepository {
         instant(attempt.lease_until) < before.getTime(),
     );
     yield* pagesOf(
-      open.map((attempt) => chargeAttemptSchema.parse(stored(attempt))),
+      open.map((attempt) => copyOf(chargeAttemptSchema, attempt)),
       this.pageSize,
     );
   }
@@ -146,7 +151,7 @@ export class MemoryBillingRepository implements BillingRepository {
     return [...this.attempts.values()]
       .filter((attempt) => attempt.subscription_id === subscriptionId)
       .sort((a, b) => a.period - b.period || a.attempt - b.attempt)
-      .map((attempt) => chargeAttemptSchema.parse(stored(attempt)));
+      .map((attempt) => copyOf(chargeAttemptSchema, attempt));
   }
 
   /** Stores a token, or overwrites it while it is active: never revives a revoked or expired one. */
@@ -169,7 +174,7 @@ export class MemoryBillingRepository implements BillingRepository {
 
   async createRefund(refund: RefundRecord) {
     const existing = this.refunds.get(refund.refund_id);
-    if (existing) return { created: false as const, existing: refundRecordSchema.parse(stored(existing)) };
+    if (existing) return { created: false as const, existing: copyOf(refundRecordSchema, existing) };
     this.refunds.set(refund.refund_id, stored(refund));
     return { created: true as const };
   }
@@ -185,7 +190,7 @@ export class MemoryBillingRepository implements BillingRepository {
     return [...this.refunds.values()]
       .filter((refund) => refund.subscription_id === subscriptionId)
       .sort((a, b) => instant(a.created_at) - instant(b.created_at) || byteOrder(a.refund_id, b.refund_id))
-      .map((refund) => refundRecordSchema.parse(stored(refund)));
+      .map((refund) => copyOf(refundRecordSchema, refund));
   }
 
   /** Whole seconds, as the table's TTL attribute: a record never counts as expired before `expiresAt`. */

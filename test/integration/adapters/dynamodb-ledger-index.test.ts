@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDynamoDbBillingRepository } from "../../../functions/adapters/dynamodb-billing-repository";
 import { createDynamoDbLedgerReader } from "../../../functions/adapters/dynamodb-ledger-reader";
 import type { ChargeAttempt, RefundRecord } from "../../../functions/core/model";
-import { orderIdFor } from "../../../functions/core/order-id";
 import type { BillingRepository } from "../../../functions/core/ports";
 import type { LedgerEntry, LedgerReader } from "../../../functions/core/reconciliation";
 import type { LocalDynamoDb } from "../../../local/dynamodb-emulator";
+import { attempt } from "../../support/billing-repository-contract";
 import { startTestDynamoDb } from "../../support/test-dynamodb";
 
 /*
@@ -25,20 +25,17 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-function attempt(subscriptionId: string, overrides: Partial<ChargeAttempt> = {}): ChargeAttempt {
-  const key = { subscription_id: subscriptionId, period: 1, attempt: 0 };
-  return {
-    ...key,
-    order_id: orderIdFor(key),
-    amount: "19.90",
-    currency: "USD",
-    status: "pending",
-    lease_until: "2030-03-01T00:05:00.000Z",
-    created_at: "2030-03-01T00:00:00.000Z",
-    updated_at: "2030-03-01T00:00:00.000Z",
-    ...overrides,
-  };
-}
+/** Period 1's first attempt of a subscription, claimed on 2030-03-01. */
+const attemptOf = (subscriptionId: string, overrides: Partial<ChargeAttempt> = {}): ChargeAttempt =>
+  attempt(
+    { subscription_id: subscriptionId, period: 1, attempt: 0 },
+    {
+      lease_until: "2030-03-01T00:05:00.000Z",
+      created_at: "2030-03-01T00:00:00.000Z",
+      updated_at: "2030-03-01T00:00:00.000Z",
+      ...overrides,
+    },
+  );
 
 async function listed(from: string, to: string): Promise<LedgerEntry[]> {
   const entries: LedgerEntry[] = [];
@@ -51,8 +48,8 @@ const idsOf = (entries: readonly LedgerEntry[]) =>
 
 describe("the ledger index", () => {
   it("lists a charge from the write that made it succeeded, on that day only; open or declined ones never", async () => {
-    const succeeded = attempt("sub_ledger_a");
-    const declined = attempt("sub_ledger_b");
+    const succeeded = attemptOf("sub_ledger_a");
+    const declined = attemptOf("sub_ledger_b");
     await repository.claimAttempt(succeeded);
     await repository.claimAttempt(declined);
     expect(await listed("2030-03-01T00:00:00Z", "2030-03-02T23:59:59Z")).toEqual([]);
@@ -85,7 +82,7 @@ describe("the ledger index", () => {
   });
 
   it("lists a charge claimed as succeeded (a gateway-run recurring charge) and a succeeded refund", async () => {
-    const recurring = attempt("sub_ledger_c", {
+    const recurring = attemptOf("sub_ledger_c", {
       order_id: "RC0001-1",
       status: "succeeded",
       lease_until: undefined,

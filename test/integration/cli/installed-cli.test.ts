@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildCli, CLI_BUNDLE } from "../../../scripts/build-cli";
+import { buildCli } from "../../../scripts/build-cli";
 
 // `npx billing` as an installed package runs it: the built bundle on Node alone, importing nothing but the
 // production dependencies (no tsx, nothing from devDependencies).
@@ -46,6 +46,5 @@ describe("the installed ops CLI", () => {
       stderr:
         "billing: name the target: --local (the stack of npm start) or --outputs <file> (a deployment)\n",
     });
-    expect(CLI_BUNDLE).toMatch(/dist\/billing-cli\.mjs$/);
   });
 });
