@@ -17,6 +17,9 @@ const E2E = [
 export default defineConfig({
   test: {
     environment: "node",
+    // Vitest's default is one worker fewer than the CPUs: one on a 2-core CI machine. Each test file's emulators run
+    // in its own worker, which waits on sockets much of the time, so two workers keep both cores busy.
+    maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 30_000,
     restoreMocks: true,

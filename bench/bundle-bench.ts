@@ -21,12 +21,11 @@ const IMPORT_TIMER =
 const run = promisify(execFile);
 
 async function bundle(handler: string): Promise<{ file: string; bytes: Uint8Array }> {
-  const { externalModules, mainFields, banner, ...options } = LAMBDA_BUNDLING;
+  const { externalModules, mainFields, ...options } = LAMBDA_BUNDLING;
   const file = fileURLToPath(new URL(`${handler}.mjs`, OUT_DIR));
   const result = await build({
     ...options,
     mainFields: [...mainFields],
-    banner: { js: banner },
     external: [...externalModules],
     entryPoints: [fileURLToPath(new URL(`${handler}.ts`, HANDLERS_DIR))],
     bundle: true,

@@ -6,7 +6,7 @@ import { ChargeBench, type ChargeRunMeasure } from "./charge-fixture";
 // gateway latency injected by the sandbox, where the worker should be latency-bound (≥ 90 % of C ÷ 50 ms), then with
 // none, where this one process's CPU is the limit; and the emulators' own rates for scale.
 // Every part shares one Node process, which spends ~15-25 ms CPU per charge on this machine (SDK middleware,
-// dynalite, the sandbox, the X-Ray SDK's async hooks), so at the deployed batch size the 50 ms case measures that CPU
+// dynalite, the sandbox), so at the deployed batch size the 50 ms case measures that CPU
 // more than the worker. Knobs: BENCH_CHARGES (500), BENCH_WORKER_CONCURRENCY (batches, 1), BENCH_WORKER_BATCH (10).
 
 const LATENCY_MS = 50;

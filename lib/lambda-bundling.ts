@@ -4,10 +4,6 @@
 /** arm64 CPU scales with memory: 512 MB keeps cold starts short. */
 export const LAMBDA_MEMORY_MB = 512;
 
-/** CJS dependencies bundled into ESM (the X-Ray SDK) call require(): give them one. */
-const REQUIRE_BANNER =
-  "import { createRequire as __billingCreateRequire } from 'node:module'; const require = __billingCreateRequire(import.meta.url);";
-
 /**
  * esbuild settings of every handler bundle: minified ESM for nodejs22.x, the AWS SDK v3 left to the runtime (what
  * NodejsFunction externalises by default for that runtime).
@@ -18,7 +14,6 @@ export const LAMBDA_BUNDLING = {
   platform: "node",
   minify: true,
   mainFields: ["module", "main"],
-  banner: REQUIRE_BANNER,
   externalModules: ["@aws-sdk/*"],
 } as const;
 

@@ -7,7 +7,6 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { documentClientOf } from "../adapters/dynamodb-client";
 import type { Clock } from "../core/ports";
 import type { FetchLike } from "../gateway/transport";
-import { tracer } from "../runtime/observability";
 
 /** Where the SDK clients go when not by the SDK's own resolution (local mode, the ops CLI). */
 export interface RuntimeOptions {
@@ -44,19 +43,17 @@ export interface Runtime {
 }
 
 /**
- * SDK clients, traced when X-Ray is on, and the clock. Without options the SDK resolves region, credentials and
+ * SDK clients and the clock. Without options the SDK resolves region, credentials and
  * endpoints itself (AWS_REGION, the credential chain): what a Lambda container needs.
  */
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const { region, profile, credentials, endpoints = {} } = options;
   const config = (endpoint: string | undefined) => ({ region, profile, credentials, endpoint });
-  const dynamoClient = tracer.captureAWSv3Client(new DynamoDBClient(config(endpoints.dynamodb)));
+  const dynamoClient = new DynamoDBClient(config(endpoints.dynamodb));
   const dynamo = documentClientOf(dynamoClient);
-  const sqs = tracer.captureAWSv3Client(new SQSClient(config(endpoints.sqs)));
-  const eventBridge = tracer.captureAWSv3Client(new EventBridgeClient(config(endpoints.eventBridge)));
-  const secretsManager = tracer.captureAWSv3Client(
-    new SecretsManagerClient(config(endpoints.secretsManager)),
-  );
+  const sqs = new SQSClient(config(endpoints.sqs));
+  const eventBridge = new EventBridgeClient(config(endpoints.eventBridge));
+  const secretsManager = new SecretsManagerClient(config(endpoints.secretsManager));
   return {
     dynamoClient,
     dynamo,

@@ -1,9 +1,8 @@
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
-import { captureLambdaHandler } from "@aws-lambda-powertools/tracer/middleware";
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
-import { logger, metrics, tracer } from "./observability";
+import { logger, metrics } from "./observability";
 import { redactText } from "./redaction";
 
 /**
@@ -22,13 +21,12 @@ const logFailure: MiddlewareObj = {
 };
 
 /**
- * Wraps a handler's wiring in the middleware every entry point shares (middleware first, handler last): an X-Ray
- * segment, the invocation's context on every log line, failures logged safely, and the invocation's metrics
- * flushed as one EMF record.
+ * Wraps a handler's wiring in the middleware every entry point shares (middleware first, handler last): the
+ * invocation's context on every log line (its X-Ray trace id too), failures logged safely, and the invocation's
+ * metrics flushed as one EMF record. The trace itself is Lambda's active tracing (README, Tracing).
  */
 export function observedHandler<E, R>(handler: (event: E, context: Context) => Promise<R>) {
   return middy(handler)
-    .use(captureLambdaHandler(tracer))
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }))
     .use(logFailure);

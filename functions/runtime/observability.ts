@@ -1,10 +1,9 @@
 import { LogFormatter, Logger, LogItem } from "@aws-lambda-powertools/logger";
 import type { LogAttributes, UnformattedAttributes } from "@aws-lambda-powertools/logger/types";
 import { Metrics } from "@aws-lambda-powertools/metrics";
-import { Tracer } from "@aws-lambda-powertools/tracer";
 import { redact } from "./redaction";
 
-/** The service name of every log line, metric and trace, unless POWERTOOLS_SERVICE_NAME says otherwise. */
+/** The service name of every log line and metric, unless POWERTOOLS_SERVICE_NAME says otherwise. */
 export const DEFAULT_SERVICE_NAME = "billing";
 export const METRICS_NAMESPACE = "Billing";
 
@@ -39,7 +38,7 @@ function isAttributes(value: unknown): value is LogAttributes {
 
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME || DEFAULT_SERVICE_NAME;
 
-/** Shared by every handler: one logger, one EMF metrics buffer (flushed by logMetrics), one tracer per container. */
+/** Shared by every handler: one logger and one EMF metrics buffer (flushed by logMetrics) per container. */
 export const logger = new Logger({ serviceName, logFormatter: new RedactingLogFormatter() });
 /**
  * Powertools Metrics warns on every flush without metrics (a route that records none, or
@@ -56,4 +55,3 @@ const metricsLogger = {
       : logger.warn(String(message)),
 };
 export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName, logger: metricsLogger });
-export const tracer = new Tracer({ serviceName });
