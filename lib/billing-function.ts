@@ -3,9 +3,16 @@ import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
+import {
+  Architecture,
+  FilterCriteria,
+  FilterRule,
+  Runtime,
+  StartingPosition,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
 import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
-import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import { DynamoEventSource, SqsDlq, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
@@ -18,6 +25,8 @@ import { LAMBDA_BUNDLING, LAMBDA_MEMORY_MB } from "./lambda-bundling";
 import { acknowledge } from "./nag";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Retries of a failing stream batch before its position is sent to the dead-letter queue. */
+const STREAM_RETRIES = 10;
 
 /** The DynamoDB actions the billing repository issues (single-item conditional writes, queries on the GSIs). */
 const TABLE_ACTIONS = {
@@ -162,6 +171,28 @@ export class BillingFunction extends NodejsFunction {
       }),
     );
     this.#concurrencyBound = true;
+    return this;
+  }
+
+  /**
+   * The table's stream, in order per item: a failing record is retried (ReportBatchItemFailures, the batch halved
+   * around it) until it ages out, then its position goes to `deadLetters` and the outbox sweep delivers its events.
+   */
+  consumeTableStream(table: ITableV2, deadLetters: IQueue, batchSize: number): this {
+    this.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize,
+        maxBatchingWindow: Duration.seconds(1),
+        bisectBatchOnError: true,
+        reportBatchItemFailures: true,
+        retryAttempts: STREAM_RETRIES,
+        maxRecordAge: Duration.hours(6),
+        onFailure: new SqsDlq(deadLetters),
+        // Only writes that leave events in an outbox; a delivery's own write (it empties the outbox) is skipped.
+        filters: [FilterCriteria.filter({ dynamodb: { NewImage: { outbox: { L: FilterRule.exists() } } } })],
+      }),
+    );
     return this;
   }
 

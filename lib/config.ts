@@ -54,6 +54,7 @@ const contextSchema = z.object({
   "billing:publicWebhookBaseUrl": httpsUrl.optional(),
   "billing:chargeRunSchedule": scheduleExpression.default("rate(1 hour)"),
   "billing:attemptSweepSchedule": scheduleExpression.default("rate(5 minutes)"),
+  "billing:outboxSweepSchedule": scheduleExpression.default("rate(5 minutes)"),
   "billing:partnerTokenSchedule": scheduleExpression.default("rate(6 hours)"),
   "billing:reconciliationSchedule": scheduleExpression.default("cron(30 3 * * ? *)"),
   "billing:partnerWebhookSchedule": scheduleExpression.default("rate(1 day)"),
@@ -81,6 +82,7 @@ export const CONTEXT_KEYS: readonly string[] = Object.keys(contextSchema.shape);
 export type ScheduleName =
   | "chargeRun"
   | "attemptSweep"
+  | "outboxSweep"
   | "partnerToken"
   | "reconciliation"
   | "partnerWebhook";
@@ -138,6 +140,7 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
     schedules: {
       chargeRun: c["billing:chargeRunSchedule"],
       attemptSweep: c["billing:attemptSweepSchedule"],
+      outboxSweep: c["billing:outboxSweepSchedule"],
       partnerToken: c["billing:partnerTokenSchedule"],
       reconciliation: c["billing:reconciliationSchedule"],
       partnerWebhook: c["billing:partnerWebhookSchedule"],

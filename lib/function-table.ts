@@ -27,6 +27,8 @@ export interface HttpRoute {
 export type Trigger =
   | { readonly kind: "schedule"; readonly schedule: ScheduleName }
   | { readonly kind: "queue"; readonly queue: QueueName; readonly batchSize: number }
+  /** The billing table's stream (its writes' new and old images, in order per item). */
+  | { readonly kind: "tableStream"; readonly batchSize: number }
   | { readonly kind: "http"; readonly routes: readonly HttpRoute[] }
   | { readonly kind: "authorizer" };
 
@@ -168,6 +170,20 @@ export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
     handler: "sweep-attempts",
     services: SERVICE_SETS.billing,
     trigger: schedule("attemptSweep"),
+    timeoutSeconds: 240,
+    concurrency: SINGLETON,
+  },
+  // Events: the outboxes delivered to the bus
+  {
+    handler: "publish-events",
+    services: SERVICE_SETS.eventDelivery,
+    trigger: { kind: "tableStream", batchSize: 100 },
+    timeoutSeconds: 60,
+  },
+  {
+    handler: "sweep-outbox",
+    services: SERVICE_SETS.eventDelivery,
+    trigger: schedule("outboxSweep"),
     timeoutSeconds: 240,
     concurrency: SINGLETON,
   },

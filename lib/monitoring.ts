@@ -31,7 +31,9 @@ type HandlerMetric =
   | "ReconciliationMismatches"
   | "GatewayWebhooksRejected"
   | "ChargebacksUnmatched"
-  | "StatusCallbacksRejected";
+  | "StatusCallbacksRejected"
+  | "EventsDeliveredBySweep"
+  | "OutboxDeliveriesFailed";
 
 /** Below this many charges in an hour the decline rate is not judged (one decline of two is not a trend). */
 const DECLINE_RATE_MIN_CHARGES = 10;
@@ -39,12 +41,16 @@ const UNKNOWN_OUTCOMES_PER_HOUR = 5;
 const WEBHOOK_REJECTIONS_PER_5_MIN = 10;
 const PARTNER_TOKEN_MIN_HOURS = 2;
 const QUEUE_MAX_AGE = Duration.hours(1);
+/** The table stream's delivery falls behind: events reach the SaaS this much later than the state they announce. */
+const EVENT_DELIVERY_MAX_AGE = Duration.minutes(5);
 
 export interface BillingMonitoringProps {
   readonly functions: readonly BillingFunction[];
   /** Work queues by display name. */
   readonly queues: { readonly [name: string]: WorkQueue };
   readonly scheduleDeadLetters: IQueue;
+  /** The table stream's failed batches (publish-events). */
+  readonly eventDeadLetters: IQueue;
   readonly config: BillingConfig;
 }
 
@@ -76,6 +82,7 @@ export class BillingMonitoring extends Construct {
     this.#functionAlarms(props.functions);
     const rates = this.#chargeAlarms(props.config);
     this.#operationsAlarms();
+    this.#eventDeliveryAlarms(props);
     this.#dashboard(props, rates);
   }
 
@@ -137,6 +144,43 @@ export class BillingMonitoring extends Construct {
       runbook:
         "Schedule DLQ not empty: a scheduled run (charge run, attempt sweep, partner token, reconciliation, partner webhook) could not be delivered or failed every retry. The message names the function; read its logs, fix, invoke it once by hand (every scheduled job is safe to run twice), then purge the DLQ.",
     });
+  }
+
+  /** Events are written with their state (the outboxes); these say when their delivery lags or fails. */
+  #eventDeliveryAlarms({ functions, eventDeadLetters }: BillingMonitoringProps) {
+    const publisher = functions.find((fn) => fn.handlerName === "publish-events");
+    if (publisher !== undefined) {
+      this.#alarm(
+        "EventDeliveryAge",
+        publisher.metric("IteratorAge", { statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
+        {
+          threshold: EVENT_DELIVERY_MAX_AGE.toMilliseconds(),
+          runbook:
+            "publish-events is over 5 minutes behind the billing table's stream: the SaaS learns of charges and cancellations late. Read its logs and its Errors alarm (the event bus refusing, throttling). Nothing is lost: every event stays in its item's outbox until delivered, and the outbox sweep delivers what the stream gives up on.",
+        },
+      );
+    }
+    this.#alarm(
+      "EventDeliveryDeadLetters",
+      eventDeadLetters.metricApproximateNumberOfMessagesVisible({
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(5),
+      }),
+      {
+        threshold: 0,
+        runbook:
+          "A table-stream batch failed publish-events every retry; the message holds its stream position, not the events. The events are still in their outboxes: the outbox sweep delivers them (watch EventsDeliveredBySweep). Fix the cause in the publish-events logs, then purge this queue.",
+      },
+    );
+    this.#alarm(
+      "OutboxDeliveriesFailed",
+      billingMetric("OutboxDeliveriesFailed", Stats.SUM, Duration.minutes(15)),
+      {
+        threshold: 0,
+        runbook:
+          "The outbox sweep could not deliver some outboxes (the event bus refused). They stay pending and every sweep tries again; read the sweep-outbox logs (\"outbox delivery failed\", the outbox's item) and the bus's status. Events are never dropped.",
+      },
+    );
   }
 
   #functionAlarms(functions: readonly BillingFunction[]) {

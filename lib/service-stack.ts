@@ -63,6 +63,10 @@ const SCHEDULES: { readonly [name in ScheduleName]: { description: string; maxEv
     description: "Attempt sweep: settles charge attempts left open past their lease",
     maxEventAge: Duration.minutes(5),
   },
+  outboxSweep: {
+    description: "Outbox sweep: delivers the events the table's stream left pending",
+    maxEventAge: Duration.minutes(5),
+  },
   partnerToken: { description: "Partner JWT refresher", maxEventAge: Duration.hours(1) },
   reconciliation: {
     description: "Daily reconciliation of the ledger against the gateway",
@@ -133,6 +137,7 @@ export class BillingServiceStack extends Stack {
       functions: this.functions,
       queues: { ChargeWork: resources.chargeQueue, IntakeWork: resources.intakeQueue },
       scheduleDeadLetters: resources.scheduleDeadLetters,
+      eventDeadLetters: resources.eventDeadLetters,
       config,
     });
     this.#refusePlaceholderDeploys(config);
@@ -178,6 +183,9 @@ export class BillingServiceStack extends Stack {
       if (spec.concurrency === undefined)
         throw new Error(`${spec.handler}: a queue consumer needs a concurrency`);
       fn.consumeQueue(consumed.queue, { batchSize: trigger.batchSize, maxConcurrency: spec.concurrency });
+    }
+    if (trigger.kind === "tableStream") {
+      fn.consumeTableStream(context.resources.table, context.resources.eventDeadLetters, trigger.batchSize);
     }
     return fn;
   }

@@ -6,6 +6,7 @@ import {
   type GlobalSecondaryIndexPropsV2,
   type ITableV2,
   ProjectionType,
+  StreamViewType,
   TableV2,
 } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
@@ -36,6 +37,8 @@ export interface BillingStatefulResources {
   readonly intakeQueue: WorkQueue;
   /** Scheduled invocations that could not be delivered or that failed every retry. */
   readonly scheduleDeadLetters: IQueue;
+  /** Positions of table-stream batches publish-events failed every retry (the outbox sweep delivers their events). */
+  readonly eventDeadLetters: IQueue;
   readonly eventBus: IEventBus;
   readonly secrets: {
     /** {mid, apiKey, aesKey, partnerApiKey}. */
@@ -67,12 +70,21 @@ export class BillingStatefulStack extends Stack {
       "AwsSolutions-SQS3",
       "This queue is itself a dead-letter queue (of the EventBridge Scheduler targets and the scheduled functions' async invocations), which cdk-nag cannot see from an SQS redrive policy.",
     );
+    const eventDeadLetters = encryptedQueue(this, "EventDeliveryDeadLetters", {
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(
+      eventDeadLetters,
+      "AwsSolutions-SQS3",
+      "This queue is itself a dead-letter queue (the on-failure destination of the table stream's event source mapping), which cdk-nag cannot see from an SQS redrive policy.",
+    );
     this.resources = {
       table,
       tableIndexes: indexes,
       chargeQueue: new WorkQueueConstruct(this, "ChargeWork", { visibilityTimeout: Duration.minutes(6) }),
       intakeQueue: new WorkQueueConstruct(this, "IntakeWork", { visibilityTimeout: Duration.minutes(3) }),
       scheduleDeadLetters,
+      eventDeadLetters,
       eventBus: new EventBus(this, "Events", {
         description:
           "Billing events out: charge succeeded/failed, subscription past_due/canceled, chargeback",
@@ -164,6 +176,8 @@ function billingTable(scope: Construct): { table: TableV2; indexes: string[] } {
     billing: Billing.onDemand(),
     globalSecondaryIndexes,
     timeToLiveAttribute: TTL_ATTRIBUTE,
+    // The outboxes' delivery (publish-events): each write's new and old image, in order per item.
+    dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     deletionProtection: true,
     removalPolicy: RemovalPolicy.RETAIN,

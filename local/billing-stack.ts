@@ -9,12 +9,17 @@ import { type AttemptSweepReport, runAttemptSweep } from "../functions/core/atte
 import { processChargeMessage } from "../functions/core/charge-engine";
 import type { ChargePolicy } from "../functions/core/charge-policy";
 import { type ChargeRunReport, runChargeRun } from "../functions/core/charge-run";
-import type { BillingEvent } from "../functions/core/ports";
+import { EVERY_OUTBOX, type OutboxSweepReport, runOutboxSweep } from "../functions/core/event-delivery";
+import { type OutboxEvent, outboxEventSchema } from "../functions/core/events";
 import type { FaultConfigOrSettings } from "../sandbox/faults";
 import { type Merchant, TEST_MERCHANT } from "../sandbox/merchant-config";
 import { type Sandbox, startSandbox } from "../sandbox/server";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb, startDynalite } from "./dynamodb-emulator";
-import { type EventBridgeStandIn, startEventBridgeStandIn } from "./eventbridge-stand-in";
+import {
+  type EventBridgeStandIn,
+  type PublishedEntry,
+  startEventBridgeStandIn,
+} from "./eventbridge-stand-in";
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "./secrets-manager-stand-in";
 import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
 
@@ -77,6 +82,8 @@ export class BillingStack {
     readonly composition: Composition,
     /** The billing core's services of that composition. */
     readonly services: ServicesOf<"billing">,
+    /** What delivers the outboxes to the bus (the table's stream and its function on AWS). */
+    readonly delivery: ServicesOf<"eventDelivery">,
     private readonly settings: {
       readonly tableName: string;
       readonly gatewaySecretArn: string;
@@ -151,6 +158,7 @@ export class BillingStack {
       runtimeOptions,
       composition,
       await SERVICE_SETS.billing.from(composition),
+      await SERVICE_SETS.eventDelivery.from(composition),
       settings,
     );
   }
@@ -195,18 +203,36 @@ export class BillingStack {
     );
   }
 
-  /** Every event published so far, oldest first, as the bus received it. */
-  get events(): BillingEvent[] {
-    return this.eventBridge.entries.map((entry): BillingEvent => JSON.parse(entry.Detail));
+  /** Delivers every outbox that holds events, whenever they occurred, as the table's stream would. */
+  deliverEvents(): Promise<OutboxSweepReport> {
+    return runOutboxSweep(this.delivery, EVERY_OUTBOX);
   }
 
-  /** Forgets the events published so far. */
-  clearEvents(): void {
+  /** Every entry the bus received so far, pending outboxes delivered first. */
+  async deliveredEntries(): Promise<PublishedEntry[]> {
+    await this.deliverEvents();
+    return this.eventBridge.entries;
+  }
+
+  /** Every event delivered so far (pending ones delivered first), in the order the bus received them. */
+  async events(): Promise<OutboxEvent[]> {
+    const entries = await this.deliveredEntries();
+    return entries.map((entry) => outboxEventSchema.parse(JSON.parse(entry.Detail)));
+  }
+
+  /** Delivers what is pending, then forgets every event published so far. */
+  async clearEvents(): Promise<void> {
+    await this.deliverEvents();
     this.eventBridge.entries.length = 0;
   }
 
   get clock() {
     return this.sandbox.clock;
+  }
+
+  /** The billing table's name (TABLE_NAME). */
+  get tableName(): string {
+    return this.settings.tableName;
   }
 
   chargeRun(): Promise<ChargeRunReport> {

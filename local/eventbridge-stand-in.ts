@@ -21,6 +21,8 @@ export type PublishedEntry = z.output<typeof putEventsInput>["Entries"][number];
 export interface EventBridgeStandIn extends AwsJsonServer {
   /** Every entry put, oldest first (tests read it; local mode may forward it). */
   readonly entries: PublishedEntry[];
+  /** While true, every entry is refused (FailedEntryCount, ErrorCode InternalFailure), as a bus outage answers. */
+  outage: boolean;
 }
 
 /**
@@ -29,11 +31,16 @@ export interface EventBridgeStandIn extends AwsJsonServer {
  */
 export async function startEventBridgeStandIn(): Promise<EventBridgeStandIn> {
   const entries: PublishedEntry[] = [];
+  const standIn = { outage: false };
   const server = await startAwsJsonServer("AWSEvents", {
     PutEvents: operation(putEventsInput, (input) => {
+      if (standIn.outage) {
+        const refused = { ErrorCode: "InternalFailure", ErrorMessage: "the bus is unavailable" };
+        return { FailedEntryCount: input.Entries.length, Entries: input.Entries.map(() => refused) };
+      }
       entries.push(...input.Entries);
       return { FailedEntryCount: 0, Entries: input.Entries.map(() => ({ EventId: randomUUID() })) };
     }),
   });
-  return { ...server, entries };
+  return Object.assign(standIn, server, { entries });
 }

@@ -19,6 +19,7 @@ import { LocalHttpApi } from "./http-api";
 import { scheduledEvent } from "./lambda-context";
 import { LambdaFunctions } from "./lambda-functions";
 import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
+import { LocalTableStream } from "./table-stream";
 
 /** Re-exported for bin/start.ts, which loads this module anyway. */
 export { LOCAL_OUTPUTS_FILE, type LocalOutputs };
@@ -95,6 +96,7 @@ export class LocalStack {
       readonly server: Server;
       readonly scheduler: LocalScheduler;
       readonly mappings: readonly EventSourceMapping[];
+      readonly streams: readonly LocalTableStream[];
       readonly stopTicking: () => void;
       /** Waits for a clock move, then for the queues to drain. */
       readonly moveClock: (move: Promise<Date>) => Promise<Date>;
@@ -144,9 +146,22 @@ export class LocalStack {
           onError: (error) => onError(spec.handler, error),
         }),
     );
+    const streams = functions.withTrigger("tableStream").map(
+      ({ spec, trigger }) =>
+        new LocalTableStream({
+          client: stack.runtime.dynamo,
+          tableName: stack.tableName,
+          repository: stack.delivery.repository,
+          batchSize: trigger.batchSize,
+          invoke: (event) => functions.invoke(spec.handler, event),
+          onError: (error) => onError(spec.handler, error),
+        }),
+    );
     const drainQueues = async () => {
-      // Intake work can enqueue charges (a window result completes a sign-up): intake first.
+      // Intake work can enqueue charges (a window result completes a sign-up): intake first. The events their
+      // writes announced are delivered last.
       for (const mapping of mappings.toReversed()) await mapping.drain();
+      for (const stream of streams) await stream.drain();
     };
     const schedules = deployedSchedules();
     const scheduler = new LocalScheduler(
@@ -194,12 +209,14 @@ export class LocalStack {
     server.on("request", api.listener);
     server.on("clientError", api.clientErrorListener);
     for (const mapping of mappings) mapping.start();
+    for (const stream of streams) stream.start();
     if (options.schedules !== false) scheduler.start();
     const stopTicking = options.realTime === false ? () => undefined : followWallClock(stack);
     return new LocalStack(stack, url, options.apiKey === undefined ? apiKey : undefined, apiKey, {
       server,
       scheduler,
       mappings,
+      streams,
       stopTicking,
       moveClock,
       functions,
@@ -262,12 +279,12 @@ export class LocalStack {
   }
 
   async #close(): Promise<void> {
-    const { server, scheduler, mappings, stopTicking } = this.parts;
+    const { server, scheduler, mappings, streams, stopTicking } = this.parts;
     stopTicking();
     scheduler.stop();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await Promise.all(mappings.map((mapping) => mapping.stop()));
+    await Promise.all([...mappings, ...streams].map((consumer) => consumer.stop()));
     await this.stack.close();
   }
 }

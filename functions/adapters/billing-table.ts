@@ -11,6 +11,9 @@ import type { AttemptKey, RefundRecord } from "../core/model";
  *                  + open_pk open#<shard>, open_sk <lease_until ISO>#<order_id>  while pending, retry or unknown
  *                  + ledger_pk ledger#<yyyymmdd>#<shard>, ledger_sk <ISO>#C#<order_id>  from the write that makes
  *                    it succeeded on (the ledger index, read by reconciliation)
+ *   outbox         on a subscription or charge attempt: outbox, the events its writes announced and not yet delivered
+ *                  (oldest first) + outbox_pk outbox#<shard>, outbox_sk <oldest pending occurred_at ISO>#<pk>#<sk>
+ *                  while it holds any (the outbox index, read by the outbox sweep; see dynamodb-outbox.ts)
  *   due watermark  pk META      sk DUE_WATERMARK  (due_from: the oldest day that may still hold due items)
  *   token          pk TOKEN#<token_id>  sk TOKEN
  *   refund         pk REFUND#<refund_id>  sk REFUND
@@ -22,7 +25,7 @@ import type { AttemptKey, RefundRecord } from "../core/model";
  *                  data = the kept response, validation = the request's digest, expires_at = TTL; see
  *                  dynamodb-idempotency-store.ts)
  *
- * The due, open and ledger indexes are sparse: an item is in them only while it carries their keys. Shards spread one
+ * The due, open, ledger and outbox indexes are sparse: an item is in them only while it carries their keys. Shards spread one
  * day's (or the open set's) writes over several index partitions; their count is fixed for the life of a table (items
  * written under another count would sit in partitions no reader visits).
  *
@@ -37,6 +40,9 @@ export const DUE_INDEX = "due";
 export const OPEN_INDEX = "open";
 export const SUBSCRIPTION_INDEX = "by_subscription";
 export const LEDGER_INDEX = "ledger";
+export const OUTBOX_INDEX = "outbox";
+/** The list attribute of an item's pending events: not part of its record. */
+export const OUTBOX_ATTRIBUTE = "outbox";
 export const DEFAULT_SHARDS = 16;
 export const ATTEMPT_SK_PREFIX = "CHARGE#";
 export const REFUND_SK_PREFIX = "REFUND#";
@@ -54,11 +60,15 @@ export const KEY_ATTRIBUTES: readonly string[] = [
   "sub_sk",
   "ledger_pk",
   "ledger_sk",
+  "outbox_pk",
+  "outbox_sk",
 ];
 
-/** The record an item holds: the item without the table's and indexes' key attributes, ready for its schema. */
+/** The record an item holds: the item without its keys and its outbox, ready for its schema. */
 export function recordOf(item: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.includes(name)));
+  return Object.fromEntries(
+    Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.includes(name) && name !== OUTBOX_ATTRIBUTE),
+  );
 }
 
 /**
@@ -123,6 +133,15 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
         ],
         // ALL: reconciliation reads a day's charges and refunds whole. Sparse: succeeded ones only.
         Projection: { ProjectionType: "ALL" },
+      },
+      {
+        IndexName: OUTBOX_INDEX,
+        KeySchema: [
+          { AttributeName: "outbox_pk", KeyType: "HASH" },
+          { AttributeName: "outbox_sk", KeyType: "RANGE" },
+        ],
+        // The sweep reads each outbox from the table (consistently) anyway: the keys are all it needs here.
+        Projection: { ProjectionType: "KEYS_ONLY" },
       },
     ],
   };
@@ -252,5 +271,17 @@ export function ledgerKeys(kind: LedgerLineKind, id: string, at: string, shards:
   return {
     ledger_pk: ledgerPartition(new Date(at), shardOf(id, shards)),
     ledger_sk: `${utcIso(at)}#${kind}#${id}`,
+  };
+}
+
+export function outboxPartition(shard: number): string {
+  return `outbox#${shard}`;
+}
+
+/** The outbox index keys of an item whose oldest pending event occurred at `since`. */
+export function outboxKeys(key: { readonly pk: string; readonly sk: string }, since: string, shards: number) {
+  return {
+    outbox_pk: outboxPartition(shardOf(key.pk, shards)),
+    outbox_sk: `${utcIso(since)}#${key.pk}#${key.sk}`,
   };
 }

@@ -53,6 +53,7 @@ import {
   utcIso,
 } from "./billing-table";
 import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "./due-index";
+import { listPendingOutboxes, markDelivered, outboxPlan, readOutbox } from "./dynamodb-outbox";
 import { conditionally, type Item, queryPages, type TableContext } from "./dynamodb-table";
 import {
   absent,
@@ -81,7 +82,7 @@ export interface DynamoDbBillingRepositoryOptions {
 /**
  * The BillingRepository on the single-table design of billing-table.ts: single-item conditional writes only (no
  * transactions: the local emulator lacks them), Query and GetItem only (never Scan). Each index key is kept in step
- * with the field it derives from inside the same write.
+ * with the field it derives from inside the same write, and so are the events a write announces (its outbox).
  */
 export function createDynamoDbBillingRepository(
   options: DynamoDbBillingRepositoryOptions,
@@ -102,7 +103,7 @@ export function createDynamoDbBillingRepository(
   return {
     createSubscription: (subscription) => createSubscription(table, subscription),
     getSubscription: (id) => getRecord(table, subscriptionKey(id), subscriptionSchema),
-    updateSubscription: (id, update) => updateSubscription(table, id, update),
+    updateSubscription: (id, update) => updateSubscription(table, clock, id, update),
     listDue: (until) => listDueEntries(table, until),
     claimAttempt: (attempt) => claimAttempt(table, attempt),
     getAttempt: (key) => getRecord(table, attemptKey(key), chargeAttemptSchema),
@@ -117,6 +118,9 @@ export function createDynamoDbBillingRepository(
     listRefunds: (id) => listRefunds(table, id),
     recordOnce: (key, expiresAt) => recordOnce(table, clock, key, expiresAt),
     forgetOnce: (key) => forgetOnce(table, key),
+    listPendingOutboxes: (before) => listPendingOutboxes(table, before),
+    readOutbox: (ref) => readOutbox(table, ref),
+    markDelivered: (ref, eventIds) => markDelivered(table, ref, eventIds),
   };
 }
 
@@ -187,7 +191,12 @@ function createSubscription(table: TableContext, subscription: Subscription): Pr
   return conditionally(() => table.client.send(new PutCommand(putNew(table, item))));
 }
 
-function updateSubscription(table: TableContext, id: string, update: SubscriptionUpdate): Promise<boolean> {
+function updateSubscription(
+  table: TableContext,
+  clock: Clock,
+  id: string,
+  update: SubscriptionUpdate,
+): Promise<boolean> {
   const remove = update.remove ?? [];
   const { next_charge_at, updated_at } = update.set;
   const due = next_charge_at === undefined ? {} : dueKeys(id, next_charge_at, updated_at, table.shards);
@@ -195,8 +204,10 @@ function updateSubscription(table: TableContext, id: string, update: Subscriptio
   const expected = Object.entries(update.expect)
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => equals(name, value));
-  return updateItem(table, subscriptionKey(id), {
+  const key = subscriptionKey(id);
+  return updateItem(table, key, {
     set: { ...update.set, ...due },
+    ...outboxPlan(key, update.events, updated_at ?? clock.now().toISOString(), table.shards),
     remove: [...remove, ...dueRemoved],
     conditions: expected,
   });
@@ -247,8 +258,10 @@ function updateAttempt(
   const leaseCondition =
     expect.lease_until === undefined ? absent("lease_until") : equals("lease_until", expect.lease_until);
   const ledger = ledgerIndexKeys(table, clock, { kind: "C", id: orderIdFor(key) }, set);
-  return updateItem(table, attemptKey(key), {
+  const itemKey = attemptKey(key);
+  return updateItem(table, itemKey, {
     set: { ...set, ...index, ...ledger },
+    ...outboxPlan(itemKey, update.events, set.updated_at ?? clock.now().toISOString(), table.shards),
     remove: open ? remove : [...remove, "open_pk", "open_sk"],
     conditions: [
       equals("status", expect.status),

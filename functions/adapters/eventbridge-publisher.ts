@@ -3,7 +3,8 @@ import {
   PutEventsCommand,
   type PutEventsRequestEntry,
 } from "@aws-sdk/client-eventbridge";
-import type { BillingEvent, EventPublisher } from "../core/ports";
+import type { OutboxEvent } from "../core/events";
+import type { EventPublisher } from "../core/ports";
 
 export interface EventBridgePublisherOptions {
   readonly client: EventBridgeClient;
@@ -16,8 +17,9 @@ export interface EventBridgePublisherOptions {
 const MAX_ENTRIES = 10;
 
 /**
- * Publishes billing events to an EventBridge bus; the SaaS grants or revokes access from them. Entries the bus
- * rejects are reported as an error (the caller's retry re-publishes; consumers de-duplicate on order_id / ids).
+ * Publishes billing events to an EventBridge bus; the SaaS grants or revokes access from them. The detail is the
+ * event with its event_id, which consumers de-duplicate on. Entries the bus rejects are reported as an error: the
+ * events stay in their outbox and are published again.
  */
 export function createEventBridgePublisher({
   client,
@@ -40,6 +42,6 @@ export function createEventBridgePublisher({
   };
 }
 
-function toEntry(event: BillingEvent, busName: string, source: string): PutEventsRequestEntry {
+function toEntry(event: OutboxEvent, busName: string, source: string): PutEventsRequestEntry {
   return { EventBusName: busName, Source: source, DetailType: event.type, Detail: JSON.stringify(event) };
 }

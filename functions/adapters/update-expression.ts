@@ -20,6 +20,10 @@ export const absentOrEquals = (name: string, value: unknown): Condition => ({
 export interface UpdatePlan {
   /** Undefined values are skipped: a record never stores undefined. */
   readonly set: Readonly<Record<string, unknown>>;
+  /** Set only where the attribute is absent (a value already there stays). */
+  readonly setIfAbsent?: Readonly<Record<string, unknown>>;
+  /** Appended to the list attribute, created empty when absent. */
+  readonly append?: Readonly<Record<string, readonly unknown[]>>;
   readonly remove: readonly string[];
   readonly conditions: readonly Condition[];
 }
@@ -63,9 +67,19 @@ function placeholders() {
 
 export function buildUpdateExpression(plan: UpdatePlan): UpdateExpressionParts {
   const slots = placeholders();
-  const sets = Object.entries(plan.set)
-    .filter(([, value]) => value !== undefined)
-    .map(([attribute, value]) => `${slots.name(attribute)} = ${slots.value(value)}`);
+  const sets = [
+    ...Object.entries(plan.set)
+      .filter(([, value]) => value !== undefined)
+      .map(([attribute, value]) => `${slots.name(attribute)} = ${slots.value(value)}`),
+    ...Object.entries(plan.setIfAbsent ?? {}).map(([attribute, value]) => {
+      const name = slots.name(attribute);
+      return `${name} = if_not_exists(${name}, ${slots.value(value)})`;
+    }),
+    ...Object.entries(plan.append ?? {}).map(([attribute, items]) => {
+      const name = slots.name(attribute);
+      return `${name} = list_append(if_not_exists(${name}, ${slots.value([])}), ${slots.value(items)})`;
+    }),
+  ];
   const removes = plan.remove.map((attribute) => slots.name(attribute));
   const conditions = plan.conditions.map((condition) => {
     const name = slots.name(condition.name);

@@ -46,22 +46,18 @@ function extended<B, const N extends ComponentName, E>(
 }
 
 /** The billing core without the charge queue: what charges, signs up and takes in results. */
-const core = serviceSet(
-  ["repository", "events", "gateway", "webhookUrls", "policy", "ids", "clock"],
-  async (c) => {
-    const gateway = await c.gateway();
-    return {
-      repository: c.repository(),
-      events: c.events(),
-      gateway: gateway.payments,
-      gatewayClient: gateway.client,
-      policy: c.policy(),
-      ids: c.ids(),
-      clock: c.clock,
-      ...c.webhookUrls(),
-    };
-  },
-);
+const core = serviceSet(["repository", "gateway", "webhookUrls", "policy", "ids", "clock"], async (c) => {
+  const gateway = await c.gateway();
+  return {
+    repository: c.repository(),
+    gateway: gateway.payments,
+    gatewayClient: gateway.client,
+    policy: c.policy(),
+    ids: c.ids(),
+    clock: c.clock,
+    ...c.webhookUrls(),
+  };
+});
 
 /** The core and the charge queue it hands work back to (the attempt sweep, plan changes and cancellations). */
 const billing = extended(core, ["chargeQueue"], (c) => ({ queue: c.chargeQueue() }));
@@ -84,6 +80,12 @@ export const SERVICE_SETS = {
   merchantApi: extended(core, ["idempotency"], (c) => ({ idempotency: c.idempotency() })),
   /** The merchant API's plan changes and cancellations: these also hand work to the charge queue. */
   merchantApiChanges: extended(billing, ["idempotency"], (c) => ({ idempotency: c.idempotency() })),
+  /** publish-events and sweep-outbox: the outboxes and the bus they are delivered to. */
+  eventDelivery: serviceSet(["repository", "events", "clock"], (c) => ({
+    repository: c.repository(),
+    events: c.events(),
+    clock: c.clock,
+  })),
   /** The merchant API's reads: the table only. */
   queries: serviceSet(["readRepository"], (c) => ({ repository: c.readRepository() })),
   /** The merchant API's authorizer. */

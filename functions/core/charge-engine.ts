@@ -11,13 +11,12 @@ import {
 import type { AttemptKey, ChargeAttempt, Subscription } from "./model";
 import { orderIdFor } from "./order-id";
 import type { Declined, Failure, Invalid } from "./outcome";
-import type { BillingRepository, ChargeGateway, ChargeMessage, Clock, EventPublisher } from "./ports";
+import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
 import { retireToken } from "./token-retirement";
 
 export interface ChargeDeps {
   readonly repository: BillingRepository;
   readonly gateway: ChargeGateway;
-  readonly events: EventPublisher;
   readonly clock: Clock;
   readonly policy: ChargePolicy;
 }
@@ -240,8 +239,9 @@ export function refusalClosing(failure: Declined | Invalid): Closing {
 }
 
 /**
- * Writes the attempt's final state (ledger first), then moves the subscription on — or, for an ad hoc line, only
- * announces the charge. Only the writer that closed the attempt goes on, so each close is applied once.
+ * Writes the attempt's final state (ledger first), then moves the subscription on. An ad hoc line is outside the
+ * schedule: its close announces the charge, in the same write. Only the writer that closed the attempt goes on, so
+ * each close is applied once.
  */
 export async function closeAttempt(
   subscription: Subscription,
@@ -249,14 +249,21 @@ export async function closeAttempt(
   closing: Closing,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
+  const { lease_until: _lease, ...rest } = attempt;
+  const updated_at = deps.clock.now().toISOString();
+  const closedAttempt: ChargeAttempt = { ...rest, ...closing, updated_at };
   const closed = await deps.repository.updateAttempt(attempt, {
     expect: { status: attempt.status, lease_until: attempt.lease_until },
-    set: { ...closing, updated_at: deps.clock.now().toISOString() },
+    set: { ...closing, updated_at },
     remove: ["lease_until"],
+    events: isAdHocPeriod(attempt.period) ? [closedChargeEvent(closedAttempt)] : undefined,
   });
   if (!closed) return done(`attempt ${attempt.order_id} changed under us; left to its new owner`);
-  const { lease_until: _lease, ...rest } = attempt;
-  return applyClosedAttempt(subscription, { ...rest, ...closing }, deps);
+  return applyClosedAttempt(subscription, closedAttempt, deps);
+}
+
+function closedChargeEvent(attempt: ChargeAttempt) {
+  return attempt.status === "succeeded" ? chargeSucceededEvent(attempt) : chargeFailedEvent(attempt);
 }
 
 async function applyClosedAttempt(
@@ -264,12 +271,8 @@ async function applyClosedAttempt(
   attempt: ChargeAttempt,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
-  // An ad hoc charge is outside the schedule: the subscription's period, dunning and status stay as they are.
-  if (isAdHocPeriod(attempt.period)) {
-    const event = attempt.status === "succeeded" ? chargeSucceededEvent(attempt) : chargeFailedEvent(attempt);
-    await deps.events.publish([event]);
-    return done(`ad hoc ${attempt.status} ${attempt.order_id}`);
-  }
+  // An ad hoc charge leaves the subscription's period, dunning and status as they are; its close carried its event.
+  if (isAdHocPeriod(attempt.period)) return done(`ad hoc ${attempt.status} ${attempt.order_id}`);
   const now = deps.clock.now();
   if (attempt.status === "succeeded") {
     const { start } = billingPeriod(
@@ -298,10 +301,12 @@ async function applyTransition(
   note: string,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
-  const applied = await deps.repository.updateSubscription(subscription.subscription_id, transition.update);
-  // Only the writer that moved the subscription announces it, so each event is published once per transition.
+  // The events go with the state they announce: written by the writer that moves the subscription, or not at all.
+  const applied = await deps.repository.updateSubscription(subscription.subscription_id, {
+    ...transition.update,
+    events: transition.events,
+  });
   if (!applied) return done(`${note}; subscription already moved on`);
-  await deps.events.publish(transition.events);
   if (transition.update.set.status !== "canceled") return done(note);
   // Until its token is deleted the message stays on the queue; its redelivery finds the cancel and retries.
   const retired = await retireTokenOf(subscription, 1, deps);

@@ -135,16 +135,6 @@ async function recordChargeback(
       `charge ${charge.order_id} already disputed with status ${chargebackStatusOf(report)}`,
     );
   }
-  const marked = await deps.repository.updateAttempt(charge, {
-    expect: { status: "succeeded", dispute_revision: charge.dispute?.revision ?? 0 },
-    set: { disputed: true, dispute, updated_at: deps.clock.now().toISOString() },
-  });
-  if (!marked) {
-    return retried(
-      retryDelaySeconds(deps.policy, receiveCount),
-      `charge ${charge.order_id} changed while recording its chargeback`,
-    );
-  }
   const { subscription_id, period, attempt, order_id, amount, currency, transaction_id } = charge;
   const facts = {
     subscription_id,
@@ -158,11 +148,21 @@ async function recordChargeback(
     chargeback_status: dispute.status,
     reason: dispute.reason,
   };
-  await deps.events.publish([
-    charge.dispute === undefined
-      ? { type: "chargeback.received", ...facts }
-      : { type: "chargeback.updated", ...facts, previous_status: charge.dispute.status },
-  ]);
+  const marked = await deps.repository.updateAttempt(charge, {
+    expect: { status: "succeeded", dispute_revision: charge.dispute?.revision ?? 0 },
+    set: { disputed: true, dispute, updated_at: deps.clock.now().toISOString() },
+    events: [
+      charge.dispute === undefined
+        ? { type: "chargeback.received", ...facts }
+        : { type: "chargeback.updated", ...facts, previous_status: charge.dispute.status },
+    ],
+  });
+  if (!marked) {
+    return retried(
+      retryDelaySeconds(deps.policy, receiveCount),
+      `charge ${charge.order_id} changed while recording its chargeback`,
+    );
+  }
   return finished("chargeback_recorded", `charge ${order_id} disputed: ${dispute.status}`);
 }
 

@@ -1,3 +1,4 @@
+import type { BillingEvent, OutboxEvent } from "./events";
 import type {
   AttemptKey,
   AttemptStatus,
@@ -9,6 +10,8 @@ import type {
   TokenRecord,
 } from "./model";
 import type { GatewayOutcome } from "./outcome";
+
+export type { BillingEvent, OutboxEvent } from "./events";
 
 // What the billing core needs from the outside world. Adapters live in functions/adapters/; tests may pass fakes.
 
@@ -29,6 +32,8 @@ export interface SubscriptionUpdate {
   readonly expect: SubscriptionExpectation;
   readonly set: Partial<Omit<Subscription, "subscription_id" | "created_at">>;
   readonly remove?: readonly RemovableSubscriptionField[];
+  /** What the change announces: written to the item's outbox in the same conditional write, or not at all. */
+  readonly events?: readonly BillingEvent[];
 }
 
 export interface AttemptUpdate {
@@ -43,7 +48,12 @@ export interface AttemptUpdate {
   };
   readonly set: Partial<Omit<ChargeAttempt, keyof AttemptKey | "order_id" | "created_at">>;
   readonly remove?: readonly "lease_until"[];
+  /** What the change announces: written to the item's outbox in the same conditional write, or not at all. */
+  readonly events?: readonly BillingEvent[];
 }
+
+/** Names the item an outbox belongs to (a subscription or a charge attempt), as the repository encodes it. */
+export type OutboxRef = string;
 
 export type ClaimResult =
   | { readonly claimed: true }
@@ -92,6 +102,16 @@ export interface BillingRepository {
   recordOnce(key: string, expiresAt: Date): Promise<boolean>;
   /** Removes a de-duplication record, so that the delivery it stood for is taken again (its hand-over failed). */
   forgetOnce(key: string): Promise<void>;
+
+  /**
+   * Outboxes holding events not yet delivered whose oldest such event occurred before `before`, page by page (from
+   * a sparse index: eventually consistent, so the caller reads each outbox again).
+   */
+  listPendingOutboxes(before: Date): AsyncIterable<readonly OutboxRef[]>;
+  /** The events an outbox still holds, oldest first (empty when delivered or gone). */
+  readOutbox(ref: OutboxRef): Promise<readonly OutboxEvent[]>;
+  /** Takes delivered events out of their outbox; ids it no longer holds are ignored. */
+  markDelivered(ref: OutboxRef, eventIds: readonly string[]): Promise<void>;
 }
 
 export interface TokenUpdate {
@@ -115,42 +135,9 @@ export interface ChargeQueue {
   send(messages: readonly ChargeMessage[]): Promise<void>;
 }
 
-interface ChargeFacts {
-  readonly subscription_id: string;
-  readonly period: number;
-  readonly attempt: number;
-  readonly order_id: string;
-  readonly amount: string;
-  readonly currency: string;
-}
-
-export type BillingEvent =
-  | ({ readonly type: "charge.succeeded"; readonly transaction_id?: string } & ChargeFacts)
-  | ({
-      readonly type: "charge.failed";
-      readonly reason: string;
-      readonly rescode?: string;
-      /** The gateway's named reason (v2 errcode), when it gave one. */
-      readonly errcode?: string;
-    } & ChargeFacts)
-  | { readonly type: "subscription.past_due"; readonly subscription_id: string; readonly reason: string }
-  | { readonly type: "subscription.canceled"; readonly subscription_id: string; readonly reason: string }
-  | { readonly type: "subscription.reactivated"; readonly subscription_id: string }
-  /** The gateway charged a successful charge back (CHARGEBACK webhook); the ledger line is marked disputed. */
-  | ({ readonly type: "chargeback.received" } & ChargebackFacts)
-  /** A later status of the same chargeback (e.g. deducted or resolved). */
-  | ({ readonly type: "chargeback.updated"; readonly previous_status: string } & ChargebackFacts);
-
-interface ChargebackFacts extends ChargeFacts {
-  readonly transaction_id?: string;
-  readonly chargeback_id?: string;
-  /** The chargeback's status after this webhook: the furthest one reported. */
-  readonly chargeback_status: string;
-  readonly reason?: string;
-}
-
+/** The bus: delivers events at least once; an error means some may not have been delivered. */
 export interface EventPublisher {
-  publish(events: readonly BillingEvent[]): Promise<void>;
+  publish(events: readonly OutboxEvent[]): Promise<void>;
 }
 
 export interface RebillRequest {

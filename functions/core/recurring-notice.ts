@@ -1,10 +1,9 @@
 import type { ChargeAttempt } from "./model";
-import type { BillingRepository, ChargeGateway, Clock, EventPublisher } from "./ports";
+import type { BillingRepository, ChargeGateway, Clock } from "./ports";
 
 export interface RecurringNoticeDeps {
   readonly repository: BillingRepository;
   readonly gateway: ChargeGateway;
-  readonly events: EventPublisher;
   readonly clock: Clock;
 }
 
@@ -66,37 +65,32 @@ export async function recordRecurringCharge(
     amount,
     currency,
   };
-  if (sold) {
-    if (
-      await deps.repository.updateSubscription(subscription.subscription_id, {
-        expect,
-        set: { period: subscription.period + 1, attempt: 0, status: "active", updated_at: at },
-        remove: ["status_reason"],
-      })
-    ) {
-      await deps.events.publish([
-        { type: "charge.succeeded", ...facts, transaction_id: attempt.transaction_id },
-      ]);
-    }
-  } else if (
-    await deps.repository.updateSubscription(subscription.subscription_id, {
-      expect,
-      set: {
-        attempt: subscription.attempt + 1,
-        status: "past_due",
-        status_reason: "recurring_charge_failed",
-        updated_at: at,
-      },
-    })
-  ) {
-    await deps.events.publish([
-      { type: "charge.failed", ...facts, reason: "recurring_charge_failed", rescode: attempt.rescode },
-      {
-        type: "subscription.past_due",
-        subscription_id: subscription.subscription_id,
-        reason: "recurring_charge_failed",
-      },
-    ]);
-  }
+  await deps.repository.updateSubscription(
+    subscription.subscription_id,
+    sold
+      ? {
+          expect,
+          set: { period: subscription.period + 1, attempt: 0, status: "active", updated_at: at },
+          remove: ["status_reason"],
+          events: [{ type: "charge.succeeded", ...facts, transaction_id: attempt.transaction_id }],
+        }
+      : {
+          expect,
+          set: {
+            attempt: subscription.attempt + 1,
+            status: "past_due",
+            status_reason: "recurring_charge_failed",
+            updated_at: at,
+          },
+          events: [
+            { type: "charge.failed", ...facts, reason: "recurring_charge_failed", rescode: attempt.rescode },
+            {
+              type: "subscription.past_due",
+              subscription_id: subscription.subscription_id,
+              reason: "recurring_charge_failed",
+            },
+          ],
+        },
+  );
   return { kind: "recorded", attempt };
 }

@@ -13,7 +13,7 @@ import {
 import { orderIdFor } from "./order-id";
 import type { Declined, Invalid, Unavailable } from "./outcome";
 import { SUCCESS_RESCODE } from "./outcome";
-import type { BillingRepository, Clock, EventPublisher, IdSource, RecurringRegistration } from "./ports";
+import type { BillingRepository, Clock, IdSource, RecurringRegistration } from "./ports";
 
 // The steps every sign-up shares, whether period 0 is paid server to server (signup.ts) or in the payment window
 // (checkout.ts): open a pending subscription with its period-0 attempt claimed, then record what the first payment
@@ -21,7 +21,6 @@ import type { BillingRepository, Clock, EventPublisher, IdSource, RecurringRegis
 
 export interface SignupStepDeps {
   readonly repository: BillingRepository;
-  readonly events: EventPublisher;
   readonly clock: Clock;
 }
 
@@ -133,8 +132,8 @@ export interface FirstPayment {
 
 /**
  * Period 0 is paid: the token is stored, the attempt closed as succeeded and the subscription made active at
- * period 1 (our charge run bills it under token billing; the gateway does under recurring billing). Whoever closes
- * the attempt or activates the subscription announces the charge, so a repeated call announces nothing new.
+ * period 1 (our charge run bills it under token billing; the gateway does under recurring billing). Only the write
+ * that closes the attempt announces the charge, so a repeated call announces nothing new.
  */
 export async function recordFirstPayment(
   { subscription, attempt }: OpenedSignup,
@@ -155,12 +154,24 @@ export async function recordFirstPayment(
       updated_at: at,
     });
   }
-  const closed =
-    CLOSABLE_BY_PAYMENT.includes(attempt.status) &&
+  // The close announces the charge (in its own write): the money moved even if the subscription was canceled meanwhile.
+  CLOSABLE_BY_PAYMENT.includes(attempt.status) &&
     (await deps.repository.updateAttempt(attempt, {
       expect: { status: attempt.status, lease_until: attempt.lease_until },
       set: { status: "succeeded", transaction_id, rescode: SUCCESS_RESCODE, updated_at: at },
       remove: ["lease_until"],
+      events: [
+        {
+          type: "charge.succeeded",
+          subscription_id,
+          period: attempt.period,
+          attempt: attempt.attempt,
+          order_id: attempt.order_id,
+          amount: attempt.amount,
+          currency: attempt.currency,
+          transaction_id,
+        },
+      ],
     }));
   const set = {
     status: "active" as const,
@@ -172,24 +183,10 @@ export async function recordFirstPayment(
       subscription.billing_mode === "token" ? secondPeriodStart(subscription).toISOString() : undefined,
     updated_at: at,
   };
-  const activated = await deps.repository.updateSubscription(subscription_id, {
+  await deps.repository.updateSubscription(subscription_id, {
     expect: { period: 0, status: "pending" },
     set,
   });
-  if (closed || activated) {
-    await deps.events.publish([
-      {
-        type: "charge.succeeded",
-        subscription_id,
-        period: attempt.period,
-        attempt: attempt.attempt,
-        order_id: attempt.order_id,
-        amount: attempt.amount,
-        currency: attempt.currency,
-        transaction_id,
-      },
-    ]);
-  }
   return { ...subscription, ...set };
 }
 

@@ -1,14 +1,7 @@
 import type { ChargePolicy } from "./charge-policy";
 import type { Subscription } from "./model";
 import type { Failure } from "./outcome";
-import type {
-  BillingRepository,
-  CardDetails,
-  Clock,
-  EventPublisher,
-  IdSource,
-  PaymentGateway,
-} from "./ports";
+import type { BillingRepository, CardDetails, Clock, IdSource, PaymentGateway } from "./ports";
 import {
   type NewSubscription,
   openSignup,
@@ -20,7 +13,6 @@ import {
 export interface SignupDeps {
   readonly repository: BillingRepository;
   readonly gateway: PaymentGateway;
-  readonly events: EventPublisher;
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly policy: ChargePolicy;

@@ -1,11 +1,10 @@
 import type { Subscription } from "./model";
 import type { Failure } from "./outcome";
-import type { BillingRepository, ChargeQueue, Clock, EventPublisher, PaymentGateway } from "./ports";
+import type { BillingRepository, ChargeQueue, Clock, PaymentGateway } from "./ports";
 
 export interface ChangeDeps {
   readonly repository: BillingRepository;
   readonly gateway: PaymentGateway;
-  readonly events: EventPublisher;
   readonly clock: Clock;
   /** Where a cancel hands its token's deletion: the charge worker retires a canceled subscription's token. */
   readonly queue: ChargeQueue;
@@ -76,11 +75,11 @@ export async function cancelSubscription(subscriptionId: string, deps: ChangeDep
     expect: { status: subscription.status, period: subscription.period },
     set: { status: "canceled", status_reason: "canceled_by_merchant", updated_at },
     remove: ["next_charge_at"],
+    events: [
+      { type: "subscription.canceled", subscription_id: subscriptionId, reason: "canceled_by_merchant" },
+    ],
   });
   if (!changed) return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
-  await deps.events.publish([
-    { type: "subscription.canceled", subscription_id: subscriptionId, reason: "canceled_by_merchant" },
-  ]);
   await retireTokenLater(subscription, deps);
   const { next_charge_at: _dropped, ...rest } = subscription;
   return {

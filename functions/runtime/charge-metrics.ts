@@ -1,8 +1,8 @@
 import { type Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { RecordResult } from "../adapters/sqs-work-results";
 import type { ChargeDeps } from "../core/charge-engine";
+import type { BillingEvent } from "../core/events";
 import type { GatewayOutcome } from "../core/outcome";
-import type { BillingEvent } from "../core/ports";
 import { logger } from "./observability";
 
 /** Where observed things are counted. */
@@ -27,7 +27,7 @@ export class MetricCounts<N extends string> implements Counter<N> {
   }
 }
 
-/** What became of charges: from the events the core published (each once per transition) and REBILL outcomes. */
+/** What became of charges: from the events the core's writes announced (each once per transition) and REBILL outcomes. */
 export const CHARGE_METRICS = [
   "ChargeSucceeded",
   "ChargeDeclined",
@@ -62,18 +62,27 @@ function outcomeMetric(outcome: GatewayOutcome<unknown>): ChargeMetric | undefin
   return outcome.kind === "unavailable" ? "GatewayUnavailable" : undefined;
 }
 
-/** The charge engine's ports, observed: published events and REBILL outcomes are counted as they happen. */
+/**
+ * The charge engine's ports, observed: the events of the writes that applied (each transition's once) and REBILL
+ * outcomes are counted as they happen.
+ */
 export function observeCharges(deps: ChargeDeps, counts: Counter<ChargeMetric>): ChargeDeps {
   const count = (metric: ChargeMetric | undefined) => {
     if (metric !== undefined) counts.add(metric);
   };
+  const countApplied = (applied: boolean, events: readonly BillingEvent[] = []) => {
+    if (applied) for (const event of events) count(eventMetric(event));
+    return applied;
+  };
+  const { repository } = deps;
   return {
     ...deps,
-    events: {
-      async publish(events) {
-        await deps.events.publish(events);
-        for (const event of events) count(eventMetric(event));
-      },
+    repository: {
+      ...repository,
+      updateSubscription: async (id, update) =>
+        countApplied(await repository.updateSubscription(id, update), update.events),
+      updateAttempt: async (key, update) =>
+        countApplied(await repository.updateAttempt(key, update), update.events),
     },
     gateway: {
       findOrder: (order) => deps.gateway.findOrder(order),

@@ -23,6 +23,7 @@ describe("readBillingConfig", () => {
     expect(config.schedules).toEqual({
       chargeRun: "rate(1 hour)",
       attemptSweep: "rate(5 minutes)",
+      outboxSweep: "rate(5 minutes)",
       partnerToken: "rate(6 hours)",
       reconciliation: "cron(30 3 * * ? *)",
       partnerWebhook: "rate(1 day)",

@@ -48,6 +48,13 @@ const handlerFiles = readdirSync(new URL("../../functions/handlers/", import.met
 
 const referencedIds = (value: unknown) => statefulIds.filter((id) => JSON.stringify(value).includes(id));
 const actionsOf = (statement: Statement) => [statement.Action].flat();
+/** What the table stream's event source mapping grants its consumer (on the stream, not the table). */
+const STREAM_ACTIONS = [
+  "dynamodb:DescribeStream",
+  "dynamodb:GetRecords",
+  "dynamodb:GetShardIterator",
+  "dynamodb:ListStreams",
+];
 
 beforeAll(() => {
   synth = synthBillingApp();
@@ -158,11 +165,19 @@ describe("least privilege", () => {
 
   it("each function's grants name only the table, queues, bus and secrets its variables point at", () => {
     const invokeConfigs = JSON.stringify(synth.service.findResources("AWS::Lambda::EventInvokeConfig"));
+    const mappings = JSON.stringify(synth.service.findResources("AWS::Lambda::EventSourceMapping"));
     const deadLetters = statefulIds.filter((id) => id.startsWith("ScheduleDeadLetters"));
+    const streamDeadLetters = statefulIds.filter((id) => id.startsWith("EventDeliveryDeadLetters"));
     for (const fn of functions) {
-      // A scheduled function may also send its failed async invocations to the schedule DLQ.
+      // A scheduled function may also send its failed async invocations to the schedule DLQ, and the table stream's
+      // consumer the positions of the batches it failed to the event-delivery DLQ.
       const scheduled = invokeConfigs.includes(fn.logicalId);
-      const allowed = new Set([...referencedIds(fn.variables), ...(scheduled ? deadLetters : [])]);
+      const streamConsumer = mappings.includes(fn.logicalId) && fn.handler === "publish-events";
+      const allowed = new Set([
+        ...referencedIds(fn.variables),
+        ...(scheduled ? deadLetters : []),
+        ...(streamConsumer ? streamDeadLetters : []),
+      ]);
       for (const statement of fn.statements) {
         for (const id of referencedIds(statement.Resource)) {
           expect(allowed.has(id), `${fn.handler} may touch ${id}`).toBe(true);
@@ -172,9 +187,10 @@ describe("least privilege", () => {
   });
 
   it("grants the repository's DynamoDB actions on the table and its named indexes only", () => {
-    const definitionIndexes = ["due", "open", "by_subscription", "ledger"];
+    const definitionIndexes = ["due", "open", "by_subscription", "ledger", "outbox"];
+    const itemAction = (action: string) => action.startsWith("dynamodb:") && !STREAM_ACTIONS.includes(action);
     for (const fn of functions) {
-      const dynamo = fn.statements.filter((s) => actionsOf(s).some((a) => a.startsWith("dynamodb:")));
+      const dynamo = fn.statements.filter((s) => actionsOf(s).some(itemAction));
       expect(dynamo.length, fn.handler).toBe("TABLE_NAME" in fn.variables ? 1 : 0);
       for (const statement of dynamo) {
         const resources = JSON.stringify(statement.Resource);
@@ -189,6 +205,15 @@ describe("least privilege", () => {
       const actions = fn.statements.flatMap(actionsOf).filter((a) => a.startsWith("dynamodb:"));
       expect(actions.sort(), fn.handler).toEqual(["dynamodb:GetItem", "dynamodb:Query"]);
     }
+  });
+
+  it("only the table stream's consumer reads the stream, and only the billing table's", () => {
+    const readers = functions.filter((fn) =>
+      fn.statements.some((s) => actionsOf(s).includes("dynamodb:GetRecords")),
+    );
+    expect(readers.map((fn) => fn.handler)).toEqual(["publish-events"]);
+    const stream = readers[0]?.statements.filter((s) => actionsOf(s).includes("dynamodb:GetRecords"));
+    expect(JSON.stringify(stream)).toContain("BillingTable");
   });
 
   it("only the partner-token writers may put a secret value, and only the partner token's", () => {
@@ -230,7 +255,9 @@ describe("least privilege", () => {
 
 describe("triggers", () => {
   it("queue consumers report partial batch failures with a bounded batching window and concurrency", () => {
-    const mappings = resourcesOf(synth.service, "AWS::Lambda::EventSourceMapping");
+    const mappings = resourcesOf(synth.service, "AWS::Lambda::EventSourceMapping").filter(
+      ([, mapping]) => mapping.Properties?.StartingPosition === undefined,
+    );
     expect(mappings).toHaveLength(2);
     for (const [, mapping] of mappings) {
       expect(mapping.Properties).toMatchObject({
@@ -242,12 +269,43 @@ describe("triggers", () => {
     }
   });
 
+  it("the table stream drives publish-events: in order, partial failures retried, then dead-lettered", () => {
+    const streams = resourcesOf(synth.service, "AWS::Lambda::EventSourceMapping").filter(
+      ([, mapping]) => mapping.Properties?.StartingPosition !== undefined,
+    );
+    expect(streams).toHaveLength(1);
+    const [[, mapping] = ["", {}]] = streams;
+    expect(JSON.stringify(mapping.Properties?.FunctionName)).toContain("PublishEvents");
+    expect(JSON.stringify(mapping.Properties?.EventSourceArn)).toContain("BillingTable");
+    expect(mapping.Properties).toMatchObject({
+      StartingPosition: "TRIM_HORIZON",
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: {
+        OnFailure: { Destination: { "Fn::ImportValue": expect.stringMatching(/EventDeliveryDeadLetters/) } },
+      },
+      FilterCriteria: { Filters: [{ Pattern: expect.stringContaining("outbox") }] },
+    });
+  });
+
+  it("alarms when event delivery falls behind or gives up", () => {
+    const alarms = resourcesOf(synth.service, "AWS::CloudWatch::Alarm").map(([, alarm]) => alarm.Properties);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ MetricName: "IteratorAge", Threshold: 300_000, Statistic: "Maximum" }),
+    );
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ MetricName: "OutboxDeliveriesFailed", Threshold: 0 }),
+    );
+  });
+
   it("each schedule retries, then dead-letters; so do the scheduled functions' async invocations", () => {
     const schedules = resourcesOf(synth.service, "AWS::Scheduler::Schedule");
     expect(schedules.map(([, s]) => s.Properties?.ScheduleExpression).sort()).toEqual([
       "cron(30 3 * * ? *)",
       "rate(1 day)",
       "rate(1 hour)",
+      "rate(5 minutes)",
       "rate(5 minutes)",
       "rate(6 hours)",
     ]);
@@ -406,12 +464,12 @@ describe("synth-time checks", () => {
   });
 
   it("a function whose binds miss a variable its handler reads fails the synth, naming it", () => {
-    const spec = specOf("process-charges");
+    const spec = specOf("publish-events");
     const broken = withComponents(
       spec,
       spec.services.components.filter((name) => name !== "events"),
     );
-    expect(synthWith([broken])).toThrow(/process-charges reads EVENT_BUS_NAME, but no bind sets it/);
+    expect(synthWith([broken])).toThrow(/publish-events reads EVENT_BUS_NAME, but no bind sets it/);
   });
 
   it("a function bound to a variable its handler does not read fails the synth", () => {

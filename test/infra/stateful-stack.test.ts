@@ -80,13 +80,15 @@ describe("queues", () => {
     const queues = resourcesOf(synth.stateful, "AWS::SQS::Queue");
     const targets = JSON.stringify(queues.map(([, queue]) => queue.Properties?.RedrivePolicy));
     const schedules = JSON.stringify(synth.service.findResources("AWS::Scheduler::Schedule"));
+    const mappings = JSON.stringify(synth.service.findResources("AWS::Lambda::EventSourceMapping"));
     const alarms = Object.values(synth.service.findResources("AWS::CloudWatch::Alarm")).map((alarm) =>
       JSON.stringify(alarm),
     );
     const deadLetterQueues = queues.filter(([, queue]) => queue.Properties?.RedrivePolicy === undefined);
-    expect(deadLetterQueues).toHaveLength(3);
+    expect(deadLetterQueues).toHaveLength(4);
     for (const [id] of deadLetterQueues) {
-      expect(targets.includes(id) || schedules.includes(id), `${id} is nobody's DLQ`).toBe(true);
+      const used = targets.includes(id) || schedules.includes(id) || mappings.includes(id);
+      expect(used, `${id} is nobody's DLQ`).toBe(true);
       const depthAlarms = alarms.filter(
         (alarm) => alarm.includes("ApproximateNumberOfMessagesVisible") && alarm.includes(id),
       );
@@ -141,5 +143,17 @@ describe("outputs", () => {
     for (const [id, value] of Object.entries(expected)) {
       expect(outputs[id], id).toEqual({ Value: value });
     }
+  });
+});
+
+describe("the table's stream", () => {
+  it("carries each write's new and old image (the outboxes' delivery), and the outbox index is keys only", () => {
+    const [[, table] = ["", {}]] = resourcesOf(synth.stateful, "AWS::DynamoDB::GlobalTable");
+    expect(table.Properties).toMatchObject({
+      StreamSpecification: { StreamViewType: "NEW_AND_OLD_IMAGES" },
+      GlobalSecondaryIndexes: expect.arrayContaining([
+        expect.objectContaining({ IndexName: "outbox", Projection: { ProjectionType: "KEYS_ONLY" } }),
+      ]),
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { EVERY_OUTBOX } from "../../functions/core/event-delivery";
 import type {
   AttemptKey,
   ChargeAttempt,
@@ -569,6 +570,95 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       await repository.forgetOnce("delivery-1");
       expect(await repository.recordOnce("delivery-1", expires)).toBe(true);
       await repository.forgetOnce("never-recorded");
+    });
+  });
+
+  describe("outboxes", () => {
+    const canceled = {
+      type: "subscription.canceled",
+      subscription_id: "sub-ob",
+      reason: "canceled_by_merchant",
+    } as const;
+    const pastDue = {
+      type: "subscription.past_due",
+      subscription_id: "sub-ob",
+      reason: "payment_declined",
+    } as const;
+    const pending = async (repository: BillingRepository, before = EVERY_OUTBOX) =>
+      (await collect(repository.listPendingOutboxes(before))).items;
+
+    it("keeps a write's events with the write, each with its own id, and none of a write that did not apply", async () => {
+      const repository = await fresh();
+      await repository.createSubscription(subscription("sub-ob"));
+      expect(await pending(repository)).toEqual([]);
+      const lost = await repository.updateSubscription("sub-ob", {
+        expect: { period: 9 },
+        set: { status: "canceled", updated_at: LATER },
+        events: [canceled],
+      });
+      expect(lost).toBe(false);
+      expect(await pending(repository)).toEqual([]);
+
+      const applied = await repository.updateSubscription("sub-ob", {
+        expect: { period: 1 },
+        set: { status: "past_due", updated_at: LATER },
+        events: [pastDue, canceled],
+      });
+      expect(applied).toBe(true);
+      const [ref] = await pending(repository);
+      if (ref === undefined) throw new Error("no pending outbox");
+      const events = await repository.readOutbox(ref);
+      expect(events).toEqual([
+        { ...pastDue, event_id: expect.any(String), occurred_at: LATER },
+        { ...canceled, event_id: expect.any(String), occurred_at: LATER },
+      ]);
+      expect(new Set(events.map((event) => event.event_id)).size).toBe(2);
+      expect((await repository.getSubscription("sub-ob"))?.status).toBe("past_due");
+    });
+
+    it("keeps an attempt's events in its own outbox", async () => {
+      const repository = await fresh();
+      const key = { subscription_id: "sub-ob", period: 1, attempt: 0 };
+      await repository.claimAttempt(attempt(key));
+      const closed = await repository.updateAttempt(key, {
+        expect: { status: "pending", lease_until: attempt(key).lease_until },
+        set: { status: "succeeded", updated_at: LATER },
+        remove: ["lease_until"],
+        events: [
+          { type: "charge.succeeded", ...key, order_id: orderIdFor(key), amount: "10.00", currency: "USD" },
+        ],
+      });
+      expect(closed).toBe(true);
+      const refs = await pending(repository);
+      expect(refs).toHaveLength(1);
+      expect((await repository.readOutbox(refs[0] ?? "")).map((event) => event.type)).toEqual([
+        "charge.succeeded",
+      ]);
+      expect(await repository.getAttempt(key)).toMatchObject({ status: "succeeded" });
+    });
+
+    it("lists an outbox by its oldest pending event, and forgets it once every event is delivered", async () => {
+      const repository = await fresh();
+      await repository.createSubscription(subscription("sub-ob"));
+      const write = (at: string, events: readonly (typeof canceled | typeof pastDue)[]) =>
+        repository.updateSubscription("sub-ob", { expect: {}, set: { updated_at: at }, events });
+      await write(LATER, [pastDue]);
+      await write(minutes(LATER, 10), [canceled]);
+      expect(await pending(repository, new Date(minutes(LATER, -1)))).toEqual([]);
+      const [ref] = await pending(repository, new Date(LATER));
+      if (ref === undefined) throw new Error("no pending outbox");
+      const [first, second] = await repository.readOutbox(ref);
+      expect([first?.type, second?.type]).toEqual(["subscription.past_due", "subscription.canceled"]);
+
+      await repository.markDelivered(ref, [first?.event_id ?? "", "unknown-id"]);
+      expect(await repository.readOutbox(ref)).toEqual([second]);
+      expect(await pending(repository, new Date(minutes(LATER, 5)))).toEqual([]);
+      expect(await pending(repository, new Date(minutes(LATER, 10)))).toEqual([ref]);
+
+      await repository.markDelivered(ref, [second?.event_id ?? ""]);
+      expect(await repository.readOutbox(ref)).toEqual([]);
+      expect(await pending(repository)).toEqual([]);
+      await repository.markDelivered(ref, [second?.event_id ?? ""]);
     });
   });
 }

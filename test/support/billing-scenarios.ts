@@ -1,7 +1,7 @@
 import { z } from "zod";
+import type { OutboxEvent } from "../../functions/core/events";
 import type { ChargeAttempt, Plan, Subscription } from "../../functions/core/model";
 import { attemptKeyOf } from "../../functions/core/order-id";
-import type { BillingEvent } from "../../functions/core/ports";
 import { signUpWithCard } from "../../functions/core/signup";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { BillingStack, DrainReport } from "../../local/billing-stack";
@@ -101,9 +101,9 @@ export function gatewayKnowsOrder(stack: BillingStack, orderId: string): boolean
   return stack.sandbox.state.payments.findOrder(TEST_MERCHANT.mid, orderId) !== undefined;
 }
 
-/** The events published about one subscription, in order. */
-export function eventsOf(stack: BillingStack, id: string): BillingEvent[] {
-  return stack.events.filter((event) => event.subscription_id === id);
+/** The events delivered about one subscription, in order (pending ones delivered first). */
+export async function eventsOf(stack: BillingStack, id: string): Promise<OutboxEvent[]> {
+  return (await stack.events()).filter((event) => event.subscription_id === id);
 }
 
 const tokenReply = z.object({ rescode: z.literal("0000"), token_id: z.string() });

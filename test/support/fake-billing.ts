@@ -2,18 +2,13 @@ import type { ChargeDeps } from "../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
 import type { Subscription } from "../../functions/core/model";
 import type { GatewayOutcome } from "../../functions/core/outcome";
-import type {
-  BillingEvent,
-  ChargeGateway,
-  ChargeMessage,
-  OrderLookup,
-  RebillRequest,
-} from "../../functions/core/ports";
+import type { ChargeGateway, ChargeMessage, OrderLookup, RebillRequest } from "../../functions/core/ports";
 import { subscription } from "./billing-repository-contract";
 import { MemoryBillingRepository, type MemoryBillingRepositoryOptions } from "./memory-billing-repository";
 
-// Stand-ins of the charge engine's other ports for handler and core unit tests: scripted gateway outcomes, recorded
-// events and messages. The repository is the in-memory one that passes the repository contract.
+// Stand-ins of the charge engine's other ports for handler and core unit tests: scripted gateway outcomes and
+// recorded messages. The repository is the in-memory one that passes the repository contract; `written` is every
+// event its writes put in an outbox.
 
 export type Script = (request: RebillRequest) => GatewayOutcome<{ transaction_id?: string }>;
 
@@ -61,15 +56,13 @@ export function dueSubscription(id: string, overrides: Partial<Subscription> = {
 export function fakeChargeServices(options: MemoryBillingRepositoryOptions = {}) {
   const repository = new MemoryBillingRepository(options);
   const gateway = new ScriptedGateway();
-  const published: BillingEvent[] = [];
   const queued: ChargeMessage[] = [];
   const deps: ChargeDeps & { readonly queue: { send(messages: readonly ChargeMessage[]): Promise<void> } } = {
     repository,
     gateway,
-    events: { publish: async (events) => void published.push(...events) },
     clock: { now: () => new Date(START) },
     policy: DEFAULT_CHARGE_POLICY,
     queue: { send: async (messages) => void queued.push(...messages) },
   };
-  return { repository, gateway, published, queued, deps };
+  return { repository, gateway, written: repository.written, queued, deps };
 }

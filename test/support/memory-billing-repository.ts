@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import type { z } from "zod";
+import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../../functions/core/events";
 import {
   type AttemptKey,
   type ChargeAttempt,
@@ -17,6 +19,7 @@ import type {
   ClaimResult,
   Clock,
   DueEntry,
+  OutboxRef,
   RefundUpdate,
   SubscriptionUpdate,
   TokenUpdate,
@@ -70,12 +73,23 @@ export class MemoryBillingRepository implements BillingRepository {
   private readonly refunds = new Map<string, RefundRecord>();
   /** De-duplication keys and their expiry in epoch seconds (as the table's TTL attribute holds it). */
   private readonly deliveries = new Map<string, number>();
+  /** Pending events by outbox (a subscription's or an attempt's), oldest first. */
+  private readonly outboxes = new Map<OutboxRef, OutboxEvent[]>();
+  /** Every event any write put in an outbox, in write order, delivered or not. */
+  readonly written: OutboxEvent[] = [];
   private readonly pageSize: number;
   private readonly clock: Clock;
 
   constructor(options: MemoryBillingRepositoryOptions = {}) {
     this.pageSize = options.pageSize ?? 100;
     this.clock = options.clock ?? { now: () => new Date() };
+    // Copyable with `...` like the DynamoDB repository (a plain object), which wrappers such as observeCharges and
+    // the crash injection do: every method is an own property, bound to this instance.
+    const self = this as unknown as Record<string, unknown>;
+    for (const name of Object.getOwnPropertyNames(MemoryBillingRepository.prototype)) {
+      const method = self[name];
+      if (name !== "constructor" && typeof method === "function") self[name] = method.bind(this);
+    }
   }
 
   async createSubscription(subscription: Subscription) {
@@ -88,13 +102,14 @@ export class MemoryBillingRepository implements BillingRepository {
     return read(subscriptionSchema, this.subscriptions.get(id));
   }
 
-  async updateSubscription(id: string, { expect, set, remove = [] }: SubscriptionUpdate) {
+  async updateSubscription(id: string, { expect, set, remove = [], events }: SubscriptionUpdate) {
     const current = this.subscriptions.get(id);
     if (!current) return false;
     for (const [field, value] of Object.entries(expect)) {
       if (value !== undefined && current[field as keyof typeof expect] !== value) return false;
     }
     this.subscriptions.set(id, withRemoved(current, set, remove));
+    this.announce(`sub:${id}`, events, set.updated_at);
     return true;
   }
 
@@ -116,7 +131,7 @@ export class MemoryBillingRepository implements BillingRepository {
     return read(chargeAttemptSchema, this.attempts.get(attemptId(key)));
   }
 
-  async updateAttempt(key: AttemptKey, { expect, set, remove = [] }: AttemptUpdate) {
+  async updateAttempt(key: AttemptKey, { expect, set, remove = [], events }: AttemptUpdate) {
     const current = this.attempts.get(attemptId(key));
     if (!current || current.status !== expect.status || current.lease_until !== expect.lease_until)
       return false;
@@ -131,6 +146,7 @@ export class MemoryBillingRepository implements BillingRepository {
       return false;
     }
     this.attempts.set(attemptId(key), withRemoved(current, set, remove));
+    this.announce(`attempt:${attemptId(key)}`, events, set.updated_at);
     return true;
   }
 
@@ -204,5 +220,31 @@ export class MemoryBillingRepository implements BillingRepository {
 
   async forgetOnce(key: string) {
     this.deliveries.delete(key);
+  }
+
+  async *listPendingOutboxes(before: Date): AsyncGenerator<readonly OutboxRef[]> {
+    const pending = [...this.outboxes]
+      .filter(([, events]) => events[0] !== undefined && instant(events[0].occurred_at) <= before.getTime())
+      .map(([ref]) => ref);
+    yield* pagesOf(pending, this.pageSize);
+  }
+
+  async readOutbox(ref: OutboxRef) {
+    return (this.outboxes.get(ref) ?? []).map((event) => copyOf(outboxEventSchema, event));
+  }
+
+  async markDelivered(ref: OutboxRef, eventIds: readonly string[]) {
+    const remaining = (this.outboxes.get(ref) ?? []).filter((event) => !eventIds.includes(event.event_id));
+    if (remaining.length > 0) this.outboxes.set(ref, remaining);
+    else this.outboxes.delete(ref);
+  }
+
+  /** A write's events enter its outbox with the write, each with its own id. */
+  private announce(ref: OutboxRef, events: readonly BillingEvent[] = [], at?: string) {
+    const occurred_at = new Date(at ?? this.clock.now()).toISOString();
+    const stamped = events.map((event) => stored({ ...event, event_id: randomUUID(), occurred_at }));
+    if (stamped.length === 0) return;
+    this.outboxes.set(ref, [...(this.outboxes.get(ref) ?? []), ...stamped]);
+    this.written.push(...stamped);
   }
 }

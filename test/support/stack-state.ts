@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ListQueuesCommand } from "@aws-sdk/client-sqs";
+import { EVERY_OUTBOX } from "../../functions/core/event-delivery";
 import type { BillingStack } from "../../local/billing-stack";
 import { tableSources } from "../../local/leak-scan";
 import { approximateMessageCount } from "../../local/sqs-emulator";
@@ -38,15 +39,23 @@ export async function stackState(stack: BillingStack): Promise<StackState> {
 }
 
 /**
- * Waits until the work queues hold nothing (the event source mappings processed and deleted every message), or
- * `timeoutMs` passes: a message left waiting out a retry then shows in the next stackState.
+ * Waits until the work queues hold nothing (the event source mappings processed and deleted every message) and no
+ * outbox holds events (the local table stream delivered them), or `timeoutMs` passes: a message left waiting out a
+ * retry then shows in the next stackState.
  */
-export async function settleQueues(stack: BillingStack, timeoutMs = 10_000): Promise<void> {
+export async function settleWork(stack: BillingStack, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const urls = [stack.chargeQueue.queueUrl, stack.intakeQueue.queueUrl];
   while (Date.now() < deadline) {
     const counts = await Promise.all(urls.map((url) => approximateMessageCount(stack.sqs.client, url)));
-    if (counts.every((count) => count === 0)) return;
+    if (counts.every((count) => count === 0) && !(await holdsEvents(stack))) return;
     await sleep(25);
   }
+}
+
+async function holdsEvents(stack: BillingStack): Promise<boolean> {
+  for await (const refs of stack.delivery.repository.listPendingOutboxes(EVERY_OUTBOX)) {
+    if (refs.length > 0) return true;
+  }
+  return false;
 }

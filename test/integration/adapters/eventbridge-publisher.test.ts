@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEventBridgePublisher } from "../../../functions/adapters/eventbridge-publisher";
-import type { BillingEvent } from "../../../functions/core/ports";
+import type { OutboxEvent } from "../../../functions/core/events";
 
 // A stand-in speaking EventBridge's JSON protocol, so the real SDK client serialises and sends the calls.
 interface PutEventsCall {
@@ -60,9 +60,11 @@ const client = () =>
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
   });
 
-const event = (n: number): BillingEvent => ({
+const event = (n: number): OutboxEvent => ({
   type: "subscription.reactivated",
   subscription_id: `sub_${n}`,
+  event_id: `evt_${n}`,
+  occurred_at: "2027-03-01T10:00:00.000Z",
 });
 
 describe("EventBridge publisher", () => {

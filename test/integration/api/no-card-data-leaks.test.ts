@@ -170,7 +170,7 @@ describe("no card data or secret leaves the request", () => {
       logs,
       answers: answers.map((answer) => answer.text).join("\n"),
       queued: queued.join("\n"),
-      events: JSON.stringify(stack.eventBridge.entries),
+      events: JSON.stringify(await stack.deliveredEntries()),
       table: JSON.stringify(Items),
     };
     for (const [place, text] of Object.entries(places)) expect(leaksIn(text), place).toEqual([]);

@@ -162,7 +162,9 @@ describe("exactly once under faults", () => {
       ledger.filter((a) => a.subscription_id === id && a.period === 1).map((a) => `${a.attempt}:${a.status}`);
     for (const id of crashedBeforeCall) expect(statusesOf(id)).toEqual(["0:voided", "1:succeeded"]);
     for (const id of crashedAfterCall) expect(statusesOf(id)).toEqual(["0:succeeded"]);
-    const renewed = stack.events.filter((event) => event.type === "charge.succeeded" && event.period === 1);
+    const renewed = (await stack.events()).filter(
+      (event) => event.type === "charge.succeeded" && event.period === 1,
+    );
     expect(renewed.map((event) => event.subscription_id).sort()).toEqual([...ids].sort());
   });
 
@@ -183,7 +185,9 @@ describe("exactly once under faults", () => {
     await expectExactlyOnce(stack, ids, 2);
     expectOneGatewayTransactionPerPeriod(stack, ids, 2);
     // Only the writer that moved a subscription announces it: one event per charge.
-    const renewed = stack.events.filter((event) => event.type === "charge.succeeded" && event.period === 1);
+    const renewed = (await stack.events()).filter(
+      (event) => event.type === "charge.succeeded" && event.period === 1,
+    );
     expect(renewed.map((event) => event.subscription_id).sort()).toEqual([...ids].sort());
   });
 });
@@ -222,7 +226,7 @@ describe("dunning", () => {
     await stack.clock.advance("P40D");
     expect((await stack.chargeRun()).enqueued).toBe(0);
 
-    expect(eventsOf(stack, id).map((event) => event.type)).toEqual([
+    expect((await eventsOf(stack, id)).map((event) => event.type)).toEqual([
       "charge.succeeded", // the sign-up's first payment
       "charge.failed",
       "subscription.past_due",
@@ -256,7 +260,7 @@ describe("dunning", () => {
     expect(reactivated.status_reason).toBeUndefined();
     // Period 2 starts two months after the anchor, whatever the dunning delay of period 1.
     expect(reactivated.next_charge_at).toBe(addMonthsClamped(new Date(signedUp.anchor_at), 2).toISOString());
-    expect(eventsOf(stack, id).map((event) => event.type)).toEqual([
+    expect((await eventsOf(stack, id)).map((event) => event.type)).toEqual([
       "charge.succeeded",
       "charge.failed",
       "subscription.past_due",

@@ -6,6 +6,7 @@ import { refundCharge } from "../../../functions/core/refunds";
 import { type SignupRequest, signUpWithCard } from "../../../functions/core/signup";
 import { adjustAmount, cancelSubscription } from "../../../functions/core/subscription-changes";
 import { BillingStack } from "../../../local/billing-stack";
+import { eventsOf } from "../../support/billing-scenarios";
 
 /*
  * Refunds, plan changes and gateway-managed recurring plans through the real adapters and the stateful sandbox.
@@ -140,11 +141,16 @@ describe("plan changes", () => {
     expect(await adjustAmount(subscription.subscription_id, "70.00", stack.services)).toMatchObject({
       kind: "conflict",
     });
-    expect(stack.events.at(-1)).toEqual({
-      type: "subscription.canceled",
-      subscription_id: subscription.subscription_id,
-      reason: "canceled_by_merchant",
-    });
+    const announced = await eventsOf(stack, subscription.subscription_id);
+    expect(announced.filter((event) => event.type === "subscription.canceled")).toEqual([
+      {
+        type: "subscription.canceled",
+        subscription_id: subscription.subscription_id,
+        reason: "canceled_by_merchant",
+        event_id: expect.any(String),
+        occurred_at: expect.any(String),
+      },
+    ]);
   });
 
   it("records the gateway's recurring charges once each, after retrieve confirms them; adjust and delete go to the gateway", async () => {

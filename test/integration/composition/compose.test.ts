@@ -64,8 +64,8 @@ describe("the composition root", () => {
   });
 
   it("fails a set naming the missing variable, and builds once it is there", async () => {
-    await expect(billingOf(container({ EVENT_BUS_NAME: undefined }))).rejects.toThrow(
-      "EVENT_BUS_NAME is not set",
+    await expect(billingOf(container({ GATEWAY_SECRET_ARN: undefined }))).rejects.toThrow(
+      "GATEWAY_SECRET_ARN is not set",
     );
     await expect(billingOf(container())).resolves.toHaveProperty("repository");
   });

@@ -7,7 +7,6 @@ import { runChargeRun } from "../../../functions/core/charge-run";
 import type { Subscription } from "../../../functions/core/model";
 import type { GatewayOutcome } from "../../../functions/core/outcome";
 import type {
-  BillingEvent,
   BillingRepository,
   ChargeGateway,
   ChargeMessage,
@@ -15,6 +14,7 @@ import type {
   RebillRequest,
 } from "../../../functions/core/ports";
 import type { LocalDynamoDb } from "../../../local/dynamodb-emulator";
+import { pendingEvents } from "../../support/outbox-events";
 import { startTestDynamoDb } from "../../support/test-dynamodb";
 
 /*
@@ -82,7 +82,6 @@ let dynalite: LocalDynamoDb;
 let repository: BillingRepository;
 let gateway: ScriptedGateway;
 let clock: TestClock;
-let events: BillingEvent[];
 let queue: ListQueue;
 let deps: ChargeDeps;
 
@@ -136,13 +135,11 @@ beforeEach(async () => {
   });
   gateway = new ScriptedGateway();
   clock = new TestClock(new Date("2027-02-28T10:30:00.000Z"));
-  events = [];
   queue = new ListQueue();
   deps = {
     repository,
     gateway,
     clock,
-    events: { publish: async (published) => void events.push(...published) },
     policy: DEFAULT_CHARGE_POLICY,
   };
 });
@@ -161,7 +158,7 @@ describe("charge protocol", () => {
     const [attempt] = await repository.listAttempts(subscription.subscription_id);
     expect(attempt).toMatchObject({ order_id: `${subscription.subscription_id}-1-0`, status: "succeeded" });
     expect(attempt?.lease_until).toBeUndefined();
-    expect(events.map((e) => e.type)).toEqual(["charge.succeeded"]);
+    expect((await pendingEvents(repository)).map((e) => e.type)).toEqual(["charge.succeeded"]);
   });
 
   it("ignores duplicates: the same message twice, a stale period, a message before it is due", async () => {
@@ -269,7 +266,7 @@ describe("charge protocol", () => {
     await processChargeMessage(message(subscription), 2, deps);
     expect(gateway.charges.size).toBe(1);
     expect(await reload(subscription)).toMatchObject({ period: 2 });
-    expect(events.map((e) => e.type)).toEqual(["charge.succeeded"]);
+    expect((await pendingEvents(repository)).map((e) => e.type)).toEqual(["charge.succeeded"]);
   });
 
   it("when retrieve cannot answer, the attempt sweep postpones: 5 minutes, then hourly, then daily", async () => {
@@ -307,8 +304,13 @@ describe("declines and dunning", () => {
     }
     expect(statuses).toEqual(["past_due", "past_due", "past_due", "past_due", "canceled"]);
     expect(new Set(gateway.rebills).size).toBe(5);
-    expect(events.filter((e) => e.type === "subscription.past_due")).toHaveLength(1);
-    expect(events.at(-1)).toMatchObject({ type: "subscription.canceled", reason: "dunning_exhausted" });
+    expect((await pendingEvents(repository)).filter((e) => e.type === "subscription.past_due")).toHaveLength(
+      1,
+    );
+    expect((await pendingEvents(repository)).at(-1)).toMatchObject({
+      type: "subscription.canceled",
+      reason: "dunning_exhausted",
+    });
   });
 
   it("a later success reactivates and keeps the period anchor", async () => {
@@ -323,7 +325,7 @@ describe("declines and dunning", () => {
       period: 2,
       next_charge_at: "2027-03-31T10:00:00.000Z",
     });
-    expect(events.map((e) => e.type)).toEqual([
+    expect((await pendingEvents(repository)).map((e) => e.type)).toEqual([
       "charge.failed",
       "subscription.past_due",
       "charge.succeeded",
@@ -345,7 +347,10 @@ describe("declines and dunning", () => {
     expect(after.next_charge_at).toBeUndefined();
     const [attempt] = await repository.listAttempts(subscription.subscription_id);
     expect(attempt).toMatchObject({ status: "declined", rescode: "1001", errcode: "STOLEN_OR_LOST_CARD" });
-    expect(events[0]).toMatchObject({ type: "charge.failed", errcode: "STOLEN_OR_LOST_CARD" });
+    expect((await pendingEvents(repository))[0]).toMatchObject({
+      type: "charge.failed",
+      errcode: "STOLEN_OR_LOST_CARD",
+    });
     expect((await runChargeRun({ repository, queue, clock })).enqueued).toBe(0);
   });
 

@@ -66,9 +66,9 @@ afterAll(async () => {
   await stack.close();
   await receiver.close();
 });
-beforeEach(() => {
+beforeEach(async () => {
   stack.sandbox.faults.configure({});
-  stack.clearEvents();
+  await stack.clearEvents();
 });
 
 const request = (billing: "token" | "recurring" = "token"): CheckoutRequest => ({
@@ -163,7 +163,7 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
       { order_id: checkout.order_id, status: "succeeded", transaction_id: params.get("transaction_id") },
     ]);
     expect(attempts[0]?.lease_until).toBeUndefined();
-    expect(stack.events).toEqual([
+    expect(await stack.events()).toEqual([
       expect.objectContaining({ type: "charge.succeeded", order_id: checkout.order_id, amount: "29.00" }),
     ]);
   });
@@ -247,13 +247,13 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     const query = await payInWindow(checkout);
     const first = await completeCheckout(query, deps);
     const before = await stored(checkout.subscription_id);
-    const events = stack.events.length;
+    const events = (await stack.events()).length;
 
     const again = await Promise.all([completeCheckout(query, deps), completeCheckout(query, deps)]);
 
     expect(again).toEqual([first, first]);
     expect(await stored(checkout.subscription_id)).toEqual(before);
-    expect(stack.events).toHaveLength(events);
+    expect(await stack.events()).toHaveLength(events);
   });
 
   it("rejects a query with any parameter altered, added or removed, and changes nothing", async () => {
@@ -277,7 +277,7 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     }
     expect(await stored(checkout.subscription_id)).toEqual(before);
     expect(before.subscription?.status).toBe("pending");
-    expect(stack.events).toEqual([]);
+    expect(await stack.events()).toEqual([]);
     // The untouched query still completes it: the rejections were the tampering's doing.
     expect(await completeCheckout(query, deps)).toMatchObject({ kind: "paid" });
   });
@@ -298,7 +298,7 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     expect(after.subscription?.token_id).toBeUndefined();
     expect(await completeCheckout(query, deps)).toEqual(completion);
     expect(await stored(checkout.subscription_id)).toEqual(after);
-    expect(stack.events).toEqual([]);
+    expect(await stack.events()).toEqual([]);
   });
 
   it("recurring billing registers the gateway plan: recurring_id kept, no next_charge_at", async () => {

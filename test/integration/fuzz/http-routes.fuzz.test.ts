@@ -24,7 +24,7 @@ import {
   signedWebhookCases,
 } from "../../support/fuzz-requests";
 import { captureFileOutput } from "../../support/handler-env";
-import { type StackState, settleQueues, stackState } from "../../support/stack-state";
+import { type StackState, settleWork, stackState } from "../../support/stack-state";
 
 // Every route of the local API (the merchant API behind its authorizer, the gateway callbacks, the OpenAPI document
 // and POST /local/clock) gets FUZZ_RUNS hostile requests (default 200, seed FUZZ_SEED) over real HTTP. Each answer
@@ -280,7 +280,7 @@ beforeAll(async () => {
       })
     ).json(),
   );
-  await settleQueues(local.stack);
+  await settleWork(local.stack);
 
   add("merchant", merchantTarget("POST", "/v1/checkouts", { body: checkoutBody, requiresBody: true }));
   add("merchant", merchantTarget("POST", "/v1/subscriptions", { body: signupBody, requiresBody: true }));
@@ -373,7 +373,7 @@ describe("local API fuzz: hostile requests to every route", () => {
       const response = await send(sampleRequest(target));
       expect(response.status, `${target.name}: ${response.text.slice(0, 300)}`).toBeLessThan(300);
     }
-    await settleQueues(local.stack);
+    await settleWork(local.stack);
   });
 
   describe.each(servedRoutes())("%s", (name) => {
@@ -415,6 +415,9 @@ describe("local API fuzz: hostile requests to every route", () => {
               baseline.sandboxRevision,
             );
           } else if (sample.changes === "on success") {
+            // The success's events are delivered first (as the table stream soon would): their outbox is emptied
+            // now, not between this reading and the next.
+            await local.stack.deliverEvents();
             baseline = await stackState(local.stack);
           }
         });
@@ -423,7 +426,7 @@ describe("local API fuzz: hostile requests to every route", () => {
         else {
           // Acknowledged callbacks were queued: once process-intake has handled them, nothing they said changed
           // billing state (a signed webhook leaves its de-duplication record).
-          await settleQueues(local.stack);
+          await settleWork(local.stack);
           expect(withoutDedup(await stackState(local.stack))).toEqual(withoutDedup(batchStart));
         }
         stats.push(

@@ -7,7 +7,7 @@ import { type LeakSecrets, leakSecretsOf, scanForLeaks, stackLeakSources } from 
 import type { LocalStack } from "../../../local/local-stack";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import { captureFileOutput } from "../../support/handler-env";
-import { settleQueues } from "../../support/stack-state";
+import { settleWork } from "../../support/stack-state";
 
 // The leak scan over a realistic run of the local stack (every handler logging at DEBUG): sign-ups with approving,
 // declining and acquirer-error cards, a window checkout completed in the sandbox, refunds, a bad card refused, a
@@ -98,7 +98,7 @@ describe("leak scan of a realistic local run", () => {
       body: JSON.stringify({ card_number: CARDS.approveToo, expiry_date: "203012", cvc: "4829" }),
     });
     expect(completed.status).toBe(200);
-    await settleQueues(local.stack);
+    await settleWork(local.stack);
     expect((await call("GET", `/v1/subscriptions/${windowId}`)).json).toMatchObject({ status: "active" });
 
     // Refunds, partial and full; ad hoc charge; reads.

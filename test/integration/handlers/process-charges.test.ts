@@ -57,7 +57,7 @@ function worker() {
 
 describe("processCharges", () => {
   it("charges each message, reports only retries and malformed bodies as batch item failures, and counts", async () => {
-    const { repository, gateway, services, published } = worker();
+    const { repository, gateway, services, written } = worker();
     for (const id of ["sub_ok", "sub_declined", "sub_busy", "sub_lost"]) {
       await repository.createSubscription(dueSubscription(id));
     }
@@ -92,7 +92,7 @@ describe("processCharges", () => {
       ReceiptHandle: "receipt-m-busy",
       VisibilityTimeout: 60,
     });
-    expect(published.map((published) => published.type)).toEqual([
+    expect(written.map((event) => event.type)).toEqual([
       "charge.succeeded",
       "charge.failed",
       "subscription.past_due",

@@ -131,7 +131,7 @@ describe("CHARGEBACK webhook intake", () => {
       expect(await processIntake(event, stubContext("process-intake"))).toEqual({ batchItemFailures: [] });
     }
     expect(await charge()).toMatchObject({ status: "succeeded", disputed: true });
-    const chargebacks = stack.eventBridge.entries.filter(
+    const chargebacks = (await stack.deliveredEntries()).filter(
       (entry) => entry.DetailType === "chargeback.received",
     );
     expect(chargebacks).toHaveLength(1);
@@ -171,13 +171,13 @@ describe("CHARGEBACK webhook intake", () => {
     ],
   ])("%s → signature_fail, nothing queued, nothing changed", async (_name, change) => {
     const before = await charge();
-    const published = stack.eventBridge.entries.length;
+    const published = (await stack.deliveredEntries()).length;
     const output = captureOutput();
     const altered = change();
     expect(replyOf(await resend(altered))).toEqual({ status: 401, json: FAIL });
     expect(await intakeDepth()).toBe(0);
     expect(await charge()).toEqual(before);
-    expect(stack.eventBridge.entries).toHaveLength(published);
+    expect(await stack.deliveredEntries()).toHaveLength(published);
     expect(output.metrics()).toMatchObject({ "Billing/GatewayWebhooksRejected": 1 });
   });
 
@@ -196,7 +196,7 @@ describe("CHARGEBACK webhook intake", () => {
       "Billing/ChargebacksReceived": 0,
     });
     expect(
-      stack.eventBridge.entries.filter((entry) => entry.DetailType === "chargeback.received"),
+      (await stack.deliveredEntries()).filter((entry) => entry.DetailType === "chargeback.received"),
     ).toHaveLength(1);
   });
 
@@ -300,7 +300,9 @@ describe("CHARGEBACK webhook intake", () => {
       },
     });
     expect(after?.dispute?.history.map((entry) => entry.status)).toEqual(["REPORTED", "DEDUCTION"]);
-    const updates = stack.eventBridge.entries.filter((entry) => entry.DetailType === "chargeback.updated");
+    const updates = (await stack.deliveredEntries()).filter(
+      (entry) => entry.DetailType === "chargeback.updated",
+    );
     expect(updates).toHaveLength(1);
     expect(JSON.parse(updates[0]?.Detail ?? "{}")).toMatchObject({
       order_id: disputed?.order_id,
@@ -308,7 +310,7 @@ describe("CHARGEBACK webhook intake", () => {
       previous_status: "REPORTED",
     });
     expect(
-      stack.eventBridge.entries.filter((entry) => entry.DetailType === "chargeback.received"),
+      (await stack.deliveredEntries()).filter((entry) => entry.DetailType === "chargeback.received"),
     ).toHaveLength(1);
   });
 
@@ -325,10 +327,10 @@ describe("CHARGEBACK webhook intake", () => {
     });
     const reply = await sendSigned(body);
     expect(replyOf(reply)).toEqual({ status: 200, json: ACK });
-    const published = stack.eventBridge.entries.length;
+    const published = (await stack.deliveredEntries()).length;
     const output = captureOutput();
     await drainIntake(container);
     expect(output.metrics()).toMatchObject({ "Billing/ChargebacksUnmatched": 1 });
-    expect(stack.eventBridge.entries).toHaveLength(published);
+    expect(await stack.deliveredEntries()).toHaveLength(published);
   });
 });

@@ -147,19 +147,19 @@ describe("partner PAYMENT_COMPLETED hints", () => {
     expect((await state(started.subscription_id)).subscription?.status).toBe("pending");
     await deleteBatch(stack.sqs.client, stack.intakeQueue.queueUrl, event.Records);
 
-    stack.clearEvents();
+    await stack.clearEvents();
     expect(await processLater(message)).toMatchObject({ outcome: "payment_confirmed" });
     const after = await state(started.subscription_id);
     expect(after.subscription).toMatchObject({ status: "active", period: 1 });
     expect(after.attempts).toMatchObject([
       { status: "succeeded", transaction_id: message.kind === "partner" ? message.transaction_id : "" },
     ]);
-    expect(stack.events.map((published) => published.type)).toEqual(["charge.succeeded"]);
+    expect((await stack.events()).map((published) => published.type)).toEqual(["charge.succeeded"]);
 
     // The same hint again: nothing changes, nothing is announced twice.
     expect(await processLater(message)).toMatchObject({ outcome: "payment_hint_ignored" });
     expect(await state(started.subscription_id)).toEqual(after);
-    expect(stack.events).toHaveLength(1);
+    expect(await stack.events()).toHaveLength(1);
   });
 
   it("a hint for an unknown order or transaction changes nothing", async () => {

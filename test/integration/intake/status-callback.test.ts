@@ -111,7 +111,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
       card: { first4: "4111", last4: "1111" },
     });
     expect(attempts).toMatchObject([{ status: "succeeded", transaction_id: params.get("transaction_id") }]);
-    expect(stack.eventBridge.entries.map((entry) => entry.DetailType)).toEqual(["charge.succeeded"]);
+    expect((await stack.deliveredEntries()).map((entry) => entry.DetailType)).toEqual(["charge.succeeded"]);
     expect(output.metrics()).toMatchObject({
       "Billing/CheckoutsCompleted": 1,
       "Billing/StatusCallbacksRejected": 0,
@@ -122,7 +122,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     expect(again.statusCode).toBe(200);
     expect(await drainIntake(container)).toEqual([{ batchItemFailures: [] }]);
     expect(await stored(checkout)).toEqual({ subscription, attempts });
-    expect(stack.eventBridge.entries).toHaveLength(1);
+    expect(await stack.deliveredEntries()).toHaveLength(1);
   });
 
   it("a query with any parameter altered is rejected by verify and changes nothing", async () => {
@@ -131,7 +131,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     await discardIntake();
     const genuine = new URLSearchParams(request.url.slice("/webhooks/status?".length));
     const before = await stored(checkout);
-    const published = stack.eventBridge.entries.length;
+    const published = (await stack.deliveredEntries()).length;
 
     const names = [...genuine.keys()];
     expect(names).toEqual(
@@ -166,7 +166,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
       .filter((line) => JSON.stringify(line).includes('"outcome":"status_rejected"'));
     expect(rejected).toHaveLength(names.length + 2);
     expect(await stored(checkout)).toEqual(before);
-    expect(stack.eventBridge.entries).toHaveLength(published);
+    expect(await stack.deliveredEntries()).toHaveLength(published);
 
     // The genuine query, sent as a POST form this time, still completes the checkout.
     const form = await invokeRoute(container, {

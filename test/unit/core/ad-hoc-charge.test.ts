@@ -37,7 +37,7 @@ describe("ad hoc periods", () => {
 
 describe("chargeAdHoc", () => {
   it("re-bills the stored token on its own ledger line and leaves the subscription as it was", async () => {
-    const { deps, subscription, rebills, published, repository } = await setUp();
+    const { deps, subscription, rebills, written, repository } = await setUp();
 
     const line = await recorded(chargeAdHoc({ subscription_id: ID, amount: "5.00" }, deps));
 
@@ -55,9 +55,7 @@ describe("chargeAdHoc", () => {
       expect.objectContaining({ order_id: line.order_id, token_id: subscription.token_id, amount: "5.00" }),
     ]);
     expect(await repository.getSubscription(ID)).toEqual(subscription);
-    expect(published).toEqual([
-      expect.objectContaining({ type: "charge.succeeded", order_id: line.order_id }),
-    ]);
+    expect(written).toEqual([expect.objectContaining({ type: "charge.succeeded", order_id: line.order_id })]);
   });
 
   it("takes the next free line each time, at the plan amount when none is given", async () => {
@@ -106,18 +104,18 @@ describe("chargeAdHoc", () => {
   });
 
   it("records a decline on the line without dunning the subscription", async () => {
-    const { deps, gateway, subscription, repository, published } = await setUp();
+    const { deps, gateway, subscription, repository, written } = await setUp();
     gateway.script = () => ({ kind: "declined", code: "DC51", message: "insufficient funds" });
 
     const line = await recorded(chargeAdHoc({ subscription_id: ID }, deps));
 
     expect(line).toMatchObject({ status: "declined", rescode: "DC51" });
     expect(await repository.getSubscription(ID)).toEqual(subscription);
-    expect(published).toEqual([expect.objectContaining({ type: "charge.failed", rescode: "DC51" })]);
+    expect(written).toEqual([expect.objectContaining({ type: "charge.failed", rescode: "DC51" })]);
   });
 
   it("leaves an unknown outcome to the attempt sweep, whose resolution never moves the subscription", async () => {
-    const { deps, gateway, subscription, repository, published, queued } = await setUp();
+    const { deps, gateway, subscription, repository, written, queued } = await setUp();
     gateway.script = () => ({ kind: "unknown", reason: "timeout" });
     const unknown = await recorded(chargeAdHoc({ subscription_id: ID }, deps));
     const other = await recorded(chargeAdHoc({ subscription_id: ID }, deps));
@@ -139,7 +137,7 @@ describe("chargeAdHoc", () => {
     });
     expect(await repository.getAttempt(other)).toMatchObject({ status: "voided" });
     expect(await repository.getSubscription(ID)).toEqual(subscription);
-    expect(published.map((event) => event.type)).toEqual(["charge.succeeded"]);
+    expect(written.map((event) => event.type)).toEqual(["charge.succeeded"]);
   });
 
   it("charges nothing on a subscription that cannot be charged", async () => {

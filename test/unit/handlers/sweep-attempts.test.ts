@@ -32,7 +32,7 @@ function openAttempt(subscriptionId: string, status: ChargeAttempt["status"]): C
 
 describe("sweepAttempts", () => {
   it("settles stale attempts through retrieve, requeues what needs a new call, and counts each outcome", async () => {
-    const { repository, gateway, deps, queued, published } = fakeChargeServices();
+    const { repository, gateway, deps, queued, written } = fakeChargeServices();
     const cases = {
       sub_charged: "unknown", // the gateway has the sale: commit it
       sub_never: "pending", // no transaction: voided, next attempt goes through the queue
@@ -54,7 +54,7 @@ describe("sweepAttempts", () => {
 
     expect(report).toEqual({ examined: 4, resolved: 1, requeued: 2, deferred: 1 });
     expect(queued.map((message) => message.subscription_id).sort()).toEqual(["sub_never", "sub_waiting"]);
-    expect(published.map((event) => event.type)).toEqual(["charge.succeeded"]);
+    expect(written.map((event) => event.type)).toEqual(["charge.succeeded"]);
     expect(recorded.values()).toMatchObject({
       AttemptsExamined: 4,
       AttemptsResolved: 1,

@@ -41,8 +41,14 @@ describe("handler environments", () => {
       "PAYMENT_BASE_URL",
       "WEBHOOK_ADMIN_BASE_URL",
     ]);
-    // The billing core calls no partner API: the partner token is not among its variables.
-    expect(variablesOf(SERVICE_SETS.billing.environment)).toHaveLength(10);
+    // The billing core calls no partner API and publishes nothing itself (its writes fill the outboxes): neither the
+    // partner token nor the bus is among its variables; only the delivery reaches the bus.
+    expect(variablesOf(SERVICE_SETS.billing.environment)).toHaveLength(9);
+    expect(variablesOf(SERVICE_SETS.billing.environment)).not.toContain("EVENT_BUS_NAME");
+    expect(variablesOf(SERVICE_SETS.eventDelivery.environment).sort()).toEqual([
+      "EVENT_BUS_NAME",
+      "TABLE_NAME",
+    ]);
   });
 
   it("takes only the handler's own variables and ignores the rest of the process environment", () => {

@@ -12,7 +12,7 @@ describe("the intake handlers' environments (the CDK functions' variables)", () 
       "WEBHOOK_SECRETS_ARN",
     ]);
     expect(variablesOf(SERVICE_SETS.intakeWorker.environment)).toEqual(
-      expect.arrayContaining(["INTAKE_QUEUE_URL", "GATEWAY_SECRET_ARN", "EVENT_BUS_NAME"]),
+      expect.arrayContaining(["INTAKE_QUEUE_URL", "GATEWAY_SECRET_ARN", "TABLE_NAME"]),
     );
     expect(variablesOf(SERVICE_SETS.reconciliation.environment).sort()).toEqual([
       "GATEWAY_REBILL_ENDPOINT",

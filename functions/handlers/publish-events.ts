@@ -1,0 +1,45 @@
+import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
+import { outboxAdditionsOf } from "../adapters/dynamodb-outbox";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
+import { deliverEvents, type EventDeliveryDeps } from "../core/event-delivery";
+import { MetricCounts } from "../runtime/charge-metrics";
+import { metrics } from "../runtime/observability";
+
+const DELIVERY_METRICS = ["EventsDelivered", "EventDeliveriesFailed"] as const;
+
+/**
+ * The billing table's stream (README, Events): each write that added events to an item's outbox has them published
+ * and marked delivered. A record that fails is reported (Powertools' batch processor, ReportBatchItemFailures):
+ * Lambda retries from it, in order, and after its last retry the outbox sweep delivers what is still pending.
+ */
+export async function publishEvents(
+  event: DynamoDBStreamEvent,
+  services: EventDeliveryDeps,
+): Promise<DynamoDBBatchResponse> {
+  const counts = new MetricCounts(DELIVERY_METRICS);
+  const processor = new BatchProcessor(EventType.DynamoDBStreams);
+  try {
+    return await processPartialResponse(
+      event,
+      async (record: DynamoDBRecord) => {
+        const { ref, events } = outboxAdditionsOf(record);
+        try {
+          await deliverEvents(ref, events, services);
+        } catch (error) {
+          counts.add("EventDeliveriesFailed");
+          throw error;
+        }
+        counts.add("EventsDelivered", events.length);
+      },
+      processor,
+    );
+  } finally {
+    counts.putInto(metrics);
+  }
+}
+
+export const definition = defineHandler(SERVICE_SETS.eventDelivery, publishEvents);
+export const handler = lambdaHandler(definition);

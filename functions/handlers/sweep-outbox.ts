@@ -1,0 +1,34 @@
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
+import { type EventDeliveryDeps, type OutboxSweepReport, runOutboxSweep } from "../core/event-delivery";
+import type { Clock } from "../core/ports";
+import { MetricCounts } from "../runtime/charge-metrics";
+import { logger, metrics } from "../runtime/observability";
+import { scheduledEventSchema } from "../runtime/scheduled-event";
+
+/** The stream delivers within seconds; an outbox pending this long is one the stream could not deliver. */
+export const OUTBOX_SWEEP_MIN_AGE_MS = 10 * 60_000;
+
+const SWEEP_METRICS = ["EventsDeliveredBySweep", "OutboxDeliveriesFailed"] as const;
+
+/** Scheduled outbox sweep: delivers the events the table's stream left pending (README, Events). */
+export async function sweepOutbox(
+  event: unknown,
+  services: EventDeliveryDeps & { readonly clock: Clock },
+): Promise<OutboxSweepReport> {
+  const invocation = scheduledEventSchema.parse(event);
+  const before = new Date(services.clock.now().getTime() - OUTBOX_SWEEP_MIN_AGE_MS);
+  const report = await runOutboxSweep(services, before, (ref, error) =>
+    logger.error("outbox delivery failed", { ref, error }),
+  );
+  logger.info("outbox sweep finished", { ...invocation, ...report });
+  const counts = new MetricCounts(SWEEP_METRICS);
+  counts.add("EventsDeliveredBySweep", report.delivered);
+  counts.add("OutboxDeliveriesFailed", report.failed);
+  counts.putInto(metrics);
+  return report;
+}
+
+export const definition = defineHandler(SERVICE_SETS.eventDelivery, sweepOutbox);
+export const handler = lambdaHandler(definition);

@@ -1,0 +1,137 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
+import { outboxItemKey } from "../functions/adapters/dynamodb-outbox";
+import { EVERY_OUTBOX } from "../functions/core/event-delivery";
+import type { BillingRepository, OutboxRef } from "../functions/core/ports";
+import { LOCAL_REGION } from "./dynamodb-emulator";
+
+// The billing table's stream and publish-events' event source mapping, locally. dynalite has no streams, so this
+// polls the outbox index instead: each item holding events becomes a stream record of its current image (no old
+// image, so every pending event counts as new), and publish-events is invoked with them as Lambda would. A failed
+// delivery leaves the outbox pending, and the next poll offers it again.
+
+export interface LocalTableStreamOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly repository: Pick<BillingRepository, "listPendingOutboxes">;
+  readonly batchSize: number;
+  readonly invoke: (event: { readonly Records: readonly StreamRecord[] }) => Promise<unknown>;
+  readonly onError: (error: unknown) => void;
+  /** Wait between two polls. */
+  readonly idleMs?: number;
+}
+
+/** A DynamoDB stream record as Lambda delivers it (the fields publish-events reads, and their neighbours). */
+interface StreamRecord {
+  readonly eventID: string;
+  readonly eventName: "MODIFY";
+  readonly eventSource: "aws:dynamodb";
+  readonly eventVersion: string;
+  readonly awsRegion: string;
+  readonly dynamodb: {
+    readonly Keys: Record<string, AttributeValue>;
+    readonly NewImage: Record<string, AttributeValue>;
+    readonly SequenceNumber: string;
+    readonly StreamViewType: "NEW_AND_OLD_IMAGES";
+  };
+}
+
+export class LocalTableStream {
+  #sequence = 0;
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #polling: Promise<number> | undefined;
+  readonly #stopped = new AbortController();
+
+  constructor(private readonly options: LocalTableStreamOptions) {}
+
+  start(): void {
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Delivers until no outbox holds events, or until a delivery fails (what it left waits for a later poll). */
+  async drain(): Promise<void> {
+    for (;;) {
+      await this.#polling;
+      const before = await this.#pendingCount();
+      if (before === 0) return;
+      await this.#poll();
+      if ((await this.#pendingCount()) >= before) return;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#stopped.abort();
+    await this.#loop;
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      await this.#poll();
+      await sleep(this.options.idleMs ?? 250, undefined, { signal: this.#stopped.signal }).catch(
+        () => undefined,
+      );
+    }
+  }
+
+  /** One pass over the pending outboxes; resolves with how many records it offered. */
+  #poll(): Promise<number> {
+    this.#polling ??= this.#offerPending().finally(() => {
+      this.#polling = undefined;
+    });
+    return this.#polling;
+  }
+
+  async #offerPending(): Promise<number> {
+    let offered = 0;
+    try {
+      for await (const refs of this.options.repository.listPendingOutboxes(EVERY_OUTBOX)) {
+        for (let start = 0; start < refs.length; start += this.options.batchSize) {
+          const records = await this.#records(refs.slice(start, start + this.options.batchSize));
+          if (records.length === 0) continue;
+          offered += records.length;
+          await this.options.invoke({ Records: records });
+        }
+      }
+    } catch (error) {
+      if (this.#running || !this.#stopped.signal.aborted) this.options.onError(error);
+    }
+    return offered;
+  }
+
+  async #pendingCount(): Promise<number> {
+    let count = 0;
+    for await (const refs of this.options.repository.listPendingOutboxes(EVERY_OUTBOX)) count += refs.length;
+    return count;
+  }
+
+  async #records(refs: readonly OutboxRef[]): Promise<StreamRecord[]> {
+    const records: StreamRecord[] = [];
+    for (const ref of refs) {
+      const key = outboxItemKey(ref);
+      const { Item } = await this.options.client.send(
+        new GetCommand({ TableName: this.options.tableName, Key: key, ConsistentRead: true }),
+      );
+      if (Item === undefined) continue;
+      this.#sequence += 1;
+      records.push({
+        eventID: String(this.#sequence),
+        eventName: "MODIFY",
+        eventSource: "aws:dynamodb",
+        eventVersion: "1.1",
+        awsRegion: LOCAL_REGION,
+        dynamodb: {
+          Keys: marshall(key),
+          NewImage: marshall(Item, { removeUndefinedValues: true }),
+          SequenceNumber: String(this.#sequence).padStart(21, "0"),
+          StreamViewType: "NEW_AND_OLD_IMAGES",
+        },
+      });
+    }
+    return records;
+  }
+}

@@ -1,0 +1,107 @@
+import { marshall } from "@aws-sdk/util-dynamodb";
+import type { DynamoDBStreamEvent } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { outboxItemKey } from "../../../functions/adapters/dynamodb-outbox";
+import { deliverEvents, EVERY_OUTBOX } from "../../../functions/core/event-delivery";
+import { cancelSubscription } from "../../../functions/core/subscription-changes";
+import { publishEvents } from "../../../functions/handlers/publish-events";
+import { BillingStack } from "../../../local/billing-stack";
+import { SimulatedCrash } from "../../../local/crash-injection";
+import { eventsOf } from "../../support/billing-scenarios";
+import { signUpCards } from "../../support/signups";
+
+// Events written with their state (README, Events): nothing a crash or a bus outage does loses one, and a delivery
+// repeated after a crash repeats the same event_id.
+
+let stack: BillingStack;
+
+beforeAll(async () => {
+  stack = await BillingStack.start({ start: new Date("2027-03-01T10:00:00.000Z") });
+});
+afterAll(() => stack.close());
+
+async function pendingRefs() {
+  const refs: string[] = [];
+  for await (const page of stack.delivery.repository.listPendingOutboxes(EVERY_OUTBOX)) refs.push(...page);
+  return refs;
+}
+
+describe("outbox delivery", () => {
+  it("keeps the events through a bus outage and delivers each once it is back", async () => {
+    const [subscription_id = ""] = await signUpCards(stack, ["4111111111111111"]);
+    await stack.clearEvents();
+    stack.eventBridge.outage = true;
+    try {
+      expect(await cancelSubscription(subscription_id, stack.services)).toMatchObject({ kind: "changed" });
+      expect(await stack.deliverEvents()).toMatchObject({ outboxes: 1, delivered: 0, failed: 1 });
+      expect(await pendingRefs()).toHaveLength(1);
+    } finally {
+      stack.eventBridge.outage = false;
+    }
+    const canceled = await eventsOf(stack, subscription_id);
+    expect(canceled.map((event) => event.type)).toEqual(["subscription.canceled"]);
+    expect(await pendingRefs()).toEqual([]);
+  });
+
+  it("publishes again under the same event_id when the publisher dies before marking the delivery", async () => {
+    const [subscription_id = ""] = await signUpCards(stack, ["4111111111111111"]);
+    await stack.clearEvents();
+    await cancelSubscription(subscription_id, stack.services);
+    const { repository } = stack.delivery;
+    const crashing = {
+      ...stack.delivery,
+      repository: {
+        ...repository,
+        markDelivered: async () => {
+          throw new SimulatedCrash("died after publishing");
+        },
+      },
+    };
+    const [ref = ""] = await pendingRefs();
+    const events = await repository.readOutbox(ref);
+    await expect(deliverEvents(ref, events, crashing)).rejects.toThrow(SimulatedCrash);
+    const delivered = await eventsOf(stack, subscription_id);
+    expect(delivered).toHaveLength(2);
+    expect(delivered[0]).toEqual(delivered[1]);
+    expect(await pendingRefs()).toEqual([]);
+  });
+
+  it("publish-events delivers what a stream record's write added, and skips what its old image held", async () => {
+    const [subscription_id = ""] = await signUpCards(stack, ["4111111111111111"]);
+    await stack.clearEvents();
+    await cancelSubscription(subscription_id, stack.services);
+    const [ref = ""] = await pendingRefs();
+    const [event] = await stack.delivery.repository.readOutbox(ref);
+    const key = outboxItemKey(ref);
+    const image = (outbox: readonly unknown[]) =>
+      marshall({ ...key, outbox }, { removeUndefinedValues: true });
+    const record = (oldOutbox: readonly unknown[]) => ({
+      eventID: "1",
+      eventName: "MODIFY",
+      eventSource: "aws:dynamodb",
+      dynamodb: {
+        Keys: marshall(key),
+        NewImage: image([event]),
+        OldImage: image(oldOutbox),
+        SequenceNumber: "1",
+        StreamViewType: "NEW_AND_OLD_IMAGES",
+      },
+    });
+    const invoke = (oldOutbox: readonly unknown[]) =>
+      publishEvents({ Records: [record(oldOutbox)] } as unknown as DynamoDBStreamEvent, stack.delivery);
+
+    expect(await invoke([event])).toEqual({ batchItemFailures: [] });
+    expect(stack.eventBridge.entries).toEqual([]);
+    expect(await pendingRefs()).toEqual([ref]);
+
+    stack.eventBridge.outage = true;
+    try {
+      await expect(invoke([])).rejects.toThrow();
+    } finally {
+      stack.eventBridge.outage = false;
+    }
+    expect(await invoke([])).toEqual({ batchItemFailures: [] });
+    expect(stack.eventBridge.entries.map((entry) => JSON.parse(entry.Detail))).toEqual([event]);
+    expect(await pendingRefs()).toEqual([]);
+  });
+});
