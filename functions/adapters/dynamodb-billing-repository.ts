@@ -54,7 +54,7 @@ import {
 } from "./billing-table";
 import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "./due-index";
 import { listPendingOutboxes, markDelivered, outboxPlan, readOutbox } from "./dynamodb-outbox";
-import { conditionally, type Item, queryPages, type TableContext } from "./dynamodb-table";
+import { conditionally, type Item, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
 import {
   absent,
   absentOrEquals,
@@ -288,14 +288,8 @@ async function* listOpenAttempts(
   table: TableContext,
   before: Date,
 ): AsyncGenerator<readonly ChargeAttempt[]> {
-  const queries = Array.from({ length: table.shards }, (_, shard) => ({
-    TableName: table.tableName,
-    IndexName: OPEN_INDEX,
-    KeyConditionExpression: "#pk = :pk AND #sk < :before",
-    ExpressionAttributeNames: { "#pk": "open_pk", "#sk": "open_sk" },
-    ExpressionAttributeValues: { ":pk": openPartition(shard), ":before": utcIso(before) },
-    Limit: table.pageSize,
-  }));
+  const index = { name: OPEN_INDEX, partitionKey: "open_pk", sortKey: "open_sk", partition: openPartition };
+  const queries = queriesBelow(table, index, utcIso(before));
   for await (const items of queryPages(table.client, queries)) {
     yield items.map((item) => chargeAttemptSchema.parse(recordOf(item)));
   }

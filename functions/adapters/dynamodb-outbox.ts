@@ -5,7 +5,7 @@ import * as z from "zod";
 import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../core/events";
 import type { OutboxRef } from "../core/ports";
 import { OUTBOX_ATTRIBUTE, OUTBOX_INDEX, outboxKeys, outboxPartition, utcIso } from "./billing-table";
-import { conditionally, queryPages, type TableContext } from "./dynamodb-table";
+import { conditionally, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
 import type { UpdatePlan } from "./update-expression";
 
 // The transactional outbox on the billing table (README, Events). A write that announces events appends them, each
@@ -132,15 +132,14 @@ export async function* listPendingOutboxes(
   table: TableContext,
   before: Date,
 ): AsyncGenerator<readonly OutboxRef[]> {
-  const queries = Array.from({ length: table.shards }, (_, shard) => ({
-    TableName: table.tableName,
-    IndexName: OUTBOX_INDEX,
-    KeyConditionExpression: "#pk = :pk AND #sk < :bound",
-    ExpressionAttributeNames: { "#pk": "outbox_pk", "#sk": "outbox_sk" },
-    // Every sort key of that instant is below it: "~" sorts after "#".
-    ExpressionAttributeValues: { ":pk": outboxPartition(shard), ":bound": `${utcIso(before)}~` },
-    Limit: table.pageSize,
-  }));
+  const index = {
+    name: OUTBOX_INDEX,
+    partitionKey: "outbox_pk",
+    sortKey: "outbox_sk",
+    partition: outboxPartition,
+  };
+  // Every sort key of that instant is below this bound: "~" sorts after "#".
+  const queries = queriesBelow(table, index, `${utcIso(before)}~`);
   for await (const items of queryPages(table.client, queries)) {
     yield items.map((item) => outboxRefOf(itemKeySchema.parse(item)));
   }

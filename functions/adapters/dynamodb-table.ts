@@ -49,3 +49,23 @@ export async function* queryPages(
     pending = next;
   }
 }
+
+/** A sharded sparse index: its name, its key attributes and the partition of each shard. */
+export interface ShardedIndex {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+  readonly partition: (shard: number) => string;
+}
+
+/** One Query per shard of the index, for the sort keys below `below`, a page at a time. */
+export function queriesBelow(table: TableContext, index: ShardedIndex, below: string): QueryCommandInput[] {
+  return Array.from({ length: table.shards }, (_, shard) => ({
+    TableName: table.tableName,
+    IndexName: index.name,
+    KeyConditionExpression: "#pk = :pk AND #sk < :below",
+    ExpressionAttributeNames: { "#pk": index.partitionKey, "#sk": index.sortKey },
+    ExpressionAttributeValues: { ":pk": index.partition(shard), ":below": below },
+    Limit: table.pageSize,
+  }));
+}
