@@ -42,7 +42,7 @@ export class LocalTableStream {
   #sequence = 0;
   #running = false;
   #loop: Promise<void> | undefined;
-  #polling: Promise<number> | undefined;
+  #polling: Promise<void> | undefined;
   readonly #stopped = new AbortController();
 
   constructor(private readonly options: LocalTableStreamOptions) {}
@@ -78,29 +78,25 @@ export class LocalTableStream {
     }
   }
 
-  /** One pass over the pending outboxes; resolves with how many records it offered. */
-  #poll(): Promise<number> {
+  /** One pass over the pending outboxes (a pass already under way is joined). */
+  #poll(): Promise<void> {
     this.#polling ??= this.#offerPending().finally(() => {
       this.#polling = undefined;
     });
     return this.#polling;
   }
 
-  async #offerPending(): Promise<number> {
-    let offered = 0;
+  async #offerPending(): Promise<void> {
     try {
       for await (const refs of this.options.repository.listPendingOutboxes(EVERY_OUTBOX)) {
         for (let start = 0; start < refs.length; start += this.options.batchSize) {
           const records = await this.#records(refs.slice(start, start + this.options.batchSize));
-          if (records.length === 0) continue;
-          offered += records.length;
-          await this.options.invoke({ Records: records });
+          if (records.length > 0) await this.options.invoke({ Records: records });
         }
       }
     } catch (error) {
-      if (this.#running || !this.#stopped.signal.aborted) this.options.onError(error);
+      if (!this.#stopped.signal.aborted) this.options.onError(error);
     }
-    return offered;
   }
 
   async #pendingCount(): Promise<number> {

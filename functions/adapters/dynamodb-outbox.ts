@@ -29,7 +29,7 @@ export function outboxItemKey(ref: OutboxRef): ItemKey {
 }
 
 /** The events of a write as its outbox stores them: each with its own id, occurring at the write's instant. */
-export function stampEvents(events: readonly BillingEvent[], occurredAt: string): OutboxEvent[] {
+function stampEvents(events: readonly BillingEvent[], occurredAt: string): OutboxEvent[] {
   return events.map((event) => ({ ...event, event_id: randomUUID(), occurred_at: utcIso(occurredAt) }));
 }
 

@@ -1,6 +1,7 @@
 import type { ChargePolicy } from "./charge-policy";
+import type { BillingEvent } from "./events";
 import type { ChargeAttempt, Subscription } from "./model";
-import type { BillingEvent, SubscriptionUpdate } from "./ports";
+import type { SubscriptionUpdate } from "./ports";
 
 const DAY_MS = 86_400_000;
 

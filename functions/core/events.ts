@@ -40,10 +40,9 @@ export const billingEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("chargeback.updated"), ...chargebackFacts, previous_status: z.string() }),
 ]);
 export type BillingEvent = z.infer<typeof billingEventSchema>;
-export type BillingEventType = BillingEvent["type"];
 
 /** What the outbox adds to an event when it is written: the id consumers de-duplicate on, and when it happened. */
-export const eventEnvelopeSchema = z.object({ event_id: z.string().min(1), occurred_at: z.iso.datetime() });
+const eventEnvelopeSchema = z.object({ event_id: z.string().min(1), occurred_at: z.iso.datetime() });
 
 /** An event as its outbox holds it and the bus carries it (the entry's detail). */
 export const outboxEventSchema = z.intersection(billingEventSchema, eventEnvelopeSchema);

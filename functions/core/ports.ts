@@ -11,8 +11,6 @@ import type {
 } from "./model";
 import type { GatewayOutcome } from "./outcome";
 
-export type { BillingEvent, OutboxEvent } from "./events";
-
 // What the billing core needs from the outside world. Adapters live in functions/adapters/; tests may pass fakes.
 
 export interface Clock {

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ListQueuesCommand } from "@aws-sdk/client-sqs";
-import { EVERY_OUTBOX } from "../../functions/core/event-delivery";
 import type { BillingStack } from "../../local/billing-stack";
 import { tableSources } from "../../local/leak-scan";
 import { approximateMessageCount } from "../../local/sqs-emulator";
+import { pendingOutboxes } from "./outbox-events";
 
 /**
  * Everything a request could change in a billing stack, comparable with toEqual: each table item (its keys and a
@@ -48,14 +48,9 @@ export async function settleWork(stack: BillingStack, timeoutMs = 10_000): Promi
   const urls = [stack.chargeQueue.queueUrl, stack.intakeQueue.queueUrl];
   while (Date.now() < deadline) {
     const counts = await Promise.all(urls.map((url) => approximateMessageCount(stack.sqs.client, url)));
-    if (counts.every((count) => count === 0) && !(await holdsEvents(stack))) return;
+    const settled =
+      counts.every((count) => count === 0) && (await pendingOutboxes(stack.delivery.repository)).length === 0;
+    if (settled) return;
     await sleep(25);
   }
-}
-
-async function holdsEvents(stack: BillingStack): Promise<boolean> {
-  for await (const refs of stack.delivery.repository.listPendingOutboxes(EVERY_OUTBOX)) {
-    if (refs.length > 0) return true;
-  }
-  return false;
 }

@@ -2,12 +2,13 @@ import { marshall } from "@aws-sdk/util-dynamodb";
 import type { DynamoDBStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outboxItemKey } from "../../../functions/adapters/dynamodb-outbox";
-import { deliverEvents, EVERY_OUTBOX } from "../../../functions/core/event-delivery";
+import { deliverEvents } from "../../../functions/core/event-delivery";
 import { cancelSubscription } from "../../../functions/core/subscription-changes";
 import { publishEvents } from "../../../functions/handlers/publish-events";
 import { BillingStack } from "../../../local/billing-stack";
 import { SimulatedCrash } from "../../../local/crash-injection";
 import { eventsOf } from "../../support/billing-scenarios";
+import { pendingOutboxes } from "../../support/outbox-events";
 import { signUpCards } from "../../support/signups";
 
 // Events written with their state (README, Events): nothing a crash or a bus outage does loses one, and a delivery
@@ -20,11 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-async function pendingRefs() {
-  const refs: string[] = [];
-  for await (const page of stack.delivery.repository.listPendingOutboxes(EVERY_OUTBOX)) refs.push(...page);
-  return refs;
-}
+const pendingRefs = () => pendingOutboxes(stack.delivery.repository);
 
 describe("outbox delivery", () => {
   it("keeps the events through a bus outage and delivers each once it is back", async () => {

@@ -61,7 +61,10 @@ function resend(change: { body?: string; headers?: Record<string, string | undef
   );
 }
 
-const freshTime = (offsetMs = 0) => formatTransmissionTime(new Date(Date.now() + offsetMs), 540);
+// On the handler's clock (the stack's, set to the real now once at the start and not moving with it), so that a
+// window edge like "301 s ago" does not drift as the file runs.
+const freshTime = (offsetMs = 0) =>
+  formatTransmissionTime(new Date(stack.clock.now().getTime() + offsetMs), 540);
 
 /** A body signed with the merchant's webhook secret and sent now, as the gateway sends a delivery. */
 const sendSigned = (body: string) =>
