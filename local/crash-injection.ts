@@ -1,3 +1,4 @@
+import type { EventDeliveryDeps } from "../functions/core/event-delivery";
 import { attemptKeyOf } from "../functions/core/order-id";
 import type { BillingRepository, ChargeGateway, ChargeQueue } from "../functions/core/ports";
 
@@ -46,7 +47,7 @@ export function crashBeforeCommit(
 
 /**
  * Where a worker can die: between each step of the charge protocol (README, Exactly once: how a charge is made),
- * and inside the attempt sweep.
+ * inside the attempt sweep, and in event delivery between the bus taking the events and their outbox being marked.
  */
 export const CRASH_POINTS = [
   "afterClaim",
@@ -55,6 +56,7 @@ export const CRASH_POINTS = [
   "afterClose",
   "afterAdvance",
   "attemptSweep",
+  "afterPublish",
 ] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
@@ -139,6 +141,19 @@ export class CrashInjector {
       },
       gateway: { ...gateway, findOrder: crashing((order) => gateway.findOrder(order)) },
       queue: { ...queue, send: crashing((messages) => queue.send(messages)) },
+    };
+  }
+
+  /** Event delivery's dependencies, dying after the bus took the events and before their outbox is marked. */
+  deliveryDeps(deps: EventDeliveryDeps): EventDeliveryDeps {
+    return {
+      ...deps,
+      events: {
+        publish: async (events) => {
+          await deps.events.publish(events);
+          this.maybeCrash("afterPublish");
+        },
+      },
     };
   }
 }

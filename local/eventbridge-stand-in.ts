@@ -23,6 +23,8 @@ export interface EventBridgeStandIn extends AwsJsonServer {
   readonly entries: PublishedEntry[];
   /** While true, every entry is refused (FailedEntryCount, ErrorCode InternalFailure), as a bus outage answers. */
   outage: boolean;
+  /** Entries refused so far. */
+  refused: number;
 }
 
 /**
@@ -31,11 +33,12 @@ export interface EventBridgeStandIn extends AwsJsonServer {
  */
 export async function startEventBridgeStandIn(): Promise<EventBridgeStandIn> {
   const entries: PublishedEntry[] = [];
-  const standIn = { outage: false };
+  const standIn = { outage: false, refused: 0 };
   const server = await startAwsJsonServer("AWSEvents", {
     PutEvents: operation(putEventsInput, (input) => {
       if (standIn.outage) {
         const refused = { ErrorCode: "InternalFailure", ErrorMessage: "the bus is unavailable" };
+        standIn.refused += input.Entries.length;
         return { FailedEntryCount: input.Entries.length, Entries: input.Entries.map(() => refused) };
       }
       entries.push(...input.Entries);

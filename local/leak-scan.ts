@@ -7,10 +7,12 @@ import {
 } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
+import type { BillingRepository } from "../functions/core/ports";
 import { basicAuthorization } from "../functions/gateway/context";
 import { TEST_CARDS } from "../sandbox/cards";
 import type { Merchant } from "../sandbox/merchant-config";
 import type { BillingStack } from "./billing-stack";
+import { pendingOutboxContents } from "./pending-outboxes";
 
 // A leak scan over everything the billing system wrote: log lines, EMF metric dimensions, table items, queued
 // messages (queues and DLQs), published events and the HTTP answers a client received. It looks for card numbers
@@ -201,6 +203,14 @@ export async function queueSources(client: SQSClient): Promise<LeakSource[]> {
   return sources;
 }
 
+/** The events every pending outbox holds (delivered ones have left it: the bus's entries are scanned for those). */
+export async function outboxSources(
+  repository: Pick<BillingRepository, "listPendingOutboxes" | "readOutbox">,
+): Promise<LeakSource[]> {
+  const contents = await pendingOutboxContents(repository);
+  return contents.map(({ ref, events }) => ({ where: `outbox ${ref}`, text: JSON.stringify(events) }));
+}
+
 export interface StackLeakInput {
   /** What the process wrote to stdout and stderr while the handlers ran. */
   readonly output: string;
@@ -214,6 +224,7 @@ export async function stackLeakSources(stack: BillingStack, input: StackLeakInpu
     ...outputSources(input.output),
     ...(input.httpBodies ?? []).map((text, index) => ({ where: `HTTP answer ${index + 1}`, text })),
     ...(await tableSources(stack)),
+    ...(await outboxSources(stack.delivery.repository)),
     ...(await queueSources(stack.sqs.client)),
     ...stack.eventBridge.entries.map((event, index) => ({
       where: `event ${index + 1}`,

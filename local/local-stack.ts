@@ -57,6 +57,8 @@ export interface LocalStackOptions {
   readonly schedules?: boolean;
   /** false: nothing consumes the charge queue (the caller runs its own workers). */
   readonly chargeWorker?: boolean;
+  /** false: nothing delivers the outboxes (the caller runs its own table stream, e.g. the chaos run). */
+  readonly eventStream?: boolean;
   readonly visibilityTimeoutSeconds?: number;
   /** The gateway timeout of the in-process services (stack.services); the handlers keep a deployed function's. */
   readonly gatewayTimeoutMs?: number;
@@ -146,7 +148,8 @@ export class LocalStack {
           onError: (error) => onError(spec.handler, error),
         }),
     );
-    const streams = functions.withTrigger("tableStream").map(
+    const streamed = options.eventStream === false ? [] : functions.withTrigger("tableStream");
+    const streams = streamed.map(
       ({ spec, trigger }) =>
         new LocalTableStream({
           client: stack.runtime.dynamo,

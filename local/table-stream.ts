@@ -1,11 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
+import type { DynamoDBRecord, DynamoDBStreamEvent, AttributeValue as LambdaAttributeValue } from "aws-lambda";
 import { outboxItemKey } from "../functions/adapters/dynamodb-outbox";
 import { EVERY_OUTBOX } from "../functions/core/event-delivery";
 import type { BillingRepository, OutboxRef } from "../functions/core/ports";
 import { LOCAL_REGION } from "./dynamodb-emulator";
+import { pendingOutboxes } from "./pending-outboxes";
+
+type Item = Record<string, unknown>;
+type ItemKey = { readonly pk: string; readonly sk: string };
 
 // The billing table's stream and publish-events' event source mapping, locally. dynalite has no streams, so this
 // polls the outbox index instead: each item holding events becomes a stream record of its current image (no old
@@ -17,24 +21,36 @@ export interface LocalTableStreamOptions {
   readonly tableName: string;
   readonly repository: Pick<BillingRepository, "listPendingOutboxes">;
   readonly batchSize: number;
-  readonly invoke: (event: { readonly Records: readonly StreamRecord[] }) => Promise<unknown>;
+  readonly invoke: (event: DynamoDBStreamEvent) => Promise<unknown>;
   readonly onError: (error: unknown) => void;
   /** Wait between two polls. */
   readonly idleMs?: number;
 }
 
-/** A DynamoDB stream record as Lambda delivers it (the fields publish-events reads, and their neighbours). */
-interface StreamRecord {
-  readonly eventID: string;
-  readonly eventName: "MODIFY";
-  readonly eventSource: "aws:dynamodb";
-  readonly eventVersion: string;
-  readonly awsRegion: string;
-  readonly dynamodb: {
-    readonly Keys: Record<string, AttributeValue>;
-    readonly NewImage: Record<string, AttributeValue>;
-    readonly SequenceNumber: string;
-    readonly StreamViewType: "NEW_AND_OLD_IMAGES";
+/**
+ * A write's stream record as Lambda delivers it (NEW_AND_OLD_IMAGES). The SDK's marshalled form and aws-lambda's
+ * AttributeValue type describe the same JSON (the billing table holds no binary attributes), hence the one cast.
+ */
+export function streamRecordOf(
+  key: ItemKey,
+  images: { readonly newImage: Item; readonly oldImage?: Item },
+  sequence: number,
+): DynamoDBRecord {
+  const image = (item: Item) =>
+    marshall(item, { removeUndefinedValues: true }) as Record<string, LambdaAttributeValue>;
+  return {
+    eventID: String(sequence),
+    eventName: "MODIFY",
+    eventSource: "aws:dynamodb",
+    eventVersion: "1.1",
+    awsRegion: LOCAL_REGION,
+    dynamodb: {
+      Keys: image(key),
+      NewImage: image(images.newImage),
+      ...(images.oldImage === undefined ? {} : { OldImage: image(images.oldImage) }),
+      SequenceNumber: String(sequence).padStart(21, "0"),
+      StreamViewType: "NEW_AND_OLD_IMAGES",
+    },
   };
 }
 
@@ -100,13 +116,11 @@ export class LocalTableStream {
   }
 
   async #pendingCount(): Promise<number> {
-    let count = 0;
-    for await (const refs of this.options.repository.listPendingOutboxes(EVERY_OUTBOX)) count += refs.length;
-    return count;
+    return (await pendingOutboxes(this.options.repository)).length;
   }
 
-  async #records(refs: readonly OutboxRef[]): Promise<StreamRecord[]> {
-    const records: StreamRecord[] = [];
+  async #records(refs: readonly OutboxRef[]): Promise<DynamoDBRecord[]> {
+    const records: DynamoDBRecord[] = [];
     for (const ref of refs) {
       const key = outboxItemKey(ref);
       const { Item } = await this.options.client.send(
@@ -114,19 +128,7 @@ export class LocalTableStream {
       );
       if (Item === undefined) continue;
       this.#sequence += 1;
-      records.push({
-        eventID: String(this.#sequence),
-        eventName: "MODIFY",
-        eventSource: "aws:dynamodb",
-        eventVersion: "1.1",
-        awsRegion: LOCAL_REGION,
-        dynamodb: {
-          Keys: marshall(key),
-          NewImage: marshall(Item, { removeUndefinedValues: true }),
-          SequenceNumber: String(this.#sequence).padStart(21, "0"),
-          StreamViewType: "NEW_AND_OLD_IMAGES",
-        },
-      });
+      records.push(streamRecordOf(key, { newImage: Item }, this.#sequence));
     }
     return records;
   }

@@ -23,6 +23,7 @@ export function chaosTable(report: ChaosReport): string {
       ["duplicate deliveries", count(report.duplicateDeliveries)],
       ["overlapping charge runs", `${report.overlappingRuns} × 2`],
       ["worker crashes", crashes.join(", ")],
+      ["event deliveries refused by the bus (down for renewal 2)", count(report.refusedDeliveries)],
       [
         "sandbox faults",
         `5xx ${faults.error}, EM00/EX1000 ${faults.internalError}, timeout after commit ${faults.timeoutAfterCommit}, ` +
@@ -30,6 +31,8 @@ export function chaosTable(report: ChaosReport): string {
           `mixed callback forms ${faults.mixedCallbackForm}, out-of-order webhooks ${faults.outOfOrderWebhook}`,
       ],
       ...realFormRows(report.realForms),
+      ["events on the bus (distinct event_ids)", count(report.events.distinct)],
+      ["event copies (same event_id again; consumers de-duplicate)", count(report.events.duplicates)],
       ["wall time", `${(report.wallMs / 1000).toFixed(1)} s`],
     ],
   );
@@ -46,6 +49,13 @@ export function chaosTable(report: ChaosReport): string {
       ["unexplained dead letters", ...verdict(report.deadLetters.unexplained)],
       ["chargebacks not recorded", ...verdict(report.unrecordedChargebacks)],
       ["canceled with a live token", ...verdict(report.liveTokens)],
+      ["events lost (a ledger fact or status without its event)", ...verdict(report.events.lost)],
+      ["event copies that differ", ...verdict(report.events.inconsistent)],
+      [
+        "events never delivered",
+        String(report.events.undelivered),
+        report.events.undelivered === 0 ? "ok" : "VIOLATED",
+      ],
       [`leaks (${count(report.scanned)} places scanned)`, ...verdict(report.leaks)],
       ["dead letters explained", String(report.deadLetters.explained.length), "info"],
     ],

@@ -11,25 +11,30 @@ import type { Plan, Subscription } from "../../functions/core/model";
 import { attemptKeyOf } from "../../functions/core/order-id";
 import type { ChargeMessage, ChargeQueue } from "../../functions/core/ports";
 import { signUpWithCard } from "../../functions/core/signup";
+import { publishEvents } from "../../functions/handlers/publish-events";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultCounts } from "../../sandbox/faults";
 import { TEST_MERCHANT } from "../../sandbox/merchant-config";
 import { createPrng, deriveSeed } from "../../sandbox/prng";
 import type { BillingStack } from "../billing-stack";
 import { CrashInjector, type CrashPoint, SimulatedCrash } from "../crash-injection";
-import { leakSecretsOf, scanForLeaks, stackLeakSources } from "../leak-scan";
+import { type LeakSource, leakSecretsOf, outboxSources, scanForLeaks, stackLeakSources } from "../leak-scan";
 import { compareLedgers } from "../ledger-comparison";
 import { LocalStack } from "../local-stack";
 import { MerchantClient } from "../merchant-client";
+import { pendingOutboxContents, pendingOutboxes } from "../pending-outboxes";
 import { type RealFormCounts, realFormCounts } from "../real-forms";
 import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
+import { LocalTableStream } from "../table-stream";
+import { accountForEvents, type EventAccount } from "./event-accounting";
 
 // The chaos run (README, Proof under fire): subscriptions renewed month after month on the local runtime while the
 // sandbox injects 5xx, timeouts after commit, latency spikes, duplicate callbacks and out-of-order webhooks; every
 // charge message is delivered twice and two charge runs overlap; workers die between every step of the charge
-// protocol and inside the attempt sweep; tokens are revoked in the middle of a run. At the end: no period charged
-// twice, none lost, our ledger equal to the gateway's, every dead letter explained.
+// protocol and inside the attempt sweep; tokens are revoked in the middle of a run; event delivery dies between the
+// bus taking events and their outbox being marked, and the bus is down for a whole renewal. At the end: no period
+// charged twice, none lost, our ledger equal to the gateway's, every dead letter explained, every event delivered.
 
 export interface ChaosOptions {
   /** Subscription-periods to charge: sign-ups × (renewals + 1). */
@@ -70,7 +75,14 @@ export interface ChaosReport {
   readonly unrecordedChargebacks: readonly string[];
   /** Canceled subscriptions whose token is still active at the gateway (each a violation). */
   readonly liveTokens: readonly string[];
-  /** Card numbers, CVCs, keys or JWTs found in logs, table items, queues, events or answers (each a violation). */
+  /** The events the bus received, held against the ledger and the subscriptions. */
+  readonly events: EventAccount;
+  /** Event deliveries the bus refused while it was down. */
+  readonly refusedDeliveries: number;
+  /**
+   * Card numbers, CVCs, keys or JWTs found in logs, table items, outboxes, queues, events or answers (each a
+   * violation).
+   */
   readonly leaks: readonly string[];
   /** Places the leak scan read. */
   readonly scanned: number;
@@ -90,6 +102,8 @@ const CARD_CVC = "123";
 const SIGNUP_BATCH_SPACING_MS = 8 * 3_600_000;
 const SIGNUP_BATCHES = 3;
 const SETTLE_ROUNDS = 30;
+/** Records per publish-events batch (100 when deployed): smaller batches, more deliveries that can crash. */
+const DELIVERY_BATCH_SIZE = 10;
 
 /**
  * The charge path's faults (sandbox/faults.ts): on REBILL, on the attempt sweep's retrieve and on token deletion —
@@ -126,8 +140,10 @@ export function violationsOf(
     | "unrecordedChargebacks"
     | "liveTokens"
     | "leaks"
+    | "events"
   >,
 ): string[] {
+  const { events } = report;
   return [
     ...report.doubleCharges.map((period) => `double charge: ${period}`),
     ...report.lostPeriods.map((line) => `lost period: ${line}`),
@@ -136,6 +152,9 @@ export function violationsOf(
     ...report.unrecordedChargebacks.map((line) => `chargeback not recorded: ${line}`),
     ...report.liveTokens.map((line) => `live token: ${line}`),
     ...report.leaks.map((line) => `leak: ${line}`),
+    ...events.lost.map((line) => `lost event: ${line}`),
+    ...events.inconsistent.map((line) => `event copies differ: ${line}`),
+    ...(events.undelivered > 0 ? [`${events.undelivered} event(s) never left their outbox`] : []),
   ];
 }
 
@@ -159,9 +178,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // A crashed worker's message comes back after a second, a retry after 1–2 s (real time).
     visibilityTimeoutSeconds: 1,
     policy: { retryBaseSeconds: 1, retryMaxSeconds: 2 },
+    eventStream: false,
   });
   const { stack } = local;
   const output = captureJsonOutput();
+  // The table stream's deliveries, through publish-events, die after the bus took a record's events, before their
+  // outbox is marked: those are published again, under the same event_ids. A stream of its own keeps the charge
+  // workers' crashes on their seeded course whatever the polls' timing.
+  const deliveryCrashes = new CrashInjector(
+    createPrng(deriveSeed(options.seed, "chaos-delivery")).next,
+    options.crashRate ?? 0.01,
+  );
+  const delivery = new LocalTableStream({
+    client: stack.runtime.dynamo,
+    tableName: stack.tableName,
+    repository: stack.delivery.repository,
+    batchSize: DELIVERY_BATCH_SIZE,
+    invoke: (event) => publishEvents(event, deliveryCrashes.deliveryDeps(stack.delivery)),
+    // A failed delivery leaves its outbox pending for the next poll; what never got out is counted at the end.
+    onError: () => undefined,
+  });
+  delivery.start();
   try {
     const count = Math.max(1, Math.ceil(options.size / (renewals + 1)));
     await sandboxControl(
@@ -186,6 +223,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
     const settle = () => settleEverything(local, crashes, duplicating, options.workers ?? 4);
     let revokedTokens = 0;
+    let heldOutboxes: LeakSource[] = [];
     const lastAnchor = new Date(START.getTime() + (SIGNUP_BATCHES - 1) * SIGNUP_BATCH_SPACING_MS);
     for (let renewal = 1; renewal <= renewals; renewal += 1) {
       progress(`renewal ${renewal} of ${renewals}`);
@@ -193,8 +231,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const runs = Promise.all([0, 1].map(() => runChargeRun({ ...stack.services, queue: duplicating })));
       // Mid-run, some customers' tokens are revoked at the gateway: those renewals go to past_due.
       if (renewal === 2) revokedTokens = await revokeSomeTokens(stack, ids, () => random.next());
+      // The bus is down for the whole second renewal: its events wait in their outboxes.
+      stack.eventBridge.outage = renewal === 2;
       await runs;
       await settle();
+      if (renewal === 2) heldOutboxes = await outboxSources(stack.delivery.repository);
+      stack.eventBridge.outage = false;
     }
     // Dunning: a charge run each day until the last retry of the schedule (1, 3, 5, 7 days) is behind us.
     const dunningDays = DEFAULT_CHARGE_POLICY.dunningScheduleDays.reduce((sum, days) => sum + days, 0) + 1;
@@ -209,9 +251,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await stack.sandbox.deliveries.flushHeld();
     await stack.sandbox.deliveries.settled();
     await local.advanceClock("PT0S");
+    await deliverAll(delivery, stack);
+    await delivery.stop();
     const invariants = await checkInvariants(stack, ids);
     output.stop();
-    const sources = await stackLeakSources(stack, { output: output.text(), httpBodies: answers });
+    const sources = [
+      ...(await stackLeakSources(stack, { output: output.text(), httpBodies: answers })),
+      ...heldOutboxes,
+    ];
     const secrets = leakSecretsOf(TEST_MERCHANT, { merchantApiKeys: [local.apiKey], cvcs: [CARD_CVC] });
     const leaks = scanForLeaks(sources, secrets).map((hit) => `${hit.what} in ${hit.where}`);
     return {
@@ -224,13 +271,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       revokedTokens,
       duplicateDeliveries,
       overlappingRuns: renewals,
-      crashes: { ...crashes.counts },
+      crashes: { ...crashes.counts, afterPublish: deliveryCrashes.counts.afterPublish },
+      refusedDeliveries: stack.eventBridge.refused,
       faults: stack.sandbox.faults.counters().total,
       wallMs: Math.round(performance.now() - started),
     };
   } finally {
     output.stop();
+    await delivery.stop();
     await local.close();
+  }
+}
+
+/** Delivers until no outbox holds events; a pass that crashed leaves some for the next (a bounded number). */
+async function deliverAll(delivery: LocalTableStream, stack: BillingStack): Promise<void> {
+  for (let pass = 0; pass < SETTLE_ROUNDS; pass += 1) {
+    await delivery.drain();
+    if ((await pendingOutboxes(stack.delivery.repository)).length === 0) return;
   }
 }
 
@@ -436,7 +493,17 @@ async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
     (payment) =>
       payment.chargeback !== undefined && ours.has(attemptKeyOf(payment.orderId)?.subscription_id ?? ""),
   );
+  const undelivered = (await pendingOutboxContents(stack.delivery.repository)).reduce(
+    (sum, { events }) => sum + events.length,
+    0,
+  );
   return {
+    events: accountForEvents({
+      details: stack.eventBridge.entries.map((entry) => entry.Detail),
+      subscriptions: subscriptions.filter((subscription) => subscription !== undefined),
+      attempts,
+      undelivered,
+    }),
     chargebacks: chargedBack.length,
     // Each chargeback must be recorded here at the status the gateway last reported (reported, then deducted).
     unrecordedChargebacks: chargedBack

@@ -3,8 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ListQueuesCommand } from "@aws-sdk/client-sqs";
 import type { BillingStack } from "../../local/billing-stack";
 import { tableSources } from "../../local/leak-scan";
+import { pendingOutboxes } from "../../local/pending-outboxes";
 import { approximateMessageCount } from "../../local/sqs-emulator";
-import { pendingOutboxes } from "./outbox-events";
 
 /**
  * Everything a request could change in a billing stack, comparable with toEqual: each table item (its keys and a

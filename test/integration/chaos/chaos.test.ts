@@ -16,6 +16,11 @@ describe("chaos run", () => {
     expect(report.duplicateDeliveries).toBeGreaterThan(0);
     expect(report.charged).toBeGreaterThan(report.subscriptions);
     expect(report.windowSignups).toBeGreaterThan(0);
+    // Event delivery died after publishing and the bus was down: every event still arrived, some more than once.
+    expect(report.crashes.afterPublish).toBeGreaterThan(0);
+    expect(report.refusedDeliveries).toBeGreaterThan(0);
+    expect(report.events.duplicates).toBeGreaterThan(0);
+    expect(report.events.distinct).toBeGreaterThan(report.charged);
     // …and under the real gateway's own forms: no-status and short-name callbacks, token payments and deletions,
     // EM00/EX1000 answers, attempts voided by Q004, chargebacks that moved on after their report.
     const { realForms } = report;

@@ -1,5 +1,3 @@
-import { marshall } from "@aws-sdk/util-dynamodb";
-import type { DynamoDBStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outboxItemKey } from "../../../functions/adapters/dynamodb-outbox";
 import { deliverEvents } from "../../../functions/core/event-delivery";
@@ -7,8 +5,9 @@ import { cancelSubscription } from "../../../functions/core/subscription-changes
 import { publishEvents } from "../../../functions/handlers/publish-events";
 import { BillingStack } from "../../../local/billing-stack";
 import { SimulatedCrash } from "../../../local/crash-injection";
+import { pendingOutboxes } from "../../../local/pending-outboxes";
+import { streamRecordOf } from "../../../local/table-stream";
 import { eventsOf } from "../../support/billing-scenarios";
-import { pendingOutboxes } from "../../support/outbox-events";
 import { signUpCards } from "../../support/signups";
 
 // Events written with their state (README, Events): nothing a crash or a bus outage does loses one, and a delivery
@@ -70,22 +69,19 @@ describe("outbox delivery", () => {
     const [ref = ""] = await pendingRefs();
     const [event] = await stack.delivery.repository.readOutbox(ref);
     const key = outboxItemKey(ref);
-    const image = (outbox: readonly unknown[]) =>
-      marshall({ ...key, outbox }, { removeUndefinedValues: true });
-    const record = (oldOutbox: readonly unknown[]) => ({
-      eventID: "1",
-      eventName: "MODIFY",
-      eventSource: "aws:dynamodb",
-      dynamodb: {
-        Keys: marshall(key),
-        NewImage: image([event]),
-        OldImage: image(oldOutbox),
-        SequenceNumber: "1",
-        StreamViewType: "NEW_AND_OLD_IMAGES",
-      },
-    });
     const invoke = (oldOutbox: readonly unknown[]) =>
-      publishEvents({ Records: [record(oldOutbox)] } as unknown as DynamoDBStreamEvent, stack.delivery);
+      publishEvents(
+        {
+          Records: [
+            streamRecordOf(
+              key,
+              { newImage: { ...key, outbox: [event] }, oldImage: { ...key, outbox: oldOutbox } },
+              1,
+            ),
+          ],
+        },
+        stack.delivery,
+      );
 
     expect(await invoke([event])).toEqual({ batchItemFailures: [] });
     expect(stack.eventBridge.entries).toEqual([]);

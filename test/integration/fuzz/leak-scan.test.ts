@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type LeakSecrets, leakSecretsOf, scanForLeaks, stackLeakSources } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { subscription } from "../../support/billing-repository-contract";
 import { captureFileOutput } from "../../support/handler-env";
 import { settleWork } from "../../support/stack-state";
 
@@ -138,7 +139,7 @@ describe("leak scan of a realistic local run", () => {
     expect(answers.join("\n")).toContain('"last4":"1111"');
   }, 60_000);
 
-  it("finds cards, CVCs, secrets and JWTs planted in a log line, a table item, a queue, a dimension and an answer", async () => {
+  it("finds cards, CVCs, secrets and JWTs planted in a log line, a table item, an outbox, a queue, a dimension and an answer", async () => {
     const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTQlhURVNUMDAxIn0.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg";
     process.stdout.write(`{"level":"INFO","message":"card 4111 1111 1111 1111 used"}\n`);
     process.stdout.write(
@@ -154,6 +155,17 @@ describe("leak scan of a realistic local run", () => {
         },
       }),
     );
+    // An event waiting in its outbox: the bus is down, so the local stream cannot deliver it before the scan.
+    local.stack.eventBridge.outage = true;
+    const { repository } = local.stack.services;
+    await repository.createSubscription(subscription("sub_planted"));
+    await repository.updateSubscription("sub_planted", {
+      expect: { status: "active" },
+      set: { status: "canceled", status_reason: "planted" },
+      events: [
+        { type: "subscription.canceled", subscription_id: "sub_planted", reason: "card 4000 0000 0000 0002" },
+      ],
+    });
     await local.stack.sqs.client.send(
       new SendMessageCommand({
         QueueUrl: local.stack.intakeQueue.dlqUrl,
@@ -164,8 +176,10 @@ describe("leak scan of a realistic local run", () => {
       output: output.text(),
       httpBodies: [`{"apiKey":"${API_KEY}"}`],
     });
+    local.stack.eventBridge.outage = false;
     const hits = scanForLeaks(sources, secrets).map(
-      ({ where, what }) => `${where.replace(/ line \d+/, " line")} ⇒ ${what}`,
+      ({ where, what }) =>
+        `${where.replace(/ line \d+/, " line").replace(/(table item|outbox) \S*sub_planted.*/, "$1 sub_planted")} ⇒ ${what}`,
     );
     expect(hits.sort()).toEqual(
       [
@@ -174,6 +188,8 @@ describe("leak scan of a realistic local run", () => {
         "log line metric dimension token ⇒ JWT",
         "table item PLANTED PLANTED ⇒ card 5555…4444",
         "table item PLANTED PLANTED ⇒ AES key",
+        "table item sub_planted ⇒ card 4000…0002",
+        "outbox sub_planted ⇒ card 4000…0002",
         "queue intake-dlq ⇒ cvc",
         "queue intake-dlq ⇒ webhook secret",
         "HTTP answer 1 ⇒ merchant API key 0",

@@ -39,6 +39,14 @@ describe("chaos invariants", () => {
       unrecordedChargebacks: ["sub_e-1-0: charged back at the gateway, not disputed here"],
       liveTokens: ["sub_f: canceled, token tok_f still active"],
       leaks: ["card 4111…1111 in log line 3"],
+      events: {
+        published: 3,
+        distinct: 2,
+        duplicates: 1,
+        lost: ["charge.failed of sub_g-1-0"],
+        inconsistent: ["evt_1 (charge.succeeded) differs between copies"],
+        undelivered: 2,
+      },
     };
     expect(violationsOf(report)).toEqual([
       "double charge: sub_a/1",
@@ -47,6 +55,9 @@ describe("chaos invariants", () => {
       "chargeback not recorded: sub_e-1-0: charged back at the gateway, not disputed here",
       "live token: sub_f: canceled, token tok_f still active",
       "leak: card 4111…1111 in log line 3",
+      "lost event: charge.failed of sub_g-1-0",
+      "event copies differ: evt_1 (charge.succeeded) differs between copies",
+      "2 event(s) never left their outbox",
     ]);
   });
 });

@@ -1,0 +1,105 @@
+import { type OutboxEvent, outboxEventSchema } from "../../functions/core/events";
+import type { ChargeAttempt, Subscription, SubscriptionStatus } from "../../functions/core/model";
+
+// The chaos run's account of events (README, Events): what the bus received, held against what the ledger and the
+// subscriptions say happened. Every fact must have reached the bus at least once (copies allowed, each with the
+// same content under its event_id), and a consumer that folds a subscription's events in the order they arrived
+// must end with the status stored here.
+
+export interface EventAccount {
+  /** Entries the bus received, copies included. */
+  readonly published: number;
+  /** Distinct event_ids among them. */
+  readonly distinct: number;
+  /** Entries that repeat an event_id already received (allowed: consumers de-duplicate). */
+  readonly duplicates: number;
+  /** Facts of the ledger or the subscriptions with no event on the bus (each a violation). */
+  readonly lost: readonly string[];
+  /** event_ids received with different contents (each a violation). */
+  readonly inconsistent: readonly string[];
+  /** Events still in an outbox at the end (each a violation: delivery must have caught up). */
+  readonly undelivered: number;
+}
+
+/** What a subscription's events, folded in arrival order, make of its status (active until told otherwise). */
+const STATUS_EVENTS: Readonly<Record<string, SubscriptionStatus>> = {
+  "subscription.past_due": "past_due",
+  "subscription.canceled": "canceled",
+  "subscription.reactivated": "active",
+};
+
+export function accountForEvents(input: {
+  readonly details: readonly string[];
+  readonly subscriptions: readonly Subscription[];
+  readonly attempts: readonly ChargeAttempt[];
+  readonly undelivered: number;
+}): EventAccount {
+  const byId = new Map<string, string>();
+  const inconsistent: string[] = [];
+  const events: OutboxEvent[] = [];
+  for (const detail of input.details) {
+    const event = outboxEventSchema.parse(JSON.parse(detail));
+    const canonical = JSON.stringify(event);
+    const seen = byId.get(event.event_id);
+    if (seen === undefined) {
+      byId.set(event.event_id, canonical);
+      events.push(event);
+    } else if (seen !== canonical)
+      inconsistent.push(`${event.event_id} (${event.type}) differs between copies`);
+  }
+  return {
+    published: input.details.length,
+    distinct: byId.size,
+    duplicates: input.details.length - byId.size,
+    lost: [...lostChargeEvents(events, input.attempts), ...lostStatusEvents(events, input.subscriptions)],
+    inconsistent,
+    undelivered: input.undelivered,
+  };
+}
+
+/** Each closed charge announces its outcome, and each chargeback its latest status. */
+function lostChargeEvents(events: readonly OutboxEvent[], attempts: readonly ChargeAttempt[]): string[] {
+  const announced = new Set(
+    events.flatMap((event) => ("order_id" in event ? [`${event.type} ${event.order_id}`] : [])),
+  );
+  const chargebackStatuses = new Set(
+    events.flatMap((event) =>
+      event.type === "chargeback.received" || event.type === "chargeback.updated"
+        ? [`${event.order_id} ${event.chargeback_status}`]
+        : [],
+    ),
+  );
+  const lost: string[] = [];
+  for (const attempt of attempts) {
+    const outcome = expectedChargeEvent(attempt);
+    if (outcome !== undefined && !announced.has(`${outcome} ${attempt.order_id}`))
+      lost.push(`${outcome} of ${attempt.order_id}`);
+    if (attempt.dispute === undefined) continue;
+    if (!announced.has(`chargeback.received ${attempt.order_id}`))
+      lost.push(`chargeback.received of ${attempt.order_id}`);
+    if (!chargebackStatuses.has(`${attempt.order_id} ${attempt.dispute.status}`))
+      lost.push(`chargeback status ${attempt.dispute.status} of ${attempt.order_id}`);
+  }
+  return lost;
+}
+
+function expectedChargeEvent(attempt: ChargeAttempt): string | undefined {
+  if (attempt.status === "succeeded") return "charge.succeeded";
+  if (attempt.status === "declined" || attempt.status === "failed") return "charge.failed";
+  return undefined;
+}
+
+/** A consumer's view of each subscription, from its status events in arrival order, must be the stored status. */
+function lostStatusEvents(events: readonly OutboxEvent[], subscriptions: readonly Subscription[]): string[] {
+  const seen = new Map<string, SubscriptionStatus>();
+  for (const event of events) {
+    const status = STATUS_EVENTS[event.type];
+    if (status !== undefined && "subscription_id" in event) seen.set(event.subscription_id, status);
+  }
+  return subscriptions.flatMap((subscription) => {
+    const view = seen.get(subscription.subscription_id) ?? "active";
+    return view === subscription.status
+      ? []
+      : [`${subscription.subscription_id}: ${subscription.status} here, ${view} from its events`];
+  });
+}

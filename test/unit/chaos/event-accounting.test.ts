@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import type { BillingEvent } from "../../../functions/core/events";
+import { accountForEvents } from "../../../local/chaos/event-accounting";
+import { attempt, subscription } from "../../support/billing-repository-contract";
+
+const paid = attempt(
+  { subscription_id: "sub_a", period: 1, attempt: 0 },
+  { status: "succeeded", transaction_id: "tx_1", lease_until: undefined },
+);
+const refused = attempt(
+  { subscription_id: "sub_b", period: 1, attempt: 0 },
+  { status: "declined", rescode: "1001", lease_until: undefined },
+);
+const chargedBack = {
+  ...paid,
+  dispute: {
+    status: "deducted",
+    revision: 2,
+    history: ["reported", "deducted"].map((status) => ({ status, received_at: paid.updated_at })),
+  },
+};
+
+let ids = 0;
+const detail = (event: BillingEvent, eventId = `evt_${++ids}`) =>
+  JSON.stringify({ ...event, event_id: eventId, occurred_at: "2030-02-01T00:00:00.000Z" });
+const facts = (line: typeof paid) => ({
+  subscription_id: line.subscription_id,
+  period: line.period,
+  attempt: line.attempt,
+  order_id: line.order_id,
+  amount: line.amount,
+  currency: line.currency,
+});
+const succeeded = detail({ type: "charge.succeeded", ...facts(paid), transaction_id: "tx_1" }, "evt_paid");
+const failed = detail({ type: "charge.failed", ...facts(refused), reason: "declined", rescode: "1001" });
+const pastDue = detail({
+  type: "subscription.past_due",
+  subscription_id: "sub_b",
+  reason: "payment_declined",
+});
+
+describe("the chaos run's event account", () => {
+  it("finds every fact announced, and counts copies of an event_id as duplicates", () => {
+    const account = accountForEvents({
+      details: [succeeded, failed, succeeded, pastDue],
+      subscriptions: [subscription("sub_a"), subscription("sub_b", { status: "past_due" })],
+      attempts: [paid, refused, attempt({ subscription_id: "sub_c", period: 1, attempt: 0 })],
+      undelivered: 0,
+    });
+    expect(account).toEqual({
+      published: 4,
+      distinct: 3,
+      duplicates: 1,
+      lost: [],
+      inconsistent: [],
+      undelivered: 0,
+    });
+  });
+
+  it("calls a closed charge without its event, or a status its events do not reach, lost", () => {
+    const account = accountForEvents({
+      details: [succeeded],
+      subscriptions: [subscription("sub_b", { status: "past_due" })],
+      attempts: [paid, refused],
+      undelivered: 2,
+    });
+    expect(account.lost).toEqual([
+      `charge.failed of ${refused.order_id}`,
+      "sub_b: past_due here, active from its events",
+    ]);
+    expect(account.undelivered).toBe(2);
+  });
+
+  it("folds a subscription's status events in arrival order", () => {
+    const reactivated = detail({ type: "subscription.reactivated", subscription_id: "sub_b" });
+    const account = accountForEvents({
+      details: [pastDue, reactivated],
+      subscriptions: [subscription("sub_b", { status: "past_due" })],
+      attempts: [],
+      undelivered: 0,
+    });
+    expect(account.lost).toEqual(["sub_b: past_due here, active from its events"]);
+  });
+
+  it("wants each chargeback received and at the status recorded here", () => {
+    const received = {
+      ...facts(paid),
+      transaction_id: "tx_1",
+      chargeback_status: "reported",
+    };
+    const onlyReported = accountForEvents({
+      details: [succeeded, detail({ type: "chargeback.received", ...received })],
+      subscriptions: [],
+      attempts: [chargedBack],
+      undelivered: 0,
+    });
+    expect(onlyReported.lost).toEqual([`chargeback status deducted of ${paid.order_id}`]);
+    const deducted = detail({
+      type: "chargeback.updated",
+      ...received,
+      chargeback_status: "deducted",
+      previous_status: "reported",
+    });
+    expect(
+      accountForEvents({
+        details: [succeeded, deducted],
+        subscriptions: [],
+        attempts: [chargedBack],
+        undelivered: 0,
+      }).lost,
+    ).toEqual([`chargeback.received of ${paid.order_id}`]);
+  });
+
+  it("reports an event_id whose copies differ", () => {
+    const altered = detail({ type: "charge.succeeded", ...facts(paid), transaction_id: "tx_2" }, "evt_paid");
+    const account = accountForEvents({
+      details: [succeeded, altered],
+      subscriptions: [],
+      attempts: [paid],
+      undelivered: 0,
+    });
+    expect(account.inconsistent).toEqual(["evt_paid (charge.succeeded) differs between copies"]);
+  });
+});
