@@ -5,6 +5,7 @@ import { addChargesCommands } from "./charges";
 import { CliError, type CliIo, type CommandRunner } from "./cli-io";
 import { addClockCommands } from "./clock";
 import { addDlqCommands } from "./dlq";
+import { addEventsCommands } from "./events";
 import { LOCAL_OUTPUTS_FILE } from "./local-outputs";
 import { addReconcileCommand } from "./reconcile";
 import { addSubscriptionsCommands } from "./subscriptions";
@@ -50,6 +51,7 @@ export async function runBillingCli(argv: readonly string[], io: CliIo = process
   addChargesCommands(program, run);
   addReconcileCommand(program, run);
   addDlqCommands(program, run);
+  addEventsCommands(program, run);
   addClockCommands(program, run);
   try {
     await program.parseAsync([...argv], { from: "user" });

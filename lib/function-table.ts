@@ -30,6 +30,8 @@ export type Trigger =
   /** The billing table's stream (its writes' new and old images, in order per item). */
   | { readonly kind: "tableStream"; readonly batchSize: number }
   | { readonly kind: "http"; readonly routes: readonly HttpRoute[] }
+  /** Only the ops CLI invokes it (its name is a stack output: lib/stack-outputs.ts). */
+  | { readonly kind: "invoked" }
   | { readonly kind: "authorizer" };
 
 export interface FunctionSpec {
@@ -179,6 +181,14 @@ export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
     services: SERVICE_SETS.eventDelivery,
     trigger: { kind: "tableStream", batchSize: 100 },
     timeoutSeconds: 60,
+  },
+  {
+    handler: "replay-events",
+    services: SERVICE_SETS.eventDelivery,
+    trigger: { kind: "invoked" },
+    // A subscription's events, or a time range's a page at a time (the CLI sends a day's or less per invocation).
+    timeoutSeconds: 900,
+    concurrency: 2,
   },
   {
     handler: "sweep-outbox",

@@ -21,6 +21,7 @@ export const SERVICE_OUTPUTS = {
   PartnerBaseUrl: "PARTNER_BASE_URL",
   RunChargesFunctionName: "RUN_CHARGES_FUNCTION_NAME",
   ReconcileLedgerFunctionName: "RECONCILE_LEDGER_FUNCTION_NAME",
+  ReplayEventsFunctionName: "REPLAY_EVENTS_FUNCTION_NAME",
 } as const;
 
 /**
@@ -30,6 +31,7 @@ export const SERVICE_OUTPUTS = {
 export const INVOKED_FUNCTIONS = {
   "run-charges": "RunChargesFunctionName",
   "reconcile-ledger": "ReconcileLedgerFunctionName",
+  "replay-events": "ReplayEventsFunctionName",
 } as const satisfies Record<string, keyof typeof SERVICE_OUTPUTS>;
 export type InvokedFunction = keyof typeof INVOKED_FUNCTIONS;
 

@@ -54,8 +54,13 @@ export function streamRecordOf(
   };
 }
 
+/** The longest wait after failed passes (a bus outage): Lambda too backs off a failing stream batch. */
+const MAX_BACKOFF_MS = 5_000;
+
 export class LocalTableStream {
   #sequence = 0;
+  /** Failed passes in a row: each doubles the wait before the next. */
+  #failures = 0;
   #running = false;
   #loop: Promise<void> | undefined;
   #polling: Promise<void> | undefined;
@@ -88,9 +93,8 @@ export class LocalTableStream {
   async #run(): Promise<void> {
     while (this.#running) {
       await this.#poll();
-      await sleep(this.options.idleMs ?? 250, undefined, { signal: this.#stopped.signal }).catch(
-        () => undefined,
-      );
+      const wait = Math.min((this.options.idleMs ?? 250) * 2 ** this.#failures, MAX_BACKOFF_MS);
+      await sleep(wait, undefined, { signal: this.#stopped.signal }).catch(() => undefined);
     }
   }
 
@@ -110,7 +114,9 @@ export class LocalTableStream {
           if (records.length > 0) await this.options.invoke({ Records: records });
         }
       }
+      this.#failures = 0;
     } catch (error) {
+      this.#failures += 1;
       if (!this.#stopped.signal.aborted) this.options.onError(error);
     }
   }

@@ -14,6 +14,10 @@ import type { AttemptKey, RefundRecord } from "../core/model";
  *   outbox         on a subscription or charge attempt: outbox, the events its writes announced and not yet delivered
  *                  (oldest first) + outbox_pk outbox#<shard>, outbox_sk <oldest pending occurred_at ISO>#<pk>#<sk>
  *                  while it holds any (the outbox index, read by the outbox sweep; see dynamodb-outbox.ts)
+ *   logged event   pk SUB#<id>  sk EVENT#<occurred_at ISO>#<event_id>  (event: the event as the bus took it; written
+ *                  by its delivery, once per event_id however often delivered; expires_at = TTL, a retention after it
+ *                  occurred) + log_pk events#<yyyymmdd>#<shard>, log_sk <occurred_at ISO>#<event_id> (the event log
+ *                  index: events by the day they occurred, read by replay)
  *   due watermark  pk META      sk DUE_WATERMARK  (due_from: the oldest day that may still hold due items)
  *   token          pk TOKEN#<token_id>  sk TOKEN
  *   refund         pk REFUND#<refund_id>  sk REFUND
@@ -25,7 +29,7 @@ import type { AttemptKey, RefundRecord } from "../core/model";
  *                  data = the kept response, validation = the request's digest, expires_at = TTL; see
  *                  dynamodb-idempotency-store.ts)
  *
- * The due, open, ledger and outbox indexes are sparse: an item is in them only while it carries their keys. Shards spread one
+ * The due, open, ledger, outbox and event log indexes are sparse: an item is in them only while it carries their keys. Shards spread one
  * day's (or the open set's) writes over several index partitions; their count is fixed for the life of a table (items
  * written under another count would sit in partitions no reader visits).
  *
@@ -41,11 +45,13 @@ export const OPEN_INDEX = "open";
 export const SUBSCRIPTION_INDEX = "by_subscription";
 export const LEDGER_INDEX = "ledger";
 export const OUTBOX_INDEX = "outbox";
+export const EVENT_LOG_INDEX = "event_log";
 /** The list attribute of an item's pending events: not part of its record. */
 export const OUTBOX_ATTRIBUTE = "outbox";
 export const DEFAULT_SHARDS = 16;
 export const ATTEMPT_SK_PREFIX = "CHARGE#";
 export const REFUND_SK_PREFIX = "REFUND#";
+export const EVENT_SK_PREFIX = "EVENT#";
 export const DUE_WATERMARK_KEY = { pk: "META", sk: "DUE_WATERMARK" } as const;
 
 /** Attributes that key the table and its indexes: never part of a record. */
@@ -62,6 +68,8 @@ export const KEY_ATTRIBUTES: readonly string[] = [
   "ledger_sk",
   "outbox_pk",
   "outbox_sk",
+  "log_pk",
+  "log_sk",
 ];
 
 /** The record an item holds: the item without its keys and its outbox, ready for its schema. */
@@ -142,6 +150,16 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
         ],
         // The sweep reads each outbox from the table (consistently) anyway: the keys are all it needs here.
         Projection: { ProjectionType: "KEYS_ONLY" },
+      },
+      {
+        IndexName: EVENT_LOG_INDEX,
+        KeySchema: [
+          { AttributeName: "log_pk", KeyType: "HASH" },
+          { AttributeName: "log_sk", KeyType: "RANGE" },
+        ],
+        // ALL: a logged event is well under 1 KB, so the copy costs the write unit the keys would; replay reads
+        // whole events without a GetItem each.
+        Projection: { ProjectionType: "ALL" },
       },
     ],
   };
@@ -283,5 +301,26 @@ export function outboxKeys(key: { readonly pk: string; readonly sk: string }, si
   return {
     outbox_pk: outboxPartition(shardOf(key.pk, shards)),
     outbox_sk: `${utcIso(since)}#${key.pk}#${key.sk}`,
+  };
+}
+
+export function eventLogPartition(day: Date, shard: number): string {
+  return `events#${utcIso(day).slice(0, 10).replaceAll("-", "")}#${shard}`;
+}
+
+/**
+ * A logged event's item key and event log index keys: under its subscription (one Query lists a subscription's
+ * events in the order they occurred), and by the UTC day it occurred, spread over the shards by subscription.
+ */
+export function loggedEventKeys(
+  event: { readonly subscription_id: string; readonly event_id: string; readonly occurred_at: string },
+  shards: number,
+) {
+  const at = utcIso(event.occurred_at);
+  return {
+    pk: subscriptionKey(event.subscription_id).pk,
+    sk: `${EVENT_SK_PREFIX}${at}#${event.event_id}`,
+    log_pk: eventLogPartition(new Date(at), shardOf(event.subscription_id, shards)),
+    log_sk: `${at}#${event.event_id}`,
   };
 }

@@ -53,6 +53,7 @@ import {
   utcIso,
 } from "./billing-table";
 import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "./due-index";
+import { logEvents, readEventLog } from "./dynamodb-event-log";
 import { listPendingOutboxes, markDelivered, outboxPlan, readOutbox } from "./dynamodb-outbox";
 import { conditionally, type Item, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
 import {
@@ -121,6 +122,8 @@ export function createDynamoDbBillingRepository(
     listPendingOutboxes: (before) => listPendingOutboxes(table, before),
     readOutbox: (ref) => readOutbox(table, ref),
     markDelivered: (ref, eventIds) => markDelivered(table, ref, eventIds),
+    logEvents: (events) => logEvents(table, events),
+    readEventLog: (query) => readEventLog(table, query),
   };
 }
 

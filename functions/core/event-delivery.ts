@@ -2,15 +2,19 @@ import type { OutboxEvent } from "./events";
 import type { BillingRepository, EventPublisher, OutboxRef } from "./ports";
 
 // Delivery of the outboxes (README, Events): the events a transition wrote with its state are published to the bus
-// at least once, then taken out of their outbox. A crash between the two publishes them again (consumers
-// de-duplicate on event_id); a bus that fails leaves them in the outbox for the next delivery.
+// at least once, logged for replay, then taken out of their outbox. A crash in between publishes them again
+// (consumers de-duplicate on event_id) and logs them again (under the same keys); a bus that fails leaves them in the
+// outbox for the next delivery.
 
 export interface EventDeliveryDeps {
-  readonly repository: Pick<BillingRepository, "listPendingOutboxes" | "readOutbox" | "markDelivered">;
+  readonly repository: Pick<
+    BillingRepository,
+    "listPendingOutboxes" | "readOutbox" | "markDelivered" | "logEvents"
+  >;
   readonly events: EventPublisher;
 }
 
-/** Publishes events of one outbox, then marks them delivered. Throws (nothing marked) when the bus fails. */
+/** Publishes events of one outbox, logs them, then marks them delivered. Throws (nothing marked) when the bus fails. */
 export async function deliverEvents(
   ref: OutboxRef,
   events: readonly OutboxEvent[],
@@ -18,6 +22,7 @@ export async function deliverEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   await deps.events.publish(events);
+  await deps.repository.logEvents(events);
   await deps.repository.markDelivered(
     ref,
     events.map((event) => event.event_id),

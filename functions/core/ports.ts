@@ -110,7 +110,17 @@ export interface BillingRepository {
   readOutbox(ref: OutboxRef): Promise<readonly OutboxEvent[]>;
   /** Takes delivered events out of their outbox; ids it no longer holds are ignored. */
   markDelivered(ref: OutboxRef, eventIds: readonly string[]): Promise<void>;
+  /** Keeps delivered events for replay, for a retention: once per event_id, however often logged. */
+  logEvents(events: readonly OutboxEvent[]): Promise<void>;
+  /**
+   * Logged events, page by page: one subscription's in the order they occurred, or those that occurred in
+   * [from, to) (ordered within a page only).
+   */
+  readEventLog(query: EventLogQuery): AsyncIterable<readonly OutboxEvent[]>;
 }
+
+/** Which logged events: one subscription's, or every event that occurred in [from, to). */
+export type EventLogQuery = { readonly subscription_id: string } | { readonly from: Date; readonly to: Date };
 
 export interface TokenUpdate {
   readonly expect: { readonly status: TokenRecord["status"] };

@@ -376,6 +376,7 @@ describe("outputs", () => {
       PartnerBaseUrl: CONFIGURED_CONTEXT["billing:partnerBaseUrl"],
       RunChargesFunctionName: functionRef("run-charges"),
       ReconcileLedgerFunctionName: functionRef("reconcile-ledger"),
+      ReplayEventsFunctionName: functionRef("replay-events"),
     };
     for (const [id, value] of Object.entries(expected)) {
       expect(outputs[id], id).toEqual({ Value: value });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EVERY_OUTBOX } from "../../functions/core/event-delivery";
+import type { OutboxEvent } from "../../functions/core/events";
 import type {
   AttemptKey,
   ChargeAttempt,
@@ -659,6 +660,57 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       expect(await repository.readOutbox(ref)).toEqual([]);
       expect(await pending(repository)).toEqual([]);
       await repository.markDelivered(ref, [second?.event_id ?? ""]);
+    });
+  });
+
+  describe("event log", () => {
+    const logged = (id: string, subscriptionId: string, at: string): OutboxEvent => ({
+      type: "subscription.past_due",
+      subscription_id: subscriptionId,
+      reason: "payment_declined",
+      event_id: id,
+      occurred_at: at,
+    });
+    const ids = (events: readonly OutboxEvent[]) => events.map((event) => event.event_id);
+    const DAY_2 = "2030-01-02T23:59:59.999Z";
+    const DAY_3 = "2030-01-03T00:00:00.000Z";
+
+    it("keeps each event once however often logged, and lists a subscription's in the order they occurred", async () => {
+      const repository = await fresh({ pageSize: 2 });
+      await repository.createSubscription(subscription("sub-log"));
+      const key = { subscription_id: "sub-log", period: 1, attempt: 0 };
+      await repository.claimAttempt(attempt(key));
+      const events = [
+        logged("evt-c", "sub-log", DAY_3),
+        logged("evt-a", "sub-log", CREATED),
+        logged("evt-b", "sub-log", DAY_2),
+        logged("evt-x", "sub-other", LATER),
+      ];
+      await repository.logEvents(events);
+      await repository.logEvents(events.slice(0, 2));
+      const { items } = await collect(repository.readEventLog({ subscription_id: "sub-log" }));
+      expect(items).toEqual([events[1], events[2], events[0]]);
+      // The subscription's other items are not the log's, nor the log theirs.
+      expect(await repository.listAttempts("sub-log")).toEqual([attempt(key)]);
+      expect((await repository.getSubscription("sub-log"))?.subscription_id).toBe("sub-log");
+      expect((await collect(repository.readEventLog({ subscription_id: "sub-none" }))).items).toEqual([]);
+    });
+
+    it("lists the events that occurred in [from, to), across days and subscriptions", async () => {
+      const repository = await fresh({ pageSize: 2 });
+      await repository.logEvents([
+        logged("evt-1", "sub-log-a", CREATED),
+        logged("evt-2", "sub-log-b", LATER),
+        logged("evt-3", "sub-log-c", DAY_2),
+        logged("evt-4", "sub-log-a", DAY_3),
+      ]);
+      const between = async (from: string, to: string) =>
+        ids(
+          (await collect(repository.readEventLog({ from: new Date(from), to: new Date(to) }))).items,
+        ).sort();
+      expect(await between(CREATED, DAY_3)).toEqual(["evt-1", "evt-2", "evt-3"]);
+      expect(await between(LATER, "2030-01-04T00:00:00.000Z")).toEqual(["evt-2", "evt-3", "evt-4"]);
+      expect(await between(minutes(CREATED, 1), LATER)).toEqual([]);
     });
   });
 }

@@ -19,6 +19,7 @@ import type {
   ClaimResult,
   Clock,
   DueEntry,
+  EventLogQuery,
   OutboxRef,
   RefundUpdate,
   SubscriptionUpdate,
@@ -75,6 +76,8 @@ export class MemoryBillingRepository implements BillingRepository {
   private readonly deliveries = new Map<string, number>();
   /** Pending events by outbox (a subscription's or an attempt's), oldest first. */
   private readonly outboxes = new Map<OutboxRef, OutboxEvent[]>();
+  /** Delivered events kept for replay, by event_id. */
+  private readonly eventLog = new Map<string, OutboxEvent>();
   /** Every event any write put in an outbox, in write order, delivered or not. */
   readonly written: OutboxEvent[] = [];
   private readonly pageSize: number;
@@ -237,6 +240,24 @@ export class MemoryBillingRepository implements BillingRepository {
     const remaining = (this.outboxes.get(ref) ?? []).filter((event) => !eventIds.includes(event.event_id));
     if (remaining.length > 0) this.outboxes.set(ref, remaining);
     else this.outboxes.delete(ref);
+  }
+
+  async logEvents(events: readonly OutboxEvent[]) {
+    for (const event of events) this.eventLog.set(event.event_id, stored(event));
+  }
+
+  async *readEventLog(query: EventLogQuery): AsyncGenerator<readonly OutboxEvent[]> {
+    const sortKey = (event: OutboxEvent) => `${new Date(event.occurred_at).toISOString()}#${event.event_id}`;
+    const selected = [...this.eventLog.values()]
+      .filter((event) =>
+        "subscription_id" in query
+          ? event.subscription_id === query.subscription_id
+          : instant(event.occurred_at) >= query.from.getTime() &&
+            instant(event.occurred_at) < query.to.getTime(),
+      )
+      .sort((a, b) => byteOrder(sortKey(a), sortKey(b)))
+      .map((event) => copyOf(outboxEventSchema, event));
+    yield* pagesOf(selected, this.pageSize);
   }
 
   /** A write's events enter its outbox with the write, each with its own id. */

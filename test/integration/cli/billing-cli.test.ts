@@ -30,6 +30,10 @@ const chargeList = z.object({
 });
 /** What an expected error gives: its message on stderr, nothing on stdout, exit 1. */
 const refused = (message: string) => ({ code: 1, stdout: "", stderr: `billing: ${message}\n` });
+const eventList = z.object({
+  events: z.array(z.looseObject({ event_id: z.string(), type: z.string() })),
+  more: z.boolean(),
+});
 const dlqList = z.object({ queue: z.string(), messages: z.array(z.looseObject({ body: z.string() })) });
 
 describe("ops CLI on the local stack", () => {
@@ -235,6 +239,57 @@ describe("ops CLI on the local stack", () => {
     const reversed = await cli("reconcile", "--from", "20270402", "--to", "20270401");
     expect(reversed).toEqual(refused("--from must not be after to"));
   }, 30_000);
+
+  it("lists the logged events of a subscription and of a time range, and replays them under their own ids", async () => {
+    // What the charge run announced is delivered (and logged) once the clock's move has drained everything.
+    await local.advanceClock("PT0S");
+    const [paying = "", , canceled = ""] = ids;
+    const ofCanceled = await json(eventList, "events", "list", "--subscription", canceled);
+    // Signed up and canceled on the same instant of the stack's clock: either may list first.
+    expect(ofCanceled.events.map((event) => event.type).sort()).toEqual([
+      "charge.succeeded",
+      "subscription.canceled",
+    ]);
+    const range = ["--from", "2027-03-01T00:00:00Z", "--to", "2027-04-02T00:00:00Z"];
+    const inRange = await json(eventList, "events", "list", ...range);
+    // Three sign-ups, the cancel, two renewals.
+    expect(inRange.events.map((event) => event.type).sort()).toEqual([
+      ...Array.from({ length: 5 }, () => "charge.succeeded"),
+      "subscription.canceled",
+    ]);
+    expect(inRange.more).toBe(false);
+    const limited = await json(eventList, "events", "list", ...range, "--limit", "2");
+    expect(limited).toMatchObject({ events: [{}, {}], more: true });
+    const table = await cli("events", "list", "--subscription", paying);
+    expect(table.stdout.split("\n")[0]).toMatch(/^EVENT +TYPE +SUBSCRIPTION +ORDER +OCCURRED$/);
+
+    local.stack.eventBridge.entries.length = 0;
+    // Two UTC days' slices, one replay-events invocation each.
+    expect(await cli("events", "replay", ...range)).toEqual({
+      code: 0,
+      stdout: "re-published 6 event(s)\n",
+      stderr: "",
+    });
+    const republished = local.stack.eventBridge.entries.map((entry) => JSON.parse(entry.Detail));
+    expect(republished.map((event) => event.event_id).sort()).toEqual(
+      inRange.events.map((event) => event.event_id).sort(),
+    );
+    expect(await cli("events", "replay", "--subscription", canceled)).toMatchObject({
+      code: 0,
+      stdout: "re-published 2 event(s)\n",
+    });
+
+    expect(await cli("events", "list", "--subscription", canceled, "--from", "2027-03-01T00:00:00Z")).toEqual(
+      refused("give --subscription, or --from and --to, not both"),
+    );
+    expect(
+      await cli("events", "replay", "--from", "2027-04-02T00:00:00Z", "--to", "2027-03-01T00:00:00Z"),
+    ).toEqual(refused("--to must be after from"));
+    expect(
+      (await cli("events", "list", "--from", "yesterday", "--to", "2027-03-01T00:00:00Z")).stderr,
+    ).toMatch(/^billing: --from /);
+    expect((await cli("events", "list")).code).toBe(1);
+  });
 
   it("lists the charge DLQ, then redrives it to the charge queue", async () => {
     const { CHARGE_DLQ_URL: dlqUrl = "", CHARGE_QUEUE_URL: queueUrl = "" } = local.outputs().environment;

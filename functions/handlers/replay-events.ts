@@ -1,0 +1,28 @@
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
+import {
+  eventLogQueryOf,
+  eventLogRequestSchema,
+  type ReplayReport,
+  replayEvents,
+} from "../core/event-replay";
+import { parseRequest } from "../gateway/errors";
+import { logger } from "../runtime/observability";
+
+/**
+ * Invoked by the ops CLI (`billing events replay`): re-publishes the logged events of one subscription, or of a time
+ * range, to the bus under their own event_ids, and answers how many.
+ */
+export async function replayEventsHandler(
+  event: unknown,
+  services: ServicesOf<"eventDelivery">,
+): Promise<ReplayReport> {
+  const request = parseRequest(eventLogRequestSchema, event);
+  const report = await replayEvents(eventLogQueryOf(request), services);
+  logger.info("events replayed", { ...request, ...report });
+  return report;
+}
+
+export const definition = defineHandler(SERVICE_SETS.eventDelivery, replayEventsHandler);
+export const handler = lambdaHandler(definition);
