@@ -103,8 +103,8 @@ export class CrashInjector {
       ...deps,
       repository: {
         ...repository,
-        claimAttempt: async (attempt) => {
-          const claimed = await repository.claimAttempt(attempt);
+        claimAttempt: async (attempt, events) => {
+          const claimed = await repository.claimAttempt(attempt, events);
           this.maybeCrash("afterClaim");
           return claimed;
         },

@@ -10,6 +10,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { z } from "zod";
+import type { BillingEvent } from "../core/events";
 import {
   type AttemptKey,
   type ChargeAttempt,
@@ -54,7 +55,13 @@ import {
 } from "./billing-table";
 import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "./due-index";
 import { logEvents, readEventLog } from "./dynamodb-event-log";
-import { listPendingOutboxes, markDelivered, outboxPlan, readOutbox } from "./dynamodb-outbox";
+import {
+  listPendingOutboxes,
+  markDelivered,
+  outboxAttributes,
+  outboxPlan,
+  readOutbox,
+} from "./dynamodb-outbox";
 import { conditionally, type Item, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
 import {
   absent,
@@ -106,7 +113,7 @@ export function createDynamoDbBillingRepository(
     getSubscription: (id) => getRecord(table, subscriptionKey(id), subscriptionSchema),
     updateSubscription: (id, update) => updateSubscription(table, clock, id, update),
     listDue: (until) => listDueEntries(table, until),
-    claimAttempt: (attempt) => claimAttempt(table, attempt),
+    claimAttempt: (attempt, events) => claimAttempt(table, attempt, events),
     getAttempt: (key) => getRecord(table, attemptKey(key), chargeAttemptSchema),
     updateAttempt: (key, update) => updateAttempt(table, clock, key, update),
     listOpenAttempts: (before) => listOpenAttempts(table, before),
@@ -233,11 +240,17 @@ function ledgerIndexKeys(
   return ledgerKeys(line.kind, line.id, set.updated_at ?? clock.now().toISOString(), table.shards);
 }
 
-async function claimAttempt(table: TableContext, attempt: ChargeAttempt): Promise<ClaimResult> {
+async function claimAttempt(
+  table: TableContext,
+  attempt: ChargeAttempt,
+  events: readonly BillingEvent[] | undefined,
+): Promise<ClaimResult> {
   const ledger =
     attempt.status === "succeeded" ? ledgerKeys("C", attempt.order_id, attempt.updated_at, table.shards) : {};
-  const item = { ...attempt, ...openIndexKeys(attempt, table.shards), ...ledger };
-  const existing = await createOrFindExisting(table, attemptKey(attempt), item);
+  const key = attemptKey(attempt);
+  const outbox = outboxAttributes(key, events, attempt.updated_at, table.shards);
+  const item = { ...attempt, ...openIndexKeys(attempt, table.shards), ...ledger, ...outbox };
+  const existing = await createOrFindExisting(table, key, item);
   return existing ? { claimed: false, existing: chargeAttemptSchema.parse(existing) } : { claimed: true };
 }
 

@@ -47,6 +47,17 @@ export function outboxPlan(
   };
 }
 
+/** What a create-only Put adds to its item to put `events` in the new item's outbox (nothing when there are none). */
+export function outboxAttributes(
+  key: ItemKey,
+  events: readonly BillingEvent[] | undefined,
+  occurredAt: string,
+  shards: number,
+): Record<string, unknown> {
+  if (events === undefined || events.length === 0) return {};
+  return { [OUTBOX_ATTRIBUTE]: stampEvents(events, occurredAt), ...outboxKeys(key, occurredAt, shards) };
+}
+
 const outboxItemSchema = z.object({ [OUTBOX_ATTRIBUTE]: z.array(outboxEventSchema).default([]) });
 
 async function readPending(table: TableContext, key: ItemKey): Promise<readonly OutboxEvent[]> {

@@ -1,17 +1,11 @@
-import { billingPeriod } from "./billing-period";
 import { isAdHocPeriod } from "./charge-kind";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
-import {
-  afterDecline,
-  afterSuccess,
-  chargeFailedEvent,
-  chargeSucceededEvent,
-  type Transition,
-} from "./dunning";
+import { closedChargeEvent } from "./events";
 import type { AttemptKey, ChargeAttempt, Subscription } from "./model";
 import { orderIdFor } from "./order-id";
 import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
+import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
 
 export interface ChargeDeps {
@@ -239,9 +233,9 @@ export function refusalClosing(failure: Declined | Invalid): Closing {
 }
 
 /**
- * Writes the attempt's final state (ledger first), then moves the subscription on. An ad hoc line is outside the
- * schedule: its close announces the charge, in the same write. Only the writer that closed the attempt goes on, so
- * each close is applied once.
+ * Writes the attempt's final state (ledger first), announcing the charge in the same write, then moves the
+ * subscription on (an ad hoc line is outside the schedule and moves nothing). Only the writer that closed the attempt
+ * goes on, so each close is applied once.
  */
 export async function closeAttempt(
   subscription: Subscription,
@@ -256,14 +250,10 @@ export async function closeAttempt(
     expect: { status: attempt.status, lease_until: attempt.lease_until },
     set: { ...closing, updated_at },
     remove: ["lease_until"],
-    events: isAdHocPeriod(attempt.period) ? [closedChargeEvent(closedAttempt)] : undefined,
+    events: [closedChargeEvent(closedAttempt)],
   });
   if (!closed) return done(`attempt ${attempt.order_id} changed under us; left to its new owner`);
   return applyClosedAttempt(subscription, closedAttempt, deps);
-}
-
-function closedChargeEvent(attempt: ChargeAttempt) {
-  return attempt.status === "succeeded" ? chargeSucceededEvent(attempt) : chargeFailedEvent(attempt);
 }
 
 async function applyClosedAttempt(
@@ -271,43 +261,19 @@ async function applyClosedAttempt(
   attempt: ChargeAttempt,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
-  // An ad hoc charge leaves the subscription's period, dunning and status as they are; its close carried its event.
+  // An ad hoc charge leaves the subscription's period, dunning and status as they are.
   if (isAdHocPeriod(attempt.period)) return done(`ad hoc ${attempt.status} ${attempt.order_id}`);
-  const now = deps.clock.now();
-  if (attempt.status === "succeeded") {
-    const { start } = billingPeriod(
-      new Date(subscription.anchor_at),
-      subscription.plan.interval_months,
-      attempt.period + 1,
-    );
-    return applyTransition(
-      afterSuccess(subscription, attempt, start, now),
-      subscription,
-      `charged ${attempt.order_id}`,
-      deps,
-    );
-  }
-  return applyTransition(
-    afterDecline(subscription, attempt, now, deps.policy),
+  const note =
+    attempt.status === "succeeded"
+      ? `charged ${attempt.order_id}`
+      : `${attempt.status} ${attempt.order_id} (${attempt.rescode ?? ""})`;
+  const applied = await applyInput(
     subscription,
-    `${attempt.status} ${attempt.order_id} (${attempt.rescode ?? ""})`,
+    { kind: "charge_closed", attempt, policy: deps.policy },
     deps,
   );
-}
-
-async function applyTransition(
-  transition: Transition,
-  subscription: Subscription,
-  note: string,
-  deps: ChargeDeps,
-): Promise<WorkResult> {
-  // The events go with the state they announce: written by the writer that moves the subscription, or not at all.
-  const applied = await deps.repository.updateSubscription(subscription.subscription_id, {
-    ...transition.update,
-    events: transition.events,
-  });
-  if (!applied) return done(`${note}; subscription already moved on`);
-  if (transition.update.set.status !== "canceled") return done(note);
+  if (applied.kind !== "applied") return done(`${note}; subscription already moved on`);
+  if (applied.subscription.status !== "canceled") return done(note);
   // Until its token is deleted the message stays on the queue; its redelivery finds the cancel and retries.
   const retired = await retireTokenOf(subscription, 1, deps);
   return { ...retired, note: `${note}; ${retired.note}` };
@@ -392,11 +358,7 @@ async function startNextAttempt(
   receiveCount: number,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
-  const moved = await deps.repository.updateSubscription(subscription.subscription_id, {
-    expect: { period: voided.period, attempt: voided.attempt },
-    set: { attempt: voided.attempt + 1, updated_at: deps.clock.now().toISOString() },
-  });
-  const current = moved ? await deps.repository.getSubscription(subscription.subscription_id) : undefined;
-  if (!current || current.period !== voided.period) return done(`attempt ${voided.order_id} voided`);
-  return chargeCurrentAttempt(current, receiveCount, deps);
+  const moved = await applyInput(subscription, { kind: "charge_voided", attempt: voided }, deps);
+  if (moved.kind !== "applied") return done(`attempt ${voided.order_id} voided`);
+  return chargeCurrentAttempt(moved.subscription, receiveCount, deps);
 }

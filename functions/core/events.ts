@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { ChargeAttempt } from "./model";
 
 // The events a SaaS grants and revokes access by (README, Events). Each is written in the same conditional write as
 // the state it announces (the item's outbox), then delivered to the bus at least once under its stable event_id.
@@ -31,6 +32,8 @@ export const billingEventSchema = z.discriminatedUnion("type", [
     /** The gateway's named reason (v2 errcode), when it gave one. */
     errcode: z.string().optional(),
   }),
+  /** A sign-up's first payment went through: the subscription is active at period 1. */
+  z.object({ type: z.literal("subscription.activated"), subscription_id: z.string() }),
   z.object({ type: z.literal("subscription.past_due"), subscription_id: z.string(), reason: z.string() }),
   z.object({ type: z.literal("subscription.canceled"), subscription_id: z.string(), reason: z.string() }),
   z.object({ type: z.literal("subscription.reactivated"), subscription_id: z.string() }),
@@ -40,6 +43,34 @@ export const billingEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("chargeback.updated"), ...chargebackFacts, previous_status: z.string() }),
 ]);
 export type BillingEvent = z.infer<typeof billingEventSchema>;
+
+type ChargeEvent<T extends BillingEvent["type"]> = Extract<BillingEvent, { readonly type: T }>;
+
+function chargeFactsOf(attempt: ChargeAttempt) {
+  const { subscription_id, period, order_id, amount, currency } = attempt;
+  return { subscription_id, period, attempt: attempt.attempt, order_id, amount, currency };
+}
+
+/** charge.succeeded of a succeeded attempt: written with the attempt's close. */
+export function chargeSucceededEvent(attempt: ChargeAttempt): ChargeEvent<"charge.succeeded"> {
+  return { type: "charge.succeeded", ...chargeFactsOf(attempt), transaction_id: attempt.transaction_id };
+}
+
+/** charge.failed of a declined attempt, or of one the gateway refused as invalid: written with its close. */
+export function chargeFailedEvent(attempt: ChargeAttempt): ChargeEvent<"charge.failed"> {
+  return {
+    type: "charge.failed",
+    ...chargeFactsOf(attempt),
+    reason: attempt.status === "failed" ? "gateway_rejected_request" : "declined",
+    rescode: attempt.rescode,
+    errcode: attempt.errcode,
+  };
+}
+
+/** The event a closed attempt announces with its close. */
+export function closedChargeEvent(attempt: ChargeAttempt): BillingEvent {
+  return attempt.status === "succeeded" ? chargeSucceededEvent(attempt) : chargeFailedEvent(attempt);
+}
 
 /** What the outbox adds to an event when it is written: the id consumers de-duplicate on, and when it happened. */
 const eventEnvelopeSchema = z.object({ event_id: z.string().min(1), occurred_at: z.iso.datetime() });

@@ -72,8 +72,11 @@ export interface BillingRepository {
   /** Subscriptions with next_charge_at ≤ until, page by page, from the due index (never a scan). `until` is now. */
   listDue(until: Date): AsyncIterable<readonly DueEntry[]>;
 
-  /** Writes a new attempt only if none exists for its key: the claim on the period. */
-  claimAttempt(attempt: ChargeAttempt): Promise<ClaimResult>;
+  /**
+   * Writes a new attempt only if none exists for its key: the claim on the period. A line written closed announces
+   * its `events` in the same write.
+   */
+  claimAttempt(attempt: ChargeAttempt, events?: readonly BillingEvent[]): Promise<ClaimResult>;
   getAttempt(key: AttemptKey): Promise<ChargeAttempt | undefined>;
   updateAttempt(key: AttemptKey, update: AttemptUpdate): Promise<boolean>;
   /** Open attempts (pending, retry, unknown) whose lease ended before `before`, page by page. */

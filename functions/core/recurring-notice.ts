@@ -1,5 +1,7 @@
-import type { ChargeAttempt } from "./model";
+import { closedChargeEvent } from "./events";
+import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "./model";
 import type { BillingRepository, ChargeGateway, Clock } from "./ports";
+import { applyInput } from "./subscription-machine";
 
 export interface RecurringNoticeDeps {
   readonly repository: BillingRepository;
@@ -33,7 +35,8 @@ export async function recordRecurringCharge(
   if (subscription?.billing_mode !== "recurring")
     return { kind: "ignored", reason: "no gateway-managed subscription" };
   const ledger = await deps.repository.listAttempts(subscription.subscription_id);
-  if (ledger.some((line) => line.order_id === notice.order_id)) return { kind: "duplicate" };
+  const recorded = ledger.find((line) => line.order_id === notice.order_id);
+  if (recorded !== undefined) return duplicateOf(subscription, recorded, deps);
 
   const { amount, currency } = subscription.plan;
   const found = await deps.gateway.findOrder({ order_id: notice.order_id, amount, currency });
@@ -54,43 +57,23 @@ export async function recordRecurringCharge(
     created_at: at,
     updated_at: at,
   };
-  const claim = await deps.repository.claimAttempt(attempt);
-  if (!claim.claimed) return { kind: "duplicate" };
-  const expect = { period: subscription.period, attempt: subscription.attempt };
-  const facts = {
-    subscription_id: subscription.subscription_id,
-    period: attempt.period,
-    attempt: attempt.attempt,
-    order_id: attempt.order_id,
-    amount,
-    currency,
-  };
-  await deps.repository.updateSubscription(
-    subscription.subscription_id,
-    sold
-      ? {
-          expect,
-          set: { period: subscription.period + 1, attempt: 0, status: "active", updated_at: at },
-          remove: ["status_reason"],
-          events: [{ type: "charge.succeeded", ...facts, transaction_id: attempt.transaction_id }],
-        }
-      : {
-          expect,
-          set: {
-            attempt: subscription.attempt + 1,
-            status: "past_due",
-            status_reason: "recurring_charge_failed",
-            updated_at: at,
-          },
-          events: [
-            { type: "charge.failed", ...facts, reason: "recurring_charge_failed", rescode: attempt.rescode },
-            {
-              type: "subscription.past_due",
-              subscription_id: subscription.subscription_id,
-              reason: "recurring_charge_failed",
-            },
-          ],
-        },
-  );
+  // The ledger line is written closed, announcing the charge; the money moved whatever the subscription's state.
+  const claim = await deps.repository.claimAttempt(attempt, [closedChargeEvent(attempt)]);
+  if (!claim.claimed) return duplicateOf(subscription, claim.existing, deps);
+  await applyInput(subscription, { kind: "gateway_charge", attempt }, deps);
   return { kind: "recorded", attempt };
+}
+
+/**
+ * A notice already in the ledger. If the subscription has not moved past that line (a crash between the ledger write
+ * and the subscription's), it moves on now; the state machine refuses anything else.
+ */
+async function duplicateOf(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  deps: RecurringNoticeDeps,
+): Promise<RecurringNoticeResult> {
+  if (!OPEN_ATTEMPT_STATUSES.includes(line.status))
+    await applyInput(subscription, { kind: "gateway_charge", attempt: line }, deps);
+  return { kind: "duplicate" };
 }

@@ -1,4 +1,5 @@
 import { billingPeriod } from "./billing-period";
+import { chargeSucceededEvent, closedChargeEvent } from "./events";
 import { gatewayDate } from "./gateway-time";
 import {
   type AttemptStatus,
@@ -14,6 +15,7 @@ import { orderIdFor } from "./order-id";
 import type { Declined, Invalid, Unavailable } from "./outcome";
 import { SUCCESS_RESCODE } from "./outcome";
 import type { BillingRepository, Clock, IdSource, RecurringRegistration } from "./ports";
+import { applyInput } from "./subscription-machine";
 
 // The steps every sign-up shares, whether period 0 is paid server to server (signup.ts) or in the payment window
 // (checkout.ts): open a pending subscription with its period-0 attempt claimed, then record what the first payment
@@ -155,39 +157,22 @@ export async function recordFirstPayment(
     });
   }
   // The close announces the charge (in its own write): the money moved even if the subscription was canceled meanwhile.
-  CLOSABLE_BY_PAYMENT.includes(attempt.status) &&
-    (await deps.repository.updateAttempt(attempt, {
+  if (CLOSABLE_BY_PAYMENT.includes(attempt.status)) {
+    await deps.repository.updateAttempt(attempt, {
       expect: { status: attempt.status, lease_until: attempt.lease_until },
       set: { status: "succeeded", transaction_id, rescode: SUCCESS_RESCODE, updated_at: at },
       remove: ["lease_until"],
-      events: [
-        {
-          type: "charge.succeeded",
-          subscription_id,
-          period: attempt.period,
-          attempt: attempt.attempt,
-          order_id: attempt.order_id,
-          amount: attempt.amount,
-          currency: attempt.currency,
-          transaction_id,
-        },
-      ],
-    }));
-  const set = {
-    status: "active" as const,
-    period: 1,
-    token_id,
-    card,
-    recurring_id,
-    next_charge_at:
-      subscription.billing_mode === "token" ? secondPeriodStart(subscription).toISOString() : undefined,
-    updated_at: at,
-  };
-  await deps.repository.updateSubscription(subscription_id, {
-    expect: { period: 0, status: "pending" },
-    set,
-  });
-  return { ...subscription, ...set };
+      events: [chargeSucceededEvent({ ...attempt, transaction_id })],
+    });
+  }
+  const activated = await applyInput(
+    subscription,
+    { kind: "first_payment", token_id, card, recurring_id },
+    deps,
+  );
+  if (activated.kind === "applied") return activated.subscription;
+  // Already moved on (a repeated callback, or canceled meanwhile): answered as it stands.
+  return (await deps.repository.getSubscription(subscription_id)) ?? subscription;
 }
 
 /** A first payment the gateway refused: nothing was charged, so the attempt closes and the sign-up ends. */
@@ -207,27 +192,24 @@ export async function recordRefusedSignup(
   const updated_at = deps.clock.now().toISOString();
   const unavailable = refusal.kind === "unavailable";
   if (OPEN_ATTEMPT_STATUSES.includes(attempt.status)) {
+    const closed: ChargeAttempt = {
+      ...attempt,
+      status: refusal.kind === "declined" ? "declined" : refusal.kind === "invalid" ? "failed" : "voided",
+      rescode: unavailable ? undefined : refusal.code,
+      resmsg: unavailable ? refusal.reason : refusal.message,
+      updated_at,
+    };
     await deps.repository.updateAttempt(attempt, {
       expect: { status: attempt.status, lease_until: attempt.lease_until },
-      set: {
-        status: refusal.kind === "declined" ? "declined" : refusal.kind === "invalid" ? "failed" : "voided",
-        rescode: unavailable ? undefined : refusal.code,
-        resmsg: unavailable ? refusal.reason : refusal.message,
-        updated_at,
-      },
+      set: { status: closed.status, rescode: closed.rescode, resmsg: closed.resmsg, updated_at },
       remove: ["lease_until"],
+      // Nothing was charged: a refusal announces charge.failed, an unavailable gateway nothing.
+      events: unavailable ? undefined : [closedChargeEvent(closed)],
     });
   }
-  if (keepForRetry) {
-    // Nothing was charged and the caller may repeat the request with its key: the sign-up stays open for it.
-    await deps.repository.updateSubscription(subscription.subscription_id, {
-      expect: { period: 0, status: "pending", attempt: attempt.attempt },
-      set: { attempt: attempt.attempt + 1, status_reason: reason, updated_at },
-    });
-    return;
-  }
-  await deps.repository.updateSubscription(subscription.subscription_id, {
-    expect: { period: 0, status: "pending" },
-    set: { status: "canceled", status_reason: reason, updated_at },
-  });
+  await applyInput(
+    subscription,
+    { kind: "first_payment_refused", attempt: attempt.attempt, reason, retry: keepForRetry },
+    deps,
+  );
 }

@@ -1,6 +1,7 @@
 import type { Subscription } from "./model";
 import type { Failure } from "./outcome";
 import type { BillingRepository, ChargeQueue, Clock, PaymentGateway } from "./ports";
+import { type Applied, applyInput } from "./subscription-machine";
 
 export interface ChangeDeps {
   readonly repository: BillingRepository;
@@ -38,14 +39,18 @@ export async function adjustAmount(
     const outcome = await deps.gateway.adjustRecurring(subscription.recurring_id, amount);
     if (outcome.kind !== "success") return { kind: "refused", failure: outcome };
   }
-  const plan = { ...subscription.plan, amount };
-  const updated_at = deps.clock.now().toISOString();
-  const changed = await deps.repository.updateSubscription(subscriptionId, {
-    expect: { status: subscription.status },
-    set: { plan, updated_at },
-  });
-  if (!changed) return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
-  return { kind: "changed", subscription: { ...subscription, plan, updated_at } };
+  return resultOf(await applyInput(subscription, { kind: "adjust_amount", amount }, deps));
+}
+
+function resultOf(applied: Applied): ChangeResult {
+  switch (applied.kind) {
+    case "applied":
+      return { kind: "changed", subscription: applied.subscription };
+    case "stale":
+      return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
+    case "refused":
+      return { kind: "conflict", reason: applied.reason };
+  }
 }
 
 /** The charge worker deletes a canceled subscription's token at the gateway, retrying through the queue. */
@@ -70,20 +75,9 @@ export async function cancelSubscription(subscriptionId: string, deps: ChangeDep
     const outcome = await deps.gateway.deleteRecurring(subscription.recurring_id);
     if (outcome.kind !== "success") return { kind: "refused", failure: outcome };
   }
-  const updated_at = deps.clock.now().toISOString();
-  const changed = await deps.repository.updateSubscription(subscriptionId, {
-    expect: { status: subscription.status, period: subscription.period },
-    set: { status: "canceled", status_reason: "canceled_by_merchant", updated_at },
-    remove: ["next_charge_at"],
-    events: [
-      { type: "subscription.canceled", subscription_id: subscriptionId, reason: "canceled_by_merchant" },
-    ],
-  });
-  if (!changed) return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
-  await retireTokenLater(subscription, deps);
-  const { next_charge_at: _dropped, ...rest } = subscription;
-  return {
-    kind: "changed",
-    subscription: { ...rest, status: "canceled", status_reason: "canceled_by_merchant", updated_at },
-  };
+  const result = resultOf(
+    await applyInput(subscription, { kind: "cancel", reason: "canceled_by_merchant" }, deps),
+  );
+  if (result.kind === "changed") await retireTokenLater(subscription, deps);
+  return result;
 }

@@ -26,6 +26,7 @@ const STATUS_EVENTS: Readonly<Record<string, SubscriptionStatus>> = {
   "subscription.past_due": "past_due",
   "subscription.canceled": "canceled",
   "subscription.reactivated": "active",
+  "subscription.activated": "active",
 };
 
 export function accountForEvents(input: {

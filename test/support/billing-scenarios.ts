@@ -101,9 +101,23 @@ export function gatewayKnowsOrder(stack: BillingStack, orderId: string): boolean
   return stack.sandbox.state.payments.findOrder(TEST_MERCHANT.mid, orderId) !== undefined;
 }
 
-/** The events delivered about one subscription, in order (pending ones delivered first). */
+/** The events delivered about one subscription, by when they occurred (pending ones delivered first). */
 export async function eventsOf(stack: BillingStack, id: string): Promise<OutboxEvent[]> {
-  return (await stack.events()).filter((event) => event.subscription_id === id);
+  return (await stack.events())
+    .filter((event) => event.subscription_id === id)
+    .sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at));
+}
+
+/**
+ * The types of a subscription's events, its charges' and its own apart: each item's events arrive in order, but a
+ * charge's ledger line and its subscription are two items (README, Events).
+ */
+export async function eventTypesOf(stack: BillingStack, id: string) {
+  const types = (await eventsOf(stack, id)).map((event) => event.type);
+  return {
+    charges: types.filter((type) => !type.startsWith("subscription.")),
+    subscription: types.filter((type) => type.startsWith("subscription.")),
+  };
 }
 
 const tokenReply = z.object({ rescode: z.literal("0000"), token_id: z.string() });

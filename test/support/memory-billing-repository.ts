@@ -123,10 +123,11 @@ export class MemoryBillingRepository implements BillingRepository {
     yield* pagesOf(due, this.pageSize);
   }
 
-  async claimAttempt(attempt: ChargeAttempt): Promise<ClaimResult> {
+  async claimAttempt(attempt: ChargeAttempt, events?: readonly BillingEvent[]): Promise<ClaimResult> {
     const existing = this.attempts.get(attemptId(attempt));
     if (existing) return { claimed: false, existing: copyOf(chargeAttemptSchema, existing) };
     this.attempts.set(attemptId(attempt), stored(attempt));
+    this.announce(`attempt:${attemptId(attempt)}`, events, attempt.updated_at);
     return { claimed: true };
   }
 

@@ -6,6 +6,7 @@ import { refundCharge } from "../../../functions/core/refunds";
 import { type SignupRequest, signUpWithCard } from "../../../functions/core/signup";
 import { adjustAmount, cancelSubscription } from "../../../functions/core/subscription-changes";
 import { BillingStack } from "../../../local/billing-stack";
+import { SimulatedCrash } from "../../../local/crash-injection";
 import { eventsOf } from "../../support/billing-scenarios";
 
 /*
@@ -193,5 +194,59 @@ describe("plan changes", () => {
     expect(stack.sandbox.state.recurring.find(mid, subscription.recurring_id ?? "")?.status).not.toBe(
       "active",
     );
+  });
+
+  it("a gateway charge whose subscription write was lost to a crash moves the subscription on when the notice comes again", async () => {
+    const subscription = await signUp({ billing: "recurring" });
+    const { subscription_id } = subscription;
+    await stack.clock.set(new Date("2027-09-01T00:00:00.000Z"));
+    await stack.sandbox.deliveries.settled();
+    const notice = {
+      subscription_id,
+      order_id: notices.find((sent) => sent.subscription_id === subscription_id)?.body.order_id ?? "",
+    };
+    const crashing = {
+      ...stack.services,
+      repository: {
+        ...stack.services.repository,
+        updateSubscription: async () => {
+          throw new SimulatedCrash("died after the ledger line");
+        },
+      },
+    };
+    await expect(recordRecurringCharge(notice, crashing)).rejects.toThrow(SimulatedCrash);
+    expect(await stack.services.repository.getSubscription(subscription_id)).toMatchObject({ period: 1 });
+
+    expect(await recordRecurringCharge(notice, stack.services)).toEqual({ kind: "duplicate" });
+    expect(await stack.services.repository.getSubscription(subscription_id)).toMatchObject({
+      period: 2,
+      status: "active",
+    });
+    const charges = (await eventsOf(stack, subscription_id)).filter(
+      (event) => event.type === "charge.succeeded",
+    );
+    expect(charges.map((event) => event.order_id)).toEqual([expect.any(String), notice.order_id]);
+  });
+
+  it("a gateway charge of a canceled subscription is recorded and announced, and the subscription stays canceled", async () => {
+    const subscription = await signUp({ billing: "recurring" });
+    const { subscription_id } = subscription;
+    await stack.clock.set(new Date("2027-11-01T00:00:00.000Z"));
+    await stack.sandbox.deliveries.settled();
+    const order_id = notices.find((sent) => sent.subscription_id === subscription_id)?.body.order_id ?? "";
+    // Canceled here after the gateway charged, before its notice was taken.
+    await stack.services.repository.updateSubscription(subscription_id, {
+      expect: {},
+      set: { status: "canceled", status_reason: "canceled_by_merchant" },
+    });
+    expect(await recordRecurringCharge({ subscription_id, order_id }, stack.services)).toMatchObject({
+      kind: "recorded",
+      attempt: { status: "succeeded", order_id },
+    });
+    expect(await stack.services.repository.getSubscription(subscription_id)).toMatchObject({
+      status: "canceled",
+      period: 1,
+    });
+    expect((await eventsOf(stack, subscription_id)).map((event) => event.type)).toContain("charge.succeeded");
   });
 });

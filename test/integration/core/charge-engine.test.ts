@@ -307,7 +307,11 @@ describe("declines and dunning", () => {
     expect((await pendingEvents(repository)).filter((e) => e.type === "subscription.past_due")).toHaveLength(
       1,
     );
-    expect((await pendingEvents(repository)).at(-1)).toMatchObject({
+    // The charge's events are its ledger line's, the status events the subscription's (each item's in order).
+    const subscriptionEvents = (await pendingEvents(repository)).filter((e) =>
+      e.type.startsWith("subscription."),
+    );
+    expect(subscriptionEvents.at(-1)).toMatchObject({
       type: "subscription.canceled",
       reason: "dunning_exhausted",
     });
@@ -325,10 +329,10 @@ describe("declines and dunning", () => {
       period: 2,
       next_charge_at: "2027-03-31T10:00:00.000Z",
     });
-    expect((await pendingEvents(repository)).map((e) => e.type)).toEqual([
-      "charge.failed",
+    const types = (await pendingEvents(repository)).map((e) => e.type);
+    expect(types.filter((type) => type.startsWith("charge."))).toEqual(["charge.failed", "charge.succeeded"]);
+    expect(types.filter((type) => type.startsWith("subscription."))).toEqual([
       "subscription.past_due",
-      "charge.succeeded",
       "subscription.reactivated",
     ]);
   });

@@ -163,9 +163,17 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
       { order_id: checkout.order_id, status: "succeeded", transaction_id: params.get("transaction_id") },
     ]);
     expect(attempts[0]?.lease_until).toBeUndefined();
-    expect(await stack.events()).toEqual([
-      expect.objectContaining({ type: "charge.succeeded", order_id: checkout.order_id, amount: "29.00" }),
-    ]);
+    const events = await stack.events();
+    expect(events).toHaveLength(2);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "charge.succeeded", order_id: checkout.order_id, amount: "29.00" }),
+        expect.objectContaining({
+          type: "subscription.activated",
+          subscription_id: checkout.subscription_id,
+        }),
+      ]),
+    );
   });
 
   it("completes on the real gateway's callback form: no status, ver=230, upper-case fgkey, blanks, trailing &", async () => {
@@ -298,7 +306,15 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     expect(after.subscription?.token_id).toBeUndefined();
     expect(await completeCheckout(query, deps)).toEqual(completion);
     expect(await stored(checkout.subscription_id)).toEqual(after);
-    expect(await stack.events()).toEqual([]);
+    // Announced once: the refused charge with its ledger line, the cancel with the subscription.
+    const events = await stack.events();
+    expect(events.map((event) => event.type).sort()).toEqual(["charge.failed", "subscription.canceled"]);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "charge.failed", order_id: checkout.order_id, rescode: "DC51" }),
+        expect.objectContaining({ type: "subscription.canceled", reason: "checkout_declined" }),
+      ]),
+    );
   });
 
   it("recurring billing registers the gateway plan: recurring_id kept, no next_charge_at", async () => {

@@ -60,10 +60,14 @@ describe("outbox delivery", () => {
     expect(delivered).toHaveLength(2);
     expect(delivered[0]).toEqual(delivered[1]);
     expect(await pendingRefs()).toEqual([]);
-    // Both deliveries logged it: the log holds it once, with the sign-up's charge.
+    // Both deliveries logged it: the log holds it once, with the sign-up's events.
     const log = [];
     for await (const page of repository.readEventLog({ subscription_id })) log.push(...page);
-    expect(log.map((event) => event.type).sort()).toEqual(["charge.succeeded", "subscription.canceled"]);
+    expect(log.map((event) => event.type).sort()).toEqual([
+      "charge.succeeded",
+      "subscription.activated",
+      "subscription.canceled",
+    ]);
     expect(log.find((event) => event.type === "subscription.canceled")).toEqual(delivered[0]);
   });
 

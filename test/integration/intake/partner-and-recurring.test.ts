@@ -154,12 +154,15 @@ describe("partner PAYMENT_COMPLETED hints", () => {
     expect(after.attempts).toMatchObject([
       { status: "succeeded", transaction_id: message.kind === "partner" ? message.transaction_id : "" },
     ]);
-    expect((await stack.events()).map((published) => published.type)).toEqual(["charge.succeeded"]);
+    expect((await stack.events()).map((published) => published.type).sort()).toEqual([
+      "charge.succeeded",
+      "subscription.activated",
+    ]);
 
     // The same hint again: nothing changes, nothing is announced twice.
     expect(await processLater(message)).toMatchObject({ outcome: "payment_hint_ignored" });
     expect(await state(started.subscription_id)).toEqual(after);
-    expect(await stack.events()).toHaveLength(1);
+    expect(await stack.events()).toHaveLength(2);
   });
 
   it("a hint for an unknown order or transaction changes nothing", async () => {

@@ -111,7 +111,10 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
       card: { first4: "4111", last4: "1111" },
     });
     expect(attempts).toMatchObject([{ status: "succeeded", transaction_id: params.get("transaction_id") }]);
-    expect((await stack.deliveredEntries()).map((entry) => entry.DetailType)).toEqual(["charge.succeeded"]);
+    expect((await stack.deliveredEntries()).map((entry) => entry.DetailType).sort()).toEqual([
+      "charge.succeeded",
+      "subscription.activated",
+    ]);
     expect(output.metrics()).toMatchObject({
       "Billing/CheckoutsCompleted": 1,
       "Billing/StatusCallbacksRejected": 0,
@@ -122,7 +125,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     expect(again.statusCode).toBe(200);
     expect(await drainIntake(container)).toEqual([{ batchItemFailures: [] }]);
     expect(await stored(checkout)).toEqual({ subscription, attempts });
-    expect(await stack.deliveredEntries()).toHaveLength(1);
+    expect(await stack.deliveredEntries()).toHaveLength(2);
   });
 
   it("a query with any parameter altered is rejected by verify and changes nothing", async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { ChargePolicy } from "../../../functions/core/charge-policy";
 import { DEFAULT_CHARGE_POLICY, retryDelaySeconds } from "../../../functions/core/charge-policy";
-import { afterDecline, afterSuccess } from "../../../functions/core/dunning";
 import type { ChargeAttempt, Subscription } from "../../../functions/core/model";
+import type { SubscriptionUpdate } from "../../../functions/core/ports";
+import { nextStep, type SubscriptionInput } from "../../../functions/core/subscription-machine";
 
 const now = new Date("2027-03-10T08:00:00.000Z");
 
@@ -35,9 +37,26 @@ const attempt = (overrides: Partial<ChargeAttempt> = {}): ChargeAttempt => ({
   ...overrides,
 });
 
-describe("afterDecline", () => {
+/** The transition `input` makes (a refusal fails the test). */
+function transitionOf(current: Subscription, input: SubscriptionInput): Required<SubscriptionUpdate> {
+  const step = nextStep(current, input, now);
+  if (step.kind === "refused") throw new Error(`refused: ${step.reason}`);
+  return { remove: [], events: [], ...step.update };
+}
+
+/** A renewal's attempt closed with `closed` (declined by default): the transition it makes. */
+const afterClose = (
+  current: Subscription,
+  closed: ChargeAttempt,
+  policy: ChargePolicy = DEFAULT_CHARGE_POLICY,
+) => {
+  const { events, ...update } = transitionOf(current, { kind: "charge_closed", attempt: closed, policy });
+  return { update, events };
+};
+
+describe("a renewal refused (dunning)", () => {
   it("moves to past_due after the first decline and retries after the first delay of the schedule", () => {
-    const { update, events } = afterDecline(subscription(), attempt(), now, DEFAULT_CHARGE_POLICY);
+    const { update, events } = afterClose(subscription(), attempt());
     expect(update.expect).toEqual({ period: 2, attempt: 0, status: "active" });
     expect(update.set).toMatchObject({
       status: "past_due",
@@ -45,28 +64,23 @@ describe("afterDecline", () => {
       next_charge_at: "2027-03-11T08:00:00.000Z",
       dunning: { step: 1, rescode: "1001" },
     });
-    expect(events.map((e) => e.type)).toEqual(["charge.failed", "subscription.past_due"]);
+    expect(events.map((e) => e.type)).toEqual(["subscription.past_due"]);
   });
 
   it("walks the schedule 1, 3, 5, 7 days and cancels after the last", () => {
     let current = subscription();
     const waits: number[] = [];
     for (let decline = 0; decline < 4; decline += 1) {
-      const { update } = afterDecline(
-        current,
-        attempt({ attempt: current.attempt }),
-        now,
-        DEFAULT_CHARGE_POLICY,
-      );
+      const { update } = afterClose(current, attempt({ attempt: current.attempt }));
       const next = update.set.next_charge_at;
       waits.push(next ? (Date.parse(next) - now.getTime()) / 86_400_000 : -1);
       current = { ...current, ...update.set };
     }
     expect(waits).toEqual([1, 3, 5, 7]);
-    const last = afterDecline(current, attempt({ attempt: current.attempt }), now, DEFAULT_CHARGE_POLICY);
+    const last = afterClose(current, attempt({ attempt: current.attempt }));
     expect(last.update.set.status).toBe("canceled");
     expect(last.update.remove).toContain("next_charge_at");
-    expect(last.events.map((e) => e.type)).toEqual(["charge.failed", "subscription.canceled"]);
+    expect(last.events.map((e) => e.type)).toEqual(["subscription.canceled"]);
   });
 
   it("does not announce past_due twice", () => {
@@ -74,8 +88,8 @@ describe("afterDecline", () => {
       status: "past_due",
       dunning: { step: 1, reason: "declined", since: now.toISOString() },
     });
-    const { events } = afterDecline(pastDue, attempt(), now, DEFAULT_CHARGE_POLICY);
-    expect(events.map((e) => e.type)).toEqual(["charge.failed"]);
+    const { events } = afterClose(pastDue, attempt());
+    expect(events).toEqual([]);
   });
 
   it.each([
@@ -84,15 +98,10 @@ describe("afterDecline", () => {
   ])(
     "a dead token (%s) goes straight to past_due with reason %s and no further attempts",
     (rescode, reason) => {
-      const { update, events } = afterDecline(
-        subscription(),
-        attempt({ rescode }),
-        now,
-        DEFAULT_CHARGE_POLICY,
-      );
+      const { update, events } = afterClose(subscription(), attempt({ rescode }));
       expect(update.set).toMatchObject({ status: "past_due", status_reason: reason });
       expect(update.remove).toContain("next_charge_at");
-      expect(events[1]).toEqual({ type: "subscription.past_due", subscription_id: "sub_test", reason });
+      expect(events).toEqual([{ type: "subscription.past_due", subscription_id: "sub_test", reason }]);
     },
   );
 
@@ -102,12 +111,11 @@ describe("afterDecline", () => {
     ["v2 errcode INVAILD_CARD_DATA (the gateway's spelling)", { errcode: "INVAILD_CARD_DATA" }],
     ["older rescode S023 (expired card)", { rescode: "S023" }],
   ])("a dead card (%s) stops retries at once: past_due, card_required", (_name, refusal) => {
-    const { update, events } = afterDecline(subscription(), attempt(refusal), now, DEFAULT_CHARGE_POLICY);
+    const { update, events } = afterClose(subscription(), attempt(refusal));
     expect(update.set).toMatchObject({ status: "past_due", status_reason: "card_required", attempt: 1 });
     expect(update.set.next_charge_at).toBeUndefined();
     expect(update.remove).toContain("next_charge_at");
     expect(events).toEqual([
-      expect.objectContaining({ type: "charge.failed", reason: "declined", ...refusal }),
       { type: "subscription.past_due", subscription_id: "sub_test", reason: "card_required" },
     ]);
   });
@@ -115,7 +123,7 @@ describe("afterDecline", () => {
   it.each(["INSUFFICIENT_FUNDS", "GENERIC_DECLINE", "CONTACT_CARD_ISSUER"])(
     "a soft decline (errcode %s) follows the dunning schedule",
     (errcode) => {
-      const { update } = afterDecline(subscription(), attempt({ errcode }), now, DEFAULT_CHARGE_POLICY);
+      const { update } = afterClose(subscription(), attempt({ errcode }));
       expect(update.set).toMatchObject({
         status: "past_due",
         status_reason: "payment_declined",
@@ -131,45 +139,46 @@ describe("afterDecline", () => {
       deadCardRescodes: [],
     };
     expect(
-      afterDecline(subscription(), attempt({ errcode: "INSUFFICIENT_FUNDS" }), now, policy).update.set,
+      afterClose(subscription(), attempt({ errcode: "INSUFFICIENT_FUNDS" }), policy).update.set,
     ).toMatchObject({ status_reason: "card_required" });
-    expect(afterDecline(subscription(), attempt({ rescode: "S023" }), now, policy).update.set).toMatchObject({
+    expect(afterClose(subscription(), attempt({ rescode: "S023" }), policy).update.set).toMatchObject({
       status_reason: "payment_declined",
     });
   });
 
   it("uses the merchant's own schedule", () => {
     const policy = { ...DEFAULT_CHARGE_POLICY, dunningScheduleDays: [2] };
-    const first = afterDecline(subscription(), attempt(), now, policy);
+    const first = afterClose(subscription(), attempt(), policy);
     expect(first.update.set.next_charge_at).toBe("2027-03-12T08:00:00.000Z");
-    const second = afterDecline(
+    const second = afterClose(
       subscription({ dunning: { step: 1, reason: "declined", since: now.toISOString() } }),
       attempt(),
-      now,
       policy,
     );
     expect(second.update.set.status).toBe("canceled");
   });
 });
 
-describe("afterSuccess", () => {
+describe("a renewal paid", () => {
   it("advances to the next period, clears dunning and reactivates a past_due subscription", () => {
-    const next = new Date("2027-04-10T08:00:00.000Z");
-    const { update, events } = afterSuccess(
+    const { update, events } = afterClose(
       subscription({ status: "past_due", attempt: 2 }),
       attempt({ attempt: 2, status: "succeeded", transaction_id: "T1" }),
-      next,
-      now,
     );
     expect(update.expect).toEqual({ period: 2, attempt: 2, status: "past_due" });
     expect(update.set).toMatchObject({
       status: "active",
       period: 3,
       attempt: 0,
-      next_charge_at: next.toISOString(),
+      // Period 3 starts three months after the anchor.
+      next_charge_at: "2027-04-10T08:00:00.000Z",
     });
     expect(update.remove).toEqual(["dunning", "status_reason"]);
-    expect(events.map((e) => e.type)).toEqual(["charge.succeeded", "subscription.reactivated"]);
+    expect(events).toEqual([{ type: "subscription.reactivated", subscription_id: "sub_test" }]);
+  });
+
+  it("announces nothing when an active subscription stays active: the charge's close announced the charge", () => {
+    expect(afterClose(subscription(), attempt({ status: "succeeded" })).events).toEqual([]);
   });
 });
 

@@ -1,0 +1,303 @@
+import { billingPeriod } from "./billing-period";
+import type { ChargePolicy } from "./charge-policy";
+import type { BillingEvent } from "./events";
+import {
+  type ChargeAttempt,
+  type MaskedCard,
+  type Subscription,
+  type SubscriptionStatus,
+  subscriptionSchema,
+} from "./model";
+import type { BillingRepository, Clock, RemovableSubscriptionField, SubscriptionUpdate } from "./ports";
+
+// The subscription's one state machine (README, Subscription states). Every change to a subscription is a pure step
+// from (subscription, input, now) to a transition — the conditional update and the events it announces — or a
+// refusal; `applyInput` is the one place that writes a transition, in one conditional write with its events. A
+// charge's own event (charge.succeeded / charge.failed) belongs to its ledger line and is written with its close.
+//
+//   pending  ──first payment──▶ active ◀──renewal paid / gateway charge── past_due
+//   pending  ──period 0 settled by retrieve, no token──▶ past_due (card_required)
+//   pending  ──first payment refused, cancel──▶ canceled
+//   active   ──renewal refused, gateway charge refused──▶ past_due ──last dunning retry refused──▶ canceled
+//   active, past_due ──cancel──▶ canceled        canceled: final, every input refused
+
+export type SubscriptionInput =
+  /** Period 0 is paid: the sign-up is active at period 1, with what the gateway issued for it. */
+  | {
+      readonly kind: "first_payment";
+      readonly token_id?: string;
+      readonly recurring_id?: string;
+      readonly card?: MaskedCard;
+    }
+  /**
+   * Period 0 was refused: the sign-up ends, or (`retry`: nothing charged, the caller may repeat its request) stays
+   * pending with the next attempt number.
+   */
+  | {
+      readonly kind: "first_payment_refused";
+      readonly attempt: number;
+      readonly reason: string;
+      readonly retry: boolean;
+    }
+  /**
+   * The current attempt of our charge run closed: succeeded, declined or failed (our request was invalid). Also a
+   * sign-up's period 0 whose outcome retrieve settled (the attempt sweep): it never learned a token.
+   */
+  | { readonly kind: "charge_closed"; readonly attempt: ChargeAttempt; readonly policy: ChargePolicy }
+  /** The current attempt was voided (no transaction exists): the next attempt number is charged. */
+  | { readonly kind: "charge_voided"; readonly attempt: ChargeAttempt }
+  /** The gateway charged (or failed to charge) its registered plan for the current period: a recurring notice. */
+  | { readonly kind: "gateway_charge"; readonly attempt: ChargeAttempt }
+  | { readonly kind: "cancel"; readonly reason: string }
+  | { readonly kind: "adjust_amount"; readonly amount: string };
+
+export type Step =
+  | { readonly kind: "transition"; readonly update: SubscriptionUpdate }
+  | { readonly kind: "refused"; readonly reason: string };
+
+const DAY_MS = 86_400_000;
+
+const refused = (reason: string): Step => ({ kind: "refused", reason });
+
+/** The one event a status change announces (none when the status stays). */
+function statusEvents(
+  subscription: Subscription,
+  status: SubscriptionStatus,
+  reason: string | undefined,
+): BillingEvent[] {
+  const { subscription_id } = subscription;
+  if (status === subscription.status) return [];
+  switch (status) {
+    case "active":
+      return subscription.status === "pending"
+        ? [{ type: "subscription.activated", subscription_id }]
+        : [{ type: "subscription.reactivated", subscription_id }];
+    case "past_due":
+      return [{ type: "subscription.past_due", subscription_id, reason: reason ?? "payment_declined" }];
+    case "canceled":
+      return [{ type: "subscription.canceled", subscription_id, reason: reason ?? "canceled" }];
+    case "pending":
+      return [];
+  }
+}
+
+/** A transition to `set` (its status and status_reason, if any, decide the event), guarded by `expect`. */
+function transition(
+  subscription: Subscription,
+  now: Date,
+  change: Pick<SubscriptionUpdate, "expect" | "set"> & {
+    readonly remove?: readonly RemovableSubscriptionField[];
+  },
+): Step {
+  const status = change.set.status ?? subscription.status;
+  return {
+    kind: "transition",
+    update: {
+      expect: { status: subscription.status, ...change.expect },
+      set: { ...change.set, updated_at: now.toISOString() },
+      remove: change.remove,
+      events: statusEvents(subscription, status, change.set.status_reason),
+    },
+  };
+}
+
+const isCurrent = (subscription: Subscription, attempt: ChargeAttempt) =>
+  attempt.period === subscription.period && attempt.attempt === subscription.attempt;
+
+/** The next step of `subscription` on `input` at `now`: the transition to write, or why there is none. */
+export function nextStep(subscription: Subscription, input: SubscriptionInput, now: Date): Step {
+  if (subscription.status === "canceled") return refused("subscription is canceled");
+  switch (input.kind) {
+    case "first_payment":
+      return subscription.status === "pending"
+        ? firstPayment(subscription, input, now)
+        : refused("not pending");
+    case "first_payment_refused":
+      if (subscription.status !== "pending") return refused("not pending");
+      return input.retry
+        ? transition(subscription, now, {
+            expect: { period: 0, attempt: input.attempt },
+            set: { attempt: input.attempt + 1, status_reason: input.reason },
+          })
+        : transition(subscription, now, {
+            expect: { period: 0 },
+            set: { status: "canceled", status_reason: input.reason },
+          });
+    case "charge_closed":
+    case "charge_voided":
+    case "gateway_charge": {
+      // A pending sign-up's current attempt is its period 0's; the gateway's plan starts only after it.
+      if (subscription.status === "pending" && input.kind === "gateway_charge")
+        return refused("not active yet");
+      if (!isCurrent(subscription, input.attempt))
+        return refused(`attempt ${input.attempt.order_id} is not the current one`);
+      if (input.kind === "charge_voided")
+        return transition(subscription, now, {
+          expect: { period: subscription.period, attempt: subscription.attempt },
+          set: { attempt: subscription.attempt + 1 },
+        });
+      if (input.kind === "gateway_charge")
+        return subscription.billing_mode === "recurring"
+          ? gatewayCharge(subscription, input.attempt, now)
+          : refused("not billed by the gateway");
+      return input.attempt.status === "succeeded"
+        ? renewalPaid(subscription, input.attempt, now)
+        : renewalRefused(subscription, input.attempt, now, input.policy);
+    }
+    case "cancel":
+      return transition(subscription, now, {
+        expect: { period: subscription.period },
+        set: { status: "canceled", status_reason: input.reason },
+        remove: ["next_charge_at"],
+      });
+    case "adjust_amount":
+      return transition(subscription, now, {
+        expect: {},
+        set: { plan: { ...subscription.plan, amount: input.amount } },
+      });
+  }
+}
+
+const periodStart = (subscription: Subscription, period: number) =>
+  billingPeriod(new Date(subscription.anchor_at), subscription.plan.interval_months, period).start;
+
+/** Active at period 1; our charge run bills period 1 under token billing, the gateway does under recurring billing. */
+function firstPayment(
+  subscription: Subscription,
+  paid: Extract<SubscriptionInput, { kind: "first_payment" }>,
+  now: Date,
+): Step {
+  return transition(subscription, now, {
+    expect: { period: 0 },
+    set: {
+      status: "active",
+      period: 1,
+      token_id: paid.token_id,
+      card: paid.card,
+      recurring_id: paid.recurring_id,
+      next_charge_at:
+        subscription.billing_mode === "token" ? periodStart(subscription, 1).toISOString() : undefined,
+    },
+  });
+}
+
+/**
+ * The next period, back to active. The charge run bills the next period only under token billing, and only with a
+ * token: a sign-up whose outcome was settled by retrieve never learned its token, so it waits for a card instead.
+ */
+function renewalPaid(subscription: Subscription, attempt: ChargeAttempt, now: Date): Step {
+  const expect = { period: attempt.period, attempt: attempt.attempt };
+  const advance = { period: attempt.period + 1, attempt: 0 };
+  if (subscription.billing_mode === "token" && subscription.token_id === undefined) {
+    return transition(subscription, now, {
+      expect,
+      set: { ...advance, status: "past_due", status_reason: "card_required" },
+      remove: ["next_charge_at", "dunning"],
+    });
+  }
+  const billedHere = subscription.billing_mode === "token";
+  return transition(subscription, now, {
+    expect,
+    set: {
+      ...advance,
+      status: "active",
+      ...(billedHere ? { next_charge_at: periodStart(subscription, attempt.period + 1).toISOString() } : {}),
+    },
+    remove: billedHere ? ["dunning", "status_reason"] : ["dunning", "status_reason", "next_charge_at"],
+  });
+}
+
+/** Why no retry of this refusal can succeed — the token or the card behind it is dead — or undefined. */
+function deadEnd(policy: ChargePolicy, { rescode, errcode }: ChargeAttempt): string | undefined {
+  if (rescode !== undefined && policy.tokenExpiredCodes.includes(rescode)) return "token_expired";
+  if (rescode !== undefined && policy.tokenRevokedCodes.includes(rescode)) return "token_revoked";
+  const deadCard =
+    (errcode !== undefined && policy.deadCardErrcodes.includes(errcode)) ||
+    (rescode !== undefined && policy.deadCardRescodes.includes(rescode));
+  return deadCard ? "card_required" : undefined;
+}
+
+/**
+ * Dunning: the next step of the schedule, past_due from the first refusal, canceled after the last; a dead token or
+ * a dead card goes straight to past_due and waits for a new card.
+ */
+function renewalRefused(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  now: Date,
+  policy: ChargePolicy,
+): Step {
+  const expect = { period: attempt.period, attempt: attempt.attempt };
+  const next = attempt.attempt + 1;
+  const dead = deadEnd(policy, attempt);
+  if (dead)
+    return transition(subscription, now, {
+      expect,
+      set: { status: "past_due", status_reason: dead, attempt: next },
+      remove: ["next_charge_at"],
+    });
+  const step = (subscription.dunning?.step ?? 0) + 1;
+  const waitDays = policy.dunningScheduleDays[step - 1];
+  if (waitDays === undefined)
+    return transition(subscription, now, {
+      expect,
+      set: { status: "canceled", status_reason: "dunning_exhausted", attempt: next },
+      remove: ["next_charge_at"],
+    });
+  return transition(subscription, now, {
+    expect,
+    set: {
+      status: "past_due",
+      status_reason: "payment_declined",
+      attempt: next,
+      next_charge_at: new Date(now.getTime() + waitDays * DAY_MS).toISOString(),
+      dunning: {
+        step,
+        reason: attempt.status === "failed" ? "gateway_rejected_request" : "declined",
+        rescode: attempt.rescode,
+        since: subscription.dunning?.since ?? now.toISOString(),
+      },
+    },
+  });
+}
+
+/** The gateway's own plan: a sale moves to the next period (active again), a refusal leaves it past_due. */
+function gatewayCharge(subscription: Subscription, attempt: ChargeAttempt, now: Date): Step {
+  const expect = { period: attempt.period, attempt: attempt.attempt };
+  return attempt.status === "succeeded"
+    ? transition(subscription, now, {
+        expect,
+        set: { period: attempt.period + 1, attempt: 0, status: "active" },
+        remove: ["status_reason"],
+      })
+    : transition(subscription, now, {
+        expect,
+        set: { attempt: attempt.attempt + 1, status: "past_due", status_reason: "recurring_charge_failed" },
+      });
+}
+
+/** The subscription as a transition's update leaves it (what the conditional write stores). */
+export function stateAfter(subscription: Subscription, update: SubscriptionUpdate): Subscription {
+  const next: Record<string, unknown> = { ...subscription, ...update.set };
+  for (const field of update.remove ?? []) delete next[field];
+  return subscriptionSchema.parse(next);
+}
+
+export type Applied =
+  | { readonly kind: "applied"; readonly subscription: Subscription; readonly update: SubscriptionUpdate }
+  /** The subscription changed since it was read: the conditional write did not apply. */
+  | { readonly kind: "stale" }
+  | { readonly kind: "refused"; readonly reason: string };
+
+/** Takes the next step of `subscription` (as read) on `input` and writes it, with its events, conditionally. */
+export async function applyInput(
+  subscription: Subscription,
+  input: SubscriptionInput,
+  deps: { readonly repository: Pick<BillingRepository, "updateSubscription">; readonly clock: Clock },
+): Promise<Applied> {
+  const step = nextStep(subscription, input, deps.clock.now());
+  if (step.kind === "refused") return step;
+  const written = await deps.repository.updateSubscription(subscription.subscription_id, step.update);
+  if (!written) return { kind: "stale" };
+  return { kind: "applied", subscription: stateAfter(subscription, step.update), update: step.update };
+}

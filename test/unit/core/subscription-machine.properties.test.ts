@@ -1,0 +1,180 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
+import type { BillingEvent } from "../../../functions/core/events";
+import type {
+  AttemptStatus,
+  ChargeAttempt,
+  Subscription,
+  SubscriptionStatus,
+} from "../../../functions/core/model";
+import { orderIdFor } from "../../../functions/core/order-id";
+import type { SubscriptionExpectation, SubscriptionUpdate } from "../../../functions/core/ports";
+import { nextStep, type SubscriptionInput, stateAfter } from "../../../functions/core/subscription-machine";
+
+// The state machine under random sequences of inputs (fast-check). Each input is taken against the subscription as
+// read some transitions ago — a worker that read before others wrote — and its transition is written only if its
+// expectations still hold, as the repository's conditional write does. Whatever the order, the invariants hold.
+
+const START = Date.parse("2027-01-31T08:00:00.000Z");
+const HOUR_MS = 3_600_000;
+
+/** An input, its attempt placed relative to the subscription it is taken against. */
+const inputTemplate = fc.oneof(
+  fc.record({
+    kind: fc.constantFrom("charge_closed" as const, "gateway_charge" as const),
+    status: fc.constantFrom<AttemptStatus>("succeeded", "succeeded", "declined", "failed"),
+    periodOffset: fc.constantFrom(0, 0, 0, -1, 1),
+    attemptOffset: fc.constantFrom(0, 0, 0, -1, 1),
+    rescode: fc.constantFrom(undefined, "1001", "TK01", "TK02", "S023"),
+    errcode: fc.constantFrom(undefined, "EXPIRED_CARD", "INSUFFICIENT_FUNDS"),
+  }),
+  fc.record({
+    kind: fc.constant("charge_voided" as const),
+    periodOffset: fc.constantFrom(0, 0, -1),
+    attemptOffset: fc.constantFrom(0, 0, 1),
+  }),
+  fc.record({ kind: fc.constant("first_payment" as const), withToken: fc.boolean() }),
+  fc.record({ kind: fc.constant("first_payment_refused" as const), retry: fc.boolean() }),
+  fc.record({ kind: fc.constant("cancel" as const) }),
+  fc.record({ kind: fc.constant("adjust_amount" as const), amount: fc.constantFrom("9.90", "29.00") }),
+);
+type Template = typeof inputTemplate extends fc.Arbitrary<infer T> ? T : never;
+
+function attemptOf(
+  read: Subscription,
+  template: Template & { readonly periodOffset: number },
+): ChargeAttempt {
+  const key = {
+    subscription_id: read.subscription_id,
+    period: Math.max(0, read.period + template.periodOffset),
+    attempt: Math.max(0, read.attempt + ("attemptOffset" in template ? template.attemptOffset : 0)),
+  };
+  const at = new Date(START).toISOString();
+  return {
+    ...key,
+    order_id: orderIdFor(key),
+    amount: read.plan.amount,
+    currency: read.plan.currency,
+    status: "status" in template ? template.status : "voided",
+    rescode: "rescode" in template ? template.rescode : undefined,
+    errcode: "errcode" in template ? template.errcode : undefined,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+function inputOf(read: Subscription, template: Template): SubscriptionInput {
+  switch (template.kind) {
+    case "charge_closed":
+      return { kind: "charge_closed", attempt: attemptOf(read, template), policy: DEFAULT_CHARGE_POLICY };
+    case "gateway_charge":
+      return { kind: "gateway_charge", attempt: attemptOf(read, template) };
+    case "charge_voided":
+      return { kind: "charge_voided", attempt: attemptOf(read, template) };
+    case "first_payment":
+      return template.withToken
+        ? { kind: "first_payment", token_id: "tok_1", card: { first4: "4111", last4: "1111" } }
+        : { kind: "first_payment" };
+    case "first_payment_refused":
+      return {
+        kind: "first_payment_refused",
+        attempt: read.attempt,
+        reason: "declined",
+        retry: template.retry,
+      };
+    case "cancel":
+      return { kind: "cancel", reason: "canceled_by_merchant" };
+    case "adjust_amount":
+      return { kind: "adjust_amount", amount: template.amount };
+  }
+}
+
+/** What the repository's conditional write checks: every expected field still holds. */
+function holds(expect: SubscriptionExpectation, current: Subscription): boolean {
+  return Object.entries(expect).every(
+    ([field, value]) => value === undefined || current[field as keyof Subscription] === value,
+  );
+}
+
+/** The status event a change to `to` must announce. */
+function announces(from: SubscriptionStatus, to: SubscriptionStatus): BillingEvent["type"] {
+  if (to === "active") return from === "pending" ? "subscription.activated" : "subscription.reactivated";
+  return to === "past_due" ? "subscription.past_due" : "subscription.canceled";
+}
+
+const subscriptionArb = fc.record({
+  billing_mode: fc.constantFrom("token" as const, "recurring" as const),
+  interval_months: fc.constantFrom(1, 3, 6),
+});
+
+describe("the subscription state machine, under random inputs taken on stale reads", () => {
+  it("pays no period twice, never leaves canceled, and announces every status change once", () => {
+    fc.assert(
+      fc.property(
+        subscriptionArb,
+        fc.array(fc.record({ template: inputTemplate, readAge: fc.constantFrom(0, 0, 1, 2) }), {
+          maxLength: 40,
+        }),
+        ({ billing_mode, interval_months }, inputs) => {
+          const at = new Date(START).toISOString();
+          let current: Subscription = {
+            subscription_id: "sub_prop",
+            status: "pending",
+            billing_mode,
+            customer: { name: "Ada", email: "ada@example.com" },
+            plan: { amount: "19.90", currency: "USD", interval_months },
+            anchor_at: at,
+            period: 0,
+            attempt: 0,
+            created_at: at,
+            updated_at: at,
+          };
+          const history: Subscription[] = [current];
+          const paid = new Set<number>();
+          for (const [index, { template, readAge }] of inputs.entries()) {
+            const read = history[Math.max(0, history.length - 1 - readAge)] ?? current;
+            const input = inputOf(read, template);
+            const step = nextStep(read, input, new Date(START + (index + 1) * HOUR_MS));
+            if (read.status === "canceled") expect(step.kind).toBe("refused");
+            if (step.kind === "refused") continue;
+            const update: SubscriptionUpdate = step.update;
+            // Every transition is guarded by the status it was decided on, and a charge's by its period and attempt,
+            // so a stale one cannot apply.
+            expect(update.expect.status).toBe(read.status);
+            if ("attempt" in input && typeof input.attempt === "object")
+              expect(update.expect).toMatchObject({
+                period: input.attempt.period,
+                attempt: input.attempt.attempt,
+              });
+            for (const event of update.events ?? []) {
+              expect(event.subscription_id).toBe("sub_prop");
+              expect(event.type.startsWith("subscription.")).toBe(true);
+            }
+            if (!holds(update.expect, current)) continue;
+            // The write applies: `read` and `current` agree on every field the transition was decided by.
+            const next = stateAfter(current, update);
+            if (current.status === "canceled") throw new Error("a transition out of canceled was written");
+            if (next.period !== current.period) {
+              expect(next.period).toBe(current.period + 1);
+              expect(paid.has(current.period), `period ${current.period} paid twice`).toBe(false);
+              paid.add(current.period);
+            }
+            const statusEvents = (update.events ?? []).map((event) => event.type);
+            expect(statusEvents).toEqual(
+              next.status === current.status ? [] : [announces(current.status, next.status)],
+            );
+            if (next.status === "canceled") expect(next.next_charge_at).toBeUndefined();
+            current = next;
+            history.push(current);
+          }
+          // Periods paid are exactly those below the current one, each once.
+          expect([...paid].sort((a, b) => a - b)).toEqual(
+            Array.from({ length: current.period }, (_, p) => p),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
