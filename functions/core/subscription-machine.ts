@@ -8,7 +8,7 @@ import {
   type SubscriptionStatus,
   subscriptionSchema,
 } from "./model";
-import type { BillingRepository, Clock, RemovableSubscriptionField, SubscriptionUpdate } from "./ports";
+import type { BillingRepository, Clock, SubscriptionUpdate } from "./ports";
 
 // The subscription's one state machine (README, Subscription states). Every change to a subscription is a pure step
 // from (subscription, input, now) to a transition — the conditional update and the events it announces — or a
@@ -85,9 +85,7 @@ function statusEvents(
 function transition(
   subscription: Subscription,
   now: Date,
-  change: Pick<SubscriptionUpdate, "expect" | "set"> & {
-    readonly remove?: readonly RemovableSubscriptionField[];
-  },
+  change: Pick<SubscriptionUpdate, "expect" | "set" | "remove">,
 ): Step {
   const status = change.set.status ?? subscription.status;
   return {
@@ -141,8 +139,8 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
           ? gatewayCharge(subscription, input.attempt, now)
           : refused("not billed by the gateway");
       return input.attempt.status === "succeeded"
-        ? renewalPaid(subscription, input.attempt, now)
-        : renewalRefused(subscription, input.attempt, now, input.policy);
+        ? chargePaid(subscription, input.attempt, now)
+        : chargeRefused(subscription, input.attempt, now, input.policy);
     }
     case "cancel":
       return transition(subscription, now, {
@@ -185,7 +183,7 @@ function firstPayment(
  * The next period, back to active. The charge run bills the next period only under token billing, and only with a
  * token: a sign-up whose outcome was settled by retrieve never learned its token, so it waits for a card instead.
  */
-function renewalPaid(subscription: Subscription, attempt: ChargeAttempt, now: Date): Step {
+function chargePaid(subscription: Subscription, attempt: ChargeAttempt, now: Date): Step {
   const expect = { period: attempt.period, attempt: attempt.attempt };
   const advance = { period: attempt.period + 1, attempt: 0 };
   if (subscription.billing_mode === "token" && subscription.token_id === undefined) {
@@ -221,7 +219,7 @@ function deadEnd(policy: ChargePolicy, { rescode, errcode }: ChargeAttempt): str
  * Dunning: the next step of the schedule, past_due from the first refusal, canceled after the last; a dead token or
  * a dead card goes straight to past_due and waits for a new card.
  */
-function renewalRefused(
+function chargeRefused(
   subscription: Subscription,
   attempt: ChargeAttempt,
   now: Date,
