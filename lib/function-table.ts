@@ -227,6 +227,12 @@ export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
     trigger: api("getSubscription"),
   },
   {
+    handler: "update-subscription",
+    services: SERVICE_SETS.merchantApiChanges,
+    trigger: api("updateSubscription"),
+    concurrency: API_WRITE_CONCURRENCY,
+  },
+  {
     handler: "adjust-subscription",
     services: SERVICE_SETS.merchantApiChanges,
     trigger: api("adjustSubscription"),

@@ -49,6 +49,10 @@ const buyerOf = (customer: Customer) => ({
   phone_number: customer.phone,
 });
 
+/** The customer's external_id rides in other_param.param1: the gateway's records and support then name it. */
+const otherParamOf = (customer: Customer) =>
+  customer.external_id === undefined ? {} : { other_param: { param1: customer.external_id } };
+
 /** What the first payment asks the gateway to create: a token (token billing) or a recurring plan. */
 function billingObjects(billing: "token" | "recurring", recurring: RecurringRegistration | undefined) {
   return {
@@ -77,6 +81,7 @@ export function createPaymentGateway(
         payments.rebill(token_id, {
           payment: { order_id, currency, amount, lang },
           buyer: buyerOf(customer),
+          ...otherParamOf(customer),
         }),
       );
       if (outcome.kind !== "success") return outcome;
@@ -100,6 +105,7 @@ export function createPaymentGateway(
         payments.payment({
           payment: { order_id: request.order_id, currency: request.currency, amount: request.amount, lang },
           buyer: buyerOf(customer),
+          ...otherParamOf(customer),
           card: { card_number: card.number, expiry_date: card.expiry, cvc: card.cvc },
           ...billingObjects(request.billing, recurring),
         }),
@@ -155,6 +161,7 @@ export function createPaymentGateway(
           },
           url: { return_url: request.return_url, status_url: request.status_url },
           buyer: buyerOf(request.customer),
+          ...otherParamOf(request.customer),
           ...billingObjects(request.billing, request.recurring),
         }),
       );

@@ -16,6 +16,7 @@ import {
   refundView,
   subscriptionIdParams,
   subscriptionView,
+  updateSubscriptionBody,
   webhookAck,
   webhookPayload,
   windowResultParams,
@@ -28,6 +29,7 @@ import {
 export const REQUEST_SCHEMAS = {
   CreateCheckoutRequest: createCheckoutBody,
   CreateSubscriptionRequest: createSubscriptionBody,
+  UpdateSubscriptionRequest: updateSubscriptionBody,
   AdjustSubscriptionRequest: adjustSubscriptionBody,
   CreateChargeRequest: createChargeBody,
   CreateRefundRequest: createRefundBody,
@@ -121,6 +123,17 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     pathParams: subscriptionIdParams,
     answers: [{ status: 200, description: "The subscription", schema: "Subscription" }],
     errors: [400, 401, 404],
+  },
+  {
+    operationId: "updateSubscription",
+    method: "POST",
+    path: "/v1/subscriptions/{id}",
+    summary: "Edit your own references: the customer's external_id and the metadata",
+    auth: "bearer",
+    pathParams: subscriptionIdParams,
+    body: json("UpdateSubscriptionRequest"),
+    answers: [{ status: 200, description: "Updated (or already so)", schema: "Subscription" }],
+    errors: [...POST_ERRORS, 404],
   },
   {
     operationId: "adjustSubscription",

@@ -5,7 +5,9 @@ import {
   billingMode,
   customerSchema,
   dunningSchema,
+  externalIdSchema,
   maskedCardSchema,
+  metadataSchema,
   planSchema,
   refundStatus,
   subscriptionStatus,
@@ -36,8 +38,13 @@ const card = z
 // ───────────────────────────── requests ─────────────────────────────
 
 /** POST /v1/checkouts: a payment-window sign-up. */
+const metadata = metadataSchema.describe(
+  "Your own string map (at most 20 keys of 40 characters, values of 500), in every view and event of the subscription.",
+);
+
 export const createCheckoutBody = z.strictObject({
   customer,
+  metadata: metadata.optional(),
   plan,
   billing: billingMode,
   return_url: url.optional(),
@@ -48,11 +55,28 @@ export type CreateCheckoutBody = z.output<typeof createCheckoutBody>;
 /** POST /v1/subscriptions: a server-to-server sign-up; period 0 is charged at once. */
 export const createSubscriptionBody = z.strictObject({
   customer,
+  metadata: metadata.optional(),
   plan,
   billing: billingMode.default("token"),
   card,
 });
 export type CreateSubscriptionBody = z.output<typeof createSubscriptionBody>;
+
+/** POST /v1/subscriptions/{id}: your own references, edited. */
+export const updateSubscriptionBody = z
+  .strictObject({
+    external_id: externalIdSchema
+      .nullable()
+      .optional()
+      .describe("The customer's id in your system; null clears it."),
+    metadata: metadata
+      .optional()
+      .describe("Merged key by key into the subscription's metadata; an empty value removes its key."),
+  })
+  .refine((body) => body.external_id !== undefined || body.metadata !== undefined, {
+    error: "must name external_id or metadata",
+  });
+export type UpdateSubscriptionBody = z.output<typeof updateSubscriptionBody>;
 
 /** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. */
 export const adjustSubscriptionBody = z.strictObject({ amount: planAmount });
@@ -114,6 +138,8 @@ export const subscriptionView = z.strictObject({
   status: subscriptionStatus,
   status_reason: z.string().optional(),
   billing: billingMode,
+  external_id: z.string().nullable().describe("The customer's id in your system (customer.external_id)."),
+  metadata: z.record(z.string(), z.string()),
   plan,
   current_period: billingPeriodView.nullable(),
   next_charge_at: isoInstant

@@ -24,6 +24,8 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
     status: subscription.status,
     ...(subscription.status_reason === undefined ? {} : { status_reason: subscription.status_reason }),
     billing: subscription.billing_mode,
+    external_id: subscription.customer.external_id ?? null,
+    metadata: { ...subscription.metadata },
     plan: { amount: plan.amount, currency: plan.currency, interval_months: plan.interval_months },
     current_period: paid
       ? { index: paid.index, start: paid.start.toISOString(), end: paid.end.toISOString() }

@@ -250,7 +250,7 @@ export async function closeAttempt(
     expect: { status: attempt.status, lease_until: attempt.lease_until },
     set: { ...closing, updated_at },
     remove: ["lease_until"],
-    events: [closedChargeEvent(closedAttempt)],
+    events: [closedChargeEvent(closedAttempt, subscription)],
   });
   if (!closed) return done(`attempt ${attempt.order_id} changed under us; left to its new owner`);
   return applyClosedAttempt(subscription, closedAttempt, deps);

@@ -1,11 +1,18 @@
 import * as z from "zod";
-import type { ChargeAttempt } from "./model";
+import type { ChargeAttempt, Subscription } from "./model";
 
 // The events a SaaS grants and revokes access by (README, Events). Each is written in the same conditional write as
 // the state it announces (the item's outbox), then delivered to the bus at least once under its stable event_id.
 
-const chargeFacts = {
+/** Whom an event is about: the subscription, with the SaaS's own customer id and metadata (when it has them). */
+const subject = {
   subscription_id: z.string(),
+  external_id: z.string().optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
+};
+
+const chargeFacts = {
+  ...subject,
   period: z.number().int(),
   attempt: z.number().int(),
   order_id: z.string(),
@@ -33,10 +40,16 @@ export const billingEventSchema = z.discriminatedUnion("type", [
     errcode: z.string().optional(),
   }),
   /** A sign-up's first payment went through: the subscription is active at period 1. */
-  z.object({ type: z.literal("subscription.activated"), subscription_id: z.string() }),
-  z.object({ type: z.literal("subscription.past_due"), subscription_id: z.string(), reason: z.string() }),
-  z.object({ type: z.literal("subscription.canceled"), subscription_id: z.string(), reason: z.string() }),
-  z.object({ type: z.literal("subscription.reactivated"), subscription_id: z.string() }),
+  z.object({ type: z.literal("subscription.activated"), ...subject }),
+  z.object({ type: z.literal("subscription.past_due"), ...subject, reason: z.string() }),
+  z.object({ type: z.literal("subscription.canceled"), ...subject, reason: z.string() }),
+  z.object({ type: z.literal("subscription.reactivated"), ...subject }),
+  /** The plan, the customer's external_id or the metadata changed (`changed` names which). */
+  z.object({
+    type: z.literal("subscription.updated"),
+    ...subject,
+    changed: z.array(z.enum(["plan", "external_id", "metadata"])),
+  }),
   /** The gateway charged a successful charge back (CHARGEBACK webhook); the ledger line is marked disputed. */
   z.object({ type: z.literal("chargeback.received"), ...chargebackFacts }),
   /** A later status of the same chargeback (e.g. deducted or resolved). */
@@ -46,30 +59,52 @@ export type BillingEvent = z.infer<typeof billingEventSchema>;
 
 type ChargeEvent<T extends BillingEvent["type"]> = Extract<BillingEvent, { readonly type: T }>;
 
-function chargeFactsOf(attempt: ChargeAttempt) {
-  const { subscription_id, period, order_id, amount, currency } = attempt;
-  return { subscription_id, period, attempt: attempt.attempt, order_id, amount, currency };
+/** An event's subject fields from the subscription it is about. */
+export function subjectOf(subscription: Subscription) {
+  return {
+    subscription_id: subscription.subscription_id,
+    external_id: subscription.customer.external_id,
+    metadata: subscription.metadata,
+  };
+}
+
+/** The facts of a charge that every charge and chargeback event carries. */
+export function chargeFactsOf(attempt: ChargeAttempt, subscription: Subscription) {
+  const { period, order_id, amount, currency } = attempt;
+  return { ...subjectOf(subscription), period, attempt: attempt.attempt, order_id, amount, currency };
 }
 
 /** charge.succeeded of a succeeded attempt: written with the attempt's close. */
-export function chargeSucceededEvent(attempt: ChargeAttempt): ChargeEvent<"charge.succeeded"> {
-  return { type: "charge.succeeded", ...chargeFactsOf(attempt), transaction_id: attempt.transaction_id };
+export function chargeSucceededEvent(
+  attempt: ChargeAttempt,
+  subscription: Subscription,
+): ChargeEvent<"charge.succeeded"> {
+  return {
+    type: "charge.succeeded",
+    ...chargeFactsOf(attempt, subscription),
+    transaction_id: attempt.transaction_id,
+  };
 }
 
 /** charge.failed of a declined attempt, or of one the gateway refused as invalid: written with its close. */
-export function chargeFailedEvent(attempt: ChargeAttempt): ChargeEvent<"charge.failed"> {
+export function chargeFailedEvent(
+  attempt: ChargeAttempt,
+  subscription: Subscription,
+): ChargeEvent<"charge.failed"> {
   return {
     type: "charge.failed",
-    ...chargeFactsOf(attempt),
+    ...chargeFactsOf(attempt, subscription),
     reason: attempt.status === "failed" ? "gateway_rejected_request" : "declined",
     rescode: attempt.rescode,
     errcode: attempt.errcode,
   };
 }
 
-/** The event a closed attempt announces with its close. */
-export function closedChargeEvent(attempt: ChargeAttempt): BillingEvent {
-  return attempt.status === "succeeded" ? chargeSucceededEvent(attempt) : chargeFailedEvent(attempt);
+/** The event a closed attempt of `subscription` announces with its close. */
+export function closedChargeEvent(attempt: ChargeAttempt, subscription: Subscription): BillingEvent {
+  return attempt.status === "succeeded"
+    ? chargeSucceededEvent(attempt, subscription)
+    : chargeFailedEvent(attempt, subscription);
 }
 
 /** What the outbox adds to an event when it is written: the id consumers de-duplicate on, and when it happened. */

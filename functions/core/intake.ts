@@ -2,6 +2,7 @@ import type { WorkResult } from "./charge-engine";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
 import { type CompletionDeps, completeCheckout } from "./checkout";
 import { applyChargebackReport, chargebackStatusOf } from "./disputes";
+import { chargeFactsOf } from "./events";
 import type { IntakeMessage } from "./intake-messages";
 import { OPEN_ATTEMPT_STATUSES } from "./model";
 import { attemptKeyOf } from "./order-id";
@@ -135,14 +136,11 @@ async function recordChargeback(
       `charge ${charge.order_id} already disputed with status ${chargebackStatusOf(report)}`,
     );
   }
-  const { subscription_id, period, attempt, order_id, amount, currency, transaction_id } = charge;
+  const subscription = await deps.repository.getSubscription(charge.subscription_id);
+  if (!subscription) return finished("chargeback_unmatched", `no subscription for order ${charge.order_id}`);
+  const { order_id, transaction_id } = charge;
   const facts = {
-    subscription_id,
-    period,
-    attempt,
-    order_id,
-    amount,
-    currency,
+    ...chargeFactsOf(charge, subscription),
     transaction_id,
     chargeback_id: message.chargeback_id,
     chargeback_status: dispute.status,

@@ -15,11 +15,31 @@ export const planSchema = z.object({
 });
 export type Plan = z.infer<typeof planSchema>;
 
+/** The SaaS's own id of the customer: subscriptions are listed by it, and the gateway gets it in other_param. */
+export const externalIdSchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,100}$/, "must be 1 to 100 visible ASCII characters");
+
 export const customerSchema = z.object({
   name: z.string().min(1).max(100),
   email: z.email().max(254),
   phone: z.string().max(30).optional(),
+  external_id: externalIdSchema.optional(),
 });
+
+export const METADATA_MAX_KEYS = 20;
+
+/** The SaaS's own small string map, carried in every view and event of the subscription (as Stripe's metadata). */
+export const metadataSchema = z
+  .record(
+    z.string().regex(/^[A-Za-z0-9_.:-]{1,40}$/, "keys must be 1 to 40 letters, digits or _ . : -"),
+    z.string().max(500, "values must be at most 500 characters"),
+  )
+  .refine(
+    (map) => Object.keys(map).length <= METADATA_MAX_KEYS,
+    `must have at most ${METADATA_MAX_KEYS} keys`,
+  );
+export type Metadata = z.infer<typeof metadataSchema>;
 export type Customer = z.infer<typeof customerSchema>;
 
 export const subscriptionStatus = z.enum(["pending", "active", "past_due", "canceled"]);
@@ -49,6 +69,7 @@ export const subscriptionSchema = z.object({
   status: subscriptionStatus,
   billing_mode: billingMode,
   customer: customerSchema,
+  metadata: metadataSchema.optional(),
   plan: planSchema,
   /** Start of period 0: the sign-up instant every later period is measured from. */
   anchor_at: isoInstant,

@@ -22,9 +22,16 @@ export interface SubscriptionExpectation {
   readonly period?: number;
   readonly attempt?: number;
   readonly status?: SubscriptionStatus;
+  /** The last write's instant: a change decided on the subscription as read applies only if nothing wrote since. */
+  readonly updated_at?: string;
 }
 
-export type RemovableSubscriptionField = "next_charge_at" | "dunning" | "status_reason" | "recurring_id";
+export type RemovableSubscriptionField =
+  | "next_charge_at"
+  | "dunning"
+  | "status_reason"
+  | "recurring_id"
+  | "metadata";
 
 export interface SubscriptionUpdate {
   readonly expect: SubscriptionExpectation;

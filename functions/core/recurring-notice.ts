@@ -58,7 +58,7 @@ export async function recordRecurringCharge(
     updated_at: at,
   };
   // The ledger line is written closed, announcing the charge; the money moved whatever the subscription's state.
-  const claim = await deps.repository.claimAttempt(attempt, [closedChargeEvent(attempt)]);
+  const claim = await deps.repository.claimAttempt(attempt, [closedChargeEvent(attempt, subscription)]);
   if (!claim.claimed) return duplicateOf(subscription, claim.existing, deps);
   await applyInput(subscription, { kind: "gateway_charge", attempt }, deps);
   return { kind: "recorded", attempt };

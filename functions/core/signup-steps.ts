@@ -7,6 +7,7 @@ import {
   type ChargeAttempt,
   type Customer,
   type MaskedCard,
+  type Metadata,
   OPEN_ATTEMPT_STATUSES,
   type Plan,
   type Subscription,
@@ -28,6 +29,7 @@ export interface SignupStepDeps {
 
 export interface NewSubscription {
   readonly customer: Customer;
+  readonly metadata?: Metadata;
   readonly plan: Plan;
   readonly billing: BillingMode;
   /**
@@ -68,6 +70,9 @@ export async function openSignup(
     status: "pending",
     billing_mode: request.billing,
     customer: request.customer,
+    ...(request.metadata === undefined || Object.keys(request.metadata).length === 0
+      ? {}
+      : { metadata: request.metadata }),
     plan: request.plan,
     anchor_at: at,
     period: 0,
@@ -162,7 +167,7 @@ export async function recordFirstPayment(
       expect: { status: attempt.status, lease_until: attempt.lease_until },
       set: { status: "succeeded", transaction_id, rescode: SUCCESS_RESCODE, updated_at: at },
       remove: ["lease_until"],
-      events: [chargeSucceededEvent({ ...attempt, transaction_id })],
+      events: [chargeSucceededEvent({ ...attempt, transaction_id }, subscription)],
     });
   }
   const activated = await applyInput(
@@ -204,7 +209,7 @@ export async function recordRefusedSignup(
       set: { status: closed.status, rescode: closed.rescode, resmsg: closed.resmsg, updated_at },
       remove: ["lease_until"],
       // Nothing was charged: a refusal announces charge.failed, an unavailable gateway nothing.
-      events: unavailable ? undefined : [closedChargeEvent(closed)],
+      events: unavailable ? undefined : [closedChargeEvent(closed, subscription)],
     });
   }
   await applyInput(

@@ -42,6 +42,17 @@ export async function adjustAmount(
   return resultOf(await applyInput(subscription, { kind: "adjust_amount", amount }, deps));
 }
 
+/** The SaaS's own references (README, Subscription states: update_customer). */
+export async function updateCustomer(
+  subscriptionId: string,
+  change: { readonly external_id?: string | null; readonly metadata?: Readonly<Record<string, string>> },
+  deps: Pick<ChangeDeps, "repository" | "clock">,
+): Promise<ChangeResult> {
+  const subscription = await deps.repository.getSubscription(subscriptionId);
+  if (!subscription) return { kind: "not_found" };
+  return resultOf(await applyInput(subscription, { kind: "update_customer", ...change }, deps));
+}
+
 function resultOf(applied: Applied): ChangeResult {
   switch (applied.kind) {
     case "applied":
@@ -50,6 +61,8 @@ function resultOf(applied: Applied): ChangeResult {
       return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
     case "refused":
       return { kind: "conflict", reason: applied.reason };
+    case "unchanged":
+      return { kind: "changed", subscription: applied.subscription };
   }
 }
 

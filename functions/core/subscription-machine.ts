@@ -1,11 +1,11 @@
 import { billingPeriod } from "./billing-period";
 import type { ChargePolicy } from "./charge-policy";
-import type { BillingEvent } from "./events";
+import { type BillingEvent, subjectOf } from "./events";
 import {
   type ChargeAttempt,
   type MaskedCard,
+  METADATA_MAX_KEYS,
   type Subscription,
-  type SubscriptionStatus,
   subscriptionSchema,
 } from "./model";
 import type { BillingRepository, Clock, SubscriptionUpdate } from "./ports";
@@ -49,53 +49,70 @@ export type SubscriptionInput =
   /** The gateway charged (or failed to charge) its registered plan for the current period: a recurring notice. */
   | { readonly kind: "gateway_charge"; readonly attempt: ChargeAttempt }
   | { readonly kind: "cancel"; readonly reason: string }
-  | { readonly kind: "adjust_amount"; readonly amount: string };
+  | { readonly kind: "adjust_amount"; readonly amount: string }
+  /**
+   * The SaaS's own references: `external_id` set (null clears it); `metadata` merged key by key, an empty value
+   * removing its key (as Stripe's metadata).
+   */
+  | {
+      readonly kind: "update_customer";
+      readonly external_id?: string | null;
+      readonly metadata?: Readonly<Record<string, string>>;
+    };
 
 export type Step =
   | { readonly kind: "transition"; readonly update: SubscriptionUpdate }
+  /** The input asks for what already holds: nothing to write. */
+  | { readonly kind: "unchanged" }
   | { readonly kind: "refused"; readonly reason: string };
 
 const DAY_MS = 86_400_000;
 
 const refused = (reason: string): Step => ({ kind: "refused", reason });
 
-/** The one event a status change announces (none when the status stays). */
-function statusEvents(
-  subscription: Subscription,
-  status: SubscriptionStatus,
-  reason: string | undefined,
-): BillingEvent[] {
-  const { subscription_id } = subscription;
-  if (status === subscription.status) return [];
-  switch (status) {
+/** The one event a status change announces (none when the status stays), about the subscription as it becomes. */
+function statusEvents(subscription: Subscription, after: Subscription): BillingEvent[] {
+  const subject = subjectOf(after);
+  const reason = after.status_reason;
+  if (after.status === subscription.status) return [];
+  switch (after.status) {
     case "active":
       return subscription.status === "pending"
-        ? [{ type: "subscription.activated", subscription_id }]
-        : [{ type: "subscription.reactivated", subscription_id }];
+        ? [{ type: "subscription.activated", ...subject }]
+        : [{ type: "subscription.reactivated", ...subject }];
     case "past_due":
-      return [{ type: "subscription.past_due", subscription_id, reason: reason ?? "payment_declined" }];
+      return [{ type: "subscription.past_due", ...subject, reason: reason ?? "payment_declined" }];
     case "canceled":
-      return [{ type: "subscription.canceled", subscription_id, reason: reason ?? "canceled" }];
+      return [{ type: "subscription.canceled", ...subject, reason: reason ?? "canceled" }];
     case "pending":
       return [];
   }
 }
 
-/** A transition to `set` (its status and status_reason, if any, decide the event), guarded by `expect`. */
+type Changed = Extract<BillingEvent, { type: "subscription.updated" }>["changed"];
+
+/**
+ * A transition to `set`, guarded by `expect`: a status change announces itself, other changes of what a SaaS keys
+ * on announce subscription.updated naming them (`changed`).
+ */
 function transition(
   subscription: Subscription,
   now: Date,
-  change: Pick<SubscriptionUpdate, "expect" | "set" | "remove">,
+  change: Pick<SubscriptionUpdate, "expect" | "set" | "remove"> & { readonly changed?: Changed },
 ): Step {
-  const status = change.set.status ?? subscription.status;
+  const update = {
+    expect: { status: subscription.status, ...change.expect },
+    set: { ...change.set, updated_at: now.toISOString() },
+    remove: change.remove,
+  };
+  const after = stateAfter(subscription, update);
+  const updated: BillingEvent[] =
+    change.changed === undefined
+      ? []
+      : [{ type: "subscription.updated", ...subjectOf(after), changed: change.changed }];
   return {
     kind: "transition",
-    update: {
-      expect: { status: subscription.status, ...change.expect },
-      set: { ...change.set, updated_at: now.toISOString() },
-      remove: change.remove,
-      events: statusEvents(subscription, status, change.set.status_reason),
-    },
+    update: { ...update, events: [...statusEvents(subscription, after), ...updated] },
   };
 }
 
@@ -149,10 +166,14 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
         remove: ["next_charge_at"],
       });
     case "adjust_amount":
+      if (input.amount === subscription.plan.amount) return { kind: "unchanged" };
       return transition(subscription, now, {
-        expect: {},
+        expect: { updated_at: subscription.updated_at },
         set: { plan: { ...subscription.plan, amount: input.amount } },
+        changed: ["plan"],
       });
+    case "update_customer":
+      return updateCustomer(subscription, input, now);
   }
 }
 
@@ -274,6 +295,36 @@ function gatewayCharge(subscription: Subscription, attempt: ChargeAttempt, now: 
       });
 }
 
+function updateCustomer(
+  subscription: Subscription,
+  input: Extract<SubscriptionInput, { kind: "update_customer" }>,
+  now: Date,
+): Step {
+  const { external_id: current, ...customer } = subscription.customer;
+  const externalId = input.external_id === undefined ? current : (input.external_id ?? undefined);
+  const nextCustomer = externalId === undefined ? customer : { ...customer, external_id: externalId };
+  const merged = Object.fromEntries(
+    Object.entries({ ...subscription.metadata, ...input.metadata }).filter(([, value]) => value !== ""),
+  );
+  if (Object.keys(merged).length > METADATA_MAX_KEYS)
+    return refused(`metadata would have more than ${METADATA_MAX_KEYS} keys`);
+  const changed: Changed = [];
+  if (externalId !== current) changed.push("external_id");
+  if (JSON.stringify(sortedEntries(merged)) !== JSON.stringify(sortedEntries(subscription.metadata ?? {})))
+    changed.push("metadata");
+  if (changed.length === 0) return { kind: "unchanged" };
+  const hasMetadata = Object.keys(merged).length > 0;
+  return transition(subscription, now, {
+    expect: { updated_at: subscription.updated_at },
+    set: { customer: nextCustomer, ...(hasMetadata ? { metadata: merged } : {}) },
+    remove: hasMetadata ? [] : ["metadata"],
+    changed,
+  });
+}
+
+const sortedEntries = (map: Readonly<Record<string, string>>) =>
+  Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
 /** The subscription as a transition's update leaves it (what the conditional write stores). */
 export function stateAfter(subscription: Subscription, update: SubscriptionUpdate): Subscription {
   const next: Record<string, unknown> = { ...subscription, ...update.set };
@@ -283,6 +334,7 @@ export function stateAfter(subscription: Subscription, update: SubscriptionUpdat
 
 export type Applied =
   | { readonly kind: "applied"; readonly subscription: Subscription; readonly update: SubscriptionUpdate }
+  | { readonly kind: "unchanged"; readonly subscription: Subscription }
   /** The subscription changed since it was read: the conditional write did not apply. */
   | { readonly kind: "stale" }
   | { readonly kind: "refused"; readonly reason: string };
@@ -295,6 +347,7 @@ export async function applyInput(
 ): Promise<Applied> {
   const step = nextStep(subscription, input, deps.clock.now());
   if (step.kind === "refused") return step;
+  if (step.kind === "unchanged") return { kind: "unchanged", subscription };
   const written = await deps.repository.updateSubscription(subscription.subscription_id, step.update);
   if (!written) return { kind: "stale" };
   return { kind: "applied", subscription: stateAfter(subscription, step.update), update: step.update };

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { hashApiKey } from "../../functions/api/api-key";
 import { definition as adjustSubscription } from "../../functions/handlers/adjust-subscription";
 import { definition as authorizeMerchant } from "../../functions/handlers/authorize-merchant";
@@ -9,9 +10,10 @@ import { definition as createSubscription } from "../../functions/handlers/creat
 import { definition as getOpenApi } from "../../functions/handlers/get-openapi";
 import { definition as getSubscription } from "../../functions/handlers/get-subscription";
 import { definition as listCharges } from "../../functions/handlers/list-charges";
-import type { BillingStack } from "../../local/billing-stack";
-import type { TestContainer } from "./handler-env";
-import { apiGateway } from "./merchant-api";
+import { definition as updateSubscription } from "../../functions/handlers/update-subscription";
+import { BillingStack } from "../../local/billing-stack";
+import { TestContainer } from "./handler-env";
+import { type ApiCall, apiGateway } from "./merchant-api";
 
 /** API Gateway in front of the merchant API's functions (wrapped handlers) in a container of the test's stack. */
 export const deployedMerchantApi = (container: TestContainer) =>
@@ -21,6 +23,7 @@ export const deployedMerchantApi = (container: TestContainer) =>
       createCheckout: container.handler(createCheckout),
       createSubscription: container.handler(createSubscription),
       getSubscription: container.handler(getSubscription),
+      updateSubscription: container.handler(updateSubscription),
       adjustSubscription: container.handler(adjustSubscription),
       cancelSubscription: container.handler(cancelSubscription),
       createCharge: container.handler(createCharge),
@@ -41,4 +44,31 @@ export function storeApiKeyDigest(stack: BillingStack, apiKey: string): string {
     "billing/merchant-api-keys",
     JSON.stringify({ sha256: [hashApiKey(apiKey)] }),
   );
+}
+
+/**
+ * A test file's billing stack with the merchant API as deployed in front of it, called with `apiKey`: started before
+ * the file's tests, closed after, the functions' container renewed before each test.
+ */
+export function merchantApiOnStack(apiKey: string) {
+  let stack: BillingStack | undefined;
+  let apiKeySecretArn = "";
+  const current = () => {
+    if (stack === undefined) throw new Error("the stack starts in beforeAll");
+    return stack;
+  };
+  const container = new TestContainer(current);
+  const api = deployedMerchantApi(container);
+  beforeAll(async () => {
+    stack = await BillingStack.start();
+    apiKeySecretArn = storeApiKeyDigest(stack, apiKey);
+  });
+  afterAll(() => stack?.close());
+  beforeEach(() => renewMerchantApi(container, apiKeySecretArn));
+  return {
+    stack: current,
+    /** The API as a caller without a key (or with another) meets it. */
+    api,
+    call: (method: string, path: string, options: ApiCall = {}) => api(method, path, { apiKey, ...options }),
+  };
 }

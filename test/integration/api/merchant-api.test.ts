@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isAdHocPeriod } from "../../../functions/core/charge-kind";
 import { attemptKeyOf } from "../../../functions/core/order-id";
-import { BillingStack } from "../../../local/billing-stack";
-import { TestContainer } from "../../support/handler-env";
 import { type ApiAnswer, type ApiCall, errorOf } from "../../support/merchant-api";
-import {
-  deployedMerchantApi,
-  renewMerchantApi,
-  storeApiKeyDigest,
-} from "../../support/merchant-api-handlers";
+import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
 /*
  * The merchant API as deployed: API Gateway v2 events through the Lambda authorizer and the wrapped handlers, whose
@@ -17,23 +11,7 @@ import {
  * sandbox. The functions run on the real clock.
  */
 
-const API_KEY = "mk_test_7c1d0e5f9a2b4c6d8e0f1a3b5c7d9e1f";
-const container = new TestContainer(() => stack);
-const api = deployedMerchantApi(container);
-let stack: BillingStack;
-let apiKeySecretArn: string;
-
-beforeAll(async () => {
-  stack = await BillingStack.start();
-  apiKeySecretArn = storeApiKeyDigest(stack, API_KEY);
-});
-afterAll(async () => {
-  await stack.close();
-});
-beforeEach(() => renewMerchantApi(container, apiKeySecretArn));
-
-const call = (method: string, path: string, options: ApiCall = {}) =>
-  api(method, path, { apiKey: API_KEY, ...options });
+const { api, call, stack } = merchantApiOnStack("mk_test_7c1d0e5f9a2b4c6d8e0f1a3b5c7d9e1f");
 
 const customer = { name: "Grace Hopper", email: "grace@example.com" };
 const plan = { amount: "49.00", currency: "USD", interval_months: 1 };
@@ -48,7 +26,7 @@ const idOf = (answer: ApiAnswer) =>
 
 /** Sales at the sandbox on a subscription's ad hoc lines. */
 function adHocSales(subscriptionId: string) {
-  return [...stack.sandbox.state.payments.payments()].filter((payment) => {
+  return [...stack().sandbox.state.payments.payments()].filter((payment) => {
     const key = attemptKeyOf(payment.orderId);
     return payment.status === "SALE" && key?.subscription_id === subscriptionId && isAdHocPeriod(key.period);
   });
@@ -138,7 +116,7 @@ describe("a subscription's life through the merchant API", () => {
     expect(again.json).toEqual(first.json);
     expect(rest).toMatchObject({ status: 201, json: { amount: "10" } });
     expect(more.status).toBe(422);
-    const refunds = [...stack.sandbox.state.payments.refunds()].filter(
+    const refunds = [...stack().sandbox.state.payments.refunds()].filter(
       (entry) => entry.orderId === line?.charge_id,
     );
     expect(refunds.map((entry) => Number(entry.amount))).toEqual([2.34, 10]);
@@ -162,12 +140,12 @@ describe("refusals", () => {
   });
 
   it("answers 503 while the gateway is unavailable, and keeps nothing: the same key then succeeds", async () => {
-    stack.sandbox.faults.configure({ errorRate: 1 });
+    stack().sandbox.faults.configure({ errorRate: 1 });
     const down = await call("POST", "/v1/subscriptions", {
       body: signUpBody(),
       idempotencyKey: "signup-503",
     });
-    stack.sandbox.faults.configure({});
+    stack().sandbox.faults.configure({});
     expect(down.status).toBe(503);
     expect(down.headers["retry-after"]).toBeDefined();
     const up = await call("POST", "/v1/subscriptions", { body: signUpBody(), idempotencyKey: "signup-503" });

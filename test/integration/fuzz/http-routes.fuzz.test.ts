@@ -288,6 +288,14 @@ beforeAll(async () => {
   add("merchant", merchantTarget("GET", "/v1/subscriptions/{id}", id));
   add(
     "merchant",
+    merchantTarget("POST", "/v1/subscriptions/{id}", {
+      ...id,
+      body: { external_id: "acct_fuzz", metadata: { team: "fuzz" } },
+      requiresBody: true,
+    }),
+  );
+  add(
+    "merchant",
     merchantTarget("POST", "/v1/subscriptions/{id}/adjust", {
       ...id,
       body: { amount: "21.00" },

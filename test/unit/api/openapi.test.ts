@@ -22,6 +22,7 @@ const DOCUMENTED_ROUTES = [
   ["post", "/v1/checkouts"],
   ["post", "/v1/subscriptions"],
   ["get", "/v1/subscriptions/{id}"],
+  ["post", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}/adjust"],
   ["delete", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}/charges"],

@@ -38,6 +38,16 @@ const inputTemplate = fc.oneof(
   fc.record({ kind: fc.constant("first_payment_refused" as const), retry: fc.boolean() }),
   fc.record({ kind: fc.constant("cancel" as const) }),
   fc.record({ kind: fc.constant("adjust_amount" as const), amount: fc.constantFrom("9.90", "29.00") }),
+  fc.record({
+    kind: fc.constant("update_customer" as const),
+    external_id: fc.constantFrom(undefined, null, "acct_1", "acct_2"),
+    metadata: fc.option(
+      fc.dictionary(fc.constantFrom("plan", "seat", "team"), fc.constantFrom("", "a", "b")),
+      {
+        nil: undefined,
+      },
+    ),
+  }),
 );
 type Template = typeof inputTemplate extends fc.Arbitrary<infer T> ? T : never;
 
@@ -87,6 +97,8 @@ function inputOf(read: Subscription, template: Template): SubscriptionInput {
       return { kind: "cancel", reason: "canceled_by_merchant" };
     case "adjust_amount":
       return { kind: "adjust_amount", amount: template.amount };
+    case "update_customer":
+      return { kind: "update_customer", external_id: template.external_id, metadata: template.metadata };
   }
 }
 
@@ -137,7 +149,7 @@ describe("the subscription state machine, under random inputs taken on stale rea
             const input = inputOf(read, template);
             const step = nextStep(read, input, new Date(START + (index + 1) * HOUR_MS));
             if (read.status === "canceled") expect(step.kind).toBe("refused");
-            if (step.kind === "refused") continue;
+            if (step.kind !== "transition") continue;
             const update: SubscriptionUpdate = step.update;
             // Every transition is guarded by the status it was decided on, and a charge's by its period and attempt,
             // so a stale one cannot apply.
@@ -160,10 +172,21 @@ describe("the subscription state machine, under random inputs taken on stale rea
               expect(paid.has(current.period), `period ${current.period} paid twice`).toBe(false);
               paid.add(current.period);
             }
-            const statusEvents = (update.events ?? []).map((event) => event.type);
-            expect(statusEvents).toEqual(
+            const types = (update.events ?? []).map((event) => event.type);
+            expect(types.filter((type) => type !== "subscription.updated")).toEqual(
               next.status === current.status ? [] : [announces(current.status, next.status)],
             );
+            // What a SaaS keys on changed exactly when subscription.updated says so. Events carry external_id and
+            // metadata as the transition decided them: a status change decided before an edit carries the old ones.
+            const keyed = (state: Subscription) =>
+              JSON.stringify([state.plan, state.customer.external_id, state.metadata]);
+            expect(types.includes("subscription.updated")).toBe(keyed(next) !== keyed(current));
+            const decided = stateAfter(read, update);
+            for (const event of update.events ?? [])
+              expect([event.external_id, event.metadata]).toEqual([
+                decided.customer.external_id,
+                decided.metadata,
+              ]);
             if (next.status === "canceled") expect(next.next_charge_at).toBeUndefined();
             current = next;
             history.push(current);

@@ -40,7 +40,7 @@ const attempt = (overrides: Partial<ChargeAttempt> = {}): ChargeAttempt => ({
 /** The transition `input` makes (a refusal fails the test). */
 function transitionOf(current: Subscription, input: SubscriptionInput): Required<SubscriptionUpdate> {
   const step = nextStep(current, input, now);
-  if (step.kind === "refused") throw new Error(`refused: ${step.reason}`);
+  if (step.kind !== "transition") throw new Error(`no transition: ${step.kind}`);
   return { remove: [], events: [], ...step.update };
 }
 

@@ -21,6 +21,8 @@ function subscription(id: string, overrides: Partial<SubscriptionView> = {}): Su
     subscription_id: id,
     status: "active",
     billing: "token",
+    external_id: null,
+    metadata: {},
     plan: { amount: "19.90", currency: "USD", interval_months: 1 },
     current_period: { index: 2, start: "2027-03-15T09:00:00.000Z", end: "2027-04-15T09:00:00.000Z" },
     next_charge_at: "2027-04-15T09:00:00.000Z",
