@@ -1,11 +1,10 @@
 import { type Command, Option } from "commander";
 import { z } from "zod";
-import { scanSubscriptions } from "../functions/adapters/dynamodb-subscription-scan";
 import type { SubscriptionView } from "../functions/api/merchant-api-schemas";
 import { chargeView, refundView, subscriptionView } from "../functions/api/views";
-import { COMPONENT_VARIABLES } from "../functions/composition/components";
 import { listCharges } from "../functions/core/charge-list";
 import { subscriptionStatus } from "../functions/core/model";
+import { InvalidCursorError, type SubscriptionPage } from "../functions/core/ports";
 import { chargeTable } from "./charges";
 import { argumentsOf, CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
@@ -15,43 +14,49 @@ import { formatTable } from "./text-table";
 const periodText = ({ current_period: period }: SubscriptionView) =>
   period ? `#${period.index} ${period.start} → ${period.end}` : "-";
 
-const listOptions = z.object({ status: subscriptionStatus.optional(), limit: z.number() });
+const listOptions = z.object({
+  status: subscriptionStatus.optional(),
+  externalId: z.string().optional(),
+  limit: z.number(),
+  cursor: z.string().optional(),
+});
 
 export function addSubscriptionsCommands(program: Command, run: CommandRunner): void {
   const subscriptions = program.command("subscriptions").description("read subscriptions");
   subscriptions
     .command("list")
-    .description(
-      "subscriptions (a filtered Scan of the table, in no particular order: an ops read the charge path never makes)",
-    )
+    .description("subscriptions, from the same indexes as GET /v1/subscriptions (never a Scan)")
     .addOption(new Option("--status <status>", "only this status").choices(subscriptionStatus.options))
+    .option("--external-id <id>", "only this customer's (your external_id)")
     .option("--limit <n>", "at most this many", parseLimit, 50)
+    .option("--cursor <cursor>", "where the previous list stopped (it prints the next cursor)")
     .action(
       run(async (command, out) => {
-        const { status, limit } = listOptions.parse(command.opts());
+        const { status, externalId, limit, cursor } = listOptions.parse(command.opts());
         await withTarget(await resolveTarget(command), async (session) => {
-          const { TABLE_NAME } = session.environment(COMPONENT_VARIABLES.readRepository);
-          const found = await scanSubscriptions({
-            client: session.runtime.dynamo,
-            tableName: TABLE_NAME,
-            status,
-            limit,
-          });
-          const views = found
-            .toSorted((a, b) => a.created_at.localeCompare(b.created_at))
-            .map(subscriptionView);
-          emit(out, { subscriptions: views }, () => [
+          const repository = await repositoryOf(session);
+          let page: SubscriptionPage;
+          try {
+            page = await repository.listSubscriptions({ status, external_id: externalId }, { limit, cursor });
+          } catch (error) {
+            if (error instanceof InvalidCursorError) throw new CliError(`--cursor ${error.message}`);
+            throw error;
+          }
+          const views = page.subscriptions.map(subscriptionView);
+          emit(out, { subscriptions: views, next_cursor: page.cursor ?? null }, () => [
             formatTable(
-              ["ID", "STATUS", "PLAN", "CURRENT PERIOD", "NEXT CHARGE", "CARD"],
+              ["ID", "STATUS", "EXTERNAL ID", "PLAN", "CURRENT PERIOD", "NEXT CHARGE", "CARD"],
               views.map((view) => [
                 view.subscription_id,
                 view.status,
+                orDash(view.external_id),
                 `${view.plan.amount} ${view.plan.currency} / ${view.plan.interval_months} mo`,
                 periodText(view),
                 orDash(view.next_charge_at),
                 view.card ? `…${view.card.last4}` : "-",
               ]),
             ),
+            ...(page.cursor === undefined ? [] : [`more: --cursor ${page.cursor}`]),
           ]);
         });
       }),

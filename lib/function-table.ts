@@ -227,6 +227,11 @@ export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
     trigger: api("getSubscription"),
   },
   {
+    handler: "list-subscriptions",
+    services: SERVICE_SETS.queries,
+    trigger: api("listSubscriptions"),
+  },
+  {
     handler: "update-subscription",
     services: SERVICE_SETS.merchantApiChanges,
     trigger: api("updateSubscription"),

@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
-import type { AttemptKey, RefundRecord } from "../core/model";
+import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from "../core/model";
 
 /**
  * The billing table: one table, subscriptions and their charge attempts (the ledger) under the same partition.
  *
  *   subscription   pk SUB#<id>  sk SUB
+ *                  + list_pk subs#<status>#<shard>, list_sk <created_at ISO>#<id>  (the list index: subscriptions by
+ *                    status, for GET /v1/subscriptions; list_pk follows each status change)
  *                  + due_pk due#<yyyymmdd>#<shard>, due_sk <next_charge_at ISO>#<id>  while next_charge_at is set
  *   charge attempt pk SUB#<id>  sk CHARGE#<period, 4 digits>#<attempt, 3 digits>
  *                  + open_pk open#<shard>, open_sk <lease_until ISO>#<order_id>  while pending, retry or unknown
@@ -16,8 +18,11 @@ import type { AttemptKey, RefundRecord } from "../core/model";
  *                  while it holds any (the outbox index, read by the outbox sweep; see dynamodb-outbox.ts)
  *   logged event   pk SUB#<id>  sk EVENT#<occurred_at ISO>#<event_id>  (event: the event as the bus took it; written
  *                  by its delivery, once per event_id however often delivered; expires_at = TTL, a retention after it
- *                  occurred) + log_pk events#<yyyymmdd>#<shard>, log_sk <occurred_at ISO>#<event_id> (the event log
+ *                  occurred) + list_pk events#<yyyymmdd>#<shard>, list_sk <occurred_at ISO>#<event_id> (the list
  *                  index: events by the day they occurred, read by replay)
+ *   customer link  pk CUST#<external_id>  sk SUB#<created_at ISO>#<subscription_id>  (a customer's subscriptions;
+ *                  written before the subscription takes that external_id, so none is ever missing; a link left by
+ *                  an edit of external_id is stale, and readers check the subscription's own external_id)
  *   due watermark  pk META      sk DUE_WATERMARK  (due_from: the oldest day that may still hold due items)
  *   token          pk TOKEN#<token_id>  sk TOKEN
  *   refund         pk REFUND#<refund_id>  sk REFUND
@@ -45,7 +50,8 @@ export const OPEN_INDEX = "open";
 export const SUBSCRIPTION_INDEX = "by_subscription";
 export const LEDGER_INDEX = "ledger";
 export const OUTBOX_INDEX = "outbox";
-export const EVENT_LOG_INDEX = "event_log";
+/** The list index: subscriptions by status, logged events by day (one sparse index, both kept small by shards). */
+export const LIST_INDEX = "list";
 /** The list attribute of an item's pending events: not part of its record. */
 export const OUTBOX_ATTRIBUTE = "outbox";
 export const DEFAULT_SHARDS = 16;
@@ -68,8 +74,8 @@ export const KEY_ATTRIBUTES: readonly string[] = [
   "ledger_sk",
   "outbox_pk",
   "outbox_sk",
-  "log_pk",
-  "log_sk",
+  "list_pk",
+  "list_sk",
 ];
 
 /** The record an item holds: the item without its keys and its outbox, ready for its schema. */
@@ -152,14 +158,14 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
         Projection: { ProjectionType: "KEYS_ONLY" },
       },
       {
-        IndexName: EVENT_LOG_INDEX,
+        IndexName: LIST_INDEX,
         KeySchema: [
-          { AttributeName: "log_pk", KeyType: "HASH" },
-          { AttributeName: "log_sk", KeyType: "RANGE" },
+          { AttributeName: "list_pk", KeyType: "HASH" },
+          { AttributeName: "list_sk", KeyType: "RANGE" },
         ],
-        // ALL: a logged event is well under 1 KB, so the copy costs the write unit the keys would; replay reads
-        // whole events without a GetItem each.
-        Projection: { ProjectionType: "ALL" },
+        // A logged event's `event` (well under 1 KB: replay reads it without a GetItem); a subscription's keys alone,
+        // so its updates (every renewal) write the index only when its status changes.
+        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: ["event"] },
       },
     ],
   };
@@ -320,7 +326,40 @@ export function loggedEventKeys(
   return {
     pk: subscriptionKey(event.subscription_id).pk,
     sk: `${EVENT_SK_PREFIX}${at}#${event.event_id}`,
-    log_pk: eventLogPartition(new Date(at), shardOf(event.subscription_id, shards)),
-    log_sk: `${at}#${event.event_id}`,
+    list_pk: eventLogPartition(new Date(at), shardOf(event.subscription_id, shards)),
+    list_sk: `${at}#${event.event_id}`,
+  };
+}
+
+export function subscriptionListPartition(status: SubscriptionStatus, shard: number): string {
+  return `subs#${status}#${shard}`;
+}
+
+/** The list index keys of a subscription in `status` (list_sk never changes: it is written once, at creation). */
+export function subscriptionListKeys(
+  subscription: Pick<Subscription, "subscription_id" | "created_at">,
+  status: SubscriptionStatus,
+  shards: number,
+) {
+  return {
+    list_pk: subscriptionListPartition(status, shardOf(subscription.subscription_id, shards)),
+    list_sk: `${utcIso(subscription.created_at)}#${subscription.subscription_id}`,
+  };
+}
+
+export const CUSTOMER_LINK_SK_PREFIX = "SUB#";
+
+export function customerLinkPartition(externalId: string): string {
+  return `CUST#${externalId}`;
+}
+
+/** The customer link of a subscription that carries `externalId`. */
+export function customerLinkKey(
+  externalId: string,
+  subscription: Pick<Subscription, "subscription_id" | "created_at">,
+) {
+  return {
+    pk: customerLinkPartition(externalId),
+    sk: `${CUSTOMER_LINK_SK_PREFIX}${utcIso(subscription.created_at)}#${subscription.subscription_id}`,
   };
 }

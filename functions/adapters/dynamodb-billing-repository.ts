@@ -48,7 +48,10 @@ import {
   refundIndexKeys,
   refundKey,
   SUBSCRIPTION_INDEX,
+  shardOf,
   subscriptionKey,
+  subscriptionListKeys,
+  subscriptionListPartition,
   TTL_ATTRIBUTE,
   tokenKey,
   utcIso,
@@ -62,6 +65,7 @@ import {
   outboxPlan,
   readOutbox,
 } from "./dynamodb-outbox";
+import { linkCustomer, listSubscriptions } from "./dynamodb-subscription-list";
 import { conditionally, type Item, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
 import {
   absent,
@@ -113,6 +117,7 @@ export function createDynamoDbBillingRepository(
     getSubscription: (id) => getRecord(table, subscriptionKey(id), subscriptionSchema),
     updateSubscription: (id, update) => updateSubscription(table, clock, id, update),
     listDue: (until) => listDueEntries(table, until),
+    listSubscriptions: (query, page) => listSubscriptions(table, query, page),
     claimAttempt: (attempt, events) => claimAttempt(table, attempt, events),
     getAttempt: (key) => getRecord(table, attemptKey(key), chargeAttemptSchema),
     updateAttempt: (key, update) => updateAttempt(table, clock, key, update),
@@ -194,14 +199,16 @@ function updateItem(table: TableContext, key: Item, plan: UpdatePlan): Promise<b
   );
 }
 
-function createSubscription(table: TableContext, subscription: Subscription): Promise<boolean> {
-  const { subscription_id: id, next_charge_at, updated_at } = subscription;
+async function createSubscription(table: TableContext, subscription: Subscription): Promise<boolean> {
+  const { subscription_id: id, next_charge_at, updated_at, customer } = subscription;
   const due = next_charge_at === undefined ? {} : dueKeys(id, next_charge_at, updated_at, table.shards);
-  const item = { ...subscription, ...subscriptionKey(id), ...due };
+  const listed = subscriptionListKeys(subscription, subscription.status, table.shards);
+  const item = { ...subscription, ...subscriptionKey(id), ...due, ...listed };
+  if (customer.external_id !== undefined) await linkCustomer(table, customer.external_id, subscription);
   return conditionally(() => table.client.send(new PutCommand(putNew(table, item))));
 }
 
-function updateSubscription(
+async function updateSubscription(
   table: TableContext,
   clock: Clock,
   id: string,
@@ -215,8 +222,19 @@ function updateSubscription(
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => equals(name, value));
   const key = subscriptionKey(id);
+  // A status change moves the subscription to that status's list partition; a new external_id is linked first.
+  const listed =
+    update.set.status === undefined
+      ? {}
+      : { list_pk: subscriptionListPartition(update.set.status, shardOf(id, table.shards)) };
+  const externalId = update.set.customer?.external_id;
+  if (externalId !== undefined) {
+    const current = await getRecord(table, key, subscriptionSchema);
+    if (current === undefined) return false;
+    if (current.customer.external_id !== externalId) await linkCustomer(table, externalId, current);
+  }
   return updateItem(table, key, {
-    set: { ...update.set, ...due },
+    set: { ...update.set, ...due, ...listed },
     ...outboxPlan(key, update.events, updated_at ?? clock.now().toISOString(), table.shards),
     remove: [...remove, ...dueRemoved],
     conditions: expected,

@@ -3,9 +3,9 @@ import * as z from "zod";
 import { type OutboxEvent, outboxEventSchema } from "../core/events";
 import type { EventLogQuery } from "../core/ports";
 import {
-  EVENT_LOG_INDEX,
   EVENT_SK_PREFIX,
   eventLogPartition,
+  LIST_INDEX,
   loggedEventKeys,
   subscriptionKey,
   TTL_ATTRIBUTE,
@@ -79,9 +79,9 @@ async function* timeRangePages(table: TableContext, from: Date, to: Date) {
   for (let day = Math.floor(from.getTime() / DAY_MS); day * DAY_MS < to.getTime(); day += 1) {
     const queries = Array.from({ length: table.shards }, (_, shard) => ({
       TableName: table.tableName,
-      IndexName: EVENT_LOG_INDEX,
+      IndexName: LIST_INDEX,
       KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :from AND :to",
-      ExpressionAttributeNames: { "#pk": "log_pk", "#sk": "log_sk" },
+      ExpressionAttributeNames: { "#pk": "list_pk", "#sk": "list_sk" },
       ExpressionAttributeValues: { ":pk": eventLogPartition(new Date(day * DAY_MS), shard), ...range },
       Limit: table.pageSize,
     }));

@@ -1,6 +1,7 @@
 import type { AdHocChargeResult, NotChargeable } from "../core/ad-hoc-charge";
 import type { CheckoutStart } from "../core/checkout";
 import type { ChargeAttempt, RefundRecord, Subscription } from "../core/model";
+import type { SubscriptionPage } from "../core/ports";
 import type { RefundOutcome } from "../core/refunds";
 import type { SignupResult } from "../core/signup";
 import type { ChangeResult } from "../core/subscription-changes";
@@ -23,6 +24,10 @@ import { chargeView, refundView, subscriptionView } from "./views";
 export function subscriptionAnswer(subscription: Subscription | undefined): ApiResponse {
   if (!subscription) throw notFound("subscription");
   return ok(subscriptionView(subscription));
+}
+
+export function subscriptionListAnswer(page: SubscriptionPage): ApiResponse {
+  return ok({ data: page.subscriptions.map(subscriptionView), next_cursor: page.cursor ?? null });
 }
 
 export function signupAnswer(result: SignupResult): ApiResponse {

@@ -19,6 +19,11 @@ export function pathOf<T extends z.ZodType>(request: HttpRequest, schema: T): z.
   return parseInput(schema, request.pathParameters ?? {});
 }
 
+/** The query string's parameters through their schema; a 400 names the parameter. */
+export function queryOf<T extends z.ZodType>(request: HttpRequest, schema: T): z.output<T> {
+  return parseInput(schema, request.queryStringParameters ?? {});
+}
+
 /** The JSON body through its schema; a 400 names the field (or says the body is not JSON). */
 export function bodyOf<T extends z.ZodType>(request: HttpRequest, schema: T): z.output<T> {
   return parseInput(schema, readJsonBody(rawBodyOf(request).toString("utf8")));

@@ -99,6 +99,24 @@ export const localClockBody = z.strictObject({
     }),
 });
 
+/** GET /v1/subscriptions: one page, filtered by status and/or the customer's external_id. */
+export const listSubscriptionsQuery = z.strictObject({
+  status: subscriptionStatus.optional(),
+  external_id: externalIdSchema.optional(),
+  limit: z
+    .string()
+    .regex(/^(?:[1-9]\d?|100)$/, "must be a whole number from 1 to 100")
+    .transform(Number)
+    .optional()
+    .describe("At most this many (1 to 100, default 20)."),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,2000}$/, "is not a cursor of this listing")
+    .optional()
+    .describe("next_cursor of the page before."),
+});
+export type ListSubscriptionsQuery = z.output<typeof listSubscriptionsQuery>;
+
 /** Subscription ids are short (`<id>-<period>-<attempt>` is a 30-character order_id). */
 export const subscriptionIdParams = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_]{1,24}$/, "must be a subscription id"),
@@ -150,6 +168,12 @@ export const subscriptionView = z.strictObject({
   created_at: isoInstant,
 });
 export type SubscriptionView = z.output<typeof subscriptionView>;
+
+export const subscriptionListView = z.strictObject({
+  data: z.array(subscriptionView),
+  next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last."),
+});
+export type SubscriptionListView = z.output<typeof subscriptionListView>;
 
 export const chargeView = z.strictObject({
   charge_id: z.string(),

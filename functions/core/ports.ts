@@ -76,6 +76,14 @@ export interface BillingRepository {
   getSubscription(subscriptionId: string): Promise<Subscription | undefined>;
   /** Applies the update only if every expected field still holds; false otherwise. */
   updateSubscription(subscriptionId: string, update: SubscriptionUpdate): Promise<boolean>;
+  /**
+   * One page of subscriptions from indexes (never a Scan): those in `status`, one customer's (`external_id`), or all;
+   * `cursor` (from the page before) continues where it stopped. Order: stable, not by creation across partitions.
+   */
+  listSubscriptions(
+    query: SubscriptionQuery,
+    page: { readonly limit: number; readonly cursor?: string },
+  ): Promise<SubscriptionPage>;
   /** Subscriptions with next_charge_at ≤ until, page by page, from the due index (never a scan). `until` is now. */
   listDue(until: Date): AsyncIterable<readonly DueEntry[]>;
 
@@ -127,6 +135,22 @@ export interface BillingRepository {
    * [from, to) (ordered within a page only).
    */
   readEventLog(query: EventLogQuery): AsyncIterable<readonly OutboxEvent[]>;
+}
+
+/** A listing's cursor that the repository did not issue (or that belongs to another query's listing). */
+export class InvalidCursorError extends Error {
+  override readonly name = "InvalidCursorError";
+}
+
+export interface SubscriptionQuery {
+  readonly status?: SubscriptionStatus;
+  readonly external_id?: string;
+}
+
+export interface SubscriptionPage {
+  readonly subscriptions: readonly Subscription[];
+  /** Where the next page starts; absent on the last. */
+  readonly cursor?: string;
 }
 
 /** Which logged events: one subscription's, or every event that occurred in [from, to). */

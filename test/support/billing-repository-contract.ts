@@ -9,7 +9,12 @@ import type {
   TokenRecord,
 } from "../../functions/core/model";
 import { orderIdFor } from "../../functions/core/order-id";
-import type { BillingRepository, Clock } from "../../functions/core/ports";
+import {
+  type BillingRepository,
+  type Clock,
+  InvalidCursorError,
+  type SubscriptionQuery,
+} from "../../functions/core/ports";
 
 // What every BillingRepository must do, whatever stores it: the DynamoDB repository (on dynalite, or DynamoDB Local
 // by TEST_DYNAMODB_ENDPOINT) and the in-memory one run this same suite. Storage layout, index upkeep and request
@@ -660,6 +665,73 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       expect(await repository.readOutbox(ref)).toEqual([]);
       expect(await pending(repository)).toEqual([]);
       await repository.markDelivered(ref, [second?.event_id ?? ""]);
+    });
+  });
+
+  describe("listing subscriptions", () => {
+    /** Every subscription of the query, page by page; each page at most `limit`, none listed twice. */
+    async function everyPage(repository: BillingRepository, query: SubscriptionQuery, limit: number) {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 200; pages += 1) {
+        const page = await repository.listSubscriptions(query, { limit, cursor });
+        expect(page.subscriptions.length).toBeLessThanOrEqual(limit);
+        ids.push(...page.subscriptions.map((listed) => listed.subscription_id));
+        cursor = page.cursor;
+        if (cursor === undefined) break;
+      }
+      expect(new Set(ids).size).toBe(ids.length);
+      return ids.sort();
+    }
+    const customerOf = (external_id?: string) => ({
+      name: "Ada Lovelace",
+      email: "ada@example.com",
+      ...(external_id === undefined ? {} : { external_id }),
+    });
+
+    it("lists by status, by customer, by both and all, a page at a time, from what each subscription holds now", async () => {
+      const repository = await fresh();
+      const seeds = [
+        subscription("sub-l1", { customer: customerOf("acct_a") }),
+        subscription("sub-l2", { customer: customerOf("acct_a"), created_at: LATER }),
+        subscription("sub-l3"),
+        subscription("sub-l4", { status: "past_due", customer: customerOf("acct_a") }),
+        subscription("sub-l5", { status: "canceled", customer: customerOf("acct_b") }),
+      ];
+      for (const seed of seeds) await repository.createSubscription(seed);
+
+      expect(await everyPage(repository, { status: "active" }, 2)).toEqual(["sub-l1", "sub-l2", "sub-l3"]);
+      expect(await everyPage(repository, { external_id: "acct_a" }, 1)).toEqual([
+        "sub-l1",
+        "sub-l2",
+        "sub-l4",
+      ]);
+      expect(await everyPage(repository, { status: "active", external_id: "acct_a" }, 5)).toEqual([
+        "sub-l1",
+        "sub-l2",
+      ]);
+      expect(await everyPage(repository, {}, 2)).toEqual(["sub-l1", "sub-l2", "sub-l3", "sub-l4", "sub-l5"]);
+      const [listed] = (await repository.listSubscriptions({ status: "canceled" }, { limit: 10 }))
+        .subscriptions;
+      expect(listed).toEqual(seeds[4]);
+
+      // A status change and an edit of external_id move a subscription between listings.
+      await repository.updateSubscription("sub-l1", {
+        expect: { status: "active" },
+        set: { status: "past_due", customer: customerOf("acct_c"), updated_at: LATER },
+      });
+      expect(await everyPage(repository, { status: "active" }, 10)).toEqual(["sub-l2", "sub-l3"]);
+      expect(await everyPage(repository, { status: "past_due" }, 10)).toEqual(["sub-l1", "sub-l4"]);
+      expect(await everyPage(repository, { external_id: "acct_a" }, 10)).toEqual(["sub-l2", "sub-l4"]);
+      expect(await everyPage(repository, { external_id: "acct_c" }, 10)).toEqual(["sub-l1"]);
+      expect(await everyPage(repository, { external_id: "acct_none" }, 10)).toEqual([]);
+    });
+
+    it("refuses a cursor it did not issue", async () => {
+      const repository = await fresh();
+      await expect(
+        repository.listSubscriptions({}, { limit: 1, cursor: "bm90LWEtY3Vyc29y" }),
+      ).rejects.toThrow(InvalidCursorError);
     });
   });
 

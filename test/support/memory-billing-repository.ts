@@ -13,17 +13,19 @@ import {
   type TokenRecord,
   tokenRecordSchema,
 } from "../../functions/core/model";
-import type {
-  AttemptUpdate,
-  BillingRepository,
-  ClaimResult,
-  Clock,
-  DueEntry,
-  EventLogQuery,
-  OutboxRef,
-  RefundUpdate,
-  SubscriptionUpdate,
-  TokenUpdate,
+import {
+  type AttemptUpdate,
+  type BillingRepository,
+  type ClaimResult,
+  type Clock,
+  type DueEntry,
+  type EventLogQuery,
+  InvalidCursorError,
+  type OutboxRef,
+  type RefundUpdate,
+  type SubscriptionQuery,
+  type SubscriptionUpdate,
+  type TokenUpdate,
 } from "../../functions/core/ports";
 
 // The BillingRepository in memory, for tests of the core that need no emulator. It passes the same contract suite
@@ -114,6 +116,33 @@ export class MemoryBillingRepository implements BillingRepository {
     this.subscriptions.set(id, withRemoved(current, set, remove));
     this.announce(`sub:${id}`, events, set.updated_at);
     return true;
+  }
+
+  /** Oldest first; the cursor is the offset of the next page (opaque to callers, as the table's). */
+  async listSubscriptions(
+    query: SubscriptionQuery,
+    page: { readonly limit: number; readonly cursor?: string },
+  ) {
+    const matching = [...this.subscriptions.values()]
+      .filter((subscription) => query.status === undefined || subscription.status === query.status)
+      .filter(
+        (subscription) =>
+          query.external_id === undefined || subscription.customer.external_id === query.external_id,
+      )
+      .sort((a, b) =>
+        byteOrder(`${a.created_at}#${a.subscription_id}`, `${b.created_at}#${b.subscription_id}`),
+      );
+    const offset =
+      page.cursor === undefined ? 0 : Number(Buffer.from(page.cursor, "base64url").toString("utf8"));
+    if (!Number.isInteger(offset) || offset < 0)
+      throw new InvalidCursorError("is not a cursor of this listing");
+    const end = offset + page.limit;
+    return {
+      subscriptions: matching
+        .slice(offset, end)
+        .map((subscription) => copyOf(subscriptionSchema, subscription)),
+      ...(end < matching.length ? { cursor: Buffer.from(String(end)).toString("base64url") } : {}),
+    };
   }
 
   async *listDue(until: Date): AsyncGenerator<readonly DueEntry[]> {

@@ -10,6 +10,7 @@ import { definition as createSubscription } from "../../functions/handlers/creat
 import { definition as getOpenApi } from "../../functions/handlers/get-openapi";
 import { definition as getSubscription } from "../../functions/handlers/get-subscription";
 import { definition as listCharges } from "../../functions/handlers/list-charges";
+import { definition as listSubscriptions } from "../../functions/handlers/list-subscriptions";
 import { definition as updateSubscription } from "../../functions/handlers/update-subscription";
 import { BillingStack } from "../../local/billing-stack";
 import { TestContainer } from "./handler-env";
@@ -22,6 +23,7 @@ export const deployedMerchantApi = (container: TestContainer) =>
     handlers: {
       createCheckout: container.handler(createCheckout),
       createSubscription: container.handler(createSubscription),
+      listSubscriptions: container.handler(listSubscriptions),
       getSubscription: container.handler(getSubscription),
       updateSubscription: container.handler(updateSubscription),
       adjustSubscription: container.handler(adjustSubscription),

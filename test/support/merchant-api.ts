@@ -27,8 +27,14 @@ export interface ApiCall {
 }
 
 /** The API Gateway v2 event of a call; headers lower-cased as API Gateway delivers them. */
+/** The path of a request target, without its query string. */
+const pathOf = (target: string) => target.split("?")[0] ?? target;
+
+const routeOf = (method: string, target: string) =>
+  MERCHANT_API_ROUTES.find((entry) => entry.method === method && matchPath(entry.path, pathOf(target)));
+
 export function apiEvent(method: string, path: string, call: ApiCall = {}): APIGatewayProxyEventV2 {
-  const route = MERCHANT_API_ROUTES.find((entry) => entry.method === method && matchPath(entry.path, path));
+  const route = routeOf(method, path);
   const headers: Record<string, string> = {
     accept: "application/json",
     "content-type": "application/json",
@@ -40,7 +46,7 @@ export function apiEvent(method: string, path: string, call: ApiCall = {}): APIG
   for (const [name, value] of Object.entries(call.headers ?? {})) headers[name.toLowerCase()] = value;
   const body = call.rawBody ?? (call.body === undefined ? "" : JSON.stringify(call.body));
   const match = route
-    ? { routeKey: `${method} ${route.path}`, pathParameters: matchPath(route.path, path) }
+    ? { routeKey: `${method} ${route.path}`, pathParameters: matchPath(route.path, pathOf(path)) }
     : { routeKey: "$default" };
   return apiGatewayEvent({ method, url: path, headers, body }, match, { base64: false });
 }
@@ -106,7 +112,7 @@ export function apiGateway(routes: GatewayRoutes) {
       if (!handler) throw new Error("no getOpenApi handler");
       return answerOf(await handler(apiEvent(method, path, call), stubContext("get-openapi")));
     }
-    const route = MERCHANT_API_ROUTES.find((entry) => entry.method === method && matchPath(entry.path, path));
+    const route = routeOf(method, path);
     const handler = route && routes.handlers[route.operationId];
     if (!route || !handler) throw new Error(`no handler for ${method} ${path}`);
     const event = apiEvent(method, path, call);

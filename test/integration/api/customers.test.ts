@@ -115,4 +115,42 @@ describe("customers: external_id and metadata", () => {
       (await call("POST", "/v1/subscriptions/sub_missing", { body: { metadata: { a: "b" } } })).status,
     ).toBe(404);
   });
+
+  it("lists a customer's subscriptions and a status's a page at a time, from indexes; bad parameters are named", async () => {
+    const mine = [];
+    for (let index = 0; index < 3; index += 1)
+      mine.push(view.parse((await signUp({ external_id: "acct_list" })).json).subscription_id);
+    await signUp({ external_id: "acct_other" });
+    const listing = z.object({ data: z.array(view), next_cursor: z.string().nullable() });
+
+    const first = listing.parse((await call("GET", "/v1/subscriptions?external_id=acct_list&limit=2")).json);
+    expect(first.data).toHaveLength(2);
+    expect(first.next_cursor).not.toBeNull();
+    const rest = listing.parse(
+      (await call("GET", `/v1/subscriptions?external_id=acct_list&limit=2&cursor=${first.next_cursor}`)).json,
+    );
+    expect(rest.next_cursor).toBeNull();
+    expect([...first.data, ...rest.data].map((listed) => listed.subscription_id).sort()).toEqual(mine.sort());
+
+    expect((await call("DELETE", `/v1/subscriptions/${mine[0]}`)).status).toBe(200);
+    const canceled = listing.parse(
+      (await call("GET", "/v1/subscriptions?status=canceled&external_id=acct_list")).json,
+    );
+    expect(canceled.data.map((listed) => listed.subscription_id)).toEqual([mine[0]]);
+    const active = listing.parse((await call("GET", "/v1/subscriptions?status=active&limit=100")).json);
+    expect(active.data.map((listed) => listed.subscription_id)).not.toContain(mine[0]);
+
+    for (const [query, field] of [
+      ["limit=0", "limit"],
+      ["limit=101", "limit"],
+      ["status=late", "status"],
+      ["cursor=not-a-cursor", "cursor"],
+      ["external_id=has%20space", "external_id"],
+      ["color=blue", "color"],
+    ]) {
+      const answer = await call("GET", `/v1/subscriptions?${query}`);
+      expect(answer.status, query).toBe(400);
+      expect(errorOf(answer).field, query).toBe(field);
+    }
+  });
 });

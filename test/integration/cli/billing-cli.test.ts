@@ -24,6 +24,7 @@ const subscriptionList = z.object({
   subscriptions: z.array(
     z.looseObject({ subscription_id: z.string(), status: z.string(), next_charge_at: z.string().nullable() }),
   ),
+  next_cursor: z.string().nullable(),
 });
 const chargeList = z.object({
   charges: z.array(z.looseObject({ charge_id: z.string(), period: z.number(), status: z.string() })),
@@ -58,7 +59,11 @@ describe("ops CLI on the local stack", () => {
   };
   const signUp = async (email: string) => {
     const created = await call("POST", "/v1/subscriptions", {
-      customer: { name: "CLI Customer", email },
+      customer: {
+        name: "CLI Customer",
+        email,
+        ...(email === "a@example.com" ? { external_id: "acct_cli" } : {}),
+      },
       plan: { amount: "19.90", currency: "USD", interval_months: 1 },
       card: card("4111111111111111"),
     });
@@ -104,7 +109,7 @@ describe("ops CLI on the local stack", () => {
     const table = await cli("subscriptions", "list");
     expect(table.code).toBe(0);
     const lines = table.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+PLAN\s+CURRENT PERIOD\s+NEXT CHARGE\s+CARD$/);
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+EXTERNAL ID\s+PLAN\s+CURRENT PERIOD\s+NEXT CHARGE\s+CARD$/);
     expect(lines).toHaveLength(5); // header, rule, 3 subscriptions
     expect(table.stdout).toContain("19.90 USD / 1 mo");
     expect(table.stdout).toContain("…1111");
@@ -117,6 +122,28 @@ describe("ops CLI on the local stack", () => {
     expect(active.subscriptions.every((s) => s.next_charge_at === "2027-04-01T10:30:00.000Z")).toBe(true);
     const limited = await json(subscriptionList, "subscriptions", "list", "--limit", "1");
     expect(limited.subscriptions).toHaveLength(1);
+    // The next page goes on from the cursor the first printed: every subscription once.
+    const pages = [limited];
+    while (pages.at(-1)?.next_cursor)
+      pages.push(
+        await json(
+          subscriptionList,
+          "subscriptions",
+          "list",
+          "--limit",
+          "1",
+          "--cursor",
+          pages.at(-1)?.next_cursor ?? "",
+        ),
+      );
+    expect(pages.flatMap((page) => page.subscriptions.map((s) => s.subscription_id)).sort()).toEqual(
+      [...ids].sort(),
+    );
+    expect(await cli("subscriptions", "list", "--cursor", "bm90LWEtY3Vyc29y")).toEqual(
+      refused("--cursor is not a cursor of this listing"),
+    );
+    const ofCustomer = await json(subscriptionList, "subscriptions", "list", "--external-id", "acct_cli");
+    expect(ofCustomer.subscriptions.map((s) => s.subscription_id)).toEqual([ids[0]]);
     const canceled = await json(subscriptionList, "subscriptions", "list", "--status", "canceled");
     expect(canceled.subscriptions.map((s) => s.subscription_id)).toEqual([ids[2]]);
   });

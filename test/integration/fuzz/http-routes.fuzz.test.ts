@@ -168,7 +168,12 @@ const merchantCredentials = {
 function merchantTarget(
   method: string,
   path: string,
-  options: { params?: Record<string, string>; body?: unknown; requiresBody?: boolean },
+  options: {
+    params?: Record<string, string>;
+    query?: Record<string, string>;
+    body?: unknown;
+    requiresBody?: boolean;
+  },
 ): FuzzTarget {
   const params = options.params ?? {};
   return {
@@ -176,6 +181,7 @@ function merchantTarget(
     method,
     path: colonPath(path),
     params,
+    ...(options.query === undefined ? {} : { query: options.query }),
     body: options.body,
     requiresBody: options.requiresBody ?? false,
     ...merchantCredentials,
@@ -285,6 +291,12 @@ beforeAll(async () => {
   add("merchant", merchantTarget("POST", "/v1/checkouts", { body: checkoutBody, requiresBody: true }));
   add("merchant", merchantTarget("POST", "/v1/subscriptions", { body: signupBody, requiresBody: true }));
   const id = { params: { id: subscriptionId } };
+  add(
+    "merchant",
+    merchantTarget("GET", "/v1/subscriptions", {
+      query: { status: "active", external_id: "acct_fuzz", limit: "5" },
+    }),
+  );
   add("merchant", merchantTarget("GET", "/v1/subscriptions/{id}", id));
   add(
     "merchant",

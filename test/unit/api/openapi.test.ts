@@ -21,6 +21,7 @@ const operation = (path: string, method: string): Operation => {
 const DOCUMENTED_ROUTES = [
   ["post", "/v1/checkouts"],
   ["post", "/v1/subscriptions"],
+  ["get", "/v1/subscriptions"],
   ["get", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}/adjust"],

@@ -1,0 +1,31 @@
+import { subscriptionListAnswer } from "../api/answers";
+import { ApiError } from "../api/errors";
+import { type HttpRequest, type HttpResult, queryOf, serve } from "../api/http";
+import { listSubscriptionsQuery } from "../api/merchant-api-schemas";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
+import { InvalidCursorError } from "../core/ports";
+
+/** Subscriptions on a page when the caller names no limit. */
+const DEFAULT_LIMIT = 20;
+
+/** GET /v1/subscriptions?status=&external_id=&limit=&cursor=: one page, from indexes. */
+export function listSubscriptions(
+  request: HttpRequest,
+  services: ServicesOf<"queries">,
+): Promise<HttpResult> {
+  return serve(async () => {
+    const { cursor, limit = DEFAULT_LIMIT, ...query } = queryOf(request, listSubscriptionsQuery);
+    try {
+      return subscriptionListAnswer(await services.repository.listSubscriptions(query, { limit, cursor }));
+    } catch (error) {
+      if (error instanceof InvalidCursorError)
+        throw new ApiError(400, "invalid_request", error.message, "cursor");
+      throw error;
+    }
+  });
+}
+
+export const definition = defineHandler(SERVICE_SETS.queries, listSubscriptions);
+export const handler = lambdaHandler(definition);
