@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import {
   adjustSubscriptionBody,
+  cancelSubscriptionBody,
   chargeIdParams,
   chargeListView,
   chargeView,
@@ -33,6 +34,7 @@ export const REQUEST_SCHEMAS = {
   CreateSubscriptionRequest: createSubscriptionBody,
   UpdateSubscriptionRequest: updateSubscriptionBody,
   AdjustSubscriptionRequest: adjustSubscriptionBody,
+  CancelSubscriptionRequest: cancelSubscriptionBody,
   CreateChargeRequest: createChargeBody,
   CreateRefundRequest: createRefundBody,
   LocalClockRequest: localClockBody,
@@ -77,6 +79,8 @@ export interface MerchantApiRoute {
   readonly body?: {
     readonly schema: RequestSchemaName;
     readonly mediaType: "application/json" | "application/x-www-form-urlencoded";
+    /** The request may leave the body out (it then means `{}`). */
+    readonly optional?: true;
   };
   readonly answers: readonly RouteAnswer[];
   /** Error statuses besides 500, which every route may answer. */
@@ -164,9 +168,10 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     operationId: "cancelSubscription",
     method: "DELETE",
     path: "/v1/subscriptions/{id}",
-    summary: "Cancel: nothing more is charged",
+    summary: "Cancel now, or at the end of the paid period: nothing more is charged",
     auth: "bearer",
     pathParams: subscriptionIdParams,
+    body: { ...json("CancelSubscriptionRequest"), optional: true },
     answers: [
       { status: 200, description: "Canceled (repeating it answers the same)", schema: "Subscription" },
     ],

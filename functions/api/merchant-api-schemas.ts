@@ -73,10 +73,31 @@ export const updateSubscriptionBody = z
       .optional()
       .describe("Merged key by key into the subscription's metadata; an empty value removes its key."),
   })
-  .refine((body) => body.external_id !== undefined || body.metadata !== undefined, {
-    error: "must name external_id or metadata",
-  });
+  .extend({
+    cancel_at_period_end: z
+      .literal(false)
+      .optional()
+      .describe("false undoes a cancel scheduled for the end of the paid period."),
+  })
+  .refine(
+    (body) =>
+      body.external_id !== undefined ||
+      body.metadata !== undefined ||
+      body.cancel_at_period_end !== undefined,
+    { error: "must name external_id, metadata or cancel_at_period_end" },
+  );
 export type UpdateSubscriptionBody = z.output<typeof updateSubscriptionBody>;
+
+/** DELETE /v1/subscriptions/{id}: cancel now (no body), or at the end of the paid period. */
+export const cancelSubscriptionBody = z.strictObject({
+  at_period_end: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: access runs until the paid period ends, nothing more is charged, and it can be undone until then.",
+    ),
+});
+export type CancelSubscriptionBody = z.output<typeof cancelSubscriptionBody>;
 
 /** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. */
 export const adjustSubscriptionBody = z.strictObject({ amount: planAmount });
@@ -165,6 +186,9 @@ export const subscriptionView = z.strictObject({
     .describe("Null when nothing is due here (gateway-managed, canceled)."),
   card: z.strictObject(maskedCardSchema.shape).nullable(),
   dunning: z.strictObject(dunningSchema.shape).optional(),
+  cancel_at: isoInstant
+    .nullable()
+    .describe("When a scheduled cancel takes effect (the paid period's end); null if none."),
   created_at: isoInstant,
 });
 export type SubscriptionView = z.output<typeof subscriptionView>;

@@ -121,7 +121,7 @@ function operation(route: MerchantApiRoute): JsonObject {
     ...(route.body
       ? {
           requestBody: {
-            required: true,
+            required: route.body.optional !== true,
             content: { [route.body.mediaType]: { schema: ref(route.body.schema) } },
           },
         }

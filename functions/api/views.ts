@@ -33,6 +33,7 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
     next_charge_at: subscription.next_charge_at ?? null,
     card: subscription.card ? { first4: subscription.card.first4, last4: subscription.card.last4 } : null,
     ...(subscription.dunning === undefined ? {} : { dunning: { ...subscription.dunning } }),
+    cancel_at: subscription.cancel_at ?? null,
     created_at: subscription.created_at,
   };
 }

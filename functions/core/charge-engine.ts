@@ -48,7 +48,19 @@ export async function processChargeMessage(
   if (subscription.period !== message.period) return done("period already settled");
   const dueAt = subscription.next_charge_at;
   if (dueAt === undefined || Date.parse(dueAt) > deps.clock.now().getTime()) return done("not due");
+  if (subscription.cancel_at !== undefined) return endPaidPeriod(subscription, receiveCount, deps);
   return chargeCurrentAttempt(subscription, receiveCount, deps);
+}
+
+/** A cancel scheduled for the end of the paid period: nothing is charged, the subscription ends and its token goes. */
+async function endPaidPeriod(
+  subscription: Subscription,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const ended = await applyInput(subscription, { kind: "period_ended" }, deps);
+  if (ended.kind !== "applied") return done(`scheduled cancel not applied (${ended.kind})`);
+  return retireTokenOf(ended.subscription, receiveCount, deps);
 }
 
 function leaseUntil(deps: ChargeDeps): string {

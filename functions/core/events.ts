@@ -44,11 +44,13 @@ export const billingEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("subscription.past_due"), ...subject, reason: z.string() }),
   z.object({ type: z.literal("subscription.canceled"), ...subject, reason: z.string() }),
   z.object({ type: z.literal("subscription.reactivated"), ...subject }),
+  /** A cancel at the end of the paid period: access runs until `cancel_at`, then subscription.canceled follows. */
+  z.object({ type: z.literal("subscription.cancel_scheduled"), ...subject, cancel_at: z.string() }),
   /** The plan, the customer's external_id or the metadata changed (`changed` names which). */
   z.object({
     type: z.literal("subscription.updated"),
     ...subject,
-    changed: z.array(z.enum(["plan", "external_id", "metadata"])),
+    changed: z.array(z.enum(["plan", "external_id", "metadata", "cancel_at"])),
   }),
   /** The gateway charged a successful charge back (CHARGEBACK webhook); the ledger line is marked disputed. */
   z.object({ type: z.literal("chargeback.received"), ...chargebackFacts }),

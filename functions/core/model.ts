@@ -84,6 +84,8 @@ export const subscriptionSchema = z.object({
   recurring_id: z.string().optional(),
   dunning: dunningSchema.optional(),
   status_reason: z.string().optional(),
+  /** A cancel scheduled for the end of the paid period: nothing more is charged, access runs until then. */
+  cancel_at: isoInstant.optional(),
   created_at: isoInstant,
   updated_at: isoInstant,
 });

@@ -31,7 +31,8 @@ export type RemovableSubscriptionField =
   | "dunning"
   | "status_reason"
   | "recurring_id"
-  | "metadata";
+  | "metadata"
+  | "cancel_at";
 
 export interface SubscriptionUpdate {
   readonly expect: SubscriptionExpectation;

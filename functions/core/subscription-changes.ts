@@ -45,7 +45,11 @@ export async function adjustAmount(
 /** The SaaS's own references (README, Subscription states: update_customer). */
 export async function updateCustomer(
   subscriptionId: string,
-  change: { readonly external_id?: string | null; readonly metadata?: Readonly<Record<string, string>> },
+  change: {
+    readonly external_id?: string | null;
+    readonly metadata?: Readonly<Record<string, string>>;
+    readonly cancel_at_period_end?: false;
+  },
   deps: Pick<ChangeDeps, "repository" | "clock">,
 ): Promise<ChangeResult> {
   const subscription = await deps.repository.getSubscription(subscriptionId);
@@ -77,6 +81,13 @@ async function retireTokenLater(subscription: Subscription, deps: ChangeDeps): P
  * token is deleted at the gateway by the charge worker. Canceling again hands the token over again, so a hand-over
  * lost to a crash is made good by the merchant's retry.
  */
+/** Cancel at the end of the paid period (README, Subscription states): access runs until then; undone by an update. */
+export async function cancelAtPeriodEnd(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
+  const subscription = await load(subscriptionId, deps);
+  if (!subscription) return { kind: "not_found" };
+  return resultOf(await applyInput(subscription, { kind: "cancel_at_period_end" }, deps));
+}
+
 export async function cancelSubscription(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
   const subscription = await load(subscriptionId, deps);
   if (!subscription) return { kind: "not_found" };

@@ -49,15 +49,20 @@ export type SubscriptionInput =
   /** The gateway charged (or failed to charge) its registered plan for the current period: a recurring notice. */
   | { readonly kind: "gateway_charge"; readonly attempt: ChargeAttempt }
   | { readonly kind: "cancel"; readonly reason: string }
+  /** Cancel when the paid period ends (token billing): no further charge; undone by an update before then. */
+  | { readonly kind: "cancel_at_period_end" }
+  /** The charge run found the paid period of a subscription with a scheduled cancel over. */
+  | { readonly kind: "period_ended" }
   | { readonly kind: "adjust_amount"; readonly amount: string }
   /**
    * The SaaS's own references: `external_id` set (null clears it); `metadata` merged key by key, an empty value
-   * removing its key (as Stripe's metadata).
+   * removing its key (as Stripe's metadata); `cancel_at_period_end: false` undoes a scheduled cancel.
    */
   | {
       readonly kind: "update_customer";
       readonly external_id?: string | null;
       readonly metadata?: Readonly<Record<string, string>>;
+      readonly cancel_at_period_end?: false;
     };
 
 export type Step =
@@ -155,15 +160,27 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
         return subscription.billing_mode === "recurring"
           ? gatewayCharge(subscription, input.attempt, now)
           : refused("not billed by the gateway");
-      return input.attempt.status === "succeeded"
-        ? chargePaid(subscription, input.attempt, now)
-        : chargeRefused(subscription, input.attempt, now, input.policy);
+      const closed =
+        input.attempt.status === "succeeded"
+          ? chargePaid(subscription, input.attempt, now)
+          : chargeRefused(subscription, input.attempt, now, input.policy);
+      return subscription.cancel_at === undefined ? closed : keepScheduledCancel(subscription, closed, now);
     }
     case "cancel":
       return transition(subscription, now, {
         expect: { period: subscription.period },
         set: { status: "canceled", status_reason: input.reason },
-        remove: ["next_charge_at"],
+        remove: ["next_charge_at", "cancel_at"],
+      });
+    case "cancel_at_period_end":
+      return cancelAtPeriodEnd(subscription, now);
+    case "period_ended":
+      if (subscription.cancel_at === undefined || Date.parse(subscription.cancel_at) > now.getTime())
+        return refused("no scheduled cancel is due");
+      return transition(subscription, now, {
+        expect: { period: subscription.period, attempt: subscription.attempt },
+        set: { status: "canceled", status_reason: "canceled_at_period_end" },
+        remove: ["next_charge_at", "cancel_at"],
       });
     case "adjust_amount":
       if (input.amount === subscription.plan.amount) return { kind: "unchanged" };
@@ -295,6 +312,54 @@ function gatewayCharge(subscription: Subscription, attempt: ChargeAttempt, now: 
       });
 }
 
+/**
+ * A charge that was in flight when the cancel was scheduled closed afterwards. Paid: the new period runs out, then
+ * the cancel takes effect (cancel_at follows the next charge's instant). Refused: nothing more is charged, so the
+ * subscription ends now instead of entering dunning.
+ */
+function keepScheduledCancel(subscription: Subscription, closed: Step, now: Date): Step {
+  if (closed.kind !== "transition") return closed;
+  const { set, expect } = closed.update;
+  const nextChargeAt = set.next_charge_at;
+  if ((set.status ?? subscription.status) === "active" && nextChargeAt !== undefined)
+    return { kind: "transition", update: { ...closed.update, set: { ...set, cancel_at: nextChargeAt } } };
+  return transition(subscription, now, {
+    expect,
+    set: {
+      status: "canceled",
+      status_reason: "canceled_at_period_end",
+      ...(set.period === undefined ? {} : { period: set.period }),
+      ...(set.attempt === undefined ? {} : { attempt: set.attempt }),
+    },
+    remove: ["next_charge_at", "cancel_at", "dunning"],
+  });
+}
+
+/**
+ * Access runs until the paid period ends (the next charge's instant), when the charge run cancels instead of
+ * charging. Only an active subscription billed here has a paid period running: a past_due one has nothing left to
+ * run out (cancel it now), and the gateway charges its own plans on its own schedule.
+ */
+function cancelAtPeriodEnd(subscription: Subscription, now: Date): Step {
+  if (subscription.billing_mode !== "token")
+    return refused("a gateway-managed plan cannot be canceled at period end: cancel it now");
+  if (subscription.status !== "active" || subscription.next_charge_at === undefined)
+    return refused(`a ${subscription.status} subscription has no paid period running: cancel it now`);
+  if (subscription.cancel_at !== undefined) return { kind: "unchanged" };
+  const cancel_at = subscription.next_charge_at;
+  const step = transition(subscription, now, {
+    expect: { updated_at: subscription.updated_at },
+    set: { cancel_at },
+  });
+  if (step.kind !== "transition") return step;
+  const event: BillingEvent = {
+    type: "subscription.cancel_scheduled",
+    ...subjectOf(subscription),
+    cancel_at,
+  };
+  return { kind: "transition", update: { ...step.update, events: [event] } };
+}
+
 function updateCustomer(
   subscription: Subscription,
   input: Extract<SubscriptionInput, { kind: "update_customer" }>,
@@ -309,6 +374,8 @@ function updateCustomer(
   if (Object.keys(merged).length > METADATA_MAX_KEYS)
     return refused(`metadata would have more than ${METADATA_MAX_KEYS} keys`);
   const changed: Changed = [];
+  const undoCancel = input.cancel_at_period_end === false && subscription.cancel_at !== undefined;
+  if (undoCancel) changed.push("cancel_at");
   if (externalId !== current) changed.push("external_id");
   if (JSON.stringify(sortedEntries(merged)) !== JSON.stringify(sortedEntries(subscription.metadata ?? {})))
     changed.push("metadata");
@@ -317,7 +384,10 @@ function updateCustomer(
   return transition(subscription, now, {
     expect: { updated_at: subscription.updated_at },
     set: { customer: nextCustomer, ...(hasMetadata ? { metadata: merged } : {}) },
-    remove: hasMetadata ? [] : ["metadata"],
+    remove: [
+      ...(hasMetadata ? [] : (["metadata"] as const)),
+      ...(undoCancel ? (["cancel_at"] as const) : []),
+    ],
     changed,
   });
 }

@@ -1,16 +1,26 @@
 import { changeAnswer } from "../api/answers";
-import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
-import { subscriptionIdParams } from "../api/merchant-api-schemas";
+import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
+import { cancelSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
 import { SERVICE_SETS } from "../composition/service-sets";
-import { type ChangeDeps, cancelSubscription as cancel } from "../core/subscription-changes";
+import {
+  type ChangeDeps,
+  cancelSubscription as cancel,
+  cancelAtPeriodEnd,
+} from "../core/subscription-changes";
 
-/** DELETE /v1/subscriptions/{id}: idempotent by nature (canceling again answers the same). */
+/**
+ * DELETE /v1/subscriptions/{id}: now, or with {"at_period_end": true} at the end of the paid period. Idempotent by
+ * nature (canceling again answers the same).
+ */
 export function cancelSubscription(request: HttpRequest, services: ChangeDeps): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
-    return changeAnswer(await cancel(id, services));
+    const { at_period_end } = bodyOf(request, cancelSubscriptionBody);
+    return changeAnswer(
+      await (at_period_end === true ? cancelAtPeriodEnd(id, services) : cancel(id, services)),
+    );
   });
 }
 

@@ -17,37 +17,67 @@ import { nextStep, type SubscriptionInput, stateAfter } from "../../../functions
 // expectations still hold, as the repository's conditional write does. Whatever the order, the invariants hold.
 
 const START = Date.parse("2027-01-31T08:00:00.000Z");
-const HOUR_MS = 3_600_000;
+/** Time between two inputs: periods end within a sequence, so scheduled cancels come due. */
+const STEP_MS = 10 * 86_400_000;
 
-/** An input, its attempt placed relative to the subscription it is taken against. */
+/**
+ * An input, its attempt placed relative to the subscription it is taken against. Weighted so that most sequences
+ * live a while: the inputs that end one (cancel, a refused sign-up) are rarer than charges.
+ */
 const inputTemplate = fc.oneof(
-  fc.record({
-    kind: fc.constantFrom("charge_closed" as const, "gateway_charge" as const),
-    status: fc.constantFrom<AttemptStatus>("succeeded", "succeeded", "declined", "failed"),
-    periodOffset: fc.constantFrom(0, 0, 0, -1, 1),
-    attemptOffset: fc.constantFrom(0, 0, 0, -1, 1),
-    rescode: fc.constantFrom(undefined, "1001", "TK01", "TK02", "S023"),
-    errcode: fc.constantFrom(undefined, "EXPIRED_CARD", "INSUFFICIENT_FUNDS"),
-  }),
-  fc.record({
-    kind: fc.constant("charge_voided" as const),
-    periodOffset: fc.constantFrom(0, 0, -1),
-    attemptOffset: fc.constantFrom(0, 0, 1),
-  }),
-  fc.record({ kind: fc.constant("first_payment" as const), withToken: fc.boolean() }),
-  fc.record({ kind: fc.constant("first_payment_refused" as const), retry: fc.boolean() }),
-  fc.record({ kind: fc.constant("cancel" as const) }),
-  fc.record({ kind: fc.constant("adjust_amount" as const), amount: fc.constantFrom("9.90", "29.00") }),
-  fc.record({
-    kind: fc.constant("update_customer" as const),
-    external_id: fc.constantFrom(undefined, null, "acct_1", "acct_2"),
-    metadata: fc.option(
-      fc.dictionary(fc.constantFrom("plan", "seat", "team"), fc.constantFrom("", "a", "b")),
-      {
-        nil: undefined,
-      },
-    ),
-  }),
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constantFrom("charge_closed" as const, "gateway_charge" as const),
+      status: fc.constantFrom<AttemptStatus>("succeeded", "succeeded", "declined", "failed"),
+      periodOffset: fc.constantFrom(0, 0, 0, -1, 1),
+      attemptOffset: fc.constantFrom(0, 0, 0, -1, 1),
+      rescode: fc.constantFrom(undefined, "1001", "TK01", "TK02", "S023"),
+      errcode: fc.constantFrom(undefined, "EXPIRED_CARD", "INSUFFICIENT_FUNDS"),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("charge_voided" as const),
+      periodOffset: fc.constantFrom(0, 0, -1),
+      attemptOffset: fc.constantFrom(0, 0, 1),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant("first_payment" as const), withToken: fc.boolean() }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("first_payment_refused" as const), retry: fc.boolean() }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancel" as const) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constantFrom("cancel_at_period_end" as const, "period_ended" as const) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("adjust_amount" as const),
+      amount: fc.constantFrom("9.90", "29.00"),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("update_customer" as const),
+      external_id: fc.constantFrom(undefined, null, "acct_1", "acct_2"),
+      metadata: fc.option(
+        fc.dictionary(fc.constantFrom("plan", "seat", "team"), fc.constantFrom("", "a", "b")),
+        {
+          nil: undefined,
+        },
+      ),
+      cancel_at_period_end: fc.constantFrom(undefined, false as const),
+    }),
+  },
 );
 type Template = typeof inputTemplate extends fc.Arbitrary<infer T> ? T : never;
 
@@ -98,7 +128,15 @@ function inputOf(read: Subscription, template: Template): SubscriptionInput {
     case "adjust_amount":
       return { kind: "adjust_amount", amount: template.amount };
     case "update_customer":
-      return { kind: "update_customer", external_id: template.external_id, metadata: template.metadata };
+      return {
+        kind: "update_customer",
+        external_id: template.external_id,
+        metadata: template.metadata,
+        cancel_at_period_end: template.cancel_at_period_end,
+      };
+    case "cancel_at_period_end":
+    case "period_ended":
+      return { kind: template.kind };
   }
 }
 
@@ -108,6 +146,13 @@ function holds(expect: SubscriptionExpectation, current: Subscription): boolean 
     ([field, value]) => value === undefined || current[field as keyof Subscription] === value,
   );
 }
+
+const STATUS_EVENTS: readonly string[] = [
+  "subscription.activated",
+  "subscription.reactivated",
+  "subscription.past_due",
+  "subscription.canceled",
+];
 
 /** The status event a change to `to` must announce. */
 function announces(from: SubscriptionStatus, to: SubscriptionStatus): BillingEvent["type"] {
@@ -147,7 +192,7 @@ describe("the subscription state machine, under random inputs taken on stale rea
           for (const [index, { template, readAge }] of inputs.entries()) {
             const read = history[Math.max(0, history.length - 1 - readAge)] ?? current;
             const input = inputOf(read, template);
-            const step = nextStep(read, input, new Date(START + (index + 1) * HOUR_MS));
+            const step = nextStep(read, input, new Date(START + (index + 1) * STEP_MS));
             if (read.status === "canceled") expect(step.kind).toBe("refused");
             if (step.kind !== "transition") continue;
             const update: SubscriptionUpdate = step.update;
@@ -173,14 +218,21 @@ describe("the subscription state machine, under random inputs taken on stale rea
               paid.add(current.period);
             }
             const types = (update.events ?? []).map((event) => event.type);
-            expect(types.filter((type) => type !== "subscription.updated")).toEqual(
+            expect(types.filter((type) => STATUS_EVENTS.includes(type))).toEqual(
               next.status === current.status ? [] : [announces(current.status, next.status)],
             );
+            // A scheduled cancel announces itself; only an active subscription billed here has one.
+            const scheduled = current.cancel_at === undefined && next.cancel_at !== undefined;
+            expect(types.includes("subscription.cancel_scheduled")).toBe(scheduled);
+            if (next.cancel_at !== undefined)
+              expect([next.status, next.billing_mode]).toEqual(["active", "token"]);
             // What a SaaS keys on changed exactly when subscription.updated says so. Events carry external_id and
             // metadata as the transition decided them: a status change decided before an edit carries the old ones.
             const keyed = (state: Subscription) =>
               JSON.stringify([state.plan, state.customer.external_id, state.metadata]);
-            expect(types.includes("subscription.updated")).toBe(keyed(next) !== keyed(current));
+            const undone =
+              current.cancel_at !== undefined && next.cancel_at === undefined && next.status !== "canceled";
+            expect(types.includes("subscription.updated")).toBe(keyed(next) !== keyed(current) || undone);
             const decided = stateAfter(read, update);
             for (const event of update.events ?? [])
               expect([event.external_id, event.metadata]).toEqual([

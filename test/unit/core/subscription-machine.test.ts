@@ -189,3 +189,62 @@ describe("retryDelaySeconds", () => {
     ]);
   });
 });
+
+describe("a cancel scheduled for the end of the paid period", () => {
+  const scheduled = subscription({ cancel_at: "2027-03-10T08:00:00.000Z" });
+
+  it("is scheduled at the next charge's instant, announced once, for an active subscription billed here", () => {
+    const { set, events } = transitionOf(subscription(), { kind: "cancel_at_period_end" });
+    expect(set).toMatchObject({ cancel_at: "2027-03-10T08:00:00.000Z" });
+    expect(events).toEqual([
+      {
+        type: "subscription.cancel_scheduled",
+        subscription_id: "sub_test",
+        cancel_at: "2027-03-10T08:00:00.000Z",
+      },
+    ]);
+    expect(nextStep(scheduled, { kind: "cancel_at_period_end" }, now)).toEqual({ kind: "unchanged" });
+    expect(
+      nextStep(subscription({ status: "past_due" }), { kind: "cancel_at_period_end" }, now),
+    ).toMatchObject({
+      kind: "refused",
+    });
+    expect(
+      nextStep(subscription({ billing_mode: "recurring" }), { kind: "cancel_at_period_end" }, now),
+    ).toMatchObject({ kind: "refused" });
+  });
+
+  it("ends the subscription once the period is over, not before", () => {
+    expect(nextStep(scheduled, { kind: "period_ended" }, new Date("2027-03-10T07:59:59.999Z"))).toMatchObject(
+      {
+        kind: "refused",
+      },
+    );
+    const { set, remove, events } = transitionOf(scheduled, { kind: "period_ended" });
+    expect(set).toMatchObject({ status: "canceled", status_reason: "canceled_at_period_end" });
+    expect(remove).toEqual(["next_charge_at", "cancel_at"]);
+    expect(events.map((event) => event.type)).toEqual(["subscription.canceled"]);
+  });
+
+  it("follows a charge that was in flight: paid, the new period runs out first; refused, it ends now", () => {
+    const paid = afterClose(scheduled, attempt({ status: "succeeded" }));
+    expect(paid.update.set).toMatchObject({ period: 3, cancel_at: "2027-04-10T08:00:00.000Z" });
+    const refusedCharge = afterClose(scheduled, attempt());
+    expect(refusedCharge.update.set).toMatchObject({
+      status: "canceled",
+      status_reason: "canceled_at_period_end",
+    });
+    expect(refusedCharge.events.map((event) => event.type)).toEqual(["subscription.canceled"]);
+  });
+
+  it("is undone by an update, announced as subscription.updated", () => {
+    const { remove, events } = transitionOf(scheduled, {
+      kind: "update_customer",
+      cancel_at_period_end: false,
+    });
+    expect(remove).toContain("cancel_at");
+    expect(events).toEqual([
+      expect.objectContaining({ type: "subscription.updated", changed: ["cancel_at"] }),
+    ]);
+  });
+});

@@ -27,6 +27,7 @@ function subscription(id: string, overrides: Partial<SubscriptionView> = {}): Su
     current_period: { index: 2, start: "2027-03-15T09:00:00.000Z", end: "2027-04-15T09:00:00.000Z" },
     next_charge_at: "2027-04-15T09:00:00.000Z",
     card: { first4: "4111", last4: "1111" },
+    cancel_at: null,
     created_at: AT,
     ...overrides,
   };
