@@ -261,6 +261,12 @@ export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
     trigger: api("listCharges"),
   },
   {
+    handler: "get-receipt",
+    services: SERVICE_SETS.receipts,
+    trigger: api("getReceipt"),
+    concurrency: API_WRITE_CONCURRENCY,
+  },
+  {
     handler: "create-refund",
     services: SERVICE_SETS.merchantApi,
     trigger: api("createRefund"),

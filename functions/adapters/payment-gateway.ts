@@ -149,6 +149,15 @@ export function createPaymentGateway(
 
     deleteToken: (tokenId) => refusedAsInvalid(() => payments.deleteToken(tokenId)),
 
+    async receiptUrl(transactionId, email) {
+      const outcome = await refusedAsInvalid(() => payments.receiptUrl(transactionId, { email }));
+      if (outcome.kind !== "success") return outcome;
+      const { receipt_url } = outcome.value;
+      return receipt_url === undefined || receipt_url === ""
+        ? { kind: "unknown", reason: "the gateway answered no receipt URL" }
+        : success({ receipt_url });
+    },
+
     async prepareWindow(request: WindowRequest): Promise<GatewayOutcome<WindowPrepared>> {
       const outcome = await refusedAsInvalid(() =>
         payments.ready({

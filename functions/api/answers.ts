@@ -2,6 +2,7 @@ import type { AdHocChargeResult, NotChargeable } from "../core/ad-hoc-charge";
 import type { CheckoutStart } from "../core/checkout";
 import type { ChargeAttempt, RefundRecord, Subscription } from "../core/model";
 import type { SubscriptionPage } from "../core/ports";
+import type { ReceiptResult } from "../core/receipts";
 import type { RefundOutcome } from "../core/refunds";
 import type { SignupResult } from "../core/signup";
 import type { ChangeResult } from "../core/subscription-changes";
@@ -50,6 +51,19 @@ export function checkoutAnswer(result: CheckoutStart): ApiResponse {
 export function changeAnswer(result: ChangeResult): ApiResponse {
   if (result.kind !== "changed") throw changeFailure(result);
   return ok(subscriptionView(result.subscription));
+}
+
+export function receiptAnswer(chargeId: string, result: ReceiptResult): ApiResponse {
+  switch (result.kind) {
+    case "receipt":
+      return ok({ charge_id: chargeId, receipt_url: result.receipt_url });
+    case "not_found":
+      throw notFound("charge");
+    case "no_receipt":
+      throw new ApiError(409, "no_receipt", `a ${result.status} charge has no receipt`);
+    case "refused":
+      throw gatewayFailure(result.failure);
+  }
 }
 
 export function chargeListAnswer(charges: readonly ChargeAttempt[] | undefined): ApiResponse {

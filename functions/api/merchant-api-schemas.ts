@@ -199,6 +199,14 @@ export const subscriptionListView = z.strictObject({
 });
 export type SubscriptionListView = z.output<typeof subscriptionListView>;
 
+export const receiptView = z.strictObject({
+  charge_id: z.string(),
+  receipt_url: z
+    .string()
+    .describe("The gateway's receipt page of the charge's transaction, for the customer."),
+});
+export type ReceiptView = z.output<typeof receiptView>;
+
 export const chargeView = z.strictObject({
   charge_id: z.string(),
   kind: chargeKind.describe(

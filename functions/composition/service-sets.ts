@@ -88,6 +88,11 @@ export const SERVICE_SETS = {
   })),
   /** The merchant API's reads: the table only. */
   queries: serviceSet(["readRepository"], (c) => ({ repository: c.readRepository() })),
+  /** get-receipt: the ledger read, and the gateway asked for the receipt page. */
+  receipts: serviceSet(["readRepository", "gateway"], async (c) => ({
+    repository: c.readRepository(),
+    gateway: (await c.gateway()).payments,
+  })),
   /** The merchant API's authorizer. */
   authorizer: serviceSet(["apiKeyDigests"], (c) => ({ apiKeyDigests: c.apiKeyDigests() })),
   /** receive-status-callback, receive-partner-event, receive-recurring-notice: the intake queue only. */

@@ -311,6 +311,8 @@ export interface PaymentGateway extends ChargeGateway {
   refund(request: RefundRequest): Promise<GatewayOutcome<RefundResult>>;
   adjustRecurring(recurringId: string, amount: string): Promise<GatewayOutcome<unknown>>;
   deleteRecurring(recurringId: string): Promise<GatewayOutcome<unknown>>;
+  /** The customer's receipt page of a transaction; the payment's e-mail proves the caller. */
+  receiptUrl(transactionId: string, email: string): Promise<GatewayOutcome<{ readonly receipt_url: string }>>;
   /** ready: prepares the payment window of a sign-up. */
   prepareWindow(request: WindowRequest): Promise<GatewayOutcome<WindowPrepared>>;
   /**

@@ -8,6 +8,7 @@ import { definition as createCheckout } from "../../functions/handlers/create-ch
 import { definition as createRefund } from "../../functions/handlers/create-refund";
 import { definition as createSubscription } from "../../functions/handlers/create-subscription";
 import { definition as getOpenApi } from "../../functions/handlers/get-openapi";
+import { definition as getReceipt } from "../../functions/handlers/get-receipt";
 import { definition as getSubscription } from "../../functions/handlers/get-subscription";
 import { definition as listCharges } from "../../functions/handlers/list-charges";
 import { definition as listSubscriptions } from "../../functions/handlers/list-subscriptions";
@@ -30,6 +31,7 @@ export const deployedMerchantApi = (container: TestContainer) =>
       cancelSubscription: container.handler(cancelSubscription),
       createCharge: container.handler(createCharge),
       listCharges: container.handler(listCharges),
+      getReceipt: container.handler(getReceipt),
       createRefund: container.handler(createRefund),
       getOpenApi: container.handler(getOpenApi),
     },

@@ -320,6 +320,7 @@ beforeAll(async () => {
     merchantTarget("POST", "/v1/subscriptions/{id}/charges", { ...id, body: { amount: "1.00" } }),
   );
   add("merchant", merchantTarget("GET", "/v1/subscriptions/{id}/charges", id));
+  add("merchant", merchantTarget("GET", "/v1/charges/{id}/receipt", { params: { id: chargeId } }));
   add(
     "merchant",
     merchantTarget("POST", "/v1/charges/{id}/refunds", {

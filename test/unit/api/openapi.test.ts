@@ -28,6 +28,7 @@ const DOCUMENTED_ROUTES = [
   ["delete", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}/charges"],
   ["get", "/v1/subscriptions/{id}/charges"],
+  ["get", "/v1/charges/{id}/receipt"],
   ["post", "/v1/charges/{id}/refunds"],
   ["get", "/webhooks/status"],
   ["post", "/webhooks/status"],
