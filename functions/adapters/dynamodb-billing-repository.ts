@@ -113,7 +113,7 @@ export function createDynamoDbBillingRepository(
   };
   const clock = options.clock ?? { now: () => new Date() };
   return {
-    createSubscription: (subscription) => createSubscription(table, subscription),
+    createSubscription: (subscription, events) => createSubscription(table, subscription, events),
     getSubscription: (id) => getRecord(table, subscriptionKey(id), subscriptionSchema),
     updateSubscription: (id, update) => updateSubscription(table, clock, id, update),
     listDue: (until) => listDueEntries(table, until),
@@ -199,11 +199,17 @@ function updateItem(table: TableContext, key: Item, plan: UpdatePlan): Promise<b
   );
 }
 
-async function createSubscription(table: TableContext, subscription: Subscription): Promise<boolean> {
+async function createSubscription(
+  table: TableContext,
+  subscription: Subscription,
+  events: readonly BillingEvent[] | undefined,
+): Promise<boolean> {
   const { subscription_id: id, next_charge_at, updated_at, customer } = subscription;
   const due = next_charge_at === undefined ? {} : dueKeys(id, next_charge_at, updated_at, table.shards);
   const listed = subscriptionListKeys(subscription, subscription.status, table.shards);
-  const item = { ...subscription, ...subscriptionKey(id), ...due, ...listed };
+  const key = subscriptionKey(id);
+  const outbox = outboxAttributes(key, events, subscription.created_at, table.shards);
+  const item = { ...subscription, ...key, ...due, ...listed, ...outbox };
   if (customer.external_id !== undefined) await linkCustomer(table, customer.external_id, subscription);
   return conditionally(() => table.client.send(new PutCommand(putNew(table, item))));
 }
@@ -220,7 +226,7 @@ async function updateSubscription(
   const dueRemoved = remove.includes("next_charge_at") ? ["due_pk", "due_sk"] : [];
   const expected = Object.entries(update.expect)
     .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => equals(name, value));
+    .map(([name, value]) => (value === null ? absent(name) : equals(name, value)));
   const key = subscriptionKey(id);
   // A status change moves the subscription to that status's list partition; a new external_id is linked first.
   const listed =

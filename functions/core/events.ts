@@ -39,6 +39,13 @@ export const billingEventSchema = z.discriminatedUnion("type", [
     /** The gateway's named reason (v2 errcode), when it gave one. */
     errcode: z.string().optional(),
   }),
+  /** A sign-up began: the subscription exists, pending its first payment. */
+  z.object({
+    type: z.literal("subscription.created"),
+    ...subject,
+    billing: z.string(),
+    plan: z.object({ amount: z.string(), currency: z.string(), interval_months: z.number().int() }),
+  }),
   /** A sign-up's first payment went through: the subscription is active at period 1. */
   z.object({ type: z.literal("subscription.activated"), ...subject }),
   z.object({ type: z.literal("subscription.past_due"), ...subject, reason: z.string() }),

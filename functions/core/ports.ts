@@ -24,6 +24,8 @@ export interface SubscriptionExpectation {
   readonly status?: SubscriptionStatus;
   /** The last write's instant: a change decided on the subscription as read applies only if nothing wrote since. */
   readonly updated_at?: string;
+  /** The scheduled cancel as read; null: none may be scheduled. */
+  readonly cancel_at?: string | null;
 }
 
 export type RemovableSubscriptionField =
@@ -72,8 +74,8 @@ export interface DueEntry {
 }
 
 export interface BillingRepository {
-  /** False when the id is taken. */
-  createSubscription(subscription: Subscription): Promise<boolean>;
+  /** False when the id is taken. The new item announces `events` in the same write. */
+  createSubscription(subscription: Subscription, events?: readonly BillingEvent[]): Promise<boolean>;
   getSubscription(subscriptionId: string): Promise<Subscription | undefined>;
   /** Applies the update only if every expected field still holds; false otherwise. */
   updateSubscription(subscriptionId: string, update: SubscriptionUpdate): Promise<boolean>;

@@ -1,5 +1,5 @@
 import { billingPeriod } from "./billing-period";
-import { chargeSucceededEvent, closedChargeEvent } from "./events";
+import { chargeSucceededEvent, closedChargeEvent, subjectOf } from "./events";
 import { gatewayDate } from "./gateway-time";
 import {
   type AttemptStatus,
@@ -80,7 +80,14 @@ export async function openSignup(
     created_at: at,
     updated_at: at,
   };
-  const created = await deps.repository.createSubscription(fresh);
+  const created = await deps.repository.createSubscription(fresh, [
+    {
+      type: "subscription.created",
+      ...subjectOf(fresh),
+      billing: fresh.billing_mode,
+      plan: { ...fresh.plan },
+    },
+  ]);
   const subscription = created ? fresh : await deps.repository.getSubscription(subscription_id);
   if (!subscription || (!created && request.request_key === undefined))
     throw new Error("subscription id collision");

@@ -121,6 +121,16 @@ function transition(
   };
 }
 
+/**
+ * What a charge's transition must still find: the attempt's period and attempt, and the scheduled cancel as read (a
+ * cancel scheduled or undone while the charge was in flight changes what its close must do).
+ */
+const chargeExpectation = (subscription: Subscription, attempt: ChargeAttempt) => ({
+  period: attempt.period,
+  attempt: attempt.attempt,
+  cancel_at: subscription.cancel_at ?? null,
+});
+
 const isCurrent = (subscription: Subscription, attempt: ChargeAttempt) =>
   attempt.period === subscription.period && attempt.attempt === subscription.attempt;
 
@@ -153,7 +163,7 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
         return refused(`attempt ${input.attempt.order_id} is not the current one`);
       if (input.kind === "charge_voided")
         return transition(subscription, now, {
-          expect: { period: subscription.period, attempt: subscription.attempt },
+          expect: chargeExpectation(subscription, input.attempt),
           set: { attempt: subscription.attempt + 1 },
         });
       if (input.kind === "gateway_charge")
@@ -178,7 +188,11 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
       if (subscription.cancel_at === undefined || Date.parse(subscription.cancel_at) > now.getTime())
         return refused("no scheduled cancel is due");
       return transition(subscription, now, {
-        expect: { period: subscription.period, attempt: subscription.attempt },
+        expect: {
+          period: subscription.period,
+          attempt: subscription.attempt,
+          cancel_at: subscription.cancel_at,
+        },
         set: { status: "canceled", status_reason: "canceled_at_period_end" },
         remove: ["next_charge_at", "cancel_at"],
       });
@@ -222,7 +236,7 @@ function firstPayment(
  * token: a sign-up whose outcome was settled by retrieve never learned its token, so it waits for a card instead.
  */
 function chargePaid(subscription: Subscription, attempt: ChargeAttempt, now: Date): Step {
-  const expect = { period: attempt.period, attempt: attempt.attempt };
+  const expect = chargeExpectation(subscription, attempt);
   const advance = { period: attempt.period + 1, attempt: 0 };
   if (subscription.billing_mode === "token" && subscription.token_id === undefined) {
     return transition(subscription, now, {
@@ -263,7 +277,7 @@ function chargeRefused(
   now: Date,
   policy: ChargePolicy,
 ): Step {
-  const expect = { period: attempt.period, attempt: attempt.attempt };
+  const expect = chargeExpectation(subscription, attempt);
   const next = attempt.attempt + 1;
   const dead = deadEnd(policy, attempt);
   if (dead)
@@ -299,7 +313,7 @@ function chargeRefused(
 
 /** The gateway's own plan: a sale moves to the next period (active again), a refusal leaves it past_due. */
 function gatewayCharge(subscription: Subscription, attempt: ChargeAttempt, now: Date): Step {
-  const expect = { period: attempt.period, attempt: attempt.attempt };
+  const expect = chargeExpectation(subscription, attempt);
   return attempt.status === "succeeded"
     ? transition(subscription, now, {
         expect,

@@ -97,9 +97,10 @@ export class MemoryBillingRepository implements BillingRepository {
     }
   }
 
-  async createSubscription(subscription: Subscription) {
+  async createSubscription(subscription: Subscription, events?: readonly BillingEvent[]) {
     if (this.subscriptions.has(subscription.subscription_id)) return false;
     this.subscriptions.set(subscription.subscription_id, stored(subscription));
+    this.announce(`sub:${subscription.subscription_id}`, events, subscription.created_at);
     return true;
   }
 
@@ -111,7 +112,8 @@ export class MemoryBillingRepository implements BillingRepository {
     const current = this.subscriptions.get(id);
     if (!current) return false;
     for (const [field, value] of Object.entries(expect)) {
-      if (value !== undefined && current[field as keyof typeof expect] !== value) return false;
+      const held = current[field as keyof typeof expect];
+      if (value === null ? held !== undefined : value !== undefined && held !== value) return false;
     }
     this.subscriptions.set(id, withRemoved(current, set, remove));
     this.announce(`sub:${id}`, events, set.updated_at);

@@ -70,6 +70,7 @@ describe("cancel at period end", () => {
     const tokenId = (await stack().services.repository.getSubscription(id))?.token_id ?? "";
     expect(stack().sandbox.state.tokens.find(TEST_MERCHANT.mid, tokenId)?.status).toBe("deleted");
     expect((await eventTypesOf(stack(), id)).subscription).toEqual([
+      "subscription.created",
       "subscription.activated",
       "subscription.cancel_scheduled",
       "subscription.canceled",
@@ -89,6 +90,7 @@ describe("cancel at period end", () => {
     expect(salesOf(id)).toBe(2);
     const types = await eventTypesOf(stack(), id);
     expect(types.subscription).toEqual([
+      "subscription.created",
       "subscription.activated",
       "subscription.cancel_scheduled",
       "subscription.updated",

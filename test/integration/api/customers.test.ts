@@ -39,7 +39,11 @@ describe("customers: external_id and metadata", () => {
     expect(sale?.otherParam).toEqual({ param1: "acct_42" });
 
     const events = await eventsOf(currentStack(), created.subscription_id);
-    expect(events.map((event) => event.type).sort()).toEqual(["charge.succeeded", "subscription.activated"]);
+    expect(events.map((event) => event.type).sort()).toEqual([
+      "charge.succeeded",
+      "subscription.activated",
+      "subscription.created",
+    ]);
     for (const event of events)
       expect(event).toMatchObject({ external_id: "acct_42", metadata: { plan: "pro", seats: "5" } });
 

@@ -231,7 +231,12 @@ describe("dunning", () => {
         "charge.succeeded", // the sign-up's first payment
         ...Array.from({ length: 5 }, () => "charge.failed"),
       ],
-      subscription: ["subscription.activated", "subscription.past_due", "subscription.canceled"],
+      subscription: [
+        "subscription.created",
+        "subscription.activated",
+        "subscription.past_due",
+        "subscription.canceled",
+      ],
     });
     const comparison = await expectExactlyOnce(stack, [id], 1);
     expect(comparison.ours).toEqual({ attempts: 6, succeeded: 1 });
@@ -259,7 +264,12 @@ describe("dunning", () => {
     expect(reactivated.next_charge_at).toBe(addMonthsClamped(new Date(signedUp.anchor_at), 2).toISOString());
     expect(await eventTypesOf(stack, id)).toEqual({
       charges: ["charge.succeeded", "charge.failed", "charge.succeeded"],
-      subscription: ["subscription.activated", "subscription.past_due", "subscription.reactivated"],
+      subscription: [
+        "subscription.created",
+        "subscription.activated",
+        "subscription.past_due",
+        "subscription.reactivated",
+      ],
     });
     await expectExactlyOnce(stack, [id], 2);
   });

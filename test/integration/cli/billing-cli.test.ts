@@ -277,14 +277,16 @@ describe("ops CLI on the local stack", () => {
       "charge.succeeded",
       "subscription.activated",
       "subscription.canceled",
+      "subscription.created",
     ]);
     const range = ["--from", "2027-03-01T00:00:00Z", "--to", "2027-04-02T00:00:00Z"];
     const inRange = await json(eventList, "events", "list", ...range);
-    // Three sign-ups (a charge and an activation each), the cancel, two renewals.
+    // Three sign-ups (created, charged and activated each), the cancel, two renewals.
     expect(inRange.events.map((event) => event.type).sort()).toEqual([
       ...Array.from({ length: 5 }, () => "charge.succeeded"),
       ...Array.from({ length: 3 }, () => "subscription.activated"),
       "subscription.canceled",
+      ...Array.from({ length: 3 }, () => "subscription.created"),
     ]);
     expect(inRange.more).toBe(false);
     const limited = await json(eventList, "events", "list", ...range, "--limit", "2");
@@ -296,7 +298,7 @@ describe("ops CLI on the local stack", () => {
     // Two UTC days' slices, one replay-events invocation each.
     expect(await cli("events", "replay", ...range)).toEqual({
       code: 0,
-      stdout: "re-published 9 event(s)\n",
+      stdout: "re-published 12 event(s)\n",
       stderr: "",
     });
     const republished = local.stack.eventBridge.entries.map((entry) => JSON.parse(entry.Detail));
@@ -305,7 +307,7 @@ describe("ops CLI on the local stack", () => {
     );
     expect(await cli("events", "replay", "--subscription", canceled)).toMatchObject({
       code: 0,
-      stdout: "re-published 3 event(s)\n",
+      stdout: "re-published 4 event(s)\n",
     });
 
     expect(await cli("events", "list", "--subscription", canceled, "--from", "2027-03-01T00:00:00Z")).toEqual(

@@ -164,9 +164,10 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     ]);
     expect(attempts[0]?.lease_until).toBeUndefined();
     const events = await stack.events();
-    expect(events).toHaveLength(2);
+    expect(events).toHaveLength(3);
     expect(events).toEqual(
       expect.arrayContaining([
+        expect.objectContaining({ type: "subscription.created", subscription_id: checkout.subscription_id }),
         expect.objectContaining({ type: "charge.succeeded", order_id: checkout.order_id, amount: "29.00" }),
         expect.objectContaining({
           type: "subscription.activated",
@@ -285,7 +286,8 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     }
     expect(await stored(checkout.subscription_id)).toEqual(before);
     expect(before.subscription?.status).toBe("pending");
-    expect(await stack.events()).toEqual([]);
+    // Only the checkout's start is announced.
+    expect((await stack.events()).map((event) => event.type)).toEqual(["subscription.created"]);
     // The untouched query still completes it: the rejections were the tampering's doing.
     expect(await completeCheckout(query, deps)).toMatchObject({ kind: "paid" });
   });
@@ -308,7 +310,11 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     expect(await stored(checkout.subscription_id)).toEqual(after);
     // Announced once: the refused charge with its ledger line, the cancel with the subscription.
     const events = await stack.events();
-    expect(events.map((event) => event.type).sort()).toEqual(["charge.failed", "subscription.canceled"]);
+    expect(events.map((event) => event.type).sort()).toEqual([
+      "charge.failed",
+      "subscription.canceled",
+      "subscription.created",
+    ]);
     expect(events).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ type: "charge.failed", order_id: checkout.order_id, rescode: "DC51" }),

@@ -67,6 +67,7 @@ describe("outbox delivery", () => {
       "charge.succeeded",
       "subscription.activated",
       "subscription.canceled",
+      "subscription.created",
     ]);
     expect(log.find((event) => event.type === "subscription.canceled")).toEqual(delivered[0]);
   });

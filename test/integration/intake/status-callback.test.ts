@@ -114,6 +114,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     expect((await stack.deliveredEntries()).map((entry) => entry.DetailType).sort()).toEqual([
       "charge.succeeded",
       "subscription.activated",
+      "subscription.created",
     ]);
     expect(output.metrics()).toMatchObject({
       "Billing/CheckoutsCompleted": 1,
@@ -125,7 +126,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     expect(again.statusCode).toBe(200);
     expect(await drainIntake(container)).toEqual([{ batchItemFailures: [] }]);
     expect(await stored(checkout)).toEqual({ subscription, attempts });
-    expect(await stack.deliveredEntries()).toHaveLength(2);
+    expect(await stack.deliveredEntries()).toHaveLength(3);
   });
 
   it("a query with any parameter altered is rejected by verify and changes nothing", async () => {

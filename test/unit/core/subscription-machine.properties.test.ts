@@ -142,9 +142,10 @@ function inputOf(read: Subscription, template: Template): SubscriptionInput {
 
 /** What the repository's conditional write checks: every expected field still holds. */
 function holds(expect: SubscriptionExpectation, current: Subscription): boolean {
-  return Object.entries(expect).every(
-    ([field, value]) => value === undefined || current[field as keyof Subscription] === value,
-  );
+  return Object.entries(expect).every(([field, value]) => {
+    const held = current[field as keyof Subscription];
+    return value === null ? held === undefined : value === undefined || held === value;
+  });
 }
 
 const STATUS_EVENTS: readonly string[] = [

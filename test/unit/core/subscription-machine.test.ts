@@ -57,7 +57,7 @@ const afterClose = (
 describe("a renewal refused (dunning)", () => {
   it("moves to past_due after the first decline and retries after the first delay of the schedule", () => {
     const { update, events } = afterClose(subscription(), attempt());
-    expect(update.expect).toEqual({ period: 2, attempt: 0, status: "active" });
+    expect(update.expect).toEqual({ period: 2, attempt: 0, status: "active", cancel_at: null });
     expect(update.set).toMatchObject({
       status: "past_due",
       attempt: 1,
@@ -165,7 +165,7 @@ describe("a renewal paid", () => {
       subscription({ status: "past_due", attempt: 2 }),
       attempt({ attempt: 2, status: "succeeded", transaction_id: "T1" }),
     );
-    expect(update.expect).toEqual({ period: 2, attempt: 2, status: "past_due" });
+    expect(update.expect).toEqual({ period: 2, attempt: 2, status: "past_due", cancel_at: null });
     expect(update.set).toMatchObject({
       status: "active",
       period: 3,
