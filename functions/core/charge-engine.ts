@@ -52,12 +52,23 @@ export async function processChargeMessage(
   return chargeCurrentAttempt(subscription, receiveCount, deps);
 }
 
-/** A cancel scheduled for the end of the paid period: nothing is charged, the subscription ends and its token goes. */
+/**
+ * A cancel scheduled for the end of the paid period: nothing new is charged, the subscription ends and its token goes.
+ * A charge claimed before the cancel was scheduled is finished first (its close decides: paid, the new period runs
+ * out; refused, the subscription ends), so a period the customer paid is never cut short.
+ */
 async function endPaidPeriod(
   subscription: Subscription,
   receiveCount: number,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
+  const inFlight = await deps.repository.getAttempt({
+    subscription_id: subscription.subscription_id,
+    period: subscription.period,
+    attempt: subscription.attempt,
+  });
+  if (inFlight !== undefined && inFlight.status !== "voided")
+    return continueExisting(subscription, inFlight, receiveCount, deps);
   const ended = await applyInput(subscription, { kind: "period_ended" }, deps);
   if (ended.kind !== "applied") return done(`scheduled cancel not applied (${ended.kind})`);
   return retireTokenOf(ended.subscription, receiveCount, deps);
@@ -372,5 +383,8 @@ async function startNextAttempt(
 ): Promise<WorkResult> {
   const moved = await applyInput(subscription, { kind: "charge_voided", attempt: voided }, deps);
   if (moved.kind !== "applied") return done(`attempt ${voided.order_id} voided`);
+  // A cancel scheduled meanwhile: the voided charge was the last one that could be made.
+  if (moved.subscription.cancel_at !== undefined)
+    return endPaidPeriod(moved.subscription, receiveCount, deps);
   return chargeCurrentAttempt(moved.subscription, receiveCount, deps);
 }

@@ -13,6 +13,7 @@ import type {
   OrderLookup,
   RebillRequest,
 } from "../../../functions/core/ports";
+import { applyInput } from "../../../functions/core/subscription-machine";
 import type { LocalDynamoDb } from "../../../local/dynamodb-emulator";
 import { pendingEvents } from "../../support/outbox-events";
 import { startTestDynamoDb } from "../../support/test-dynamodb";
@@ -418,5 +419,48 @@ describe("charge run", () => {
     await Promise.all(queue.sent.map((queued) => processChargeMessage(queued, 1, deps)));
     expect(gateway.charges.size).toBe(3);
     for (const subscription of due) expect((await reload(subscription)).period).toBe(2);
+  });
+});
+
+describe("a cancel scheduled at period end while a charge was in flight", () => {
+  it("finishes the charge first: paid, the new period runs out before the cancel", async () => {
+    const subscription = await subscribe();
+    const key = { subscription_id: subscription.subscription_id, period: 1, attempt: 0 };
+    // The charge was claimed and paid; the worker died before moving the subscription on.
+    gateway.script = () => ({ kind: "success", value: {} });
+    const crashing = {
+      ...deps,
+      repository: {
+        ...repository,
+        updateSubscription: async () => {
+          throw new Error("died after the close");
+        },
+      },
+    };
+    await expect(processChargeMessage(message(subscription), 1, crashing)).rejects.toThrow(
+      "died after the close",
+    );
+    expect(await repository.getAttempt(key)).toMatchObject({ status: "succeeded" });
+    const scheduled = await applyInput(await reload(subscription), { kind: "cancel_at_period_end" }, deps);
+    expect(scheduled).toMatchObject({
+      kind: "applied",
+      subscription: { cancel_at: "2027-02-28T10:00:00.000Z" },
+    });
+
+    await processChargeMessage(message(subscription), 2, deps);
+    expect(gateway.rebills).toHaveLength(1);
+    expect(await reload(subscription)).toMatchObject({
+      status: "active",
+      period: 2,
+      next_charge_at: "2027-03-31T10:00:00.000Z",
+      cancel_at: "2027-03-31T10:00:00.000Z",
+    });
+    clock.advance(31 * DAY);
+    await processChargeMessage({ subscription_id: subscription.subscription_id, period: 2 }, 1, deps);
+    expect(gateway.rebills).toHaveLength(1);
+    expect(await reload(subscription)).toMatchObject({
+      status: "canceled",
+      status_reason: "canceled_at_period_end",
+    });
   });
 });
