@@ -42,7 +42,7 @@ export async function adjustAmount(
   return resultOf(await applyInput(subscription, { kind: "adjust_amount", amount }, deps));
 }
 
-/** The SaaS's own references (README, Subscription states: update_customer). */
+/** The SaaS's own references (README, Subscription lifecycle: update_customer). */
 export async function updateCustomer(
   subscriptionId: string,
   change: {
@@ -81,7 +81,7 @@ async function retireTokenLater(subscription: Subscription, deps: ChangeDeps): P
  * token is deleted at the gateway by the charge worker. Canceling again hands the token over again, so a hand-over
  * lost to a crash is made good by the merchant's retry.
  */
-/** Cancel at the end of the paid period (README, Subscription states): access runs until then; undone by an update. */
+/** Cancel at the end of the paid period (README, Subscription lifecycle): access runs until then; undone by an update. */
 export async function cancelAtPeriodEnd(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
   const subscription = await load(subscriptionId, deps);
   if (!subscription) return { kind: "not_found" };

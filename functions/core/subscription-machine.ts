@@ -10,7 +10,7 @@ import {
 } from "./model";
 import type { BillingRepository, Clock, SubscriptionUpdate } from "./ports";
 
-// The subscription's one state machine (README, Subscription states). Every change to a subscription is a pure step
+// The subscription's one state machine (README, Subscription lifecycle). Every change to a subscription is a pure step
 // from (subscription, input, now) to a transition — the conditional update and the events it announces — or a
 // refusal; `applyInput` is the one place that writes a transition, in one conditional write with its events. A
 // charge's own event (charge.succeeded / charge.failed) belongs to its ledger line and is written with its close.

@@ -6,7 +6,7 @@ import { eventTypesOf } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
-// Cancel at the end of the paid period through the merchant API (README, Subscription states): access runs until
+// Cancel at the end of the paid period through the merchant API (README, Subscription lifecycle): access runs until
 // then, the charge run charges nothing more and ends the subscription, and an update undoes it before then.
 
 const { call, stack } = merchantApiOnStack("mk_test_5e4d3c2b1a09f8e7d6c5b4a392817160");
