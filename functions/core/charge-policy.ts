@@ -2,8 +2,13 @@
 export interface ChargePolicy {
   /** How long a claimed or unknown attempt is left alone before retrieve decides it; must exceed any call's life. */
   readonly inflightWindowMs: number;
-  /** Days to wait after each decline before the next attempt; a decline after the last one cancels. */
+  /** Days to wait after each decline before the next attempt; a decline after the last one ends dunning. */
   readonly dunningScheduleDays: readonly number[];
+  /**
+   * What a decline after the last retry does: cancel the subscription (its token is deleted), or leave it past_due
+   * (`dunning_exhausted`, nothing more is charged) until a new card or a cancel comes.
+   */
+  readonly dunningFinalAction: "cancel" | "past_due";
   /** Gateway rescodes that mean the stored token can no longer be charged. */
   readonly tokenExpiredCodes: readonly string[];
   readonly tokenRevokedCodes: readonly string[];
@@ -22,6 +27,7 @@ export interface ChargePolicy {
 export const DEFAULT_CHARGE_POLICY: ChargePolicy = {
   inflightWindowMs: 5 * 60_000,
   dunningScheduleDays: [1, 3, 5, 7],
+  dunningFinalAction: "cancel",
   // The gateway's token codes are not published; these are the sandbox's (see README) and are configurable.
   tokenExpiredCodes: ["TK01"],
   tokenRevokedCodes: ["TK02"],

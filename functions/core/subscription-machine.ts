@@ -291,7 +291,11 @@ function chargeRefused(
   if (waitDays === undefined)
     return transition(subscription, now, {
       expect,
-      set: { status: "canceled", status_reason: "dunning_exhausted", attempt: next },
+      set: {
+        status: policy.dunningFinalAction === "cancel" ? "canceled" : "past_due",
+        status_reason: "dunning_exhausted",
+        attempt: next,
+      },
       remove: ["next_charge_at"],
     });
   return transition(subscription, now, {

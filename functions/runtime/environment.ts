@@ -13,6 +13,7 @@ export const chargePolicyOverridesSchema = z
   .strictObject({
     inflightWindowMs: z.number().int().min(MIN_INFLIGHT_WINDOW_MS),
     dunningScheduleDays: z.array(z.number().int().positive()).max(12),
+    dunningFinalAction: z.enum(["cancel", "past_due"]),
     tokenExpiredCodes: z.array(z.string().min(1)),
     tokenRevokedCodes: z.array(z.string().min(1)),
     deadCardErrcodes: z.array(z.string().min(1)),

@@ -16,6 +16,7 @@ import {
   total,
 } from "../../../local/sdk-request-counter";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
+import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import {
   attemptsOf,
   createSandboxToken,
@@ -240,6 +241,32 @@ describe("dunning", () => {
     });
     const comparison = await expectExactlyOnce(stack, [id], 1);
     expect(comparison.ours).toEqual({ attempts: 6, succeeded: 1 });
+  });
+
+  it("leaves a subscription past_due after the last retry when the merchant's final action says so", async () => {
+    const stack = await startStack({
+      start: START,
+      seed: 20270415,
+      policy: { dunningScheduleDays: [1], dunningFinalAction: "past_due" },
+    });
+    const id = await signUpOne(stack, DECLINING_ON_REBILL_CARD);
+    let subscription = await subscriptionOf(stack, id);
+    for (let decline = 1; decline <= 2; decline += 1) {
+      expect((await renewAt(stack, new Date(dueAt(subscription).getTime() + MINUTE_MS))).enqueued).toBe(1);
+      subscription = await subscriptionOf(stack, id);
+    }
+    expect(subscription).toMatchObject({ status: "past_due", status_reason: "dunning_exhausted", period: 1 });
+    expect(subscription.next_charge_at).toBeUndefined();
+    // Nothing more is charged, and the card stays on file for the customer's return.
+    await stack.clock.advance("P40D");
+    expect((await stack.chargeRun()).enqueued).toBe(0);
+    const tokenId = subscription.token_id ?? "";
+    expect(stack.sandbox.state.tokens.find(TEST_MERCHANT.mid, tokenId)?.status).toBe("active");
+    expect((await eventTypesOf(stack, id)).subscription).toEqual([
+      "subscription.created",
+      "subscription.activated",
+      "subscription.past_due",
+    ]);
   });
 
   it("reactivates a past_due subscription when a new card pays, keeping the anchored schedule", async () => {

@@ -157,6 +157,26 @@ describe("a renewal refused (dunning)", () => {
     );
     expect(second.update.set.status).toBe("canceled");
   });
+
+  it("leaves the subscription past_due after the last retry when the merchant's final action says so", () => {
+    const policy = {
+      ...DEFAULT_CHARGE_POLICY,
+      dunningScheduleDays: [2],
+      dunningFinalAction: "past_due" as const,
+    };
+    const exhausted = afterClose(
+      subscription({
+        status: "past_due",
+        dunning: { step: 1, reason: "declined", since: now.toISOString() },
+      }),
+      attempt(),
+      policy,
+    );
+    expect(exhausted.update.set).toMatchObject({ status: "past_due", status_reason: "dunning_exhausted" });
+    expect(exhausted.update.remove).toContain("next_charge_at");
+    // Already past_due: no status change, nothing announced (the charge's close announced the decline).
+    expect(exhausted.events).toEqual([]);
+  });
 });
 
 describe("a renewal paid", () => {
