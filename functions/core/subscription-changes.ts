@@ -17,7 +17,10 @@ export type ChangeResult =
   | { readonly kind: "conflict"; readonly reason: string }
   | { readonly kind: "refused"; readonly failure: Failure };
 
-async function load(subscriptionId: string, deps: ChangeDeps): Promise<Subscription | undefined> {
+async function load(
+  subscriptionId: string,
+  deps: Pick<ChangeDeps, "repository">,
+): Promise<Subscription | undefined> {
   return deps.repository.getSubscription(subscriptionId);
 }
 
@@ -52,7 +55,7 @@ export async function updateCustomer(
   },
   deps: Pick<ChangeDeps, "repository" | "clock">,
 ): Promise<ChangeResult> {
-  const subscription = await deps.repository.getSubscription(subscriptionId);
+  const subscription = await load(subscriptionId, deps);
   if (!subscription) return { kind: "not_found" };
   return resultOf(await applyInput(subscription, { kind: "update_customer", ...change }, deps));
 }

@@ -66,7 +66,8 @@ export type SubscriptionInput =
     };
 
 export type Step =
-  | { readonly kind: "transition"; readonly update: SubscriptionUpdate }
+  /** `after`: the subscription as the update leaves it, when it applies. */
+  | { readonly kind: "transition"; readonly update: SubscriptionUpdate; readonly after: Subscription }
   /** The input asks for what already holds: nothing to write. */
   | { readonly kind: "unchanged" }
   | { readonly kind: "refused"; readonly reason: string };
@@ -75,11 +76,17 @@ const DAY_MS = 86_400_000;
 
 const refused = (reason: string): Step => ({ kind: "refused", reason });
 
-/** The one event a status change announces (none when the status stays), about the subscription as it becomes. */
+/**
+ * The one event a status change announces, about the subscription as it becomes; with the status unchanged, a cancel
+ * newly scheduled announces itself.
+ */
 function statusEvents(subscription: Subscription, after: Subscription): BillingEvent[] {
   const subject = subjectOf(after);
   const reason = after.status_reason;
-  if (after.status === subscription.status) return [];
+  if (after.status === subscription.status)
+    return subscription.cancel_at === undefined && after.cancel_at !== undefined
+      ? [{ type: "subscription.cancel_scheduled", ...subject, cancel_at: after.cancel_at }]
+      : [];
   switch (after.status) {
     case "active":
       return subscription.status === "pending"
@@ -118,6 +125,7 @@ function transition(
   return {
     kind: "transition",
     update: { ...update, events: [...statusEvents(subscription, after), ...updated] },
+    after,
   };
 }
 
@@ -337,10 +345,10 @@ function gatewayCharge(subscription: Subscription, attempt: ChargeAttempt, now: 
  */
 function keepScheduledCancel(subscription: Subscription, closed: Step, now: Date): Step {
   if (closed.kind !== "transition") return closed;
-  const { set, expect } = closed.update;
-  const nextChargeAt = set.next_charge_at;
-  if ((set.status ?? subscription.status) === "active" && nextChargeAt !== undefined)
-    return { kind: "transition", update: { ...closed.update, set: { ...set, cancel_at: nextChargeAt } } };
+  const { set, expect, remove } = closed.update;
+  const nextChargeAt = closed.after.next_charge_at;
+  if (closed.after.status === "active" && nextChargeAt !== undefined)
+    return transition(subscription, now, { expect, set: { ...set, cancel_at: nextChargeAt }, remove });
   return transition(subscription, now, {
     expect,
     set: {
@@ -364,18 +372,10 @@ function cancelAtPeriodEnd(subscription: Subscription, now: Date): Step {
   if (subscription.status !== "active" || subscription.next_charge_at === undefined)
     return refused(`a ${subscription.status} subscription has no paid period running: cancel it now`);
   if (subscription.cancel_at !== undefined) return { kind: "unchanged" };
-  const cancel_at = subscription.next_charge_at;
-  const step = transition(subscription, now, {
+  return transition(subscription, now, {
     expect: { updated_at: subscription.updated_at },
-    set: { cancel_at },
+    set: { cancel_at: subscription.next_charge_at },
   });
-  if (step.kind !== "transition") return step;
-  const event: BillingEvent = {
-    type: "subscription.cancel_scheduled",
-    ...subjectOf(subscription),
-    cancel_at,
-  };
-  return { kind: "transition", update: { ...step.update, events: [event] } };
 }
 
 function updateCustomer(
@@ -401,7 +401,11 @@ function updateCustomer(
   const hasMetadata = Object.keys(merged).length > 0;
   return transition(subscription, now, {
     expect: { updated_at: subscription.updated_at },
-    set: { customer: nextCustomer, ...(hasMetadata ? { metadata: merged } : {}) },
+    // The customer only when its external_id changes: the table links the new id (and reads the item) only then.
+    set: {
+      ...(changed.includes("external_id") ? { customer: nextCustomer } : {}),
+      ...(hasMetadata ? { metadata: merged } : {}),
+    },
     remove: [
       ...(hasMetadata ? [] : (["metadata"] as const)),
       ...(undoCancel ? (["cancel_at"] as const) : []),
@@ -438,5 +442,5 @@ export async function applyInput(
   if (step.kind === "unchanged") return { kind: "unchanged", subscription };
   const written = await deps.repository.updateSubscription(subscription.subscription_id, step.update);
   if (!written) return { kind: "stale" };
-  return { kind: "applied", subscription: stateAfter(subscription, step.update), update: step.update };
+  return { kind: "applied", subscription: step.after, update: step.update };
 }
