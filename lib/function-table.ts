@@ -244,6 +244,12 @@ export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
     concurrency: API_WRITE_CONCURRENCY,
   },
   {
+    handler: "update-payment-method",
+    services: SERVICE_SETS.merchantApi,
+    trigger: api("updatePaymentMethod"),
+    concurrency: API_WRITE_CONCURRENCY,
+  },
+  {
     handler: "cancel-subscription",
     services: SERVICE_SETS.merchantApiChanges,
     trigger: api("cancelSubscription"),

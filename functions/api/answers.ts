@@ -1,6 +1,7 @@
 import type { AdHocChargeResult, NotChargeable } from "../core/ad-hoc-charge";
 import type { CheckoutStart } from "../core/checkout";
 import type { ChargeAttempt, RefundRecord, Subscription } from "../core/model";
+import type { PaymentMethodResult } from "../core/payment-method";
 import type { SubscriptionPage } from "../core/ports";
 import type { ReceiptResult } from "../core/receipts";
 import type { RefundOutcome } from "../core/refunds";
@@ -51,6 +52,11 @@ export function checkoutAnswer(result: CheckoutStart): ApiResponse {
 export function changeAnswer(result: ChangeResult): ApiResponse {
   if (result.kind !== "changed") throw changeFailure(result);
   return ok(subscriptionView(result.subscription));
+}
+
+export function paymentMethodAnswer(result: PaymentMethodResult): ApiResponse {
+  if (result.kind === "pending") return accepted(subscriptionView(result.subscription));
+  return changeAnswer(result);
 }
 
 export function receiptAnswer(chargeId: string, result: ReceiptResult): ApiResponse {

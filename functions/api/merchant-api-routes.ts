@@ -20,6 +20,7 @@ import {
   subscriptionIdParams,
   subscriptionListView,
   subscriptionView,
+  updatePaymentMethodBody,
   updateSubscriptionBody,
   webhookAck,
   webhookPayload,
@@ -35,6 +36,7 @@ export const REQUEST_SCHEMAS = {
   CreateSubscriptionRequest: createSubscriptionBody,
   UpdateSubscriptionRequest: updateSubscriptionBody,
   AdjustSubscriptionRequest: adjustSubscriptionBody,
+  UpdatePaymentMethodRequest: updatePaymentMethodBody,
   CancelSubscriptionRequest: cancelSubscriptionBody,
   CreateChargeRequest: createChargeBody,
   CreateRefundRequest: createRefundBody,
@@ -164,6 +166,25 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     pathParams: subscriptionIdParams,
     body: json("AdjustSubscriptionRequest"),
     answers: [{ status: 200, description: "Adjusted", schema: "Subscription" }],
+    errors: [...POST_ERRORS, 404, 422, 503],
+  },
+  {
+    operationId: "updatePaymentMethod",
+    method: "POST",
+    path: "/v1/subscriptions/{id}/payment-method",
+    summary:
+      "Replace the card: a past_due subscription pays its overdue period with it and is active again; otherwise the card is verified by the smallest charge, refunded at once",
+    auth: "bearer",
+    pathParams: subscriptionIdParams,
+    body: json("UpdatePaymentMethodRequest"),
+    answers: [
+      { status: 200, description: "The card is replaced", schema: "Subscription" },
+      {
+        status: 202,
+        description: "The payment's outcome is being settled with the gateway; the card is not replaced yet",
+        schema: "Subscription",
+      },
+    ],
     errors: [...POST_ERRORS, 404, 422, 503],
   },
   {

@@ -62,6 +62,10 @@ export const createSubscriptionBody = z.strictObject({
 });
 export type CreateSubscriptionBody = z.output<typeof createSubscriptionBody>;
 
+/** POST /v1/subscriptions/{id}/payment-method: a new card, paying what is owed or verified by a refunded charge. */
+export const updatePaymentMethodBody = z.strictObject({ card });
+export type UpdatePaymentMethodBody = z.output<typeof updatePaymentMethodBody>;
+
 /** POST /v1/subscriptions/{id}: your own references, edited. */
 export const updateSubscriptionBody = z
   .strictObject({

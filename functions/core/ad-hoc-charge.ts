@@ -68,11 +68,11 @@ export async function chargeAdHoc(command: AdHocChargeCommand, deps: ChargeDeps)
 }
 
 /** Claims the first free ad hoc line after those in the ledger; a concurrent claim moves it one further. */
-async function claimNextLine(
+export async function claimNextLine(
   subscription: Subscription,
   ledger: readonly ChargeAttempt[],
-  command: AdHocChargeCommand,
-  deps: ChargeDeps,
+  command: Pick<AdHocChargeCommand, "amount" | "request_key">,
+  deps: Pick<ChargeDeps, "repository" | "clock" | "policy">,
 ): Promise<ChargeAttempt | undefined> {
   const taken = ledger.filter((line) => isAdHocPeriod(line.period)).map((line) => line.period);
   const amount = command.amount ?? subscription.plan.amount;

@@ -74,7 +74,7 @@ async function endPaidPeriod(
   return retireTokenOf(ended.subscription, receiveCount, deps);
 }
 
-function leaseUntil(deps: ChargeDeps): string {
+function leaseUntil(deps: Pick<ChargeDeps, "clock" | "policy">): string {
   return new Date(deps.clock.now().getTime() + deps.policy.inflightWindowMs).toISOString();
 }
 
@@ -82,7 +82,7 @@ function leaseUntil(deps: ChargeDeps): string {
 export function pendingAttempt(
   key: AttemptKey,
   charge: Pick<ChargeAttempt, "amount" | "currency">,
-  deps: ChargeDeps,
+  deps: Pick<ChargeDeps, "clock" | "policy">,
 ): ChargeAttempt {
   const now = deps.clock.now().toISOString();
   return {
@@ -245,8 +245,8 @@ export function voidAttempt(attempt: ChargeAttempt, reason: string, deps: Charge
   });
 }
 
-type Closing = Pick<ChargeAttempt, "status"> &
-  Partial<Pick<ChargeAttempt, "rescode" | "resmsg" | "errcode" | "transaction_id">>;
+export type Closing = Pick<ChargeAttempt, "status"> &
+  Partial<Pick<ChargeAttempt, "rescode" | "resmsg" | "errcode" | "transaction_id" | "token_id">>;
 
 /** The final state of an attempt the gateway refused: declined, or failed (our request was invalid). */
 export function refusalClosing(failure: Declined | Invalid): Closing {
@@ -266,6 +266,21 @@ export async function closeAttempt(
   closing: Closing,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
+  const closed = await closeLine(subscription, attempt, closing, deps);
+  if (!closed) return done(`attempt ${attempt.order_id} changed under us; left to its new owner`);
+  return applyClosedAttempt(subscription, closed, deps);
+}
+
+/**
+ * The ledger half of a close: the attempt's final state and the charge event it announces, in one conditional write.
+ * The closed line, or undefined when the attempt changed meanwhile (its new owner closes it).
+ */
+export async function closeLine(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  closing: Closing,
+  deps: Pick<ChargeDeps, "repository" | "clock">,
+): Promise<ChargeAttempt | undefined> {
   const { lease_until: _lease, ...rest } = attempt;
   const updated_at = deps.clock.now().toISOString();
   const closedAttempt: ChargeAttempt = { ...rest, ...closing, updated_at };
@@ -275,8 +290,7 @@ export async function closeAttempt(
     remove: ["lease_until"],
     events: [closedChargeEvent(closedAttempt, subscription)],
   });
-  if (!closed) return done(`attempt ${attempt.order_id} changed under us; left to its new owner`);
-  return applyClosedAttempt(subscription, closedAttempt, deps);
+  return closed ? closedAttempt : undefined;
 }
 
 async function applyClosedAttempt(

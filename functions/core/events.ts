@@ -59,6 +59,12 @@ export const billingEventSchema = z.discriminatedUnion("type", [
     ...subject,
     changed: z.array(z.enum(["plan", "external_id", "metadata", "cancel_at"])),
   }),
+  /** The card the subscription is charged on was replaced (the old token is deleted at the gateway). */
+  z.object({
+    type: z.literal("payment_method.updated"),
+    ...subject,
+    card: z.object({ first4: z.string(), last4: z.string() }),
+  }),
   /** The gateway charged a successful charge back (CHARGEBACK webhook); the ledger line is marked disputed. */
   z.object({ type: z.literal("chargeback.received"), ...chargebackFacts }),
   /** A later status of the same chargeback (e.g. deducted or resolved). */

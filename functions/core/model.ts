@@ -150,6 +150,8 @@ export const chargeAttemptSchema = z.object({
   /** The gateway's v2 named reason of a refusal (EXPIRED_CARD, STOLEN_OR_LOST_CARD, …). */
   errcode: z.string().optional(),
   transaction_id: z.string().optional(),
+  /** The token a payment with a card issued (a card update's line): what a repeated request stores again. */
+  token_id: z.string().optional(),
   /** Refunded so far; the refundable balance is amount − refunded_amount. */
   refunded_amount: decimal.optional(),
   /** Charged back (CHARGEBACK webhook); `dispute` holds the chargeback's status and history. */

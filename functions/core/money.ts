@@ -12,3 +12,28 @@ export function fromCents(cents: number): string {
   const fraction = cents % 100;
   return fraction === 0 ? String(whole) : `${whole}.${String(fraction).padStart(2, "0")}`;
 }
+
+/** ISO 4217 currencies without a minor unit: their amounts are whole numbers. */
+const ZERO_DECIMAL_CURRENCIES = new Set([
+  "BIF",
+  "CLP",
+  "DJF",
+  "GNF",
+  "ISK",
+  "JPY",
+  "KMF",
+  "KRW",
+  "PYG",
+  "RWF",
+  "UGX",
+  "VND",
+  "VUV",
+  "XAF",
+  "XOF",
+  "XPF",
+]);
+
+/** The smallest amount a currency can be charged, in cents: one of its minor unit (a whole one without). */
+export function minorUnitCents(currency: string): number {
+  return ZERO_DECIMAL_CURRENCIES.has(currency) ? 100 : 1;
+}

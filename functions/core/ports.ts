@@ -26,6 +26,8 @@ export interface SubscriptionExpectation {
   readonly updated_at?: string;
   /** The scheduled cancel as read; null: none may be scheduled. */
   readonly cancel_at?: string | null;
+  /** The stored token as read; null: none may be stored. */
+  readonly token_id?: string | null;
 }
 
 export type RemovableSubscriptionField =

@@ -19,6 +19,7 @@ import type { BillingRepository, Clock, SubscriptionUpdate } from "./ports";
 //   pending  ──period 0 settled by retrieve, no token──▶ past_due (card_required)
 //   pending  ──first payment refused, cancel──▶ canceled
 //   active   ──renewal refused, gateway charge refused──▶ past_due ──last dunning retry refused──▶ canceled
+//   past_due ──new card pays the overdue period──▶ active     past_due ──new card, nothing owed yet──▶ active
 //   active, past_due ──cancel──▶ canceled        canceled: final, every input refused
 
 export type SubscriptionInput =
@@ -54,6 +55,18 @@ export type SubscriptionInput =
   /** The charge run found the paid period of a subscription with a scheduled cancel over. */
   | { readonly kind: "period_ended" }
   | { readonly kind: "adjust_amount"; readonly amount: string }
+  /**
+   * A new card's token replaces the stored one. `paid`: the payment that issued it paid the current (overdue) period,
+   * which a past_due subscription owed; without it the card was verified by a charge refunded at once.
+   */
+  | {
+      readonly kind: "payment_method_updated";
+      readonly token_id: string;
+      readonly card: MaskedCard;
+      readonly paid?: ChargeAttempt;
+    }
+  /** A new card was refused paying the current attempt: the next attempt number is charged next, dunning unchanged. */
+  | { readonly kind: "card_refused"; readonly attempt: ChargeAttempt }
   /**
    * The SaaS's own references: `external_id` set (null clears it); `metadata` merged key by key, an empty value
    * removing its key (as Stripe's metadata); `cancel_at_period_end: false` undoes a scheduled cancel.
@@ -105,12 +118,15 @@ type Changed = Extract<BillingEvent, { type: "subscription.updated" }>["changed"
 
 /**
  * A transition to `set`, guarded by `expect`: a status change announces itself, other changes of what a SaaS keys
- * on announce subscription.updated naming them (`changed`).
+ * on announce subscription.updated naming them (`changed`); `announce` adds the events of the change itself.
  */
 function transition(
   subscription: Subscription,
   now: Date,
-  change: Pick<SubscriptionUpdate, "expect" | "set" | "remove"> & { readonly changed?: Changed },
+  change: Pick<SubscriptionUpdate, "expect" | "set" | "remove"> & {
+    readonly changed?: Changed;
+    readonly announce?: (after: Subscription) => BillingEvent[];
+  },
 ): Step {
   const update = {
     expect: { status: subscription.status, ...change.expect },
@@ -124,7 +140,10 @@ function transition(
       : [{ type: "subscription.updated", ...subjectOf(after), changed: change.changed }];
   return {
     kind: "transition",
-    update: { ...update, events: [...statusEvents(subscription, after), ...updated] },
+    update: {
+      ...update,
+      events: [...statusEvents(subscription, after), ...updated, ...(change.announce?.(after) ?? [])],
+    },
     after,
   };
 }
@@ -163,13 +182,14 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
           });
     case "charge_closed":
     case "charge_voided":
+    case "card_refused":
     case "gateway_charge": {
       // A pending sign-up's current attempt is its period 0's; the gateway's plan starts only after it.
       if (subscription.status === "pending" && input.kind === "gateway_charge")
         return refused("not active yet");
       if (!isCurrent(subscription, input.attempt))
         return refused(`attempt ${input.attempt.order_id} is not the current one`);
-      if (input.kind === "charge_voided")
+      if (input.kind === "charge_voided" || input.kind === "card_refused")
         return transition(subscription, now, {
           expect: chargeExpectation(subscription, input.attempt),
           set: { attempt: subscription.attempt + 1 },
@@ -213,6 +233,8 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
       });
     case "update_customer":
       return updateCustomer(subscription, input, now);
+    case "payment_method_updated":
+      return paymentMethodUpdated(subscription, input, now);
   }
 }
 
@@ -375,6 +397,59 @@ function cancelAtPeriodEnd(subscription: Subscription, now: Date): Step {
   return transition(subscription, now, {
     expect: { updated_at: subscription.updated_at },
     set: { cancel_at: subscription.next_charge_at },
+  });
+}
+
+/**
+ * The new card's token is stored (guarded by the token as read, so of two concurrent updates one wins and the other's
+ * token is retired by its caller). Paid: the overdue period is paid, so the subscription moves to the next one,
+ * active, dunning cleared. Not paid: a past_due subscription owed nothing yet (its period had not started) and is
+ * active again, charged when that period starts.
+ */
+function paymentMethodUpdated(
+  subscription: Subscription,
+  input: Extract<SubscriptionInput, { kind: "payment_method_updated" }>,
+  now: Date,
+): Step {
+  if (subscription.status === "pending") return refused("the first payment is not settled yet");
+  if (subscription.billing_mode !== "token") return refused("not billed here");
+  if (subscription.token_id === input.token_id) return { kind: "unchanged" };
+  const card = { token_id: input.token_id, card: input.card };
+  const change = {
+    announce: (after: Subscription): BillingEvent[] => [
+      { type: "payment_method.updated", ...subjectOf(after), card: { ...input.card } },
+    ],
+    remove: ["dunning", "status_reason"] as const,
+  };
+  const expectToken = { token_id: subscription.token_id ?? null };
+  const { paid } = input;
+  if (paid !== undefined) {
+    if (!isCurrent(subscription, paid) || paid.status !== "succeeded")
+      return refused(`attempt ${paid.order_id} is not the current one, paid`);
+    return transition(subscription, now, {
+      ...change,
+      expect: { ...chargeExpectation(subscription, paid), ...expectToken },
+      set: {
+        ...card,
+        period: paid.period + 1,
+        attempt: 0,
+        status: "active",
+        next_charge_at: periodStart(subscription, paid.period + 1).toISOString(),
+      },
+    });
+  }
+  if (subscription.status === "active")
+    return transition(subscription, now, { announce: change.announce, expect: expectToken, set: card });
+  const start = periodStart(subscription, subscription.period);
+  if (start.getTime() <= now.getTime()) return refused("the overdue period must be paid with the new card");
+  return transition(subscription, now, {
+    ...change,
+    expect: { ...expectToken, period: subscription.period },
+    set: {
+      ...card,
+      status: "active",
+      next_charge_at: start.toISOString(),
+    },
   });
 }
 

@@ -59,6 +59,11 @@ export async function renewAt(
   return { enqueued, drained: await stack.drainChargeQueue() };
 }
 
+/** The scheduler's turn a minute after an instant the API answered (a next_charge_at, a cancel_at). */
+export function renewAfter(stack: BillingStack, at: string | null) {
+  return renewAt(stack, new Date(Date.parse(at ?? "") + 60_000));
+}
+
 export async function subscriptionOf(stack: BillingStack, id: string): Promise<Subscription> {
   const subscription = await stack.services.repository.getSubscription(id);
   if (!subscription) throw new Error(`subscription ${id} not found`);

@@ -12,6 +12,7 @@ import { definition as getReceipt } from "../../functions/handlers/get-receipt";
 import { definition as getSubscription } from "../../functions/handlers/get-subscription";
 import { definition as listCharges } from "../../functions/handlers/list-charges";
 import { definition as listSubscriptions } from "../../functions/handlers/list-subscriptions";
+import { definition as updatePaymentMethod } from "../../functions/handlers/update-payment-method";
 import { definition as updateSubscription } from "../../functions/handlers/update-subscription";
 import { BillingStack } from "../../local/billing-stack";
 import { TestContainer } from "./handler-env";
@@ -28,6 +29,7 @@ export const deployedMerchantApi = (container: TestContainer) =>
       getSubscription: container.handler(getSubscription),
       updateSubscription: container.handler(updateSubscription),
       adjustSubscription: container.handler(adjustSubscription),
+      updatePaymentMethod: container.handler(updatePaymentMethod),
       cancelSubscription: container.handler(cancelSubscription),
       createCharge: container.handler(createCharge),
       listCharges: container.handler(listCharges),

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { attemptKeyOf } from "../../../functions/core/order-id";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
-import { eventTypesOf } from "../../support/billing-scenarios";
+import { eventTypesOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
@@ -32,13 +32,6 @@ async function signUp(billing: "token" | "recurring" = "token") {
   return view.parse(answer.json);
 }
 
-/** The charge run after `at`, with its work done. */
-async function renewAt(at: string) {
-  await stack().clock.set(new Date(Date.parse(at) + 60_000));
-  await stack().chargeRun();
-  await stack().drainChargeQueue();
-}
-
 const salesOf = (subscriptionId: string) =>
   [...stack().sandbox.state.payments.payments()].filter(
     (payment) =>
@@ -59,7 +52,7 @@ describe("cancel at period end", () => {
     const again = await call("DELETE", `/v1/subscriptions/${id}`, { body: { at_period_end: true } });
     expect(view.parse(again.json).cancel_at).toBe(signedUp.next_charge_at);
 
-    await renewAt(signedUp.next_charge_at ?? "");
+    await renewAfter(stack(), signedUp.next_charge_at);
     const ended = view.parse((await call("GET", `/v1/subscriptions/${id}`)).json);
     expect(ended).toMatchObject({
       status: "canceled",
@@ -85,7 +78,7 @@ describe("cancel at period end", () => {
     expect(undone.status).toBe(200);
     expect(view.parse(undone.json)).toMatchObject({ status: "active", cancel_at: null });
 
-    await renewAt(signedUp.next_charge_at ?? "");
+    await renewAfter(stack(), signedUp.next_charge_at);
     expect(view.parse((await call("GET", `/v1/subscriptions/${id}`)).json).status).toBe("active");
     expect(salesOf(id)).toBe(2);
     const types = await eventTypesOf(stack(), id);

@@ -314,6 +314,14 @@ beforeAll(async () => {
       requiresBody: true,
     }),
   );
+  add(
+    "merchant",
+    merchantTarget("POST", "/v1/subscriptions/{id}/payment-method", {
+      ...id,
+      body: { card: { number: CARD, expiry: "203012", cvc: CVC } },
+      requiresBody: true,
+    }),
+  );
   add("merchant", merchantTarget("DELETE", "/v1/subscriptions/{id}", { params: { id: toCancel } }));
   add(
     "merchant",

@@ -25,6 +25,7 @@ const DOCUMENTED_ROUTES = [
   ["get", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}/adjust"],
+  ["post", "/v1/subscriptions/{id}/payment-method"],
   ["delete", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}/charges"],
   ["get", "/v1/subscriptions/{id}/charges"],

@@ -39,7 +39,7 @@ const inputTemplate = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record({
-      kind: fc.constant("charge_voided" as const),
+      kind: fc.constantFrom("charge_voided" as const, "card_refused" as const),
       periodOffset: fc.constantFrom(0, 0, -1),
       attemptOffset: fc.constantFrom(0, 0, 1),
     }),
@@ -47,6 +47,16 @@ const inputTemplate = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.record({ kind: fc.constant("first_payment" as const), withToken: fc.boolean() }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("payment_method_updated" as const),
+      token: fc.constantFrom("tok_2", "tok_3"),
+      paid: fc.boolean(),
+      periodOffset: fc.constantFrom(0, 0, -1),
+      attemptOffset: fc.constantFrom(0, 0, 1),
+    }),
   },
   {
     weight: 1,
@@ -96,7 +106,12 @@ function attemptOf(
     order_id: orderIdFor(key),
     amount: read.plan.amount,
     currency: read.plan.currency,
-    status: "status" in template ? template.status : "voided",
+    status:
+      "status" in template
+        ? template.status
+        : template.kind === "payment_method_updated"
+          ? "succeeded"
+          : "voided",
     rescode: "rescode" in template ? template.rescode : undefined,
     errcode: "errcode" in template ? template.errcode : undefined,
     created_at: at,
@@ -111,7 +126,15 @@ function inputOf(read: Subscription, template: Template): SubscriptionInput {
     case "gateway_charge":
       return { kind: "gateway_charge", attempt: attemptOf(read, template) };
     case "charge_voided":
-      return { kind: "charge_voided", attempt: attemptOf(read, template) };
+    case "card_refused":
+      return { kind: template.kind, attempt: attemptOf(read, template) };
+    case "payment_method_updated":
+      return {
+        kind: "payment_method_updated",
+        token_id: template.token,
+        card: { first4: "5555", last4: "4444" },
+        paid: template.paid ? attemptOf(read, template) : undefined,
+      };
     case "first_payment":
       return template.withToken
         ? { kind: "first_payment", token_id: "tok_1", card: { first4: "4111", last4: "1111" } }
@@ -200,14 +223,19 @@ describe("the subscription state machine, under random inputs taken on stale rea
             // Every transition is guarded by the status it was decided on, and a charge's by its period and attempt,
             // so a stale one cannot apply.
             expect(update.expect.status).toBe(read.status);
-            if ("attempt" in input && typeof input.attempt === "object")
-              expect(update.expect).toMatchObject({
-                period: input.attempt.period,
-                attempt: input.attempt.attempt,
-              });
+            const charge =
+              "attempt" in input && typeof input.attempt === "object"
+                ? input.attempt
+                : "paid" in input
+                  ? input.paid
+                  : undefined;
+            if (charge !== undefined)
+              expect(update.expect).toMatchObject({ period: charge.period, attempt: charge.attempt });
             for (const event of update.events ?? []) {
               expect(event.subscription_id).toBe("sub_prop");
-              expect(event.type.startsWith("subscription.")).toBe(true);
+              expect(event.type.startsWith("subscription.") || event.type === "payment_method.updated").toBe(
+                true,
+              );
             }
             if (!holds(update.expect, current)) continue;
             // The write applies: `read` and `current` agree on every field the transition was decided by.
@@ -240,6 +268,10 @@ describe("the subscription state machine, under random inputs taken on stale rea
                 decided.customer.external_id,
                 decided.metadata,
               ]);
+            // A new card announces itself, and only a new card does (the first payment's token activates).
+            expect(types.includes("payment_method.updated")).toBe(
+              next.token_id !== current.token_id && current.status !== "pending",
+            );
             if (next.status === "canceled") expect(next.next_charge_at).toBeUndefined();
             current = next;
             history.push(current);

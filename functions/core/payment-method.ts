@@ -1,0 +1,249 @@
+import { claimNextLine } from "./ad-hoc-charge";
+import { billingPeriod } from "./billing-period";
+import {
+  type ChargeDeps,
+  type Closing,
+  closeLine,
+  pendingAttempt,
+  recordUnknownOutcome,
+  refusalClosing,
+  voidAttempt,
+} from "./charge-engine";
+import { isAdHocPeriod } from "./charge-kind";
+import type { ChargeAttempt, Subscription } from "./model";
+import { fromCents, minorUnitCents } from "./money";
+import type { Failure } from "./outcome";
+import type { CardDetails, PaymentGateway } from "./ports";
+import { refundCharge } from "./refunds";
+import type { ChangeResult } from "./subscription-changes";
+import { applyInput } from "./subscription-machine";
+import { retireToken } from "./token-retirement";
+
+// A new card for a subscription (README, Subscription lifecycle: payment_method_updated). The gateway issues a token
+// only with a payment, so the card always pays something: a past_due subscription's overdue period (which recovers
+// it), or else the smallest amount its currency allows, refunded in full at once. Either payment is a ledger line
+// claimed and closed like every charge, and its line keeps the request's key and the token it issued, so a repeated
+// request (or one retried after a crash) finishes what its first try began instead of paying again.
+
+export interface PaymentMethodDeps extends ChargeDeps {
+  readonly gateway: PaymentGateway;
+}
+
+export interface PaymentMethodRequest {
+  readonly subscription_id: string;
+  readonly card: CardDetails;
+  /** The digest of the caller's idempotency key: finds the line a first try of the same request made. */
+  readonly request_key?: string;
+}
+
+export type PaymentMethodResult =
+  | ChangeResult
+  /** The payment's outcome is unknown: the attempt sweep settles it; the card is not replaced. */
+  | { readonly kind: "pending"; readonly subscription: Subscription };
+
+const conflict = (reason: string): PaymentMethodResult => ({ kind: "conflict", reason });
+
+export async function updatePaymentMethod(
+  request: PaymentMethodRequest,
+  deps: PaymentMethodDeps,
+): Promise<PaymentMethodResult> {
+  const subscription = await deps.repository.getSubscription(request.subscription_id);
+  if (!subscription) return { kind: "not_found" };
+  const unfit = unfitForNewCard(subscription);
+  if (unfit !== undefined) return conflict(unfit);
+
+  const ledger = await deps.repository.listAttempts(subscription.subscription_id);
+  const earlier = ledger.findLast(
+    (line) =>
+      request.request_key !== undefined &&
+      line.request_key === request.request_key &&
+      line.status !== "voided",
+  );
+  if (earlier) return settle(subscription, earlier, deps);
+
+  const owed = owesCurrentPeriod(subscription, deps.clock.now());
+  const line = owed
+    ? await claimOverdueLine(subscription, request, deps)
+    : await claimNextLine(
+        subscription,
+        ledger,
+        {
+          amount: fromCents(minorUnitCents(subscription.plan.currency)),
+          request_key: request.request_key,
+        },
+        deps,
+      );
+  if (!line)
+    return conflict(
+      owed
+        ? "a charge of the overdue period is in flight; try again in a few minutes"
+        : "this subscription has no ad hoc charge left to verify a card with",
+    );
+  const outcome = await deps.gateway.payWithCard({
+    order_id: line.order_id,
+    amount: line.amount,
+    currency: line.currency,
+    customer: subscription.customer,
+    card: request.card,
+    billing: "token",
+  });
+  switch (outcome.kind) {
+    case "success": {
+      const { token_id, card, transaction_id } = outcome.value;
+      if (token_id === undefined || card === undefined) {
+        // Paid, yet no token came back: the payment stands (a verification is refunded), the card is not replaced.
+        const closed = await closeLine(subscription, line, { status: "succeeded", transaction_id }, deps);
+        if (closed && !owed) await refundVerification(closed, deps);
+        return { kind: "refused", failure: noToken };
+      }
+      const at = deps.clock.now().toISOString();
+      await deps.repository.putToken({
+        token_id,
+        subscription_id: subscription.subscription_id,
+        card,
+        expiry: request.card.expiry,
+        status: "active",
+        created_at: at,
+        updated_at: at,
+      });
+      return closeAndSettle(subscription, line, { status: "succeeded", transaction_id, token_id }, deps);
+    }
+    case "declined":
+    case "invalid":
+      await closeAndSettle(subscription, line, refusalClosing(outcome), deps);
+      return { kind: "refused", failure: outcome };
+    case "unknown":
+      await recordUnknownOutcome(line, outcome.reason, deps);
+      return { kind: "pending", subscription };
+    case "unavailable":
+      // Refused before the gateway took it: nothing was charged; the same request may try again.
+      if (await voidAttempt(line, `gateway unavailable: ${outcome.reason}`, deps))
+        await applyInput(subscription, { kind: "charge_voided", attempt: line }, deps);
+      return { kind: "refused", failure: outcome };
+  }
+}
+
+const noToken: Failure = {
+  kind: "invalid",
+  code: "NO_TOKEN",
+  message: "the gateway issued no token for the card",
+};
+
+/** Why a subscription cannot take a new card here, or undefined. */
+function unfitForNewCard(subscription: Subscription): string | undefined {
+  if (subscription.status === "canceled") return "subscription is canceled";
+  if (subscription.status === "pending") return "the first payment is not settled yet";
+  if (subscription.billing_mode !== "token")
+    return "a gateway-managed plan's card is replaced in a payment window, not here";
+  return undefined;
+}
+
+/** A past_due subscription owes its current period once that period has started. */
+function owesCurrentPeriod(subscription: Subscription, now: Date): boolean {
+  if (subscription.status !== "past_due") return false;
+  const { start } = billingPeriod(
+    new Date(subscription.anchor_at),
+    subscription.plan.interval_months,
+    subscription.period,
+  );
+  return start.getTime() <= now.getTime();
+}
+
+/** The current attempt of the overdue period (a new order_id), unless the charge run holds it. */
+async function claimOverdueLine(
+  subscription: Subscription,
+  request: PaymentMethodRequest,
+  deps: PaymentMethodDeps,
+): Promise<ChargeAttempt | undefined> {
+  const key = {
+    subscription_id: subscription.subscription_id,
+    period: subscription.period,
+    attempt: subscription.attempt,
+  };
+  const line = { ...pendingAttempt(key, subscription.plan, deps), request_key: request.request_key };
+  return (await deps.repository.claimAttempt(line)).claimed ? line : undefined;
+}
+
+async function closeAndSettle(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  closing: Closing,
+  deps: PaymentMethodDeps,
+): Promise<PaymentMethodResult> {
+  const closed = await closeLine(subscription, line, closing, deps);
+  if (!closed) return conflict("the payment changed under us; repeat the request");
+  return settle(subscription, closed, deps);
+}
+
+/**
+ * What a card's payment line comes to. Succeeded: a verification is refunded, the token replaces the stored one and
+ * the old token is deleted at the gateway. Refused: an overdue period's next attempt gets a new order_id, dunning
+ * unchanged. Open: settled by the attempt sweep.
+ */
+async function settle(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  deps: PaymentMethodDeps,
+): Promise<PaymentMethodResult> {
+  const overdue = !isAdHocPeriod(line.period);
+  switch (line.status) {
+    case "pending":
+    case "retry":
+    case "unknown":
+      return { kind: "pending", subscription };
+    case "voided":
+      return { kind: "refused", failure: { kind: "unavailable", reason: line.resmsg ?? "nothing charged" } };
+    case "declined":
+    case "failed":
+      if (overdue) await applyInput(subscription, { kind: "card_refused", attempt: line }, deps);
+      return {
+        kind: "refused",
+        failure: {
+          kind: line.status === "declined" ? "declined" : "invalid",
+          code: line.rescode ?? "DECLINED",
+          message: line.resmsg ?? "the card was refused",
+          errcode: line.errcode,
+        },
+      };
+    case "succeeded":
+      if (!overdue) await refundVerification(line, deps);
+      return replaceToken(subscription, line, deps);
+  }
+}
+
+/** The verification charge goes back to the customer in full; a refund that fails stays on record for support. */
+async function refundVerification(line: ChargeAttempt, deps: PaymentMethodDeps): Promise<void> {
+  await refundCharge({ charge: line, refund_id: `${line.order_id}-V`, reason: "card verification" }, deps);
+}
+
+async function replaceToken(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  deps: PaymentMethodDeps,
+): Promise<PaymentMethodResult> {
+  const token = line.token_id === undefined ? undefined : await deps.repository.getToken(line.token_id);
+  if (token === undefined) return { kind: "refused", failure: noToken };
+  const applied = await applyInput(
+    subscription,
+    {
+      kind: "payment_method_updated",
+      token_id: token.token_id,
+      card: token.card,
+      paid: isAdHocPeriod(line.period) ? undefined : line,
+    },
+    deps,
+  );
+  switch (applied.kind) {
+    case "applied":
+      await retireToken(subscription, deps);
+      return { kind: "changed", subscription: applied.subscription };
+    case "unchanged":
+      return { kind: "changed", subscription: applied.subscription };
+    case "stale":
+      return conflict("subscription changed meanwhile; repeat the request");
+    case "refused":
+      // Nothing will charge the new token (canceled meanwhile, say): it is deleted at the gateway.
+      await retireToken(token, deps);
+      return conflict(applied.reason);
+  }
+}
