@@ -250,6 +250,18 @@ export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
     concurrency: API_WRITE_CONCURRENCY,
   },
   {
+    handler: "pause-subscription",
+    services: SERVICE_SETS.merchantApiChanges,
+    trigger: api("pauseSubscription"),
+    concurrency: API_WRITE_CONCURRENCY,
+  },
+  {
+    handler: "resume-subscription",
+    services: SERVICE_SETS.merchantApiChanges,
+    trigger: api("resumeSubscription"),
+    concurrency: API_WRITE_CONCURRENCY,
+  },
+  {
     handler: "cancel-subscription",
     services: SERVICE_SETS.merchantApiChanges,
     trigger: api("cancelSubscription"),

@@ -103,6 +103,14 @@ export const cancelSubscriptionBody = z.strictObject({
 });
 export type CancelSubscriptionBody = z.output<typeof cancelSubscriptionBody>;
 
+/** POST /v1/subscriptions/{id}/pause: no charges until resumed, or until resume_at. */
+export const pauseSubscriptionBody = z.strictObject({
+  resume_at: isoInstant
+    .optional()
+    .describe("Resume by itself then (the charge run does); omitted: paused until POST …/resume."),
+});
+export type PauseSubscriptionBody = z.output<typeof pauseSubscriptionBody>;
+
 /** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. */
 export const adjustSubscriptionBody = z.strictObject({ amount: planAmount });
 export type AdjustSubscriptionBody = z.output<typeof adjustSubscriptionBody>;
@@ -174,7 +182,9 @@ export type CheckoutView = z.output<typeof checkoutView>;
 
 const billingPeriodView = z
   .strictObject({ index: z.number().int().min(0), start: isoInstant, end: isoInstant })
-  .describe("The last paid period: access runs until `end`. Null before the first payment.");
+  .describe(
+    "The last paid period: access runs until `end`. Null before the first payment, and after a pause that outlasted it until the next payment.",
+  );
 
 export const subscriptionView = z.strictObject({
   subscription_id: z.string(),
@@ -193,6 +203,9 @@ export const subscriptionView = z.strictObject({
   cancel_at: isoInstant
     .nullable()
     .describe("When a scheduled cancel takes effect (the paid period's end); null if none."),
+  resume_at: isoInstant
+    .nullable()
+    .describe("A paused subscription's automatic resume; null when paused until resumed, or not paused."),
   created_at: isoInstant,
 });
 export type SubscriptionView = z.output<typeof subscriptionView>;

@@ -1,4 +1,4 @@
-import { billingPeriod } from "../core/billing-period";
+import { subscriptionPeriod } from "../core/billing-period";
 import { chargeKindOf } from "../core/charge-kind";
 import type { ChargeAttempt, MaskedCard, RefundRecord, Subscription } from "../core/model";
 import { orderIdFor } from "../core/order-id";
@@ -14,11 +14,9 @@ import type {
 
 export function subscriptionView(subscription: Subscription): SubscriptionView {
   const { plan, period } = subscription;
-  // `period` is the next period to charge: the last paid one is just below it.
-  const paid =
-    period === 0
-      ? undefined
-      : billingPeriod(new Date(subscription.anchor_at), plan.interval_months, period - 1);
+  // `period` is the next period to charge: the last paid one is just below it (none runs when it ended before a
+  // pause it resumed from).
+  const paid = period === 0 ? undefined : subscriptionPeriod(subscription, period - 1);
   return {
     subscription_id: subscription.subscription_id,
     status: subscription.status,
@@ -34,6 +32,7 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
     card: subscription.card ? { first4: subscription.card.first4, last4: subscription.card.last4 } : null,
     ...(subscription.dunning === undefined ? {} : { dunning: { ...subscription.dunning } }),
     cancel_at: subscription.cancel_at ?? null,
+    resume_at: subscription.resume_at ?? null,
     created_at: subscription.created_at,
   };
 }

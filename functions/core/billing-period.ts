@@ -73,3 +73,30 @@ export function periodIndexAt(anchor: Date, intervalMonths: number, at: Date): n
   while (addMonthsClamped(anchor, (index + 1) * intervalMonths) <= at) index += 1;
   return index;
 }
+
+/** What places a subscription's periods: its anchor, which a resume after a pause moves to a later period. */
+export interface PeriodAnchor {
+  readonly anchor_at: string;
+  /** The period that starts at anchor_at: 0 until a resume re-anchors the schedule. */
+  readonly anchor_period?: number;
+  readonly plan: { readonly interval_months: number };
+}
+
+/** Period `index` of a subscription, or undefined for a period before its anchor (before a pause it resumed from). */
+export function subscriptionPeriod(subscription: PeriodAnchor, index: number): BillingPeriod | undefined {
+  const anchorPeriod = subscription.anchor_period ?? 0;
+  if (index < anchorPeriod) return undefined;
+  const period = billingPeriod(
+    new Date(subscription.anchor_at),
+    subscription.plan.interval_months,
+    index - anchorPeriod,
+  );
+  return { ...period, index };
+}
+
+/** When period `index` (at or after the anchor) of a subscription starts. */
+export function periodStartOf(subscription: PeriodAnchor, index: number): Date {
+  const period = subscriptionPeriod(subscription, index);
+  if (period === undefined) throw new RangeError(`period ${index} is before the subscription's anchor`);
+  return period.start;
+}

@@ -48,6 +48,7 @@ export async function processChargeMessage(
   if (subscription.period !== message.period) return done("period already settled");
   const dueAt = subscription.next_charge_at;
   if (dueAt === undefined || Date.parse(dueAt) > deps.clock.now().getTime()) return done("not due");
+  if (subscription.status === "paused") return resumeWhenDue(subscription, receiveCount, deps);
   if (subscription.cancel_at !== undefined) return endPaidPeriod(subscription, receiveCount, deps);
   return chargeCurrentAttempt(subscription, receiveCount, deps);
 }
@@ -72,6 +73,21 @@ async function endPaidPeriod(
   const ended = await applyInput(subscription, { kind: "period_ended" }, deps);
   if (ended.kind !== "applied") return done(`scheduled cancel not applied (${ended.kind})`);
   return retireTokenOf(ended.subscription, receiveCount, deps);
+}
+
+/** A pause until a date that has come: resumed, and charged at once when its paid period ended meanwhile. */
+async function resumeWhenDue(
+  subscription: Subscription,
+  receiveCount: number,
+  deps: ChargeDeps,
+): Promise<WorkResult> {
+  const resumed = await applyInput(subscription, { kind: "resume" }, deps);
+  if (resumed.kind !== "applied") return done(`resume not applied (${resumed.kind})`);
+  return processChargeMessage(
+    { subscription_id: subscription.subscription_id, period: subscription.period },
+    receiveCount,
+    deps,
+  );
 }
 
 function leaseUntil(deps: Pick<ChargeDeps, "clock" | "policy">): string {

@@ -51,6 +51,10 @@ export const billingEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("subscription.past_due"), ...subject, reason: z.string() }),
   z.object({ type: z.literal("subscription.canceled"), ...subject, reason: z.string() }),
   z.object({ type: z.literal("subscription.reactivated"), ...subject }),
+  /** No charges until resumed; `resume_at` when it resumes by itself. */
+  z.object({ type: z.literal("subscription.paused"), ...subject, resume_at: z.string().optional() }),
+  /** Charging again from `next_charge_at` (now, when the paid period ended during the pause). */
+  z.object({ type: z.literal("subscription.resumed"), ...subject, next_charge_at: z.string() }),
   /** A cancel at the end of the paid period: access runs until `cancel_at`, then subscription.canceled follows. */
   z.object({ type: z.literal("subscription.cancel_scheduled"), ...subject, cancel_at: z.string() }),
   /** The plan, the customer's external_id or the metadata changed (`changed` names which). */

@@ -42,7 +42,7 @@ export const metadataSchema = z
 export type Metadata = z.infer<typeof metadataSchema>;
 export type Customer = z.infer<typeof customerSchema>;
 
-export const subscriptionStatus = z.enum(["pending", "active", "past_due", "canceled"]);
+export const subscriptionStatus = z.enum(["pending", "active", "past_due", "paused", "canceled"]);
 export type SubscriptionStatus = z.infer<typeof subscriptionStatus>;
 
 /** token: we re-bill the stored token_id; recurring: the gateway charges a registered recurring plan itself. */
@@ -71,8 +71,10 @@ export const subscriptionSchema = z.object({
   customer: customerSchema,
   metadata: metadataSchema.optional(),
   plan: planSchema,
-  /** Start of period 0: the sign-up instant every later period is measured from. */
+  /** Start of period `anchor_period`: the sign-up instant, or a resume's, every later period is measured from. */
   anchor_at: isoInstant,
+  /** The period that starts at anchor_at: absent (0) until a resume after a pause re-anchors the schedule. */
+  anchor_period: z.number().int().min(1).optional(),
   /** The next period to charge; every period below it is paid. */
   period: z.number().int().min(0),
   /** The next attempt number for `period` (each attempt has its own order_id). */
@@ -86,6 +88,8 @@ export const subscriptionSchema = z.object({
   status_reason: z.string().optional(),
   /** A cancel scheduled for the end of the paid period: nothing more is charged, access runs until then. */
   cancel_at: isoInstant.optional(),
+  /** Paused until then (the charge run resumes it); absent while paused until resumed. */
+  resume_at: isoInstant.optional(),
   created_at: isoInstant,
   updated_at: isoInstant,
 });

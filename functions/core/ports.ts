@@ -36,7 +36,8 @@ export type RemovableSubscriptionField =
   | "status_reason"
   | "recurring_id"
   | "metadata"
-  | "cancel_at";
+  | "cancel_at"
+  | "resume_at";
 
 export interface SubscriptionUpdate {
   readonly expect: SubscriptionExpectation;

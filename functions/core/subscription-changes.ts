@@ -1,7 +1,7 @@
 import type { Subscription } from "./model";
 import type { Failure } from "./outcome";
 import type { BillingRepository, ChargeQueue, Clock, PaymentGateway } from "./ports";
-import { type Applied, applyInput } from "./subscription-machine";
+import { type Applied, applyInput, type SubscriptionInput } from "./subscription-machine";
 
 export interface ChangeDeps {
   readonly repository: BillingRepository;
@@ -45,8 +45,19 @@ export async function adjustAmount(
   return resultOf(await applyInput(subscription, { kind: "adjust_amount", amount }, deps));
 }
 
+/** The machine's step on `input` for the subscription as it stands now. */
+async function applyTo(
+  subscriptionId: string,
+  input: SubscriptionInput,
+  deps: Pick<ChangeDeps, "repository" | "clock">,
+): Promise<ChangeResult> {
+  const subscription = await load(subscriptionId, deps);
+  if (!subscription) return { kind: "not_found" };
+  return resultOf(await applyInput(subscription, input, deps));
+}
+
 /** The SaaS's own references (README, Subscription lifecycle: update_customer). */
-export async function updateCustomer(
+export function updateCustomer(
   subscriptionId: string,
   change: {
     readonly external_id?: string | null;
@@ -55,9 +66,30 @@ export async function updateCustomer(
   },
   deps: Pick<ChangeDeps, "repository" | "clock">,
 ): Promise<ChangeResult> {
-  const subscription = await load(subscriptionId, deps);
-  if (!subscription) return { kind: "not_found" };
-  return resultOf(await applyInput(subscription, { kind: "update_customer", ...change }, deps));
+  return applyTo(subscriptionId, { kind: "update_customer", ...change }, deps);
+}
+
+/** No charges until resumed, or until `resumeAt` (README, Subscription lifecycle: pause). */
+export function pauseSubscription(
+  subscriptionId: string,
+  resumeAt: string | undefined,
+  deps: Pick<ChangeDeps, "repository" | "clock">,
+): Promise<ChangeResult> {
+  return applyTo(subscriptionId, { kind: "pause", resume_at: resumeAt }, deps);
+}
+
+/**
+ * Charging again. A period due at once (the paid one ended during the pause) goes to the charge worker now rather
+ * than at the next charge run; a lost hand-over is made good by that run.
+ */
+export async function resumeSubscription(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
+  const result = await applyTo(subscriptionId, { kind: "resume" }, deps);
+  if (result.kind !== "changed") return result;
+  const { subscription } = result;
+  const due = subscription.next_charge_at;
+  if (subscription.status === "active" && due !== undefined && Date.parse(due) <= deps.clock.now().getTime())
+    await deps.queue.send([{ subscription_id: subscription.subscription_id, period: subscription.period }]);
+  return result;
 }
 
 function resultOf(applied: Applied): ChangeResult {
@@ -85,10 +117,8 @@ async function retireTokenLater(subscription: Subscription, deps: ChangeDeps): P
  * lost to a crash is made good by the merchant's retry.
  */
 /** Cancel at the end of the paid period (README, Subscription lifecycle): access runs until then; undone by an update. */
-export async function cancelAtPeriodEnd(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
-  const subscription = await load(subscriptionId, deps);
-  if (!subscription) return { kind: "not_found" };
-  return resultOf(await applyInput(subscription, { kind: "cancel_at_period_end" }, deps));
+export function cancelAtPeriodEnd(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
+  return applyTo(subscriptionId, { kind: "cancel_at_period_end" }, deps);
 }
 
 export async function cancelSubscription(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {

@@ -1,4 +1,4 @@
-import { billingPeriod } from "./billing-period";
+import { periodStartOf } from "./billing-period";
 import type { ChargePolicy } from "./charge-policy";
 import { type BillingEvent, subjectOf } from "./events";
 import {
@@ -20,7 +20,8 @@ import type { BillingRepository, Clock, SubscriptionUpdate } from "./ports";
 //   pending  ──first payment refused, cancel──▶ canceled
 //   active   ──renewal refused, gateway charge refused──▶ past_due ──last dunning retry refused──▶ canceled
 //   past_due ──new card pays the overdue period──▶ active     past_due ──new card, nothing owed yet──▶ active
-//   active, past_due ──cancel──▶ canceled        canceled: final, every input refused
+//   active ──pause──▶ paused ──resume (or resume_at)──▶ active
+//   active, past_due, paused ──cancel──▶ canceled        canceled: final, every input refused
 
 export type SubscriptionInput =
   /** Period 0 is paid: the sign-up is active at period 1, with what the gateway issued for it. */
@@ -55,6 +56,13 @@ export type SubscriptionInput =
   /** The charge run found the paid period of a subscription with a scheduled cancel over. */
   | { readonly kind: "period_ended" }
   | { readonly kind: "adjust_amount"; readonly amount: string }
+  /** No charges until resumed (token billing), or until `resume_at`, when the charge run resumes it. */
+  | { readonly kind: "pause"; readonly resume_at?: string }
+  /**
+   * Charging again: the next period starts when the paid one ends, or — when it ended during the pause — now (the
+   * schedule is re-anchored there and the period charged at once).
+   */
+  | { readonly kind: "resume" }
   /**
    * A new card's token replaces the stored one. `paid`: the payment that issued it paid the current (overdue) period,
    * which a past_due subscription owed; without it the card was verified by a charge refunded at once.
@@ -102,9 +110,18 @@ function statusEvents(subscription: Subscription, after: Subscription): BillingE
       : [];
   switch (after.status) {
     case "active":
-      return subscription.status === "pending"
-        ? [{ type: "subscription.activated", ...subject }]
+      if (subscription.status === "pending") return [{ type: "subscription.activated", ...subject }];
+      return subscription.status === "paused"
+        ? [{ type: "subscription.resumed", ...subject, next_charge_at: after.next_charge_at ?? "" }]
         : [{ type: "subscription.reactivated", ...subject }];
+    case "paused":
+      return [
+        {
+          type: "subscription.paused",
+          ...subject,
+          ...(after.resume_at === undefined ? {} : { resume_at: after.resume_at }),
+        },
+      ];
     case "past_due":
       return [{ type: "subscription.past_due", ...subject, reason: reason ?? "payment_declined" }];
     case "canceled":
@@ -158,6 +175,12 @@ const chargeExpectation = (subscription: Subscription, attempt: ChargeAttempt) =
   cancel_at: subscription.cancel_at ?? null,
 });
 
+/** Where the subscription stands in its schedule: a change decided there applies only there. */
+const position = (subscription: Subscription) => ({
+  period: subscription.period,
+  attempt: subscription.attempt,
+});
+
 const isCurrent = (subscription: Subscription, attempt: ChargeAttempt) =>
   attempt.period === subscription.period && attempt.attempt === subscription.attempt;
 
@@ -189,6 +212,7 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
         return refused("not active yet");
       if (!isCurrent(subscription, input.attempt))
         return refused(`attempt ${input.attempt.order_id} is not the current one`);
+      if (subscription.status === "paused") return chargeWhilePaused(subscription, input.attempt, now);
       if (input.kind === "charge_voided" || input.kind === "card_refused")
         return transition(subscription, now, {
           expect: chargeExpectation(subscription, input.attempt),
@@ -208,7 +232,7 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
       return transition(subscription, now, {
         expect: { period: subscription.period },
         set: { status: "canceled", status_reason: input.reason },
-        remove: ["next_charge_at", "cancel_at"],
+        remove: ["next_charge_at", "cancel_at", "resume_at"],
       });
     case "cancel_at_period_end":
       return cancelAtPeriodEnd(subscription, now);
@@ -216,11 +240,7 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
       if (subscription.cancel_at === undefined || Date.parse(subscription.cancel_at) > now.getTime())
         return refused("no scheduled cancel is due");
       return transition(subscription, now, {
-        expect: {
-          period: subscription.period,
-          attempt: subscription.attempt,
-          cancel_at: subscription.cancel_at,
-        },
+        expect: { ...position(subscription), cancel_at: subscription.cancel_at },
         set: { status: "canceled", status_reason: "canceled_at_period_end" },
         remove: ["next_charge_at", "cancel_at"],
       });
@@ -233,13 +253,73 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
       });
     case "update_customer":
       return updateCustomer(subscription, input, now);
+    case "pause":
+      return pause(subscription, input, now);
+    case "resume":
+      return resume(subscription, now);
     case "payment_method_updated":
       return paymentMethodUpdated(subscription, input, now);
   }
 }
 
-const periodStart = (subscription: Subscription, period: number) =>
-  billingPeriod(new Date(subscription.anchor_at), subscription.plan.interval_months, period).start;
+const periodStart = periodStartOf;
+
+/**
+ * No charges while paused: only an active subscription billed here pauses, and not while its period is due (the
+ * charge run is charging it; pause after). The gateway charges its own plans on its own schedule.
+ */
+function pause(
+  subscription: Subscription,
+  input: Extract<SubscriptionInput, { kind: "pause" }>,
+  now: Date,
+): Step {
+  if (subscription.billing_mode !== "token")
+    return refused("a gateway-managed recurring plan cannot be paused at the gateway: cancel it instead");
+  if (subscription.status === "paused")
+    return input.resume_at === subscription.resume_at ? { kind: "unchanged" } : refused("already paused");
+  if (subscription.status !== "active")
+    return refused(`a ${subscription.status} subscription cannot be paused`);
+  if (subscription.cancel_at !== undefined) return refused("a cancel is scheduled: undo it first");
+  const due = subscription.next_charge_at;
+  if (due === undefined || Date.parse(due) <= now.getTime())
+    return refused("the current period is being charged: pause once it is paid");
+  if (input.resume_at !== undefined && Date.parse(input.resume_at) <= now.getTime())
+    return refused("resume_at must be in the future");
+  return transition(subscription, now, {
+    expect: { ...position(subscription), updated_at: subscription.updated_at },
+    // While paused the due index holds the automatic resume (if any): the charge run resumes it then.
+    set: { status: "paused", resume_at: input.resume_at, next_charge_at: input.resume_at },
+    remove: input.resume_at === undefined ? ["next_charge_at"] : [],
+  });
+}
+
+function resume(subscription: Subscription, now: Date): Step {
+  if (subscription.status !== "paused")
+    return subscription.status === "active" ? { kind: "unchanged" } : refused("not paused");
+  const start = periodStart(subscription, subscription.period);
+  const ended = start.getTime() <= now.getTime();
+  return transition(subscription, now, {
+    expect: { ...position(subscription), updated_at: subscription.updated_at },
+    set: {
+      status: "active",
+      next_charge_at: (ended ? now : start).toISOString(),
+      ...(ended ? { anchor_at: now.toISOString(), anchor_period: subscription.period } : {}),
+    },
+    remove: ["resume_at"],
+  });
+}
+
+/**
+ * A charge that was in flight when the subscription paused closed afterwards: paid, its period counts (the next one
+ * is charged after the resume); refused or voided, the next attempt gets a new order_id. Still paused either way.
+ */
+function chargeWhilePaused(subscription: Subscription, attempt: ChargeAttempt, now: Date): Step {
+  const paid = attempt.status === "succeeded";
+  return transition(subscription, now, {
+    expect: chargeExpectation(subscription, attempt),
+    set: paid ? { period: attempt.period + 1, attempt: 0 } : { attempt: attempt.attempt + 1 },
+  });
+}
 
 /** Active at period 1; our charge run bills period 1 under token billing, the gateway does under recurring billing. */
 function firstPayment(
@@ -424,6 +504,7 @@ function paymentMethodUpdated(
   const expectToken = { token_id: subscription.token_id ?? null };
   const { paid } = input;
   if (paid !== undefined) {
+    if (subscription.status !== "past_due") return refused("nothing is overdue");
     if (!isCurrent(subscription, paid) || paid.status !== "succeeded")
       return refused(`attempt ${paid.order_id} is not the current one, paid`);
     return transition(subscription, now, {
@@ -438,7 +519,7 @@ function paymentMethodUpdated(
       },
     });
   }
-  if (subscription.status === "active")
+  if (subscription.status !== "past_due")
     return transition(subscription, now, { announce: change.announce, expect: expectToken, set: card });
   const start = periodStart(subscription, subscription.period);
   if (start.getTime() <= now.getTime()) return refused("the overdue period must be paid with the new card");

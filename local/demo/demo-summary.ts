@@ -152,6 +152,8 @@ function stateViolation(subscription: SubscriptionView, observed: DemoObservatio
       return observed.abandonedWindows.has(id)
         ? undefined
         : `${id}: pending though its sign-up was completed`;
+    case "paused":
+      return `${id}: paused, which the demo never asks for`;
     case "canceled":
       return undefined;
   }

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, beforeEach } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { hashApiKey } from "../../functions/api/api-key";
+import { attemptKeyOf } from "../../functions/core/order-id";
 import { definition as adjustSubscription } from "../../functions/handlers/adjust-subscription";
 import { definition as authorizeMerchant } from "../../functions/handlers/authorize-merchant";
 import { definition as cancelSubscription } from "../../functions/handlers/cancel-subscription";
@@ -12,6 +13,8 @@ import { definition as getReceipt } from "../../functions/handlers/get-receipt";
 import { definition as getSubscription } from "../../functions/handlers/get-subscription";
 import { definition as listCharges } from "../../functions/handlers/list-charges";
 import { definition as listSubscriptions } from "../../functions/handlers/list-subscriptions";
+import { definition as pauseSubscription } from "../../functions/handlers/pause-subscription";
+import { definition as resumeSubscription } from "../../functions/handlers/resume-subscription";
 import { definition as updatePaymentMethod } from "../../functions/handlers/update-payment-method";
 import { definition as updateSubscription } from "../../functions/handlers/update-subscription";
 import { BillingStack } from "../../local/billing-stack";
@@ -30,6 +33,8 @@ export const deployedMerchantApi = (container: TestContainer) =>
       updateSubscription: container.handler(updateSubscription),
       adjustSubscription: container.handler(adjustSubscription),
       updatePaymentMethod: container.handler(updatePaymentMethod),
+      pauseSubscription: container.handler(pauseSubscription),
+      resumeSubscription: container.handler(resumeSubscription),
       cancelSubscription: container.handler(cancelSubscription),
       createCharge: container.handler(createCharge),
       listCharges: container.handler(listCharges),
@@ -71,10 +76,30 @@ export function merchantApiOnStack(apiKey: string) {
   });
   afterAll(() => stack?.close());
   beforeEach(() => renewMerchantApi(container, apiKeySecretArn));
+  const call = (method: string, path: string, options: ApiCall = {}) =>
+    api(method, path, { apiKey, ...options });
   return {
     stack: current,
     /** The API as a caller without a key (or with another) meets it. */
     api,
-    call: (method: string, path: string, options: ApiCall = {}) => api(method, path, { apiKey, ...options }),
+    call,
+    /** A monthly USD 19.90 card sign-up (201 expected): the subscription's view as answered. */
+    signUp: async (billing: "token" | "recurring" = "token", cardNumber = "4111111111111111") => {
+      const answer = await call("POST", "/v1/subscriptions", {
+        body: {
+          customer: { name: "Ada Lovelace", email: "ada@example.com", external_id: "acct_42" },
+          plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+          billing,
+          card: { number: cardNumber, expiry: "203012", cvc: "123" },
+        },
+      });
+      expect(answer.status).toBe(201);
+      return answer.json;
+    },
+    /** The sales the sandbox holds for a subscription's order_ids. */
+    salesOf: (id: string) =>
+      [...current().sandbox.state.payments.payments()].filter(
+        (payment) => payment.status === "SALE" && attemptKeyOf(payment.orderId)?.subscription_id === id,
+      ).length,
   };
 }

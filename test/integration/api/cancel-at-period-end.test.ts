@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { attemptKeyOf } from "../../../functions/core/order-id";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import { eventTypesOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
@@ -9,7 +8,12 @@ import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 // Cancel at the end of the paid period through the merchant API (README, Subscription lifecycle): access runs until
 // then, the charge run charges nothing more and ends the subscription, and an update undoes it before then.
 
-const { call, stack } = merchantApiOnStack("mk_test_5e4d3c2b1a09f8e7d6c5b4a392817160");
+const {
+  call,
+  stack,
+  signUp: signUpAnswer,
+  salesOf,
+} = merchantApiOnStack("mk_test_5e4d3c2b1a09f8e7d6c5b4a392817160");
 
 const view = z.looseObject({
   subscription_id: z.string(),
@@ -19,24 +23,8 @@ const view = z.looseObject({
   cancel_at: z.string().nullable(),
 });
 
-async function signUp(billing: "token" | "recurring" = "token") {
-  const answer = await call("POST", "/v1/subscriptions", {
-    body: {
-      customer: { name: "Ada Lovelace", email: "ada@example.com" },
-      plan: { amount: "19.90", currency: "USD", interval_months: 1 },
-      billing,
-      card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
-    },
-  });
-  expect(answer.status).toBe(201);
-  return view.parse(answer.json);
-}
-
-const salesOf = (subscriptionId: string) =>
-  [...stack().sandbox.state.payments.payments()].filter(
-    (payment) =>
-      payment.status === "SALE" && attemptKeyOf(payment.orderId)?.subscription_id === subscriptionId,
-  ).length;
+const signUp = async (billing?: "token" | "recurring", cardNumber?: string) =>
+  view.parse(await signUpAnswer(billing, cardNumber));
 
 describe("cancel at period end", () => {
   it("keeps access until the paid period ends, charges nothing more, then cancels and deletes the token", async () => {

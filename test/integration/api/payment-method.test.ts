@@ -10,7 +10,7 @@ import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 // subscription pays its overdue period with it and is active again; an active one has the card verified by the
 // smallest charge, refunded at once. Either way the new token is charged from then on and the old one is deleted.
 
-const { call, stack } = merchantApiOnStack("mk_test_7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d");
+const { call, stack, signUp: signUpAnswer } = merchantApiOnStack("mk_test_7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d");
 
 const GOOD_CARD = "5555555555554444";
 const DECLINE_ON_REBILL = "4000000000000341";
@@ -27,19 +27,6 @@ const view = z.looseObject({
 
 const cardOf = (number: string) => ({ number, expiry: "203012", cvc: "123" });
 
-async function signUp(cardNumber: string, billing: "token" | "recurring" = "token") {
-  const answer = await call("POST", "/v1/subscriptions", {
-    body: {
-      customer: { name: "Ada Lovelace", email: "ada@example.com", external_id: "acct_42" },
-      plan: { amount: "19.90", currency: "USD", interval_months: 1 },
-      billing,
-      card: cardOf(cardNumber),
-    },
-  });
-  expect(answer.status).toBe(201);
-  return view.parse(answer.json);
-}
-
 const getView = async (id: string) => view.parse((await call("GET", `/v1/subscriptions/${id}`)).json);
 const stored = (id: string) => subscriptionOf(stack(), id);
 const paymentsOf = (id: string) =>
@@ -55,9 +42,12 @@ const newCard = (id: string, cardNumber: string, idempotencyKey?: string) =>
     idempotencyKey,
   });
 
+const signUp = async (billing?: "token" | "recurring", cardNumber?: string) =>
+  view.parse(await signUpAnswer(billing, cardNumber));
+
 describe("payment-method update", () => {
   it("recovers a past_due subscription: the overdue period is paid with the new card, which is charged from then on", async () => {
-    const signedUp = await signUp(DECLINE_ON_REBILL);
+    const signedUp = await signUp("token", DECLINE_ON_REBILL);
     const id = signedUp.subscription_id;
     await renewAfter(stack(), signedUp.next_charge_at);
     expect(await getView(id)).toMatchObject({
@@ -112,7 +102,7 @@ describe("payment-method update", () => {
   });
 
   it("verifies an active subscription's new card by the smallest charge, refunded at once", async () => {
-    const signedUp = await signUp("4111111111111111");
+    const signedUp = await signUp("token", "4111111111111111");
     const id = signedUp.subscription_id;
     const oldToken = (await stored(id)).token_id;
 
@@ -140,7 +130,7 @@ describe("payment-method update", () => {
   });
 
   it("keeps a past_due subscription as it was when the new card is declined: its next attempt gets a new order_id", async () => {
-    const signedUp = await signUp(DECLINE_ON_REBILL);
+    const signedUp = await signUp("token", DECLINE_ON_REBILL);
     const id = signedUp.subscription_id;
     await renewAfter(stack(), signedUp.next_charge_at);
     const before = await stored(id);
@@ -163,7 +153,7 @@ describe("payment-method update", () => {
   });
 
   it("refuses, changing nothing, what it cannot do, and never echoes the card", async () => {
-    const recurring = await signUp("4111111111111111", "recurring");
+    const recurring = await signUp("recurring");
     const refused = await newCard(recurring.subscription_id, GOOD_CARD);
     expect(refused.status).toBe(409);
     expect(errorOf(refused).message).toContain("gateway-managed");
@@ -178,7 +168,7 @@ describe("payment-method update", () => {
     expect(errorOf(bad).field).toBe("card.number");
     expect(JSON.stringify(bad.json)).not.toContain("4111111111111112");
 
-    const canceled = await signUp("4111111111111111");
+    const canceled = await signUp("token", "4111111111111111");
     await call("DELETE", `/v1/subscriptions/${canceled.subscription_id}`);
     const late = await newCard(canceled.subscription_id, GOOD_CARD);
     expect(late.status).toBe(409);

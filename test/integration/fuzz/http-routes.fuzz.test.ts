@@ -322,6 +322,14 @@ beforeAll(async () => {
       requiresBody: true,
     }),
   );
+  add(
+    "merchant",
+    merchantTarget("POST", "/v1/subscriptions/{id}/pause", {
+      ...id,
+      body: { resume_at: "2099-01-01T00:00:00.000Z" },
+    }),
+  );
+  add("merchant", merchantTarget("POST", "/v1/subscriptions/{id}/resume", id));
   add("merchant", merchantTarget("DELETE", "/v1/subscriptions/{id}", { params: { id: toCancel } }));
   add(
     "merchant",

@@ -26,6 +26,8 @@ const DOCUMENTED_ROUTES = [
   ["post", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}/adjust"],
   ["post", "/v1/subscriptions/{id}/payment-method"],
+  ["post", "/v1/subscriptions/{id}/pause"],
+  ["post", "/v1/subscriptions/{id}/resume"],
   ["delete", "/v1/subscriptions/{id}"],
   ["post", "/v1/subscriptions/{id}/charges"],
   ["get", "/v1/subscriptions/{id}/charges"],

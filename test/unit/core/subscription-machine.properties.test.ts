@@ -64,6 +64,14 @@ const inputTemplate = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancel" as const) }) },
   {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("pause" as const),
+      resumeAfterDays: fc.constantFrom(undefined, 5, 40),
+    }),
+  },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("resume" as const) }) },
+  {
     weight: 4,
     arbitrary: fc.record({ kind: fc.constantFrom("cancel_at_period_end" as const, "period_ended" as const) }),
   },
@@ -119,8 +127,18 @@ function attemptOf(
   };
 }
 
-function inputOf(read: Subscription, template: Template): SubscriptionInput {
+function inputOf(read: Subscription, template: Template, now: number): SubscriptionInput {
   switch (template.kind) {
+    case "pause":
+      return {
+        kind: "pause",
+        resume_at:
+          template.resumeAfterDays === undefined
+            ? undefined
+            : new Date(now + template.resumeAfterDays * 86_400_000).toISOString(),
+      };
+    case "resume":
+      return { kind: "resume" };
     case "charge_closed":
       return { kind: "charge_closed", attempt: attemptOf(read, template), policy: DEFAULT_CHARGE_POLICY };
     case "gateway_charge":
@@ -174,13 +192,21 @@ function holds(expect: SubscriptionExpectation, current: Subscription): boolean 
 const STATUS_EVENTS: readonly string[] = [
   "subscription.activated",
   "subscription.reactivated",
+  "subscription.resumed",
   "subscription.past_due",
+  "subscription.paused",
   "subscription.canceled",
 ];
 
 /** The status event a change to `to` must announce. */
 function announces(from: SubscriptionStatus, to: SubscriptionStatus): BillingEvent["type"] {
-  if (to === "active") return from === "pending" ? "subscription.activated" : "subscription.reactivated";
+  if (to === "active")
+    return from === "pending"
+      ? "subscription.activated"
+      : from === "paused"
+        ? "subscription.resumed"
+        : "subscription.reactivated";
+  if (to === "paused") return "subscription.paused";
   return to === "past_due" ? "subscription.past_due" : "subscription.canceled";
 }
 
@@ -215,8 +241,9 @@ describe("the subscription state machine, under random inputs taken on stale rea
           const paid = new Set<number>();
           for (const [index, { template, readAge }] of inputs.entries()) {
             const read = history[Math.max(0, history.length - 1 - readAge)] ?? current;
-            const input = inputOf(read, template);
-            const step = nextStep(read, input, new Date(START + (index + 1) * STEP_MS));
+            const now = START + (index + 1) * STEP_MS;
+            const input = inputOf(read, template, now);
+            const step = nextStep(read, input, new Date(now));
             if (read.status === "canceled") expect(step.kind).toBe("refused");
             if (step.kind !== "transition") continue;
             const update: SubscriptionUpdate = step.update;
@@ -273,6 +300,9 @@ describe("the subscription state machine, under random inputs taken on stale rea
               next.token_id !== current.token_id && current.status !== "pending",
             );
             if (next.status === "canceled") expect(next.next_charge_at).toBeUndefined();
+            // Nothing is charged while paused: the only due instant a paused subscription keeps is its resume.
+            if (next.status === "paused") expect(next.next_charge_at).toBe(next.resume_at);
+            if (next.status !== "paused") expect(next.resume_at).toBeUndefined();
             current = next;
             history.push(current);
           }

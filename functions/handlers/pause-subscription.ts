@@ -1,0 +1,25 @@
+import { changeAnswer } from "../api/answers";
+import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
+import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
+import { pauseSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
+import { defineHandler } from "../composition/handler-definition";
+import { lambdaHandler } from "../composition/lambda-entry";
+import { SERVICE_SETS } from "../composition/service-sets";
+import { type ChangeDeps, pauseSubscription as pause } from "../core/subscription-changes";
+
+/** POST /v1/subscriptions/{id}/pause: no charges until resumed, or until `resume_at`. */
+export function pauseSubscription(
+  request: HttpRequest,
+  services: ChangeDeps & IdempotencyServices,
+): Promise<HttpResult> {
+  return serve(async () => {
+    const { id } = pathOf(request, subscriptionIdParams);
+    const body = bodyOf(request, pauseSubscriptionBody);
+    return idempotentPost(request, services, body, async () =>
+      changeAnswer(await pause(id, body.resume_at, services)),
+    );
+  });
+}
+
+export const definition = defineHandler(SERVICE_SETS.merchantApiChanges, pauseSubscription);
+export const handler = lambdaHandler(definition);
