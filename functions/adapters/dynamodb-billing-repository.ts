@@ -377,8 +377,11 @@ function updateByStatus(table: TableContext, key: Item, update: TokenUpdate): Pr
 /** A refund's compare-and-set on its status; the one that makes it succeeded also enters it in the ledger index. */
 function updateRefund(table: TableContext, clock: Clock, id: string, update: RefundUpdate): Promise<boolean> {
   const ledger = ledgerIndexKeys(table, clock, { kind: "R", id }, update.set);
-  return updateItem(table, refundKey(id), {
+  const key = refundKey(id);
+  const occurredAt = update.set.updated_at ?? clock.now().toISOString();
+  return updateItem(table, key, {
     set: { ...update.set, ...ledger },
+    ...outboxPlan(key, update.events, occurredAt, table.shards),
     remove: [],
     conditions: [equals("status", update.expect.status)],
   });

@@ -93,14 +93,25 @@ export const updateSubscriptionBody = z
 export type UpdateSubscriptionBody = z.output<typeof updateSubscriptionBody>;
 
 /** DELETE /v1/subscriptions/{id}: cancel now (no body), or at the end of the paid period. */
-export const cancelSubscriptionBody = z.strictObject({
-  at_period_end: z
-    .boolean()
-    .optional()
-    .describe(
-      "true: access runs until the paid period ends, nothing more is charged, and it can be undone until then.",
-    ),
-});
+export const cancelSubscriptionBody = z
+  .strictObject({
+    at_period_end: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: access runs until the paid period ends, nothing more is charged, and it can be undone until then.",
+      ),
+    refund: z
+      .enum(["none", "prorated", "full"])
+      .default("none")
+      .describe(
+        "A cancel now gives back the last paid period's charge: none, its unused part (prorated to now), or all of it.",
+      ),
+  })
+  .refine((body) => body.at_period_end !== true || body.refund === "none", {
+    path: ["refund"],
+    message: "a cancel at period end refunds nothing: the paid period runs out",
+  });
 export type CancelSubscriptionBody = z.output<typeof cancelSubscriptionBody>;
 
 /** POST /v1/subscriptions/{id}/pause: no charges until resumed, or until resume_at. */

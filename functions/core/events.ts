@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { ChargeAttempt, Subscription } from "./model";
+import type { ChargeAttempt, RefundRecord, Subscription } from "./model";
 
 // The events a SaaS grants and revokes access by (README, Events). Each is written in the same conditional write as
 // the state it announces (the item's outbox), then delivered to the bus at least once under its stable event_id.
@@ -27,6 +27,18 @@ const chargebackFacts = {
   /** The chargeback's status after this webhook: the furthest one reported. */
   chargeback_status: z.string(),
   reason: z.string().optional(),
+};
+
+const refundFacts = {
+  ...subject,
+  refund_id: z.string(),
+  /** The charge refunded. */
+  order_id: z.string(),
+  period: z.number().int(),
+  attempt: z.number().int(),
+  amount: z.string(),
+  currency: z.string(),
+  reason: z.string(),
 };
 
 export const billingEventSchema = z.discriminatedUnion("type", [
@@ -69,6 +81,14 @@ export const billingEventSchema = z.discriminatedUnion("type", [
     ...subject,
     card: z.object({ first4: z.string(), last4: z.string() }),
   }),
+  /** A refund of a charge went through at the gateway (the charge's refunded amount includes it). */
+  z.object({
+    type: z.literal("refund.succeeded"),
+    ...refundFacts,
+    refund_transaction_id: z.string().optional(),
+  }),
+  /** The gateway refused a refund: nothing was refunded. */
+  z.object({ type: z.literal("refund.failed"), ...refundFacts, rescode: z.string().optional() }),
   /** The gateway charged a successful charge back (CHARGEBACK webhook); the ledger line is marked disputed. */
   z.object({ type: z.literal("chargeback.received"), ...chargebackFacts }),
   /** A later status of the same chargeback (e.g. deducted or resolved). */
@@ -124,6 +144,27 @@ export function closedChargeEvent(attempt: ChargeAttempt, subscription: Subscrip
   return attempt.status === "succeeded"
     ? chargeSucceededEvent(attempt, subscription)
     : chargeFailedEvent(attempt, subscription);
+}
+
+/** refund.succeeded or refund.failed of a refund record as it closes: written with its close. */
+export function closedRefundEvent(
+  refund: RefundRecord,
+  subscription: Subscription | undefined,
+): BillingEvent {
+  const { refund_id, order_id, period, attempt, amount, currency, reason } = refund;
+  const facts = {
+    ...(subscription === undefined ? { subscription_id: refund.subscription_id } : subjectOf(subscription)),
+    refund_id,
+    order_id,
+    period,
+    attempt,
+    amount,
+    currency,
+    reason,
+  };
+  return refund.status === "succeeded"
+    ? { type: "refund.succeeded", ...facts, refund_transaction_id: refund.refund_transaction_id }
+    : { type: "refund.failed", ...facts, rescode: refund.rescode };
 }
 
 /** What the outbox adds to an event when it is written: the id consumers de-duplicate on, and when it happened. */

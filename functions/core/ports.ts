@@ -170,6 +170,8 @@ export interface TokenUpdate {
 export interface RefundUpdate {
   readonly expect: { readonly status: RefundRecord["status"] };
   readonly set: Partial<Omit<RefundRecord, "refund_id" | "subscription_id" | "order_id" | "created_at">>;
+  /** What the change announces: written to the refund's outbox in the same conditional write, or not at all. */
+  readonly events?: readonly BillingEvent[];
 }
 
 /** One unit of work of the charge run: charge this subscription's period. Ids only, never card data. */

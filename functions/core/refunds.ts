@@ -1,3 +1,4 @@
+import { closedRefundEvent } from "./events";
 import type { AttemptKey, RefundRecord } from "./model";
 import { fromCents, toCents } from "./money";
 import type { Failure } from "./outcome";
@@ -70,15 +71,18 @@ export async function refundCharge(command: RefundCommand, deps: RefundDeps): Pr
     reason: command.reason,
   });
   if (outcome.kind !== "success") {
-    // unknown: the refund may exist at the gateway; it stays "unknown" for support to check by refund_id.
+    // unknown: the refund may exist at the gateway; it stays "unknown" for support to check by refund_id, and
+    // announces nothing until then.
     const status = outcome.kind === "unknown" ? "unknown" : "failed";
-    const message =
-      outcome.kind === "unknown" || outcome.kind === "unavailable" ? outcome.reason : outcome.message;
-    await deps.repository.updateRefund(command.refund_id, {
-      expect: { status: "pending" },
-      set: { status, resmsg: message, updated_at: at },
-    });
-    return { kind: "refused", refund: { ...record, status, resmsg: message }, failure: outcome };
+    const refused = outcome.kind === "declined" || outcome.kind === "invalid";
+    const closing = {
+      status,
+      resmsg: refused ? outcome.message : outcome.reason,
+      ...(refused ? { rescode: outcome.code } : {}),
+      updated_at: at,
+    } as const;
+    await closeRefund(record, closing, status === "failed", deps);
+    return { kind: "refused", refund: { ...record, ...closing }, failure: outcome };
   }
   await addRefunded(command.charge, amountCents, at, deps);
   const done = {
@@ -86,8 +90,23 @@ export async function refundCharge(command: RefundCommand, deps: RefundDeps): Pr
     refund_transaction_id: outcome.value.refund_transaction_id,
     updated_at: at,
   };
-  await deps.repository.updateRefund(command.refund_id, { expect: { status: "pending" }, set: done });
+  await closeRefund(record, done, true, deps);
   return { kind: "refunded", refund: { ...record, ...done } };
+}
+
+/** Writes what became of a pending refund, announcing it (refund.succeeded / refund.failed) when `announce`. */
+async function closeRefund(
+  pending: RefundRecord,
+  closing: Pick<RefundRecord, "status" | "updated_at"> & Partial<RefundRecord>,
+  announce: boolean,
+  deps: RefundDeps,
+): Promise<void> {
+  const subscription = announce ? await deps.repository.getSubscription(pending.subscription_id) : undefined;
+  await deps.repository.updateRefund(pending.refund_id, {
+    expect: { status: "pending" },
+    set: closing,
+    events: announce ? [closedRefundEvent({ ...pending, ...closing }, subscription)] : undefined,
+  });
 }
 
 /**

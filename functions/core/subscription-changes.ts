@@ -1,3 +1,4 @@
+import { type CancelRefund, refundUnusedPeriod } from "./cancel-refund";
 import type { Subscription } from "./model";
 import type { Failure } from "./outcome";
 import type { BillingRepository, ChargeQueue, Clock, PaymentGateway } from "./ports";
@@ -111,19 +112,30 @@ async function retireTokenLater(subscription: Subscription, deps: ChangeDeps): P
   await deps.queue.send([{ subscription_id: subscription.subscription_id, period: subscription.period }]);
 }
 
-/**
- * Ends the subscription: nothing more is charged (a gateway-managed plan is deleted at the gateway first), and its
- * token is deleted at the gateway by the charge worker. Canceling again hands the token over again, so a hand-over
- * lost to a crash is made good by the merchant's retry.
- */
 /** Cancel at the end of the paid period (README, Subscription lifecycle): access runs until then; undone by an update. */
 export function cancelAtPeriodEnd(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
   return applyTo(subscriptionId, { kind: "cancel_at_period_end" }, deps);
 }
 
-export async function cancelSubscription(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
+/**
+ * Ends the subscription: nothing more is charged (a gateway-managed plan is deleted at the gateway first), and its
+ * token is deleted at the gateway by the charge worker. Canceling again hands the token over again, so a hand-over
+ * lost to a crash is made good by the merchant's retry. `refund` gives back the last paid period, or its unused part.
+ */
+export async function cancelSubscription(
+  subscriptionId: string,
+  deps: ChangeDeps,
+  refund: CancelRefund = "none",
+): Promise<ChangeResult> {
   const subscription = await load(subscriptionId, deps);
   if (!subscription) return { kind: "not_found" };
+  const result = await cancelNow(subscription, deps);
+  // The refund follows the cancel: its outcome is on the charge and announced (refund.succeeded / refund.failed).
+  if (result.kind === "changed") await refundUnusedPeriod(subscription, refund, deps);
+  return result;
+}
+
+async function cancelNow(subscription: Subscription, deps: ChangeDeps): Promise<ChangeResult> {
   if (subscription.status === "canceled") {
     await retireTokenLater(subscription, deps);
     return { kind: "changed", subscription };

@@ -11,15 +11,16 @@ import {
 } from "../core/subscription-changes";
 
 /**
- * DELETE /v1/subscriptions/{id}: now, or with {"at_period_end": true} at the end of the paid period. Idempotent by
- * nature (canceling again answers the same).
+ * DELETE /v1/subscriptions/{id}: now (with {"refund": "prorated" | "full"}, the last paid period given back), or with
+ * {"at_period_end": true} at the end of the paid period. Idempotent by nature (canceling again answers the same, and
+ * refunds nothing twice).
  */
 export function cancelSubscription(request: HttpRequest, services: ChangeDeps): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
-    const { at_period_end } = bodyOf(request, cancelSubscriptionBody);
+    const { at_period_end, refund } = bodyOf(request, cancelSubscriptionBody);
     return changeAnswer(
-      await (at_period_end === true ? cancelAtPeriodEnd(id, services) : cancel(id, services)),
+      await (at_period_end === true ? cancelAtPeriodEnd(id, services) : cancel(id, services, refund)),
     );
   });
 }

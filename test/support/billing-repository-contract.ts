@@ -643,6 +643,35 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       expect(await repository.getAttempt(key)).toMatchObject({ status: "succeeded" });
     });
 
+    it("keeps a refund's events in its own outbox, and none of a close that did not apply", async () => {
+      const repository = await fresh();
+      const pendingRefund = refund("rf-ob");
+      await repository.createRefund(pendingRefund);
+      const { refund_id, subscription_id, order_id, period, attempt, amount, currency, reason } = pendingRefund;
+      const succeeded = {
+        type: "refund.succeeded",
+        ...{ refund_id, subscription_id, order_id, period, attempt, amount, currency, reason },
+        refund_transaction_id: "rt-1",
+      } as const;
+      const stale = await repository.updateRefund("rf-ob", {
+        expect: { status: "unknown" },
+        set: { status: "succeeded", updated_at: LATER },
+        events: [succeeded],
+      });
+      expect(stale).toBe(false);
+      expect(await pending(repository)).toEqual([]);
+      await repository.updateRefund("rf-ob", {
+        expect: { status: "pending" },
+        set: { status: "succeeded", updated_at: LATER },
+        events: [succeeded],
+      });
+      const refs = await pending(repository);
+      expect(refs).toHaveLength(1);
+      expect(await repository.readOutbox(refs[0] ?? "")).toEqual([
+        { ...succeeded, event_id: expect.any(String), occurred_at: LATER },
+      ]);
+    });
+
     it("lists an outbox by its oldest pending event, and forgets it once every event is delivered", async () => {
       const repository = await fresh();
       await repository.createSubscription(subscription("sub-ob"));

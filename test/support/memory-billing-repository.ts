@@ -230,10 +230,11 @@ export class MemoryBillingRepository implements BillingRepository {
     return { created: true as const };
   }
 
-  async updateRefund(id: string, { expect, set }: RefundUpdate) {
+  async updateRefund(id: string, { expect, set, events }: RefundUpdate) {
     const current = this.refunds.get(id);
     if (current?.status !== expect.status) return false;
     this.refunds.set(id, withRemoved(current, set, []));
+    this.announce(`refund:${id}`, events, set.updated_at);
     return true;
   }
 
