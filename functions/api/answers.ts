@@ -1,7 +1,9 @@
 import type { AdHocChargeResult, NotChargeable } from "../core/ad-hoc-charge";
+import { refusalOfLine } from "../core/charge-engine";
 import type { CheckoutStart } from "../core/checkout";
 import type { ChargeAttempt, RefundRecord, Subscription } from "../core/model";
 import type { PaymentMethodResult } from "../core/payment-method";
+import type { PlanChangeResult } from "../core/plan-change";
 import type { SubscriptionPage } from "../core/ports";
 import type { ReceiptResult } from "../core/receipts";
 import type { RefundOutcome } from "../core/refunds";
@@ -54,7 +56,8 @@ export function changeAnswer(result: ChangeResult): ApiResponse {
   return ok(subscriptionView(result.subscription));
 }
 
-export function paymentMethodAnswer(result: PaymentMethodResult): ApiResponse {
+/** A change that pays first (a new card, a prorated upgrade): 202 while the payment's outcome is being settled. */
+export function paidChangeAnswer(result: PaymentMethodResult | PlanChangeResult): ApiResponse {
   if (result.kind === "pending") return accepted(subscriptionView(result.subscription));
   return changeAnswer(result);
 }
@@ -97,23 +100,9 @@ export function adHocChargeAnswer(result: AdHocChargeResult): ApiResponse {
 
 /** A ledger line as the answer to the request that made it: its status says what became of the charge. */
 function chargeLineAnswer(line: ChargeAttempt): ApiResponse {
-  switch (line.status) {
-    case "succeeded":
-      return created(chargeView(line));
-    case "pending":
-    case "retry":
-    case "unknown":
-      return accepted(chargeView(line));
-    case "declined":
-    case "failed":
-      throw gatewayFailure({
-        kind: line.status === "declined" ? "declined" : "invalid",
-        code: line.rescode ?? "REQUEST",
-        message: line.resmsg ?? "",
-      });
-    case "voided":
-      throw gatewayFailure({ kind: "unavailable", reason: line.resmsg ?? "nothing was charged" });
-  }
+  const refusal = refusalOfLine(line);
+  if (refusal !== undefined) throw gatewayFailure(refusal);
+  return line.status === "succeeded" ? created(chargeView(line)) : accepted(chargeView(line));
 }
 
 export function refundAnswer(outcome: RefundOutcome): ApiResponse {

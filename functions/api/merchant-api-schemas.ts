@@ -123,7 +123,29 @@ export const pauseSubscriptionBody = z.strictObject({
 export type PauseSubscriptionBody = z.output<typeof pauseSubscriptionBody>;
 
 /** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. */
-export const adjustSubscriptionBody = z.strictObject({ amount: planAmount });
+export const adjustSubscriptionBody = z
+  .strictObject({
+    amount: planAmount,
+    interval_months: planSchema.shape.interval_months
+      .optional()
+      .describe("A new interval, which always takes effect at the next renewal; omitted: unchanged."),
+    proration: z
+      .enum(["none", "charge_now"])
+      .default("none")
+      .describe(
+        "charge_now: an upgrade made now pays the difference for the rest of the paid period at once (one ad hoc charge per Idempotency-Key); the plan changes once it is paid.",
+      ),
+    at: z
+      .enum(["now", "next_renewal"])
+      .optional()
+      .describe(
+        "now: the new amount from the next charge on. next_renewal: scheduled (scheduled_plan) until the next period is charged at it. Default: now, or next_renewal with a new interval.",
+      ),
+  })
+  .refine((body) => body.proration !== "charge_now" || body.at !== "next_renewal", {
+    path: ["proration"],
+    message: "charge_now prorates a change made now, not one scheduled for the next renewal",
+  });
 export type AdjustSubscriptionBody = z.output<typeof adjustSubscriptionBody>;
 
 /** POST /v1/subscriptions/{id}/charges: an ad hoc REBILL of the stored token; the plan amount when omitted. */
@@ -214,6 +236,11 @@ export const subscriptionView = z.strictObject({
   cancel_at: isoInstant
     .nullable()
     .describe("When a scheduled cancel takes effect (the paid period's end); null if none."),
+  scheduled_plan: plan
+    .nullable()
+    .describe(
+      "A plan change scheduled for the next renewal (POST …/adjust with at next_renewal); null if none.",
+    ),
   resume_at: isoInstant
     .nullable()
     .describe("A paused subscription's automatic resume; null when paused until resumed, or not paused."),

@@ -1,6 +1,6 @@
 import { subscriptionPeriod } from "../core/billing-period";
 import { chargeKindOf } from "../core/charge-kind";
-import type { ChargeAttempt, MaskedCard, RefundRecord, Subscription } from "../core/model";
+import type { ChargeAttempt, MaskedCard, Plan, RefundRecord, Subscription } from "../core/model";
 import { orderIdFor } from "../core/order-id";
 import type {
   ChargeView,
@@ -11,6 +11,8 @@ import type {
 
 // What the merchant API shows of the billing records: built field by field, so nothing stored (token_id, customer,
 // lease) reaches a response unless a view declares it.
+
+const planView = ({ amount, currency, interval_months }: Plan) => ({ amount, currency, interval_months });
 
 export function subscriptionView(subscription: Subscription): SubscriptionView {
   const { plan, period } = subscription;
@@ -24,7 +26,7 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
     billing: subscription.billing_mode,
     external_id: subscription.customer.external_id ?? null,
     metadata: { ...subscription.metadata },
-    plan: { amount: plan.amount, currency: plan.currency, interval_months: plan.interval_months },
+    plan: planView(plan),
     current_period: paid
       ? { index: paid.index, start: paid.start.toISOString(), end: paid.end.toISOString() }
       : null,
@@ -33,6 +35,7 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
     ...(subscription.dunning === undefined ? {} : { dunning: { ...subscription.dunning } }),
     cancel_at: subscription.cancel_at ?? null,
     resume_at: subscription.resume_at ?? null,
+    scheduled_plan: subscription.scheduled_plan ? planView(subscription.scheduled_plan) : null,
     created_at: subscription.created_at,
   };
 }

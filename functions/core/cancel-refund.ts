@@ -1,6 +1,6 @@
-import { subscriptionPeriod } from "./billing-period";
 import type { Subscription } from "./model";
-import { fromCents, minorUnitCents, toCents } from "./money";
+import { fromCents, toCents } from "./money";
+import { unusedPartCents } from "./proration";
 import { type RefundDeps, type RefundOutcome, refundCharge } from "./refunds";
 
 /** What a cancel now gives back of the last paid period: nothing, its unused part, or all of it. */
@@ -22,8 +22,14 @@ export async function refundUnusedPeriod(
   const charge = ledger.findLast((line) => line.period === lastPaid && line.status === "succeeded");
   if (charge === undefined) return undefined;
   const balance = toCents(charge.amount) - toCents(charge.refunded_amount ?? "0");
-  const cents =
-    mode === "full" ? balance : Math.min(balance, unusedCents(subscription, lastPaid, charge, deps));
+  const unused = () =>
+    unusedPartCents(
+      subscription,
+      lastPaid,
+      { cents: toCents(charge.amount), currency: charge.currency },
+      deps.clock.now(),
+    );
+  const cents = mode === "full" ? balance : Math.min(balance, unused());
   if (cents <= 0) return undefined;
   return refundCharge(
     {
@@ -34,19 +40,4 @@ export async function refundUnusedPeriod(
     },
     deps,
   );
-}
-
-/** The charge's share of the period still to run at now, rounded down to the currency's minor unit. */
-function unusedCents(
-  subscription: Subscription,
-  index: number,
-  charge: { readonly amount: string; readonly currency: string },
-  deps: Pick<RefundDeps, "clock">,
-): number {
-  const period = subscriptionPeriod(subscription, index);
-  if (period === undefined) return 0;
-  const length = period.end.getTime() - period.start.getTime();
-  const left = Math.min(length, Math.max(0, period.end.getTime() - deps.clock.now().getTime()));
-  const unit = minorUnitCents(charge.currency);
-  return Math.floor((toCents(charge.amount) * left) / length / unit) * unit;
 }

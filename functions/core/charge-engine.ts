@@ -1,7 +1,7 @@
 import { isAdHocPeriod } from "./charge-kind";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
 import { closedChargeEvent } from "./events";
-import type { AttemptKey, ChargeAttempt, Subscription } from "./model";
+import { type AttemptKey, type ChargeAttempt, planDue, type Subscription } from "./model";
 import { orderIdFor } from "./order-id";
 import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
@@ -127,7 +127,7 @@ async function chargeCurrentAttempt(
     period: subscription.period,
     attempt: subscription.attempt,
   };
-  const attempt = pendingAttempt(key, subscription.plan, deps);
+  const attempt = pendingAttempt(key, planDue(subscription), deps);
   const claim = await deps.repository.claimAttempt(attempt);
   if (claim.claimed) return callGateway(subscription, attempt, receiveCount, deps);
   return continueExisting(subscription, claim.existing, receiveCount, deps);
@@ -269,6 +269,25 @@ export function refusalClosing(failure: Declined | Invalid): Closing {
   return failure.kind === "declined"
     ? { status: "declined", rescode: failure.code, resmsg: failure.message, errcode: failure.errcode }
     : { status: "failed", rescode: failure.code, resmsg: failure.message };
+}
+
+/** What a closed line that charged nothing tells its caller: the refusal it was closed with; undefined otherwise. */
+export function refusalOfLine(line: ChargeAttempt): Failure | undefined {
+  switch (line.status) {
+    case "voided":
+      return { kind: "unavailable", reason: line.resmsg ?? "nothing was charged" };
+    case "declined":
+      return {
+        kind: "declined",
+        code: line.rescode ?? "DECLINED",
+        message: line.resmsg ?? "",
+        errcode: line.errcode,
+      };
+    case "failed":
+      return { kind: "invalid", code: line.rescode ?? "REQUEST", message: line.resmsg ?? "" };
+    default:
+      return undefined;
+  }
 }
 
 /**

@@ -69,11 +69,14 @@ export const billingEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("subscription.resumed"), ...subject, next_charge_at: z.string() }),
   /** A cancel at the end of the paid period: access runs until `cancel_at`, then subscription.canceled follows. */
   z.object({ type: z.literal("subscription.cancel_scheduled"), ...subject, cancel_at: z.string() }),
-  /** The plan, the customer's external_id or the metadata changed (`changed` names which). */
+  /**
+   * The plan, a plan change scheduled for the next renewal, the customer's external_id, the metadata or a scheduled
+   * cancel changed (`changed` names which).
+   */
   z.object({
     type: z.literal("subscription.updated"),
     ...subject,
-    changed: z.array(z.enum(["plan", "external_id", "metadata", "cancel_at"])),
+    changed: z.array(z.enum(["plan", "scheduled_plan", "external_id", "metadata", "cancel_at"])),
   }),
   /** The card the subscription is charged on was replaced (the old token is deleted at the gateway). */
   z.object({

@@ -71,10 +71,12 @@ export const subscriptionSchema = z.object({
   customer: customerSchema,
   metadata: metadataSchema.optional(),
   plan: planSchema,
+  /** A plan change scheduled for the next renewal: that period is charged at its amount, then it becomes `plan`. */
+  scheduled_plan: planSchema.optional(),
   /** Start of period `anchor_period`: the sign-up instant, or a resume's, every later period is measured from. */
   anchor_at: isoInstant,
   /** The period that starts at anchor_at: absent (0) until a resume after a pause re-anchors the schedule. */
-  anchor_period: z.number().int().min(1).optional(),
+  anchor_period: z.number().int().min(0).optional(),
   /** The next period to charge; every period below it is paid. */
   period: z.number().int().min(0),
   /** The next attempt number for `period` (each attempt has its own order_id). */
@@ -94,6 +96,9 @@ export const subscriptionSchema = z.object({
   updated_at: isoInstant,
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
+
+/** The plan the current period is charged at: a change scheduled for this renewal, or the plan. */
+export const planDue = (subscription: Subscription): Plan => subscription.scheduled_plan ?? subscription.plan;
 
 /**
  * One charge attempt: the audited ledger line and, while open, the claim on its period.

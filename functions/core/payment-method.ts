@@ -7,10 +7,11 @@ import {
   pendingAttempt,
   recordUnknownOutcome,
   refusalClosing,
+  refusalOfLine,
   voidAttempt,
 } from "./charge-engine";
 import { isAdHocPeriod } from "./charge-kind";
-import type { ChargeAttempt, Subscription } from "./model";
+import { type ChargeAttempt, planDue, type Subscription } from "./model";
 import { fromCents, minorUnitCents } from "./money";
 import type { Failure } from "./outcome";
 import type { CardDetails, PaymentGateway } from "./ports";
@@ -160,7 +161,7 @@ async function claimOverdueLine(
     period: subscription.period,
     attempt: subscription.attempt,
   };
-  const line = { ...pendingAttempt(key, subscription.plan, deps), request_key: request.request_key };
+  const line = { ...pendingAttempt(key, planDue(subscription), deps), request_key: request.request_key };
   return (await deps.repository.claimAttempt(line)).claimed ? line : undefined;
 }
 
@@ -186,29 +187,15 @@ async function settle(
   deps: PaymentMethodDeps,
 ): Promise<PaymentMethodResult> {
   const overdue = !isAdHocPeriod(line.period);
-  switch (line.status) {
-    case "pending":
-    case "retry":
-    case "unknown":
-      return { kind: "pending", subscription };
-    case "voided":
-      return { kind: "refused", failure: { kind: "unavailable", reason: line.resmsg ?? "nothing charged" } };
-    case "declined":
-    case "failed":
-      if (overdue) await applyInput(subscription, { kind: "card_refused", attempt: line }, deps);
-      return {
-        kind: "refused",
-        failure: {
-          kind: line.status === "declined" ? "declined" : "invalid",
-          code: line.rescode ?? "DECLINED",
-          message: line.resmsg ?? "the card was refused",
-          errcode: line.errcode,
-        },
-      };
-    case "succeeded":
-      if (!overdue) await refundVerification(line, deps);
-      return replaceToken(subscription, line, deps);
+  if (line.status === "succeeded") {
+    if (!overdue) await refundVerification(line, deps);
+    return replaceToken(subscription, line, deps);
   }
+  const refusal = refusalOfLine(line);
+  if (refusal === undefined) return { kind: "pending", subscription };
+  if (overdue && refusal.kind !== "unavailable")
+    await applyInput(subscription, { kind: "card_refused", attempt: line }, deps);
+  return { kind: "refused", failure: refusal };
 }
 
 /** The verification charge goes back to the customer in full; a refund that fails stays on record for support. */

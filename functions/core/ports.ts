@@ -37,7 +37,8 @@ export type RemovableSubscriptionField =
   | "recurring_id"
   | "metadata"
   | "cancel_at"
-  | "resume_at";
+  | "resume_at"
+  | "scheduled_plan";
 
 export interface SubscriptionUpdate {
   readonly expect: SubscriptionExpectation;

@@ -18,32 +18,11 @@ export type ChangeResult =
   | { readonly kind: "conflict"; readonly reason: string }
   | { readonly kind: "refused"; readonly failure: Failure };
 
-async function load(
+export async function load(
   subscriptionId: string,
   deps: Pick<ChangeDeps, "repository">,
 ): Promise<Subscription | undefined> {
   return deps.repository.getSubscription(subscriptionId);
-}
-
-/**
- * New plan amount from the next charge on. A gateway-managed plan is changed at the gateway first
- * (/recurring/{id}/adjust); ours only once the gateway agreed.
- */
-export async function adjustAmount(
-  subscriptionId: string,
-  amount: string,
-  deps: ChangeDeps,
-): Promise<ChangeResult> {
-  const subscription = await load(subscriptionId, deps);
-  if (!subscription) return { kind: "not_found" };
-  if (subscription.status === "canceled") return { kind: "conflict", reason: "subscription is canceled" };
-  if (subscription.billing_mode === "recurring") {
-    if (subscription.recurring_id === undefined)
-      return { kind: "conflict", reason: "no gateway plan registered yet" };
-    const outcome = await deps.gateway.adjustRecurring(subscription.recurring_id, amount);
-    if (outcome.kind !== "success") return { kind: "refused", failure: outcome };
-  }
-  return resultOf(await applyInput(subscription, { kind: "adjust_amount", amount }, deps));
 }
 
 /** The machine's step on `input` for the subscription as it stands now. */
@@ -93,7 +72,7 @@ export async function resumeSubscription(subscriptionId: string, deps: ChangeDep
   return result;
 }
 
-function resultOf(applied: Applied): ChangeResult {
+export function resultOf(applied: Applied): ChangeResult {
   switch (applied.kind) {
     case "applied":
       return { kind: "changed", subscription: applied.subscription };

@@ -5,10 +5,11 @@ import {
   type ChargeAttempt,
   type MaskedCard,
   METADATA_MAX_KEYS,
+  type Plan,
   type Subscription,
   subscriptionSchema,
 } from "./model";
-import type { BillingRepository, Clock, SubscriptionUpdate } from "./ports";
+import type { BillingRepository, Clock, RemovableSubscriptionField, SubscriptionUpdate } from "./ports";
 
 // The subscription's one state machine (README, Subscription lifecycle). Every change to a subscription is a pure step
 // from (subscription, input, now) to a transition — the conditional update and the events it announces — or a
@@ -55,7 +56,11 @@ export type SubscriptionInput =
   | { readonly kind: "cancel_at_period_end" }
   /** The charge run found the paid period of a subscription with a scheduled cancel over. */
   | { readonly kind: "period_ended" }
-  | { readonly kind: "adjust_amount"; readonly amount: string }
+  /**
+   * A new plan: `now`, from the next charge on (same interval); `next_renewal`, scheduled: the next period is charged
+   * at its amount and, once paid, the plan is replaced (a new interval re-anchors the schedule at that period).
+   */
+  | { readonly kind: "adjust_plan"; readonly plan: Plan; readonly at: "now" | "next_renewal" }
   /** No charges until resumed (token billing), or until `resume_at`, when the charge run resumes it. */
   | { readonly kind: "pause"; readonly resume_at?: string }
   /**
@@ -244,13 +249,8 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
         set: { status: "canceled", status_reason: "canceled_at_period_end" },
         remove: ["next_charge_at", "cancel_at"],
       });
-    case "adjust_amount":
-      if (input.amount === subscription.plan.amount) return { kind: "unchanged" };
-      return transition(subscription, now, {
-        expect: { updated_at: subscription.updated_at },
-        set: { plan: { ...subscription.plan, amount: input.amount } },
-        changed: ["plan"],
-      });
+    case "adjust_plan":
+      return adjustPlan(subscription, input, now);
     case "update_customer":
       return updateCustomer(subscription, input, now);
     case "pause":
@@ -314,11 +314,11 @@ function resume(subscription: Subscription, now: Date): Step {
  * is charged after the resume); refused or voided, the next attempt gets a new order_id. Still paused either way.
  */
 function chargeWhilePaused(subscription: Subscription, attempt: ChargeAttempt, now: Date): Step {
-  const paid = attempt.status === "succeeded";
-  return transition(subscription, now, {
-    expect: chargeExpectation(subscription, attempt),
-    set: paid ? { period: attempt.period + 1, attempt: 0 } : { attempt: attempt.attempt + 1 },
-  });
+  const expect = chargeExpectation(subscription, attempt);
+  if (attempt.status !== "succeeded")
+    return transition(subscription, now, { expect, set: { attempt: attempt.attempt + 1 } });
+  const { set, remove, changed } = paidThrough(subscription, attempt);
+  return transition(subscription, now, { expect, set, remove, changed });
 }
 
 /** Active at period 1; our charge run bills period 1 under token billing, the gateway does under recurring billing. */
@@ -347,23 +347,107 @@ function firstPayment(
  */
 function chargePaid(subscription: Subscription, attempt: ChargeAttempt, now: Date): Step {
   const expect = chargeExpectation(subscription, attempt);
-  const advance = { period: attempt.period + 1, attempt: 0 };
+  const paid = paidThrough(subscription, attempt);
   if (subscription.billing_mode === "token" && subscription.token_id === undefined) {
     return transition(subscription, now, {
+      ...paid,
       expect,
-      set: { ...advance, status: "past_due", status_reason: "card_required" },
-      remove: ["next_charge_at", "dunning"],
+      set: { ...paid.set, status: "past_due", status_reason: "card_required" },
+      remove: [...paid.remove, "next_charge_at", "dunning"],
     });
   }
   const billedHere = subscription.billing_mode === "token";
   return transition(subscription, now, {
+    ...paid,
     expect,
     set: {
-      ...advance,
+      ...paid.set,
       status: "active",
-      ...(billedHere ? { next_charge_at: periodStart(subscription, attempt.period + 1).toISOString() } : {}),
+      ...(billedHere ? { next_charge_at: paid.nextPeriodStart.toISOString() } : {}),
     },
-    remove: billedHere ? ["dunning", "status_reason"] : ["dunning", "status_reason", "next_charge_at"],
+    remove: [
+      ...paid.remove,
+      "dunning",
+      "status_reason",
+      ...(billedHere ? [] : (["next_charge_at"] as const)),
+    ],
+  });
+}
+
+/**
+ * Period `attempt.period` is paid: the next one is current. A plan change scheduled for this renewal takes effect if
+ * the period was charged at its amount (a charge already in flight when it was scheduled leaves it for the next),
+ * re-anchoring the schedule at the paid period when the interval changes.
+ */
+function paidThrough(subscription: Subscription, attempt: ChargeAttempt) {
+  const advance = { period: attempt.period + 1, attempt: 0 };
+  const scheduled = subscription.scheduled_plan;
+  if (scheduled === undefined || scheduled.amount !== attempt.amount)
+    return {
+      set: advance,
+      remove: [] as RemovableSubscriptionField[],
+      nextPeriodStart: periodStart(subscription, advance.period),
+    };
+  const reanchor =
+    scheduled.interval_months === subscription.plan.interval_months
+      ? {}
+      : {
+          anchor_at: periodStart(subscription, attempt.period).toISOString(),
+          anchor_period: attempt.period,
+        };
+  const set = { ...advance, plan: scheduled, ...reanchor };
+  return {
+    set,
+    remove: ["scheduled_plan"] as RemovableSubscriptionField[],
+    nextPeriodStart: periodStart({ ...subscription, ...set }, advance.period),
+    changed: ["plan"] as Changed,
+  };
+}
+
+/**
+ * A new plan. Now: the amount from the next charge on (an interval change waits for the renewal: the paid period
+ * keeps its length); any scheduled change is dropped. Next renewal: scheduled, shown as `scheduled_plan` until then.
+ */
+function adjustPlan(
+  subscription: Subscription,
+  input: Extract<SubscriptionInput, { kind: "adjust_plan" }>,
+  now: Date,
+): Step {
+  const { plan } = input;
+  if (plan.currency !== subscription.plan.currency) return refused("the currency cannot change");
+  const same = (a: Plan | undefined) =>
+    a !== undefined && a.amount === plan.amount && a.interval_months === plan.interval_months;
+  const expect = { updated_at: subscription.updated_at };
+  if (input.at === "now") {
+    if (plan.interval_months !== subscription.plan.interval_months)
+      return refused("an interval change takes effect at the next renewal");
+    if (same(subscription.plan) && subscription.scheduled_plan === undefined) return { kind: "unchanged" };
+    const dropped = subscription.scheduled_plan === undefined ? [] : (["scheduled_plan"] as const);
+    return transition(subscription, now, {
+      expect,
+      set: same(subscription.plan) ? {} : { plan },
+      remove: [...dropped],
+      changed: [...(same(subscription.plan) ? [] : (["plan"] as const)), ...dropped],
+    });
+  }
+  if (subscription.status === "pending") return refused("not active yet: adjust it now instead");
+  if (subscription.billing_mode !== "token")
+    return refused("a gateway-managed plan changes only its amount, at once");
+  if (same(subscription.scheduled_plan)) return { kind: "unchanged" };
+  // Scheduling the current plan undoes a scheduled change.
+  if (same(subscription.plan))
+    return subscription.scheduled_plan === undefined
+      ? { kind: "unchanged" }
+      : transition(subscription, now, {
+          expect,
+          set: {},
+          remove: ["scheduled_plan"],
+          changed: ["scheduled_plan"],
+        });
+  return transition(subscription, now, {
+    expect,
+    set: { scheduled_plan: plan },
+    changed: ["scheduled_plan"],
   });
 }
 
@@ -507,16 +591,18 @@ function paymentMethodUpdated(
     if (subscription.status !== "past_due") return refused("nothing is overdue");
     if (!isCurrent(subscription, paid) || paid.status !== "succeeded")
       return refused(`attempt ${paid.order_id} is not the current one, paid`);
+    const through = paidThrough(subscription, paid);
     return transition(subscription, now, {
       ...change,
+      changed: through.changed,
       expect: { ...chargeExpectation(subscription, paid), ...expectToken },
       set: {
+        ...through.set,
         ...card,
-        period: paid.period + 1,
-        attempt: 0,
         status: "active",
-        next_charge_at: periodStart(subscription, paid.period + 1).toISOString(),
+        next_charge_at: through.nextPeriodStart.toISOString(),
       },
+      remove: [...change.remove, ...through.remove],
     });
   }
   if (subscription.status !== "past_due")

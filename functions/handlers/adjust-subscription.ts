@@ -1,22 +1,27 @@
-import { changeAnswer } from "../api/answers";
+import { paidChangeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { adjustSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
 import { SERVICE_SETS } from "../composition/service-sets";
-import { adjustAmount, type ChangeDeps } from "../core/subscription-changes";
+import type { ChargeDeps } from "../core/charge-engine";
+import { changePlan } from "../core/plan-change";
+import type { ChangeDeps } from "../core/subscription-changes";
 
-/** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. */
+/**
+ * POST /v1/subscriptions/{id}/adjust: a new plan, now or at the next renewal; an upgrade with charge_now pays the
+ * prorated difference at once, once per Idempotency-Key.
+ */
 export function adjustSubscription(
   request: HttpRequest,
-  services: ChangeDeps & IdempotencyServices,
+  services: ChangeDeps & ChargeDeps & IdempotencyServices,
 ): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
     const body = bodyOf(request, adjustSubscriptionBody);
-    return idempotentPost(request, services, body, async () =>
-      changeAnswer(await adjustAmount(id, body.amount, services)),
+    return idempotentPost(request, services, body, async (requestKey) =>
+      paidChangeAnswer(await changePlan({ subscription_id: id, ...body, request_key: requestKey }, services)),
     );
   });
 }

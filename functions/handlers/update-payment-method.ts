@@ -1,4 +1,4 @@
-import { paymentMethodAnswer } from "../api/answers";
+import { paidChangeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams, updatePaymentMethodBody } from "../api/merchant-api-schemas";
@@ -20,7 +20,7 @@ export function updatePaymentMethodRoute(
     const { id } = pathOf(request, subscriptionIdParams);
     const body = bodyOf(request, updatePaymentMethodBody);
     return idempotentPost(request, services, { card: maskedCardOf(body.card) }, async (requestKey) =>
-      paymentMethodAnswer(
+      paidChangeAnswer(
         await updatePaymentMethod(
           { subscription_id: id, card: body.card, request_key: requestKey },
           services,

@@ -647,7 +647,8 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       const repository = await fresh();
       const pendingRefund = refund("rf-ob");
       await repository.createRefund(pendingRefund);
-      const { refund_id, subscription_id, order_id, period, attempt, amount, currency, reason } = pendingRefund;
+      const { refund_id, subscription_id, order_id, period, attempt, amount, currency, reason } =
+        pendingRefund;
       const succeeded = {
         type: "refund.succeeded",
         ...{ refund_id, subscription_id, order_id, period, attempt, amount, currency, reason },

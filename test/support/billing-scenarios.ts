@@ -64,6 +64,19 @@ export function renewAfter(stack: BillingStack, at: string | null) {
   return renewAt(stack, new Date(Date.parse(at ?? "") + 60_000));
 }
 
+/** The clock `days` into a paid period as the API shows it; the period's share still to run then. */
+export async function clockIntoPeriod(
+  stack: BillingStack,
+  period: { readonly start: string; readonly end: string } | null,
+  days: number,
+): Promise<number> {
+  const start = Date.parse(period?.start ?? "");
+  const end = Date.parse(period?.end ?? "");
+  const at = start + days * 86_400_000;
+  await stack.clock.set(new Date(at));
+  return (end - at) / (end - start);
+}
+
 export async function subscriptionOf(stack: BillingStack, id: string): Promise<Subscription> {
   const subscription = await stack.services.repository.getSubscription(id);
   if (!subscription) throw new Error(`subscription ${id} not found`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
-import { eventsOf, eventTypesOf, renewAfter } from "../../support/billing-scenarios";
+import { clockIntoPeriod, eventsOf, eventTypesOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
@@ -106,20 +106,11 @@ const chargeList = z.object({
   charges: z.array(z.object({ period: z.number(), amount: z.string(), refunded_amount: z.string() })),
 });
 
-/** The clock `days` into the subscription's paid period; the period's share still to run then. */
-async function intoPeriod(signedUp: z.infer<typeof view>, days: number) {
-  const start = Date.parse(signedUp.current_period?.start ?? "");
-  const end = Date.parse(signedUp.current_period?.end ?? "");
-  const at = start + days * 86_400_000;
-  await stack().clock.set(new Date(at));
-  return (end - at) / (end - start);
-}
-
 describe("cancel now with a refund", () => {
   it("gives back the unused part of the paid period, once however often the cancel is repeated", async () => {
     const signedUp = await signUp();
     const id = signedUp.subscription_id;
-    const unused = await intoPeriod(signedUp, 10);
+    const unused = await clockIntoPeriod(stack(), signedUp.current_period, 10);
     const canceled = await call("DELETE", `/v1/subscriptions/${id}`, { body: { refund: "prorated" } });
     expect(canceled.status).toBe(200);
     expect(view.parse(canceled.json).status).toBe("canceled");
@@ -147,7 +138,7 @@ describe("cancel now with a refund", () => {
 
   it("gives back the whole period with refund full, and nothing by default", async () => {
     const full = await signUp();
-    await intoPeriod(full, 3);
+    await clockIntoPeriod(stack(), full.current_period, 3);
     await call("DELETE", `/v1/subscriptions/${full.subscription_id}`, { body: { refund: "full" } });
     const charges = chargeList.parse(
       (await call("GET", `/v1/subscriptions/${full.subscription_id}/charges`)).json,

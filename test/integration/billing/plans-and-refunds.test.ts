@@ -1,10 +1,11 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { changePlan } from "../../../functions/core/plan-change";
 import { recordRecurringCharge } from "../../../functions/core/recurring-notice";
 import { refundCharge } from "../../../functions/core/refunds";
 import { type SignupRequest, signUpWithCard } from "../../../functions/core/signup";
-import { adjustAmount, cancelSubscription } from "../../../functions/core/subscription-changes";
+import { cancelSubscription } from "../../../functions/core/subscription-changes";
 import { BillingStack } from "../../../local/billing-stack";
 import { SimulatedCrash } from "../../../local/crash-injection";
 import { eventsOf } from "../../support/billing-scenarios";
@@ -124,7 +125,12 @@ describe("refunds", () => {
 describe("plan changes", () => {
   it("adjusts a token plan from the next charge on and cancels it", async () => {
     const subscription = await signUp();
-    expect(await adjustAmount(subscription.subscription_id, "65.00", stack.services)).toMatchObject({
+    expect(
+      await changePlan(
+        { subscription_id: subscription.subscription_id, amount: "65.00", proration: "none" },
+        stack.services,
+      ),
+    ).toMatchObject({
       kind: "changed",
       subscription: { plan: { amount: "65.00" } },
     });
@@ -139,7 +145,12 @@ describe("plan changes", () => {
     const mid = stack.sandbox.merchants.list()[0]?.mid ?? "";
     expect(stack.sandbox.state.tokens.find(mid, tokenId)?.status).toBe("deleted");
     expect(await stack.services.repository.getToken(tokenId)).toMatchObject({ status: "deleted" });
-    expect(await adjustAmount(subscription.subscription_id, "70.00", stack.services)).toMatchObject({
+    expect(
+      await changePlan(
+        { subscription_id: subscription.subscription_id, amount: "70.00", proration: "none" },
+        stack.services,
+      ),
+    ).toMatchObject({
       kind: "conflict",
     });
     const announced = await eventsOf(stack, subscription.subscription_id);
@@ -183,7 +194,12 @@ describe("plan changes", () => {
     );
     expect(forged).toMatchObject({ kind: "recorded", attempt: { status: "declined" } });
 
-    expect(await adjustAmount(subscription.subscription_id, "75.00", stack.services)).toMatchObject({
+    expect(
+      await changePlan(
+        { subscription_id: subscription.subscription_id, amount: "75.00", proration: "none" },
+        stack.services,
+      ),
+    ).toMatchObject({
       kind: "changed",
     });
     const plan = stack.sandbox.state.recurring.find(mid, subscription.recurring_id ?? "");

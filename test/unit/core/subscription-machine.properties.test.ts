@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { periodStartOf } from "../../../functions/core/billing-period";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import type { BillingEvent } from "../../../functions/core/events";
 import type {
@@ -78,8 +79,10 @@ const inputTemplate = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record({
-      kind: fc.constant("adjust_amount" as const),
-      amount: fc.constantFrom("9.90", "29.00"),
+      kind: fc.constant("adjust_plan" as const),
+      amount: fc.constantFrom("9.90", "19.90", "29.00"),
+      interval_months: fc.constantFrom(1, 3),
+      at: fc.constantFrom("now" as const, "next_renewal" as const),
     }),
   },
   {
@@ -112,7 +115,8 @@ function attemptOf(
   return {
     ...key,
     order_id: orderIdFor(key),
-    amount: read.plan.amount,
+    // The charge engine charges a plan change scheduled for the renewal at its amount.
+    amount: (read.scheduled_plan ?? read.plan).amount,
     currency: read.plan.currency,
     status:
       "status" in template
@@ -166,8 +170,12 @@ function inputOf(read: Subscription, template: Template, now: number): Subscript
       };
     case "cancel":
       return { kind: "cancel", reason: "canceled_by_merchant" };
-    case "adjust_amount":
-      return { kind: "adjust_amount", amount: template.amount };
+    case "adjust_plan":
+      return {
+        kind: "adjust_plan",
+        plan: { amount: template.amount, currency: "USD", interval_months: template.interval_months },
+        at: template.at,
+      };
     case "update_customer":
       return {
         kind: "update_customer",
@@ -285,7 +293,7 @@ describe("the subscription state machine, under random inputs taken on stale rea
             // What a SaaS keys on changed exactly when subscription.updated says so. Events carry external_id and
             // metadata as the transition decided them: a status change decided before an edit carries the old ones.
             const keyed = (state: Subscription) =>
-              JSON.stringify([state.plan, state.customer.external_id, state.metadata]);
+              JSON.stringify([state.plan, state.scheduled_plan, state.customer.external_id, state.metadata]);
             const undone =
               current.cancel_at !== undefined && next.cancel_at === undefined && next.status !== "canceled";
             expect(types.includes("subscription.updated")).toBe(keyed(next) !== keyed(current) || undone);
@@ -300,6 +308,9 @@ describe("the subscription state machine, under random inputs taken on stale rea
               next.token_id !== current.token_id && current.status !== "pending",
             );
             if (next.status === "canceled") expect(next.next_charge_at).toBeUndefined();
+            // A paid period moves the schedule to the next period's start, under the plan (and interval) now in force.
+            if (next.period !== current.period && next.status === "active" && next.billing_mode === "token")
+              expect(next.next_charge_at).toBe(periodStartOf(next, next.period).toISOString());
             // Nothing is charged while paused: the only due instant a paused subscription keeps is its resume.
             if (next.status === "paused") expect(next.next_charge_at).toBe(next.resume_at);
             if (next.status !== "paused") expect(next.resume_at).toBeUndefined();

@@ -29,6 +29,7 @@ function subscription(id: string, overrides: Partial<SubscriptionView> = {}): Su
     card: { first4: "4111", last4: "1111" },
     cancel_at: null,
     resume_at: null,
+    scheduled_plan: null,
     created_at: AT,
     ...overrides,
   };
