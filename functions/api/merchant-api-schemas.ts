@@ -11,6 +11,7 @@ import {
   planSchema,
   refundStatus,
   subscriptionStatus,
+  trialDaysSchema,
 } from "../core/model";
 import { plaintextCard } from "../gateway/schemas/payment";
 import { lang, text, url } from "../gateway/schemas/primitives";
@@ -25,6 +26,15 @@ const planAmount = planSchema.shape.amount.describe("Decimal string greater than
 
 const customer = z.strictObject(customerSchema.shape);
 const plan = z.strictObject({ ...planSchema.shape, amount: planAmount });
+/** A sign-up's plan: with trial_days, a free trial comes first. */
+const signupPlan = z.strictObject({
+  ...plan.shape,
+  trial_days: trialDaysSchema
+    .optional()
+    .describe(
+      "A free trial of this many days: the card is verified by the smallest charge, refunded at once, and the first period is charged when the trial ends.",
+    ),
+});
 
 /** Card data: in memory for one request only; never stored, logged, echoed in errors or returned. */
 const card = z
@@ -45,7 +55,7 @@ const metadata = metadataSchema.describe(
 export const createCheckoutBody = z.strictObject({
   customer,
   metadata: metadata.optional(),
-  plan,
+  plan: signupPlan,
   billing: billingMode,
   return_url: url.optional(),
   lang: lang.optional(),
@@ -56,7 +66,7 @@ export type CreateCheckoutBody = z.output<typeof createCheckoutBody>;
 export const createSubscriptionBody = z.strictObject({
   customer,
   metadata: metadata.optional(),
-  plan,
+  plan: signupPlan,
   billing: billingMode.default("token"),
   card,
 });
@@ -241,6 +251,9 @@ export const subscriptionView = z.strictObject({
     .describe(
       "A plan change scheduled for the next renewal (POST …/adjust with at next_renewal); null if none.",
     ),
+  trial_end: isoInstant
+    .nullable()
+    .describe("When the free trial ends and the first period is charged; null without a trial."),
   resume_at: isoInstant
     .nullable()
     .describe("A paused subscription's automatic resume; null when paused until resumed, or not paused."),

@@ -34,6 +34,7 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
     card: subscription.card ? { first4: subscription.card.first4, last4: subscription.card.last4 } : null,
     ...(subscription.dunning === undefined ? {} : { dunning: { ...subscription.dunning } }),
     cancel_at: subscription.cancel_at ?? null,
+    trial_end: subscription.trial_end ?? null,
     resume_at: subscription.resume_at ?? null,
     scheduled_plan: subscription.scheduled_plan ? planView(subscription.scheduled_plan) : null,
     created_at: subscription.created_at,

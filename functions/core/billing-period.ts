@@ -94,9 +94,12 @@ export function subscriptionPeriod(subscription: PeriodAnchor, index: number): B
   return { ...period, index };
 }
 
-/** When period `index` (at or after the anchor) of a subscription starts. */
+/**
+ * When period `index` of a subscription starts on its current schedule: a period before the anchor (a trial, or one
+ * before a resume) is placed where the current interval would have put it.
+ */
 export function periodStartOf(subscription: PeriodAnchor, index: number): Date {
-  const period = subscriptionPeriod(subscription, index);
-  if (period === undefined) throw new RangeError(`period ${index} is before the subscription's anchor`);
-  return period.start;
+  assertInterval(subscription.plan.interval_months);
+  const offset = index - (subscription.anchor_period ?? 0);
+  return addMonthsClamped(new Date(subscription.anchor_at), offset * subscription.plan.interval_months);
 }

@@ -58,7 +58,9 @@ export const billingEventSchema = z.discriminatedUnion("type", [
     billing: z.string(),
     plan: z.object({ amount: z.string(), currency: z.string(), interval_months: z.number().int() }),
   }),
-  /** A sign-up's first payment went through: the subscription is active at period 1. */
+  /** A sign-up with a trial had its card verified: nothing is charged until `trial_end`. */
+  z.object({ type: z.literal("subscription.trial_started"), ...subject, trial_end: z.string() }),
+  /** A sign-up's first payment (or its first period after a trial) went through: the subscription is active. */
   z.object({ type: z.literal("subscription.activated"), ...subject }),
   z.object({ type: z.literal("subscription.past_due"), ...subject, reason: z.string() }),
   z.object({ type: z.literal("subscription.canceled"), ...subject, reason: z.string() }),

@@ -15,6 +15,9 @@ export const planSchema = z.object({
 });
 export type Plan = z.infer<typeof planSchema>;
 
+/** A sign-up's free trial: 1 to 730 days before the first period is charged. */
+export const trialDaysSchema = z.number().int().min(1).max(730);
+
 /** The SaaS's own id of the customer: subscriptions are listed by it, and the gateway gets it in other_param. */
 export const externalIdSchema = z
   .string()
@@ -42,7 +45,7 @@ export const metadataSchema = z
 export type Metadata = z.infer<typeof metadataSchema>;
 export type Customer = z.infer<typeof customerSchema>;
 
-export const subscriptionStatus = z.enum(["pending", "active", "past_due", "paused", "canceled"]);
+export const subscriptionStatus = z.enum(["pending", "trialing", "active", "past_due", "paused", "canceled"]);
 export type SubscriptionStatus = z.infer<typeof subscriptionStatus>;
 
 /** token: we re-bill the stored token_id; recurring: the gateway charges a registered recurring plan itself. */
@@ -90,6 +93,8 @@ export const subscriptionSchema = z.object({
   status_reason: z.string().optional(),
   /** A cancel scheduled for the end of the paid period: nothing more is charged, access runs until then. */
   cancel_at: isoInstant.optional(),
+  /** A sign-up's free trial ends then: period 1 starts (and is charged) at that instant. */
+  trial_end: isoInstant.optional(),
   /** Paused until then (the charge run resumes it); absent while paused until resumed. */
   resume_at: isoInstant.optional(),
   created_at: isoInstant,

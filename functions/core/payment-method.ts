@@ -1,5 +1,5 @@
 import { claimNextLine } from "./ad-hoc-charge";
-import { billingPeriod } from "./billing-period";
+import { periodStartOf } from "./billing-period";
 import {
   type ChargeDeps,
   type Closing,
@@ -142,12 +142,7 @@ function unfitForNewCard(subscription: Subscription): string | undefined {
 /** A past_due subscription owes its current period once that period has started. */
 function owesCurrentPeriod(subscription: Subscription, now: Date): boolean {
   if (subscription.status !== "past_due") return false;
-  const { start } = billingPeriod(
-    new Date(subscription.anchor_at),
-    subscription.plan.interval_months,
-    subscription.period,
-  );
-  return start.getTime() <= now.getTime();
+  return periodStartOf(subscription, subscription.period).getTime() <= now.getTime();
 }
 
 /** The current attempt of the overdue period (a new order_id), unless the charge run holds it. */

@@ -6,7 +6,7 @@ import type { BillingRepository, Clock, PaymentGateway } from "./ports";
 
 export interface RefundDeps {
   readonly repository: BillingRepository;
-  readonly gateway: PaymentGateway;
+  readonly gateway: Pick<PaymentGateway, "refund">;
   readonly clock: Clock;
 }
 

@@ -1,4 +1,4 @@
-import { billingPeriod } from "./billing-period";
+import { periodStartOf } from "./billing-period";
 import { chargeSucceededEvent, closedChargeEvent, subjectOf } from "./events";
 import { gatewayDate } from "./gateway-time";
 import {
@@ -12,10 +12,12 @@ import {
   type Plan,
   type Subscription,
 } from "./model";
+import { fromCents, minorUnitCents } from "./money";
 import { orderIdFor } from "./order-id";
 import type { Declined, Invalid, Unavailable } from "./outcome";
 import { SUCCESS_RESCODE } from "./outcome";
 import type { BillingRepository, Clock, IdSource, RecurringRegistration } from "./ports";
+import { type RefundDeps, refundCharge } from "./refunds";
 import { applyInput } from "./subscription-machine";
 
 // The steps every sign-up shares, whether period 0 is paid server to server (signup.ts) or in the payment window
@@ -27,10 +29,13 @@ export interface SignupStepDeps {
   readonly clock: Clock;
 }
 
+const DAY_MS = 86_400_000;
+
 export interface NewSubscription {
   readonly customer: Customer;
   readonly metadata?: Metadata;
-  readonly plan: Plan;
+  /** trial_days: a free trial; the card is verified by the smallest charge (refunded at once), period 1 follows. */
+  readonly plan: Plan & { readonly trial_days?: number };
   readonly billing: BillingMode;
   /**
    * The digest of the caller's idempotency key, when there is one: the subscription id is derived from it, so a
@@ -65,6 +70,10 @@ export async function openSignup(
     request.request_key === undefined
       ? deps.ids.subscriptionId()
       : deps.ids.subscriptionIdFor(request.request_key);
+  // A trial is period 0, free: the schedule is anchored at its end, where period 1 starts.
+  const { trial_days: trialDays, ...plan } = request.plan;
+  const trialEnd =
+    trialDays === undefined ? undefined : new Date(now.getTime() + trialDays * DAY_MS).toISOString();
   const fresh: Subscription = {
     subscription_id,
     status: "pending",
@@ -73,8 +82,10 @@ export async function openSignup(
     ...(request.metadata === undefined || Object.keys(request.metadata).length === 0
       ? {}
       : { metadata: request.metadata }),
-    plan: request.plan,
-    anchor_at: at,
+    plan,
+    ...(trialEnd === undefined
+      ? { anchor_at: at }
+      : { anchor_at: trialEnd, anchor_period: 1, trial_end: trialEnd }),
     period: 0,
     attempt: 0,
     created_at: at,
@@ -96,7 +107,11 @@ export async function openSignup(
   const attempt: ChargeAttempt = {
     ...key,
     order_id: orderIdFor(key),
-    amount: subscription.plan.amount,
+    // A trial's card is verified by the smallest amount its currency allows, refunded once paid.
+    amount:
+      subscription.trial_end === undefined
+        ? subscription.plan.amount
+        : fromCents(minorUnitCents(subscription.plan.currency)),
     currency: subscription.plan.currency,
     status: "pending",
     lease_until: new Date(now.getTime() + leaseMs).toISOString(),
@@ -110,9 +125,6 @@ export async function openSignup(
   return { subscription, attempt };
 }
 
-const secondPeriodStart = (subscription: Subscription) =>
-  billingPeriod(new Date(subscription.anchor_at), subscription.plan.interval_months, 1).start;
-
 /** Gateway-managed billing: the plan the gateway charges from period 1 on, reporting each charge to our webhook. */
 export function recurringRegistration(
   subscription: Subscription,
@@ -123,7 +135,7 @@ export function recurringRegistration(
     amount: subscription.plan.amount,
     interval_months: subscription.plan.interval_months,
     // The gateway's calendar day of that instant: it charges on a day in Korea.
-    first_recurring_date: gatewayDate(secondPeriodStart(subscription)),
+    first_recurring_date: gatewayDate(periodStartOf(subscription, 1)),
     notify_url: deps.recurringNotifyUrl(subscription.subscription_id),
   };
 }
@@ -152,7 +164,7 @@ export interface FirstPayment {
 export async function recordFirstPayment(
   { subscription, attempt }: OpenedSignup,
   paid: FirstPayment,
-  deps: SignupStepDeps,
+  deps: SignupStepDeps & Pick<RefundDeps, "gateway">,
 ): Promise<Subscription> {
   const at = deps.clock.now().toISOString();
   const { subscription_id } = subscription;
@@ -177,6 +189,12 @@ export async function recordFirstPayment(
       events: [chargeSucceededEvent({ ...attempt, transaction_id }, subscription)],
     });
   }
+  // A trial's verification goes back to the customer in full (a refund that fails stays on record for support).
+  if (subscription.trial_end !== undefined && transaction_id !== undefined)
+    await refundCharge(
+      { charge: attempt, refund_id: `${attempt.order_id}-V`, reason: "card verification" },
+      deps,
+    );
   const activated = await applyInput(
     subscription,
     { kind: "first_payment", token_id, card, recurring_id },

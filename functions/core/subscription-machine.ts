@@ -17,6 +17,7 @@ import type { BillingRepository, Clock, RemovableSubscriptionField, Subscription
 // charge's own event (charge.succeeded / charge.failed) belongs to its ledger line and is written with its close.
 //
 //   pending  ──first payment──▶ active ◀──renewal paid / gateway charge── past_due
+//   pending  ──card verified (trial)──▶ trialing ──first period paid──▶ active (refused: past_due)
 //   pending  ──period 0 settled by retrieve, no token──▶ past_due (card_required)
 //   pending  ──first payment refused, cancel──▶ canceled
 //   active   ──renewal refused, gateway charge refused──▶ past_due ──last dunning retry refused──▶ canceled
@@ -114,8 +115,11 @@ function statusEvents(subscription: Subscription, after: Subscription): BillingE
       ? [{ type: "subscription.cancel_scheduled", ...subject, cancel_at: after.cancel_at }]
       : [];
   switch (after.status) {
+    case "trialing":
+      return [{ type: "subscription.trial_started", ...subject, trial_end: after.trial_end ?? "" }];
     case "active":
-      if (subscription.status === "pending") return [{ type: "subscription.activated", ...subject }];
+      if (subscription.status === "pending" || subscription.status === "trialing")
+        return [{ type: "subscription.activated", ...subject }];
       return subscription.status === "paused"
         ? [{ type: "subscription.resumed", ...subject, next_charge_at: after.next_charge_at ?? "" }]
         : [{ type: "subscription.reactivated", ...subject }];
@@ -330,7 +334,7 @@ function firstPayment(
   return transition(subscription, now, {
     expect: { period: 0 },
     set: {
-      status: "active",
+      status: subscription.trial_end === undefined ? "active" : "trialing",
       period: 1,
       token_id: paid.token_id,
       card: paid.card,
@@ -534,7 +538,13 @@ function keepScheduledCancel(subscription: Subscription, closed: Step, now: Date
   const { set, expect, remove } = closed.update;
   const nextChargeAt = closed.after.next_charge_at;
   if (closed.after.status === "active" && nextChargeAt !== undefined)
-    return transition(subscription, now, { expect, set: { ...set, cancel_at: nextChargeAt }, remove });
+    return transition(subscription, now, {
+      expect,
+      set: { ...set, cancel_at: nextChargeAt },
+      remove,
+      // A plan change scheduled for this renewal took effect with it.
+      changed: set.plan === undefined ? undefined : ["plan"],
+    });
   return transition(subscription, now, {
     expect,
     set: {
@@ -555,7 +565,7 @@ function keepScheduledCancel(subscription: Subscription, closed: Step, now: Date
 function cancelAtPeriodEnd(subscription: Subscription, now: Date): Step {
   if (subscription.billing_mode !== "token")
     return refused("a gateway-managed plan cannot be canceled at period end: cancel it now");
-  if (subscription.status !== "active" || subscription.next_charge_at === undefined)
+  if (!["active", "trialing"].includes(subscription.status) || subscription.next_charge_at === undefined)
     return refused(`a ${subscription.status} subscription has no paid period running: cancel it now`);
   if (subscription.cancel_at !== undefined) return { kind: "unchanged" };
   return transition(subscription, now, {

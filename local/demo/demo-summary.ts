@@ -154,6 +154,10 @@ function stateViolation(subscription: SubscriptionView, observed: DemoObservatio
         : `${id}: pending though its sign-up was completed`;
     case "paused":
       return `${id}: paused, which the demo never asks for`;
+    case "trialing":
+      return subscription.trial_end !== null && new Date(subscription.trial_end) > observed.now
+        ? undefined
+        : `${id}: trialing after its trial ended`;
     case "canceled":
       return undefined;
   }

@@ -120,6 +120,28 @@ async function stored(subscriptionId: string) {
   return { subscription, attempts: await repository.listAttempts(subscriptionId), token };
 }
 
+describe("window sign-up with a trial", () => {
+  it("verifies the card by the smallest charge in the window, refunds it, and trials until the first period", async () => {
+    const start = await startCheckout({ ...request(), plan: { ...request().plan, trial_days: 14 } }, deps);
+    if (start.kind !== "started") throw new Error("checkout not started");
+    const { checkout } = start;
+    expect(stack.sandbox.state.windows.find(checkout.fgkey)?.request).toMatchObject({
+      payment: { amount: "0.01" },
+    });
+    await completeCheckout(await payInWindow(checkout), deps);
+    const { subscription, attempts } = await stored(checkout.subscription_id);
+    const trialEnd = new Date(START.getTime() + 14 * 86_400_000).toISOString();
+    expect(subscription).toMatchObject({
+      status: "trialing",
+      period: 1,
+      trial_end: trialEnd,
+      next_charge_at: trialEnd,
+      plan: { amount: "29.00", currency: "USD", interval_months: 1 },
+    });
+    expect(attempts).toMatchObject([{ amount: "0.01", status: "succeeded", refunded_amount: "0.01" }]);
+  });
+});
+
 describe("window sign-up (startCheckout → status_url → completeCheckout)", () => {
   it("starts a pending checkout whose fgkey opens a window that reports to our status_url", async () => {
     const checkout = await started();

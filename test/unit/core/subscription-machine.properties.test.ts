@@ -198,6 +198,7 @@ function holds(expect: SubscriptionExpectation, current: Subscription): boolean 
 }
 
 const STATUS_EVENTS: readonly string[] = [
+  "subscription.trial_started",
   "subscription.activated",
   "subscription.reactivated",
   "subscription.resumed",
@@ -208,8 +209,9 @@ const STATUS_EVENTS: readonly string[] = [
 
 /** The status event a change to `to` must announce. */
 function announces(from: SubscriptionStatus, to: SubscriptionStatus): BillingEvent["type"] {
+  if (to === "trialing") return "subscription.trial_started";
   if (to === "active")
-    return from === "pending"
+    return from === "pending" || from === "trialing"
       ? "subscription.activated"
       : from === "paused"
         ? "subscription.resumed"
@@ -221,6 +223,7 @@ function announces(from: SubscriptionStatus, to: SubscriptionStatus): BillingEve
 const subscriptionArb = fc.record({
   billing_mode: fc.constantFrom("token" as const, "recurring" as const),
   interval_months: fc.constantFrom(1, 3, 6),
+  trial: fc.boolean(),
 });
 
 describe("the subscription state machine, under random inputs taken on stale reads", () => {
@@ -231,15 +234,16 @@ describe("the subscription state machine, under random inputs taken on stale rea
         fc.array(fc.record({ template: inputTemplate, readAge: fc.constantFrom(0, 0, 1, 2) }), {
           maxLength: 40,
         }),
-        ({ billing_mode, interval_months }, inputs) => {
+        ({ billing_mode, interval_months, trial }, inputs) => {
           const at = new Date(START).toISOString();
+          const trialEnd = new Date(START + 14 * 86_400_000).toISOString();
           let current: Subscription = {
             subscription_id: "sub_prop",
             status: "pending",
             billing_mode,
             customer: { name: "Ada", email: "ada@example.com" },
             plan: { amount: "19.90", currency: "USD", interval_months },
-            anchor_at: at,
+            ...(trial ? { anchor_at: trialEnd, anchor_period: 1, trial_end: trialEnd } : { anchor_at: at }),
             period: 0,
             attempt: 0,
             created_at: at,
@@ -285,11 +289,13 @@ describe("the subscription state machine, under random inputs taken on stale rea
             expect(types.filter((type) => STATUS_EVENTS.includes(type))).toEqual(
               next.status === current.status ? [] : [announces(current.status, next.status)],
             );
-            // A scheduled cancel announces itself; only an active subscription billed here has one.
+            // A scheduled cancel announces itself; only an active (or trialing) subscription billed here has one.
             const scheduled = current.cancel_at === undefined && next.cancel_at !== undefined;
             expect(types.includes("subscription.cancel_scheduled")).toBe(scheduled);
-            if (next.cancel_at !== undefined)
-              expect([next.status, next.billing_mode]).toEqual(["active", "token"]);
+            if (next.cancel_at !== undefined) {
+              expect(["active", "trialing"]).toContain(next.status);
+              expect(next.billing_mode).toBe("token");
+            }
             // What a SaaS keys on changed exactly when subscription.updated says so. Events carry external_id and
             // metadata as the transition decided them: a status change decided before an edit carries the old ones.
             const keyed = (state: Subscription) =>

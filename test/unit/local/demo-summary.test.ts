@@ -28,6 +28,7 @@ function subscription(id: string, overrides: Partial<SubscriptionView> = {}): Su
     next_charge_at: "2027-04-15T09:00:00.000Z",
     card: { first4: "4111", last4: "1111" },
     cancel_at: null,
+    trial_end: null,
     resume_at: null,
     scheduled_plan: null,
     created_at: AT,
