@@ -45,8 +45,9 @@ export class MerchantClient {
     return this.#settled("POST", path, body, idempotencyKey);
   }
 
-  delete(path: string): Promise<ApiAnswer> {
-    return this.#settled("DELETE", path);
+  /** DELETE, with an optional body (a cancel at period end, a refund). */
+  delete(path: string, body?: unknown): Promise<ApiAnswer> {
+    return this.#settled("DELETE", path, body);
   }
 
   /** A read that must succeed: parsed with the view's schema. */

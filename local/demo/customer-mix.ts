@@ -20,7 +20,17 @@ export type Journey =
   /** Payment window never completed. */
   | "window-abandoned"
   /** Payment window registering a plan the gateway charges itself. */
-  | "gateway-recurring";
+  | "gateway-recurring"
+  /** A card that declines every REBILL: past_due at the renewal, recovered by a new card (payment-method update). */
+  | "card-update"
+  /** Cancels at the end of its first paid period: charged nothing more, canceled at the renewal. */
+  | "cancel-at-period-end"
+  /** Paused before the renewal, resumed after it: the schedule re-anchored at the resume, charged then. */
+  | "pause-resume"
+  /** Upgrades mid-period with proration charge_now: the difference is charged at once, the new amount afterwards. */
+  | "upgrade"
+  /** Starts with a 14-day trial: the card verified and refunded, the first period charged when the trial ends. */
+  | "trial";
 
 const JOURNEYS: readonly Journey[] = [
   "renews",
@@ -32,7 +42,15 @@ const JOURNEYS: readonly Journey[] = [
   "window-declined",
   "window-abandoned",
   "gateway-recurring",
+  "card-update",
+  "cancel-at-period-end",
+  "pause-resume",
+  "upgrade",
+  "trial",
 ];
+
+/** The lifecycle journeys' share of the card sign-ups, each. */
+const LIFECYCLE_SHARE = 0.03;
 
 export type SignupFlow = "card" | "window-token" | "window-recurring";
 
@@ -68,6 +86,11 @@ const CARD_OF: Readonly<Record<Journey, readonly string[]>> = {
   "window-abandoned": APPROVING,
   "gateway-recurring": APPROVING,
   "declines-on-rebill": ["4000000000000341"],
+  "card-update": ["4000000000000341"],
+  "cancel-at-period-end": APPROVING,
+  "pause-resume": APPROVING,
+  upgrade: APPROVING,
+  trial: APPROVING,
   // Expired card (DC54), stolen card (DC43).
   "signup-declined": ["4000000000000069", "4000000000009979"],
   // Do not honor (DC05).
@@ -78,12 +101,15 @@ const AMOUNTS = ["9.90", "19.90", "29.00", "49.50"];
 /** Share of plans billed in EUR; the rest in USD. */
 const EUR_SHARE = 0.15;
 
+/** The fewest customers that still take every journey, at least one of each. */
+export const MIN_CUSTOMERS = 17;
+
 const share = (total: number, fraction: number) => Math.max(1, Math.round(total * fraction));
 
 /** How many customers take each journey: the issue's mix, at least one of each however few customers there are. */
 export function journeyCounts(customers: number): Readonly<Record<Journey, number>> {
-  if (!Number.isInteger(customers) || customers < 12)
-    throw new RangeError("the demo needs at least 12 customers (one of each journey)");
+  if (!Number.isInteger(customers) || customers < MIN_CUSTOMERS)
+    throw new RangeError(`the demo needs at least ${MIN_CUSTOMERS} customers (one of each journey)`);
   const recurring = share(customers, 0.075);
   const windows = Math.max(3, Math.round(customers * 0.175));
   const windowDeclined = share(windows, 0.06);
@@ -93,8 +119,9 @@ export function journeyCounts(customers: number): Readonly<Record<Journey, numbe
   const declinesOnRebill = share(card, 0.08);
   const tokenExpires = share(card, 0.04);
   const cardBlocked = share(card, 0.04);
+  const lifecycle = share(card, LIFECYCLE_SHARE);
   return {
-    renews: card - signupDeclined - declinesOnRebill - tokenExpires - cardBlocked,
+    renews: card - signupDeclined - declinesOnRebill - tokenExpires - cardBlocked - 5 * lifecycle,
     "declines-on-rebill": declinesOnRebill,
     "signup-declined": signupDeclined,
     "token-expires": tokenExpires,
@@ -103,6 +130,11 @@ export function journeyCounts(customers: number): Readonly<Record<Journey, numbe
     "window-declined": windowDeclined,
     "window-abandoned": windowAbandoned,
     "gateway-recurring": recurring,
+    "card-update": lifecycle,
+    "cancel-at-period-end": lifecycle,
+    "pause-resume": lifecycle,
+    upgrade: lifecycle,
+    trial: lifecycle,
   };
 }
 

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { z } from "zod";
 import { seedFrom } from "../../sandbox/prng";
+import { MIN_CUSTOMERS } from "./customer-mix";
 
 /** The seed printed by every run; `--seed` replays another. */
 export const DEFAULT_DEMO_SEED = 20_270_115;
@@ -11,8 +12,8 @@ export type DemoFlags = z.infer<typeof demoFlags>;
 
 function customers(text: string): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 12 || value > 5000)
-    throw new InvalidArgumentError("must be a whole number from 12 to 5000");
+  if (!/^\d+$/.test(text) || value < MIN_CUSTOMERS || value > 5000)
+    throw new InvalidArgumentError(`must be a whole number from ${MIN_CUSTOMERS} to 5000`);
   return value;
 }
 
@@ -20,8 +21,9 @@ function customers(text: string): number {
 export function demoCommand(onRun: (flags: DemoFlags) => Promise<void>): Command {
   return new Command("demo")
     .description(
-      "a scripted month on a fresh local stack: sign-ups, faults, renewals, dunning, a refund, an adjust and a " +
-        "cancel, then the summary and our ledger reconciled with the gateway sandbox's (exit 1 on any violation)",
+      "a scripted month on a fresh local stack: sign-ups, trials, faults, renewals, dunning, card updates, a " +
+        "refund, upgrades, pauses and cancels, then the summary and our ledger reconciled with the gateway " +
+        "sandbox's (exit 1 on any violation)",
     )
     .addOption(
       new Option("--seed <n>", "seed of the customer mix and the sandbox's faults")

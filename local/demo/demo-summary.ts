@@ -30,6 +30,23 @@ export interface DemoObservations {
   readonly deadLetters: number;
   /** The real gateway's own forms the month met. */
   readonly realForms: RealFormCounts;
+  /** The lifecycle requests the script made (card updates, pauses, upgrades, …) and what each must lead to. */
+  readonly lifecycle: readonly LifecycleOutcome[];
+}
+
+export type LifecycleChange =
+  | "card updated"
+  | "canceled at period end"
+  | "paused and resumed"
+  | "upgraded with proration"
+  | "started with a trial";
+
+/** One subscription's lifecycle change in the script, and the state it must be in at the end. */
+export interface LifecycleOutcome {
+  readonly subscription_id: string;
+  readonly change: LifecycleChange;
+  /** Absent when the change's payment was still being settled when asked (a 202): either end is explained. */
+  readonly expect?: { readonly status: SubscriptionView["status"]; readonly status_reason?: string };
 }
 
 /** Amounts per currency. */
@@ -55,6 +72,8 @@ export interface DemoSummary {
   readonly retries: number;
   readonly faults: FaultCounts;
   readonly realForms: RealFormCounts;
+  /** How many subscriptions took each lifecycle change. */
+  readonly lifecycle: ReadonlyMap<LifecycleChange, number>;
   readonly wallMs: number;
 }
 
@@ -132,8 +151,33 @@ export function summarize(observed: DemoObservations, wallMs: number): DemoSumma
     retries: observed.retries,
     faults: observed.faults,
     realForms: observed.realForms,
+    lifecycle: countBy(observed.lifecycle.map((outcome) => outcome.change)),
     wallMs,
   };
+}
+
+function countBy<T>(items: readonly T[]): ReadonlyMap<T, number> {
+  const counts = new Map<T, number>();
+  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
+  return counts;
+}
+
+/** A lifecycle change whose subscription did not end where the change leads. */
+function lifecycleViolation(
+  outcome: LifecycleOutcome,
+  subscriptions: ReadonlyMap<string, SubscriptionView>,
+): string | undefined {
+  const { expect } = outcome;
+  if (expect === undefined) return undefined;
+  const subscription = subscriptions.get(outcome.subscription_id);
+  const state = (status?: string, reason?: string) => `${status ?? "missing"}${reason ? ` (${reason})` : ""}`;
+  const met =
+    subscription?.status === expect.status &&
+    (expect.status_reason === undefined || subscription.status_reason === expect.status_reason);
+  return met
+    ? undefined
+    : `${outcome.subscription_id}: ${outcome.change}, should end ${state(expect.status, expect.status_reason)}, ` +
+        `is ${state(subscription?.status, subscription?.status_reason)}`;
 }
 
 /** Why a subscription's state cannot be explained by what happened to it, if it cannot. */
@@ -166,6 +210,9 @@ function stateViolation(subscription: SubscriptionView, observed: DemoObservatio
 /** Every broken invariant; none means the month is accounted for. */
 export function violationsOf(observed: DemoObservations): string[] {
   const { ledgers } = observed;
+  const byId = new Map(
+    observed.subscriptions.map((subscription) => [subscription.subscription_id, subscription]),
+  );
   const openCharges = [...observed.charges.values()]
     .flat()
     .filter((charge) => OPEN_CHARGE.has(charge.status))
@@ -176,6 +223,7 @@ export function violationsOf(observed: DemoObservations): string[] {
     ...ledgers.liveTokens.map((line) => `live token: ${line}`),
     ...observed.subscriptions.flatMap((subscription) => stateViolation(subscription, observed) ?? []),
     ...openCharges,
+    ...observed.lifecycle.flatMap((outcome) => lifecycleViolation(outcome, byId) ?? []),
     ...(observed.deadLetters > 0 ? [`${observed.deadLetters} messages in the dead-letter queues`] : []),
   ];
 }
@@ -208,6 +256,12 @@ export function formatSummary(summary: DemoSummary): string[] {
     ["past_due", withReasons(summary.pastDue, summary.reasons.pastDue)],
     ["canceled", withReasons(summary.canceled, summary.reasons.canceled)],
     ["pending", String(summary.pending)],
+    [
+      "lifecycle",
+      summary.lifecycle.size === 0
+        ? "none"
+        : [...summary.lifecycle].map(([change, count]) => `${count} ${change}`).join(", "),
+    ],
     ["refunded", `${summary.refunds} charges, ${formatAmounts(summary.refunded)}`],
     ["revenue", formatAmounts(summary.revenue)],
     ["requests repeated", `${summary.retries} (same Idempotency-Key)`],

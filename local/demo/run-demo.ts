@@ -7,6 +7,7 @@ import {
   subscriptionView,
 } from "../../functions/api/merchant-api-schemas";
 import type { ChargePolicy } from "../../functions/core/charge-policy";
+import { fromCents, toCents } from "../../functions/core/money";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultConfigInput } from "../../sandbox/faults";
 import { compareLedgers } from "../ledger-comparison";
@@ -22,6 +23,8 @@ import {
   exitCodeOf,
   formatInvariants,
   formatSummary,
+  type LifecycleChange,
+  type LifecycleOutcome,
   summarize,
   violationsOf,
 } from "./demo-summary";
@@ -87,7 +90,15 @@ const QUEUE_SETTLE_TIMEOUT_MS = 120_000;
 const JUMP_RESOLUTION = "P7D";
 
 /** What happens on a day of the script, once that day's schedules have fired. */
-type Event = "extras" | "dead-and-blocked-cards" | "unblock-cards" | "cancels";
+type Event =
+  | "extras"
+  | "upgrades"
+  | "dead-and-blocked-cards"
+  | "pauses"
+  | "unblock-cards"
+  | "cancels"
+  | "card-updates"
+  | "resumes";
 
 /**
  * The script, in days after the start: the clock stops on these days. Renewals fall on day 31 (15 Feb) and day 59
@@ -96,13 +107,25 @@ type Event = "extras" | "dead-and-blocked-cards" | "unblock-cards" | "cancels";
  */
 const SCRIPT: readonly { readonly day: number; readonly event?: Event }[] = [
   { day: 1, event: "extras" },
+  { day: 10, event: "upgrades" },
   { day: 20, event: "dead-and-blocked-cards" },
+  { day: 21, event: "pauses" },
   // After the renewal has declined, before the first dunning retry.
   { day: 31, event: "unblock-cards" },
   { day: 32, event: "cancels" },
+  // past_due since the renewal, after a dunning retry: a new card pays the overdue period.
+  { day: 33, event: "card-updates" },
+  // The paid period ended during the pause: the resume re-anchors the schedule and charges at once.
+  { day: 45, event: "resumes" },
   { day: 59 },
   { day: 62 },
 ];
+
+/** The new card a card-update customer gives. */
+const NEW_CARD = "5555555555554444";
+const TRIAL_DAYS = 14;
+/** An upgrade adds this to the plan amount. */
+const UPGRADE_CENTS = 1000;
 
 interface Signup {
   readonly customer: DemoCustomer;
@@ -152,6 +175,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 class Month {
   readonly #client: MerchantClient;
   #signupDeclines = 0;
+  readonly #lifecycle: LifecycleOutcome[] = [];
 
   constructor(
     private readonly local: LocalStack,
@@ -180,8 +204,36 @@ class Month {
         .filter((signup) => signup.customer.journey === journey && signup.settled)
         .flatMap((signup) => signup.subscriptionId ?? [])
         .slice(0, count);
+    const plans = new Map(signups.map((signup) => [signup.subscriptionId, signup.customer.plan]));
     const events: Readonly<Record<Event, () => Promise<void>>> = {
-      extras: () => this.#extras(ids("renews", 4), ids("gateway-recurring", 1)),
+      extras: async () => {
+        await this.#extras(ids("renews", 4), ids("gateway-recurring", 1));
+        await this.#change(ids("cancel-at-period-end"), "canceled at period end", {
+          method: "DELETE",
+          path: "",
+          body: { at_period_end: true },
+          expect: { status: "canceled", status_reason: "canceled_at_period_end" },
+        });
+      },
+      upgrades: () =>
+        this.#change(ids("upgrade"), "upgraded with proration", {
+          path: "/adjust",
+          body: (id: string) => ({ amount: upgraded(plans.get(id)?.amount), proration: "charge_now" }),
+          expect: { status: "active" },
+        }),
+      pauses: () => this.#change(ids("pause-resume"), undefined, { path: "/pause", body: {} }),
+      "card-updates": () =>
+        this.#change(ids("card-update"), "card updated", {
+          path: "/payment-method",
+          body: { card: { number: NEW_CARD, expiry: CARD_EXPIRY, cvc: CARD_CVC } },
+          expect: { status: "active" },
+        }),
+      resumes: () =>
+        this.#change(ids("pause-resume"), "paused and resumed", {
+          path: "/resume",
+          body: {},
+          expect: { status: "active" },
+        }),
       "dead-and-blocked-cards": async () => {
         await this.#tokenAction(ids("token-expires"), "expire");
         await this.#tokenAction(ids("card-blocked"), "revoke");
@@ -244,12 +296,59 @@ class Month {
       ),
       ledgers: await compareLedgers(stack, ids),
       deadLetters: deadLetters.reduce((sum, count) => sum + count, 0),
+      lifecycle: [
+        ...this.#lifecycle,
+        ...signups.flatMap((signup) =>
+          signup.customer.journey === "trial" && signup.settled && signup.subscriptionId !== undefined
+            ? [
+                {
+                  subscription_id: signup.subscriptionId,
+                  change: "started with a trial" as const,
+                  expect: { status: "active" as const },
+                },
+              ]
+            : [],
+        ),
+      ],
     };
+  }
+
+  /**
+   * One lifecycle request per subscription (`path` under /v1/subscriptions/{id}); `change` is what it makes of the
+   * subscription, recorded with the state it must end in — unless its payment was still being settled (202).
+   */
+  async #change(
+    ids: readonly string[],
+    change: LifecycleChange | undefined,
+    request: {
+      readonly method?: "POST" | "DELETE";
+      readonly path: string;
+      readonly body: unknown | ((id: string) => unknown);
+      readonly expect?: LifecycleOutcome["expect"];
+    },
+  ): Promise<void> {
+    for (const id of ids) {
+      const path = `/v1/subscriptions/${id}${request.path}`;
+      const body = typeof request.body === "function" ? request.body(id) : request.body;
+      const answer =
+        request.method === "DELETE"
+          ? await this.#client.delete(path, body)
+          : await this.#client.post(path, body, this.#key(path, 0));
+      if (answer.status !== 200 && answer.status !== 202)
+        throw unexpected(`${request.method ?? "POST"} ${path}`, answer);
+      if (change !== undefined)
+        this.#lifecycle.push({
+          subscription_id: id,
+          change,
+          ...(answer.status === 200 && request.expect !== undefined ? { expect: request.expect } : {}),
+        });
+    }
   }
 
   async #signUpOne(customer: DemoCustomer): Promise<Signup> {
     const { name, email } = customer;
-    const request = { customer: { name, email }, plan: customer.plan };
+    const plan = customer.journey === "trial" ? { ...customer.plan, trial_days: TRIAL_DAYS } : customer.plan;
+    const request = { customer: { name, email }, plan };
     const key = this.#key("signup", customer.index);
     const flow = flowOf(customer.journey);
     if (flow === "card") {
@@ -348,6 +447,12 @@ class Month {
       await sleep(25);
     }
   }
+}
+
+/** An upgrade of the plan amount (the plan the customer signed up with). */
+function upgraded(amount: string | undefined): string {
+  if (amount === undefined) throw new Error("no plan to upgrade");
+  return fromCents(toCents(amount) + UPGRADE_CENTS);
 }
 
 function unexpected(what: string, answer: ApiAnswer): Error {

@@ -26,9 +26,13 @@ describe("npm run demo", () => {
     expect(summary.declined).toBeGreaterThan(0);
     expect(summary.signupDeclines).toBeGreaterThanOrEqual(1);
     expect(summary.canceled).toBeGreaterThanOrEqual(1);
-    expect(summary.refunds).toBe(2);
+    // The script's two refunds, and each trial's verification refunded at once.
+    expect(summary.refunds).toBe(2 + (summary.lifecycle.get("started with a trial") ?? 0));
+    // The lifecycle customers (one of each here) each end where their change leads (checked as violations).
+    expect([...summary.lifecycle.values()].reduce((sum, count) => sum + count, 0)).toBeGreaterThanOrEqual(3);
     expect(summary.faults.error + summary.faults.timeoutAfterCommit).toBeGreaterThan(0);
-    // Every sign-up that was not declined at once is a subscription in one of the four states.
+    // Every sign-up that was not declined at once is a subscription in one of four states: no trial is left, no
+    // pause outlasts the month.
     expect(summary.active + summary.pastDue + summary.canceled + summary.pending).toBe(
       summary.customers - summary.signupDeclines,
     );

@@ -153,6 +153,12 @@ function healthyMonth(): DemoObservations {
       internalErrors: 3,
       chargebackStatusChanges: 1,
     },
+    lifecycle: [
+      { subscription_id: "sub_r", change: "card updated", expect: { status: "active" } },
+      { subscription_id: "sub_a", change: "upgraded with proration", expect: { status: "active" } },
+      // Its payment was still being settled when asked: either end is explained.
+      { subscription_id: "sub_d", change: "card updated" },
+    ],
   };
 }
 
@@ -192,6 +198,7 @@ describe("demo summary", () => {
       /real gateway answers +\| 12 token payments, 2 token deletions, 1 attempts voided by Q004, 3 EM00\/EX1000, 1 chargeback status changes/,
     );
     expect(table).toMatch(/wall time +\| 61\.5 s/);
+    expect(table).toMatch(/lifecycle +\| 2 card updated, 1 upgraded with proration /);
   });
 
   it("passes a month that is accounted for", () => {
@@ -225,6 +232,24 @@ describe("demo summary", () => {
     expect(formatInvariants(month, violations)).toContain("invariants: 2 violated");
   });
 
+  it("fails on a lifecycle change whose subscription did not end where it leads", () => {
+    const month = healthyMonth();
+    const violations = violationsOf({
+      ...month,
+      lifecycle: [
+        ...month.lifecycle,
+        {
+          subscription_id: "sub_a",
+          change: "canceled at period end",
+          expect: { status: "canceled", status_reason: "canceled_at_period_end" },
+        },
+      ],
+    });
+    expect(violations).toEqual([
+      "sub_a: canceled at period end, should end canceled (canceled_at_period_end), is active",
+    ]);
+  });
+
   it("fails on subscriptions in states nothing explains, open charges and dead letters", () => {
     const month = healthyMonth();
     const violations = violationsOf({
@@ -239,6 +264,7 @@ describe("demo summary", () => {
       ],
       charges: new Map([["sub_a", [charge("sub_a", 2, 0, { status: "unknown" })]]]),
       deadLetters: 2,
+      lifecycle: [],
     });
     expect(violations).toEqual([
       "sub_a: active but not paid through 2027-03-18T09:00:00.000Z",
@@ -359,7 +385,7 @@ describe("ledger comparison", () => {
 describe("demo customer mix", () => {
   it("follows the issue's mix at 200 customers and keeps one of each journey at the smallest size", () => {
     expect(journeyCounts(200)).toEqual({
-      renews: 117,
+      renews: 92,
       "declines-on-rebill": 12,
       "signup-declined": 9,
       "token-expires": 6,
@@ -368,13 +394,18 @@ describe("demo customer mix", () => {
       "window-declined": 2,
       "window-abandoned": 2,
       "gateway-recurring": 15,
+      "card-update": 5,
+      "cancel-at-period-end": 5,
+      "pause-resume": 5,
+      upgrade: 5,
+      trial: 5,
     });
-    for (const size of [12, 20, 57]) {
+    for (const size of [17, 20, 57]) {
       const counts = Object.values(journeyCounts(size));
       expect(counts.every((count) => count >= 1)).toBe(true);
       expect(counts.reduce((sum, count) => sum + count, 0)).toBe(size);
     }
-    expect(() => journeyCounts(11)).toThrow(RangeError);
+    expect(() => journeyCounts(16)).toThrow(RangeError);
   });
 
   it("is the same for the same seed and differs for another", () => {
