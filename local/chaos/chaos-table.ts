@@ -7,7 +7,7 @@ const count = (value: number) => value.toLocaleString("en-US");
 /** The chaos run's table: what was thrown at the system, then each invariant with its count and verdict. */
 export function chaosTable(report: ChaosReport): string {
   const crashes = Object.entries(report.crashes).map(([point, times]) => `${point} ${times}`);
-  const { faults } = report;
+  const { faults, merchantActions: merchant } = report;
   const run = formatTable(
     ["run", "value"],
     [
@@ -23,6 +23,12 @@ export function chaosTable(report: ChaosReport): string {
       ["duplicate deliveries", count(report.duplicateDeliveries)],
       ["overlapping charge runs", `${report.overlappingRuns} × 2`],
       ["worker crashes", crashes.join(", ")],
+      [
+        "merchant requests racing the charges",
+        `cancels at period end ${merchant.cancelsAtPeriodEnd}, cancels with a prorated refund ${merchant.cancelsWithRefund}, ` +
+          `pauses ${merchant.pauses} (${merchant.pausesRefused} refused while charging), resumes ${merchant.resumes}, ` +
+          `card updates in dunning ${merchant.cardUpdates} (${merchant.cardUpdatesRefused} refused)`,
+      ],
       ["event deliveries refused by the bus (down for renewal 2)", count(report.refusedDeliveries)],
       [
         "sandbox faults",

@@ -27,6 +27,9 @@ const STATUS_EVENTS: Readonly<Record<string, SubscriptionStatus>> = {
   "subscription.canceled": "canceled",
   "subscription.reactivated": "active",
   "subscription.activated": "active",
+  "subscription.trial_started": "trialing",
+  "subscription.paused": "paused",
+  "subscription.resumed": "active",
 };
 
 export function accountForEvents(input: {

@@ -3,7 +3,7 @@ import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { pollOnce, receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView } from "../../functions/api/merchant-api-schemas";
 import { runAttemptSweep } from "../../functions/core/attempt-sweep";
-import { addMonthsClamped, billingPeriod } from "../../functions/core/billing-period";
+import { addMonthsClamped, periodStartOf } from "../../functions/core/billing-period";
 import { processChargeMessage } from "../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
 import { runChargeRun } from "../../functions/core/charge-run";
@@ -28,12 +28,14 @@ import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
 import { LocalTableStream } from "../table-stream";
 import { accountForEvents, type EventAccount } from "./event-accounting";
+import { type MerchantActionCounts, MerchantActions } from "./merchant-actions";
 
 // The chaos run (README, Proof under fire): subscriptions renewed month after month on the local runtime while the
 // sandbox injects 5xx, timeouts after commit, latency spikes, duplicate callbacks and out-of-order webhooks; every
 // charge message is delivered twice and two charge runs overlap; workers die between every step of the charge
 // protocol and inside the attempt sweep; tokens are revoked in the middle of a run; event delivery dies between the
-// bus taking events and their outbox being marked, and the bus is down for a whole renewal. At the end: no period
+// bus taking events and their outbox being marked, and the bus is down for a whole renewal; the merchant cancels,
+// pauses, resumes and gives new cards while the workers charge the same subscriptions. At the end: no period
 // charged twice, none lost, our ledger equal to the gateway's, every dead letter explained, every event delivered.
 
 export interface ChaosOptions {
@@ -60,6 +62,8 @@ export interface ChaosReport {
   readonly duplicateDeliveries: number;
   readonly overlappingRuns: number;
   readonly crashes: Readonly<Record<CrashPoint, number>>;
+  /** The merchant's requests racing the charge runs. */
+  readonly merchantActions: MerchantActionCounts;
   readonly faults: Readonly<FaultCounts>;
   /** The real gateway's own forms the run met. */
   readonly realForms: RealFormCounts;
@@ -214,6 +218,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const client = new MerchantClient(local.url, local.apiKey);
     const ids = [...cardIds, ...(await signUpThroughWindows(local, client, windows, answers))];
     const crashes = new CrashInjector(() => random.next(), options.crashRate ?? 0.01);
+    const merchant = new MerchantActions(client, () => random.next(), answers);
     let duplicateDeliveries = 0;
     const duplicating: ChargeQueue = {
       async send(messages) {
@@ -234,7 +239,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       // The bus is down for the whole second renewal: its events wait in their outboxes.
       stack.eventBridge.outage = renewal === 2;
       await runs;
+      // The merchant's cancels, pauses, resumes and new cards race the workers charging this renewal.
+      await Promise.all([settle(), merchant.during(renewal, ids, stack.services.repository)]);
+      // A resume charges at once: what it handed the workers is settled before the next renewal.
       await settle();
+      await merchant.afterSettling(renewal);
       if (renewal === 2) heldOutboxes = await outboxSources(stack.delivery.repository);
       stack.eventBridge.outage = false;
     }
@@ -272,6 +281,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       duplicateDeliveries,
       overlappingRuns: renewals,
       crashes: { ...crashes.counts, afterPublish: deliveryCrashes.counts.afterPublish },
+      merchantActions: merchant.counts,
       refusedDeliveries: stack.eventBridge.refused,
       faults: stack.sandbox.faults.counters().total,
       wallMs: Math.round(performance.now() - started),
@@ -532,9 +542,8 @@ async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
 
 /** Periods whose start is at or before `now`: each must be paid, or the subscription in dunning with a reason. */
 export function periodsStartedBy(subscription: Subscription, now: Date): number {
-  const anchor = new Date(subscription.anchor_at);
   let periods = 0;
-  while (billingPeriod(anchor, subscription.plan.interval_months, periods).start <= now) periods += 1;
+  while (periodStartOf(subscription, periods) <= now) periods += 1;
   return periods;
 }
 
@@ -546,6 +555,7 @@ export function lostPeriodOf(subscription: Subscription, due: number): string | 
   if (status === "canceled" && subscription.status_reason === undefined)
     return `${id}: canceled without a reason`;
   if (status === "pending") return `${id}: still pending`;
+  if (status === "paused") return `${id}: still paused, though every pause was resumed`;
   return undefined;
 }
 

@@ -16,6 +16,12 @@ describe("chaos run", () => {
     expect(report.duplicateDeliveries).toBeGreaterThan(0);
     expect(report.charged).toBeGreaterThan(report.subscriptions);
     expect(report.windowSignups).toBeGreaterThan(0);
+    // The merchant's cancels, pauses (each resumed) and new cards raced the charges.
+    const merchant = report.merchantActions;
+    expect(merchant.cancelsAtPeriodEnd + merchant.cancelsWithRefund).toBeGreaterThan(0);
+    expect(merchant.pauses).toBeGreaterThan(0);
+    expect(merchant.resumes).toBe(merchant.pauses);
+    expect(merchant.cardUpdates + merchant.cardUpdatesRefused).toBeGreaterThan(0);
     // Event delivery died after publishing and the bus was down: every event still arrived, some more than once.
     expect(report.crashes.afterPublish).toBeGreaterThan(0);
     expect(report.refusedDeliveries).toBeGreaterThan(0);
