@@ -3,6 +3,7 @@ import { refusalOfLine } from "../core/charge-engine";
 import type { CheckoutStart } from "../core/checkout";
 import type { ChargeAttempt, RefundRecord, Subscription } from "../core/model";
 import type { PaymentMethodResult } from "../core/payment-method";
+import type { PaymentMethodWindowStart } from "../core/payment-method-window";
 import type { PlanChangeResult } from "../core/plan-change";
 import type { SubscriptionPage } from "../core/ports";
 import type { ReceiptResult } from "../core/receipts";
@@ -60,6 +61,11 @@ export function changeAnswer(result: ChangeResult): ApiResponse {
 export function paidChangeAnswer(result: PaymentMethodResult | PlanChangeResult): ApiResponse {
   if (result.kind === "pending") return accepted(subscriptionView(result.subscription));
   return changeAnswer(result);
+}
+
+export function paymentMethodWindowAnswer(result: PaymentMethodWindowStart): ApiResponse {
+  if (result.kind === "started") return created({ ...result.window });
+  throw changeFailure(result);
 }
 
 export function receiptAnswer(chargeId: string, result: ReceiptResult): ApiResponse {

@@ -15,6 +15,7 @@ import {
   localClockBody,
   localClockView,
   pauseSubscriptionBody,
+  paymentMethodWindowView,
   receiptView,
   recurringNoticeQuery,
   refundView,
@@ -49,6 +50,7 @@ export const REQUEST_SCHEMAS = {
 
 export const RESPONSE_SCHEMAS = {
   Checkout: checkoutView,
+  PaymentMethodWindow: paymentMethodWindowView,
   Subscription: subscriptionView,
   SubscriptionList: subscriptionListView,
   Charge: chargeView,
@@ -175,12 +177,17 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     method: "POST",
     path: "/v1/subscriptions/{id}/payment-method",
     summary:
-      "Replace the card: a past_due subscription pays its overdue period with it and is active again; otherwise the card is verified by the smallest charge, refunded at once",
+      "Replace the card (sent here, or typed in a payment window): a past_due subscription pays its overdue period with it and is active again; otherwise the card is verified by the smallest charge, refunded at once",
     auth: "bearer",
     pathParams: subscriptionIdParams,
     body: json("UpdatePaymentMethodRequest"),
     answers: [
       { status: 200, description: "The card is replaced", schema: "Subscription" },
+      {
+        status: 201,
+        description: "The payment window is ready (window): its result completes the update",
+        schema: "PaymentMethodWindow",
+      },
       {
         status: 202,
         description: "The payment's outcome is being settled with the gateway; the card is not replaced yet",

@@ -72,8 +72,24 @@ export const createSubscriptionBody = z.strictObject({
 });
 export type CreateSubscriptionBody = z.output<typeof createSubscriptionBody>;
 
-/** POST /v1/subscriptions/{id}/payment-method: a new card, paying what is owed or verified by a refunded charge. */
-export const updatePaymentMethodBody = z.strictObject({ card });
+/**
+ * POST /v1/subscriptions/{id}/payment-method: a new card, paying what is owed or verified by a refunded charge — sent
+ * here (non-ui payment) or typed by the customer in the payment window.
+ */
+export const updatePaymentMethodBody = z
+  .strictObject({
+    card: card.optional(),
+    window: z
+      .strictObject({ return_url: url.optional(), lang: lang.optional() })
+      .optional()
+      .describe(
+        "Open a payment window instead: the answer's fgkey opens it, and its result completes the update.",
+      ),
+  })
+  .refine((body) => (body.card === undefined) !== (body.window === undefined), {
+    path: ["card"],
+    message: "send either a card or a window",
+  });
 export type UpdatePaymentMethodBody = z.output<typeof updatePaymentMethodBody>;
 
 /** POST /v1/subscriptions/{id}: your own references, edited. */
@@ -222,6 +238,13 @@ export const checkoutView = z.strictObject({
   fgkey: z.string().describe("Passed unchanged to the payment window SDK."),
 });
 export type CheckoutView = z.output<typeof checkoutView>;
+
+/** A new card's payment window: the fgkey opens it; its status_url result completes the update. */
+export const paymentMethodWindowView = z.strictObject({
+  subscription_id: z.string(),
+  order_id: z.string(),
+  fgkey: z.string().describe("Passed unchanged to the payment window SDK."),
+});
 
 const billingPeriodView = z
   .strictObject({ index: z.number().int().min(0), start: isoInstant, end: isoInstant })

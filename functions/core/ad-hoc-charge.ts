@@ -67,11 +67,14 @@ export async function chargeAdHoc(command: AdHocChargeCommand, deps: ChargeDeps)
   return { kind: "recorded", charge: await charge(subscription, tokenId, line, deps) };
 }
 
+/** What a claimed line may carry beyond a charge: the request's key, what it is for, a longer lease (a window's). */
+export type LineExtras = Partial<Pick<ChargeAttempt, "request_key" | "purpose" | "lease_until">>;
+
 /** Claims the first free ad hoc line after those in the ledger; a concurrent claim moves it one further. */
 export async function claimNextLine(
   subscription: Subscription,
   ledger: readonly ChargeAttempt[],
-  command: Pick<AdHocChargeCommand, "amount" | "request_key">,
+  command: Pick<AdHocChargeCommand, "amount"> & LineExtras,
   deps: Pick<ChargeDeps, "repository" | "clock" | "policy">,
 ): Promise<ChargeAttempt | undefined> {
   const taken = ledger.filter((line) => isAdHocPeriod(line.period)).map((line) => line.period);
@@ -82,9 +85,10 @@ export async function claimNextLine(
     period += 1
   ) {
     const key = { subscription_id: subscription.subscription_id, period, attempt: 0 };
+    const { amount: _, ...extras } = command;
     const line = {
       ...pendingAttempt(key, { amount, currency: subscription.plan.currency }, deps),
-      request_key: command.request_key,
+      ...extras,
     };
     if ((await deps.repository.claimAttempt(line)).claimed) return line;
   }

@@ -253,7 +253,11 @@ export function recordUnknownOutcome(
 }
 
 /** Closes an open attempt as voided: no transaction exists for it. False when it changed meanwhile. */
-export function voidAttempt(attempt: ChargeAttempt, reason: string, deps: ChargeDeps): Promise<boolean> {
+export function voidAttempt(
+  attempt: ChargeAttempt,
+  reason: string,
+  deps: Pick<ChargeDeps, "repository" | "clock">,
+): Promise<boolean> {
   return deps.repository.updateAttempt(attempt, {
     expect: { status: attempt.status, lease_until: attempt.lease_until },
     set: { status: "voided", resmsg: reason, updated_at: deps.clock.now().toISOString() },
@@ -262,7 +266,9 @@ export function voidAttempt(attempt: ChargeAttempt, reason: string, deps: Charge
 }
 
 export type Closing = Pick<ChargeAttempt, "status"> &
-  Partial<Pick<ChargeAttempt, "rescode" | "resmsg" | "errcode" | "transaction_id" | "token_id">>;
+  Partial<
+    Pick<ChargeAttempt, "rescode" | "resmsg" | "errcode" | "transaction_id" | "token_id" | "recurring_id">
+  >;
 
 /** The final state of an attempt the gateway refused: declined, or failed (our request was invalid). */
 export function refusalClosing(failure: Declined | Invalid): Closing {

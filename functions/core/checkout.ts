@@ -1,6 +1,9 @@
 import { maskedCardSchema, type Subscription } from "./model";
 import { attemptKeyOf } from "./order-id";
-import { classifyRescode, type Failure, failureReason, SUCCESS_RESCODE } from "./outcome";
+import { failureReason, SUCCESS_RESCODE } from "./outcome";
+import type { PaymentMethodResult } from "./payment-method";
+import { completePaymentMethodWindow } from "./payment-method-window";
+import { asRefusal, WINDOW_LEASE_MS, windowOutcome, windowRefusal } from "./payment-window";
 import type { IdSource, PaymentGateway, WindowResult } from "./ports";
 import {
   type FirstPaymentRefusal,
@@ -12,13 +15,6 @@ import {
   recurringRegistration,
   type SignupStepDeps,
 } from "./signup-steps";
-
-/**
- * How long the period-0 attempt of a checkout is left to the customer before the attempt sweep asks retrieve about it
- * (the gateway documents no window lifetime). An abandoned window is then voided; a sale that arrives later still
- * completes the checkout.
- */
-export const CHECKOUT_LEASE_MS = 24 * 60 * 60_000;
 
 export interface CheckoutDeps extends SignupStepDeps {
   readonly gateway: PaymentGateway;
@@ -49,10 +45,6 @@ export type CheckoutStart =
   | { readonly kind: "started"; readonly checkout: Checkout }
   | { readonly kind: "refused"; readonly failure: FirstPaymentRefusal; readonly subscription_id: string };
 
-/** Nothing was charged when this is asked, so an outcome we never learned counts as the gateway being unavailable. */
-const asRefusal = (failure: Failure): FirstPaymentRefusal =>
-  failure.kind === "unknown" ? { kind: "unavailable", reason: failure.reason } : failure;
-
 /**
  * Window sign-up (README, Merchant API: POST /v1/checkouts): a pending subscription with its period-0 attempt
  * claimed, then ready — a PAYMENT window that also creates the token (token billing) or registers the gateway-managed
@@ -61,7 +53,7 @@ const asRefusal = (failure: Failure): FirstPaymentRefusal =>
  */
 export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps): Promise<CheckoutStart> {
   // A checkout has no request key: each one opens its own window (ready charges nothing).
-  const signup = await openSignup({ ...request, request_key: undefined }, CHECKOUT_LEASE_MS, deps);
+  const signup = await openSignup({ ...request, request_key: undefined }, WINDOW_LEASE_MS, deps);
   if ("replayed" in signup) throw new Error("a checkout never replays a sign-up");
   const { subscription, attempt } = signup;
   const outcome = await deps.gateway.prepareWindow({
@@ -121,11 +113,18 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
   if (verified.kind !== "success")
     return rejected(`the gateway did not vouch for the window result (${failureReason(verified)})`);
   const result = verified.value;
-  const signup = await findCheckout(result, deps);
+  const found = await findWindowLine(result, deps);
+  if (found?.attempt.purpose === "payment_method")
+    return cardUpdateCompletion(
+      await completePaymentMethodWindow(found.subscription, found.attempt, result, deps),
+      result,
+      found.subscription,
+    );
+  const signup = found?.attempt.period === 0 ? found : undefined;
   if (!signup) return rejected("no checkout matches the window result");
 
   if (result.rescode !== SUCCESS_RESCODE) {
-    const refusal = refusalOf(result);
+    const refusal = windowRefusal(result);
     await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps);
     return withStored(
       signup,
@@ -156,26 +155,30 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
   }
 }
 
-/** The refusal a window result reports (a window result never leaves the outcome open). */
-function refusalOf(result: WindowResult): FirstPaymentRefusal {
-  return asRefusal(classifyRescode(result.rescode, result.resmsg, "read", result.errcode));
+/** What a new card's window came to, as a status_url completion (a conflict is retried: it settles again). */
+function cardUpdateCompletion(
+  outcome: PaymentMethodResult,
+  result: WindowResult,
+  subscription: Subscription,
+): CheckoutCompletion {
+  switch (outcome.kind) {
+    case "changed":
+      return { kind: "paid", subscription: outcome.subscription };
+    case "pending":
+      return { kind: "awaiting_deposit", subscription: outcome.subscription };
+    case "refused":
+      return { kind: "refused", subscription, rescode: result.rescode };
+    case "conflict":
+      return { kind: "retry", reason: outcome.reason };
+    case "not_found":
+      return rejected("the window's subscription is gone");
+  }
 }
 
-/**
- * What an approved window result says happened. The seed sends a status; the real gateway sends none, and its
- * approved PAYMENT window is a sale — unless it issued a virtual account, whose money comes with the deposit: that
- * one waits (retrieve settles it once paid). Any other type without a status (a PAYER_AUTH result) is not a sale.
- */
-function windowOutcome(result: WindowResult): string | undefined {
-  if (result.status !== undefined) return result.status;
-  if (result.transaction_type !== "PAYMENT") return undefined;
-  return result.virtual_account_number ? "REGISTERED" : "SALE";
-}
-
-/** The period-0 attempt and the subscription a window result is about, if it describes what we asked for. */
-async function findCheckout(result: WindowResult, deps: CompletionDeps): Promise<OpenedSignup | undefined> {
+/** The ledger line and the subscription a window result is about, if it describes what we asked for. */
+async function findWindowLine(result: WindowResult, deps: CompletionDeps): Promise<OpenedSignup | undefined> {
   const key = attemptKeyOf(result.order_id);
-  if (key?.period !== 0) return undefined;
+  if (key === undefined) return undefined;
   const [attempt, subscription] = await Promise.all([
     deps.repository.getAttempt(key),
     deps.repository.getSubscription(key.subscription_id),

@@ -80,11 +80,15 @@ export const billingEventSchema = z.discriminatedUnion("type", [
     ...subject,
     changed: z.array(z.enum(["plan", "scheduled_plan", "external_id", "metadata", "cancel_at"])),
   }),
-  /** The card the subscription is charged on was replaced (the old token is deleted at the gateway). */
+  /**
+   * The card the subscription is charged on was replaced: a new token (the old one deleted at the gateway), or a new
+   * gateway-managed plan (the old one deleted there).
+   */
   z.object({
     type: z.literal("payment_method.updated"),
     ...subject,
-    card: z.object({ first4: z.string(), last4: z.string() }),
+    /** The new card, masked (absent when the gateway's answer named none). */
+    card: z.object({ first4: z.string(), last4: z.string() }).optional(),
   }),
   /** A refund of a charge went through at the gateway (the charge's refunded amount includes it). */
   z.object({

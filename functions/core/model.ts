@@ -166,6 +166,10 @@ export const chargeAttemptSchema = z.object({
   transaction_id: z.string().optional(),
   /** The token a payment with a card issued (a card update's line): what a repeated request stores again. */
   token_id: z.string().optional(),
+  /** The gateway-managed plan a card update's window registered. */
+  recurring_id: z.string().optional(),
+  /** payment_method: a new card's payment in a payment window; its result completes a card update, not a sign-up. */
+  purpose: z.enum(["payment_method"]).optional(),
   /** Refunded so far; the refundable balance is amount − refunded_amount. */
   refunded_amount: decimal.optional(),
   /** Charged back (CHARGEBACK webhook); `dispute` holds the chargeback's status and history. */

@@ -1,4 +1,4 @@
-import { claimNextLine } from "./ad-hoc-charge";
+import { claimNextLine, type LineExtras } from "./ad-hoc-charge";
 import { periodStartOf } from "./billing-period";
 import {
   type ChargeDeps,
@@ -29,6 +29,9 @@ import { retireToken } from "./token-retirement";
 export interface PaymentMethodDeps extends ChargeDeps {
   readonly gateway: PaymentGateway;
 }
+
+/** What settling a new card's payment line needs (a status_url completion has no charge policy). */
+export type SettleDeps = Omit<PaymentMethodDeps, "policy">;
 
 export interface PaymentMethodRequest {
   readonly subscription_id: string;
@@ -62,24 +65,13 @@ export async function updatePaymentMethod(
   );
   if (earlier) return settle(subscription, earlier, deps);
 
-  const owed = owesCurrentPeriod(subscription, deps.clock.now());
-  const line = owed
-    ? await claimOverdueLine(subscription, request, deps)
-    : await claimNextLine(
-        subscription,
-        ledger,
-        {
-          amount: fromCents(minorUnitCents(subscription.plan.currency)),
-          request_key: request.request_key,
-        },
-        deps,
-      );
-  if (!line)
-    return conflict(
-      owed
-        ? "a charge of the overdue period is in flight; try again in a few minutes"
-        : "this subscription has no ad hoc charge left to verify a card with",
-    );
+  const { line, owed } = await claimPaymentLine(
+    subscription,
+    ledger,
+    { request_key: request.request_key },
+    deps,
+  );
+  if (!line) return conflict(unclaimed(owed));
   const outcome = await deps.gateway.payWithCard({
     order_id: line.order_id,
     amount: line.amount,
@@ -131,7 +123,7 @@ const noToken: Failure = {
 };
 
 /** Why a subscription cannot take a new card here, or undefined. */
-function unfitForNewCard(subscription: Subscription): string | undefined {
+export function unfitForNewCard(subscription: Subscription): string | undefined {
   if (subscription.status === "canceled") return "subscription is canceled";
   if (subscription.status === "pending") return "the first payment is not settled yet";
   if (subscription.billing_mode !== "token")
@@ -145,26 +137,39 @@ function owesCurrentPeriod(subscription: Subscription, now: Date): boolean {
   return periodStartOf(subscription, subscription.period).getTime() <= now.getTime();
 }
 
-/** The current attempt of the overdue period (a new order_id), unless the charge run holds it. */
-async function claimOverdueLine(
+/**
+ * The line a new card pays, claimed: the overdue period's current attempt (a new order_id, unless the charge run
+ * holds it), or else the next ad hoc line at the smallest amount (the verification).
+ */
+export async function claimPaymentLine(
   subscription: Subscription,
-  request: PaymentMethodRequest,
+  ledger: readonly ChargeAttempt[],
+  extras: LineExtras,
   deps: PaymentMethodDeps,
-): Promise<ChargeAttempt | undefined> {
+): Promise<{ readonly line: ChargeAttempt | undefined; readonly owed: boolean }> {
+  if (!owesCurrentPeriod(subscription, deps.clock.now())) {
+    const amount = fromCents(minorUnitCents(subscription.plan.currency));
+    return { line: await claimNextLine(subscription, ledger, { amount, ...extras }, deps), owed: false };
+  }
   const key = {
     subscription_id: subscription.subscription_id,
     period: subscription.period,
     attempt: subscription.attempt,
   };
-  const line = { ...pendingAttempt(key, planDue(subscription), deps), request_key: request.request_key };
-  return (await deps.repository.claimAttempt(line)).claimed ? line : undefined;
+  const line = { ...pendingAttempt(key, planDue(subscription), deps), ...extras };
+  return { line: (await deps.repository.claimAttempt(line)).claimed ? line : undefined, owed: true };
 }
 
-async function closeAndSettle(
+export const unclaimed = (owed: boolean) =>
+  owed
+    ? "a charge of the overdue period is in flight; try again in a few minutes"
+    : "this subscription has no ad hoc charge left to verify a card with";
+
+export async function closeAndSettle(
   subscription: Subscription,
   line: ChargeAttempt,
   closing: Closing,
-  deps: PaymentMethodDeps,
+  deps: SettleDeps,
 ): Promise<PaymentMethodResult> {
   const closed = await closeLine(subscription, line, closing, deps);
   if (!closed) return conflict("the payment changed under us; repeat the request");
@@ -176,10 +181,10 @@ async function closeAndSettle(
  * the old token is deleted at the gateway. Refused: an overdue period's next attempt gets a new order_id, dunning
  * unchanged. Open: settled by the attempt sweep.
  */
-async function settle(
+export async function settle(
   subscription: Subscription,
   line: ChargeAttempt,
-  deps: PaymentMethodDeps,
+  deps: SettleDeps,
 ): Promise<PaymentMethodResult> {
   const overdue = !isAdHocPeriod(line.period);
   if (line.status === "succeeded") {
@@ -194,14 +199,14 @@ async function settle(
 }
 
 /** The verification charge goes back to the customer in full; a refund that fails stays on record for support. */
-async function refundVerification(line: ChargeAttempt, deps: PaymentMethodDeps): Promise<void> {
+async function refundVerification(line: ChargeAttempt, deps: SettleDeps): Promise<void> {
   await refundCharge({ charge: line, refund_id: `${line.order_id}-V`, reason: "card verification" }, deps);
 }
 
 async function replaceToken(
   subscription: Subscription,
   line: ChargeAttempt,
-  deps: PaymentMethodDeps,
+  deps: SettleDeps,
 ): Promise<PaymentMethodResult> {
   const token = line.token_id === undefined ? undefined : await deps.repository.getToken(line.token_id);
   if (token === undefined) return { kind: "refused", failure: noToken };

@@ -28,6 +28,8 @@ export interface SubscriptionExpectation {
   readonly cancel_at?: string | null;
   /** The stored token as read; null: none may be stored. */
   readonly token_id?: string | null;
+  /** The gateway-managed plan as read; null: none may be registered. */
+  readonly recurring_id?: string | null;
 }
 
 export type RemovableSubscriptionField =

@@ -75,8 +75,11 @@ export type SubscriptionInput =
    */
   | {
       readonly kind: "payment_method_updated";
-      readonly token_id: string;
-      readonly card: MaskedCard;
+      /** Token billing: the new card's token. */
+      readonly token_id?: string;
+      /** Gateway-managed billing: the plan registered with the new card. */
+      readonly recurring_id?: string;
+      readonly card?: MaskedCard;
       readonly paid?: ChargeAttempt;
     }
   /** A new card was refused paying the current attempt: the next attempt number is charged next, dunning unchanged. */
@@ -575,8 +578,8 @@ function cancelAtPeriodEnd(subscription: Subscription, now: Date): Step {
 }
 
 /**
- * The new card's token is stored (guarded by the token as read, so of two concurrent updates one wins and the other's
- * token is retired by its caller). Paid: the overdue period is paid, so the subscription moves to the next one,
+ * The new card's token (or, for a gateway-managed plan, the plan registered with it) replaces the stored one, guarded
+ * by the one as read, so of two concurrent updates one wins and the other's is retired by its caller. Paid: the overdue period is paid, so the subscription moves to the next one,
  * active, dunning cleared. Not paid: a past_due subscription owed nothing yet (its period had not started) and is
  * active again, charged when that period starts.
  */
@@ -586,16 +589,27 @@ function paymentMethodUpdated(
   now: Date,
 ): Step {
   if (subscription.status === "pending") return refused("the first payment is not settled yet");
-  if (subscription.billing_mode !== "token") return refused("not billed here");
-  if (subscription.token_id === input.token_id) return { kind: "unchanged" };
-  const card = { token_id: input.token_id, card: input.card };
+  const byToken = subscription.billing_mode === "token";
+  const replacing = byToken ? input.token_id : input.recurring_id;
+  if (replacing === undefined)
+    return refused(byToken ? "no token for the new card" : "no plan for the new card");
+  const current = byToken ? subscription.token_id : subscription.recurring_id;
+  if (current === replacing) return { kind: "unchanged" };
+  const method = {
+    ...(byToken ? { token_id: replacing } : { recurring_id: replacing }),
+    ...(input.card === undefined ? {} : { card: input.card }),
+  };
   const change = {
     announce: (after: Subscription): BillingEvent[] => [
-      { type: "payment_method.updated", ...subjectOf(after), card: { ...input.card } },
+      {
+        type: "payment_method.updated",
+        ...subjectOf(after),
+        ...(input.card === undefined ? {} : { card: { ...input.card } }),
+      },
     ],
-    remove: ["dunning", "status_reason"] as const,
+    remove: ["dunning", "status_reason"] as RemovableSubscriptionField[],
   };
-  const expectToken = { token_id: subscription.token_id ?? null };
+  const expectMethod = byToken ? { token_id: current ?? null } : { recurring_id: current ?? null };
   const { paid } = input;
   if (paid !== undefined) {
     if (subscription.status !== "past_due") return refused("nothing is overdue");
@@ -605,28 +619,24 @@ function paymentMethodUpdated(
     return transition(subscription, now, {
       ...change,
       changed: through.changed,
-      expect: { ...chargeExpectation(subscription, paid), ...expectToken },
+      expect: { ...chargeExpectation(subscription, paid), ...expectMethod },
       set: {
         ...through.set,
-        ...card,
+        ...method,
         status: "active",
-        next_charge_at: through.nextPeriodStart.toISOString(),
+        ...(byToken ? { next_charge_at: through.nextPeriodStart.toISOString() } : {}),
       },
       remove: [...change.remove, ...through.remove],
     });
   }
   if (subscription.status !== "past_due")
-    return transition(subscription, now, { announce: change.announce, expect: expectToken, set: card });
+    return transition(subscription, now, { announce: change.announce, expect: expectMethod, set: method });
   const start = periodStart(subscription, subscription.period);
   if (start.getTime() <= now.getTime()) return refused("the overdue period must be paid with the new card");
   return transition(subscription, now, {
     ...change,
-    expect: { ...expectToken, period: subscription.period },
-    set: {
-      ...card,
-      status: "active",
-      next_charge_at: start.toISOString(),
-    },
+    expect: { ...expectMethod, period: subscription.period },
+    set: { ...method, status: "active", ...(byToken ? { next_charge_at: start.toISOString() } : {}) },
   });
 }
 

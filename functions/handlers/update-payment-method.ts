@@ -1,4 +1,4 @@
-import { paidChangeAnswer } from "../api/answers";
+import { paidChangeAnswer, paymentMethodWindowAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams, updatePaymentMethodBody } from "../api/merchant-api-schemas";
@@ -6,25 +6,30 @@ import { maskedCardOf } from "../api/views";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
 import { SERVICE_SETS } from "../composition/service-sets";
-import { type PaymentMethodDeps, updatePaymentMethod } from "../core/payment-method";
+import { updatePaymentMethod } from "../core/payment-method";
+import { type PaymentMethodWindowDeps, startPaymentMethodWindow } from "../core/payment-method-window";
 
 /**
- * POST /v1/subscriptions/{id}/payment-method: a new card (non-ui payment). The card lives in this request's memory
- * only: the idempotency record's digest covers the masked card, never the number or CVC.
+ * POST /v1/subscriptions/{id}/payment-method: a new card (non-ui payment), or a payment window for the customer to
+ * type it in. The card lives in this request's memory only: the idempotency record's digest covers the masked card,
+ * never the number or CVC.
  */
 export function updatePaymentMethodRoute(
   request: HttpRequest,
-  services: PaymentMethodDeps & IdempotencyServices,
+  services: PaymentMethodWindowDeps & IdempotencyServices,
 ): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
-    const body = bodyOf(request, updatePaymentMethodBody);
-    return idempotentPost(request, services, { card: maskedCardOf(body.card) }, async (requestKey) =>
-      paidChangeAnswer(
-        await updatePaymentMethod(
-          { subscription_id: id, card: body.card, request_key: requestKey },
-          services,
+    const { card, window } = bodyOf(request, updatePaymentMethodBody);
+    if (card === undefined)
+      return idempotentPost(request, services, { window }, async () =>
+        paymentMethodWindowAnswer(
+          await startPaymentMethodWindow({ subscription_id: id, ...window }, services),
         ),
+      );
+    return idempotentPost(request, services, { card: maskedCardOf(card) }, async (requestKey) =>
+      paidChangeAnswer(
+        await updatePaymentMethod({ subscription_id: id, card, request_key: requestKey }, services),
       ),
     );
   });

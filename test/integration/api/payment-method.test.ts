@@ -152,6 +152,31 @@ describe("payment-method update", () => {
     expect((await stored(id)).status).toBe("active");
   });
 
+  it("opens a payment window for the customer to type the new card in", async () => {
+    const signedUp = await signUp("token", "4111111111111111");
+    const id = signedUp.subscription_id;
+    const opened = await call("POST", `/v1/subscriptions/${id}/payment-method`, {
+      body: { window: { return_url: "https://merchant.example/card-updated" } },
+    });
+    expect(opened.status).toBe(201);
+    const window = z
+      .object({ subscription_id: z.string(), order_id: z.string(), fgkey: z.string() })
+      .parse(opened.json);
+    expect(window.subscription_id).toBe(id);
+    expect(stack().sandbox.state.windows.find(window.fgkey)?.request).toMatchObject({
+      payment: { order_id: window.order_id, amount: "0.01" },
+      url: { return_url: "https://merchant.example/card-updated" },
+    });
+    // Nothing changes until the window's result arrives.
+    expect((await stored(id)).card).toEqual(signedUp.card);
+
+    for (const body of [{}, { card: cardOf(GOOD_CARD), window: {} }]) {
+      const bad = await call("POST", `/v1/subscriptions/${id}/payment-method`, { body });
+      expect(bad.status).toBe(400);
+      expect(errorOf(bad).field).toBe("card");
+    }
+  });
+
   it("refuses, changing nothing, what it cannot do, and never echoes the card", async () => {
     const recurring = await signUp("recurring");
     const refused = await newCard(recurring.subscription_id, GOOD_CARD);

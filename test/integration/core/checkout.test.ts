@@ -9,6 +9,7 @@ import {
   startCheckout,
 } from "../../../functions/core/checkout";
 import { success } from "../../../functions/core/outcome";
+import { startPaymentMethodWindow } from "../../../functions/core/payment-method-window";
 import { computeFgkey } from "../../../functions/gateway/fgkey";
 import { BillingStack } from "../../../local/billing-stack";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
@@ -139,6 +140,62 @@ describe("window sign-up with a trial", () => {
       plan: { amount: "29.00", currency: "USD", interval_months: 1 },
     });
     expect(attempts).toMatchObject([{ amount: "0.01", status: "succeeded", refunded_amount: "0.01" }]);
+  });
+});
+
+describe("a new card in the payment window (startPaymentMethodWindow → status_url → completeCheckout)", () => {
+  /** An active token subscription, signed up in a window. */
+  async function activeSubscription(): Promise<string> {
+    const checkout = await started();
+    await completeCheckout(await payInWindow(checkout), deps);
+    return checkout.subscription_id;
+  }
+
+  async function newCardWindow(subscriptionId: string) {
+    const start = await startPaymentMethodWindow(
+      { subscription_id: subscriptionId },
+      { ...deps, policy: stack.services.policy },
+    );
+    if (start.kind !== "started") throw new Error(`window not started: ${JSON.stringify(start)}`);
+    return start.window;
+  }
+
+  it("verifies the new card by the smallest charge, refunds it, and charges the new token from then on", async () => {
+    const id = await activeSubscription();
+    const before = await stored(id);
+    const window = await newCardWindow(id);
+    expect(stack.sandbox.state.windows.find(window.fgkey)?.request).toMatchObject({
+      payment: { amount: "0.01" },
+      tokenbilling: { token_creation: "Y" },
+    });
+    const query = await payInWindow({ ...window, checkout_id: id }, "5555555555554444");
+    const completion = await completeCheckout(query, deps);
+    expect(completion).toMatchObject({ kind: "paid", subscription: { card: { last4: "4444" } } });
+    const after = await stored(id);
+    expect(after.subscription?.token_id).not.toBe(before.subscription?.token_id);
+    expect(after.attempts.find((line) => line.order_id === window.order_id)).toMatchObject({
+      status: "succeeded",
+      purpose: "payment_method",
+      refunded_amount: "0.01",
+    });
+    expect(
+      stack.sandbox.state.tokens.find(TEST_MERCHANT.mid, before.subscription?.token_id ?? "")?.status,
+    ).toBe("deleted");
+    // The gateway calls status_url again: nothing changes.
+    expect(await completeCheckout(query, deps)).toMatchObject({ kind: "paid" });
+    expect((await stored(id)).subscription?.token_id).toBe(after.subscription?.token_id);
+  });
+
+  it("keeps the card when the window's payment is declined", async () => {
+    const id = await activeSubscription();
+    const before = await stored(id);
+    const window = await newCardWindow(id);
+    const completion = await completeCheckout(
+      await payInWindow({ ...window, checkout_id: id }, INSUFFICIENT_FUNDS),
+      deps,
+    );
+    expect(completion).toMatchObject({ kind: "refused" });
+    expect((await stored(id)).subscription?.token_id).toBe(before.subscription?.token_id);
   });
 });
 

@@ -153,7 +153,7 @@ function inputOf(read: Subscription, template: Template, now: number): Subscript
     case "payment_method_updated":
       return {
         kind: "payment_method_updated",
-        token_id: template.token,
+        ...(read.billing_mode === "token" ? { token_id: template.token } : { recurring_id: template.token }),
         card: { first4: "5555", last4: "4444" },
         paid: template.paid ? attemptOf(read, template) : undefined,
       };
@@ -310,8 +310,9 @@ describe("the subscription state machine, under random inputs taken on stale rea
                 decided.metadata,
               ]);
             // A new card announces itself, and only a new card does (the first payment's token activates).
+            const method = (state: Subscription) => `${state.token_id} ${state.recurring_id}`;
             expect(types.includes("payment_method.updated")).toBe(
-              next.token_id !== current.token_id && current.status !== "pending",
+              method(next) !== method(current) && current.status !== "pending",
             );
             if (next.status === "canceled") expect(next.next_charge_at).toBeUndefined();
             // A paid period moves the schedule to the next period's start, under the plan (and interval) now in force.

@@ -1,0 +1,141 @@
+import { refusalClosing, voidAttempt } from "./charge-engine";
+import { type ChargeAttempt, maskedCardSchema, OPEN_ATTEMPT_STATUSES, type Subscription } from "./model";
+import { SUCCESS_RESCODE } from "./outcome";
+import {
+  claimPaymentLine,
+  closeAndSettle,
+  type PaymentMethodDeps,
+  type PaymentMethodResult,
+  type SettleDeps,
+  settle,
+  unclaimed,
+  unfitForNewCard,
+} from "./payment-method";
+import { asRefusal, WINDOW_LEASE_MS, windowOutcome, windowRefusal } from "./payment-window";
+import type { WindowResult } from "./ports";
+import { applyInput } from "./subscription-machine";
+
+// A new card typed in the gateway's payment window (README, Subscription lifecycle: payment_method_updated): the same
+// payment as with a card sent server to server — the overdue period, or the smallest amount refunded at once — on a
+// line marked payment_method and left to the customer for the window's lease. Its status_url result (verified like a
+// checkout's) completes the card update.
+
+export interface PaymentMethodWindowDeps extends PaymentMethodDeps {
+  /** Our status_url webhook: where the gateway sends the window result. */
+  readonly statusUrl: string;
+  /** The merchant's page the customer returns to when the request names none. */
+  readonly defaultReturnUrl: string;
+}
+
+export interface PaymentMethodWindowRequest {
+  readonly subscription_id: string;
+  readonly return_url?: string;
+  readonly lang?: string;
+}
+
+export type PaymentMethodWindowStart =
+  | {
+      readonly kind: "started";
+      readonly window: {
+        readonly subscription_id: string;
+        readonly order_id: string;
+        readonly fgkey: string;
+      };
+    }
+  | Exclude<PaymentMethodResult, { readonly kind: "changed" | "pending" }>;
+
+/** Claims the payment's line for the window's lease and prepares the window (ready); the fgkey opens it. */
+export async function startPaymentMethodWindow(
+  request: PaymentMethodWindowRequest,
+  deps: PaymentMethodWindowDeps,
+): Promise<PaymentMethodWindowStart> {
+  const subscription = await deps.repository.getSubscription(request.subscription_id);
+  if (!subscription) return { kind: "not_found" };
+  const unfit = unfitForNewCard(subscription);
+  if (unfit !== undefined) return { kind: "conflict", reason: unfit };
+  const ledger = await deps.repository.listAttempts(subscription.subscription_id);
+  const lease_until = new Date(deps.clock.now().getTime() + WINDOW_LEASE_MS).toISOString();
+  const { line, owed } = await claimPaymentLine(
+    subscription,
+    ledger,
+    { purpose: "payment_method", lease_until },
+    deps,
+  );
+  if (!line) return { kind: "conflict", reason: unclaimed(owed) };
+  const outcome = await deps.gateway.prepareWindow({
+    order_id: line.order_id,
+    amount: line.amount,
+    currency: line.currency,
+    customer: subscription.customer,
+    billing: "token",
+    status_url: deps.statusUrl,
+    return_url: request.return_url ?? deps.defaultReturnUrl,
+    lang: request.lang,
+  });
+  if (outcome.kind === "success")
+    return {
+      kind: "started",
+      window: {
+        subscription_id: subscription.subscription_id,
+        order_id: line.order_id,
+        fgkey: outcome.value.fgkey,
+      },
+    };
+  // ready charges nothing, and without the fgkey nobody can pay: the line is voided, the merchant may start anew.
+  await voidLine(subscription, line, "window not prepared", deps);
+  return { kind: "refused", failure: asRefusal(outcome) };
+}
+
+/**
+ * The verified status_url result of a new card's window: a sale stores the token and settles the line as the card
+ * path does (the overdue period paid, or the verification refunded; the token replaced, the old one deleted); a
+ * refusal closes it (an overdue period's next attempt gets a new order_id). Safe to repeat: every write is conditional.
+ */
+export async function completePaymentMethodWindow(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  result: WindowResult,
+  deps: SettleDeps,
+): Promise<PaymentMethodResult> {
+  // A repeated result: the line as it closed decides.
+  if (!OPEN_ATTEMPT_STATUSES.includes(line.status)) return settle(subscription, line, deps);
+  if (result.rescode !== SUCCESS_RESCODE) {
+    const refusal = windowRefusal(result);
+    if (refusal.kind === "unavailable") {
+      await voidLine(subscription, line, refusal.reason, deps);
+      return { kind: "refused", failure: refusal };
+    }
+    return closeAndSettle(subscription, line, refusalClosing(refusal), deps);
+  }
+  if (windowOutcome(result) !== "SALE") return { kind: "pending", subscription };
+  const card = maskedCardSchema.safeParse({ first4: result.card_number1, last4: result.card_number4 });
+  const tokenId = result.token_id;
+  if (tokenId !== undefined && card.success) {
+    const at = deps.clock.now().toISOString();
+    await deps.repository.putToken({
+      token_id: tokenId,
+      subscription_id: subscription.subscription_id,
+      card: card.data,
+      status: "active",
+      created_at: at,
+      updated_at: at,
+    });
+  }
+  return closeAndSettle(
+    subscription,
+    line,
+    { status: "succeeded", transaction_id: result.transaction_id, token_id: tokenId },
+    deps,
+  );
+}
+
+/** Nothing was charged on the line: voided, and an overdue period's next attempt gets a new order_id. */
+async function voidLine(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  reason: string,
+  deps: Pick<SettleDeps, "repository" | "clock">,
+): Promise<void> {
+  if ((await voidAttempt(line, reason, deps)) && line.period === subscription.period)
+    await applyInput(subscription, { kind: "charge_voided", attempt: line }, deps);
+}
