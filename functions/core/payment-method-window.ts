@@ -1,5 +1,13 @@
+import { periodStartOf } from "./billing-period";
 import { refusalClosing, voidAttempt } from "./charge-engine";
-import { type ChargeAttempt, maskedCardSchema, OPEN_ATTEMPT_STATUSES, type Subscription } from "./model";
+import { gatewayDate } from "./gateway-time";
+import {
+  type ChargeAttempt,
+  maskedCardSchema,
+  OPEN_ATTEMPT_STATUSES,
+  planDue,
+  type Subscription,
+} from "./model";
 import { SUCCESS_RESCODE } from "./outcome";
 import {
   claimPaymentLine,
@@ -12,7 +20,7 @@ import {
   unfitForNewCard,
 } from "./payment-method";
 import { asRefusal, WINDOW_LEASE_MS, windowOutcome, windowRefusal } from "./payment-window";
-import type { WindowResult } from "./ports";
+import type { RecurringRegistration, WindowResult } from "./ports";
 import { applyInput } from "./subscription-machine";
 
 // A new card typed in the gateway's payment window (README, Subscription lifecycle: payment_method_updated): the same
@@ -21,6 +29,8 @@ import { applyInput } from "./subscription-machine";
 // checkout's) completes the card update.
 
 export interface PaymentMethodWindowDeps extends PaymentMethodDeps {
+  /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
+  readonly recurringNotifyUrl: (subscriptionId: string) => string;
   /** Our status_url webhook: where the gateway sends the window result. */
   readonly statusUrl: string;
   /** The merchant's page the customer returns to when the request names none. */
@@ -67,7 +77,8 @@ export async function startPaymentMethodWindow(
     amount: line.amount,
     currency: line.currency,
     customer: subscription.customer,
-    billing: "token",
+    billing: subscription.billing_mode,
+    recurring: newPlan(subscription, owed, deps),
     status_url: deps.statusUrl,
     return_url: request.return_url ?? deps.defaultReturnUrl,
     lang: request.lang,
@@ -110,7 +121,7 @@ export async function completePaymentMethodWindow(
   if (windowOutcome(result) !== "SALE") return { kind: "pending", subscription };
   const card = maskedCardSchema.safeParse({ first4: result.card_number1, last4: result.card_number4 });
   const tokenId = result.token_id;
-  if (tokenId !== undefined && card.success) {
+  if (subscription.billing_mode === "token" && tokenId !== undefined && card.success) {
     const at = deps.clock.now().toISOString();
     await deps.repository.putToken({
       token_id: tokenId,
@@ -124,9 +135,34 @@ export async function completePaymentMethodWindow(
   return closeAndSettle(
     subscription,
     line,
-    { status: "succeeded", transaction_id: result.transaction_id, token_id: tokenId },
+    {
+      status: "succeeded",
+      transaction_id: result.transaction_id,
+      token_id: tokenId,
+      recurring_id: result.recurring_id,
+    },
     deps,
+    card.success ? card.data : undefined,
   );
+}
+
+/**
+ * A gateway-managed plan's new card registers a new plan with its payment, charged by the gateway from the period after
+ * the one it pays (the overdue period), or from the next period (a verification).
+ */
+function newPlan(
+  subscription: Subscription,
+  owed: boolean,
+  deps: { readonly recurringNotifyUrl: (subscriptionId: string) => string },
+): RecurringRegistration | undefined {
+  if (subscription.billing_mode !== "recurring") return undefined;
+  const plan = planDue(subscription);
+  return {
+    amount: plan.amount,
+    interval_months: plan.interval_months,
+    first_recurring_date: gatewayDate(periodStartOf(subscription, subscription.period + (owed ? 1 : 0))),
+    notify_url: deps.recurringNotifyUrl(subscription.subscription_id),
+  };
 }
 
 /** Nothing was charged on the line: voided, and an overdue period's next attempt gets a new order_id. */

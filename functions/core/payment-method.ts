@@ -11,9 +11,9 @@ import {
   voidAttempt,
 } from "./charge-engine";
 import { isAdHocPeriod } from "./charge-kind";
-import { type ChargeAttempt, planDue, type Subscription } from "./model";
+import { type ChargeAttempt, type MaskedCard, planDue, type Subscription } from "./model";
 import { fromCents, minorUnitCents } from "./money";
-import type { Failure } from "./outcome";
+import { type Failure, failureReason } from "./outcome";
 import type { CardDetails, PaymentGateway } from "./ports";
 import { refundCharge } from "./refunds";
 import type { ChangeResult } from "./subscription-changes";
@@ -55,6 +55,8 @@ export async function updatePaymentMethod(
   if (!subscription) return { kind: "not_found" };
   const unfit = unfitForNewCard(subscription);
   if (unfit !== undefined) return conflict(unfit);
+  if (subscription.billing_mode !== "token")
+    return conflict("a gateway-managed plan's card is replaced in a payment window: send {window}");
 
   const ledger = await deps.repository.listAttempts(subscription.subscription_id);
   const earlier = ledger.findLast(
@@ -122,12 +124,16 @@ const noToken: Failure = {
   message: "the gateway issued no token for the card",
 };
 
+const noPlan: Failure = {
+  kind: "invalid",
+  code: "NO_RECURRING",
+  message: "the gateway registered no plan for the card",
+};
+
 /** Why a subscription cannot take a new card here, or undefined. */
 export function unfitForNewCard(subscription: Subscription): string | undefined {
   if (subscription.status === "canceled") return "subscription is canceled";
   if (subscription.status === "pending") return "the first payment is not settled yet";
-  if (subscription.billing_mode !== "token")
-    return "a gateway-managed plan's card is replaced in a payment window, not here";
   return undefined;
 }
 
@@ -165,15 +171,17 @@ export const unclaimed = (owed: boolean) =>
     ? "a charge of the overdue period is in flight; try again in a few minutes"
     : "this subscription has no ad hoc charge left to verify a card with";
 
+/** `card`: the new card as the window's result shows it (a gateway-managed plan keeps no token record of it). */
 export async function closeAndSettle(
   subscription: Subscription,
   line: ChargeAttempt,
   closing: Closing,
   deps: SettleDeps,
+  card?: MaskedCard,
 ): Promise<PaymentMethodResult> {
   const closed = await closeLine(subscription, line, closing, deps);
   if (!closed) return conflict("the payment changed under us; repeat the request");
-  return settle(subscription, closed, deps);
+  return settle(subscription, closed, deps, card);
 }
 
 /**
@@ -185,11 +193,14 @@ export async function settle(
   subscription: Subscription,
   line: ChargeAttempt,
   deps: SettleDeps,
+  card?: MaskedCard,
 ): Promise<PaymentMethodResult> {
   const overdue = !isAdHocPeriod(line.period);
   if (line.status === "succeeded") {
     if (!overdue) await refundVerification(line, deps);
-    return replaceToken(subscription, line, deps);
+    return subscription.billing_mode === "recurring"
+      ? replacePlan(subscription, line, deps, card)
+      : replaceToken(subscription, line, deps);
   }
   const refusal = refusalOfLine(line);
   if (refusal === undefined) return { kind: "pending", subscription };
@@ -201,6 +212,49 @@ export async function settle(
 /** The verification charge goes back to the customer in full; a refund that fails stays on record for support. */
 async function refundVerification(line: ChargeAttempt, deps: SettleDeps): Promise<void> {
   await refundCharge({ charge: line, refund_id: `${line.order_id}-V`, reason: "card verification" }, deps);
+}
+
+/**
+ * A gateway-managed plan's new card came with a new plan (registered by the window's payment). The old plan is deleted
+ * first — two live plans would both charge the next period — then the new one replaces it. A deletion not confirmed
+ * leaves everything as it was, for the repeated completion; a refused one means the gateway no longer has that plan
+ * (it refuses a second deletion).
+ */
+async function replacePlan(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  deps: SettleDeps,
+  card: MaskedCard | undefined,
+): Promise<PaymentMethodResult> {
+  const recurringId = line.recurring_id;
+  if (recurringId === undefined) return { kind: "refused", failure: noPlan };
+  const old = subscription.recurring_id;
+  if (old !== undefined && old !== recurringId) {
+    const deleted = await deps.gateway.deleteRecurring(old);
+    if (deleted.kind === "unavailable" || deleted.kind === "unknown")
+      return conflict(`the old plan's deletion is not confirmed (${failureReason(deleted)}); repeat`);
+  }
+  const applied = await applyInput(
+    subscription,
+    {
+      kind: "payment_method_updated",
+      recurring_id: recurringId,
+      card,
+      paid: isAdHocPeriod(line.period) ? undefined : line,
+    },
+    deps,
+  );
+  switch (applied.kind) {
+    case "applied":
+    case "unchanged":
+      return { kind: "changed", subscription: applied.subscription };
+    case "stale":
+      return conflict("subscription changed meanwhile; repeat the request");
+    case "refused":
+      // Nothing stands behind the new plan (canceled meanwhile, say): it is deleted too.
+      await deps.gateway.deleteRecurring(recurringId);
+      return conflict(applied.reason);
+  }
 }
 
 async function replaceToken(

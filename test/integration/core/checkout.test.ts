@@ -144,9 +144,9 @@ describe("window sign-up with a trial", () => {
 });
 
 describe("a new card in the payment window (startPaymentMethodWindow → status_url → completeCheckout)", () => {
-  /** An active token subscription, signed up in a window. */
-  async function activeSubscription(): Promise<string> {
-    const checkout = await started();
+  /** An active subscription, signed up in a window. */
+  async function activeSubscription(billing: "token" | "recurring" = "token"): Promise<string> {
+    const checkout = await started(billing);
     await completeCheckout(await payInWindow(checkout), deps);
     return checkout.subscription_id;
   }
@@ -184,6 +184,26 @@ describe("a new card in the payment window (startPaymentMethodWindow → status_
     // The gateway calls status_url again: nothing changes.
     expect(await completeCheckout(query, deps)).toMatchObject({ kind: "paid" });
     expect((await stored(id)).subscription?.token_id).toBe(after.subscription?.token_id);
+  });
+
+  it("replaces a gateway-managed plan: the new plan registered with the payment, the old one deleted first", async () => {
+    const id = await activeSubscription("recurring");
+    const before = await stored(id);
+    const oldPlan = before.subscription?.recurring_id ?? "";
+    const window = await newCardWindow(id);
+    expect(stack.sandbox.state.windows.find(window.fgkey)?.request).toMatchObject({
+      payment: { amount: "0.01" },
+      recurring: { recurring_amount: "29.00" },
+    });
+    const completion = await completeCheckout(
+      await payInWindow({ ...window, checkout_id: id }, "5555555555554444"),
+      deps,
+    );
+    expect(completion).toMatchObject({ kind: "paid", subscription: { card: { last4: "4444" } } });
+    const newPlan = (await stored(id)).subscription?.recurring_id ?? "";
+    expect(newPlan).not.toBe(oldPlan);
+    expect(stack.sandbox.state.recurring.find(TEST_MERCHANT.mid, oldPlan)?.status).not.toBe("active");
+    expect(stack.sandbox.state.recurring.find(TEST_MERCHANT.mid, newPlan)?.status).toBe("active");
   });
 
   it("keeps the card when the window's payment is declined", async () => {
