@@ -240,7 +240,7 @@ async function replacePlan(
       kind: "payment_method_updated",
       recurring_id: recurringId,
       card,
-      paid: isAdHocPeriod(line.period) ? undefined : line,
+      paid: paidBy(subscription, line),
     },
     deps,
   );
@@ -257,6 +257,13 @@ async function replacePlan(
   }
 }
 
+/**
+ * The period a card's payment paid, while the subscription still stands at it: a verification pays none, and an
+ * overdue period the attempt sweep already counted (the outcome was settled there) only leaves the card to replace.
+ */
+const paidBy = (subscription: Subscription, line: ChargeAttempt) =>
+  isAdHocPeriod(line.period) || line.period !== subscription.period ? undefined : line;
+
 async function replaceToken(
   subscription: Subscription,
   line: ChargeAttempt,
@@ -270,7 +277,7 @@ async function replaceToken(
       kind: "payment_method_updated",
       token_id: token.token_id,
       card: token.card,
-      paid: isAdHocPeriod(line.period) ? undefined : line,
+      paid: paidBy(subscription, line),
     },
     deps,
   );
