@@ -19,6 +19,7 @@ export function crashBeforeRebill(
   return {
     findOrder: (order) => gateway.findOrder(order),
     deleteToken: (tokenId) => gateway.deleteToken(tokenId),
+    refund: (request) => gateway.refund(request),
     async rebill(request) {
       const id = subscriptionOf(request.order_id);
       if (id !== undefined && subscriptionIds.has(id)) throw new SimulatedCrash("crashed before REBILL");
@@ -92,6 +93,7 @@ export class CrashInjector {
     const crashingGateway: ChargeGateway = {
       findOrder: (order) => gateway.findOrder(order),
       deleteToken: (tokenId) => gateway.deleteToken(tokenId),
+      refund: (request) => gateway.refund(request),
       rebill: async (request) => {
         this.maybeCrash("beforeCall");
         const outcome = await gateway.rebill(request);

@@ -67,8 +67,13 @@ export async function chargeAdHoc(command: AdHocChargeCommand, deps: ChargeDeps)
   return { kind: "recorded", charge: await charge(subscription, tokenId, line, deps) };
 }
 
-/** What a claimed line may carry beyond a charge: the request's key, what it is for, a longer lease (a window's). */
-export type LineExtras = Partial<Pick<ChargeAttempt, "request_key" | "purpose" | "lease_until">>;
+/**
+ * What a claimed line may carry beyond a charge: the request's key, what it is for (a window's card update, a card
+ * verification), a longer lease (a window's).
+ */
+export type LineExtras = Partial<
+  Pick<ChargeAttempt, "request_key" | "purpose" | "lease_until" | "verification">
+>;
 
 /** Claims the first free ad hoc line after those in the ledger; a concurrent claim moves it one further. */
 export async function claimNextLine(

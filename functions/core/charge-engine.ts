@@ -5,6 +5,7 @@ import { type AttemptKey, type ChargeAttempt, planDue, type Subscription } from 
 import { orderIdFor } from "./order-id";
 import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
+import { refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
 
@@ -339,6 +340,8 @@ async function applyClosedAttempt(
   attempt: ChargeAttempt,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
+  // A card verification the sweep found paid is refunded, whichever request made it (a trial, a new card).
+  if (attempt.status === "succeeded" && attempt.verification) await refundVerification(attempt, deps);
   // An ad hoc charge leaves the subscription's period, dunning and status as they are.
   if (isAdHocPeriod(attempt.period)) return done(`ad hoc ${attempt.status} ${attempt.order_id}`);
   const note =

@@ -170,6 +170,8 @@ export const chargeAttemptSchema = z.object({
   recurring_id: z.string().optional(),
   /** payment_method: a new card's payment in a payment window; its result completes a card update, not a sign-up. */
   purpose: z.enum(["payment_method"]).optional(),
+  /** The smallest charge that verifies a card (a trial, a new card): refunded in full once paid, whoever settles it. */
+  verification: z.literal(true).optional(),
   /** Refunded so far; the refundable balance is amount − refunded_amount. */
   refunded_amount: decimal.optional(),
   /** Charged back (CHARGEBACK webhook); `dispute` holds the chargeback's status and history. */

@@ -15,7 +15,7 @@ import { type ChargeAttempt, type MaskedCard, planDue, type Subscription } from 
 import { fromCents, minorUnitCents } from "./money";
 import { type Failure, failureReason } from "./outcome";
 import type { CardDetails, PaymentGateway } from "./ports";
-import { refundCharge } from "./refunds";
+import { refundVerification } from "./refunds";
 import type { ChangeResult } from "./subscription-changes";
 import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
@@ -88,7 +88,7 @@ export async function updatePaymentMethod(
       if (token_id === undefined || card === undefined) {
         // Paid, yet no token came back: the payment stands (a verification is refunded), the card is not replaced.
         const closed = await closeLine(subscription, line, { status: "succeeded", transaction_id }, deps);
-        if (closed && !owed) await refundVerification(closed, deps);
+        if (closed?.verification) await refundVerification(closed, deps);
         return { kind: "refused", failure: noToken };
       }
       const at = deps.clock.now().toISOString();
@@ -155,7 +155,8 @@ export async function claimPaymentLine(
 ): Promise<{ readonly line: ChargeAttempt | undefined; readonly owed: boolean }> {
   if (!owesCurrentPeriod(subscription, deps.clock.now())) {
     const amount = fromCents(minorUnitCents(subscription.plan.currency));
-    return { line: await claimNextLine(subscription, ledger, { amount, ...extras }, deps), owed: false };
+    const verification = { amount, verification: true as const, ...extras };
+    return { line: await claimNextLine(subscription, ledger, verification, deps), owed: false };
   }
   const key = {
     subscription_id: subscription.subscription_id,
@@ -197,7 +198,7 @@ export async function settle(
 ): Promise<PaymentMethodResult> {
   const overdue = !isAdHocPeriod(line.period);
   if (line.status === "succeeded") {
-    if (!overdue) await refundVerification(line, deps);
+    if (line.verification) await refundVerification(line, deps);
     return subscription.billing_mode === "recurring"
       ? replacePlan(subscription, line, deps, card)
       : replaceToken(subscription, line, deps);
@@ -207,11 +208,6 @@ export async function settle(
   if (overdue && refusal.kind !== "unavailable")
     await applyInput(subscription, { kind: "card_refused", attempt: line }, deps);
   return { kind: "refused", failure: refusal };
-}
-
-/** The verification charge goes back to the customer in full; a refund that fails stays on record for support. */
-async function refundVerification(line: ChargeAttempt, deps: SettleDeps): Promise<void> {
-  await refundCharge({ charge: line, refund_id: `${line.order_id}-V`, reason: "card verification" }, deps);
 }
 
 /**

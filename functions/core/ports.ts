@@ -214,6 +214,8 @@ export interface OrderLookup {
 /** The gateway as the charge engine sees it. */
 export interface ChargeGateway {
   rebill(request: RebillRequest): Promise<GatewayOutcome<RebillResult>>;
+  /** Cancel F or P of a charge; the engine refunds a card verification that its sweep found paid. */
+  refund(request: RefundRequest): Promise<GatewayOutcome<RefundResult>>;
   /** Deletes a stored token: it can never be charged again. */
   deleteToken(tokenId: string): Promise<GatewayOutcome<unknown>>;
   findOrder(order: {
@@ -318,7 +320,6 @@ export interface WindowResult {
 /** Everything the billing core asks of the gateway beyond re-billing. */
 export interface PaymentGateway extends ChargeGateway {
   payWithCard(request: CardPaymentRequest): Promise<GatewayOutcome<CardPaymentResult>>;
-  refund(request: RefundRequest): Promise<GatewayOutcome<RefundResult>>;
   adjustRecurring(recurringId: string, amount: string): Promise<GatewayOutcome<unknown>>;
   deleteRecurring(recurringId: string): Promise<GatewayOutcome<unknown>>;
   /** The customer's receipt page of a transaction; the payment's e-mail proves the caller. */

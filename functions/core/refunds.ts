@@ -2,11 +2,11 @@ import { closedRefundEvent } from "./events";
 import type { AttemptKey, RefundRecord } from "./model";
 import { fromCents, toCents } from "./money";
 import type { Failure } from "./outcome";
-import type { BillingRepository, Clock, PaymentGateway } from "./ports";
+import type { BillingRepository, ChargeGateway, Clock } from "./ports";
 
 export interface RefundDeps {
   readonly repository: BillingRepository;
-  readonly gateway: Pick<PaymentGateway, "refund">;
+  readonly gateway: Pick<ChargeGateway, "refund">;
   readonly clock: Clock;
 }
 
@@ -127,4 +127,9 @@ async function addRefunded(key: AttemptKey, cents: number, at: string, deps: Ref
   throw new Error(
     `could not record a refund of ${fromCents(cents)} on ${key.subscription_id}/${key.period}/${key.attempt}`,
   );
+}
+
+/** A card verification's charge goes back in full once paid (its refund_id follows from it: never refunded twice). */
+export async function refundVerification(line: AttemptKey & { readonly order_id: string }, deps: RefundDeps) {
+  return refundCharge({ charge: line, refund_id: `${line.order_id}-V`, reason: "card verification" }, deps);
 }

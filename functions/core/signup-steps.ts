@@ -17,7 +17,7 @@ import { orderIdFor } from "./order-id";
 import type { Declined, Invalid, Unavailable } from "./outcome";
 import { SUCCESS_RESCODE } from "./outcome";
 import type { BillingRepository, Clock, IdSource, RecurringRegistration } from "./ports";
-import { type RefundDeps, refundCharge } from "./refunds";
+import { type RefundDeps, refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 
 // The steps every sign-up shares, whether period 0 is paid server to server (signup.ts) or in the payment window
@@ -107,12 +107,11 @@ export async function openSignup(
   const attempt: ChargeAttempt = {
     ...key,
     order_id: orderIdFor(key),
-    // A trial's card is verified by the smallest amount its currency allows, refunded once paid.
-    amount:
-      subscription.trial_end === undefined
-        ? subscription.plan.amount
-        : fromCents(minorUnitCents(subscription.plan.currency)),
     currency: subscription.plan.currency,
+    // A trial's card is verified by the smallest amount its currency allows, refunded once paid.
+    ...(subscription.trial_end === undefined
+      ? { amount: subscription.plan.amount }
+      : { amount: fromCents(minorUnitCents(subscription.plan.currency)), verification: true as const }),
     status: "pending",
     lease_until: new Date(now.getTime() + leaseMs).toISOString(),
     created_at: at,
@@ -190,11 +189,7 @@ export async function recordFirstPayment(
     });
   }
   // A trial's verification goes back to the customer in full (a refund that fails stays on record for support).
-  if (subscription.trial_end !== undefined && transaction_id !== undefined)
-    await refundCharge(
-      { charge: attempt, refund_id: `${attempt.order_id}-V`, reason: "card verification" },
-      deps,
-    );
+  if (attempt.verification) await refundVerification(attempt, deps);
   const activated = await applyInput(
     subscription,
     { kind: "first_payment", token_id, card, recurring_id },

@@ -87,6 +87,7 @@ export function observeCharges(deps: ChargeDeps, counts: Counter<ChargeMetric>):
     gateway: {
       findOrder: (order) => deps.gateway.findOrder(order),
       deleteToken: (tokenId) => deps.gateway.deleteToken(tokenId),
+      refund: (request) => deps.gateway.refund(request),
       async rebill(request) {
         const outcome = await deps.gateway.rebill(request);
         count(outcomeMetric(outcome));

@@ -2,7 +2,13 @@ import type { ChargeDeps } from "../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
 import type { Subscription } from "../../functions/core/model";
 import type { GatewayOutcome } from "../../functions/core/outcome";
-import type { ChargeGateway, ChargeMessage, OrderLookup, RebillRequest } from "../../functions/core/ports";
+import type {
+  ChargeGateway,
+  ChargeMessage,
+  OrderLookup,
+  RebillRequest,
+  RefundRequest,
+} from "../../functions/core/ports";
 import { subscription } from "./billing-repository-contract";
 import { MemoryBillingRepository, type MemoryBillingRepositoryOptions } from "./memory-billing-repository";
 
@@ -34,6 +40,12 @@ export class ScriptedGateway implements ChargeGateway {
   async deleteToken(tokenId: string) {
     this.deletedTokens.push(tokenId);
     return this.deletion;
+  }
+  /** Refunds asked for (a verification the sweep found paid); each succeeds. */
+  readonly refunds: RefundRequest[] = [];
+  async refund(request: RefundRequest) {
+    this.refunds.push(request);
+    return { kind: "success" as const, value: { refund_transaction_id: `R-${request.refund_id}` } };
   }
 }
 

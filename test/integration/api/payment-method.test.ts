@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { runAttemptSweep } from "../../../functions/core/attempt-sweep";
 import { attemptKeyOf } from "../../../functions/core/order-id";
+import { updatePaymentMethod } from "../../../functions/core/payment-method";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import { eventsOf, eventTypesOf, renewAfter, subscriptionOf } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
@@ -150,6 +152,30 @@ describe("payment-method update", () => {
     // A good card afterwards pays on the attempt after that.
     expect((await newCard(id, GOOD_CARD)).status).toBe(200);
     expect((await stored(id)).status).toBe("active");
+  });
+
+  it("refunds a verification whose outcome the attempt sweep settled, and keeps the card", async () => {
+    const signedUp = await signUp("token", "4111111111111111");
+    const id = signedUp.subscription_id;
+    // The verification's answer is lost after the gateway took it: the outcome is unknown.
+    stack().sandbox.faults.configure({ routes: { "payments.payment": { timeoutAfterCommitRate: 1 } } });
+    const services = await stack().servicesFor(300);
+    const pending = await updatePaymentMethod({ subscription_id: id, card: cardOf(GOOD_CARD) }, services);
+    stack().sandbox.faults.configure({});
+    expect(pending.kind).toBe("pending");
+
+    await stack().clock.set(new Date(stack().clock.now().getTime() + 10 * 60_000));
+    await runAttemptSweep(stack().services);
+    const verification = (await stack().services.repository.listAttempts(id)).find(
+      (line) => line.period >= 5000,
+    );
+    expect(verification).toMatchObject({
+      status: "succeeded",
+      verification: true,
+      amount: "0.01",
+      refunded_amount: "0.01",
+    });
+    expect((await stored(id)).card).toEqual(signedUp.card);
   });
 
   it("opens a payment window for the customer to type the new card in", async () => {

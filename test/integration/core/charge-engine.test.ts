@@ -54,6 +54,11 @@ class ScriptedGateway implements ChargeGateway {
     return this.deletion;
   }
 
+  /** Renewals are never verifications: nothing here is refunded. */
+  async refund(): Promise<never> {
+    throw new Error("no refund is expected of a renewal");
+  }
+
   async findOrder({ order_id }: { order_id: string }): Promise<GatewayOutcome<OrderLookup>> {
     if (this.lookupUnavailable) return { kind: "unavailable", reason: "down" };
     const transaction_id = this.charges.get(order_id);
