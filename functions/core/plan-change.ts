@@ -87,7 +87,7 @@ async function payProration(
 }
 
 /** The new amount's excess over the old for the rest of the paid period (same interval); 0 for a downgrade. */
-export function prorationCents(subscription: Subscription, plan: Plan, now: Date): number {
+function prorationCents(subscription: Subscription, plan: Plan, now: Date): number {
   if (subscription.status !== "active" || subscription.period === 0) return 0;
   const cents = toCents(plan.amount) - toCents(subscription.plan.amount);
   return unusedPartCents(subscription, subscription.period - 1, { cents, currency: plan.currency }, now);
