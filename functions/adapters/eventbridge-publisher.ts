@@ -1,8 +1,4 @@
-import {
-  type EventBridgeClient,
-  PutEventsCommand,
-  type PutEventsRequestEntry,
-} from "@aws-sdk/client-eventbridge";
+import type { EventBridgeClient, PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
 import type { OutboxEvent } from "../core/events";
 import type { EventPublisher } from "../core/ports";
 
@@ -28,6 +24,8 @@ export function createEventBridgePublisher({
 }: EventBridgePublisherOptions): EventPublisher {
   return {
     async publish(events) {
+      // The SDK's commands are loaded on the first publish, as the client is (Runtime.eventBridge).
+      const { PutEventsCommand } = await import("@aws-sdk/client-eventbridge");
       for (let start = 0; start < events.length; start += MAX_ENTRIES) {
         const entries = events
           .slice(start, start + MAX_ENTRIES)

@@ -128,9 +128,9 @@ export function compose(runtime: Runtime, variables: Variables, tuning: Composit
       client: runtime.sqs,
       queueUrl: variablesOf("intakeQueueConsumer").INTAKE_QUEUE_URL,
     })),
-    events: once(() =>
+    events: once(async () =>
       createEventBridgePublisher({
-        client: runtime.eventBridge,
+        client: await runtime.eventBridge(),
         busName: variablesOf("events").EVENT_BUS_NAME,
       }),
     ),

@@ -1,6 +1,6 @@
 import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
@@ -32,7 +32,8 @@ export interface Runtime {
   /** The document client over it (documentClientOf). */
   readonly dynamo: DynamoDBDocumentClient;
   readonly sqs: SQSClient;
-  readonly eventBridge: EventBridgeClient;
+  /** Created on first use: only event delivery publishes, so no other function loads the EventBridge SDK. */
+  eventBridge(): Promise<EventBridgeClient>;
   readonly secretsManager: SecretsManagerClient;
   /** Powertools' secret reader (its cache is this runtime's). */
   readonly secrets: SecretsProvider;
@@ -52,19 +53,25 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const dynamoClient = new DynamoDBClient(config(endpoints.dynamodb));
   const dynamo = documentClientOf(dynamoClient);
   const sqs = new SQSClient(config(endpoints.sqs));
-  const eventBridge = new EventBridgeClient(config(endpoints.eventBridge));
   const secretsManager = new SecretsManagerClient(config(endpoints.secretsManager));
+  let eventBridge: EventBridgeClient | undefined;
   return {
     dynamoClient,
     dynamo,
     sqs,
-    eventBridge,
+    async eventBridge() {
+      if (eventBridge === undefined) {
+        const sdk = await import("@aws-sdk/client-eventbridge");
+        eventBridge ??= new sdk.EventBridgeClient(config(endpoints.eventBridge));
+      }
+      return eventBridge;
+    },
     secretsManager,
     secrets: new SecretsProvider({ awsSdkV3Client: secretsManager }),
     clock: options.clock ?? { now: () => new Date() },
     fetchImpl: options.fetchImpl,
     close() {
-      for (const client of [dynamo, dynamoClient, sqs, eventBridge, secretsManager]) client.destroy();
+      for (const client of [dynamo, dynamoClient, sqs, eventBridge, secretsManager]) client?.destroy();
     },
   };
 }

@@ -81,9 +81,9 @@ export const SERVICE_SETS = {
   /** The merchant API's plan changes and cancellations: these also hand work to the charge queue. */
   merchantApiChanges: extended(billing, ["idempotency"], (c) => ({ idempotency: c.idempotency() })),
   /** publish-events and sweep-outbox: the outboxes and the bus they are delivered to. */
-  eventDelivery: serviceSet(["repository", "events", "clock"], (c) => ({
+  eventDelivery: serviceSet(["repository", "events", "clock"], async (c) => ({
     repository: c.repository(),
-    events: c.events(),
+    events: await c.events(),
     clock: c.clock,
   })),
   /** The merchant API's reads: the table only. */
