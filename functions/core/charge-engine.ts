@@ -84,11 +84,10 @@ async function resumeWhenDue(
 ): Promise<WorkResult> {
   const resumed = await applyInput(subscription, { kind: "resume" }, deps);
   if (resumed.kind !== "applied") return done(`resume not applied (${resumed.kind})`);
-  return processChargeMessage(
-    { subscription_id: subscription.subscription_id, period: subscription.period },
-    receiveCount,
-    deps,
-  );
+  const dueAt = resumed.subscription.next_charge_at;
+  if (dueAt === undefined || Date.parse(dueAt) > deps.clock.now().getTime())
+    return done(`resumed; next charge at ${dueAt ?? "none"}`);
+  return chargeCurrentAttempt(resumed.subscription, receiveCount, deps);
 }
 
 function leaseUntil(deps: Pick<ChargeDeps, "clock" | "policy">): string {

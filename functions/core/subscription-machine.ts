@@ -269,8 +269,6 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
   }
 }
 
-const periodStart = periodStartOf;
-
 /**
  * No charges while paused: only an active subscription billed here pauses, and not while its period is due (the
  * charge run is charging it; pause after). The gateway charges its own plans on its own schedule.
@@ -303,7 +301,7 @@ function pause(
 function resume(subscription: Subscription, now: Date): Step {
   if (subscription.status !== "paused")
     return subscription.status === "active" ? { kind: "unchanged" } : refused("not paused");
-  const start = periodStart(subscription, subscription.period);
+  const start = periodStartOf(subscription, subscription.period);
   const ended = start.getTime() <= now.getTime();
   return transition(subscription, now, {
     expect: { ...position(subscription), updated_at: subscription.updated_at },
@@ -343,7 +341,7 @@ function firstPayment(
       card: paid.card,
       recurring_id: paid.recurring_id,
       next_charge_at:
-        subscription.billing_mode === "token" ? periodStart(subscription, 1).toISOString() : undefined,
+        subscription.billing_mode === "token" ? periodStartOf(subscription, 1).toISOString() : undefined,
     },
   });
 }
@@ -393,20 +391,20 @@ function paidThrough(subscription: Subscription, attempt: ChargeAttempt) {
     return {
       set: advance,
       remove: [] as RemovableSubscriptionField[],
-      nextPeriodStart: periodStart(subscription, advance.period),
+      nextPeriodStart: periodStartOf(subscription, advance.period),
     };
   const reanchor =
     scheduled.interval_months === subscription.plan.interval_months
       ? {}
       : {
-          anchor_at: periodStart(subscription, attempt.period).toISOString(),
+          anchor_at: periodStartOf(subscription, attempt.period).toISOString(),
           anchor_period: attempt.period,
         };
   const set = { ...advance, plan: scheduled, ...reanchor };
   return {
     set,
     remove: ["scheduled_plan"] as RemovableSubscriptionField[],
-    nextPeriodStart: periodStart({ ...subscription, ...set }, advance.period),
+    nextPeriodStart: periodStartOf({ ...subscription, ...set }, advance.period),
     changed: ["plan"] as Changed,
   };
 }
@@ -631,7 +629,7 @@ function paymentMethodUpdated(
   }
   if (subscription.status !== "past_due")
     return transition(subscription, now, { announce: change.announce, expect: expectMethod, set: method });
-  const start = periodStart(subscription, subscription.period);
+  const start = periodStartOf(subscription, subscription.period);
   if (start.getTime() <= now.getTime()) return refused("the overdue period must be paid with the new card");
   return transition(subscription, now, {
     ...change,
