@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { billingTableDefinition } from "../functions/adapters/billing-table";
 import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
 import { deleteBatch } from "../functions/adapters/sqs-poller";
 import { signUpWithCard } from "../functions/core/signup";
@@ -10,7 +11,9 @@ import {
   type CapacityMeter,
   countDynamoRequests,
   countSqsRequests,
+  type IndexWriteMeter,
   meterDynamoCapacity,
+  meterIndexWrites,
   type RequestCounter,
 } from "../local/sdk-request-counter";
 import { approximateMessageCount, drainQueue } from "../local/sqs-emulator";
@@ -35,6 +38,16 @@ export interface ChargeRunMeasure {
   readonly sqs: Readonly<Record<string, number>>;
   /** Table capacity units DynamoDB (dynalite) reported for the handlers' requests. */
   readonly capacity: { readonly read: number; readonly write: number };
+  /** Index write units of the handlers' writes, by index (with `meterIndexes` only). */
+  readonly indexUnits: Readonly<Record<string, number>>;
+}
+
+/** What delivering the outboxes a charge run filled cost (the table's stream and publish-events on AWS). */
+export interface DeliveryMeasure {
+  readonly events: number;
+  readonly dynamo: Readonly<Record<string, number>>;
+  readonly capacity: { readonly read: number; readonly write: number };
+  readonly indexUnits: Readonly<Record<string, number>>;
 }
 
 const log = (message: string) => console.error(`  ${message}`);
@@ -54,6 +67,7 @@ export class ChargeBench {
       readonly capacity: CapacityMeter;
       readonly sqs: RequestCounter;
       readonly mappingSqs: RequestCounter;
+      readonly indexes?: IndexWriteMeter;
     },
   ) {}
 
@@ -62,6 +76,11 @@ export class ChargeBench {
     readonly subscriptions: number;
     /** Batches in flight and records per batch (each batch's records are charged side by side). */
     readonly worker?: { readonly concurrency: number; readonly batchSize: number };
+    /**
+     * Meter index write units (two extra reads per write, by another client: slower) and leave the events to
+     * deliverEvents instead of delivering them during the run.
+     */
+    readonly meterIndexes?: boolean;
   }): Promise<ChargeBench> {
     quietHandlers();
     const { LocalStack } = await import("../local/local-stack");
@@ -70,6 +89,7 @@ export class ChargeBench {
       start: START,
       workerConcurrency: options.worker?.concurrency,
       workerBatchSize: options.worker?.batchSize,
+      eventStream: options.meterIndexes !== true,
     });
     try {
       log(`signing up ${options.subscriptions} subscriptions`);
@@ -90,6 +110,8 @@ export class ChargeBench {
           return signup.subscription.subscription_id;
         },
       );
+      // The sign-ups' events are not the charges' to pay for.
+      await local.stack.deliverEvents();
       // The clients the handlers' composition uses (the stack's runtime) and the one the event source mapping polls
       // with.
       const { runtime } = local.stack;
@@ -98,6 +120,13 @@ export class ChargeBench {
         capacity: meterDynamoCapacity(runtime.dynamo),
         sqs: countSqsRequests(runtime.sqs),
         mappingSqs: countSqsRequests(local.stack.sqs.client, local.stack.chargeQueue.queueUrl),
+        ...(options.meterIndexes === true && {
+          indexes: meterIndexWrites(
+            runtime.dynamo,
+            billingTableDefinition(local.stack.tableName),
+            local.stack.dynamo.client,
+          ),
+        }),
       };
       return new ChargeBench(local, ids, meters);
     } catch (error) {
@@ -164,6 +193,7 @@ export class ChargeBench {
       cpuMs: (user + system) / 1000,
       dynamo: this.meters.dynamo.take(),
       capacity: this.meters.capacity.take(),
+      indexUnits: this.meters.indexes?.take().units ?? {},
       sqs,
     };
     const after = await Promise.all(
@@ -171,6 +201,18 @@ export class ChargeBench {
     );
     const charged = after.filter((period, n) => period === (periods[n] ?? 0) + 1).length;
     return { ...measure, charged };
+  }
+
+  /** Delivers every pending outbox as the table's stream would, and what that cost. */
+  async deliverEvents(): Promise<DeliveryMeasure> {
+    for (const meter of Object.values(this.meters)) meter.take();
+    const report = await this.local.stack.deliverEvents();
+    return {
+      events: report.delivered,
+      dynamo: this.meters.dynamo.take(),
+      capacity: this.meters.capacity.take(),
+      indexUnits: this.meters.indexes?.take().units ?? {},
+    };
   }
 
   /**

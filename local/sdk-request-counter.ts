@@ -1,6 +1,8 @@
+import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
+import { indexWriteUnits } from "./index-write-units";
 
 export interface RequestCounter {
   /** Requests sent since the last take, by command name; resets the tally. */
@@ -109,6 +111,109 @@ export function meterDynamoCapacity(client: DynamoDBDocumentClient): CapacityMet
     take() {
       const taken = units;
       units = { read: 0, write: 0 };
+      return taken;
+    },
+  };
+}
+
+export interface IndexWriteMeter {
+  /** Index write units since the last take, by index name, and the writes metered; resets the tally. */
+  take(): { readonly units: Readonly<Record<string, number>>; readonly writes: number };
+}
+
+const keyValue = z.union([z.string(), z.object({ S: z.string() }).transform((value) => value.S)]);
+const itemKey = z.object({ pk: keyValue, sk: keyValue });
+type ItemKey = z.infer<typeof itemKey>;
+const keyedWrite = z.union([
+  z.object({ Key: itemKey }).transform(({ Key }) => Key),
+  z.object({ Item: itemKey }).transform(({ Item }) => Item),
+]);
+const singleWrite = z.object({ TableName: z.string() }).and(keyedWrite);
+const batchWrite = z.object({
+  RequestItems: z.record(
+    z.string(),
+    z.array(
+      z.union([
+        z.object({ PutRequest: keyedWrite }).transform(({ PutRequest }) => PutRequest),
+        z.object({ DeleteRequest: keyedWrite }).transform(({ DeleteRequest }) => DeleteRequest),
+      ]),
+    ),
+  ),
+});
+
+/** The keys of the items a write command writes in `tableName` (none for other commands and tables). */
+function writtenKeys(
+  commandName: string | undefined,
+  input: unknown,
+  tableName: string | undefined,
+): ItemKey[] {
+  if (/^(Put|Update|Delete)ItemCommand$/.test(commandName ?? "")) {
+    const write = singleWrite.safeParse(input);
+    return write.success && write.data.TableName === tableName
+      ? [{ pk: write.data.pk, sk: write.data.sk }]
+      : [];
+  }
+  if (commandName === "BatchWriteItemCommand") {
+    const batch = batchWrite.safeParse(input);
+    return batch.success ? (batch.data.RequestItems[tableName ?? ""] ?? []) : [];
+  }
+  return [];
+}
+
+/**
+ * The index write units of every item write (PutItem, UpdateItem, DeleteItem, BatchWriteItem) the client sends to
+ * `table`, from the item as `observer` (another client, not metered) reads it just before and just after the write.
+ * Writes to one item are metered one at a time so that the two reads frame exactly that write. The clients of one
+ * DynamoDBDocumentClient share a middleware stack, so the plain client's writes are metered too.
+ */
+export function meterIndexWrites(
+  client: DynamoDBDocumentClient,
+  table: CreateTableCommandInput,
+  observer: DynamoDBDocumentClient,
+): IndexWriteMeter {
+  const indexes = table.GlobalSecondaryIndexes ?? [];
+  const tableKeys = (table.KeySchema ?? []).map((key) => key.AttributeName ?? "");
+  let units: Record<string, number> = {};
+  let writes = 0;
+  const inFlight = new Map<string, Promise<unknown>>();
+  const idOf = (key: ItemKey) => `${key.pk}\u0000${key.sk}`;
+  const read = async (key: ItemKey) =>
+    (await observer.send(new GetCommand({ TableName: table.TableName, Key: key, ConsistentRead: true })))
+      .Item;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const keys = writtenKeys(context.commandName, args.input, table.TableName);
+      if (keys.length === 0) return next(args);
+      const previous = keys.map((key) => inFlight.get(idOf(key)) ?? Promise.resolve());
+      const metered = Promise.all(previous).then(async () => {
+        const before = await Promise.all(keys.map(read));
+        try {
+          return await next(args);
+        } finally {
+          const after = await Promise.all(keys.map(read));
+          keys.forEach((_, n) => {
+            writes += 1;
+            for (const [name, count] of Object.entries(
+              indexWriteUnits(indexes, tableKeys, before[n], after[n]),
+            ))
+              units[name] = (units[name] ?? 0) + count;
+          });
+        }
+      });
+      const settled = metered.catch(() => undefined);
+      for (const key of keys) inFlight.set(idOf(key), settled);
+      void settled.then(() => {
+        for (const key of keys) if (inFlight.get(idOf(key)) === settled) inFlight.delete(idOf(key));
+      });
+      return metered;
+    },
+    { step: "initialize", name: "indexWriteMeter" },
+  );
+  return {
+    take() {
+      const taken = { units, writes };
+      units = {};
+      writes = 0;
       return taken;
     },
   };
