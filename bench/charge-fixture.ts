@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
 import { billingTableDefinition } from "../functions/adapters/billing-table";
 import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
 import { deleteBatch } from "../functions/adapters/sqs-poller";
@@ -17,6 +18,7 @@ import {
   type RequestCounter,
 } from "../local/sdk-request-counter";
 import { approximateMessageCount, drainQueue } from "../local/sqs-emulator";
+import { LineProcess } from "./line-process";
 
 // The charge path of local mode measured end to end: subscriptions signed up through the core against the sandbox,
 // made due by a direct repository write (no clock jump, so no other schedule fires inside the measurement), then
@@ -33,6 +35,8 @@ export interface ChargeRunMeasure {
   readonly seconds: number;
   /** CPU time of this whole process over the run (user + system). */
   readonly cpuMs: number;
+  /** CPU time of the worker's own process over the run (with `workerProcess` only). */
+  readonly workerCpuMs?: number;
   /** AWS requests over the run by command name: the handlers' clients and the event source mapping's. */
   readonly dynamo: Readonly<Record<string, number>>;
   readonly sqs: Readonly<Record<string, number>>;
@@ -69,6 +73,7 @@ export class ChargeBench {
       readonly mappingSqs: RequestCounter;
       readonly indexes?: IndexWriteMeter;
     },
+    private readonly worker?: LineProcess,
   ) {}
 
   /** A local stack with `subscriptions` active monthly token subscriptions (half Visa, half Mastercard test cards). */
@@ -81,6 +86,11 @@ export class ChargeBench {
      * deliverEvents instead of delivering them during the run.
      */
     readonly meterIndexes?: boolean;
+    /**
+     * Run the charge worker in a process of its own (bench/charge-worker-process.ts), so that its CPU is measured
+     * apart from the emulators', which stay in this one.
+     */
+    readonly workerProcess?: boolean;
   }): Promise<ChargeBench> {
     quietHandlers();
     const { LocalStack } = await import("../local/local-stack");
@@ -90,6 +100,7 @@ export class ChargeBench {
       workerConcurrency: options.worker?.concurrency,
       workerBatchSize: options.worker?.batchSize,
       eventStream: options.meterIndexes !== true,
+      chargeWorker: options.workerProcess !== true,
     });
     try {
       log(`signing up ${options.subscriptions} subscriptions`);
@@ -128,7 +139,9 @@ export class ChargeBench {
           ),
         }),
       };
-      return new ChargeBench(local, ids, meters);
+      const worker =
+        options.workerProcess === true ? await startWorkerProcess(local, options.worker) : undefined;
+      return new ChargeBench(local, ids, meters, worker);
     } catch (error) {
       await local.close();
       throw error;
@@ -168,6 +181,7 @@ export class ChargeBench {
     for (const meter of Object.values(this.meters)) meter.take();
     const observer = this.local.stack.sqs.createClient();
     const queueUrl = this.local.stack.chargeQueue.queueUrl;
+    const workerBefore = await this.workerCpuMs();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     try {
@@ -176,7 +190,7 @@ export class ChargeBench {
       const deadline = Date.now() + 60_000 + this.ids.length * 100;
       while ((await approximateMessageCount(observer, queueUrl)) > 0) {
         if (Date.now() > deadline) throw new Error("the charge queue did not empty in time");
-        await sleep(5);
+        await sleep(20);
       }
     } finally {
       observer.destroy();
@@ -184,6 +198,7 @@ export class ChargeBench {
     }
     const seconds = (performance.now() - started) / 1000;
     const { user, system } = process.cpuUsage(cpuBefore);
+    const workerAfter = await this.workerCpuMs();
     const sqs = this.meters.sqs.take();
     for (const [name, count] of Object.entries(this.meters.mappingSqs.take()))
       sqs[name] = (sqs[name] ?? 0) + count;
@@ -191,6 +206,8 @@ export class ChargeBench {
       due: this.ids.length,
       seconds,
       cpuMs: (user + system) / 1000,
+      ...(workerBefore !== undefined &&
+        workerAfter !== undefined && { workerCpuMs: workerAfter - workerBefore }),
       dynamo: this.meters.dynamo.take(),
       capacity: this.meters.capacity.take(),
       indexUnits: this.meters.indexes?.take().units ?? {},
@@ -250,7 +267,34 @@ export class ChargeBench {
     return { dynaliteWritesPerSec, sqsMessagesPerSec };
   }
 
-  close(): Promise<void> {
-    return this.local.close();
+  async workerCpuMs(): Promise<number | undefined> {
+    return this.worker === undefined ? undefined : cpuLine.parse(await this.worker.ask("cpu")).cpuMs;
   }
+
+  async close(): Promise<void> {
+    await this.worker?.stop();
+    await this.local.close();
+  }
+}
+
+const WORKER_SCRIPT = new URL("./charge-worker-process.ts", import.meta.url);
+const cpuLine = z.object({ cpuMs: z.number() });
+
+/** The charge worker's process over this stack: its variables and endpoints as environment, its clock's now. */
+async function startWorkerProcess(
+  local: LocalStack,
+  worker: { readonly concurrency: number; readonly batchSize: number } = { concurrency: 1, batchSize: 10 },
+): Promise<LineProcess> {
+  const profileDir = process.env.BENCH_WORKER_PROFILE_DIR;
+  const { process: child } = await LineProcess.start(WORKER_SCRIPT, {
+    // BENCH_WORKER_PROFILE_DIR: where the worker writes its CPU profile (node --cpu-prof) when it stops.
+    nodeOptions: profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`],
+    args: [
+      `--now=${local.clock.now().toISOString()}`,
+      `--concurrency=${worker.concurrency}`,
+      `--batch-size=${worker.batchSize}`,
+    ],
+    env: { ...process.env, ...local.outputs().environment },
+  });
+  return child;
 }

@@ -26,8 +26,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   chargeThroughputBenchmark({
     charges: sizeFromEnv("BENCH_CHARGES", 500),
     worker: {
-      concurrency: sizeFromEnv("BENCH_WORKER_CONCURRENCY", 1),
-      batchSize: sizeFromEnv("BENCH_WORKER_BATCH", 10),
+      concurrency: sizeFromEnv("BENCH_WORKER_CONCURRENCY", 2),
+      batchSize: sizeFromEnv("BENCH_WORKER_BATCH", 2),
     },
   }),
   awsCostBenchmark({ charges: sizeFromEnv("BENCH_COST_CHARGES", 200) }),

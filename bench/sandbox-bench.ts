@@ -1,15 +1,11 @@
-import { type ChildProcessByStdio, spawn } from "node:child_process";
-import { once } from "node:events";
 import { cpus } from "node:os";
-import { createInterface } from "node:readline";
-import type { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { encryptField } from "../functions/gateway/card-crypto";
 import { basicAuthorization } from "../functions/gateway/context";
 import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../local/raw-http";
 import { TEST_MERCHANT } from "../sandbox/merchant-config";
 import type { Benchmark, BenchRow } from "./benchmark";
+import { LineProcess } from "./line-process";
 import { type LoadResult, runLoad } from "./load";
 import { filledOrderId } from "./sandbox-fill";
 
@@ -25,8 +21,7 @@ const FILL = 100_000;
 const MIN_REQ_PER_SEC = 2_000;
 const MAX_RSS_BYTES = 200 * 1024 * 1024;
 
-const TSX = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
-const SERVER = fileURLToPath(new URL("./sandbox-server.ts", import.meta.url));
+const SERVER = new URL("./sandbox-server.ts", import.meta.url);
 const MID = TEST_MERCHANT.mid;
 const HEADERS = {
   authorization: basicAuthorization(TEST_MERCHANT.apiKey),
@@ -77,56 +72,32 @@ function retrieveRequest(orderId: string): RawRequest {
   return { method: "POST", path: "/v1/payments/retrieve", headers: HEADERS, body: JSON.stringify(body) };
 }
 
-/** The sandbox in a child process (tsx, --expose-gc), driven over its stdin/stdout line protocol. */
+/** The sandbox in a child process (--expose-gc), driven over its stdin/stdout line protocol. */
 class SandboxProcess {
-  readonly #child: ChildProcessByStdio<Writable, Readable, null>;
-  readonly #lines: AsyncIterator<string>;
-
-  private constructor(child: ChildProcessByStdio<Writable, Readable, null>) {
-    this.#child = child;
-    this.#lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  }
+  private constructor(readonly child: LineProcess) {}
 
   static async start(args: readonly string[] = []): Promise<{ process: SandboxProcess; url: string }> {
-    const child = spawn(TSX, ["--expose-gc", SERVER, ...args], { stdio: ["pipe", "pipe", "inherit"] });
-    const sandbox = new SandboxProcess(child);
+    const { process: child, ready } = await LineProcess.start(SERVER, { nodeOptions: ["--expose-gc"], args });
     try {
-      return { process: sandbox, url: readyLine.parse(JSON.parse(await sandbox.#nextLine())).url };
+      return { process: new SandboxProcess(child), url: readyLine.parse(ready).url };
     } catch (error) {
-      await sandbox.stop();
+      await child.stop();
       throw error;
     }
   }
 
-  async #nextLine(): Promise<string> {
-    const line = await this.#lines.next();
-    if (line.done) throw new Error("the sandbox process ended");
-    return line.value;
-  }
-
-  async #ask(command: string): Promise<unknown> {
-    this.#child.stdin.write(`${command}\n`);
-    return JSON.parse(await this.#nextLine());
-  }
-
   /** Memory after a forced GC. */
   async memory(): Promise<Memory> {
-    return memoryLine.parse(await this.#ask("memory"));
+    return memoryLine.parse(await this.child.ask("memory"));
   }
 
   /** CPU time (user + system) of the sandbox process so far. */
   async cpuMs(): Promise<number> {
-    return cpuLine.parse(await this.#ask("cpu")).cpuMs;
+    return cpuLine.parse(await this.child.ask("cpu")).cpuMs;
   }
 
-  /** Closing stdin stops the sandbox; a process that does not exit within 5 s is killed. */
-  async stop(): Promise<void> {
-    if (this.#child.exitCode !== null) return;
-    const exited = once(this.#child, "exit");
-    this.#child.stdin.end();
-    const timer = setTimeout(() => this.#child.kill(), 5_000);
-    await exited;
-    clearTimeout(timer);
+  stop(): Promise<void> {
+    return this.child.stop();
   }
 }
 

@@ -110,7 +110,7 @@ export class BillingFunction extends NodejsFunction {
       }),
       bundling: {
         ...LAMBDA_BUNDLING,
-        format: OutputFormat.ESM,
+        format: OutputFormat.CJS,
         mainFields: [...LAMBDA_BUNDLING.mainFields],
         externalModules: [...LAMBDA_BUNDLING.externalModules],
         sourceMap: false,

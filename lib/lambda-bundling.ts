@@ -5,11 +5,13 @@
 export const LAMBDA_MEMORY_MB = 512;
 
 /**
- * esbuild settings of every handler bundle: minified ESM for nodejs22.x, the AWS SDK v3 left to the runtime (what
- * NodejsFunction externalises by default for that runtime).
+ * esbuild settings of every handler bundle: minified CommonJS for nodejs22.x, the AWS SDK v3 left to the runtime (what
+ * NodejsFunction externalises by default for that runtime). CommonJS because the runtime's SDK is CommonJS: an ESM
+ * bundle imports it through Node's ESM loader and cjs-module-lexer, which cost ~50 ms of every cold start
+ * (`npm run bench -- --only bundles`, README Benchmarks). Sources are still read as ESM (`module`) for tree shaking.
  */
 export const LAMBDA_BUNDLING = {
-  format: "esm",
+  format: "cjs",
   target: "node22",
   platform: "node",
   minify: true,
