@@ -20,4 +20,7 @@ export const LAMBDA_BUNDLING = {
 } as const;
 
 /** Minified size a handler bundle should stay under (scripts/bundle-sizes.ts, `npm run bench`). */
-export const BUNDLE_BUDGET_KB = 300;
+export const BUNDLE_BUDGET_KB = 250;
+
+/** Median cold load a handler bundle should stay under (`npm run bench`). */
+export const INIT_BUDGET_MS = 60;
