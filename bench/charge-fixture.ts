@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
 import { billingTableDefinition } from "../functions/adapters/billing-table";
 import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
 import { deleteBatch } from "../functions/adapters/sqs-poller";
@@ -210,7 +209,7 @@ export class ChargeBench {
         workerAfter !== undefined && { workerCpuMs: workerAfter - workerBefore }),
       dynamo: this.meters.dynamo.take(),
       capacity: this.meters.capacity.take(),
-      indexUnits: this.meters.indexes?.take().units ?? {},
+      indexUnits: this.meters.indexes?.take() ?? {},
       sqs,
     };
     const after = await Promise.all(
@@ -228,7 +227,7 @@ export class ChargeBench {
       events: report.delivered,
       dynamo: this.meters.dynamo.take(),
       capacity: this.meters.capacity.take(),
-      indexUnits: this.meters.indexes?.take().units ?? {},
+      indexUnits: this.meters.indexes?.take() ?? {},
     };
   }
 
@@ -268,7 +267,7 @@ export class ChargeBench {
   }
 
   async workerCpuMs(): Promise<number | undefined> {
-    return this.worker === undefined ? undefined : cpuLine.parse(await this.worker.ask("cpu")).cpuMs;
+    return this.worker?.cpuMs();
   }
 
   async close(): Promise<void> {
@@ -278,7 +277,6 @@ export class ChargeBench {
 }
 
 const WORKER_SCRIPT = new URL("./charge-worker-process.ts", import.meta.url);
-const cpuLine = z.object({ cpuMs: z.number() });
 
 /** The charge worker's process over this stack: its variables and endpoints as environment, its clock's now. */
 async function startWorkerProcess(

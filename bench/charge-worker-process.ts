@@ -2,6 +2,7 @@ import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { compose } from "../functions/composition/compose";
 import { createRuntime } from "../functions/composition/runtime";
+import { LOCAL_GATEWAY_TUNING } from "../local/billing-stack";
 import { EventSourceMapping } from "../local/event-source-mapping";
 import { LambdaFunctions } from "../local/lambda-functions";
 
@@ -16,7 +17,6 @@ const { values } = parseArgs({
     now: { type: "string" },
     concurrency: { type: "string" },
     "batch-size": { type: "string" },
-    "gateway-timeout-ms": { type: "string" },
   },
 });
 const now = new Date(values.now ?? "");
@@ -26,9 +26,7 @@ if (Number.isNaN(now.getTime()) || queueUrl === undefined) {
 }
 
 const runtime = createRuntime({ clock: { now: () => new Date(now) } });
-const functions = new LambdaFunctions(
-  compose(runtime, process.env, { gatewayTimeoutMs: Number(values["gateway-timeout-ms"] ?? 2_000) }),
-);
+const functions = new LambdaFunctions(compose(runtime, process.env, LOCAL_GATEWAY_TUNING));
 const mapping = new EventSourceMapping({
   client: runtime.sqs,
   queueUrl,

@@ -3,12 +3,14 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
 
+const cpuLine = z.object({ cpuMs: z.number() });
 const TSX = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
 
 /**
  * A benchmark's helper script in a child process (tsx), driven over a line protocol: it prints one JSON line when
- * ready, answers each command line written to its stdin with one JSON line, and stops when stdin closes.
+ * ready, answers each command line written to its stdin with one JSON line ("cpu" with {cpuMs}), and stops when stdin closes.
  */
 export class LineProcess {
   readonly #child: ChildProcessByStdio<Writable, Readable, null>;
@@ -52,6 +54,11 @@ export class LineProcess {
   async ask(command: string): Promise<unknown> {
     this.#child.stdin.write(`${command}\n`);
     return JSON.parse(await this.#nextLine());
+  }
+
+  /** CPU time (user + system) of the process so far: the answer to "cpu", which every helper script gives. */
+  async cpuMs(): Promise<number> {
+    return cpuLine.parse(await this.ask("cpu")).cpuMs;
   }
 
   /** Closing stdin stops the process; one that does not exit within 5 s is killed. */

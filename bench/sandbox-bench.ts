@@ -48,7 +48,6 @@ const memoryLine = z.object({
   gc: z.boolean(),
 });
 type Memory = z.infer<typeof memoryLine>;
-const cpuLine = z.object({ cpuMs: z.number() });
 const approved = z.object({ rescode: z.literal("0000"), status: z.literal("SALE") });
 const found = z.object({ rescode: z.literal("0000"), payment: z.object({ status: z.literal("SALE") }) });
 
@@ -93,7 +92,7 @@ class SandboxProcess {
 
   /** CPU time (user + system) of the sandbox process so far. */
   async cpuMs(): Promise<number> {
-    return cpuLine.parse(await this.child.ask("cpu")).cpuMs;
+    return this.child.cpuMs();
   }
 
   stop(): Promise<void> {

@@ -23,7 +23,8 @@ import {
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "./secrets-manager-stand-in";
 import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
 
-const DEFAULT_GATEWAY_TIMEOUT_MS = 2_000;
+/** The gateway client's patience in local mode: a deployment's timeout and the quickest read retry (the sandbox answers at once). */
+export const LOCAL_GATEWAY_TUNING = { gatewayTimeoutMs: 2_000, gatewayReadRetryMinDelayMs: 10 } as const;
 
 export interface BillingStackOptions {
   /** Where the shared clock starts (the sandbox's and ours). */
@@ -143,8 +144,8 @@ export class BillingStack {
     };
     const variables = stackVariables({ sandbox, chargeQueue, intakeQueue }, settings);
     const composition = compose(runtime, variables, {
-      gatewayTimeoutMs: options.gatewayTimeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS,
-      gatewayReadRetryMinDelayMs: FAST_READ_RETRY_MS,
+      ...LOCAL_GATEWAY_TUNING,
+      ...(options.gatewayTimeoutMs !== undefined && { gatewayTimeoutMs: options.gatewayTimeoutMs }),
     });
     return new BillingStack(
       sandbox,
@@ -198,9 +199,7 @@ export class BillingStack {
 
   /** The billing services with another gateway timeout (e.g. patient sign-ups beside impatient charge workers). */
   servicesFor(gatewayTimeoutMs: number): Promise<ServicesOf<"billing">> {
-    return SERVICE_SETS.billing.from(
-      this.compose({ gatewayTimeoutMs, gatewayReadRetryMinDelayMs: FAST_READ_RETRY_MS }),
-    );
+    return SERVICE_SETS.billing.from(this.compose({ ...LOCAL_GATEWAY_TUNING, gatewayTimeoutMs }));
   }
 
   /** Delivers every outbox that holds events, whenever they occurred, as the table's stream would. */
@@ -274,9 +273,6 @@ export class BillingStack {
     ]);
   }
 }
-
-/** The gateway client's quickest read retry (the sandbox answers at once). */
-const FAST_READ_RETRY_MS = 10;
 
 function stackVariables(
   parts: {

@@ -117,8 +117,8 @@ export function meterDynamoCapacity(client: DynamoDBDocumentClient): CapacityMet
 }
 
 export interface IndexWriteMeter {
-  /** Index write units since the last take, by index name, and the writes metered; resets the tally. */
-  take(): { readonly units: Readonly<Record<string, number>>; readonly writes: number };
+  /** Index write units since the last take, by index name; resets the tally. */
+  take(): Readonly<Record<string, number>>;
 }
 
 const keyValue = z.union([z.string(), z.object({ S: z.string() }).transform((value) => value.S)]);
@@ -174,7 +174,6 @@ export function meterIndexWrites(
   const indexes = table.GlobalSecondaryIndexes ?? [];
   const tableKeys = (table.KeySchema ?? []).map((key) => key.AttributeName ?? "");
   let units: Record<string, number> = {};
-  let writes = 0;
   const inFlight = new Map<string, Promise<unknown>>();
   const idOf = (key: ItemKey) => `${key.pk}\u0000${key.sk}`;
   const read = async (key: ItemKey) =>
@@ -192,7 +191,6 @@ export function meterIndexWrites(
         } finally {
           const after = await Promise.all(keys.map(read));
           keys.forEach((_, n) => {
-            writes += 1;
             for (const [name, count] of Object.entries(
               indexWriteUnits(indexes, tableKeys, before[n], after[n]),
             ))
@@ -211,9 +209,8 @@ export function meterIndexWrites(
   );
   return {
     take() {
-      const taken = { units, writes };
+      const taken = units;
       units = {};
-      writes = 0;
       return taken;
     },
   };

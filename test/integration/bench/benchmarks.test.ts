@@ -60,8 +60,8 @@ describe("benchmarks at tiny sizes", () => {
     expect(metric(rows, 1, "queries")).toBeGreaterThan(0);
   });
 
-  // process-charges bundles the Powertools, middy and gateway dependencies: importing it shows none of them needs a
-  // CommonJS require() the ESM bundle has not got.
+  // process-charges bundles the Powertools, middy (ESM-only) and gateway dependencies: loading the CommonJS bundle
+  // shows none of them needs what CommonJS has not got (top-level await, import.meta).
   it("bundles sizes handlers and times their import", { timeout: 120_000 }, async () => {
     const rows = await bundleBenchmark({ initRuns: 1, only: ["get-openapi", "process-charges"] }).run();
     expectWellFormed(rows);
