@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { billingTableDefinition } from "../functions/adapters/billing-table";
+import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
 import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
+import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { deleteBatch } from "../functions/adapters/sqs-poller";
 import { signUpWithCard } from "../functions/core/signup";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
@@ -126,13 +128,13 @@ export class ChargeBench {
       // with.
       const { runtime } = local.stack;
       const meters = {
-        dynamo: countDynamoRequests(runtime.dynamo),
-        capacity: meterDynamoCapacity(runtime.dynamo),
-        sqs: countSqsRequests(runtime.sqs),
+        dynamo: countDynamoRequests(dynamoDbDocumentClientOf(runtime)),
+        capacity: meterDynamoCapacity(dynamoDbDocumentClientOf(runtime)),
+        sqs: countSqsRequests(sqsClientOf(runtime)),
         mappingSqs: countSqsRequests(local.stack.sqs.client, local.stack.chargeQueue.queueUrl),
         ...(options.meterIndexes === true && {
           indexes: meterIndexWrites(
-            runtime.dynamo,
+            dynamoDbDocumentClientOf(runtime),
             billingTableDefinition(local.stack.tableName),
             local.stack.dynamo.client,
           ),

@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { compose } from "../functions/composition/compose";
 import { createRuntime } from "../functions/composition/runtime";
 import { LOCAL_GATEWAY_TUNING } from "../local/billing-stack";
@@ -28,7 +29,7 @@ if (Number.isNaN(now.getTime()) || queueUrl === undefined) {
 const runtime = createRuntime({ clock: { now: () => new Date(now) } });
 const functions = new LambdaFunctions(compose(runtime, process.env, LOCAL_GATEWAY_TUNING));
 const mapping = new EventSourceMapping({
-  client: runtime.sqs,
+  client: sqsClientOf(runtime),
   queueUrl,
   batchSize: Number(values["batch-size"] ?? 10),
   concurrency: Number(values.concurrency ?? 1),

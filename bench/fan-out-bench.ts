@@ -1,5 +1,7 @@
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { DEFAULT_SHARDS, dueKeys, subscriptionKey } from "../functions/adapters/billing-table";
+import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
+import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { runChargeRun } from "../functions/core/charge-run";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
 import { BillingStack } from "../local/billing-stack";
@@ -76,8 +78,8 @@ export function fanOutBenchmark(options: { readonly subscriptions: number }): Be
         await seed(stack, tableName, size);
         const seedSeconds = (performance.now() - started) / 1000;
         await stack.clock.set(new Date(START.getTime() + 2 * 3_600_000));
-        const dynamo = countDynamoRequests(stack.runtime.dynamo);
-        const sqs = countSqsRequests(stack.runtime.sqs);
+        const dynamo = countDynamoRequests(dynamoDbDocumentClientOf(stack.runtime));
+        const sqs = countSqsRequests(sqsClientOf(stack.runtime));
         started = performance.now();
         const enqueuing = progress("enqueued", size);
         const report = await runChargeRun(stack.services, ({ enqueued }) => enqueuing(enqueued));

@@ -5,6 +5,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { type Command, Option } from "commander";
 import { z } from "zod";
+import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { deleteBatch, receiveBatch } from "../functions/adapters/sqs-poller";
 import type { SqsRecord } from "../functions/adapters/sqs-work-results";
 import { COMPONENT_VARIABLES } from "../functions/composition/components";
@@ -57,7 +58,7 @@ async function release(sqs: SQSClient, queueUrl: string, records: readonly SqsRe
 
 /** Up to `limit` messages of the queue, received and released. */
 async function peek(session: TargetSession, queueUrl: string, limit: number): Promise<SqsRecord[]> {
-  const { sqs } = session.runtime;
+  const sqs = sqsClientOf(session.runtime);
   const records: SqsRecord[] = [];
   try {
     while (records.length < limit) {
@@ -83,7 +84,7 @@ async function peek(session: TargetSession, queueUrl: string, limit: number): Pr
  * left alone, and a receive that brings nothing new ends the run.
  */
 async function redrive(session: TargetSession, queues: QueuePair) {
-  const { sqs } = session.runtime;
+  const sqs = sqsClientOf(session.runtime);
   const seen = new Set<string>();
   const result = { moved: 0, not_moved: 0, not_deleted: 0 };
   for (;;) {

@@ -1,10 +1,12 @@
 import { initializeDueWatermark } from "../functions/adapters/due-index";
 import { parseChargeMessage } from "../functions/adapters/sqs-charge-queue";
+import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { pollOnce } from "../functions/adapters/sqs-poller";
 import type { RecordResult } from "../functions/adapters/sqs-work-results";
 import { type Composition, type CompositionTuning, compose } from "../functions/composition/compose";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/composition/runtime";
-import { SERVICE_SETS, type ServicesOf } from "../functions/composition/service-sets";
+import type { ServicesOf } from "../functions/composition/service-set";
+import * as SERVICE_SETS from "../functions/composition/service-sets";
 import { type AttemptSweepReport, runAttemptSweep } from "../functions/core/attempt-sweep";
 import { processChargeMessage } from "../functions/core/charge-engine";
 import type { ChargePolicy } from "../functions/core/charge-policy";
@@ -245,7 +247,7 @@ export class BillingStack {
   /** One poll of the charge queue by the worker: receive up to 10, process, delete the successes. */
   pollChargeQueue() {
     return pollOnce({
-      client: this.runtime.sqs,
+      client: sqsClientOf(this.runtime),
       queueUrl: this.chargeQueue.queueUrl,
       parse: parseChargeMessage,
       handler: (message, receiveCount) => processChargeMessage(message, receiveCount, this.services),

@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { z } from "zod";
 import { LOCAL_OUTPUTS_FILE, type LocalOutputs } from "../cli/local-outputs";
+import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
 import { hashApiKey } from "../functions/api/api-key";
 import { toErrorResponse } from "../functions/api/errors";
 import { bodyOf, ok, toHttpResult } from "../functions/api/http";
@@ -152,7 +153,7 @@ export class LocalStack {
     const streams = streamed.map(
       ({ spec, trigger }) =>
         new LocalTableStream({
-          client: stack.runtime.dynamo,
+          client: dynamoDbDocumentClientOf(stack.runtime),
           tableName: stack.tableName,
           repository: stack.delivery.repository,
           batchSize: trigger.batchSize,

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { SdkClientHost } from "./sdk-clients";
 
 export interface DynamoDbClientOptions {
   /** Overrides AWS_ENDPOINT_URL_DYNAMODB (tests, local mode). */
@@ -28,4 +29,14 @@ export function createDynamoDbDocumentClient(options: DynamoDbClientOptions = {}
 /** The document client over a plain one (which Powertools' idempotency layer uses as it is). */
 export function documentClientOf(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** The host's plain DynamoDB client. */
+export function dynamoDbClientOf(host: SdkClientHost): DynamoDBClient {
+  return host.client("dynamodb", () => new DynamoDBClient(host.clientConfig("dynamodb")));
+}
+
+/** The host's document client, over its plain client. */
+export function dynamoDbDocumentClientOf(host: SdkClientHost): DynamoDBDocumentClient {
+  return host.client("dynamodb-document", () => documentClientOf(dynamoDbClientOf(host)));
 }

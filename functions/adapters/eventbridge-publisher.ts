@@ -1,6 +1,7 @@
-import type { EventBridgeClient, PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
 import type { OutboxEvent } from "../core/events";
 import type { EventPublisher } from "../core/ports";
+import type { SdkClientHost } from "./sdk-clients";
 
 export interface EventBridgePublisherOptions {
   readonly client: EventBridgeClient;
@@ -24,8 +25,6 @@ export function createEventBridgePublisher({
 }: EventBridgePublisherOptions): EventPublisher {
   return {
     async publish(events) {
-      // The SDK's commands are loaded on the first publish, as the client is (Runtime.eventBridge).
-      const { PutEventsCommand } = await import("@aws-sdk/client-eventbridge");
       for (let start = 0; start < events.length; start += MAX_ENTRIES) {
         const entries = events
           .slice(start, start + MAX_ENTRIES)
@@ -42,4 +41,9 @@ export function createEventBridgePublisher({
 
 function toEntry(event: OutboxEvent, busName: string, source: string): PutEventsRequestEntry {
   return { EventBusName: busName, Source: source, DetailType: event.type, Detail: JSON.stringify(event) };
+}
+
+/** The host's EventBridge client. */
+export function eventBridgeClientOf(host: SdkClientHost): EventBridgeClient {
+  return host.client("eventBridge", () => new EventBridgeClient(host.clientConfig("eventBridge")));
 }

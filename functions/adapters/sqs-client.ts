@@ -1,4 +1,5 @@
 import { SQSClient } from "@aws-sdk/client-sqs";
+import type { SdkClientHost } from "./sdk-clients";
 
 export interface SqsClientOptions {
   /** Overrides AWS_ENDPOINT_URL_SQS (tests, local mode). */
@@ -19,4 +20,9 @@ export function createSqsClient(options: SqsClientOptions = {}): SQSClient {
     region: options.region,
     credentials: options.credentials,
   });
+}
+
+/** The host's SQS client. */
+export function sqsClientOf(host: SdkClientHost): SQSClient {
+  return host.client("sqs", () => new SQSClient(host.clientConfig("sqs")));
 }

@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
 import { observedHandler } from "../runtime/lambda-handler";
 import type { Composition } from "./compose";
-import type { ServiceSet } from "./service-sets";
+import type { ServiceSet } from "./service-set";
 
 /** A function's code: the service set it needs, and what it does with an event and those services. */
 export interface HandlerDefinition<E, R, S> {

@@ -1,10 +1,4 @@
-import { SecretsProvider } from "@aws-lambda-powertools/parameters/secrets";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
-import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { SQSClient } from "@aws-sdk/client-sqs";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { documentClientOf } from "../adapters/dynamodb-client";
+import type { SdkClientHost, SdkService } from "../adapters/sdk-clients";
 import type { Clock } from "../core/ports";
 import type { FetchLike } from "../gateway/transport";
 
@@ -14,29 +8,17 @@ export interface RuntimeOptions {
   /** A named profile of the operator's AWS configuration (the ops CLI). */
   readonly profile?: string;
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
-  readonly endpoints?: {
-    readonly dynamodb?: string;
-    readonly sqs?: string;
-    readonly secretsManager?: string;
-    readonly eventBridge?: string;
-  };
+  readonly endpoints?: Partial<Record<SdkService, string>>;
   /** Local mode's shared clock; the system clock otherwise. */
   readonly clock?: Clock;
   readonly fetchImpl?: FetchLike;
 }
 
-/** What a process brings to the composition: SDK clients, the secret reader, the clock, fetch. */
-export interface Runtime {
-  /** The plain client (Powertools' idempotency layer marshals itself). */
-  readonly dynamoClient: DynamoDBClient;
-  /** The document client over it (documentClientOf). */
-  readonly dynamo: DynamoDBDocumentClient;
-  readonly sqs: SQSClient;
-  /** Created on first use: only event delivery publishes, so no other function loads the EventBridge SDK. */
-  eventBridge(): Promise<EventBridgeClient>;
-  readonly secretsManager: SecretsManagerClient;
-  /** Powertools' secret reader (its cache is this runtime's). */
-  readonly secrets: SecretsProvider;
+/**
+ * What a process brings to the composition: its SDK clients (each made on first use by its service's module, e.g.
+ * dynamoDbDocumentClientOf(runtime)), the clock, fetch.
+ */
+export interface Runtime extends SdkClientHost {
   readonly clock: Clock;
   readonly fetchImpl?: FetchLike;
   /** Closes the SDK clients' sockets. */
@@ -44,34 +26,27 @@ export interface Runtime {
 }
 
 /**
- * SDK clients and the clock. Without options the SDK resolves region, credentials and
- * endpoints itself (AWS_REGION, the credential chain): what a Lambda container needs.
+ * The runtime of a process. Without options the SDK resolves region, credentials and endpoints itself (AWS_REGION,
+ * the credential chain): what a Lambda container needs.
  */
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const { region, profile, credentials, endpoints = {} } = options;
-  const config = (endpoint: string | undefined) => ({ region, profile, credentials, endpoint });
-  const dynamoClient = new DynamoDBClient(config(endpoints.dynamodb));
-  const dynamo = documentClientOf(dynamoClient);
-  const sqs = new SQSClient(config(endpoints.sqs));
-  const secretsManager = new SecretsManagerClient(config(endpoints.secretsManager));
-  let eventBridge: EventBridgeClient | undefined;
+  const clients = new Map<string, object>();
   return {
-    dynamoClient,
-    dynamo,
-    sqs,
-    async eventBridge() {
-      if (eventBridge === undefined) {
-        const sdk = await import("@aws-sdk/client-eventbridge");
-        eventBridge ??= new sdk.EventBridgeClient(config(endpoints.eventBridge));
-      }
-      return eventBridge;
+    clientConfig: (service) => ({ region, profile, credentials, endpoint: endpoints[service] }),
+    client<C extends object>(key: string, create: () => C): C {
+      const existing = clients.get(key);
+      if (existing !== undefined) return existing as C;
+      const created = create();
+      clients.set(key, created);
+      return created;
     },
-    secretsManager,
-    secrets: new SecretsProvider({ awsSdkV3Client: secretsManager }),
     clock: options.clock ?? { now: () => new Date() },
     fetchImpl: options.fetchImpl,
     close() {
-      for (const client of [dynamo, dynamoClient, sqs, eventBridge, secretsManager]) client?.destroy();
+      for (const client of clients.values()) {
+        if ("destroy" in client && typeof client.destroy === "function") client.destroy();
+      }
     },
   };
 }

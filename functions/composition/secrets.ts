@@ -1,12 +1,13 @@
 import { TransformParameterError } from "@aws-lambda-powertools/parameters";
 import * as z from "zod";
+import type { SdkClientHost } from "../adapters/sdk-clients";
+import { secretsProviderOf } from "../adapters/secrets-manager-client";
 import { apiKeyHashesSecretSchema } from "../api/api-key";
 import { gatewayConfigSchema } from "../gateway/config";
 import { basicAuthorization } from "../gateway/context";
 import { fieldOf } from "../gateway/errors";
 import { withAliases } from "../gateway/schemas/primitives";
 import { registerSecretValues } from "../runtime/redaction";
-import type { Runtime } from "./runtime";
 
 // The secrets the functions read (by ARN; only the ARN is in the environment), each checked by its schema, cached
 // by Powertools for a few minutes (a rotation shows within that), and registered with the log redactor. No error
@@ -37,12 +38,12 @@ export const webhookSecretsSchema = z.object({
   next: z.string().min(1).optional(),
 });
 
-function readJsonSecret(runtime: Runtime, secretId: string): Promise<unknown> {
-  return runtime.secrets.get(secretId, { transform: "json", maxAge: SECRET_MAX_AGE_SECONDS });
+function readJsonSecret(runtime: SdkClientHost, secretId: string): Promise<unknown> {
+  return secretsProviderOf(runtime).get(secretId, { transform: "json", maxAge: SECRET_MAX_AGE_SECONDS });
 }
 
 /** A secret read as JSON; the transform error, which quotes the text it could not parse, becomes `is not JSON`. */
-async function readCheckedSecret(runtime: Runtime, secretId: string, what: string): Promise<unknown> {
+async function readCheckedSecret(runtime: SdkClientHost, secretId: string, what: string): Promise<unknown> {
   try {
     return await readJsonSecret(runtime, secretId);
   } catch (error) {
@@ -52,7 +53,7 @@ async function readCheckedSecret(runtime: Runtime, secretId: string, what: strin
 }
 
 /** The merchant's gateway credentials, checked; they are registered so that no log line can carry them. */
-export async function readGatewaySecret(runtime: Runtime, secretId: string) {
+export async function readGatewaySecret(runtime: SdkClientHost, secretId: string) {
   const parsed = gatewaySecretSchema.safeParse(await readCheckedSecret(runtime, secretId, "gateway secret"), {
     reportInput: false,
   });
@@ -66,7 +67,10 @@ export async function readGatewaySecret(runtime: Runtime, secretId: string) {
 }
 
 /** Every accepted webhook secret: the current one and, during a rotation, the next. */
-export async function readWebhookSecrets(runtime: Runtime, secretId: string): Promise<readonly string[]> {
+export async function readWebhookSecrets(
+  runtime: SdkClientHost,
+  secretId: string,
+): Promise<readonly string[]> {
   const parsed = webhookSecretsSchema.safeParse(
     await readCheckedSecret(runtime, secretId, "webhook secret"),
     {
@@ -80,7 +84,10 @@ export async function readWebhookSecrets(runtime: Runtime, secretId: string): Pr
 }
 
 /** The SHA-256 digests of the valid merchant API keys. */
-export async function readApiKeyDigests(runtime: Runtime, secretId: string): Promise<readonly string[]> {
+export async function readApiKeyDigests(
+  runtime: SdkClientHost,
+  secretId: string,
+): Promise<readonly string[]> {
   const refused = new Error(`API key secret ${secretId} is not {"sha256": [<hex digest>, …]}`);
   const value = await readJsonSecret(runtime, secretId).catch((error: unknown) => {
     throw error instanceof TransformParameterError ? refused : error;

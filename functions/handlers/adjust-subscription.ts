@@ -4,7 +4,7 @@ import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { adjustSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import type { ChargeDeps } from "../core/charge-engine";
 import { changePlan } from "../core/plan-change";
 import type { ChangeDeps } from "../core/subscription-changes";

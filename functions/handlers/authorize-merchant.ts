@@ -3,7 +3,8 @@ import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResu
 import { checkAuthorization } from "../api/api-key";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
+import type { ServicesOf } from "../composition/service-set";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { logger, metrics } from "../runtime/observability";
 
 /**

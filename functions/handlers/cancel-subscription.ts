@@ -3,7 +3,7 @@ import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api
 import { cancelSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import {
   type ChangeDeps,
   cancelSubscription as cancel,

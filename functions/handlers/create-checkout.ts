@@ -4,7 +4,7 @@ import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createCheckoutBody } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { type CheckoutDeps, startCheckout } from "../core/checkout";
 
 /** POST /v1/checkouts: a payment-window sign-up (ready); 201 with the fgkey. */

@@ -6,7 +6,7 @@ import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { chargeIdParams, createRefundBody } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { attemptKeyOf } from "../core/order-id";
 import { type RefundDeps, refundCharge } from "../core/refunds";
 

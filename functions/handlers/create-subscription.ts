@@ -5,7 +5,7 @@ import { createSubscriptionBody } from "../api/merchant-api-schemas";
 import { maskedCardOf } from "../api/views";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { type SignupDeps, signUpWithCard } from "../core/signup";
 
 /**

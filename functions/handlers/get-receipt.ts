@@ -4,7 +4,8 @@ import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { chargeIdParams } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
+import type { ServicesOf } from "../composition/service-set";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { attemptKeyOf } from "../core/order-id";
 import { receiptOf } from "../core/receipts";
 

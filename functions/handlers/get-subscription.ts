@@ -3,7 +3,8 @@ import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { subscriptionIdParams } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
+import type { ServicesOf } from "../composition/service-set";
+import * as SERVICE_SETS from "../composition/service-sets";
 
 /** GET /v1/subscriptions/{id}. */
 export function getSubscription(request: HttpRequest, services: ServicesOf<"queries">): Promise<HttpResult> {

@@ -4,7 +4,8 @@ import { type HttpRequest, type HttpResult, queryOf, serve } from "../api/http";
 import { listSubscriptionsQuery } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
+import type { ServicesOf } from "../composition/service-set";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { InvalidCursorError } from "../core/ports";
 
 /** Subscriptions on a page when the caller names no limit. */

@@ -4,7 +4,7 @@ import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { pauseSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { type ChangeDeps, pauseSubscription as pause } from "../core/subscription-changes";
 
 /** POST /v1/subscriptions/{id}/pause: no charges until resumed, or until `resume_at`. */

@@ -3,7 +3,7 @@ import { parseChargeMessage } from "../adapters/sqs-charge-queue";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { processChargeMessage } from "../core/charge-engine";
 import {
   CHARGE_METRICS,

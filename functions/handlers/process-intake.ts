@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake";
 import { parseIntakeMessage } from "../core/intake-messages";
 import { MetricCounts, reportQueueResults } from "../runtime/charge-metrics";

@@ -3,7 +3,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { outboxAdditionsOf } from "../adapters/dynamodb-outbox";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { deliverEvents, type EventDeliveryDeps } from "../core/event-delivery";
 import { MetricCounts } from "../runtime/charge-metrics";
 import { metrics } from "../runtime/observability";

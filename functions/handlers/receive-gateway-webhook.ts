@@ -2,7 +2,7 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import {
   type GatewayWebhookDeps,
   receiveGatewayWebhook as receive,

@@ -1,7 +1,8 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
+import type { ServicesOf } from "../composition/service-set";
+import * as SERVICE_SETS from "../composition/service-sets";
 import {
   previousDay,
   type ReconciliationReport,

@@ -1,6 +1,7 @@
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS, type ServicesOf } from "../composition/service-sets";
+import type { ServicesOf } from "../composition/service-set";
+import * as SERVICE_SETS from "../composition/service-sets";
 import {
   eventLogQueryOf,
   eventLogRequestSchema,

@@ -4,7 +4,7 @@ import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams } from "../api/merchant-api-schemas";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { type ChangeDeps, resumeSubscription as resume } from "../core/subscription-changes";
 
 /** POST /v1/subscriptions/{id}/resume: charging again (at once when the paid period ended during the pause). */

@@ -1,6 +1,6 @@
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { type AttemptSweepDeps, type AttemptSweepReport, runAttemptSweep } from "../core/attempt-sweep";
 import { CHARGE_METRICS, MetricCounts, observeCharges } from "../runtime/charge-metrics";
 import { logger, metrics } from "../runtime/observability";

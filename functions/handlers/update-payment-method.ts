@@ -5,7 +5,7 @@ import { subscriptionIdParams, updatePaymentMethodBody } from "../api/merchant-a
 import { maskedCardOf } from "../api/views";
 import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
-import { SERVICE_SETS } from "../composition/service-sets";
+import * as SERVICE_SETS from "../composition/service-sets";
 import { updatePaymentMethod } from "../core/payment-method";
 import { type PaymentMethodWindowDeps, startPaymentMethodWindow } from "../core/payment-method-window";
 

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
 import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { pollOnce, receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView } from "../../functions/api/merchant-api-schemas";
@@ -194,7 +195,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     options.crashRate ?? 0.01,
   );
   const delivery = new LocalTableStream({
-    client: stack.runtime.dynamo,
+    client: dynamoDbDocumentClientOf(stack.runtime),
     tableName: stack.tableName,
     repository: stack.delivery.repository,
     batchSize: DELIVERY_BATCH_SIZE,

@@ -1,7 +1,7 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { SERVICE_SETS } from "../../../functions/composition/service-sets";
+import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { basicAuthorization } from "../../../functions/gateway/context";
 import { processCharges } from "../../../functions/handlers/process-charges";
 import { metrics } from "../../../functions/runtime/observability";

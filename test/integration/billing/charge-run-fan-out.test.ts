@@ -1,5 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { afterAll, expect, it } from "vitest";
+import { dynamoDbDocumentClientOf } from "../../../functions/adapters/dynamodb-client";
+import { sqsClientOf } from "../../../functions/adapters/sqs-client";
 import { addMonthsClamped } from "../../../functions/core/billing-period";
 import { mapConcurrently } from "../../../functions/shared/map-concurrently";
 import { BillingStack } from "../../../local/billing-stack";
@@ -39,8 +41,8 @@ it("fans out 10,000 due subscriptions with Queries and batched sends", { timeout
     }),
   );
   expect(created.every(Boolean)).toBe(true);
-  const dynamo = countDynamoRequests(stack.runtime.dynamo);
-  const sqs = countSqsRequests(stack.runtime.sqs);
+  const dynamo = countDynamoRequests(dynamoDbDocumentClientOf(stack.runtime));
+  const sqs = countSqsRequests(sqsClientOf(stack.runtime));
 
   const startedAt = performance.now();
   const run = await stack.chargeRun();

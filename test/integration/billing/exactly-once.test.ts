@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { dynamoDbDocumentClientOf } from "../../../functions/adapters/dynamodb-client";
 import { parseChargeMessage } from "../../../functions/adapters/sqs-charge-queue";
+import { sqsClientOf } from "../../../functions/adapters/sqs-client";
 import { pollOnce } from "../../../functions/adapters/sqs-poller";
 import type { RecordResult } from "../../../functions/adapters/sqs-work-results";
 import { addMonthsClamped } from "../../../functions/core/billing-period";
@@ -340,8 +342,8 @@ describe("cost", () => {
   it("counts the requests of one renewal month of 200 subscriptions", { timeout: 120_000 }, async () => {
     const stack = await startStack({ start: START, seed: 20270416 });
     const ids = await signUpMany(stack, 200, APPROVING_CARD);
-    const dynamo = countDynamoRequests(stack.runtime.dynamo);
-    const sqs = countSqsRequests(stack.runtime.sqs);
+    const dynamo = countDynamoRequests(dynamoDbDocumentClientOf(stack.runtime));
+    const sqs = countSqsRequests(sqsClientOf(stack.runtime));
 
     await stack.clock.set(RENEWAL);
     expect((await stack.chargeRun()).enqueued).toBe(200);

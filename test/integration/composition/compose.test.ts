@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Composition } from "../../../functions/composition/compose";
 import { createRuntime, type Runtime } from "../../../functions/composition/runtime";
-import { SERVICE_SETS } from "../../../functions/composition/service-sets";
+import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { handler as getSubscription } from "../../../functions/handlers/get-subscription";
 import { logger } from "../../../functions/runtime/observability";
 import { apiGatewayEvent } from "../../../local/api-gateway-event";

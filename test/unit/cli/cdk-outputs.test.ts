@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { environmentFromCdkOutputs } from "../../../cli/target";
-import { SERVICE_SETS } from "../../../functions/composition/service-sets";
+import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { loadEnvironment } from "../../../functions/runtime/environment";
 
 // What `cdk deploy --outputs-file` writes for the two stacks (lib/stack-outputs.ts), as the CLI reads it.

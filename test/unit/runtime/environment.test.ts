@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SERVICE_SETS } from "../../../functions/composition/service-sets";
+import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import {
   type Environment,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SERVICE_SETS } from "../../../functions/composition/service-sets";
+import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { EnvironmentError, loadEnvironment, variablesOf } from "../../../functions/runtime/environment";
 
 describe("the intake handlers' environments (the CDK functions' variables)", () => {

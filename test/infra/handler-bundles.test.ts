@@ -1,0 +1,65 @@
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { describe, expect, it } from "vitest";
+import type { ComponentName } from "../../functions/composition/components";
+import { BILLING_FUNCTIONS } from "../../lib/function-table";
+import { LAMBDA_BUNDLING } from "../../lib/lambda-bundling";
+
+// Each function's bundle holds only its own service set's components: the AWS SDK clients it requires are exactly
+// those its components talk to. A component list that grows, or a module-scope call that esbuild cannot drop, shows
+// here as an SDK client the function never uses (loaded on every cold start) or one it lacks.
+
+const DYNAMODB = "@aws-sdk/client-dynamodb";
+const SQS = "@aws-sdk/client-sqs";
+const SECRETS_MANAGER = "@aws-sdk/client-secrets-manager";
+const EVENTBRIDGE = "@aws-sdk/client-eventbridge";
+
+const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
+  clock: [],
+  ids: [],
+  repository: [DYNAMODB],
+  readRepository: [DYNAMODB],
+  ledger: [DYNAMODB],
+  idempotency: [DYNAMODB],
+  chargeQueue: [SQS],
+  chargeQueueConsumer: [SQS],
+  intakeQueue: [SQS],
+  intakeQueueConsumer: [SQS],
+  events: [EVENTBRIDGE],
+  gateway: [SECRETS_MANAGER],
+  gatewayTransactions: [SECRETS_MANAGER],
+  partnerWebhooks: [SECRETS_MANAGER],
+  partnerTokenRefresher: [SECRETS_MANAGER],
+  webhookUrls: [],
+  policy: [],
+  webhookSecrets: [SECRETS_MANAGER],
+  apiKeyDigests: [SECRETS_MANAGER],
+};
+
+async function sdkClientsOf(handler: string): Promise<string[]> {
+  const { externalModules, mainFields, ...options } = LAMBDA_BUNDLING;
+  const result = await build({
+    ...options,
+    mainFields: [...mainFields],
+    external: [...externalModules],
+    entryPoints: [fileURLToPath(new URL(`../../functions/handlers/${handler}.ts`, import.meta.url))],
+    bundle: true,
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports);
+  return [...new Set(imports.filter((i) => i.path.startsWith("@aws-sdk/client-")).map((i) => i.path))].sort();
+}
+
+describe("handler bundles", () => {
+  it.each(BILLING_FUNCTIONS.map((spec) => [spec.handler, spec] as const))(
+    "%s requires the SDK clients of its service set's components, and no other",
+    async (handler, spec) => {
+      const expected = [
+        ...new Set(spec.services.components.flatMap((name) => COMPONENT_CLIENTS[name])),
+      ].sort();
+      expect(await sdkClientsOf(handler)).toEqual(expected);
+    },
+  );
+});
