@@ -92,6 +92,8 @@ export class ChargeBench {
      * apart from the emulators', which stay in this one.
      */
     readonly workerProcess?: boolean;
+    /** With workerProcess: a directory the worker writes its CPU profile into (node --cpu-prof) when it stops. */
+    readonly workerProfileDir?: string;
   }): Promise<ChargeBench> {
     quietHandlers();
     const { LocalStack } = await import("../local/local-stack");
@@ -141,7 +143,9 @@ export class ChargeBench {
         }),
       };
       const worker =
-        options.workerProcess === true ? await startWorkerProcess(local, options.worker) : undefined;
+        options.workerProcess === true
+          ? await startWorkerProcess(local, options.worker, options.workerProfileDir)
+          : undefined;
       return new ChargeBench(local, ids, meters, worker);
     } catch (error) {
       await local.close();
@@ -284,10 +288,9 @@ const WORKER_SCRIPT = new URL("./charge-worker-process.ts", import.meta.url);
 async function startWorkerProcess(
   local: LocalStack,
   worker: { readonly concurrency: number; readonly batchSize: number } = { concurrency: 1, batchSize: 10 },
+  profileDir?: string,
 ): Promise<LineProcess> {
-  const profileDir = process.env.BENCH_WORKER_PROFILE_DIR;
   const { process: child } = await LineProcess.start(WORKER_SCRIPT, {
-    // BENCH_WORKER_PROFILE_DIR: where the worker writes its CPU profile (node --cpu-prof) when it stops.
     nodeOptions: profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`],
     args: [
       `--now=${local.clock.now().toISOString()}`,

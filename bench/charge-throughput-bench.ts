@@ -1,5 +1,8 @@
+import { mkdtemp } from "node:fs/promises";
+import { join } from "node:path";
 import type { Benchmark, BenchRow } from "./benchmark";
 import { ChargeBench, type ChargeRunMeasure } from "./charge-fixture";
+import { CPU_OWNERS, cpuByOwner, readCpuProfile } from "./cpu-profile-owners";
 
 // P1: charge throughput through local mode (bench/charge-fixture.ts): N due subscriptions charged by process-charges
 // behind the SQS event source mapping with C charges in flight (batches × records per batch), first with 50 ms of
@@ -8,7 +11,8 @@ import { ChargeBench, type ChargeRunMeasure } from "./charge-fixture";
 // as on Lambda, so its CPU per charge (our code and the SDK) is measured apart from this process's: dynalite,
 // local-aws-sqs, the sandbox and the charge run. A first, unmeasured run warms the worker up (JIT, connections).
 // Knobs: BENCH_CHARGES (500), BENCH_WORKER_CONCURRENCY (batches, 2), BENCH_WORKER_BATCH (2),
-// BENCH_WORKER_PROFILE_DIR (the worker's --cpu-prof output).
+// BENCH_WORKER_PROFILE_DIR (the worker runs with --cpu-prof, writing into a new directory under it, and a last row
+// splits its CPU per charge by whose code it ran: ours, zod, the AWS SDK, node, local mode's event source mapping).
 
 const LATENCY_MS = 50;
 const MIN_RATIO = 0.9;
@@ -44,6 +48,18 @@ function runRow(label: string, measure: ChargeRunMeasure, limit?: number): Bench
   };
 }
 
+/** The worker's CPU per charge by owner, over all its runs (the warm-up's JIT included). */
+function profileRow(profile: Parameters<typeof cpuByOwner>[0], charges: number): BenchRow {
+  const byOwner = cpuByOwner(profile);
+  const perCharge = (owner: (typeof CPU_OWNERS)[number]) => byOwner[owner] / Math.max(1, charges);
+  return {
+    case: "  worker CPU by owner (--cpu-prof, every run)",
+    metrics: Object.fromEntries(CPU_OWNERS.map((owner) => [owner, fixed(perCharge(owner), 2)])),
+    result: `${CPU_OWNERS.map((owner) => `${owner} ${perCharge(owner).toFixed(2)}`).join(", ")} ms per charge`,
+    target: "",
+  };
+}
+
 export function chargeThroughputBenchmark(options: {
   readonly charges: number;
   readonly worker: { readonly concurrency: number; readonly batchSize: number };
@@ -58,17 +74,28 @@ export function chargeThroughputBenchmark(options: {
       `${charges} due subscriptions charged through local mode (run-charges → SQS → process-charges handler), ` +
       `${shape} in flight, sandbox latency ${LATENCY_MS} ms then 0 ms`,
     async run() {
-      const bench = await ChargeBench.start({ subscriptions: charges, worker, workerProcess: true });
+      const profileRoot = process.env.BENCH_WORKER_PROFILE_DIR;
+      const profileDir =
+        profileRoot === undefined ? undefined : await mkdtemp(join(profileRoot, "charge-worker-"));
+      const bench = await ChargeBench.start({
+        subscriptions: charges,
+        worker,
+        workerProcess: true,
+        workerProfileDir: profileDir,
+      });
+      const rows: BenchRow[] = [];
+      let workerCharges = 0;
       try {
         console.error("  warming the worker up (not measured)");
-        await bench.chargeRun(0);
+        workerCharges += (await bench.chargeRun(0)).charged;
         console.error(`  charging with ${LATENCY_MS} ms gateway latency`);
         const slow = await bench.chargeRun(LATENCY_MS);
         console.error("  charging with 0 ms gateway latency");
         const fast = await bench.chargeRun(0);
+        workerCharges += slow.charged + fast.charged;
         console.error("  measuring the emulators alone");
         const emulators = await bench.emulatorRates(options.emulatorSample ?? EMULATOR_SAMPLE);
-        return [
+        rows.push(
           runRow(
             `local mode, ${LATENCY_MS} ms gateway latency, ${shape}`,
             slow,
@@ -86,10 +113,12 @@ export function chargeThroughputBenchmark(options: {
               `${Math.round(emulators.sqsMessagesPerSec)} msgs/s sent+received+deleted`,
             target: "",
           },
-        ];
+        );
       } finally {
         await bench.close();
       }
+      if (profileDir !== undefined) rows.push(profileRow(await readCpuProfile(profileDir), workerCharges));
+      return rows;
     },
   };
 }
