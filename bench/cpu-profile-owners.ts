@@ -61,6 +61,7 @@ export function cpuByOwner(profile: CpuProfile): Record<CpuOwner, number> {
  */
 export async function readCpuProfile(dir: string): Promise<CpuProfile> {
   const files = (await readdir(dir)).filter((file) => /\.\d+\.0\.\d+\.cpuprofile$/.test(file));
-  if (files.length !== 1) throw new Error(`expected one main-thread .cpuprofile in ${dir}, found ${files.length}`);
+  if (files.length !== 1)
+    throw new Error(`expected one main-thread .cpuprofile in ${dir}, found ${files.length}`);
   return cpuProfileSchema.parse(JSON.parse(await readFile(join(dir, files[0] as string), "utf8")));
 }

@@ -16,11 +16,8 @@ export interface ServiceSet<S> {
   from(composition: Composition): Promise<S>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a component of any name and type
-type AnyComponent = Component<any, any>;
-
 /** A set's components by the names its build uses. */
-export type ComponentMap = Readonly<Record<string, AnyComponent>>;
+export type ComponentMap = Readonly<Record<string, Component<ComponentName, unknown>>>;
 
 /** What a set's build gets: each of its components as a getter over the composition. */
 export type ComponentGetters<C extends ComponentMap> = {
@@ -33,10 +30,10 @@ export function serviceSet<const C extends ComponentMap, S>(
 ): ServiceSet<S> & { readonly componentMap: C; readonly build: typeof build } {
   const list = Object.values(components);
   const environment = z.object(
-    Object.assign({}, ...list.map((component) => COMPONENT_VARIABLES[component.name as ComponentName].shape)),
+    Object.assign({}, ...list.map((component) => COMPONENT_VARIABLES[component.name].shape)),
   );
   return {
-    components: [...new Set(list.map((component) => component.name as ComponentName))],
+    components: [...new Set(list.map((component) => component.name))],
     componentMap: components,
     build,
     environment,
