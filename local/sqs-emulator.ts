@@ -104,14 +104,22 @@ export async function drainQueue(client: SQSClient, queueUrl: string): Promise<S
 }
 
 /**
- * ApproximateNumberOfMessages. local-aws-sqs counts every stored, undelayed message here, in flight or not (SQS
- * counts only the visible ones), so 0 means "nothing left to deliver, ever".
+ * Every message the queue holds. local-aws-sqs counts every stored message in ApproximateNumberOfMessages, in flight
+ * or not (SQS counts only the visible ones), except those still in their delay — and a message sent without one
+ * still spends a timer tick in it, so one sent just before the count is in ApproximateNumberOfMessagesDelayed. The
+ * sum is 0 only when there is nothing left to deliver, ever.
  */
 export async function approximateMessageCount(client: SQSClient, queueUrl: string): Promise<number> {
   const reply = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["ApproximateNumberOfMessages"] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesDelayed"],
+    }),
   );
-  return Number(required(reply.Attributes?.ApproximateNumberOfMessages, "ApproximateNumberOfMessages"));
+  const stored = Number(
+    required(reply.Attributes?.ApproximateNumberOfMessages, "ApproximateNumberOfMessages"),
+  );
+  return stored + Number(reply.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
 }
 
 /**
