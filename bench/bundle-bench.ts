@@ -3,9 +3,9 @@ import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
-import { BUNDLE_BUDGET_KB, INIT_BUDGET_MS, LAMBDA_BUNDLING } from "../lib/lambda-bundling";
+import { BUNDLE_BUDGET_KB, INIT_BUDGET_MS } from "../lib/lambda-bundling";
 import type { Benchmark, BenchRow } from "./benchmark";
+import { bundleHandler, HANDLERS_DIR, type HandlerBundle } from "./handler-bundle";
 
 // P3: every handler bundled as lib/billing-function.ts has NodejsFunction bundle it (lib/lambda-bundling.ts: minified
 // CommonJS for node22, the AWS SDK external), its minified and gzipped size against the budget, and its cold module
@@ -15,7 +15,6 @@ import type { Benchmark, BenchRow } from "./benchmark";
 // bundle's: the part of the cold load that is the SDK's own, which no change to our code removes.
 // Knob: BENCH_INIT_RUNS (processes per bundle, default 20).
 
-const HANDLERS_DIR = new URL("../functions/handlers/", import.meta.url);
 // Under node_modules so that the bundles resolve the external AWS SDK from this repository's node_modules.
 const OUT_DIR = new URL("../node_modules/.cache/bench-bundles/", import.meta.url);
 const REQUIRE_TIMER =
@@ -23,30 +22,12 @@ const REQUIRE_TIMER =
 
 const run = promisify(execFile);
 
-async function bundle(
-  handler: string,
-): Promise<{ file: string; bytes: Uint8Array; sdkPackages: readonly string[] }> {
-  const { externalModules, mainFields, ...options } = LAMBDA_BUNDLING;
+/** The handler's bundle, written under OUT_DIR to be required. */
+async function bundle(handler: string): Promise<HandlerBundle & { file: string }> {
+  const built = await bundleHandler(handler);
   const file = fileURLToPath(new URL(`${handler}.cjs`, OUT_DIR));
-  const result = await build({
-    ...options,
-    mainFields: [...mainFields],
-    external: [...externalModules],
-    entryPoints: [fileURLToPath(new URL(`${handler}.ts`, HANDLERS_DIR))],
-    bundle: true,
-    outfile: file,
-    write: false,
-    metafile: true,
-    logLevel: "warning",
-  });
-  const [output] = result.outputFiles;
-  if (output === undefined) throw new Error(`esbuild wrote no bundle for ${handler}`);
-  await writeFile(file, output.contents);
-  const imports = Object.values(result.metafile.outputs).flatMap((out) => out.imports);
-  const sdkPackages = [
-    ...new Set(imports.filter((i) => i.external && i.path.startsWith("@aws-sdk/")).map((i) => i.path)),
-  ].sort();
-  return { file, bytes: output.contents, sdkPackages };
+  await writeFile(file, built.bytes);
+  return { ...built, file };
 }
 
 /** Milliseconds to require the modules in a fresh node process (module load and init, not node's own start). */

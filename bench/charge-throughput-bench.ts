@@ -2,7 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import type { Benchmark, BenchRow } from "./benchmark";
 import { ChargeBench, type ChargeRunMeasure } from "./charge-fixture";
-import { CPU_OWNERS, cpuByOwner, readCpuProfile } from "./cpu-profile-owners";
+import { CPU_OWNERS, type CpuOwner, type CpuProfile, cpuByOwner, readCpuProfile } from "./cpu-profile-owners";
 
 // P1: charge throughput through local mode (bench/charge-fixture.ts): N due subscriptions charged by process-charges
 // behind the SQS event source mapping with C charges in flight (batches × records per batch), first with 50 ms of
@@ -49,9 +49,9 @@ function runRow(label: string, measure: ChargeRunMeasure, limit?: number): Bench
 }
 
 /** The worker's CPU per charge by owner, over all its runs (the warm-up's JIT included). */
-function profileRow(profile: Parameters<typeof cpuByOwner>[0], charges: number): BenchRow {
+function profileRow(profile: CpuProfile, charges: number): BenchRow {
   const byOwner = cpuByOwner(profile);
-  const perCharge = (owner: (typeof CPU_OWNERS)[number]) => byOwner[owner] / Math.max(1, charges);
+  const perCharge = (owner: CpuOwner) => byOwner[owner] / Math.max(1, charges);
   return {
     case: "  worker CPU by owner (--cpu-prof, every run)",
     metrics: Object.fromEntries(CPU_OWNERS.map((owner) => [owner, fixed(perCharge(owner), 2)])),

@@ -1,5 +1,5 @@
-// How every Lambda function is built and sized (lib/billing-function.ts), without CDK: bench/ bundles the handlers
-// with esbuild the same way to measure them.
+// How every Lambda function is built and sized (lib/billing-function.ts), without CDK: bench/handler-bundle.ts
+// bundles the handlers with esbuild the same way, for the benchmark and test/infra/handler-bundles.test.ts.
 
 /** arm64 CPU scales with memory: 512 MB keeps cold starts short. */
 export const LAMBDA_MEMORY_MB = 512;

@@ -16,7 +16,7 @@ import { DEFAULT_CHARGE_POLICY } from "../core/charge-policy";
 import { PARTNER_TOKEN_REFRESHER_WINDOW_MS } from "../core/partner-token-refresh";
 import { joinUrl } from "../gateway/context";
 import { createGatewayClient } from "../gateway/gateway-client";
-import { createPartnerTokenProvider } from "../gateway/partner-token";
+import { createPartnerTokenProvider, type PartnerTokenStore } from "../gateway/partner-token";
 import { loadEnvironment } from "../runtime/environment";
 import { COMPONENT_VARIABLES, type ComponentName } from "./components";
 import type { Runtime } from "./runtime";
@@ -149,7 +149,7 @@ type GatewayComponentName = "gateway" | "gatewayTransactions" | "partnerWebhooks
 async function gatewayClientOf(
   { runtime, variables, tuning }: ComponentContext,
   name: GatewayComponentName,
-  partnerTokenStore?: ReturnType<typeof createSecretsManagerTokenStore>,
+  partnerTokenStore?: PartnerTokenStore,
 ) {
   const env = variables(name);
   const config = {

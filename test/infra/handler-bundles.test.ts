@@ -1,9 +1,7 @@
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
+import { bundleHandler } from "../../bench/handler-bundle";
 import type { ComponentName } from "../../functions/composition/components";
 import { BILLING_FUNCTIONS } from "../../lib/function-table";
-import { LAMBDA_BUNDLING } from "../../lib/lambda-bundling";
 
 // Each function's bundle holds only its own service set's components: the AWS SDK clients it requires are exactly
 // those its components talk to. A component list that grows, or a module-scope call that esbuild cannot drop, shows
@@ -37,19 +35,8 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
 };
 
 async function sdkClientsOf(handler: string): Promise<string[]> {
-  const { externalModules, mainFields, ...options } = LAMBDA_BUNDLING;
-  const result = await build({
-    ...options,
-    mainFields: [...mainFields],
-    external: [...externalModules],
-    entryPoints: [fileURLToPath(new URL(`../../functions/handlers/${handler}.ts`, import.meta.url))],
-    bundle: true,
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-  });
-  const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports);
-  return [...new Set(imports.filter((i) => i.path.startsWith("@aws-sdk/client-")).map((i) => i.path))].sort();
+  const { sdkPackages } = await bundleHandler(handler);
+  return sdkPackages.filter((name) => name.startsWith("@aws-sdk/client-"));
 }
 
 describe("handler bundles", () => {
