@@ -16,6 +16,7 @@ import {
   accepted,
   changeFailure,
   gatewayFailure,
+  invalidInput,
   notFound,
   notRefundable,
   subscriptionCanceled,
@@ -43,11 +44,14 @@ export function signupAnswer(result: SignupResult): ApiResponse {
       return accepted(subscriptionView(result.subscription));
     case "refused":
       throw gatewayFailure(result.failure);
+    case "invalid_input":
+      throw invalidInput(result);
   }
 }
 
 export function checkoutAnswer(result: CheckoutStart): ApiResponse {
   if (result.kind === "refused") throw gatewayFailure(result.failure);
+  if (result.kind === "invalid_input") throw invalidInput(result);
   const { checkout_id, subscription_id, order_id, fgkey } = result.checkout;
   return created({ checkout_id, subscription_id, order_id, fgkey });
 }
@@ -60,6 +64,7 @@ export function changeAnswer(result: ChangeResult): ApiResponse {
 /** A change that pays first (a new card, a prorated upgrade): 202 while the payment's outcome is being settled. */
 export function paidChangeAnswer(result: PaymentMethodResult | PlanChangeResult): ApiResponse {
   if (result.kind === "pending") return accepted(subscriptionView(result.subscription));
+  if (result.kind === "invalid_input") throw invalidInput(result);
   return changeAnswer(result);
 }
 
@@ -101,6 +106,8 @@ export function adHocChargeAnswer(result: AdHocChargeResult): ApiResponse {
       throw new ApiError(409, result.reason, NOT_CHARGEABLE[result.reason]);
     case "recorded":
       return chargeLineAnswer(result.charge);
+    case "invalid_input":
+      throw invalidInput(result);
   }
 }
 
@@ -119,6 +126,8 @@ export function refundAnswer(outcome: RefundOutcome): ApiResponse {
       return refundRecordAnswer(outcome.refund);
     case "not_refundable":
       throw notRefundable(outcome.reason);
+    case "invalid_input":
+      throw invalidInput(outcome);
     case "refused":
       // unknown: the refund may exist at the gateway; it is shown as such (202) for support to settle.
       if (outcome.failure.kind === "unknown") return accepted(refundView(outcome.refund));

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { InvalidInput } from "../core/money";
 import type { Failure } from "../core/outcome";
 import type { ChangeResult } from "../core/subscription-changes";
 import type { ErrorBody } from "./merchant-api-schemas";
@@ -72,6 +73,10 @@ export function readJsonBody(text: string | undefined): unknown {
     throw new ApiError(400, "malformed_json", "the request body is not valid JSON");
   }
 }
+
+/** A request the core refused before anything was written or sent (an amount its currency cannot carry, …). */
+export const invalidInput = ({ field, message }: InvalidInput) =>
+  new ApiError(400, "invalid_request", message, field);
 
 export const unauthorized = () =>
   new ApiError(401, "unauthorized", "a valid API key is required (Authorization: Bearer <key>)", undefined, {

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { chargeKind } from "../core/charge-kind";
 import {
+  amountFitsCurrency,
   attemptStatus,
   billingMode,
   customerSchema,
@@ -22,19 +23,23 @@ import { lang, text, url } from "../gateway/schemas/primitives";
 // decimal strings, as on the gateway.
 
 const isoInstant = z.iso.datetime({ offset: true });
-const planAmount = planSchema.shape.amount.describe("Decimal string greater than 0, at most 2 decimals");
+const planAmount = planSchema.shape.amount.describe(
+  "Decimal string greater than 0, at most 99999999.99, with no more decimals than the currency has (none in KRW and JPY)",
+);
 
 const customer = z.strictObject(customerSchema.shape);
 const plan = z.strictObject({ ...planSchema.shape, amount: planAmount });
 /** A sign-up's plan: with trial_days, a free trial comes first. */
-const signupPlan = z.strictObject({
-  ...plan.shape,
-  trial_days: trialDaysSchema
-    .optional()
-    .describe(
-      "A free trial of this many days: the card is verified by the smallest charge, refunded at once, and the first period is charged when the trial ends.",
-    ),
-});
+const signupPlan = z
+  .strictObject({
+    ...plan.shape,
+    trial_days: trialDaysSchema
+      .optional()
+      .describe(
+        "A free trial of this many days: the card is verified by the smallest charge, refunded at once, and the first period is charged when the trial ends.",
+      ),
+  })
+  .superRefine(amountFitsCurrency);
 
 /** Card data: in memory for one request only; never stored, logged, echoed in errors or returned. */
 const card = z

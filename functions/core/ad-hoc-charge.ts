@@ -8,6 +8,7 @@ import {
 } from "./charge-engine";
 import { AD_HOC_FIRST_PERIOD, AD_HOC_LAST_PERIOD, isAdHocPeriod } from "./charge-kind";
 import type { ChargeAttempt, Subscription } from "./model";
+import { type InvalidInput, invalidAmount } from "./money";
 
 export interface AdHocChargeCommand {
   readonly subscription_id: string;
@@ -27,7 +28,8 @@ export interface AdHocChargeCommand {
 export type AdHocChargeResult =
   | { readonly kind: "recorded"; readonly charge: ChargeAttempt }
   | { readonly kind: "not_found" }
-  | { readonly kind: "not_chargeable"; readonly reason: NotChargeable };
+  | { readonly kind: "not_chargeable"; readonly reason: NotChargeable }
+  | InvalidInput;
 
 /** Why nothing was charged without asking the gateway (a past_due subscription is charged: the gateway decides). */
 export type NotChargeable =
@@ -51,6 +53,8 @@ export async function chargeAdHoc(command: AdHocChargeCommand, deps: ChargeDeps)
   if (subscription.status === "pending") return notChargeable("subscription_pending");
   const tokenId = subscription.token_id;
   if (tokenId === undefined) return notChargeable("no_stored_token");
+  const invalid = command.amount && invalidAmount(command.amount, subscription.plan.currency);
+  if (invalid) return invalid;
 
   const ledger = await deps.repository.listAttempts(subscription.subscription_id);
   // A voided line charged nothing: the same request may try again on a new line.

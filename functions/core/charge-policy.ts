@@ -1,5 +1,9 @@
+import { GATEWAY_CURRENCIES } from "./money";
+
 /** The merchant-tunable rules of the charge engine. */
 export interface ChargePolicy {
+  /** The ISO 4217 codes new subscriptions may be billed in (the gateway's published currencies by default). */
+  readonly currencies: readonly string[];
   /** How long a claimed or unknown attempt is left alone before retrieve decides it; must exceed any call's life. */
   readonly inflightWindowMs: number;
   /** Days to wait after each decline before the next attempt; a decline after the last one ends dunning. */
@@ -25,6 +29,7 @@ export interface ChargePolicy {
 }
 
 export const DEFAULT_CHARGE_POLICY: ChargePolicy = {
+  currencies: GATEWAY_CURRENCIES,
   inflightWindowMs: 5 * 60_000,
   dunningScheduleDays: [1, 3, 5, 7],
   dunningFinalAction: "cancel",

@@ -1,4 +1,6 @@
+import type { ChargePolicy } from "./charge-policy";
 import { maskedCardSchema, type Subscription } from "./model";
+import { type InvalidInput, invalidCurrency } from "./money";
 import { attemptKeyOf } from "./order-id";
 import { failureReason, SUCCESS_RESCODE } from "./outcome";
 import type { PaymentMethodResult } from "./payment-method";
@@ -19,6 +21,8 @@ import {
 export interface CheckoutDeps extends SignupStepDeps {
   readonly gateway: PaymentGateway;
   readonly ids: IdSource;
+  /** Its currencies: a checkout in any other is refused before anything is written. */
+  readonly policy: Pick<ChargePolicy, "currencies">;
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
   readonly recurringNotifyUrl: (subscriptionId: string) => string;
   /** Our status_url webhook (`<webhook base>/status`): where the gateway sends the window result. */
@@ -43,7 +47,8 @@ export interface Checkout {
 
 export type CheckoutStart =
   | { readonly kind: "started"; readonly checkout: Checkout }
-  | { readonly kind: "refused"; readonly failure: FirstPaymentRefusal; readonly subscription_id: string };
+  | { readonly kind: "refused"; readonly failure: FirstPaymentRefusal; readonly subscription_id: string }
+  | InvalidInput;
 
 /**
  * Window sign-up (README, Merchant API: POST /v1/checkouts): a pending subscription with its period-0 attempt
@@ -52,6 +57,8 @@ export type CheckoutStart =
  * subscription id.
  */
 export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps): Promise<CheckoutStart> {
+  const invalid = invalidCurrency(request.plan.currency, deps.policy.currencies);
+  if (invalid) return invalid;
   // A checkout has no request key: each one opens its own window (ready charges nothing).
   const signup = await openSignup({ ...request, request_key: undefined }, WINDOW_LEASE_MS, deps);
   if ("replayed" in signup) throw new Error("a checkout never replays a sign-up");

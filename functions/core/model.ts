@@ -1,19 +1,35 @@
 import * as z from "zod";
 import { MAX_INTERVAL_MONTHS, MIN_INTERVAL_MONTHS } from "./billing-period";
+import { amountProblem, currencyDecimals } from "./money";
 
 // The billing records the core reads and writes. Card data never appears here: a token_id and the masked card only.
 
 const isoInstant = z.iso.datetime({ offset: true });
 const decimal = z
   .string()
-  .regex(/^(?:0|[1-9]\d*)(?:\.\d{1,2})?$/, "must be a decimal amount with at most 2 decimals");
+  .regex(
+    /^(?:0|[1-9]\d{0,7})(?:\.\d{1,2})?$/,
+    "must be a decimal amount of at most 10 digits, at most 2 of them decimals (99999999.99)",
+  );
 
 export const planSchema = z.object({
   amount: decimal.refine((value) => Number(value) > 0, "must be greater than 0"),
-  currency: z.string().regex(/^[A-Z]{3}$/, "must be a 3-letter currency code"),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, "must be a 3-letter currency code")
+    .refine((code) => currencyDecimals(code) !== undefined, "must be an ISO 4217 currency code"),
   interval_months: z.number().int().min(MIN_INTERVAL_MONTHS).max(MAX_INTERVAL_MONTHS),
 });
 export type Plan = z.infer<typeof planSchema>;
+
+/** A plan's amount must fit its currency's minor unit (KRW and JPY: whole numbers): the issue names `amount`. */
+export function amountFitsCurrency(
+  plan: { readonly amount: string; readonly currency: string },
+  context: z.RefinementCtx,
+) {
+  const message = amountProblem(plan.amount, plan.currency);
+  if (message !== undefined) context.addIssue({ code: "custom", path: ["amount"], message });
+}
 
 /** A sign-up's free trial: 1 to 730 days before the first period is charged. */
 export const trialDaysSchema = z.number().int().min(1).max(730);

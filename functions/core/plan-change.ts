@@ -1,7 +1,7 @@
 import { chargeAdHoc } from "./ad-hoc-charge";
 import { type ChargeDeps, refusalOfLine } from "./charge-engine";
 import type { Plan, Subscription } from "./model";
-import { fromCents, toCents } from "./money";
+import { fromCents, type InvalidInput, invalidAmount, toCents } from "./money";
 import { unusedPartCents } from "./proration";
 import { type ChangeDeps, type ChangeResult, load, resultOf } from "./subscription-changes";
 import { applyInput } from "./subscription-machine";
@@ -26,7 +26,8 @@ export interface PlanChangeRequest {
 export type PlanChangeResult =
   | ChangeResult
   /** The proration charge's outcome is unknown: the plan changes when the request is repeated once it is settled. */
-  | { readonly kind: "pending"; readonly subscription: Subscription };
+  | { readonly kind: "pending"; readonly subscription: Subscription }
+  | InvalidInput;
 
 export async function changePlan(
   request: PlanChangeRequest,
@@ -35,6 +36,8 @@ export async function changePlan(
   const subscription = await load(request.subscription_id, deps);
   if (!subscription) return { kind: "not_found" };
   if (subscription.status === "canceled") return { kind: "conflict", reason: "subscription is canceled" };
+  const invalid = invalidAmount(request.amount, subscription.plan.currency);
+  if (invalid) return invalid;
   const plan: Plan = {
     amount: request.amount,
     currency: subscription.plan.currency,
@@ -80,6 +83,7 @@ async function payProration(
   );
   if (result.kind === "not_found") return result;
   if (result.kind === "not_chargeable") return { kind: "conflict", reason: result.reason };
+  if (result.kind === "invalid_input") return result;
   const line = result.charge;
   if (line.status === "succeeded") return undefined;
   const refusal = refusalOfLine(line);

@@ -1,5 +1,5 @@
 import { type PeriodAnchor, subscriptionPeriod } from "./billing-period";
-import { minorUnitCents } from "./money";
+import { minorUnitCents, scaledCents } from "./money";
 
 /**
  * The share of `cents` for what is left at `now` of a subscription's period `index`, rounded down to the currency's
@@ -16,5 +16,5 @@ export function unusedPartCents(
   const length = period.end.getTime() - period.start.getTime();
   const left = Math.min(length, Math.max(0, period.end.getTime() - now.getTime()));
   const unit = minorUnitCents(charge.currency);
-  return Math.floor((charge.cents * left) / length / unit) * unit;
+  return Math.floor(scaledCents(charge.cents, left, length) / unit) * unit;
 }

@@ -1,6 +1,6 @@
 import { closedRefundEvent } from "./events";
 import type { AttemptKey, RefundRecord } from "./model";
-import { fromCents, toCents } from "./money";
+import { fromCents, type InvalidInput, invalidAmount, toCents } from "./money";
 import type { Failure } from "./outcome";
 import type { BillingRepository, ChargeGateway, Clock } from "./ports";
 
@@ -24,7 +24,8 @@ export type RefundOutcome =
   /** The same refund_id was used before: its record as it stands. */
   | { readonly kind: "existing"; readonly refund: RefundRecord }
   | { readonly kind: "not_refundable"; readonly reason: string }
-  | { readonly kind: "refused"; readonly refund: RefundRecord; readonly failure: Failure };
+  | { readonly kind: "refused"; readonly refund: RefundRecord; readonly failure: Failure }
+  | InvalidInput;
 
 /**
  * Full or partial refund of one successful charge through the gateway's cancel (F when it empties the balance, P
@@ -35,6 +36,8 @@ export async function refundCharge(command: RefundCommand, deps: RefundDeps): Pr
   if (charge?.status !== "succeeded" || charge.transaction_id === undefined) {
     return { kind: "not_refundable", reason: "no successful charge with that id" };
   }
+  const invalid = command.amount && invalidAmount(command.amount, charge.currency);
+  if (invalid) return invalid;
   const refunded = charge.refunded_amount ?? "0";
   const balanceCents = toCents(charge.amount) - toCents(refunded);
   const amountCents = command.amount === undefined ? balanceCents : toCents(command.amount);

@@ -1,5 +1,6 @@
 import type { ChargePolicy } from "./charge-policy";
 import type { Subscription } from "./model";
+import { type InvalidInput, invalidCurrency } from "./money";
 import type { Failure } from "./outcome";
 import type { BillingRepository, CardDetails, Clock, IdSource, PaymentGateway } from "./ports";
 import {
@@ -28,7 +29,8 @@ export type SignupResult =
   | { readonly kind: "active"; readonly subscription: Subscription }
   /** The first charge's outcome is unknown; the attempt sweep settles it and the subscription follows. */
   | { readonly kind: "pending"; readonly subscription: Subscription }
-  | { readonly kind: "refused"; readonly failure: Failure; readonly subscription_id: string };
+  | { readonly kind: "refused"; readonly failure: Failure; readonly subscription_id: string }
+  | InvalidInput;
 
 /**
  * Server-to-server sign-up: period 0 is charged at once with the card (non-ui payment), which also yields the token
@@ -36,6 +38,8 @@ export type SignupResult =
  * the call like every charge, so an unknown outcome is settled by the attempt sweep, never by charging again.
  */
 export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): Promise<SignupResult> {
+  const invalid = invalidCurrency(request.plan.currency, deps.policy.currencies);
+  if (invalid) return invalid;
   const signup = await openSignup(request, deps.policy.inflightWindowMs, deps);
   if ("replayed" in signup) return replayedResult(signup.replayed);
   const { subscription, attempt } = signup;
