@@ -18,6 +18,7 @@ export function crashBeforeRebill(
 ): ChargeGateway {
   return {
     findOrder: (order) => gateway.findOrder(order),
+    findRefund: (refund) => gateway.findRefund(refund),
     deleteToken: (tokenId) => gateway.deleteToken(tokenId),
     refund: (request) => gateway.refund(request),
     async rebill(request) {
@@ -92,6 +93,7 @@ export class CrashInjector {
     // Typed as the port: a spread of the generic D would not notice a method left out here.
     const crashingGateway: ChargeGateway = {
       findOrder: (order) => gateway.findOrder(order),
+      findRefund: (refund) => gateway.findRefund(refund),
       deleteToken: (tokenId) => gateway.deleteToken(tokenId),
       refund: (request) => gateway.refund(request),
       rebill: async (request) => {

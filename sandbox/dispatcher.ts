@@ -57,6 +57,10 @@ async function applyPreFaults(
     send(res, style.unavailable());
     return false;
   }
+  if (fault.action === "throttle") {
+    send(res, style.throttled());
+    return false;
+  }
   if (fault.action === "internalError") {
     send(res, style.internalError(fault.internalCode ?? "EM00"));
     return false;
@@ -123,6 +127,7 @@ export function createDispatcher(options: DispatcherOptions) {
       res.on("close", () => options.held.delete(res));
       return;
     }
-    send(res, reply);
+    // Committed, then failed: the client gets a 500 and cannot tell whether anything happened.
+    send(res, fault.action === "errorAfterCommit" ? style.internal() : reply);
   };
 }

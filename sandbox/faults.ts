@@ -12,8 +12,12 @@ export const faultSettingsSchema = z.strictObject({
   latencyJitterMs: millis,
   /** Answer 503 before handling: nothing committed. */
   errorRate: rate,
+  /** Answer 429 (too many requests) before handling: nothing committed. */
+  throttleRate: rate,
   /** Handle and commit, then never answer (until the client gives up or the sandbox closes). */
   timeoutAfterCommitRate: rate,
+  /** Handle and commit, then answer HTTP 500 (the gateway failed after it acted). */
+  errorAfterCommitRate: rate,
   /** Destroy the connection before handling: nothing committed. */
   resetRate: rate,
   /** Call status_url twice. */
@@ -51,7 +55,9 @@ const NO_FAULTS: FaultSettings = {
   latencyMs: 0,
   latencyJitterMs: 0,
   errorRate: 0,
+  throttleRate: 0,
   timeoutAfterCommitRate: 0,
+  errorAfterCommitRate: 0,
   resetRate: 0,
   duplicateStatusUrlRate: 0,
   outOfOrderWebhookRate: 0,
@@ -60,10 +66,17 @@ const NO_FAULTS: FaultSettings = {
 };
 
 /**
- * What happens to one request: reset, error (503) and internalError (EM00 / EX1000) act before the handler,
- * timeoutAfterCommit after it.
+ * What happens to one request: reset, error (503), throttle (429) and internalError (EM00 / EX1000) act before the
+ * handler, timeoutAfterCommit and errorAfterCommit (500) after it.
  */
-export type RequestAction = "none" | "reset" | "error" | "internalError" | "timeoutAfterCommit";
+export type RequestAction =
+  | "none"
+  | "reset"
+  | "error"
+  | "throttle"
+  | "internalError"
+  | "timeoutAfterCommit"
+  | "errorAfterCommit";
 export interface RequestFaults {
   readonly latencyMs: number;
   readonly action: RequestAction;
@@ -86,7 +99,9 @@ function emptyCounts(): FaultCounts {
     latency: 0,
     reset: 0,
     error: 0,
+    throttle: 0,
     timeoutAfterCommit: 0,
+    errorAfterCommit: 0,
     internalError: 0,
     duplicateStatusUrl: 0,
     outOfOrderWebhook: 0,
@@ -140,24 +155,30 @@ export class FaultInjector {
   decideRequest(route: string): RequestFaults {
     const settings = this.settingsFor(route);
     const random = this.#stream(`request:${route}`);
-    // Six draws every time, in this order, whatever the rates.
+    // Eight draws every time, in this order, whatever the rates.
     const jitter = random.next();
     const reset = random.next();
     const error = random.next();
     const timeout = random.next();
     const internal = random.next();
     const which = random.next();
+    const afterCommit = random.next();
+    const throttle = random.next();
     const latencyMs = settings.latencyMs + Math.floor(jitter * (settings.latencyJitterMs + 1));
     const action: RequestAction =
       reset < settings.resetRate
         ? "reset"
         : error < settings.errorRate
           ? "error"
-          : internal < settings.internalErrorRate
-            ? "internalError"
-            : timeout < settings.timeoutAfterCommitRate
-              ? "timeoutAfterCommit"
-              : "none";
+          : throttle < settings.throttleRate
+            ? "throttle"
+            : internal < settings.internalErrorRate
+              ? "internalError"
+              : timeout < settings.timeoutAfterCommitRate
+                ? "timeoutAfterCommit"
+                : afterCommit < settings.errorAfterCommitRate
+                  ? "errorAfterCommit"
+                  : "none";
     this.#count(route, "requests");
     if (latencyMs > 0) this.#count(route, "latency");
     if (action !== "none") this.#count(route, action);

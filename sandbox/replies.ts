@@ -75,6 +75,8 @@ export interface ErrorStyle {
   invalidParameter(field: string): Reply;
   /** An injected 503: nothing was handled. */
   unavailable(): Reply;
+  /** An injected 429: too many requests, nothing was handled. */
+  throttled(): Reply;
   /** An injected internal error of the gateway (EM00 or EX1000): nothing was handled. */
   internalError(code: "EM00" | "EX1000"): Reply;
   /** A handler threw: the process goes on. */
@@ -88,6 +90,7 @@ export const rescodeStyle: ErrorStyle = {
   notFound: () => rescodeReply(404, "EC1004", "Unknown path"), // invented
   invalidParameter: (field) => rescodeReply(400, "EC00", `Invalid parameter: ${field}`),
   unavailable: () => rescodeReply(503, "EX01", "Service temporarily unavailable"),
+  throttled: () => rescodeReply(429, "EX01", "Too many requests"), // invented
   internalError: (code) =>
     code === "EM00"
       ? rescodeReply(200, "EM00", "Internal server error. Please try again later.")
@@ -105,6 +108,7 @@ export const partnerStyle: ErrorStyle = {
   notFound: () => partnerReply(404, "CMN_4004", "Unknown path"), // invented
   invalidParameter: (field) => partnerReply(400, "CMN_4000", `Invalid parameter: ${field}`), // invented
   unavailable: () => partnerReply(503, "CMN_5003", "Service temporarily unavailable"), // invented
+  throttled: () => partnerReply(429, "CMN_4290", "Too many requests"), // invented
   internalError: () => partnerReply(500, "CMN_5000", "Internal error"), // invented
   internal: () => partnerReply(500, "CMN_5000", "Internal error"), // invented
 };

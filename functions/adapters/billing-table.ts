@@ -27,6 +27,7 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *   token          pk TOKEN#<token_id>  sk TOKEN
  *   refund         pk REFUND#<refund_id>  sk REFUND
  *                  + sub_pk SUB#<subscription_id>, sub_sk REFUND#<created_at ISO>#<refund_id>
+ *                  + open_pk open-refund#<shard>, open_sk <lease_until ISO>#<refund_id>  while pending or unknown
  *                  + ledger_pk, ledger_sk <ISO>#R#<refund_id>  likewise, once the refund succeeded
  *   dedup record   pk DEDUP#<key>  sk DEDUP  (or DEDUP#<sha256 hex>, DEDUP#SHA256: see dedupKey)
  *                  + expires_at <epoch seconds>: the table's TTL attribute (dedup and idempotency records)
@@ -265,6 +266,22 @@ export function dueKeys(
 
 export function openPartition(shard: number): string {
   return `open#${shard}`;
+}
+
+/** Open refunds have partitions of their own in the open index: the attempt sweep reads them apart. */
+export function openRefundPartition(shard: number): string {
+  return `open-refund#${shard}`;
+}
+
+/**
+ * The open index keys of a refund while it is pending or unknown, sorted by its lease; sharded by its own id, which
+ * every write of a refund has, so no write reads the refund first.
+ */
+export function openRefundKeys(refundId: string, leaseUntil: string | undefined, shards: number) {
+  return {
+    open_pk: openRefundPartition(shardOf(refundId, shards)),
+    open_sk: `${leaseUntil === undefined ? "" : utcIso(leaseUntil)}#${refundId}`,
+  };
 }
 
 /** An open attempt without a lease sorts first: nothing holds it, so every attempt sweep may pick it up. */

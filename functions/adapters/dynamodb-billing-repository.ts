@@ -16,6 +16,7 @@ import {
   type ChargeAttempt,
   chargeAttemptSchema,
   OPEN_ATTEMPT_STATUSES,
+  OPEN_REFUND_STATUSES,
   type RefundRecord,
   refundRecordSchema,
   type Subscription,
@@ -43,6 +44,8 @@ import {
   OPEN_INDEX,
   openKeys,
   openPartition,
+  openRefundKeys,
+  openRefundPartition,
   REFUND_SK_PREFIX,
   recordOf,
   refundIndexKeys,
@@ -69,7 +72,6 @@ import { linkCustomer, listSubscriptions } from "./dynamodb-subscription-list";
 import { conditionally, type Item, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
 import {
   absent,
-  absentOrEquals,
   buildUpdateExpression,
   type Condition,
   equals,
@@ -127,8 +129,10 @@ export function createDynamoDbBillingRepository(
     getToken: (id) => getRecord(table, tokenKey(id), tokenRecordSchema),
     updateToken: (id, update) => updateByStatus(table, tokenKey(id), update),
     createRefund: (refund) => createRefund(table, refund),
+    getRefund: (id) => getRecord(table, refundKey(id), refundRecordSchema),
     updateRefund: (id, update) => updateRefund(table, clock, id, update),
     listRefunds: (id) => listRefunds(table, id),
+    listOpenRefunds: (before) => listOpenRefunds(table, before),
     recordOnce: (key, expiresAt) => recordOnce(table, clock, key, expiresAt),
     forgetOnce: (key) => forgetOnce(table, key),
     listPendingOutboxes: (before) => listPendingOutboxes(table, before),
@@ -281,7 +285,7 @@ async function claimAttempt(
 /**
  * The expected status (and lease) make the write a compare-and-set. They also give the attempt's state after the
  * write without reading it, so the open index keys are set or removed in the same UpdateItem. An expected
- * refunded_amount serialises refunds of the charge; an attempt never refunded has no such attribute and counts as "0".
+ * refund_revision serialises the refunds' holds on the charge; an attempt never refunded has none and counts as 0.
  */
 function updateAttempt(
   table: TableContext,
@@ -306,21 +310,16 @@ function updateAttempt(
     conditions: [
       equals("status", expect.status),
       leaseCondition,
-      ...refundedCondition(expect.refunded_amount),
-      ...disputeCondition(expect.dispute_revision),
+      ...revisionCondition("refund_revision", expect.refund_revision),
+      ...revisionCondition("dispute.revision", expect.dispute_revision),
     ],
   });
 }
 
-function disputeCondition(revision: number | undefined): Condition[] {
+/** A revision counter's compare-and-set; 0 matches an item that never had one. */
+function revisionCondition(attribute: string, revision: number | undefined): Condition[] {
   if (revision === undefined) return [];
-  return [revision === 0 ? absent("dispute") : equals("dispute.revision", revision)];
-}
-
-function refundedCondition(refundedAmount: string | undefined): Condition[] {
-  if (refundedAmount === undefined) return [];
-  const condition = refundedAmount === "0" ? absentOrEquals : equals;
-  return [condition("refunded_amount", refundedAmount)];
+  return [revision === 0 ? absent(attribute) : equals(attribute, revision)];
 }
 
 /** Open attempts whose lease ended before `before`. The index lags the table: the caller re-checks by condition. */
@@ -374,16 +373,28 @@ function updateByStatus(table: TableContext, key: Item, update: TokenUpdate): Pr
   });
 }
 
-/** A refund's compare-and-set on its status; the one that makes it succeeded also enters it in the ledger index. */
+/**
+ * A refund's compare-and-set on its status (and lease, when expected); the write that makes it succeeded also enters
+ * it in the ledger index. An open refund is in the open index under its lease; the write that closes it leaves it.
+ */
 function updateRefund(table: TableContext, clock: Clock, id: string, update: RefundUpdate): Promise<boolean> {
-  const ledger = ledgerIndexKeys(table, clock, { kind: "R", id }, update.set);
+  const { expect, set } = update;
+  const remove = update.remove ?? [];
+  const ledger = ledgerIndexKeys(table, clock, { kind: "R", id }, set);
   const key = refundKey(id);
-  const occurredAt = update.set.updated_at ?? clock.now().toISOString();
+  const occurredAt = set.updated_at ?? clock.now().toISOString();
+  const open = OPEN_REFUND_STATUSES.includes(set.status ?? expect.status);
+  const leaseUntil = remove.includes("lease_until") ? undefined : (set.lease_until ?? expect.lease_until);
+  // Without a new or expected lease the open keys stay as they are.
+  const index = open && leaseUntil !== undefined ? openRefundKeys(id, leaseUntil, table.shards) : {};
   return updateItem(table, key, {
-    set: { ...update.set, ...ledger },
+    set: { ...set, ...ledger, ...index },
     ...outboxPlan(key, update.events, occurredAt, table.shards),
-    remove: [],
-    conditions: [equals("status", update.expect.status)],
+    remove: open ? remove : [...remove, "open_pk", "open_sk"],
+    conditions: [
+      equals("status", expect.status),
+      ...(expect.lease_until === undefined ? [] : [equals("lease_until", expect.lease_until)]),
+    ],
   });
 }
 
@@ -391,11 +402,26 @@ async function createRefund(
   table: TableContext,
   refund: RefundRecord,
 ): Promise<{ readonly created: true } | { readonly created: false; readonly existing: RefundRecord }> {
+  const open = OPEN_REFUND_STATUSES.includes(refund.status);
   const existing = await createOrFindExisting(table, refundKey(refund.refund_id), {
     ...refund,
     ...refundIndexKeys(refund),
+    ...(open ? openRefundKeys(refund.refund_id, refund.lease_until, table.shards) : {}),
   });
   return existing ? { created: false, existing: refundRecordSchema.parse(existing) } : { created: true };
+}
+
+/** Open refunds whose lease ended before `before`. The index lags the table: the caller re-checks by condition. */
+async function* listOpenRefunds(table: TableContext, before: Date): AsyncGenerator<readonly RefundRecord[]> {
+  const index = {
+    name: OPEN_INDEX,
+    partitionKey: "open_pk",
+    sortKey: "open_sk",
+    partition: openRefundPartition,
+  };
+  for await (const items of queryPages(table.client, queriesBelow(table, index, utcIso(before)))) {
+    yield items.map((item) => refundRecordSchema.parse(recordOf(item)));
+  }
 }
 
 /** Oldest first (then by refund_id). From the index, so eventually consistent (see billing-table.ts). */

@@ -99,6 +99,22 @@ export function createPaymentGateway(
       return success({ status, transaction_id });
     },
 
+    async findRefund({ refund_id, transaction_id, order_id, amount, currency }) {
+      const outcome = await refusedAsInvalid(() =>
+        payments.retrieve({
+          key_field: "refund_id",
+          payment: { order_id, currency, amount, lang, transaction_id, refund_id },
+        }),
+      );
+      if (outcome.kind !== "success") return outcome;
+      const { payment } = outcome.value;
+      if (payment.status === "NONE") return success({ found: false } as const);
+      // The refund's own transaction: retrieve by refund_id answers its REFUND / PARTIAL_REFUND record.
+      return payment.status === "REFUND" || payment.status === "PARTIAL_REFUND"
+        ? success({ found: true, refund_transaction_id: payment.refund_transaction_id } as const)
+        : { kind: "unknown", reason: `retrieve by refund_id answered status ${payment.status}` };
+    },
+
     async payWithCard(request: CardPaymentRequest): Promise<GatewayOutcome<CardPaymentResult>> {
       const { customer, card, recurring } = request;
       const outcome = await refusedAsInvalid(() =>

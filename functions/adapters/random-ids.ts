@@ -24,18 +24,18 @@ function base32(bytes: Uint8Array): string {
 }
 
 /**
- * 80 random bits: `sub_` + 16 characters, so `<id>-<period>-<attempt>` stays within the 30-character order_id. A
- * sign-up that carries a request key gets an id derived from it instead, so a retried request finds its first try.
+ * 80 random bits: `sub_` + 16 characters, so `<id>-<period>-<attempt>` stays within the 30-character order_id; a
+ * refund_id is `rf_` + 16 (the gateway allows 30). A request that carries a key gets ids derived from it instead, so a
+ * retried request finds its first try.
  */
 export function createRandomIds(): IdSource {
   return {
     subscriptionId: () => `sub_${randomBase32(10)}`,
-    subscriptionIdFor: (requestKey) =>
-      `sub_${base32(createHash("sha256").update(`subscription:${requestKey}`).digest().subarray(0, 10))}`,
+    subscriptionIdFor: (requestKey) => `sub_${digest32(`subscription:${requestKey}`)}`,
+    refundId: () => `rf_${randomBase32(10)}`,
+    refundIdFor: (requestKey, orderId) => `rf_${digest32(`refund:${orderId}:${requestKey}`)}`,
   };
 }
 
-/** A refund_id for a refund the merchant API starts: `rf_` + 16 characters (the gateway allows 30). */
-export function newRefundId(): string {
-  return `rf_${randomBase32(10)}`;
-}
+/** 80 bits of the text's SHA-256 in base32 (16 characters). */
+const digest32 = (text: string) => base32(createHash("sha256").update(text).digest().subarray(0, 10));

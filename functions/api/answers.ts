@@ -128,9 +128,10 @@ export function refundAnswer(outcome: RefundOutcome): ApiResponse {
       throw notRefundable(outcome.reason);
     case "invalid_input":
       throw invalidInput(outcome);
+    case "pending":
+      // Its outcome is being settled (the attempt sweep asks the gateway by refund_id): GET shows the result.
+      return accepted(refundView(outcome.refund));
     case "refused":
-      // unknown: the refund may exist at the gateway; it is shown as such (202) for support to settle.
-      if (outcome.failure.kind === "unknown") return accepted(refundView(outcome.refund));
       throw gatewayFailure(outcome.failure);
   }
 }

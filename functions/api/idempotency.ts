@@ -73,14 +73,31 @@ export function requestKeyOf(key: string): string {
 
 const idempotencyHeader = z.object({ [IDEMPOTENCY_KEY_HEADER]: idempotencyKey.optional() });
 
-/** Answers that settle the request (2xx, 4xx) are kept; a 5xx is thrown on, so that nothing is kept. */
+/**
+ * A 202: the request was taken but its outcome is still being settled. It is not kept, so the same request again runs
+ * again and answers what it has come to — safe, because everything that answers 202 finds its first try by the key
+ * (a sign-up's subscription id, a charge's line, a refund's refund_id all follow from it).
+ */
+class Unsettled extends Error {
+  constructor(readonly response: ApiResponse) {
+    super("unsettled");
+  }
+}
+
+/**
+ * Answers that settle the request (2xx but 202, 4xx) are kept; a 202 or a 5xx is thrown on, so that nothing is kept
+ * and a retry with the key answers what the first try came to.
+ */
 async function settled(handle: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  let response: ApiResponse;
   try {
-    return await handle();
+    response = await handle();
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) return toErrorResponse(error);
     throw error;
   }
+  if (response.status === 202) throw new Unsettled(response);
+  return response;
 }
 
 /**
@@ -96,9 +113,13 @@ export async function idempotentPost(
   const header = { [IDEMPOTENCY_KEY_HEADER]: headerOf(request, IDEMPOTENCY_KEY_HEADER) };
   const key = parseInput(idempotencyHeader, header)[IDEMPOTENCY_KEY_HEADER];
   if (key === undefined) return handle(undefined);
-  const outcome = await services.idempotency.run({ key, fingerprint: fingerprintOf(request, body) }, () =>
-    settled(() => handle(requestKeyOf(key))),
-  );
+  const outcome = await services.idempotency
+    .run({ key, fingerprint: fingerprintOf(request, body) }, () => settled(() => handle(requestKeyOf(key))))
+    .catch((error: unknown) => {
+      if (error instanceof Unsettled)
+        return { kind: "completed", response: error.response, replayed: false } as const;
+      throw error;
+    });
   switch (outcome.kind) {
     case "completed": {
       const { response, replayed } = outcome;

@@ -2,6 +2,7 @@ import { type ChargeDeps, resolveAttempt } from "./charge-engine";
 import { isAdHocPeriod } from "./charge-kind";
 import type { ChargeAttempt } from "./model";
 import type { ChargeQueue } from "./ports";
+import { settleOpenRefund } from "./refunds";
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -34,10 +35,12 @@ export interface AttemptSweepReport {
   readonly deferred: number;
   /** Handed back to the charge queue (voided attempts and attempts waiting for a retry whose message was lost). */
   readonly requeued: number;
+  /** Refunds left open past their lease: settled (closed), or left for the next sweep. */
+  readonly refunds: { readonly examined: number; readonly settled: number; readonly deferred: number };
 }
 
 /**
- * Sweeps attempts left open past their lease — a worker crashed between claim and commit, or an unknown outcome was
+ * Sweeps attempts and refunds left open past their lease — a worker crashed between claim and commit, or an unknown outcome was
  * never resolved — and settles each through retrieve by order_id. Work that needs a new gateway call goes back to the
  * charge queue, so the attempt sweep never charges anything itself. An ad hoc line is only settled: a voided one
  * stays voided (its request was answered; the merchant charges again if they want to), and none is ever queued.
@@ -73,5 +76,19 @@ export async function runAttemptSweep(deps: AttemptSweepDeps): Promise<AttemptSw
       }
     }
   }
-  return { examined, resolved, requeued, deferred };
+  return { examined, resolved, requeued, deferred, refunds: await settleOpenRefunds(deps) };
+}
+
+/** Refunds left open past their lease, each settled by retrieve on its refund_id (refunds.ts). */
+async function settleOpenRefunds(deps: AttemptSweepDeps): Promise<AttemptSweepReport["refunds"]> {
+  const report = { examined: 0, settled: 0, deferred: 0 };
+  for await (const page of deps.repository.listOpenRefunds(deps.clock.now())) {
+    for (const refund of page) {
+      report.examined += 1;
+      const settlement = await settleOpenRefund(refund, deps);
+      if (settlement === "settled") report.settled += 1;
+      if (settlement === "deferred") report.deferred += 1;
+    }
+  }
+  return report;
 }

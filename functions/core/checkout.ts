@@ -22,7 +22,7 @@ export interface CheckoutDeps extends SignupStepDeps {
   readonly gateway: PaymentGateway;
   readonly ids: IdSource;
   /** Its currencies: a checkout in any other is refused before anything is written. */
-  readonly policy: Pick<ChargePolicy, "currencies">;
+  readonly policy: Pick<ChargePolicy, "currencies" | "inflightWindowMs">;
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
   readonly recurringNotifyUrl: (subscriptionId: string) => string;
   /** Our status_url webhook (`<webhook base>/status`): where the gateway sends the window result. */
@@ -92,7 +92,11 @@ export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps
   return { kind: "refused", failure: refusal, subscription_id: subscription.subscription_id };
 }
 
-export type CompletionDeps = SignupStepDeps & { readonly gateway: PaymentGateway };
+export type CompletionDeps = SignupStepDeps & {
+  readonly gateway: PaymentGateway;
+  /** Of the charge policy, the in-flight window of a trial's verification refund. */
+  readonly policy: Pick<ChargePolicy, "inflightWindowMs">;
+};
 
 /** What a status_url call came to; `subscription` is as stored afterwards, so a repeated call answers the same. */
 export type CheckoutCompletion =

@@ -188,8 +188,18 @@ export const chargeAttemptSchema = z.object({
   purpose: z.enum(["payment_method"]).optional(),
   /** The smallest charge that verifies a card (a trial, a new card): refunded in full once paid, whoever settles it. */
   verification: z.literal(true).optional(),
-  /** Refunded so far; the refundable balance is amount − refunded_amount. */
+  /**
+   * Refunded or being refunded: the sum of `refunds`. The refundable balance is amount − refunded_amount, so a refund
+   * holds its amount here before the gateway is called and concurrent refunds can never exceed the charge.
+   */
   refunded_amount: decimal.optional(),
+  /**
+   * Every refund that held part of the balance, by refund_id: its amount while it is held or made, "0" once it was
+   * refused (its amount given back to the balance). An id is held at most once: whoever holds it sends it.
+   */
+  refunds: z.record(z.string(), decimal).optional(),
+  /** Counts the changes of `refunds`: the compare-and-set of the next one. */
+  refund_revision: z.number().int().min(1).optional(),
   /** Charged back (CHARGEBACK webhook); `dispute` holds the chargeback's status and history. */
   disputed: z.boolean().optional(),
   dispute: disputeSchema.optional(),
@@ -226,8 +236,15 @@ export const tokenRecordSchema = z.object({
 });
 export type TokenRecord = z.infer<typeof tokenRecordSchema>;
 
-/** A refund of one charge (cancel F or P at the gateway), idempotent by refund_id. */
+/**
+ * A refund of one charge (cancel F or P at the gateway), made at most once by its refund_id:
+ * - pending: claimed; its amount is held on the charge and the call is about to happen or in flight until lease_until;
+ * - unknown: the call may have refunded; settled by retrieve (key_field refund_id) once lease_until has passed;
+ * - succeeded / failed: closed (a failed refund's hold is given back to the balance).
+ */
 export const refundStatus = z.enum(["pending", "succeeded", "failed", "unknown"]);
+export const OPEN_REFUND_STATUSES: readonly RefundStatus[] = ["pending", "unknown"];
+export type RefundStatus = z.infer<typeof refundStatus>;
 export const refundRecordSchema = z.object({
   refund_id: z.string().max(30),
   subscription_id: z.string(),
@@ -239,6 +256,8 @@ export const refundRecordSchema = z.object({
   currency: z.string(),
   reason: z.string().max(200),
   status: refundStatus,
+  /** Open refunds only: until when the call may be in flight; the attempt sweep settles it after that. */
+  lease_until: isoInstant.optional(),
   refund_transaction_id: z.string().optional(),
   rescode: z.string().optional(),
   resmsg: z.string().optional(),

@@ -3,8 +3,10 @@
  * - success: the gateway did it;
  * - declined: a definitive refusal (issuer decline, rule of the gateway); retrying the same request will not help;
  * - invalid: our request was wrong (EC*, HE*, or a response we could not read on a read-only call);
- * - unavailable: refused before the gateway accepted it (connection refused, 5xx, throttling) — safe to retry;
- * - unknown: the request may have taken effect (timeout or reset after sending) — never retry blindly, retrieve.
+ * - unavailable: refused before the gateway accepted it (connection refused, throttling; any 5xx of a read) — safe to
+ *   retry;
+ * - unknown: the request may have taken effect (timeout, reset or a 5xx after sending a mutation) — never retry
+ *   blindly, retrieve.
  */
 export type GatewayOutcome<T> = Success<T> | Declined | Invalid | Unavailable | Unknown;
 

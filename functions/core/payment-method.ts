@@ -15,7 +15,7 @@ import { type ChargeAttempt, type MaskedCard, planDue, type Subscription } from 
 import { fromCents, minorUnitCents } from "./money";
 import { type Failure, failureReason } from "./outcome";
 import type { CardDetails, PaymentGateway } from "./ports";
-import { refundVerification } from "./refunds";
+import { type RefundDeps, refundVerification } from "./refunds";
 import type { ChangeResult } from "./subscription-changes";
 import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
@@ -30,8 +30,8 @@ export interface PaymentMethodDeps extends ChargeDeps {
   readonly gateway: PaymentGateway;
 }
 
-/** What settling a new card's payment line needs (a status_url completion has no charge policy). */
-export type SettleDeps = Omit<PaymentMethodDeps, "policy">;
+/** What settling a new card's payment line needs (of the charge policy, a verification refund's in-flight window). */
+export type SettleDeps = Omit<PaymentMethodDeps, "policy"> & Pick<RefundDeps, "policy">;
 
 export interface PaymentMethodRequest {
   readonly subscription_id: string;

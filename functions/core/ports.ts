@@ -55,8 +55,8 @@ export interface AttemptUpdate {
   readonly expect: {
     readonly status: AttemptStatus;
     readonly lease_until?: string;
-    /** Serialises refunds of one charge; "0" also matches an attempt never refunded (no attribute). */
-    readonly refunded_amount?: string;
+    /** Serialises the refunds' holds on one charge; 0 matches an attempt never refunded (no revision). */
+    readonly refund_revision?: number;
     /** The dispute's revision it must still have; 0 matches an attempt never disputed (no dispute). */
     readonly dispute_revision?: number;
   };
@@ -117,8 +117,11 @@ export interface BillingRepository {
   createRefund(
     refund: RefundRecord,
   ): Promise<{ readonly created: true } | { readonly created: false; readonly existing: RefundRecord }>;
+  getRefund(refundId: string): Promise<RefundRecord | undefined>;
   updateRefund(refundId: string, update: RefundUpdate): Promise<boolean>;
   listRefunds(subscriptionId: string): Promise<readonly RefundRecord[]>;
+  /** Open refunds (pending, unknown) whose lease ended before `before`, page by page. */
+  listOpenRefunds(before: Date): AsyncIterable<readonly RefundRecord[]>;
 
   /**
    * De-duplication of deliveries (callbacks, webhooks): true the first time a key is seen, false after. The record
@@ -171,8 +174,10 @@ export interface TokenUpdate {
 }
 
 export interface RefundUpdate {
-  readonly expect: { readonly status: RefundRecord["status"] };
+  /** The status, and for an open refund taken over by the sweep its lease, it must still have. */
+  readonly expect: { readonly status: RefundRecord["status"]; readonly lease_until?: string };
   readonly set: Partial<Omit<RefundRecord, "refund_id" | "subscription_id" | "order_id" | "created_at">>;
+  readonly remove?: readonly "lease_until"[];
   /** What the change announces: written to the refund's outbox in the same conditional write, or not at all. */
   readonly events?: readonly BillingEvent[];
 }
@@ -211,11 +216,24 @@ export interface OrderLookup {
   readonly transaction_id?: string;
 }
 
+/** What retrieve by refund_id found: the refund, or none under that id. */
+export type RefundLookup =
+  | { readonly found: true; readonly refund_transaction_id?: string }
+  | { readonly found: false };
+
 /** The gateway as the charge engine sees it. */
 export interface ChargeGateway {
   rebill(request: RebillRequest): Promise<GatewayOutcome<RebillResult>>;
   /** Cancel F or P of a charge; the engine refunds a card verification that its sweep found paid. */
   refund(request: RefundRequest): Promise<GatewayOutcome<RefundResult>>;
+  /** Looks a refund up by its refund_id (with its charge's order, transaction, amount and currency). */
+  findRefund(refund: {
+    readonly refund_id: string;
+    readonly transaction_id: string;
+    readonly order_id: string;
+    readonly amount: string;
+    readonly currency: string;
+  }): Promise<GatewayOutcome<RefundLookup>>;
   /** Deletes a stored token: it can never be charged again. */
   deleteToken(tokenId: string): Promise<GatewayOutcome<unknown>>;
   findOrder(order: {
@@ -338,4 +356,8 @@ export interface IdSource {
   subscriptionId(): string;
   /** The same, derived from a request's idempotency key: the same key always names the same subscription. */
   subscriptionIdFor(requestKey: string): string;
+  /** A new refund_id (≤ 30 characters), for a refund asked without an idempotency key. */
+  refundId(): string;
+  /** The refund_id of a request's idempotency key on a charge: the same key and charge always name the same refund. */
+  refundIdFor(requestKey: string, orderId: string): string;
 }

@@ -117,11 +117,17 @@ export async function openSignup(
     created_at: at,
     updated_at: at,
   };
+  if (subscription.status !== "pending") return { replayed: subscription };
   // A retried request whose first try stopped before the claim has not been to the gateway: it goes on from here.
-  if (subscription.status !== "pending" || !(await deps.repository.claimAttempt(attempt)).claimed) {
-    return { replayed: subscription };
+  const claim = await deps.repository.claimAttempt(attempt);
+  if (claim.claimed) return { subscription, attempt };
+  // Its first try's payment was found never to have happened (the attempt sweep voided it): it pays now, under the
+  // next attempt's order_id.
+  if (claim.existing.status === "voided") {
+    const moved = await applyInput(subscription, { kind: "charge_voided", attempt: claim.existing }, deps);
+    if (moved.kind === "applied") return openSignup(request, leaseMs, deps);
   }
-  return { subscription, attempt };
+  return { replayed: subscription };
 }
 
 /** Gateway-managed billing: the plan the gateway charges from period 1 on, reporting each charge to our webhook. */
@@ -163,7 +169,7 @@ export interface FirstPayment {
 export async function recordFirstPayment(
   { subscription, attempt }: OpenedSignup,
   paid: FirstPayment,
-  deps: SignupStepDeps & Pick<RefundDeps, "gateway">,
+  deps: SignupStepDeps & Pick<RefundDeps, "gateway" | "policy">,
 ): Promise<Subscription> {
   const at = deps.clock.now().toISOString();
   const { subscription_id } = subscription;

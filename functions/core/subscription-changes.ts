@@ -1,4 +1,5 @@
 import { type CancelRefund, refundUnusedPeriod } from "./cancel-refund";
+import type { ChargePolicy } from "./charge-policy";
 import type { Subscription } from "./model";
 import type { Failure } from "./outcome";
 import type { BillingRepository, ChargeQueue, Clock, PaymentGateway } from "./ports";
@@ -10,6 +11,8 @@ export interface ChangeDeps {
   readonly clock: Clock;
   /** Where a cancel hands its token's deletion: the charge worker retires a canceled subscription's token. */
   readonly queue: ChargeQueue;
+  /** The in-flight window of a cancel's refund. */
+  readonly policy: Pick<ChargePolicy, "inflightWindowMs">;
 }
 
 export type ChangeResult =

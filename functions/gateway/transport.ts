@@ -65,19 +65,19 @@ export function classifyTransportError(error: unknown, kind: CallKind): Unavaila
 }
 
 /**
- * Status codes that say the request was not processed. 502/504 come from a proxy that may already have forwarded
- * the request, so on a mutation they are treated as unknown. Redirects are not followed (a followed redirect turns a
- * POST into a GET): a 3xx means a wrong base URL.
+ * Status codes that end a call without the gateway's answer. 429 refuses the request before it is processed. A 5xx
+ * proves nothing about a mutation — the gateway (or the proxy in front of it) may have committed it before failing —
+ * so a mutation's outcome is unknown and only retrieve settles it; a read is simply asked again. Redirects are not
+ * followed (a followed redirect turns a POST into a GET): a 3xx means a wrong base URL.
  */
 function classifyHttpStatus(status: number, kind: CallKind): Failure | undefined {
   if (status >= 300 && status < 400) {
     return { kind: "invalid", code: `HTTP_${status}`, message: `HTTP ${status}: redirects are not followed` };
   }
-  if (status === 429 || status === 500 || status === 503)
-    return { kind: "unavailable", reason: `HTTP ${status}`, status };
+  if (status === 429) return { kind: "unavailable", reason: `HTTP ${status}`, status };
   if (status >= 500) {
     return kind === "mutation"
-      ? { kind: "unknown", reason: `HTTP ${status} from an intermediary` }
+      ? { kind: "unknown", reason: `HTTP ${status} after sending` }
       : { kind: "unavailable", reason: `HTTP ${status}`, status };
   }
   return undefined;

@@ -1,4 +1,3 @@
-import { newRefundId } from "../adapters/random-ids";
 import { refundAnswer } from "../api/answers";
 import { notFound } from "../api/errors";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
@@ -8,20 +7,25 @@ import { defineHandler } from "../composition/handler-definition";
 import { lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { attemptKeyOf } from "../core/order-id";
+import type { IdSource } from "../core/ports";
 import { type RefundDeps, refundCharge } from "../core/refunds";
 
 /** POST /v1/charges/{id}/refunds: full or partial refund of a charge. */
 export function createRefund(
   request: HttpRequest,
-  services: RefundDeps & IdempotencyServices,
+  services: RefundDeps & IdempotencyServices & { readonly ids: IdSource },
 ): Promise<HttpResult> {
   return serve(async () => {
-    const charge = attemptKeyOf(pathOf(request, chargeIdParams).id);
+    const chargeId = pathOf(request, chargeIdParams).id;
+    const charge = attemptKeyOf(chargeId);
     if (!charge) throw notFound("charge");
     const body = bodyOf(request, createRefundBody);
-    return idempotentPost(request, services, body, async () =>
-      refundAnswer(await refundCharge({ charge, refund_id: newRefundId(), ...body }, services)),
-    );
+    return idempotentPost(request, services, body, async (requestKey) => {
+      // The refund_id follows from the request's key: a retried request meets its first refund, never a second.
+      const refund_id =
+        requestKey === undefined ? services.ids.refundId() : services.ids.refundIdFor(requestKey, chargeId);
+      return refundAnswer(await refundCharge({ charge, refund_id, ...body }, services));
+    });
   });
 }
 

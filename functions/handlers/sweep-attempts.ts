@@ -11,9 +11,11 @@ const ATTEMPT_METRICS = [
   "AttemptsResolved",
   "AttemptsRequeued",
   "AttemptsDeferred",
+  "RefundsSettled",
+  "RefundsDeferred",
 ] as const;
 
-/** Scheduled attempt sweep: settles attempts left open past their lease through retrieve. */
+/** Scheduled attempt sweep: settles attempts and refunds left open past their lease through retrieve. */
 export async function sweepAttempts(event: unknown, services: AttemptSweepDeps): Promise<AttemptSweepReport> {
   const invocation = scheduledEventSchema.parse(event);
   const counts = new MetricCounts([...CHARGE_METRICS, ...ATTEMPT_METRICS]);
@@ -23,6 +25,8 @@ export async function sweepAttempts(event: unknown, services: AttemptSweepDeps):
   counts.add("AttemptsResolved", report.resolved);
   counts.add("AttemptsRequeued", report.requeued);
   counts.add("AttemptsDeferred", report.deferred);
+  counts.add("RefundsSettled", report.refunds.settled);
+  counts.add("RefundsDeferred", report.refunds.deferred);
   counts.putInto(metrics);
   return report;
 }

@@ -86,6 +86,7 @@ export function observeCharges(deps: ChargeDeps, counts: Counter<ChargeMetric>):
     },
     gateway: {
       findOrder: (order) => deps.gateway.findOrder(order),
+      findRefund: (refund) => deps.gateway.findRefund(refund),
       deleteToken: (tokenId) => deps.gateway.deleteToken(tokenId),
       refund: (request) => deps.gateway.refund(request),
       async rebill(request) {

@@ -135,6 +135,13 @@ interface Signup {
   readonly settled: boolean;
 }
 
+/** How often a card sign-up answered 202 is repeated with its key, the faults still on. */
+const PENDING_SIGNUP_ROUNDS = 4;
+
+/** A card sign-up answered 202: its payment's outcome was still being settled. */
+const isPendingCardSignup = (signup: Signup) =>
+  flowOf(signup.customer.journey) === "card" && !signup.settled && signup.subscriptionId !== undefined;
+
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const startedAt = performance.now();
   const { progress, seed } = options;
@@ -186,7 +193,7 @@ class Month {
   }
 
   async signUp(customers: readonly DemoCustomer[]): Promise<Signup[]> {
-    const signups = await this.progress.step("sign-ups", customers.length, (tick) =>
+    let signups = await this.progress.step("sign-ups", customers.length, (tick) =>
       mapConcurrently(customers, CONCURRENCY, async (customer) => {
         const signup = await this.#signUpOne(customer);
         tick();
@@ -194,6 +201,17 @@ class Month {
       }),
     );
     await this.#settleQueues();
+    // A card sign-up answered 202 met a gateway that failed after the request left: once the in-flight window has
+    // passed, the attempt sweep has settled its payment, and the same request with the same key answers what it came
+    // to (or pays now, under a new order_id, when nothing was charged), as a merchant's backend repeats a 202.
+    for (let round = 0; round < PENDING_SIGNUP_ROUNDS && signups.some(isPendingCardSignup); round += 1) {
+      await this.local.advanceClock("PT10M");
+      await this.#settleQueues();
+      signups = await mapConcurrently(signups, CONCURRENCY, (signup) =>
+        isPendingCardSignup(signup) ? this.#signUpOne(signup.customer) : Promise.resolve(signup),
+      );
+      await this.#settleQueues();
+    }
     return signups;
   }
 

@@ -366,38 +366,35 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       },
     );
 
-    it("serialises refunds: '0' matches a never-refunded attempt, a stale amount fails", async () => {
+    it("serialises the refunds' holds: revision 0 matches a never-refunded attempt, a stale revision fails", async () => {
       const repository = await fresh();
       await repository.claimAttempt(charge);
-      const refunded = (amount: string) => ({ refunded_amount: amount, updated_at: LATER });
-      const update = (expected: string, amount: string) =>
-        repository.updateAttempt(charge, {
-          expect: { status: "succeeded", refunded_amount: expected },
-          set: refunded(amount),
-        });
+      const held = (revision: number, refunds: Record<string, string>, amount: string) => ({
+        refunds,
+        refunded_amount: amount,
+        refund_revision: revision,
+        updated_at: LATER,
+      });
+      const update = (expected: number, set: ReturnType<typeof held>) =>
+        repository.updateAttempt(charge, { expect: { status: "succeeded", refund_revision: expected }, set });
 
-      expect(await update("5.00", "10.00")).toBe(false);
-      expect(await update("0", "5.00")).toBe(true);
-      expect(await repository.getAttempt(charge)).toEqual({ ...charge, ...refunded("5.00") });
-      expect(await update("0", "10.00")).toBe(false);
-      expect(await update("5.00", "19.90")).toBe(true);
-      expect(await update("5.00", "24.90")).toBe(false);
-      expect((await repository.getAttempt(charge))?.refunded_amount).toBe("19.90");
-    });
-
-    it("'0' also matches an attempt that stores refunded_amount 0, and the status must still hold", async () => {
-      const repository = await fresh();
-      await repository.claimAttempt({ ...charge, refunded_amount: "0" });
-      const set = { refunded_amount: "1.00", updated_at: LATER };
-      expect(
-        await repository.updateAttempt(charge, { expect: { status: "declined", refunded_amount: "0" }, set }),
-      ).toBe(false);
+      expect(await update(1, held(2, { "rf-a": "5.00" }, "5.00"))).toBe(false);
+      expect(await update(0, held(1, { "rf-a": "5.00" }, "5.00"))).toBe(true);
+      expect(await repository.getAttempt(charge)).toEqual({
+        ...charge,
+        ...held(1, { "rf-a": "5.00" }, "5.00"),
+      });
+      expect(await update(0, held(1, { "rf-b": "1.00" }, "1.00"))).toBe(false);
+      const both = held(2, { "rf-a": "5.00", "rf-b": "14.90" }, "19.90");
+      expect(await update(1, both)).toBe(true);
+      expect(await update(1, held(2, {}, "0"))).toBe(false);
+      expect(await repository.getAttempt(charge)).toEqual({ ...charge, ...both });
       expect(
         await repository.updateAttempt(charge, {
-          expect: { status: "succeeded", refunded_amount: "0" },
-          set,
+          expect: { status: "declined", refund_revision: 2 },
+          set: held(3, {}, "0"),
         }),
-      ).toBe(true);
+      ).toBe(false);
     });
 
     it("records each chargeback status once: a compare-and-set on the dispute's revision", async () => {
@@ -502,6 +499,44 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       expect(await repository.updateRefund("rf-none", { expect: { status: "pending" }, set: done })).toBe(
         false,
       );
+    });
+
+    it("takes an open refund over only with its lease, and lists open refunds whose lease ended", async () => {
+      const repository = await fresh();
+      const lease = "2030-01-01T00:05:00.000Z";
+      await repository.createRefund(refund("rf-open", { lease_until: lease }));
+      await repository.createRefund(refund("rf-later", { lease_until: "2030-01-01T01:00:00.000Z" }));
+      await repository.createRefund(refund("rf-done", { status: "succeeded" }));
+      const openBefore = async (iso: string) => {
+        const ids: string[] = [];
+        for await (const page of repository.listOpenRefunds(new Date(iso)))
+          ids.push(...page.map((r) => r.refund_id));
+        return ids.sort();
+      };
+      expect(await openBefore("2030-01-01T00:10:00.000Z")).toEqual(["rf-open"]);
+      expect(await openBefore("2030-01-01T02:00:00.000Z")).toEqual(["rf-later", "rf-open"]);
+
+      const takeOver = (expected: string) =>
+        repository.updateRefund("rf-open", {
+          expect: { status: "pending", lease_until: expected },
+          set: { status: "unknown", lease_until: "2030-01-01T03:00:00.000Z", updated_at: LATER },
+        });
+      expect(await takeOver("2030-01-01T00:04:00.000Z")).toBe(false);
+      expect(await takeOver(lease)).toBe(true);
+      expect(await openBefore("2030-01-01T02:00:00.000Z")).toEqual(["rf-later"]);
+      expect(await openBefore("2030-01-01T04:00:00.000Z")).toEqual(["rf-later", "rf-open"]);
+
+      // Closing leaves the open listing; the lease goes with it.
+      expect(
+        await repository.updateRefund("rf-open", {
+          expect: { status: "unknown", lease_until: "2030-01-01T03:00:00.000Z" },
+          set: { status: "succeeded", updated_at: LATER },
+          remove: ["lease_until"],
+        }),
+      ).toBe(true);
+      expect(await openBefore("2030-01-01T04:00:00.000Z")).toEqual(["rf-later"]);
+      expect((await repository.getRefund("rf-open"))?.lease_until).toBeUndefined();
+      expect(await repository.getRefund("rf-none")).toBeUndefined();
     });
 
     it("lists only the subscription's refunds, oldest first, then by id", async () => {

@@ -47,6 +47,16 @@ export class ScriptedGateway implements ChargeGateway {
     this.refunds.push(request);
     return { kind: "success" as const, value: { refund_transaction_id: `R-${request.refund_id}` } };
   }
+  /** Retrieve by refund_id finds the refunds made above. */
+  async findRefund({ refund_id }: { refund_id: string }) {
+    const made = this.refunds.some((request) => request.refund_id === refund_id);
+    return {
+      kind: "success" as const,
+      value: made
+        ? { found: true as const, refund_transaction_id: `R-${refund_id}` }
+        : { found: false as const },
+    };
+  }
 }
 
 export const START = new Date("2027-03-01T10:00:00.000Z");

@@ -6,6 +6,7 @@ import {
   type ChargeAttempt,
   chargeAttemptSchema,
   OPEN_ATTEMPT_STATUSES,
+  OPEN_REFUND_STATUSES,
   type RefundRecord,
   refundRecordSchema,
   type Subscription,
@@ -170,10 +171,8 @@ export class MemoryBillingRepository implements BillingRepository {
     const current = this.attempts.get(attemptId(key));
     if (!current || current.status !== expect.status || current.lease_until !== expect.lease_until)
       return false;
-    if (expect.refunded_amount !== undefined) {
-      const refunded = current.refunded_amount ?? "0";
-      if (refunded !== expect.refunded_amount) return false;
-    }
+    if (expect.refund_revision !== undefined && (current.refund_revision ?? 0) !== expect.refund_revision)
+      return false;
     if (
       expect.dispute_revision !== undefined &&
       (current.dispute?.revision ?? 0) !== expect.dispute_revision
@@ -230,12 +229,30 @@ export class MemoryBillingRepository implements BillingRepository {
     return { created: true as const };
   }
 
-  async updateRefund(id: string, { expect, set, events }: RefundUpdate) {
+  async getRefund(id: string) {
+    return read(refundRecordSchema, this.refunds.get(id));
+  }
+
+  async updateRefund(id: string, { expect, set, remove = [], events }: RefundUpdate) {
     const current = this.refunds.get(id);
     if (current?.status !== expect.status) return false;
-    this.refunds.set(id, withRemoved(current, set, []));
+    if (expect.lease_until !== undefined && current.lease_until !== expect.lease_until) return false;
+    this.refunds.set(id, withRemoved(current, set, remove));
     this.announce(`refund:${id}`, events, set.updated_at);
     return true;
+  }
+
+  async *listOpenRefunds(before: Date): AsyncGenerator<readonly RefundRecord[]> {
+    const open = [...this.refunds.values()].filter(
+      (refund) =>
+        OPEN_REFUND_STATUSES.includes(refund.status) &&
+        refund.lease_until !== undefined &&
+        instant(refund.lease_until) < before.getTime(),
+    );
+    yield* pagesOf(
+      open.map((refund) => copyOf(refundRecordSchema, refund)),
+      this.pageSize,
+    );
   }
 
   async listRefunds(subscriptionId: string) {

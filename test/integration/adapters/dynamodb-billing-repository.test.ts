@@ -310,8 +310,8 @@ describe("requests", () => {
     await repository.claimAttempt(charge);
     const refundPart = () =>
       repository.updateAttempt(charge, {
-        expect: { status: "succeeded", lease_until: charge.lease_until, refunded_amount: "0" },
-        set: { refunded_amount: "5.00" },
+        expect: { status: "succeeded", lease_until: charge.lease_until, refund_revision: 0 },
+        set: { refunded_amount: "5.00", refunds: { "rf-r": "5.00" }, refund_revision: 1 },
       });
     expect(await requests(refundPart)).toEqual(["UpdateItemCommand"]);
 

@@ -139,8 +139,8 @@ describe("refusals", () => {
     expect(answer.text).not.toContain("4000000000000002");
   });
 
-  it("answers 503 while the gateway is unavailable, and keeps nothing: the same key then succeeds", async () => {
-    stack().sandbox.faults.configure({ errorRate: 1 });
+  it("answers 503 while the gateway refuses requests, and keeps nothing: the same key then succeeds", async () => {
+    stack().sandbox.faults.configure({ throttleRate: 1 });
     const down = await call("POST", "/v1/subscriptions", {
       body: signUpBody(),
       idempotencyKey: "signup-503",

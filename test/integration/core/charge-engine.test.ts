@@ -58,6 +58,9 @@ class ScriptedGateway implements ChargeGateway {
   async refund(): Promise<never> {
     throw new Error("no refund is expected of a renewal");
   }
+  async findRefund(): Promise<never> {
+    throw new Error("no refund is expected of a renewal");
+  }
 
   async findOrder({ order_id }: { order_id: string }): Promise<GatewayOutcome<OrderLookup>> {
     if (this.lookupUnavailable) return { kind: "unavailable", reason: "down" };

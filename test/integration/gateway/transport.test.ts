@@ -165,16 +165,16 @@ describe("connection lost", () => {
 });
 
 describe("HTTP status", () => {
-  it.each([500, 503, 429])("(e) %i is unavailable for both kinds, whatever the body", async (status) => {
-    const server = await serve(replying(status, OK_BODY));
-    expect(await call(server.url, "mutation")).toMatchObject({ kind: "unavailable", status });
-    expect(await call(server.url, "read")).toMatchObject({ kind: "unavailable", status });
+  it("(e) 429 is unavailable for both kinds, whatever the body: the request was refused", async () => {
+    const server = await serve(replying(429, OK_BODY));
+    expect(await call(server.url, "mutation")).toMatchObject({ kind: "unavailable", status: 429 });
+    expect(await call(server.url, "read")).toMatchObject({ kind: "unavailable", status: 429 });
   });
 
-  it.each([502, 504])(
-    "(e) %i from an intermediary: unknown for a mutation, unavailable for a read",
+  it.each([500, 502, 503, 504])(
+    "(e) %i proves nothing about a mutation: unknown (retrieve settles it); a read is unavailable",
     async (status) => {
-      const server = await serve(replying(status, "<html>Bad Gateway</html>"));
+      const server = await serve(replying(status, status === 503 ? OK_BODY : "<html>Bad Gateway</html>"));
       expect(await call(server.url, "mutation")).toMatchObject({ kind: "unknown" });
       expect(await call(server.url, "read")).toMatchObject({ kind: "unavailable", status });
     },

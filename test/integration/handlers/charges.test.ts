@@ -112,7 +112,7 @@ describe("run-charges and process-charges on the local stack", () => {
       expect: { period: 2 },
       set: { next_charge_at: new Date(Date.now() - 60_000).toISOString() },
     });
-    stack.sandbox.faults.configure({ errorRate: 1 });
+    stack.sandbox.faults.configure({ throttleRate: 1 });
     const event = await receiveLambdaEvent(stack.sqs.client, stack.chargeQueue.queueUrl);
     const [record] = event.Records;
     const output = captureOutput();

@@ -69,7 +69,13 @@ describe("sweep-attempts on the local stack", () => {
       stubContext("sweep-attempts"),
     );
 
-    expect(report).toEqual({ examined: 2, resolved: 1, requeued: 1, deferred: 0 });
+    expect(report).toEqual({
+      examined: 2,
+      resolved: 1,
+      requeued: 1,
+      deferred: 0,
+      refunds: { examined: 0, settled: 0, deferred: 0 },
+    });
     expect((await stack.services.repository.getSubscription(charged))?.period).toBe(2);
     expect(
       (await stack.deliveredEntries()).map((entry) => [
@@ -100,6 +106,7 @@ describe("sweep-attempts on the local stack", () => {
       resolved: 0,
       requeued: 0,
       deferred: 0,
+      refunds: { examined: 0, settled: 0, deferred: 0 },
     });
   });
 });

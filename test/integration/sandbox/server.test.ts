@@ -366,7 +366,7 @@ describe("sandbox server", () => {
       expect(bad.json).toEqual({ rescode: "EC00", resmsg: "Invalid parameter: routes.x.errorRate" });
     });
 
-    it("classifies as the gateway client expects: 503 unavailable, withheld or reset mutation unknown", async () => {
+    it("classifies as the gateway client expects: a mutation met by a 503, a 500 after commit, a withheld answer or a reset is unknown", async () => {
       const request = (timeoutMs: number) =>
         sendJson({
           method: "POST",
@@ -377,7 +377,17 @@ describe("sandbox server", () => {
           timeoutMs,
         });
       sandbox.faults.configure({ errorRate: 1 });
-      expect(await request(2000)).toMatchObject({ ok: false, failure: { kind: "unavailable", status: 503 } });
+      expect(await request(2000)).toMatchObject({ ok: false, failure: { kind: "unknown" } });
+      const before = commits.count;
+      sandbox.faults.configure({ errorAfterCommitRate: 1 });
+      expect(await request(2000)).toMatchObject({
+        ok: false,
+        failure: { kind: "unknown", reason: "HTTP 500 after sending" },
+      });
+      expect(commits.count).toBe(before + 1);
+      sandbox.faults.configure({ throttleRate: 1 });
+      expect(await request(2000)).toMatchObject({ ok: false, failure: { kind: "unavailable", status: 429 } });
+      expect(commits.count).toBe(before + 1);
       sandbox.faults.configure({ timeoutAfterCommitRate: 1 });
       expect(await request(200)).toMatchObject({ ok: false, failure: { kind: "unknown" } });
       sandbox.faults.configure({ resetRate: 1 });

@@ -73,6 +73,25 @@ describe("idempotentPost", () => {
     expect(unavailable.keys).toHaveLength(2);
   });
 
+  it("keeps no 202: the same key runs again and answers what the first try came to", async () => {
+    const services = { idempotency: new MemoryIdempotencyStore() };
+    let status = 202;
+    const handler = handlerOf(() => ({
+      status,
+      headers: {},
+      body: { status: status === 202 ? "pending" : "succeeded" },
+    }));
+    const first = await idempotentPost(post("k-5"), services, {}, handler.handle);
+    expect(first).toMatchObject({ status: 202, body: { status: "pending" } });
+    expect(services.idempotency.records.size).toBe(0);
+    status = 201;
+    const settled = await idempotentPost(post("k-5"), services, {}, handler.handle);
+    expect(settled).toMatchObject({ status: 201, body: { status: "succeeded" } });
+    const replayed = await idempotentPost(post("k-5"), services, {}, handler.handle);
+    expect(replayed.headers).toEqual({ "idempotent-replayed": "true" });
+    expect(handler.keys).toEqual([requestKeyOf("k-5"), requestKeyOf("k-5")]);
+  });
+
   it("refuses a malformed key naming the header", async () => {
     const services = { idempotency: new MemoryIdempotencyStore() };
     const handler = handlerOf(() => created({}));

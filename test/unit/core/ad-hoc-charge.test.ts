@@ -6,6 +6,8 @@ import { MAX_ORDER_ID_LENGTH } from "../../../functions/core/order-id";
 import type { RebillRequest } from "../../../functions/core/ports";
 import { dueSubscription, fakeChargeServices, START } from "../../support/fake-billing";
 
+const NO_REFUNDS = { examined: 0, settled: 0, deferred: 0 };
+
 const ID = "sub_0123456789abcdef";
 
 async function setUp(overrides: Parameters<typeof dueSubscription>[1] = {}) {
@@ -129,7 +131,7 @@ describe("chargeAdHoc", () => {
     const later = new Date(START.getTime() + 10 * 60_000);
     const report = await runAttemptSweep({ ...deps, clock: { now: () => later } });
 
-    expect(report).toEqual({ examined: 2, resolved: 2, requeued: 0, deferred: 0 });
+    expect(report).toEqual({ examined: 2, resolved: 2, requeued: 0, deferred: 0, refunds: NO_REFUNDS });
     expect(queued).toEqual([]);
     expect(await repository.getAttempt(unknown)).toMatchObject({
       status: "succeeded",

@@ -6,6 +6,8 @@ import { scheduledEvent } from "../../../local/lambda-context";
 import { dueSubscription, fakeChargeServices, START } from "../../support/fake-billing";
 import { spyOnMetrics } from "../../support/metric-spy";
 
+const NO_REFUNDS = { examined: 0, settled: 0, deferred: 0 };
+
 let recorded: ReturnType<typeof spyOnMetrics>;
 beforeEach(() => {
   recorded = spyOnMetrics();
@@ -52,7 +54,7 @@ describe("sweepAttempts", () => {
 
     const report = await sweepAttempts(scheduledEvent(), deps);
 
-    expect(report).toEqual({ examined: 4, resolved: 1, requeued: 2, deferred: 1 });
+    expect(report).toEqual({ examined: 4, resolved: 1, requeued: 2, deferred: 1, refunds: NO_REFUNDS });
     expect(queued.map((message) => message.subscription_id).sort()).toEqual(["sub_never", "sub_waiting"]);
     expect(written.map((event) => event.type)).toEqual(["charge.succeeded"]);
     expect(recorded.values()).toMatchObject({
@@ -67,7 +69,13 @@ describe("sweepAttempts", () => {
 
   it("puts zeros when there is nothing to sweep", async () => {
     const { deps } = fakeChargeServices();
-    expect(await sweepAttempts({}, deps)).toEqual({ examined: 0, resolved: 0, requeued: 0, deferred: 0 });
+    expect(await sweepAttempts({}, deps)).toEqual({
+      examined: 0,
+      resolved: 0,
+      requeued: 0,
+      deferred: 0,
+      refunds: NO_REFUNDS,
+    });
     expect(recorded.values()).toMatchObject({ AttemptsExamined: 0, ChargeSucceeded: 0 });
   });
 });
