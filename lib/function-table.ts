@@ -314,7 +314,7 @@ export const BILLING_FUNCTIONS: readonly FunctionSpec[] = [
   },
   {
     handler: "receive-recurring-notice",
-    services: SERVICE_SETS.intakeReceiver,
+    services: SERVICE_SETS.recurringNoticeReceiver,
     trigger: api("receiveRecurringNotice"),
   },
   {

@@ -24,6 +24,8 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *                  written before the subscription takes that external_id, so none is ever missing; a link left by
  *                  an edit of external_id is stale, and readers check the subscription's own external_id)
  *   due watermark  pk META      sk DUE_WATERMARK  (due_from: the oldest day that may still hold due items)
+ *   transaction    pk TXN#<transaction_id>  sk TXN  (subscription_id, period, attempt: the one ledger line a gateway-run
+ *                  charge is credited to; written once, by a create-only Put)
  *   token          pk TOKEN#<token_id>  sk TOKEN
  *   refund         pk REFUND#<refund_id>  sk REFUND
  *                  + sub_pk SUB#<subscription_id>, sub_sk REFUND#<created_at ISO>#<refund_id>
@@ -182,6 +184,10 @@ export function attemptKey({ subscription_id, period, attempt }: AttemptKey) {
     pk: `SUB#${subscription_id}`,
     sk: `${ATTEMPT_SK_PREFIX}${padded(period, 4)}#${padded(attempt, 3)}`,
   };
+}
+
+export function transactionKey(transactionId: string) {
+  return { pk: `TXN#${transactionId}`, sk: "TXN" };
 }
 
 export function tokenKey(tokenId: string) {

@@ -9,7 +9,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import type { z } from "zod";
+import * as z from "zod";
 import type { BillingEvent } from "../core/events";
 import {
   type AttemptKey,
@@ -57,6 +57,7 @@ import {
   subscriptionListPartition,
   TTL_ATTRIBUTE,
   tokenKey,
+  transactionKey,
   utcIso,
 } from "./billing-table";
 import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "./due-index";
@@ -125,6 +126,7 @@ export function createDynamoDbBillingRepository(
     updateAttempt: (key, update) => updateAttempt(table, clock, key, update),
     listOpenAttempts: (before) => listOpenAttempts(table, before),
     listAttempts: (id) => listAttempts(table, id),
+    claimTransaction: (id, line) => claimTransaction(table, id, line),
     putToken: (token) => putToken(table, token),
     getToken: (id) => getRecord(table, tokenKey(id), tokenRecordSchema),
     updateToken: (id, update) => updateByStatus(table, tokenKey(id), update),
@@ -343,6 +345,29 @@ function listAttempts(table: TableContext, subscriptionId: string): Promise<read
     ConsistentRead: true,
   };
   return queryRecords(table, query, chargeAttemptSchema);
+}
+
+const transactionOwner = z.object({
+  subscription_id: z.string(),
+  period: z.number().int(),
+  attempt: z.number().int(),
+});
+
+/** A create-only Put naming the transaction's line; a lost create reads the line that holds it. */
+async function claimTransaction(
+  table: TableContext,
+  transactionId: string,
+  line: AttemptKey,
+): Promise<{ readonly claimed: true } | { readonly claimed: false; readonly owner: AttemptKey }> {
+  const owner = { subscription_id: line.subscription_id, period: line.period, attempt: line.attempt };
+  const existing = await createOrFindExisting(table, transactionKey(transactionId), owner);
+  if (!existing) return { claimed: true };
+  const held = transactionOwner.parse(existing);
+  const same =
+    held.subscription_id === owner.subscription_id &&
+    held.period === owner.period &&
+    held.attempt === owner.attempt;
+  return same ? { claimed: true } : { claimed: false, owner: held };
 }
 
 /**

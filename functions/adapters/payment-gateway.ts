@@ -95,8 +95,13 @@ export function createPaymentGateway(
         payments.retrieve({ key_field: "order_id", payment: { order_id, currency, amount, lang } }),
       );
       if (outcome.kind !== "success") return outcome;
-      const { status, transaction_id } = outcome.value.payment;
-      return success({ status, transaction_id });
+      const found = outcome.value.payment;
+      return success({
+        status: found.status,
+        transaction_id: found.transaction_id,
+        amount: found.amount,
+        currency: found.currency,
+      });
     },
 
     async findRefund({ refund_id, transaction_id, order_id, amount, currency }) {
@@ -192,6 +197,11 @@ export function createPaymentGateway(
       );
       if (outcome.kind !== "success") return outcome;
       return success({ fgkey: outcome.value.fgkey });
+    },
+
+    windowOrderOf(query) {
+      const result = parseStatusQuery(query);
+      return result.success ? result.data.order_id : undefined;
     },
 
     async verifyWindowResult(query): Promise<GatewayOutcome<WindowResult>> {

@@ -33,6 +33,7 @@ export function createRandomIds(): IdSource {
     subscriptionId: () => `sub_${randomBase32(10)}`,
     subscriptionIdFor: (requestKey) => `sub_${digest32(`subscription:${requestKey}`)}`,
     refundId: () => `rf_${randomBase32(10)}`,
+    notifyToken: () => randomBase32(20),
     refundIdFor: (requestKey, orderId) => `rf_${digest32(`refund:${orderId}:${requestKey}`)}`,
   };
 }

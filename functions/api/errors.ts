@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { InvalidInput } from "../core/money";
 import type { Failure } from "../core/outcome";
 import type { ChangeResult } from "../core/subscription-changes";
+import { holdsCardNumber } from "../shared/card-number";
 import type { ErrorBody } from "./merchant-api-schemas";
 
 // Every failure the merchant API can meet, mapped to one HTTP answer (README, Merchant API). Messages never repeat
@@ -57,8 +58,40 @@ export function invalidRequest(error: z.ZodError): ApiError {
   return new ApiError(400, "invalid_request", message, field);
 }
 
-/** Parses one part of a request (body, path parameters, headers); a violation throws the 400. */
+/** Where a request may carry a card number: its card object's number, and nowhere else. */
+const CARD_NUMBER_FIELD = "card.number";
+
+/**
+ * The first field, in document order, that holds a card number outside the card's own field (a key holding one is
+ * named by its parent, so the answer never repeats it); undefined when there is none.
+ */
+function fieldHoldingCardNumber(value: unknown, path: readonly string[] = []): string | undefined {
+  const field = path.join(".");
+  if (typeof value === "string")
+    return field !== CARD_NUMBER_FIELD && holdsCardNumber(value) ? field : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (holdsCardNumber(key)) return field;
+    const found = fieldHoldingCardNumber(item, [...path, key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Parses one part of a request (body, path parameters, query, headers); a violation throws the 400. A card number in
+ * any field but the card's own is refused first, naming the field and never repeating the value: it is not read,
+ * stored, logged or sent on.
+ */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const holding = fieldHoldingCardNumber(input);
+  if (holding !== undefined)
+    throw new ApiError(
+      400,
+      "invalid_request",
+      "must not hold a card number",
+      holding === "" ? undefined : holding,
+    );
   const result = schema.safeParse(input, { reportInput: false });
   if (result.success) return result.data;
   throw invalidRequest(result.error);

@@ -14,6 +14,7 @@ import { sqsClientOf } from "../adapters/sqs-client";
 import { createSqsIntakeQueue } from "../adapters/sqs-intake-queue";
 import { DEFAULT_CHARGE_POLICY } from "../core/charge-policy";
 import { PARTNER_TOKEN_REFRESHER_WINDOW_MS } from "../core/partner-token-refresh";
+import type { NotifyUrl } from "../core/ports";
 import { joinUrl } from "../gateway/context";
 import { createGatewayClient } from "../gateway/gateway-client";
 import { createPartnerTokenProvider, type PartnerTokenStore } from "../gateway/partner-token";
@@ -233,9 +234,12 @@ export const webhookUrls = {
       /** The merchant's page a customer returns to from the payment window when a checkout names none. */
       defaultReturnUrl: base,
       partnerEndpointUrl: joinUrl(base, "/partner"),
-      /** The gateway's recurring_noti_url for one subscription: our recurring webhook, naming the subscription. */
-      recurringNotifyUrl: (subscriptionId: string) =>
-        `${joinUrl(base, "/recurring")}?subscription_id=${encodeURIComponent(subscriptionId)}`,
+      /** The gateway's recurring_noti_url for one subscription: our recurring webhook, naming it and its secret. */
+      recurringNotifyUrl: (({ subscription_id, notify_token }) =>
+        `${joinUrl(base, "/recurring")}?${new URLSearchParams({
+          subscription_id,
+          ...(notify_token === undefined ? {} : { token: notify_token }),
+        })}`) satisfies NotifyUrl,
     };
   },
 } satisfies Component<"webhookUrls", unknown>;

@@ -99,6 +99,12 @@ export const intakeReceiver = /* @__PURE__ */ serviceSet({ intakeQueue, clock },
   clock: c.clock(),
 }));
 
+/** receive-recurring-notice: the queue, and the table read for the plan's secret before anything is queued. */
+export const recurringNoticeReceiver = /* @__PURE__ */ serviceSet(
+  { intakeQueue, readRepository, clock },
+  (c) => ({ queue: c.intakeQueue(), repository: c.readRepository(), clock: c.clock() }),
+);
+
 /** receive-gateway-webhook: the queue, the webhook secrets and the table (de-duplication records). */
 export const gatewayWebhook = /* @__PURE__ */ serviceSet(
   { intakeQueue, repository, webhookSecrets, clock },

@@ -1,13 +1,14 @@
 import type { ChargePolicy } from "./charge-policy";
-import { maskedCardSchema, type Subscription } from "./model";
+import { type ChargeAttempt, maskedCardSchema, type Subscription } from "./model";
 import { type InvalidInput, invalidCurrency } from "./money";
 import { attemptKeyOf } from "./order-id";
 import { failureReason, SUCCESS_RESCODE } from "./outcome";
 import type { PaymentMethodResult } from "./payment-method";
 import { completePaymentMethodWindow } from "./payment-method-window";
 import { asRefusal, WINDOW_LEASE_MS, windowOutcome, windowRefusal } from "./payment-window";
-import type { IdSource, PaymentGateway, WindowResult } from "./ports";
+import type { IdSource, NotifyUrl, PaymentGateway, WindowResult } from "./ports";
 import {
+  CLOSABLE_BY_PAYMENT,
   type FirstPaymentRefusal,
   type NewSubscription,
   type OpenedSignup,
@@ -24,7 +25,7 @@ export interface CheckoutDeps extends SignupStepDeps {
   /** Its currencies: a checkout in any other is refused before anything is written. */
   readonly policy: Pick<ChargePolicy, "currencies" | "inflightWindowMs">;
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
-  readonly recurringNotifyUrl: (subscriptionId: string) => string;
+  readonly recurringNotifyUrl: NotifyUrl;
   /** Our status_url webhook (`<webhook base>/status`): where the gateway sends the window result. */
   readonly statusUrl: string;
   /** The merchant's page the customer returns to when a checkout names no return_url. */
@@ -106,6 +107,8 @@ export type CheckoutCompletion =
   | { readonly kind: "awaiting_deposit"; readonly subscription: Subscription }
   /** The query did not verify, or names no checkout of ours: nothing changed. */
   | { readonly kind: "rejected"; readonly reason: string }
+  /** The window's result is recorded already (the gateway calls status_url more than once): nothing to do. */
+  | { readonly kind: "recorded"; readonly subscription: Subscription }
   /** verify could not be asked (gateway unavailable): nothing changed; process the same query again later. */
   | { readonly kind: "retry"; readonly reason: string };
 
@@ -118,6 +121,11 @@ const rejected = (reason: string): CheckoutCompletion => ({ kind: "rejected", re
  * calls the gateway may make change nothing.
  */
 export async function completeCheckout(query: string, deps: CompletionDeps): Promise<CheckoutCompletion> {
+  // Before the gateway is asked anything: the query must name a window of ours that still awaits its result.
+  const named = await lineOf(deps.gateway.windowOrderOf(query), deps);
+  if (named === undefined) return rejected("the query names no window of ours");
+  if (!awaitsWindowResult(named.attempt, named.subscription))
+    return { kind: "recorded", subscription: named.subscription };
   const verified = await deps.gateway.verifyWindowResult(query);
   if (verified.kind === "unavailable" || verified.kind === "unknown")
     return { kind: "retry", reason: verified.reason };
@@ -186,17 +194,40 @@ function cardUpdateCompletion(
   }
 }
 
-/** The ledger line and the subscription a window result is about, if it describes what we asked for. */
-async function findWindowLine(result: WindowResult, deps: CompletionDeps): Promise<OpenedSignup | undefined> {
-  const key = attemptKeyOf(result.order_id);
+/** The ledger line an order_id names and its subscription, if both exist. */
+async function lineOf(orderId: string | undefined, deps: CompletionDeps): Promise<OpenedSignup | undefined> {
+  const key = orderId === undefined ? undefined : attemptKeyOf(orderId);
   if (key === undefined) return undefined;
   const [attempt, subscription] = await Promise.all([
     deps.repository.getAttempt(key),
     deps.repository.getSubscription(key.subscription_id),
   ]);
-  if (!attempt || !subscription) return undefined;
+  return attempt && subscription ? { subscription, attempt } : undefined;
+}
+
+/** The ledger line and the subscription a verified window result is about, if it describes what we asked for. */
+async function findWindowLine(result: WindowResult, deps: CompletionDeps): Promise<OpenedSignup | undefined> {
+  const found = await lineOf(result.order_id, deps);
+  if (found === undefined) return undefined;
+  const { attempt } = found;
   const sameOrder = attempt.currency === result.currency && Number(attempt.amount) === Number(result.amount);
-  return sameOrder ? { subscription, attempt } : undefined;
+  return sameOrder ? found : undefined;
+}
+
+/**
+ * Whether a window result can still change anything for this line: a window's line (a sign-up's period 0, a new
+ * card's) that is open or was voided (the customer may pay after the sweep found nothing), or that was paid while its
+ * subscription missed what the payment leads to (a crash between the two writes: the result finishes it).
+ */
+function awaitsWindowResult(line: ChargeAttempt, subscription: Subscription): boolean {
+  const isWindow = line.period === 0 || line.purpose === "payment_method";
+  if (!isWindow) return false;
+  if (CLOSABLE_BY_PAYMENT.includes(line.status)) return true;
+  if (line.status !== "succeeded") return false;
+  if (line.purpose !== "payment_method") return subscription.status === "pending";
+  return line.token_id !== undefined
+    ? subscription.token_id !== line.token_id
+    : line.recurring_id !== undefined && subscription.recurring_id !== line.recurring_id;
 }
 
 async function withStored(

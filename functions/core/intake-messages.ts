@@ -65,11 +65,15 @@ export const intakeMessageSchema = z.discriminatedUnion("kind", [
     order_id: id.optional(),
     received_at: receivedAt,
   }),
-  /** A recurring_noti_url call: our subscription (from its query) and the gateway's order (from its body). */
+  /**
+   * A recurring_noti_url call whose secret matched: our subscription (from its query), the gateway's order and, when
+   * the body names it, the plan (from its body).
+   */
   z.strictObject({
     kind: z.literal("recurring"),
     subscription_id: id,
     order_id: id,
+    recurring_id: id.optional(),
     received_at: receivedAt,
   }),
 ]);
@@ -102,13 +106,19 @@ export function statusCallbackIntake(query: string, now: Date): Intake {
   });
 }
 
-/** A recurring_noti_url call: subscription_id from our URL's query, order_id from the gateway's body. */
+const recurringNoticeBody = z.object({
+  order_id: z.string().optional().catch(undefined),
+  recurring_id: z.string().optional().catch(undefined),
+});
+
+/** A recurring_noti_url call: subscription_id from our URL's query, the order and the plan from the gateway's body. */
 export function recurringNoticeIntake(subscriptionId: string | undefined, body: unknown, now: Date): Intake {
-  const orderId = z.object({ order_id: z.string() }).safeParse(body);
+  const read = recurringNoticeBody.safeParse(body);
   return checkedIntake({
     kind: "recurring",
     subscription_id: subscriptionId,
-    order_id: orderId.success ? orderId.data.order_id : undefined,
+    order_id: read.success ? read.data.order_id : undefined,
+    recurring_id: (read.success && read.data.recurring_id) || undefined,
     received_at: now.toISOString(),
   });
 }

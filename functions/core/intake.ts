@@ -18,6 +18,7 @@ export type IntakeDeps = CompletionDeps & { readonly policy: ChargePolicy };
 export type IntakeOutcome =
   | "checkout_completed"
   | "status_rejected"
+  | "status_duplicate"
   | "chargeback_recorded"
   | "chargeback_duplicate"
   | "chargeback_unmatched"
@@ -83,6 +84,11 @@ async function processStatusCallback(
       );
     case "rejected":
       return finished("status_rejected", completion.reason);
+    case "recorded":
+      return finished(
+        "status_duplicate",
+        `checkout ${completion.subscription.subscription_id}: already recorded`,
+      );
     default:
       return finished(
         "checkout_completed",

@@ -105,6 +105,11 @@ export const subscriptionSchema = z.object({
   token_id: z.string().optional(),
   card: maskedCardSchema.optional(),
   recurring_id: z.string().optional(),
+  /**
+   * A gateway-managed plan's secret in the recurring_noti_url we register: a notice without it is refused before
+   * anything is read or asked. Never shown in a view or an event.
+   */
+  notify_token: z.string().optional(),
   dunning: dunningSchema.optional(),
   status_reason: z.string().optional(),
   /** A cancel scheduled for the end of the paid period: nothing more is charged, access runs until then. */

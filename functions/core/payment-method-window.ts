@@ -20,7 +20,7 @@ import {
   unfitForNewCard,
 } from "./payment-method";
 import { asRefusal, WINDOW_LEASE_MS, windowOutcome, windowRefusal } from "./payment-window";
-import type { RecurringRegistration, WindowResult } from "./ports";
+import type { NotifyUrl, RecurringRegistration, WindowResult } from "./ports";
 import { applyInput } from "./subscription-machine";
 
 // A new card typed in the gateway's payment window (README, Subscription lifecycle: payment_method_updated): the same
@@ -30,7 +30,7 @@ import { applyInput } from "./subscription-machine";
 
 export interface PaymentMethodWindowDeps extends PaymentMethodDeps {
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
-  readonly recurringNotifyUrl: (subscriptionId: string) => string;
+  readonly recurringNotifyUrl: NotifyUrl;
   /** Our status_url webhook: where the gateway sends the window result. */
   readonly statusUrl: string;
   /** The merchant's page the customer returns to when the request names none. */
@@ -153,7 +153,7 @@ export async function completePaymentMethodWindow(
 function newPlan(
   subscription: Subscription,
   owed: boolean,
-  deps: { readonly recurringNotifyUrl: (subscriptionId: string) => string },
+  deps: { readonly recurringNotifyUrl: NotifyUrl },
 ): RecurringRegistration | undefined {
   if (subscription.billing_mode !== "recurring") return undefined;
   const plan = planDue(subscription);
@@ -161,7 +161,7 @@ function newPlan(
     amount: plan.amount,
     interval_months: plan.interval_months,
     first_recurring_date: gatewayDate(periodStartOf(subscription, subscription.period + (owed ? 1 : 0))),
-    notify_url: deps.recurringNotifyUrl(subscription.subscription_id),
+    notify_url: deps.recurringNotifyUrl(subscription),
   };
 }
 

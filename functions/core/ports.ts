@@ -108,6 +108,15 @@ export interface BillingRepository {
   /** The ledger of one subscription, oldest first. */
   listAttempts(subscriptionId: string): Promise<readonly ChargeAttempt[]>;
 
+  /**
+   * Names the one ledger line a gateway transaction is credited to (a gateway-run charge of a recurring plan): the
+   * first claim wins, a later one learns the line that holds it. The same line claiming again is told it holds it.
+   */
+  claimTransaction(
+    transactionId: string,
+    line: AttemptKey,
+  ): Promise<{ readonly claimed: true } | { readonly claimed: false; readonly owner: AttemptKey }>;
+
   /** Stores a token; storing the same token again is harmless. */
   putToken(token: TokenRecord): Promise<void>;
   getToken(tokenId: string): Promise<TokenRecord | undefined>;
@@ -214,6 +223,9 @@ export interface RebillResult {
 export interface OrderLookup {
   readonly status: "SALE" | "AUTH" | "REGISTERED" | "NONE" | "REFUND" | "PARTIAL_REFUND";
   readonly transaction_id?: string;
+  /** The transaction's amount and currency, as the gateway answered them. */
+  readonly amount?: string;
+  readonly currency?: string;
 }
 
 /** What retrieve by refund_id found: the refund, or none under that id. */
@@ -349,7 +361,12 @@ export interface PaymentGateway extends ChargeGateway {
    * the result read under the documented names (invalid when it lacks one the checkout needs).
    */
   verifyWindowResult(query: string): Promise<GatewayOutcome<WindowResult>>;
+  /** The order a status_url query names, read without trusting it (nothing is asked); undefined when it names none. */
+  windowOrderOf(query: string): string | undefined;
 }
+
+/** The recurring_noti_url of a gateway-managed plan: our recurring webhook, naming the subscription and its secret. */
+export type NotifyUrl = (subscription: Pick<Subscription, "subscription_id" | "notify_token">) => string;
 
 export interface IdSource {
   /** A new subscription id, short enough for order_id = `<id>-<period>-<attempt>` to stay ≤ 30 characters. */
@@ -358,6 +375,8 @@ export interface IdSource {
   subscriptionIdFor(requestKey: string): string;
   /** A new refund_id (≤ 30 characters), for a refund asked without an idempotency key. */
   refundId(): string;
+  /** A new secret for a gateway-managed plan's recurring_noti_url (unguessable, URL-safe). */
+  notifyToken(): string;
   /** The refund_id of a request's idempotency key on a charge: the same key and charge always name the same refund. */
   refundIdFor(requestKey: string, orderId: string): string;
 }

@@ -16,7 +16,7 @@ import { fromCents, minorUnitCents } from "./money";
 import { orderIdFor } from "./order-id";
 import type { Declined, Invalid, Unavailable } from "./outcome";
 import { SUCCESS_RESCODE } from "./outcome";
-import type { BillingRepository, Clock, IdSource, RecurringRegistration } from "./ports";
+import type { BillingRepository, Clock, IdSource, NotifyUrl, RecurringRegistration } from "./ports";
 import { type RefundDeps, refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 
@@ -83,6 +83,8 @@ export async function openSignup(
       ? {}
       : { metadata: request.metadata }),
     plan,
+    // A gateway-managed plan reports its charges to a URL only it knows.
+    ...(request.billing === "recurring" ? { notify_token: deps.ids.notifyToken() } : {}),
     ...(trialEnd === undefined
       ? { anchor_at: at }
       : { anchor_at: trialEnd, anchor_period: 1, trial_end: trialEnd }),
@@ -133,7 +135,7 @@ export async function openSignup(
 /** Gateway-managed billing: the plan the gateway charges from period 1 on, reporting each charge to our webhook. */
 export function recurringRegistration(
   subscription: Subscription,
-  deps: { readonly recurringNotifyUrl: (subscriptionId: string) => string },
+  deps: { readonly recurringNotifyUrl: NotifyUrl },
 ): RecurringRegistration | undefined {
   if (subscription.billing_mode !== "recurring") return undefined;
   return {
@@ -141,7 +143,7 @@ export function recurringRegistration(
     interval_months: subscription.plan.interval_months,
     // The gateway's calendar day of that instant: it charges on a day in Korea.
     first_recurring_date: gatewayDate(periodStartOf(subscription, 1)),
-    notify_url: deps.recurringNotifyUrl(subscription.subscription_id),
+    notify_url: deps.recurringNotifyUrl(subscription),
   };
 }
 
@@ -149,7 +151,7 @@ export function recurringRegistration(
  * Attempts a proven payment closes: open ones, and a voided one (retrieve found nothing while the customer was still
  * in the window; the sale the gateway now vouches for exists all the same). A closed attempt is never rewritten.
  */
-const CLOSABLE_BY_PAYMENT: readonly AttemptStatus[] = [...OPEN_ATTEMPT_STATUSES, "voided"];
+export const CLOSABLE_BY_PAYMENT: readonly AttemptStatus[] = [...OPEN_ATTEMPT_STATUSES, "voided"];
 
 /** What the gateway said about a successful first payment. Never card data: the masked card only. */
 export interface FirstPayment {

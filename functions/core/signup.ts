@@ -2,7 +2,7 @@ import type { ChargePolicy } from "./charge-policy";
 import type { Subscription } from "./model";
 import { type InvalidInput, invalidCurrency } from "./money";
 import type { Failure } from "./outcome";
-import type { BillingRepository, CardDetails, Clock, IdSource, PaymentGateway } from "./ports";
+import type { BillingRepository, CardDetails, Clock, IdSource, NotifyUrl, PaymentGateway } from "./ports";
 import {
   type NewSubscription,
   openSignup,
@@ -18,7 +18,7 @@ export interface SignupDeps {
   readonly ids: IdSource;
   readonly policy: ChargePolicy;
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
-  readonly recurringNotifyUrl: (subscriptionId: string) => string;
+  readonly recurringNotifyUrl: NotifyUrl;
 }
 
 export interface SignupRequest extends NewSubscription {

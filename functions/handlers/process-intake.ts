@@ -12,6 +12,7 @@ import { logger, metrics } from "../runtime/observability";
 const OUTCOME_METRICS = {
   checkout_completed: "CheckoutsCompleted",
   status_rejected: "StatusCallbacksRejected",
+  status_duplicate: "StatusCallbacksRepeated",
   chargeback_recorded: "ChargebacksReceived",
   chargeback_duplicate: "ChargebacksDuplicate",
   chargeback_unmatched: "ChargebacksUnmatched",

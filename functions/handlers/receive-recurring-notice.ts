@@ -6,28 +6,38 @@ import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { recurringNoticeIntake } from "../core/intake-messages";
 import { webhookAckReply } from "../gateway/webhook-signature";
+import { sameSecret } from "../inbound/same-secret";
 import { formOrJsonBodyOf, type HttpRequest, jsonReply } from "../runtime/http-event";
 import { logger, metrics } from "../runtime/observability";
 
 /**
- * POST /webhooks/recurring?subscription_id=… (the recurring_noti_url we gave the gateway): queues our subscription
- * and the gateway's order_id; process-intake confirms the charge by retrieve.
+ * POST /webhooks/recurring?subscription_id=…&token=… (the recurring_noti_url we gave the gateway): a notice whose
+ * token is not its plan's secret is a 404 before anything is queued or asked; otherwise our subscription and the
+ * gateway's order are queued, and process-intake confirms the charge by retrieve.
  */
 export async function receiveRecurringNotice(
   request: HttpRequest,
-  services: ServicesOf<"intakeReceiver">,
+  services: ServicesOf<"recurringNoticeReceiver">,
 ): Promise<APIGatewayProxyStructuredResultV2> {
-  const subscriptionId = new URLSearchParams(request.rawQueryString).get("subscription_id") ?? undefined;
+  const query = new URLSearchParams(request.rawQueryString);
+  const subscriptionId = query.get("subscription_id") ?? undefined;
   const intake = recurringNoticeIntake(subscriptionId, formOrJsonBodyOf(request), services.clock.now());
-  if (!intake.ok) {
-    metrics.addMetric("RecurringNoticesRefused", MetricUnit.Count, 1);
-    logger.warn("recurring notice refused", { reason: intake.reason });
-    return jsonReply(400, { rescode: "EC00", resmsg: `Invalid parameter: ${intake.reason}` });
-  }
+  if (!intake.ok)
+    return refused(400, intake.reason, { rescode: "EC00", resmsg: `Invalid parameter: ${intake.reason}` });
+  // The intake checked subscription_id: it is there.
+  const subscription = await services.repository.getSubscription(subscriptionId ?? "");
+  if (!sameSecret(query.get("token"), subscription?.notify_token))
+    return refused(404, "unknown plan or token", { rescode: "EC00", resmsg: "Invalid parameter: token" });
   await services.queue.send(intake.message);
   metrics.addMetric("RecurringNoticesQueued", MetricUnit.Count, 1);
   return jsonReply(200, webhookAckReply());
 }
 
-export const definition = defineHandler(SERVICE_SETS.intakeReceiver, receiveRecurringNotice);
+function refused(status: number, reason: string, body: object): APIGatewayProxyStructuredResultV2 {
+  metrics.addMetric("RecurringNoticesRefused", MetricUnit.Count, 1);
+  logger.warn("recurring notice refused", { reason });
+  return jsonReply(status, body);
+}
+
+export const definition = defineHandler(SERVICE_SETS.recurringNoticeReceiver, receiveRecurringNotice);
 export const handler = lambdaHandler(definition);

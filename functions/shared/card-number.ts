@@ -22,3 +22,19 @@ export function containsCardNumber(text: string): boolean {
   }
   return false;
 }
+
+// Digit groups joined by single spaces or dashes, as people type card numbers: 4111 1111 1111 1111, 4111-1111-….
+const GROUPED_DIGITS = /(^|[^0-9])([0-9]+(?:[ -][0-9]+)+)(?=([^0-9]|$))/g;
+
+/**
+ * Whether a free-text field holds a card number: a Luhn-valid run of 13–19 digits, written whole or in groups
+ * separated by spaces or dashes (what a request must never carry outside its card fields).
+ */
+export function holdsCardNumber(text: string): boolean {
+  if (containsCardNumber(text)) return true;
+  for (const [, before = "", grouped = "", after] of text.matchAll(GROUPED_DIGITS)) {
+    const digits = grouped.replace(/[ -]/g, "");
+    if (digits.length >= 13 && looksLikePan(digits, before, after)) return true;
+  }
+  return false;
+}

@@ -466,6 +466,22 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
     });
   });
 
+  describe("transactions", () => {
+    it("credits a gateway transaction to one line: the first claim wins, the same line may claim again", async () => {
+      const repository = await fresh();
+      const line = { subscription_id: "sub-t1", period: 3, attempt: 0 };
+      const other = { subscription_id: "sub-t2", period: 3, attempt: 0 };
+      expect(await repository.claimTransaction("TX-1", line)).toEqual({ claimed: true });
+      expect(await repository.claimTransaction("TX-1", line)).toEqual({ claimed: true });
+      expect(await repository.claimTransaction("TX-1", other)).toEqual({ claimed: false, owner: line });
+      expect(await repository.claimTransaction("TX-1", { ...line, period: 4 })).toEqual({
+        claimed: false,
+        owner: line,
+      });
+      expect(await repository.claimTransaction("TX-2", other)).toEqual({ claimed: true });
+    });
+  });
+
   describe("refunds", () => {
     it("creates a refund once; a second create gets the existing refund, whatever its subscription", async () => {
       const repository = await fresh();

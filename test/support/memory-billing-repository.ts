@@ -204,6 +204,16 @@ export class MemoryBillingRepository implements BillingRepository {
       .map((attempt) => copyOf(chargeAttemptSchema, attempt));
   }
 
+  readonly transactions = new Map<string, AttemptKey>();
+
+  async claimTransaction(transactionId: string, line: AttemptKey) {
+    const owner = { subscription_id: line.subscription_id, period: line.period, attempt: line.attempt };
+    const held = this.transactions.get(transactionId);
+    if (held === undefined) this.transactions.set(transactionId, owner);
+    const same = held === undefined || attemptId(held) === attemptId(owner);
+    return same ? { claimed: true as const } : { claimed: false as const, owner: { ...held } };
+  }
+
   /** Stores a token, or overwrites it while it is active: never revives a revoked or expired one. */
   async putToken(token: TokenRecord) {
     const current = this.tokens.get(token.token_id);

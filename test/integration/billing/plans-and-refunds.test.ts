@@ -187,12 +187,16 @@ describe("plan changes", () => {
       status: "active",
     });
 
-    // A notice for an order the gateway never sold is not a charge.
-    const forged = await recordRecurringCharge(
+    // A notice for an order the gateway never sold changes nothing; nor does one naming another plan.
+    const before = await stack.services.repository.getSubscription(subscription.subscription_id);
+    for (const forged of [
       { subscription_id: subscription.subscription_id, order_id: "forged-order-1" },
-      stack.services,
-    );
-    expect(forged).toMatchObject({ kind: "recorded", attempt: { status: "declined" } });
+      { ...notice, order_id: `${notice.order_id}x`, recurring_id: "RC_OTHER_PLAN" },
+    ]) {
+      expect(await recordRecurringCharge(forged, stack.services)).toMatchObject({ kind: "ignored" });
+    }
+    expect(await stack.services.repository.getSubscription(subscription.subscription_id)).toEqual(before);
+    expect(await stack.services.repository.listAttempts(subscription.subscription_id)).toHaveLength(2);
 
     expect(
       await changePlan(

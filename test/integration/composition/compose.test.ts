@@ -57,8 +57,8 @@ describe("the composition root", () => {
     const services = await billingOf(container({ CHARGE_POLICY: '{"dunningScheduleDays":[2,9]}' }));
     expect(services.policy.dunningScheduleDays).toEqual([2, 9]);
     expect(services.statusUrl).toBe("https://billing.example.com/webhooks/status");
-    expect(services.recurringNotifyUrl("sub 1")).toBe(
-      "https://billing.example.com/webhooks/recurring?subscription_id=sub%201",
+    expect(services.recurringNotifyUrl({ subscription_id: "sub 1", notify_token: "t0k/en" })).toBe(
+      "https://billing.example.com/webhooks/recurring?subscription_id=sub+1&token=t0k%2Fen",
     );
     expect(await services.repository.getSubscription("sub_none")).toBeUndefined();
   });

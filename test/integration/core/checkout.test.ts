@@ -181,8 +181,8 @@ describe("a new card in the payment window (startPaymentMethodWindow → status_
     expect(
       stack.sandbox.state.tokens.find(TEST_MERCHANT.mid, before.subscription?.token_id ?? "")?.status,
     ).toBe("deleted");
-    // The gateway calls status_url again: nothing changes.
-    expect(await completeCheckout(query, deps)).toMatchObject({ kind: "paid" });
+    // The gateway calls status_url again: recorded already, nothing changes, nothing is asked.
+    expect(await completeCheckout(query, deps)).toMatchObject({ kind: "recorded" });
     expect((await stored(id)).subscription?.token_id).toBe(after.subscription?.token_id);
   });
 
@@ -350,18 +350,45 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     expect(await stored(checkout.subscription_id)).toEqual(before);
   });
 
-  it("a repeated status_url call changes nothing and answers the same", async () => {
+  it("a repeated status_url call changes nothing and asks the gateway nothing", async () => {
     const checkout = await started();
     const query = await payInWindow(checkout);
     const first = await completeCheckout(query, deps);
+    expect(first.kind).toBe("paid");
     const before = await stored(checkout.subscription_id);
     const events = (await stack.events()).length;
+    const verifies = () => stack.sandbox.faults.counters().byRoute["payments.verify"]?.requests ?? 0;
+    const verified = verifies();
 
     const again = await Promise.all([completeCheckout(query, deps), completeCheckout(query, deps)]);
 
-    expect(again).toEqual([first, first]);
+    const recorded = { kind: "recorded", subscription: before.subscription };
+    expect(again).toEqual([recorded, recorded]);
+    expect(verifies()).toBe(verified);
     expect(await stored(checkout.subscription_id)).toEqual(before);
     expect(await stack.events()).toHaveLength(events);
+  });
+
+  it("refuses a query naming no window of ours before asking the gateway anything", async () => {
+    const checkout = await started();
+    const query = await payInWindow(checkout);
+    const verifies = () => stack.sandbox.faults.counters().byRoute["payments.verify"]?.requests ?? 0;
+    const verified = verifies();
+    const forged = (orderId: string) => {
+      const params = new URLSearchParams(query);
+      params.set("order_id", orderId);
+      return params.toString();
+    };
+    // An order that is not ours, a line that does not exist, and a renewal (no window).
+    for (const orderId of [
+      "not-ours",
+      `${checkout.subscription_id}-0-7`,
+      `${checkout.subscription_id}-1-0`,
+    ]) {
+      expect(await completeCheckout(forged(orderId), deps)).toMatchObject({ kind: "rejected" });
+    }
+    expect(await completeCheckout("not=a&window=result", deps)).toMatchObject({ kind: "rejected" });
+    expect(verifies()).toBe(verified);
   });
 
   it("rejects a query with any parameter altered, added or removed, and changes nothing", async () => {
@@ -405,7 +432,10 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
     const after = await stored(checkout.subscription_id);
     expect(after.attempts).toMatchObject([{ status: "declined", rescode: "DC51" }]);
     expect(after.subscription?.token_id).toBeUndefined();
-    expect(await completeCheckout(query, deps)).toEqual(completion);
+    expect(await completeCheckout(query, deps)).toEqual({
+      kind: "recorded",
+      subscription: after.subscription,
+    });
     expect(await stored(checkout.subscription_id)).toEqual(after);
     // Announced once: the refused charge with its ledger line, the cancel with the subscription.
     const events = await stack.events();

@@ -270,6 +270,12 @@ beforeAll(async () => {
     subscription.parse(await setup("POST", "/v1/subscriptions", signupBody)).subscription_id;
   const subscriptionId = await signUp();
   const toCancel = await signUp();
+  // A gateway-managed plan: its recurring_noti_url carries its secret.
+  const gatewayManaged = subscription.parse(
+    await setup("POST", "/v1/subscriptions", { ...signupBody, billing: "recurring" }),
+  ).subscription_id;
+  const notifyToken =
+    (await local.stack.services.repository.getSubscription(gatewayManaged))?.notify_token ?? "";
   const chargeId = `${subscriptionId}-0-0`;
 
   // A window sign-up completed through the sandbox: its signed result is what status_url receives.
@@ -352,7 +358,7 @@ beforeAll(async () => {
   add(
     "callback",
     callbackTarget("POST", "/webhooks/recurring", {
-      query: { subscription_id: subscriptionId },
+      query: { subscription_id: gatewayManaged, token: notifyToken },
       body: { order_id: chargeId },
       requiresBody: true,
     }),

@@ -241,7 +241,9 @@ describe("recurring_noti_url", () => {
     await stack.sandbox.deliveries.settled();
     const notice = receiver.requests.find((request) => request.url.startsWith("/webhooks/recurring?"));
     if (!notice) throw new Error("recurring_noti_url was not called");
-    expect(notice.url).toBe(`/webhooks/recurring?subscription_id=${started.subscription_id}`);
+    const token = (await state(started.subscription_id)).subscription?.notify_token;
+    expect(token).toMatch(/^[0-9a-z]{32}$/);
+    expect(notice.url).toBe(`/webhooks/recurring?subscription_id=${started.subscription_id}&token=${token}`);
     const output = captureOutput();
     await drainIntake(container);
     expect(output.metrics()).toMatchObject({ "Billing/RecurringChargesRecorded": 1 });
@@ -253,6 +255,67 @@ describe("recurring_noti_url", () => {
     expect((await invokeRoute(container, notice)).statusCode).toBe(200);
     await drainIntake(container);
     expect(await state(started.subscription_id)).toEqual(after);
+  });
+
+  it("refuses a notice without its plan's secret before anything is queued or asked: 404", async () => {
+    const started = await checkout("recurring", receiver.webhookBaseUrl);
+    await payInWindow(started);
+    await drainIntake(container);
+    const before = await state(started.subscription_id);
+    const asked = () => stack.sandbox.faults.counters().byRoute["payments.retrieve"]?.requests ?? 0;
+    const retrievesBefore = asked();
+    const id = started.subscription_id;
+    for (const query of [
+      `subscription_id=${id}`,
+      `subscription_id=${id}&token=wrong`,
+      "subscription_id=sub_none&token=x",
+    ]) {
+      const reply = await invokeRoute(container, {
+        method: "POST",
+        url: `/webhooks/recurring?${query}`,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ order_id: "forged-order-1" }),
+      });
+      expect(reply.statusCode, query).toBe(404);
+    }
+    await drainIntake(container);
+    expect(await state(id)).toEqual(before);
+    expect(asked()).toBe(retrievesBefore);
+  });
+
+  it("credits no period for an order retrieve does not show as this plan's sale, nor a transaction credited before", async () => {
+    const [first, second] = [
+      await checkout("recurring", receiver.webhookBaseUrl),
+      await checkout("recurring", receiver.webhookBaseUrl),
+    ];
+    for (const started of [first, second]) await payInWindow(started);
+    await drainIntake(container);
+    receiver.reset();
+    await stack.clock.advance("P32D");
+    await stack.sandbox.deliveries.settled();
+    const noticeOf = (id: string) =>
+      receiver.requests.find((request) => request.url.includes(`subscription_id=${id}&`));
+    const [firstNotice, secondNotice] = [noticeOf(first.subscription_id), noticeOf(second.subscription_id)];
+    if (!firstNotice || !secondNotice) throw new Error("recurring_noti_url was not called");
+    await invokeRoute(container, firstNotice);
+    await drainIntake(container);
+    const before = await state(second.subscription_id);
+
+    // The second plan's own URL (its own charge credited already), naming the first plan's paid order, an order the
+    // gateway never saw, and an order of ours it never sold.
+    for (const order_id of [
+      JSON.parse(firstNotice.body).order_id,
+      "never-sold-1",
+      `${first.subscription_id}-0-9`,
+    ]) {
+      const reply = await invokeRoute(container, { ...secondNotice, body: JSON.stringify({ order_id }) });
+      expect(reply.statusCode).toBe(200);
+    }
+    const output = captureOutput();
+    await drainIntake(container);
+    expect(output.metrics()).toMatchObject({ "Billing/RecurringNoticesIgnored": 3 });
+    expect(await state(second.subscription_id)).toEqual(before);
+    expect(before.subscription).toMatchObject({ status: "active", period: 2 });
   });
 
   it("refuses a notice without subscription_id or order_id", async () => {

@@ -208,3 +208,35 @@ describe("anything unexpected → 500 with a generic message", () => {
     expect(status).toBe(400);
   });
 });
+
+describe("card numbers outside the card's field", () => {
+  const schema = z.looseObject({});
+  const refusedField = (input: unknown) => {
+    try {
+      parseInput(schema, input);
+      return "accepted";
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      expect(error.message).not.toMatch(/\d{4}/);
+      return error.field;
+    }
+  };
+
+  it("refuses any field holding one, naming the field, never a key holding one", () => {
+    expect(refusedField({ customer: { name: "Ann 4111 1111 1111 1111" } })).toBe("customer.name");
+    expect(refusedField({ customer: { external_id: "4111-1111-1111-1111" } })).toBe("customer.external_id");
+    expect(refusedField({ metadata: { note: "x", pan: "4111111111111111" } })).toBe("metadata.pan");
+    expect(refusedField({ metadata: { "4111111111111111": "x" } })).toBe("metadata");
+    expect(refusedField({ lines: ["ok", "5555555555554444"] })).toBe("lines.1");
+    expect(refusedField("4111111111111111")).toBeUndefined();
+  });
+
+  it("takes the card's own number, and everything else", () => {
+    expect(refusedField({ card: { number: "4111111111111111", expiry: "203012", cvc: "123" } })).toBe(
+      "accepted",
+    );
+    expect(refusedField({ customer: { name: "Ann", phone: "+82 10-1234-5678" }, amount: "19.90" })).toBe(
+      "accepted",
+    );
+  });
+});
