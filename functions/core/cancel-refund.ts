@@ -1,4 +1,5 @@
-import type { Subscription } from "./model";
+import { isAdHocPeriod } from "./charge-kind";
+import type { ChargeAttempt, Subscription } from "./model";
 import { fromCents, toCents } from "./money";
 import { unusedPartCents } from "./proration";
 import { type RefundDeps, type RefundOutcome, refundCharge } from "./refunds";
@@ -38,6 +39,25 @@ export async function refundUnusedPeriod(
       amount: fromCents(cents),
       reason: `canceled, ${mode} refund`,
     },
+    deps,
+  );
+}
+
+/**
+ * A sale that settled after its subscription was canceled, for a period the subscription never reached (its charge was
+ * in flight when the cancel came, or a sign-up's payment came after the checkout was canceled): the customer never gets
+ * that period, so its sale goes back in full, once (its refund_id follows from the charge), announced as a refund. A
+ * sale the subscription already counted, or an ad hoc charge, stays.
+ */
+export async function refundSaleAfterCancel(
+  line: ChargeAttempt,
+  deps: RefundDeps,
+): Promise<RefundOutcome | undefined> {
+  if (line.status !== "succeeded" || isAdHocPeriod(line.period)) return undefined;
+  const subscription = await deps.repository.getSubscription(line.subscription_id);
+  if (subscription?.status !== "canceled" || line.period < subscription.period) return undefined;
+  return refundCharge(
+    { charge: line, refund_id: `${line.order_id}-A`, reason: "canceled before the charge settled" },
     deps,
   );
 }

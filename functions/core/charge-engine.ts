@@ -5,6 +5,7 @@ import { type AttemptKey, type ChargeAttempt, planDue, type Subscription } from 
 import { orderIdFor } from "./order-id";
 import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
+import { refundSaleAfterCancel } from "./cancel-refund";
 import { refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
@@ -352,7 +353,11 @@ async function applyClosedAttempt(
     { kind: "charge_closed", attempt, policy: deps.policy },
     deps,
   );
-  if (applied.kind !== "applied") return done(`${note}; subscription already moved on`);
+  if (applied.kind !== "applied") {
+    // Canceled while this period's charge was in flight: the period never comes, so its sale goes back.
+    const refunded = await refundSaleAfterCancel(attempt, deps);
+    return done(`${note}; subscription already moved on${refunded ? `; refund ${refunded.kind}` : ""}`);
+  }
   if (applied.subscription.status !== "canceled") return done(note);
   // Until its token is deleted the message stays on the queue; its redelivery finds the cancel and retries.
   const retired = await retireTokenOf(subscription, 1, deps);

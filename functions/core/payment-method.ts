@@ -15,9 +15,10 @@ import { type ChargeAttempt, type MaskedCard, planDue, type Subscription } from 
 import { fromCents, minorUnitCents } from "./money";
 import { type Failure, failureReason } from "./outcome";
 import type { CardDetails, PaymentGateway } from "./ports";
+import { refundSaleAfterCancel } from "./cancel-refund";
 import { type RefundDeps, refundVerification } from "./refunds";
 import type { ChangeResult } from "./subscription-changes";
-import { applyInput } from "./subscription-machine";
+import { applyInput, applyPaidInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
 
 // A new card for a subscription (README, Subscription lifecycle: payment_method_updated). The gateway issues a token
@@ -230,14 +231,14 @@ async function replacePlan(
     if (deleted.kind === "unavailable" || deleted.kind === "unknown")
       return conflict(`the old plan's deletion is not confirmed (${failureReason(deleted)}); repeat`);
   }
-  const applied = await applyInput(
+  const applied = await applyPaidInput(
     subscription,
-    {
+    (current) => ({
       kind: "payment_method_updated",
       recurring_id: recurringId,
       card,
-      paid: paidBy(subscription, line),
-    },
+      paid: paidBy(current, line),
+    }),
     deps,
   );
   switch (applied.kind) {
@@ -247,8 +248,10 @@ async function replacePlan(
     case "stale":
       return conflict("subscription changed meanwhile; repeat the request");
     case "refused":
-      // Nothing stands behind the new plan (canceled meanwhile, say): it is deleted too.
+      // Nothing stands behind the new plan (canceled meanwhile, say): it is deleted too, and an overdue period's sale
+      // goes back.
       await deps.gateway.deleteRecurring(recurringId);
+      await refundSaleAfterCancel(line, deps);
       return conflict(applied.reason);
   }
 }
@@ -267,27 +270,30 @@ async function replaceToken(
 ): Promise<PaymentMethodResult> {
   const token = line.token_id === undefined ? undefined : await deps.repository.getToken(line.token_id);
   if (token === undefined) return { kind: "refused", failure: noToken };
-  const applied = await applyInput(
+  const applied = await applyPaidInput(
     subscription,
-    {
+    (current) => ({
       kind: "payment_method_updated",
       token_id: token.token_id,
       card: token.card,
-      paid: paidBy(subscription, line),
-    },
+      paid: paidBy(current, line),
+    }),
     deps,
   );
   switch (applied.kind) {
     case "applied":
-      await retireToken(subscription, deps);
+      // The token this write replaced (the transition is guarded by it), whoever wrote it since the first read.
+      await retireToken({ token_id: applied.update.expect.token_id ?? undefined }, deps);
       return { kind: "changed", subscription: applied.subscription };
     case "unchanged":
       return { kind: "changed", subscription: applied.subscription };
     case "stale":
       return conflict("subscription changed meanwhile; repeat the request");
     case "refused":
-      // Nothing will charge the new token (canceled meanwhile, say): it is deleted at the gateway.
+      // Nothing will charge the new token (canceled meanwhile, say): it is deleted at the gateway, and an overdue
+      // period's sale goes back.
       await retireToken(token, deps);
+      await refundSaleAfterCancel(line, deps);
       return conflict(applied.reason);
   }
 }

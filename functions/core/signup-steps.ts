@@ -17,6 +17,7 @@ import { orderIdFor } from "./order-id";
 import type { Declined, Invalid, Unavailable } from "./outcome";
 import { SUCCESS_RESCODE } from "./outcome";
 import type { BillingRepository, Clock, IdSource, NotifyUrl, RecurringRegistration } from "./ports";
+import { refundSaleAfterCancel } from "./cancel-refund";
 import { type RefundDeps, refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 
@@ -204,6 +205,8 @@ export async function recordFirstPayment(
     deps,
   );
   if (activated.kind === "applied") return activated.subscription;
+  // Canceled before its first payment settled: the sale goes back.
+  await refundSaleAfterCancel({ ...attempt, status: "succeeded", transaction_id }, deps);
   // Already moved on (a repeated callback, or canceled meanwhile): answered as it stands.
   return (await deps.repository.getSubscription(subscription_id)) ?? subscription;
 }

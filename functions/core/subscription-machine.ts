@@ -704,3 +704,29 @@ export async function applyInput(
   if (!written) return { kind: "stale" };
   return { kind: "applied", subscription: step.after, update: step.update };
 }
+
+/** How often a paid change is applied again after losing its write to another writer. */
+const PAID_CHANGE_TRIES = 20;
+
+/**
+ * Applies a change money already paid for (a new card's payment, a prorated upgrade): a write lost to another writer is
+ * not an answer — the subscription is read again and the input made for it applied again, until it applies, the
+ * machine refuses it, or (under contention no real load produces) the tries run out.
+ */
+export async function applyPaidInput(
+  subscription: Subscription,
+  inputFor: (current: Subscription) => SubscriptionInput,
+  deps: {
+    readonly repository: Pick<BillingRepository, "updateSubscription" | "getSubscription">;
+    readonly clock: Clock;
+  },
+): Promise<Applied> {
+  let current = subscription;
+  for (let tries = 1; ; tries += 1) {
+    const applied = await applyInput(current, inputFor(current), deps);
+    if (applied.kind !== "stale" || tries >= PAID_CHANGE_TRIES) return applied;
+    const fresh = await deps.repository.getSubscription(subscription.subscription_id);
+    if (fresh === undefined) return applied;
+    current = fresh;
+  }
+}

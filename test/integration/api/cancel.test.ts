@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import { clockIntoPeriod, eventsOf, eventTypesOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
@@ -168,5 +169,71 @@ describe("cancel now with a refund", () => {
       status: "active",
       cancel_at: null,
     });
+  });
+});
+
+describe("cancel now while the renewal's charge is in flight", () => {
+  it("refunds in full a renewal that settles paid after the cancel, and keeps no sale for that period", async () => {
+    const signedUp = await signUp();
+    const id = signedUp.subscription_id;
+    // The renewal's REBILL commits at the gateway, but its answer is lost: the attempt is unknown.
+    stack().sandbox.faults.configure({
+      routes: { "payments.tokenbilling.rebill": { timeoutAfterCommitRate: 1 } },
+    });
+    await renewAfter(stack(), signedUp.next_charge_at);
+    stack().sandbox.faults.configure({});
+    const renewal = (await stack().services.repository.listAttempts(id)).find((line) => line.period === 1);
+    expect(renewal?.status).toBe("unknown");
+
+    const canceled = await call("DELETE", `/v1/subscriptions/${id}`, { body: { refund: "prorated" } });
+    expect(canceled.status).toBe(200);
+    expect(view.parse(canceled.json).status).toBe("canceled");
+
+    // The attempt sweep finds the sale: the period never comes, so the sale goes back in full, once.
+    for (let sweep = 0; sweep < 2; sweep += 1) {
+      await stack().clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
+      await stack().attemptSweep();
+    }
+    const line = await stack().services.repository.getAttempt({ subscription_id: id, period: 1, attempt: 0 });
+    expect(line).toMatchObject({ status: "succeeded", refunded_amount: line?.amount });
+    const refunds = [...stack().sandbox.state.payments.refunds()].filter(
+      (refund) => refund.orderId === line?.order_id,
+    );
+    expect(refunds.map((refund) => [refund.refundId, refund.amount])).toEqual([
+      [`${line?.order_id}-A`, "19.90"],
+    ]);
+    // The prorated refund was of the last period the customer had (period 0, over when the cancel came): nothing.
+    const firstCharge = `${id}-0-0`;
+    expect(
+      [...stack().sandbox.state.payments.refunds()].filter((refund) => refund.orderId === firstCharge),
+    ).toEqual([]);
+    const events = await eventsOf(stack(), id);
+    expect(events.filter((event) => event.type === "refund.succeeded")).toMatchObject([
+      { order_id: line?.order_id, amount: "19.90", reason: "canceled before the charge settled" },
+    ]);
+    expect((await stack().services.repository.getSubscription(id))?.status).toBe("canceled");
+  });
+
+  it("refunds a sign-up's first payment that settles paid after the sign-up was canceled", async () => {
+    stack().sandbox.faults.configure({ routes: { "payments.payment": { timeoutAfterCommitRate: 1 } } });
+    const pending = await call("POST", "/v1/subscriptions", {
+      body: {
+        customer: { name: "Late Payer", email: "late@example.com" },
+        plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+        card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
+      },
+    });
+    stack().sandbox.faults.configure({});
+    expect(pending.status).toBe(202);
+    const id = view.parse(pending.json).subscription_id;
+    expect((await call("DELETE", `/v1/subscriptions/${id}`)).status).toBe(200);
+
+    await stack().clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
+    await stack().attemptSweep();
+    await stack().clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
+    await stack().attemptSweep();
+    const line = await stack().services.repository.getAttempt({ subscription_id: id, period: 0, attempt: 0 });
+    expect(line).toMatchObject({ status: "succeeded", refunded_amount: "19.90" });
+    expect((await stack().services.repository.getSubscription(id))?.status).toBe("canceled");
   });
 });
