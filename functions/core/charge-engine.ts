@@ -1,3 +1,4 @@
+import { refundSaleAfterCancel } from "./cancel-refund";
 import { isAdHocPeriod } from "./charge-kind";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
 import { closedChargeEvent } from "./events";
@@ -5,7 +6,6 @@ import { type AttemptKey, type ChargeAttempt, planDue, type Subscription } from 
 import { orderIdFor } from "./order-id";
 import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
-import { refundSaleAfterCancel } from "./cancel-refund";
 import { refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";

@@ -1,5 +1,6 @@
 import { claimNextLine, type LineExtras } from "./ad-hoc-charge";
 import { periodStartOf } from "./billing-period";
+import { refundSaleAfterCancel } from "./cancel-refund";
 import {
   type ChargeDeps,
   type Closing,
@@ -15,7 +16,6 @@ import { type ChargeAttempt, type MaskedCard, planDue, type Subscription } from 
 import { fromCents, minorUnitCents } from "./money";
 import { type Failure, failureReason } from "./outcome";
 import type { CardDetails, PaymentGateway } from "./ports";
-import { refundSaleAfterCancel } from "./cancel-refund";
 import { type RefundDeps, refundVerification } from "./refunds";
 import type { ChangeResult } from "./subscription-changes";
 import { applyInput, applyPaidInput } from "./subscription-machine";

@@ -1,4 +1,5 @@
 import { periodStartOf } from "./billing-period";
+import { refundSaleAfterCancel } from "./cancel-refund";
 import { chargeSucceededEvent, closedChargeEvent, subjectOf } from "./events";
 import { gatewayDate } from "./gateway-time";
 import {
@@ -17,7 +18,6 @@ import { orderIdFor } from "./order-id";
 import type { Declined, Invalid, Unavailable } from "./outcome";
 import { SUCCESS_RESCODE } from "./outcome";
 import type { BillingRepository, Clock, IdSource, NotifyUrl, RecurringRegistration } from "./ports";
-import { refundSaleAfterCancel } from "./cancel-refund";
 import { type RefundDeps, refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 
