@@ -68,7 +68,7 @@ export async function chargeAdHoc(command: AdHocChargeCommand, deps: ChargeDeps)
 
   const line = await claimNextLine(subscription, ledger, command, deps);
   if (!line) return notChargeable("ad_hoc_range_exhausted");
-  return { kind: "recorded", charge: await charge(subscription, tokenId, line, deps) };
+  return { kind: "recorded", charge: await chargeLine(subscription, tokenId, line, deps) };
 }
 
 /**
@@ -105,7 +105,7 @@ export async function claimNextLine(
 }
 
 /** REBILL of the claimed line, whose outcome is written on it; returns the line as stored afterwards. */
-async function charge(
+export async function chargeLine(
   subscription: Subscription,
   tokenId: string,
   line: ChargeAttempt,

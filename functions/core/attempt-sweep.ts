@@ -1,4 +1,4 @@
-import { type ChargeDeps, resolveAttempt } from "./charge-engine";
+import { type ChargeDeps, resolveAttempt, settleProrationOf } from "./charge-engine";
 import { isAdHocPeriod } from "./charge-kind";
 import type { ChargeAttempt } from "./model";
 import type { ChargeQueue } from "./ports";
@@ -64,6 +64,8 @@ export async function runAttemptSweep(deps: AttemptSweepDeps): Promise<AttemptSw
       }
       const resolution = await resolveAttempt(subscription, attempt, 1, deps);
       if (resolution.kind === "voided" && adHoc) {
+        // Nothing was charged: a proration's plan change is dropped.
+        if (attempt.purpose === "proration") await settleProrationOf({ ...attempt, status: "voided" }, deps);
         resolved += 1;
       } else if (resolution.kind === "voided") {
         await deps.queue.send([message]);

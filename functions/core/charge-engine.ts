@@ -6,6 +6,7 @@ import { type AttemptKey, type ChargeAttempt, planDue, type Subscription } from 
 import { orderIdFor } from "./order-id";
 import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
+import { settleProration } from "./proration-settlement";
 import { refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
@@ -342,8 +343,11 @@ async function applyClosedAttempt(
 ): Promise<WorkResult> {
   // A card verification the sweep found paid is refunded, whichever request made it (a trial, a new card).
   if (attempt.status === "succeeded" && attempt.verification) await refundVerification(attempt, deps);
-  // An ad hoc charge leaves the subscription's period, dunning and status as they are.
-  if (isAdHocPeriod(attempt.period)) return done(`ad hoc ${attempt.status} ${attempt.order_id}`);
+  // An ad hoc charge leaves the subscription's period, dunning and status as they are; a proration settles its change.
+  if (isAdHocPeriod(attempt.period)) {
+    if (attempt.purpose === "proration") await settleProrationOf(attempt, deps);
+    return done(`ad hoc ${attempt.status} ${attempt.order_id}`);
+  }
   const note =
     attempt.status === "succeeded"
       ? `charged ${attempt.order_id}`
@@ -362,6 +366,12 @@ async function applyClosedAttempt(
   // Until its token is deleted the message stays on the queue; its redelivery finds the cancel and retries.
   const retired = await retireTokenOf(subscription, 1, deps);
   return { ...retired, note: `${note}; ${retired.note}` };
+}
+
+/** The plan change a proration line pays for, settled with the subscription as it stands. */
+export async function settleProrationOf(line: ChargeAttempt, deps: ChargeDeps): Promise<void> {
+  const subscription = await deps.repository.getSubscription(line.subscription_id);
+  if (subscription !== undefined) await settleProration(subscription, line, deps);
 }
 
 /** The work result of retiring a canceled subscription's token: a deletion not yet confirmed comes back later. */

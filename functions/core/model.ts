@@ -92,6 +92,12 @@ export const subscriptionSchema = z.object({
   plan: planSchema,
   /** A plan change scheduled for the next renewal: that period is charged at its amount, then it becomes `plan`. */
   scheduled_plan: planSchema.optional(),
+  /**
+   * An upgrade being paid for at once (proration charge_now): it becomes `plan` when its proration line
+   * (`pending_plan_order`) is paid, and no other plan change is made meanwhile.
+   */
+  pending_plan: planSchema.optional(),
+  pending_plan_order: z.string().optional(),
   /** Start of period `anchor_period`: the sign-up instant, or a resume's, every later period is measured from. */
   anchor_at: isoInstant,
   /** The period that starts at anchor_at: absent (0) until a resume after a pause re-anchors the schedule. */
@@ -189,8 +195,11 @@ export const chargeAttemptSchema = z.object({
   token_id: z.string().optional(),
   /** The gateway-managed plan a card update's window registered. */
   recurring_id: z.string().optional(),
-  /** payment_method: a new card's payment in a payment window; its result completes a card update, not a sign-up. */
-  purpose: z.enum(["payment_method"]).optional(),
+  /**
+   * payment_method: a new card's payment in a payment window; its result completes a card update, not a sign-up.
+   * proration: an upgrade's prorated difference; once paid, the subscription's pending plan becomes its plan.
+   */
+  purpose: z.enum(["payment_method", "proration"]).optional(),
   /** The smallest charge that verifies a card (a trial, a new card): refunded in full once paid, whoever settles it. */
   verification: z.literal(true).optional(),
   /**

@@ -1,15 +1,17 @@
-import { chargeAdHoc } from "./ad-hoc-charge";
-import { type ChargeDeps, refusalOfLine } from "./charge-engine";
+import { chargeLine, claimNextLine } from "./ad-hoc-charge";
+import { type ChargeDeps, refusalOfLine, voidAttempt } from "./charge-engine";
 import type { Plan, Subscription } from "./model";
 import { fromCents, type InvalidInput, invalidAmount, toCents } from "./money";
+import { attemptKeyOf } from "./order-id";
 import { unusedPartCents } from "./proration";
+import { settleProration } from "./proration-settlement";
 import { type ChangeDeps, type ChangeResult, load, resultOf } from "./subscription-changes";
 import { applyInput } from "./subscription-machine";
 
 // A plan change (README, Subscription lifecycle: adjust_plan). Now: the new amount from the next charge on, and with
-// proration "charge_now" an upgrade pays the difference for the rest of the paid period at once, as an ad hoc charge
-// made once per request (its ledger line keeps the request's key; the plan changes only once it is paid). At the
-// next renewal: scheduled; a new interval always waits for it, so a paid period never changes length.
+// proration "charge_now" an upgrade pays the difference for the rest of the paid period at once, as one proration line
+// per change (the plan changes once it is paid, whoever settles the line). At the next renewal: scheduled; a new
+// interval always waits for it, so a paid period never changes length.
 
 export interface PlanChangeRequest {
   readonly subscription_id: string;
@@ -19,13 +21,13 @@ export interface PlanChangeRequest {
   readonly proration: "none" | "charge_now";
   /** Omitted: now, or the next renewal when the interval changes. */
   readonly at?: "now" | "next_renewal";
-  /** The digest of the caller's idempotency key: the proration charge is made once per key. */
+  /** The digest of the caller's idempotency key, kept on the proration line. */
   readonly request_key?: string;
 }
 
 export type PlanChangeResult =
   | ChangeResult
-  /** The proration charge's outcome is unknown: the plan changes when the request is repeated once it is settled. */
+  /** The proration charge's outcome is unknown: the plan changes when the attempt sweep finds it paid. */
   | { readonly kind: "pending"; readonly subscription: Subscription }
   | InvalidInput;
 
@@ -47,7 +49,7 @@ export async function changePlan(
     request.at ?? (plan.interval_months === subscription.plan.interval_months ? "now" : "next_renewal");
   if (request.proration === "charge_now") {
     if (at !== "now") return { kind: "conflict", reason: "charge_now prorates a change made now" };
-    const paid = await payProration(subscription, plan, request.request_key, deps);
+    const paid = await changePaidNow(subscription, plan, request.request_key, deps);
     if (paid !== undefined) return paid;
   }
   if (subscription.billing_mode === "recurring" && at === "now") {
@@ -60,34 +62,85 @@ export async function changePlan(
   return resultOf(await applyInput(subscription, { kind: "adjust_plan", plan, at }, deps));
 }
 
+/** The same plan: amount, interval and currency. */
+const samePlan = (a: Plan, b: Plan) =>
+  a.amount === b.amount && a.interval_months === b.interval_months && a.currency === b.currency;
+
 /**
- * Charges the upgrade's difference for what is left of the paid period; undefined when it is paid (or nothing is
- * owed: a downgrade, no paid period running), otherwise what to answer instead of changing the plan.
+ * An upgrade paid for at once (README, Subscription lifecycle: adjust with charge_now): the difference for what is left
+ * of the paid period is one proration line, claimed first and named by the subscription's pending change before it is
+ * charged, so a retried, repeated or concurrent request for the same change finds that line and charges nothing more,
+ * and no other plan change is made until it is settled. Once paid, the change applies (settleProration), whoever
+ * settles the line. Undefined when nothing is owed (a downgrade, no paid period running): the plan changes as usual.
  */
-async function payProration(
+async function changePaidNow(
   subscription: Subscription,
   plan: Plan,
   requestKey: string | undefined,
   deps: ChangeDeps & ChargeDeps,
 ): Promise<PlanChangeResult | undefined> {
+  const pending = subscription.pending_plan;
+  if (pending !== undefined && subscription.pending_plan_order !== undefined) {
+    if (!samePlan(pending, plan))
+      return { kind: "conflict", reason: "another plan change is being paid for: repeat once it is settled" };
+    return continuePaidChange(subscription, subscription.pending_plan_order, deps);
+  }
   const cents = prorationCents(subscription, plan, deps.clock.now());
   if (cents <= 0) return undefined;
-  if (subscription.billing_mode !== "token")
+  if (subscription.billing_mode !== "token" || subscription.token_id === undefined)
     return {
       kind: "conflict",
       reason: "charge_now needs a stored card: a gateway-managed plan has none here",
     };
-  const result = await chargeAdHoc(
-    { subscription_id: subscription.subscription_id, amount: fromCents(cents), request_key: requestKey },
+  const ledger = await deps.repository.listAttempts(subscription.subscription_id);
+  const line = await claimNextLine(
+    subscription,
+    ledger,
+    { amount: fromCents(cents), request_key: requestKey, purpose: "proration" },
     deps,
   );
-  if (result.kind === "not_found") return result;
-  if (result.kind === "not_chargeable") return { kind: "conflict", reason: result.reason };
-  if (result.kind === "invalid_input") return result;
-  const line = result.charge;
-  if (line.status === "succeeded") return undefined;
-  const refusal = refusalOfLine(line);
-  return refusal === undefined ? { kind: "pending", subscription } : { kind: "refused", failure: refusal };
+  if (!line) return { kind: "conflict", reason: "this subscription has no ad hoc charge left" };
+  const started = await applyInput(
+    subscription,
+    { kind: "plan_change_started", plan, order_id: line.order_id },
+    deps,
+  );
+  if (started.kind !== "applied") {
+    // Another writer came first: nothing was sent on this line. The same change already pending is continued.
+    await voidAttempt(line, "not sent: the subscription changed before the proration", deps);
+    const current = await load(subscription.subscription_id, deps);
+    if (current?.pending_plan !== undefined && samePlan(current.pending_plan, plan))
+      return changePaidNow(current, plan, requestKey, deps);
+    return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
+  }
+  await chargeLine(started.subscription, subscription.token_id, line, deps);
+  return continuePaidChange(started.subscription, line.order_id, deps);
+}
+
+/** What the pending change's proration line has come to, and what that makes of the change. */
+async function continuePaidChange(
+  subscription: Subscription,
+  orderId: string,
+  deps: ChangeDeps & ChargeDeps,
+): Promise<PlanChangeResult> {
+  const key = attemptKeyOf(orderId);
+  const line = key && (await deps.repository.getAttempt(key));
+  if (!line) return { kind: "conflict", reason: "the pending plan change has no proration line" };
+  const current = (await load(subscription.subscription_id, deps)) ?? subscription;
+  const settled = await settleProration(current, line, deps);
+  switch (settled.kind) {
+    case "applied":
+      return { kind: "changed", subscription: settled.subscription };
+    case "pending":
+      return { kind: "pending", subscription: settled.subscription };
+    case "refunded":
+      return { kind: "conflict", reason: settled.reason };
+    case "charged_nothing":
+      return {
+        kind: "refused",
+        failure: refusalOfLine(line) ?? { kind: "unavailable", reason: line.status },
+      };
+  }
 }
 
 /** The new amount's excess over the old for the rest of the paid period (same interval); 0 for a downgrade. */

@@ -30,6 +30,8 @@ export interface SubscriptionExpectation {
   readonly token_id?: string | null;
   /** The gateway-managed plan as read; null: none may be registered. */
   readonly recurring_id?: string | null;
+  /** The proration line of the plan change being paid for, as read; null: none may be pending. */
+  readonly pending_plan_order?: string | null;
 }
 
 export type RemovableSubscriptionField =
@@ -40,7 +42,9 @@ export type RemovableSubscriptionField =
   | "metadata"
   | "cancel_at"
   | "resume_at"
-  | "scheduled_plan";
+  | "scheduled_plan"
+  | "pending_plan"
+  | "pending_plan_order";
 
 export interface SubscriptionUpdate {
   readonly expect: SubscriptionExpectation;

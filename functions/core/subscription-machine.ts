@@ -62,6 +62,13 @@ export type SubscriptionInput =
    * at its amount and, once paid, the plan is replaced (a new interval re-anchors the schedule at that period).
    */
   | { readonly kind: "adjust_plan"; readonly plan: Plan; readonly at: "now" | "next_renewal" }
+  /**
+   * An upgrade paid for at once: `plan` waits as pending_plan, no other plan change made meanwhile, until its proration
+   * line `order_id` is paid (plan_change_paid) or charged nothing (plan_change_abandoned).
+   */
+  | { readonly kind: "plan_change_started"; readonly plan: Plan; readonly order_id: string }
+  | { readonly kind: "plan_change_paid"; readonly order_id: string }
+  | { readonly kind: "plan_change_abandoned"; readonly order_id: string }
   /** No charges until resumed (token billing), or until `resume_at`, when the charge run resumes it. */
   | { readonly kind: "pause"; readonly resume_at?: string }
   /**
@@ -257,7 +264,27 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
         remove: ["next_charge_at", "cancel_at"],
       });
     case "adjust_plan":
+      if (subscription.pending_plan_order !== undefined)
+        return refused("a plan change is being paid for: repeat once it is settled");
       return adjustPlan(subscription, input, now);
+    case "plan_change_started":
+      return planChangeStarted(subscription, input, now);
+    case "plan_change_paid":
+      if (subscription.pending_plan_order !== input.order_id || subscription.pending_plan === undefined)
+        return refused(`no plan change paid by ${input.order_id} is pending`);
+      return adjustPlan(
+        subscription,
+        { kind: "adjust_plan", plan: subscription.pending_plan, at: "now" },
+        now,
+        pendingPaidBy(input.order_id),
+      );
+    case "plan_change_abandoned":
+      if (subscription.pending_plan_order !== input.order_id) return { kind: "unchanged" };
+      return transition(subscription, now, {
+        expect: { pending_plan_order: input.order_id },
+        set: {},
+        remove: ["pending_plan", "pending_plan_order"],
+      });
     case "update_customer":
       return updateCustomer(subscription, input, now);
     case "pause":
@@ -413,26 +440,66 @@ function paidThrough(subscription: Subscription, attempt: ChargeAttempt) {
  * A new plan. Now: the amount from the next charge on (an interval change waits for the renewal: the paid period
  * keeps its length); any scheduled change is dropped. Next renewal: scheduled, shown as `scheduled_plan` until then.
  */
+/** What applying a paid plan change must still find, and what it clears: the pending change it pays for. */
+interface PaidChange {
+  readonly expect: { readonly pending_plan_order: string };
+  readonly remove: readonly RemovableSubscriptionField[];
+}
+
+const pendingPaidBy = (orderId: string): PaidChange => ({
+  expect: { pending_plan_order: orderId },
+  remove: ["pending_plan", "pending_plan_order"],
+});
+
+/**
+ * A plan change that charges first: its plan waits until the proration is paid. Decided on the subscription as read
+ * (the proration was computed from its plan and period), and the only plan change until it is settled.
+ */
+function planChangeStarted(
+  subscription: Subscription,
+  input: Extract<SubscriptionInput, { kind: "plan_change_started" }>,
+  now: Date,
+): Step {
+  if (subscription.pending_plan_order !== undefined)
+    return refused("a plan change is being paid for: repeat once it is settled");
+  if (subscription.status !== "active")
+    return refused(`a ${subscription.status} subscription owes no proration`);
+  const { plan } = input;
+  if (
+    plan.currency !== subscription.plan.currency ||
+    plan.interval_months !== subscription.plan.interval_months
+  )
+    return refused("a prorated change keeps the currency and the interval");
+  return transition(subscription, now, {
+    expect: { updated_at: subscription.updated_at, pending_plan_order: null },
+    set: { pending_plan: plan, pending_plan_order: input.order_id },
+  });
+}
+
 function adjustPlan(
   subscription: Subscription,
   input: Extract<SubscriptionInput, { kind: "adjust_plan" }>,
   now: Date,
+  paid?: PaidChange,
 ): Step {
   const { plan } = input;
   if (plan.currency !== subscription.plan.currency) return refused("the currency cannot change");
   const same = (a: Plan | undefined) =>
     a !== undefined && a.amount === plan.amount && a.interval_months === plan.interval_months;
-  const expect = { updated_at: subscription.updated_at };
+  // A paid change applies over whatever was written since it started; any other is decided on the state as read.
+  const expect = paid?.expect ?? { updated_at: subscription.updated_at };
   if (input.at === "now") {
     if (plan.interval_months !== subscription.plan.interval_months)
       return refused("an interval change takes effect at the next renewal");
-    if (same(subscription.plan) && subscription.scheduled_plan === undefined) return { kind: "unchanged" };
+    if (same(subscription.plan) && subscription.scheduled_plan === undefined && paid === undefined)
+      return { kind: "unchanged" };
     const dropped = subscription.scheduled_plan === undefined ? [] : (["scheduled_plan"] as const);
+    const changed = [...(same(subscription.plan) ? [] : (["plan"] as const)), ...dropped];
     return transition(subscription, now, {
       expect,
       set: same(subscription.plan) ? {} : { plan },
-      remove: [...dropped],
-      changed: [...(same(subscription.plan) ? [] : (["plan"] as const)), ...dropped],
+      remove: [...dropped, ...(paid?.remove ?? [])],
+      changed: changed.length === 0 ? undefined : changed,
     });
   }
   if (subscription.status === "pending") return refused("not active yet: adjust it now instead");

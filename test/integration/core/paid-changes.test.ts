@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import type { BillingEvent } from "../../../functions/core/events";
+import { attemptKeyOf } from "../../../functions/core/order-id";
 import { updatePaymentMethod } from "../../../functions/core/payment-method";
+import { changePlan } from "../../../functions/core/plan-change";
 import type { BillingRepository } from "../../../functions/core/ports";
-import { pauseSubscription } from "../../../functions/core/subscription-changes";
+import { cancelSubscription, pauseSubscription } from "../../../functions/core/subscription-changes";
 import { BillingStack } from "../../../local/billing-stack";
 import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
 import { signUpOne } from "../../support/billing-scenarios";
@@ -59,5 +62,91 @@ describe("paid changes racing other writes", () => {
       "deleted",
     );
     expect(stack.sandbox.state.tokens.find(TEST_MERCHANT.mid, after?.token_id ?? "")?.status).toBe("active");
+  });
+});
+
+describe("prorated upgrades", () => {
+  const upgrade = (id: string, amount: string, requestKey: string, deps = stack.services) =>
+    changePlan({ subscription_id: id, amount, proration: "charge_now", request_key: requestKey }, deps);
+  /** Proration sales the gateway holds for a subscription. */
+  const prorationSales = (id: string) =>
+    [...stack.sandbox.state.payments.payments()].filter(
+      (payment) =>
+        payment.status === "SALE" &&
+        attemptKeyOf(payment.orderId)?.subscription_id === id &&
+        isAdHoc(payment.orderId),
+    );
+  const isAdHoc = (orderId: string) => (attemptKeyOf(orderId)?.period ?? 0) >= 5000;
+  /** A monthly subscription 10 days into its first paid period. */
+  async function tenDaysIn(): Promise<string> {
+    const id = await signUpOne(stack, "4111111111111111");
+    const subscription = await stack.services.repository.getSubscription(id);
+    await stack.clock.set(new Date(Date.parse(subscription?.anchor_at ?? "") + 10 * 86_400_000));
+    return id;
+  }
+
+  it("charges one proration for concurrent requests of the same change, and none for a different one meanwhile", async () => {
+    const id = await tenDaysIn();
+    const [first, second, other] = await Promise.all([
+      upgrade(id, "29.90", "key-a"),
+      upgrade(id, "29.90", "key-b"),
+      upgrade(id, "39.90", "key-c"),
+    ]);
+    const outcomes = [first, second, other].map((result) => result.kind);
+    expect(outcomes.filter((kind) => kind === "changed").length).toBeGreaterThanOrEqual(1);
+    expect(prorationSales(id)).toHaveLength(1);
+    const stored = await stack.services.repository.getSubscription(id);
+    expect(stored).toMatchObject({ plan: { amount: expect.stringMatching(/^(29|39)\.90$/) } });
+    expect(stored?.pending_plan).toBeUndefined();
+    // Repeated, the applied change charges nothing more.
+    expect(await upgrade(id, stored?.plan.amount ?? "", "key-d")).toMatchObject({ kind: "changed" });
+    expect(prorationSales(id)).toHaveLength(1);
+  });
+
+  it("applies a paid upgrade over a write that raced it", async () => {
+    const id = await tenDaysIn();
+    const repository = racedBefore("subscription.updated", (subscriptionId) =>
+      pauseSubscription(subscriptionId, undefined, stack.services),
+    );
+    const result = await upgrade(id, "29.90", "key-race", { ...stack.services, repository });
+    expect(result).toMatchObject({ kind: "changed", subscription: { plan: { amount: "29.90" } } });
+    expect(await stack.services.repository.getSubscription(id)).toMatchObject({
+      status: "paused",
+      plan: { amount: "29.90" },
+    });
+    expect(prorationSales(id)).toHaveLength(1);
+  });
+
+  it("applies an upgrade whose proration answer was lost once the sweep finds it paid, with no repeat asked", async () => {
+    const id = await tenDaysIn();
+    stack.sandbox.faults.configure({
+      routes: { "payments.tokenbilling.rebill": { timeoutAfterCommitRate: 1 } },
+    });
+    expect(await upgrade(id, "29.90", "key-lost")).toMatchObject({ kind: "pending" });
+    stack.sandbox.faults.configure({});
+    // Another change meanwhile is refused before anything is charged.
+    expect(await upgrade(id, "49.90", "key-other")).toMatchObject({ kind: "conflict" });
+    await stack.clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
+    await stack.attemptSweep();
+    expect(await stack.services.repository.getSubscription(id)).toMatchObject({ plan: { amount: "29.90" } });
+    expect(prorationSales(id)).toHaveLength(1);
+  });
+
+  it("refunds a proration that settles paid after the subscription was canceled", async () => {
+    const id = await tenDaysIn();
+    stack.sandbox.faults.configure({
+      routes: { "payments.tokenbilling.rebill": { timeoutAfterCommitRate: 1 } },
+    });
+    expect(await upgrade(id, "29.90", "key-cancel")).toMatchObject({ kind: "pending" });
+    stack.sandbox.faults.configure({});
+    expect(await cancelSubscription(id, stack.services)).toMatchObject({ kind: "changed" });
+    await stack.clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
+    await stack.attemptSweep();
+    const [sale] = prorationSales(id);
+    expect(sale?.balance).toBe("0.00");
+    expect(await stack.services.repository.getSubscription(id)).toMatchObject({
+      status: "canceled",
+      plan: { amount: "19.90" },
+    });
   });
 });
