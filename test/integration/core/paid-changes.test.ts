@@ -117,31 +117,36 @@ describe("prorated upgrades", () => {
     expect(prorationSales(id)).toHaveLength(1);
   });
 
-  it("applies an upgrade whose proration answer was lost once the sweep finds it paid, with no repeat asked", async () => {
-    const id = await tenDaysIn();
+  /** An upgrade to 29.90 whose proration commits at the gateway but whose answer is lost: pending. */
+  async function upgradeLosingTheAnswer(id: string): Promise<void> {
     stack.sandbox.faults.configure({
       routes: { "payments.tokenbilling.rebill": { timeoutAfterCommitRate: 1 } },
     });
-    expect(await upgrade(id, "29.90", "key-lost")).toMatchObject({ kind: "pending" });
+    expect(await upgrade(id, "29.90", `key-lost-${id}`)).toMatchObject({ kind: "pending" });
     stack.sandbox.faults.configure({});
-    // Another change meanwhile is refused before anything is charged.
-    expect(await upgrade(id, "49.90", "key-other")).toMatchObject({ kind: "conflict" });
+  }
+
+  /** Past the in-flight window, then the attempt sweep. */
+  async function sweepLater(): Promise<void> {
     await stack.clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
     await stack.attemptSweep();
+  }
+
+  it("applies an upgrade whose proration answer was lost once the sweep finds it paid, with no repeat asked", async () => {
+    const id = await tenDaysIn();
+    await upgradeLosingTheAnswer(id);
+    // Another change meanwhile is refused before anything is charged.
+    expect(await upgrade(id, "49.90", "key-other")).toMatchObject({ kind: "conflict" });
+    await sweepLater();
     expect(await stack.services.repository.getSubscription(id)).toMatchObject({ plan: { amount: "29.90" } });
     expect(prorationSales(id)).toHaveLength(1);
   });
 
   it("refunds a proration that settles paid after the subscription was canceled", async () => {
     const id = await tenDaysIn();
-    stack.sandbox.faults.configure({
-      routes: { "payments.tokenbilling.rebill": { timeoutAfterCommitRate: 1 } },
-    });
-    expect(await upgrade(id, "29.90", "key-cancel")).toMatchObject({ kind: "pending" });
-    stack.sandbox.faults.configure({});
+    await upgradeLosingTheAnswer(id);
     expect(await cancelSubscription(id, stack.services)).toMatchObject({ kind: "changed" });
-    await stack.clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
-    await stack.attemptSweep();
+    await sweepLater();
     const [sale] = prorationSales(id);
     expect(sale?.balance).toBe("0.00");
     expect(await stack.services.repository.getSubscription(id)).toMatchObject({
