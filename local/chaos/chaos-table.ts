@@ -29,10 +29,22 @@ export function chaosTable(report: ChaosReport): string {
           `pauses ${merchant.pauses} (${merchant.pausesRefused} refused while charging), resumes ${merchant.resumes}, ` +
           `card updates in dunning ${merchant.cardUpdates} (${merchant.cardUpdatesRefused} refused)`,
       ],
+      [
+        "money requests racing the charges",
+        `partial refunds ${merchant.refundRequests} (concurrent, shared and distinct keys; ${merchant.refundsMade} made, ` +
+          `${merchant.refundsRefused} refused past the balance), upgrades with charge_now ${merchant.upgrades} ` +
+          "(concurrent, racing an edit, asked again with a new key)",
+      ],
+      [
+        "forgeries",
+        `recurring notices without the plan's secret ${merchant.forgedNotices} (all 404), ` +
+          `partner hints for unpaid orders and other subscriptions' sales ${merchant.forgedHints}`,
+      ],
       ["event deliveries refused by the bus (down for renewal 2)", count(report.refusedDeliveries)],
       [
         "sandbox faults",
-        `5xx ${faults.error}, EM00/EX1000 ${faults.internalError}, timeout after commit ${faults.timeoutAfterCommit}, ` +
+        `503 ${faults.error}, EM00/EX1000 ${faults.internalError}, timeout after commit ${faults.timeoutAfterCommit}, ` +
+          `500 after commit ${faults.errorAfterCommit}, ` +
           `latency ${faults.latency}, duplicate status_url ${faults.duplicateStatusUrl}, ` +
           `mixed callback forms ${faults.mixedCallbackForm}, out-of-order webhooks ${faults.outOfOrderWebhook}`,
       ],
@@ -54,6 +66,20 @@ export function chaosTable(report: ChaosReport): string {
       ["ledger vs sandbox mismatches", ...verdict(report.mismatches)],
       ["unexplained dead letters", ...verdict(report.deadLetters.unexplained)],
       ["chargebacks not recorded", ...verdict(report.unrecordedChargebacks)],
+      [
+        `refunds: gateway vs ledger, refund for refund (${count(report.money.refunds)} refunds)`,
+        ...verdict(report.money.refundMismatches),
+      ],
+      ["refunds left pending or unknown", ...verdict(report.money.openRefunds)],
+      [
+        "gateway transactions credited to more than one ledger line",
+        ...verdict(report.money.transactionsCreditedTwice),
+      ],
+      ["sales kept for a period after a cancel", ...verdict(report.money.salesKeptAfterCancel)],
+      [
+        `prorations kept without their plan change (${count(report.money.prorations)} proration lines)`,
+        ...verdict(report.money.prorationMismatches),
+      ],
       ["canceled with a live token", ...verdict(report.liveTokens)],
       ["events lost (a ledger fact or status without its event)", ...verdict(report.events.lost)],
       ["event copies that differ", ...verdict(report.events.inconsistent)],

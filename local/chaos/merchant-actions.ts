@@ -6,8 +6,11 @@ import type { ApiAnswer, MerchantClient } from "../merchant-client";
 
 // The merchant's own requests in the chaos run, over HTTP while the charge workers renew the same subscriptions: cancels
 // at period end and cancels now with a prorated refund, pauses (refused while a period is being charged) and their
-// resumes a renewal later, and new cards for past_due subscriptions in dunning. Whatever they race, no period may be
-// charged twice or lost.
+// resumes a renewal later, new cards for past_due subscriptions in dunning, concurrent partial refunds of one charge
+// (shared and distinct keys, each asked again), upgrades with proration charge_now racing an edit and asked again
+// with a new key; and forgeries: recurring notices without the plan's secret, partner hints for orders never paid
+// and for other subscriptions' sales. Whatever they race, no period may be charged twice or lost, and every sale and
+// refund must be the ledger's.
 
 export interface MerchantActionCounts {
   readonly cancelsAtPeriodEnd: number;
@@ -19,6 +22,15 @@ export interface MerchantActionCounts {
   readonly cardUpdates: number;
   /** Card updates refused (409 while the overdue period's charge was in flight, or 422). */
   readonly cardUpdatesRefused: number;
+  /** Partial refund requests sent (concurrent, some under one key), and what each key settled as. */
+  readonly refundRequests: number;
+  readonly refundsMade: number;
+  readonly refundsRefused: number;
+  /** Upgrade requests with proration charge_now (concurrent, racing an edit, then asked again with a new key). */
+  readonly upgrades: number;
+  /** Forged recurring notices (each must be a 404) and partner hints (acknowledged, changing nothing). */
+  readonly forgedNotices: number;
+  readonly forgedHints: number;
 }
 
 /** The merchant's concurrent requests at once. */
@@ -26,10 +38,17 @@ const CONCURRENCY = 4;
 const CARD = { number: "5555555555554444", expiry: "203012", cvc: "123" };
 /** A resume meets a conflict when the subscription changed under it: asked again, as a merchant would. */
 const RESUME_TRIES = 5;
+/** Refunds of one charge: this many keys, each sent twice at once; 3.00 each of 19.90, so some are refused. */
+const REFUND_KEYS = 8;
+const REFUND_AMOUNT = "3.00";
+/** What the upgrades ask for (from 19.90). */
+const UPGRADED_AMOUNT = "29.90";
 
 export class MerchantActions {
   readonly #paused: string[] = [];
   readonly #pauseRefused: string[] = [];
+  #refunding: string[] = [];
+  #upgrading: string[] = [];
   #counts: MerchantActionCounts = {
     cancelsAtPeriodEnd: 0,
     cancelsWithRefund: 0,
@@ -38,6 +57,12 @@ export class MerchantActions {
     resumes: 0,
     cardUpdates: 0,
     cardUpdatesRefused: 0,
+    refundRequests: 0,
+    refundsMade: 0,
+    refundsRefused: 0,
+    upgrades: 0,
+    forgedNotices: 0,
+    forgedHints: 0,
   };
 
   constructor(
@@ -51,14 +76,21 @@ export class MerchantActions {
     return this.#counts;
   }
 
-  /** What the merchant does during renewal `renewal` (1: cancels and pauses, 2: resumes, 3: new cards). */
+  /**
+   * What the merchant does during renewal `renewal` (1: cancels, pauses and refunds; 2: resumes and forgeries; 3: new
+   * cards).
+   */
   async during(renewal: number, ids: readonly string[], repository: BillingRepository): Promise<void> {
-    if (renewal === 1) await this.#cancelsAndPauses(ids);
-    if (renewal === 2) await mapConcurrently(this.#paused, CONCURRENCY, (id) => this.#resume(id));
+    if (renewal === 1) await this.#cancelsPausesAndRefunds(ids);
+    if (renewal === 2)
+      await Promise.all([
+        mapConcurrently(this.#paused, CONCURRENCY, (id) => this.#resume(id)),
+        this.#forgeries(ids),
+      ]);
     if (renewal === 3) await this.#newCards(await pastDue(repository, new Set(ids)));
   }
 
-  async #cancelsAndPauses(ids: readonly string[]): Promise<void> {
+  async #cancelsPausesAndRefunds(ids: readonly string[]): Promise<void> {
     // Shuffled by the seed first, so the seed decides who does what whatever the requests' timing; a few of each
     // however small the run.
     const shuffled = ids
@@ -69,7 +101,10 @@ export class MerchantActions {
     const atPeriodEnd = take(0.02);
     const withRefund = take(0.01);
     const pauses = take(0.02);
+    this.#refunding = take(0.01);
+    this.#upgrading = take(0.01);
     await Promise.all([
+      mapConcurrently(this.#refunding, CONCURRENCY, (id) => this.#refundRace(id, "first")),
       mapConcurrently(atPeriodEnd, CONCURRENCY, async (id) => {
         if (accepted(await this.#call("DELETE", id, "", { at_period_end: true }), "cancel at period end"))
           this.#count("cancelsAtPeriodEnd");
@@ -82,11 +117,103 @@ export class MerchantActions {
     ]);
   }
 
-  /** Once the renewal is settled: a pause refused while its period was being charged is asked again, and applies. */
+  /**
+   * Once the renewal is settled: a pause refused while its period was being charged is asked again, and applies; each
+   * refund key is asked again and answers what it came to; the upgrades race an edit (renewal 1), and are asked again
+   * with a new key once settled (renewal 2).
+   */
   async afterSettling(renewal: number): Promise<void> {
-    if (renewal !== 1) return;
-    const refused = this.#pauseRefused.splice(0);
-    await mapConcurrently(refused, CONCURRENCY, (id) => this.#pause(id, "2"));
+    if (renewal === 1) {
+      const refused = this.#pauseRefused.splice(0);
+      await Promise.all([
+        mapConcurrently(refused, CONCURRENCY, (id) => this.#pause(id, "2")),
+        mapConcurrently(this.#refunding, CONCURRENCY, (id) => this.#refundRace(id, "again")),
+        mapConcurrently(this.#upgrading, CONCURRENCY, (id) =>
+          Promise.all([this.#upgrade(id, "a"), this.#upgrade(id, "b"), this.#edit(id)]),
+        ),
+      ]);
+    }
+    if (renewal === 2) await mapConcurrently(this.#upgrading, CONCURRENCY, (id) => this.#upgrade(id, "c"));
+  }
+
+  /**
+   * Partial refunds of the subscription's first charge, REFUND_KEYS keys each sent twice at once; asked `again`, each
+   * key once, it must answer what it came to: made (201) or refused (422).
+   */
+  async #refundRace(id: string, round: "first" | "again"): Promise<void> {
+    const sends = round === "first" ? 2 : 1;
+    const keys = Array.from({ length: REFUND_KEYS }, (_, key) => key);
+    await Promise.all(
+      keys.flatMap((key) =>
+        Array.from({ length: sends }, async () => {
+          const answer = await this.client.post(
+            `/v1/charges/${id}-0-0/refunds`,
+            { amount: REFUND_AMOUNT, reason: "chaos partial refund" },
+            `chaos-${id}-refund-${key}`,
+          );
+          this.answers.push(JSON.stringify(answer.body));
+          this.#count("refundRequests");
+          if (![201, 202, 422].includes(answer.status))
+            throw new Error(`refund of ${id} answered ${answer.status}`);
+          if (round === "again" && answer.status === 201) this.#count("refundsMade");
+          if (round === "again" && answer.status === 422) this.#count("refundsRefused");
+        }),
+      ),
+    );
+  }
+
+  /** An upgrade with proration charge_now: 200, 202 (its proration being settled) or 409 (another change first). */
+  async #upgrade(id: string, key: string): Promise<void> {
+    const answer = await this.#call(
+      "POST",
+      id,
+      "/adjust",
+      { amount: UPGRADED_AMOUNT, proration: "charge_now" },
+      key,
+    );
+    this.#count("upgrades");
+    if (![200, 202, 409].includes(answer.status))
+      throw new Error(`upgrade of ${id} answered ${answer.status}`);
+  }
+
+  /** The merchant's own references edited while an upgrade is paid for. */
+  async #edit(id: string): Promise<void> {
+    const answer = await this.#call("POST", id, "", { metadata: { chaos: "edited" } }, "edit");
+    if (answer.status !== 200) throw new Error(`edit of ${id} answered ${answer.status}`);
+  }
+
+  /**
+   * Forgeries through the webhook routes: recurring notices naming a subscription and its own paid order, without its
+   * plan's secret (each must be a 404); partner hints naming an order never paid, and another subscription's sale
+   * with a transaction that is not its own (acknowledged; process-intake must change nothing).
+   */
+  async #forgeries(ids: readonly string[]): Promise<void> {
+    const targets = ids.filter((_, index) => index % 50 === 7);
+    await mapConcurrently(targets, CONCURRENCY, async (id, index) => {
+      for (const query of [`subscription_id=${id}`, `subscription_id=${id}&token=forged`]) {
+        const notice = await this.client.post(
+          `/webhooks/recurring?${query}`,
+          { order_id: `${id}-0-0` },
+          "forged",
+        );
+        this.#count("forgedNotices");
+        if (notice.status !== 404) throw new Error(`a forged recurring notice answered ${notice.status}`);
+      }
+      const other = ids[(ids.indexOf(id) + 1) % ids.length] ?? id;
+      const hints: readonly (readonly [string, string])[] = [
+        [`${id}-0-9`, `FORGED${String(index).padStart(18, "0")}`],
+        [`${other}-0-0`, `FORGED${String(index + 1).padStart(18, "0")}`],
+      ];
+      for (const [orderId, transactionId] of hints) {
+        const hint = await this.client.post(
+          "/webhooks/partner",
+          partnerHint(orderId, transactionId),
+          "forged",
+        );
+        this.#count("forgedHints");
+        if (hint.status !== 200) throw new Error(`a forged partner hint answered ${hint.status}`);
+      }
+    });
   }
 
   async #pause(id: string, key: string): Promise<void> {
@@ -141,6 +268,19 @@ export class MerchantActions {
   #count(what: keyof MerchantActionCounts): void {
     this.#counts = { ...this.#counts, [what]: this.#counts[what] + 1 };
   }
+}
+
+/** A PAYMENT_COMPLETED event as the partner API sends it (unsigned: a hint only). */
+function partnerHint(orderId: string, transactionId: string) {
+  return {
+    id: `evt_${transactionId}`,
+    eventType: "PAYMENT_COMPLETED",
+    timestamp: new Date().toISOString(),
+    data: {
+      invoice: { invoiceId: `inv_${transactionId}`, invoiceNumber: orderId, status: "COMPLETED" },
+      payment: { transactionId, amount: "19.90", currency: "USD", rescode: "0000", resmsg: "Success" },
+    },
+  };
 }
 
 /**

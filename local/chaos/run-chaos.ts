@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
 import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
 import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { pollOnce, receiveBatch } from "../../functions/adapters/sqs-poller";
@@ -8,6 +9,7 @@ import { addMonthsClamped, periodStartOf } from "../../functions/core/billing-pe
 import { processChargeMessage } from "../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
 import { runChargeRun } from "../../functions/core/charge-run";
+import { outboxEventSchema } from "../../functions/core/events";
 import type { Plan, Subscription } from "../../functions/core/model";
 import { attemptKeyOf } from "../../functions/core/order-id";
 import type { ChargeMessage, ChargeQueue } from "../../functions/core/ports";
@@ -23,6 +25,7 @@ import { type LeakSource, leakSecretsOf, outboxSources, scanForLeaks, stackLeakS
 import { compareLedgers } from "../ledger-comparison";
 import { LocalStack } from "../local-stack";
 import { MerchantClient } from "../merchant-client";
+import { auditStackMoney, type MoneyAudit } from "../money-audit";
 import { pendingOutboxContents, pendingOutboxes } from "../pending-outboxes";
 import { type RealFormCounts, realFormCounts } from "../real-forms";
 import { sandboxControl } from "../sandbox-controls";
@@ -82,6 +85,8 @@ export interface ChaosReport {
   readonly liveTokens: readonly string[];
   /** The events the bus received, held against the ledger and the subscriptions. */
   readonly events: EventAccount;
+  /** Every sale and refund the gateway made, held against the ledger. */
+  readonly money: MoneyAudit;
   /** Event deliveries the bus refused while it was down. */
   readonly refusedDeliveries: number;
   /**
@@ -111,13 +116,14 @@ const SETTLE_ROUNDS = 30;
 const DELIVERY_BATCH_SIZE = 10;
 
 /**
- * The charge path's faults (sandbox/faults.ts): on REBILL, on the attempt sweep's retrieve and on token deletion —
- * 503s, the gateway's own internal errors (EM00, EX1000), lost answers and latency.
+ * The money path's faults (sandbox/faults.ts): on REBILL, card payments, refunds, the attempt sweep's retrieve and
+ * token deletion — 503s, the gateway's own internal errors (EM00, EX1000), lost answers, 500s after commit and latency.
  */
 const CHARGE_ROUTE_FAULTS = {
   errorRate: 0.1,
   internalErrorRate: 0.03,
   timeoutAfterCommitRate: 0.05,
+  errorAfterCommitRate: 0.03,
   latencyJitterMs: 60,
 };
 
@@ -132,6 +138,8 @@ export const CHAOS_FAULTS = {
     "payments.tokenbilling.rebill": CHARGE_ROUTE_FAULTS,
     "payments.tokenbilling.delete": CHARGE_ROUTE_FAULTS,
     "payments.retrieve": CHARGE_ROUTE_FAULTS,
+    "payments.payment": CHARGE_ROUTE_FAULTS,
+    "payments.cancel": CHARGE_ROUTE_FAULTS,
   },
 };
 
@@ -146,9 +154,10 @@ export function violationsOf(
     | "liveTokens"
     | "leaks"
     | "events"
+    | "money"
   >,
 ): string[] {
-  const { events } = report;
+  const { events, money } = report;
   return [
     ...report.doubleCharges.map((period) => `double charge: ${period}`),
     ...report.lostPeriods.map((line) => `lost period: ${line}`),
@@ -156,6 +165,11 @@ export function violationsOf(
     ...report.deadLetters.unexplained.map((line) => `unexplained dead letter: ${line}`),
     ...report.unrecordedChargebacks.map((line) => `chargeback not recorded: ${line}`),
     ...report.liveTokens.map((line) => `live token: ${line}`),
+    ...money.refundMismatches.map((line) => `refund mismatch: ${line}`),
+    ...money.openRefunds.map((line) => `refund left open: ${line}`),
+    ...money.transactionsCreditedTwice.map((line) => `transaction credited twice: ${line}`),
+    ...money.salesKeptAfterCancel.map((line) => `sale kept after a cancel: ${line}`),
+    ...money.prorationMismatches.map((line) => `proration: ${line}`),
     ...report.leaks.map((line) => `leak: ${line}`),
     ...events.lost.map((line) => `lost event: ${line}`),
     ...events.inconsistent.map((line) => `event copies differ: ${line}`),
@@ -263,6 +277,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await local.advanceClock("PT0S");
     await deliverAll(delivery, stack);
     await delivery.stop();
+    // Every view a merchant reads (each subscription and its ledger) goes to the leak scan with the other answers.
+    await mapConcurrently(ids, 8, async (id) => {
+      for (const path of [`/v1/subscriptions/${id}`, `/v1/subscriptions/${id}/charges`])
+        answers.push(JSON.stringify(await client.get(path, z.unknown())));
+    });
     const invariants = await checkInvariants(stack, ids);
     output.stop();
     const sources = [
@@ -448,7 +467,8 @@ async function settleEverything(
     let open = 0;
     for (;;) {
       try {
-        open = (await runAttemptSweep(attemptSweepDeps)).examined;
+        const swept = await runAttemptSweep(attemptSweepDeps);
+        open = swept.examined + swept.refunds.examined;
         break;
       } catch (error) {
         if (!(error instanceof SimulatedCrash)) throw error;
@@ -508,7 +528,11 @@ async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
     (sum, { events }) => sum + events.length,
     0,
   );
+  const delivered = stack.eventBridge.entries.map((entry) =>
+    outboxEventSchema.parse(JSON.parse(entry.Detail)),
+  );
   return {
+    money: await auditStackMoney(stack, ids, delivered),
     events: accountForEvents({
       details: stack.eventBridge.entries.map((entry) => entry.Detail),
       subscriptions: subscriptions.filter((subscription) => subscription !== undefined),

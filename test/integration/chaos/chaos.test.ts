@@ -22,6 +22,15 @@ describe("chaos run", () => {
     expect(merchant.pauses).toBeGreaterThan(0);
     expect(merchant.resumes).toBe(merchant.pauses);
     expect(merchant.cardUpdates + merchant.cardUpdatesRefused).toBeGreaterThan(0);
+    // Money under fire: concurrent partial refunds (some made, some refused past the balance), prorated upgrades,
+    // forged notices and hints; 500s after commit on the money routes; all audited against the gateway.
+    expect(merchant.refundsMade).toBeGreaterThan(0);
+    expect(merchant.refundsRefused).toBeGreaterThan(0);
+    expect(merchant.upgrades).toBeGreaterThan(0);
+    expect(merchant.forgedNotices + merchant.forgedHints).toBeGreaterThan(0);
+    expect(report.faults.errorAfterCommit).toBeGreaterThan(0);
+    expect(report.money.refunds).toBeGreaterThan(merchant.refundsMade);
+    expect(report.money.prorations).toBeGreaterThan(0);
     // Event delivery died after publishing and the bus was down: every event still arrived, some more than once.
     expect(report.crashes.afterPublish).toBeGreaterThan(0);
     expect(report.refusedDeliveries).toBeGreaterThan(0);

@@ -47,6 +47,15 @@ describe("chaos invariants", () => {
         inconsistent: ["evt_1 (charge.succeeded) differs between copies"],
         undelivered: 2,
       },
+      money: {
+        refundMismatches: ["rf_1: refunded 3.00 at the gateway, pending here"],
+        openRefunds: ["rf_2: unknown"],
+        transactionsCreditedTwice: ["TX1: sub_h-1-0, sub_i-1-0"],
+        salesKeptAfterCancel: ["sub_j-2-0: kept, its subscription canceled before period 2"],
+        prorationMismatches: ["sub_k-5000-0: paid, its plan change still pending"],
+        refunds: 2,
+        prorations: 1,
+      },
     };
     expect(violationsOf(report)).toEqual([
       "double charge: sub_a/1",
@@ -54,6 +63,11 @@ describe("chaos invariants", () => {
       "unexplained dead letter: sub_d/3: due and unpaid",
       "chargeback not recorded: sub_e-1-0: charged back at the gateway, not disputed here",
       "live token: sub_f: canceled, token tok_f still active",
+      "refund mismatch: rf_1: refunded 3.00 at the gateway, pending here",
+      "refund left open: rf_2: unknown",
+      "transaction credited twice: TX1: sub_h-1-0, sub_i-1-0",
+      "sale kept after a cancel: sub_j-2-0: kept, its subscription canceled before period 2",
+      "proration: sub_k-5000-0: paid, its plan change still pending",
       "leak: card 4111…1111 in log line 3",
       "lost event: charge.failed of sub_g-1-0",
       "event copies differ: evt_1 (charge.succeeded) differs between copies",

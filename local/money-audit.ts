@@ -1,0 +1,152 @@
+import { isAdHocPeriod } from "../functions/core/charge-kind";
+import type { OutboxEvent } from "../functions/core/events";
+import {
+  type ChargeAttempt,
+  OPEN_REFUND_STATUSES,
+  type RefundRecord,
+  type Subscription,
+} from "../functions/core/model";
+import { toCents } from "../functions/core/money";
+import { mapConcurrently } from "../functions/shared/map-concurrently";
+import type { RefundRecord as GatewayRefund } from "../sandbox/payment-store";
+import type { BillingStack } from "./billing-stack";
+
+// The money audit of the chaos run (README, Proof under fire): beyond "each period sold once", every movement of money
+// — sales and refunds of every kind — as the gateway made it against the ledger, line for line.
+
+export interface MoneyAudit {
+  /** Gateway refunds of our charges and our refund records: each made refund succeeded here with its amount, and back. */
+  readonly refundMismatches: readonly string[];
+  /** Refunds still pending or unknown at the end. */
+  readonly openRefunds: readonly string[];
+  /** A gateway transaction credited to more than one ledger line. */
+  readonly transactionsCreditedTwice: readonly string[];
+  /** A canceled subscription's sale kept for a period it never reached. */
+  readonly salesKeptAfterCancel: readonly string[];
+  /** A proration kept without the plan change it paid for: still pending, or more kept than plan changes applied. */
+  readonly prorationMismatches: readonly string[];
+  /** What was audited. */
+  readonly refunds: number;
+  readonly prorations: number;
+}
+
+export interface MoneyRecords {
+  readonly subscriptions: readonly Subscription[];
+  readonly attempts: readonly ChargeAttempt[];
+  readonly refunds: readonly RefundRecord[];
+  /** The gateway's refunds (all of the merchant's: those of other orders are left out). */
+  readonly gatewayRefunds: Iterable<Pick<GatewayRefund, "refundId" | "orderId" | "amount">>;
+  /** The events delivered, to count applied plan changes. */
+  readonly events: readonly OutboxEvent[];
+}
+
+const cents = (amount: string | undefined) => toCents(amount ?? "0");
+
+export function auditMoney(records: MoneyRecords): MoneyAudit {
+  const orders = new Set(records.attempts.map((line) => line.order_id));
+  const ours = new Map(records.refunds.map((refund) => [refund.refund_id, refund]));
+  const made = [...records.gatewayRefunds].filter((refund) => orders.has(refund.orderId));
+  const refundMismatches: string[] = [];
+  for (const refund of made) {
+    const record = ours.get(refund.refundId);
+    if (record?.status !== "succeeded" || cents(record.amount) !== cents(refund.amount))
+      refundMismatches.push(
+        `${refund.refundId}: refunded ${refund.amount} at the gateway, ${record?.status ?? "absent"} here`,
+      );
+  }
+  const madeIds = new Set(made.map((refund) => refund.refundId));
+  for (const record of records.refunds)
+    if (record.status === "succeeded" && !madeIds.has(record.refund_id))
+      refundMismatches.push(`${record.refund_id}: succeeded here, no refund at the gateway`);
+  // Every line's refunded amount is what its refunds came to: none is left held.
+  const refundedByOrder = new Map<string, number>();
+  for (const record of records.refunds)
+    if (record.status === "succeeded")
+      refundedByOrder.set(
+        record.order_id,
+        (refundedByOrder.get(record.order_id) ?? 0) + cents(record.amount),
+      );
+  for (const line of records.attempts)
+    if (cents(line.refunded_amount) !== (refundedByOrder.get(line.order_id) ?? 0))
+      refundMismatches.push(
+        `${line.order_id}: refunded ${line.refunded_amount ?? "0"} on the line, its refunds say otherwise`,
+      );
+
+  const byTransaction = new Map<string, string[]>();
+  for (const line of records.attempts)
+    if (line.transaction_id !== undefined)
+      byTransaction.set(line.transaction_id, [
+        ...(byTransaction.get(line.transaction_id) ?? []),
+        line.order_id,
+      ]);
+
+  const subscriptions = new Map(
+    records.subscriptions.map((subscription) => [subscription.subscription_id, subscription]),
+  );
+  const kept = (line: ChargeAttempt) =>
+    line.status === "succeeded" && cents(line.refunded_amount) < cents(line.amount);
+  const salesKeptAfterCancel = records.attempts
+    .filter((line) => {
+      const subscription = subscriptions.get(line.subscription_id);
+      return (
+        subscription?.status === "canceled" &&
+        !isAdHocPeriod(line.period) &&
+        line.period >= subscription.period &&
+        kept(line)
+      );
+    })
+    .map((line) => `${line.order_id}: kept, its subscription canceled before period ${line.period}`);
+
+  const prorations = records.attempts.filter((line) => line.purpose === "proration");
+  const planChanges = new Map<string, number>();
+  for (const event of records.events)
+    if (event.type === "subscription.updated" && "changed" in event && event.changed.includes("plan"))
+      planChanges.set(event.subscription_id, (planChanges.get(event.subscription_id) ?? 0) + 1);
+  const prorationMismatches: string[] = [];
+  const keptBySubscription = new Map<string, number>();
+  for (const line of prorations.filter(kept)) {
+    keptBySubscription.set(line.subscription_id, (keptBySubscription.get(line.subscription_id) ?? 0) + 1);
+    if (subscriptions.get(line.subscription_id)?.pending_plan_order === line.order_id)
+      prorationMismatches.push(`${line.order_id}: paid, its plan change still pending`);
+  }
+  for (const [id, count] of keptBySubscription)
+    if (count > (planChanges.get(id) ?? 0))
+      prorationMismatches.push(
+        `${id}: ${count} prorations kept, ${planChanges.get(id) ?? 0} plan changes applied`,
+      );
+
+  return {
+    refundMismatches,
+    openRefunds: records.refunds
+      .filter((refund) => OPEN_REFUND_STATUSES.includes(refund.status))
+      .map((refund) => `${refund.refund_id}: ${refund.status}`),
+    transactionsCreditedTwice: [...byTransaction]
+      .filter(([, lines]) => lines.length > 1)
+      .map(([transaction, lines]) => `${transaction}: ${lines.join(", ")}`),
+    salesKeptAfterCancel,
+    prorationMismatches,
+    refunds: records.refunds.length,
+    prorations: prorations.length,
+  };
+}
+
+/** The audit of a stack's subscriptions: their ledger, their refunds, the gateway's refunds and the bus's events. */
+export async function auditStackMoney(
+  stack: BillingStack,
+  ids: readonly string[],
+  events: readonly OutboxEvent[],
+): Promise<MoneyAudit> {
+  const { repository } = stack.services;
+  const read = await mapConcurrently(ids, 8, async (id) => ({
+    subscription: await repository.getSubscription(id),
+    attempts: await repository.listAttempts(id),
+    refunds: await repository.listRefunds(id),
+  }));
+  return auditMoney({
+    subscriptions: read.flatMap(({ subscription }) => (subscription ? [subscription] : [])),
+    attempts: read.flatMap(({ attempts }) => attempts),
+    refunds: read.flatMap(({ refunds }) => refunds),
+    gatewayRefunds: stack.sandbox.state.payments.refunds(),
+    events,
+  });
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import type { OutboxEvent } from "../../../functions/core/events";
+import { auditMoney, type MoneyRecords } from "../../../local/money-audit";
+import { attempt, refund, subscription } from "../../support/billing-repository-contract";
+
+const paid = (period: number, overrides = {}) =>
+  attempt(
+    { subscription_id: "sub-m", period, attempt: 0 },
+    { status: "succeeded", lease_until: undefined, transaction_id: `TX-${period}`, ...overrides },
+  );
+
+/** A clean ledger: two renewals, one partly refunded, a proration that changed the plan. */
+function clean(): MoneyRecords {
+  return {
+    subscriptions: [subscription("sub-m", { period: 3 })],
+    attempts: [
+      paid(1, { refunded_amount: "5.00", refunds: { "rf-1": "5.00" }, refund_revision: 1 }),
+      paid(2),
+      paid(5000, { amount: "3.00", purpose: "proration", transaction_id: "TX-P" }),
+    ],
+    refunds: [refund("rf-1", { subscription_id: "sub-m", order_id: "sub-m-1-0", status: "succeeded" })],
+    gatewayRefunds: [{ refundId: "rf-1", orderId: "sub-m-1-0", amount: "5.00" }],
+    events: [
+      { type: "subscription.updated", subscription_id: "sub-m", changed: ["plan"] } as unknown as OutboxEvent,
+    ],
+  };
+}
+
+describe("auditMoney", () => {
+  it("finds nothing wrong with a ledger equal to the gateway", () => {
+    expect(auditMoney(clean())).toMatchObject({
+      refundMismatches: [],
+      openRefunds: [],
+      transactionsCreditedTwice: [],
+      salesKeptAfterCancel: [],
+      prorationMismatches: [],
+      refunds: 1,
+      prorations: 1,
+    });
+  });
+
+  it("finds every kind of money the ledger and the gateway disagree on", () => {
+    const records = clean();
+    const audit = auditMoney({
+      ...records,
+      subscriptions: [
+        subscription("sub-m", { period: 2, status: "canceled", pending_plan_order: "sub-m-5000-0" }),
+      ],
+      attempts: [...records.attempts, paid(3, { transaction_id: "TX-2" })],
+      refunds: [...records.refunds, refund("rf-2", { subscription_id: "sub-m", order_id: "sub-m-2-0" })],
+      gatewayRefunds: [...records.gatewayRefunds, { refundId: "rf-3", orderId: "sub-m-2-0", amount: "1.00" }],
+      events: [],
+    });
+    expect(audit.refundMismatches).toEqual(["rf-3: refunded 1.00 at the gateway, absent here"]);
+    expect(audit.openRefunds).toEqual(["rf-2: pending"]);
+    expect(audit.transactionsCreditedTwice).toEqual(["TX-2: sub-m-2-0, sub-m-3-0"]);
+    expect(audit.salesKeptAfterCancel).toEqual([
+      "sub-m-2-0: kept, its subscription canceled before period 2",
+      "sub-m-3-0: kept, its subscription canceled before period 3",
+    ]);
+    expect(audit.prorationMismatches).toEqual([
+      "sub-m-5000-0: paid, its plan change still pending",
+      "sub-m: 1 prorations kept, 0 plan changes applied",
+    ]);
+  });
+
+  it("holds each line's refunded amount to its refunds", () => {
+    const records = clean();
+    const audit = auditMoney({ ...records, attempts: [paid(1, { refunded_amount: "7.00" })] });
+    expect(audit.refundMismatches).toEqual([
+      "sub-m-1-0: refunded 7.00 on the line, its refunds say otherwise",
+    ]);
+  });
+});
