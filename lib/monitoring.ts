@@ -27,6 +27,7 @@ import type { WorkQueue } from "./stateful-stack";
 type HandlerMetric =
   | ChargeMetric
   | "AttemptsDeferred"
+  | "RefundsDeferred"
   | "PartnerTokenHoursLeft"
   | "ReconciliationMismatches"
   | "GatewayWebhooksRejected"
@@ -223,6 +224,12 @@ export class BillingMonitoring extends Construct {
       evaluationPeriods: 2,
       runbook:
         "For two hours the attempt sweep could not settle open charge attempts (retrieve unavailable): some outcomes have been unknown for over an hour. Check sweep-attempts' logs (order_id) and the gateway's status; never charge these subscriptions by hand, they settle once retrieve answers.",
+    });
+    this.#alarm("UnresolvedRefunds", billingMetric("RefundsDeferred", Stats.SUM, hour), {
+      threshold: 0,
+      evaluationPeriods: 2,
+      runbook:
+        "For two hours the attempt sweep could not settle open refunds (retrieve by refund_id unavailable, or the refund's cancel still without an answer). Check sweep-attempts' logs (refund_id) and the gateway's status; never refund these charges by hand: each refund holds its amount on its charge and settles, or is sent again under the same refund_id, once the gateway answers.",
     });
     return declineRate;
   }

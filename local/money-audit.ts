@@ -21,9 +21,15 @@ export interface MoneyAudit {
   readonly openRefunds: readonly string[];
   /** A gateway transaction credited to more than one ledger line. */
   readonly transactionsCreditedTwice: readonly string[];
-  /** A canceled subscription's sale kept for a period it never reached. */
+  /**
+   * A canceled subscription's sale kept for a period it never reached (unless the gateway refused its refund: that is
+   * announced as refund.failed, for support).
+   */
   readonly salesKeptAfterCancel: readonly string[];
-  /** A proration kept without the plan change it paid for: still pending, or more kept than plan changes applied. */
+  /**
+   * A proration kept without the plan change it paid for: still pending, or more kept than plan changes applied (unless
+   * the gateway refused its refund).
+   */
   readonly prorationMismatches: readonly string[];
   /** What was audited. */
   readonly refunds: number;
@@ -41,6 +47,9 @@ export interface MoneyRecords {
 }
 
 const cents = (amount: string | undefined) => toCents(amount ?? "0");
+
+/** A refund refused here because the balance no longer had its amount (never sent to the gateway). */
+const SHORT_OF_BALANCE = "BALANCE";
 
 export function auditMoney(records: MoneyRecords): MoneyAudit {
   const orders = new Set(records.attempts.map((line) => line.order_id));
@@ -85,6 +94,11 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
   );
   const kept = (line: ChargeAttempt) =>
     line.status === "succeeded" && cents(line.refunded_amount) < cents(line.amount);
+  const refusedByGateway = new Set(
+    records.refunds
+      .filter((refund) => refund.status === "failed" && refund.rescode !== SHORT_OF_BALANCE)
+      .map((refund) => refund.order_id),
+  );
   const salesKeptAfterCancel = records.attempts
     .filter((line) => {
       const subscription = subscriptions.get(line.subscription_id);
@@ -92,7 +106,8 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
         subscription?.status === "canceled" &&
         !isAdHocPeriod(line.period) &&
         line.period >= subscription.period &&
-        kept(line)
+        kept(line) &&
+        !refusedByGateway.has(line.order_id)
       );
     })
     .map((line) => `${line.order_id}: kept, its subscription canceled before period ${line.period}`);
@@ -104,7 +119,7 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
       planChanges.set(event.subscription_id, (planChanges.get(event.subscription_id) ?? 0) + 1);
   const prorationMismatches: string[] = [];
   const keptBySubscription = new Map<string, number>();
-  for (const line of prorations.filter(kept)) {
+  for (const line of prorations.filter((line) => kept(line) && !refusedByGateway.has(line.order_id))) {
     keptBySubscription.set(line.subscription_id, (keptBySubscription.get(line.subscription_id) ?? 0) + 1);
     if (subscriptions.get(line.subscription_id)?.pending_plan_order === line.order_id)
       prorationMismatches.push(`${line.order_id}: paid, its plan change still pending`);

@@ -2,6 +2,7 @@ import { isAdHocPeriod } from "./charge-kind";
 import type { ChargeAttempt, Subscription } from "./model";
 import { fromCents, toCents } from "./money";
 import { unusedPartCents } from "./proration";
+import { settleProration } from "./proration-settlement";
 import { type RefundDeps, type RefundOutcome, refundCharge } from "./refunds";
 
 /** What a cancel now gives back of the last paid period: nothing, its unused part, or all of it. */
@@ -60,4 +61,20 @@ export async function refundSaleAfterCancel(
     { charge: line, refund_id: `${line.order_id}-A`, reason: "canceled before the charge settled" },
     deps,
   );
+}
+
+/**
+ * Every sale of a canceled subscription for something it never got goes back, once each: a period it never reached
+ * (closed paid while its subscription missed the transition, a crash between the two writes, and then canceled), and
+ * the proration of a plan change still pending. Run by the cancel, and by the charge worker whenever it meets the
+ * canceled subscription again.
+ */
+export async function refundSalesAfterCancel(subscription: Subscription, deps: RefundDeps): Promise<void> {
+  if (subscription.status !== "canceled") return;
+  const ledger = await deps.repository.listAttempts(subscription.subscription_id);
+  for (const line of ledger) {
+    if (line.order_id === subscription.pending_plan_order) await settleProration(subscription, line, deps);
+    else if (line.status === "succeeded" && !isAdHocPeriod(line.period) && line.period >= subscription.period)
+      await refundSaleAfterCancel(line, deps);
+  }
 }

@@ -1,9 +1,15 @@
-import { refundSaleAfterCancel } from "./cancel-refund";
+import { refundSaleAfterCancel, refundSalesAfterCancel } from "./cancel-refund";
 import { isAdHocPeriod } from "./charge-kind";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
 import { closedChargeEvent } from "./events";
-import { type AttemptKey, type ChargeAttempt, planDue, type Subscription } from "./model";
-import { orderIdFor } from "./order-id";
+import {
+  type AttemptKey,
+  type ChargeAttempt,
+  OPEN_ATTEMPT_STATUSES,
+  planDue,
+  type Subscription,
+} from "./model";
+import { attemptKeyOf, orderIdFor } from "./order-id";
 import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
 import { settleProration } from "./proration-settlement";
@@ -41,10 +47,15 @@ export async function processChargeMessage(
   receiveCount: number,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
-  const subscription = await deps.repository.getSubscription(message.subscription_id);
-  if (!subscription) return done("unknown subscription");
-  // A canceled subscription's message (its cancel, or a redelivery) finishes the cancel: its token is retired.
-  if (subscription.status === "canceled") return retireTokenOf(subscription, receiveCount, deps);
+  const read = await deps.repository.getSubscription(message.subscription_id);
+  if (!read) return done("unknown subscription");
+  const subscription = await withPaidChangeSettled(read, deps);
+  // A canceled subscription's message (its cancel, or a redelivery) finishes the cancel: a sale for a period it never
+  // reached goes back, and its token is retired.
+  if (subscription.status === "canceled") {
+    await refundSalesAfterCancel(subscription, deps);
+    return retireTokenOf(subscription, receiveCount, deps);
+  }
   if (subscription.billing_mode !== "token" || subscription.status === "pending") {
     return done(`not billed here (${subscription.billing_mode}, ${subscription.status})`);
   }
@@ -366,6 +377,18 @@ async function applyClosedAttempt(
   // Until its token is deleted the message stays on the queue; its redelivery finds the cancel and retries.
   const retired = await retireTokenOf(subscription, 1, deps);
   return { ...retired, note: `${note}; ${retired.note}` };
+}
+
+/**
+ * A plan change whose proration line closed while the subscription missed the settlement (a crash between the two
+ * writes) is settled before anything else is done with the subscription; the subscription as it stands then.
+ */
+async function withPaidChangeSettled(subscription: Subscription, deps: ChargeDeps): Promise<Subscription> {
+  const key = subscription.pending_plan_order && attemptKeyOf(subscription.pending_plan_order);
+  const line = key ? await deps.repository.getAttempt(key) : undefined;
+  if (line === undefined || OPEN_ATTEMPT_STATUSES.includes(line.status)) return subscription;
+  await settleProration(subscription, line, deps);
+  return (await deps.repository.getSubscription(subscription.subscription_id)) ?? subscription;
 }
 
 /** The plan change a proration line pays for, settled with the subscription as it stands. */

@@ -267,6 +267,11 @@ export const refundRecordSchema = z.object({
   period: z.number().int().min(0),
   attempt: z.number().int().min(0),
   amount: decimal,
+  /**
+   * The charge's whole remaining balance was asked for: held later than asked (its request died first), it gives back
+   * what is left then, and `amount` is corrected before it is sent.
+   */
+  whole_balance: z.literal(true).optional(),
   currency: z.string(),
   reason: z.string().max(200),
   status: refundStatus,

@@ -76,6 +76,7 @@ export async function refundCharge(command: RefundCommand, deps: RefundDeps): Pr
     period: charge.period,
     attempt: charge.attempt,
     amount: fromCents(cents),
+    ...(command.amount === undefined ? { whole_balance: true as const } : {}),
     currency: charge.currency,
     reason: command.reason,
     status: "pending",
@@ -93,7 +94,7 @@ async function holdAndSend(record: RefundRecord, deps: RefundDeps): Promise<Refu
   const hold = await holdOnCharge(record, deps);
   switch (hold.kind) {
     case "held":
-      return sendRefund(hold.charge, record, deps);
+      return sendRefund(hold.charge, hold.record, deps);
     case "taken":
       // Someone else holds it (the attempt sweep took over a refund left open): they send it.
       return { kind: "pending", refund: record };
@@ -106,7 +107,8 @@ async function holdAndSend(record: RefundRecord, deps: RefundDeps): Promise<Refu
 }
 
 type Hold =
-  | { readonly kind: "held"; readonly charge: ChargeAttempt }
+  /** `record`: the refund as held (a whole-balance refund's amount may have been corrected). */
+  | { readonly kind: "held"; readonly charge: ChargeAttempt; readonly record: RefundRecord }
   /** The refund_id already has an entry on the charge: whoever wrote it sends it (or sent it). */
   | { readonly kind: "taken"; readonly charge: ChargeAttempt }
   | { readonly kind: "short"; readonly reason: string };
@@ -118,18 +120,41 @@ const RELEASED = "0";
  * Adds the refund to the charge's refunds and its amount to refunded_amount, as a compare-and-set on the charge's
  * refund revision: repeated while concurrent refunds of the same charge move it, never past the balance.
  */
-async function holdOnCharge(record: RefundRecord, deps: RefundDeps): Promise<Hold> {
-  const cents = toCents(record.amount);
+async function holdOnCharge(asked: RefundRecord, deps: RefundDeps): Promise<Hold> {
+  let record = asked;
   for (;;) {
     const charge = await deps.repository.getAttempt(record);
     if (charge?.status !== "succeeded")
       return { kind: "short", reason: "the charge is no longer refundable" };
     if (charge.refunds?.[record.refund_id] !== undefined) return { kind: "taken", charge };
     const balance = balanceCents(charge);
+    if (balance > 0 && balance < toCents(record.amount) && record.whole_balance) {
+      const corrected = await correctAmount(record, balance, deps);
+      if (corrected === undefined) return { kind: "taken", charge };
+      record = corrected;
+    }
+    const cents = toCents(record.amount);
     if (cents > balance) return { kind: "short", reason: `amount exceeds the balance ${fromCents(balance)}` };
     const held = await changeRefunds(charge, record.refund_id, record.amount, cents, deps);
-    if (held) return { kind: "held", charge: held };
+    if (held) return { kind: "held", charge: held, record };
   }
+}
+
+/**
+ * A whole-balance refund whose charge was partly refunded since it was asked: it gives back what is left. Written to
+ * the record (still unheld, so unsent) before it is held; undefined when the record moved on meanwhile.
+ */
+async function correctAmount(
+  record: RefundRecord,
+  balance: number,
+  deps: RefundDeps,
+): Promise<RefundRecord | undefined> {
+  const set = { amount: fromCents(balance), updated_at: deps.clock.now().toISOString() };
+  const corrected = await deps.repository.updateRefund(record.refund_id, {
+    expect: { status: record.status, lease_until: record.lease_until },
+    set,
+  });
+  return corrected ? { ...record, ...set } : undefined;
 }
 
 /** Gives a refused refund's amount back to the balance (once: its entry becomes "0"). */

@@ -1,4 +1,4 @@
-import { type CancelRefund, refundUnusedPeriod } from "./cancel-refund";
+import { type CancelRefund, refundSalesAfterCancel, refundUnusedPeriod } from "./cancel-refund";
 import type { ChargePolicy } from "./charge-policy";
 import type { Subscription } from "./model";
 import type { Failure } from "./outcome";
@@ -113,7 +113,10 @@ export async function cancelSubscription(
   if (!subscription) return { kind: "not_found" };
   const result = await cancelNow(subscription, deps);
   // The refund follows the cancel: its outcome is on the charge and announced (refund.succeeded / refund.failed).
-  if (result.kind === "changed") await refundUnusedPeriod(subscription, refund, deps);
+  if (result.kind === "changed") {
+    await refundUnusedPeriod(subscription, refund, deps);
+    await refundSalesAfterCancel(result.subscription, deps);
+  }
   return result;
 }
 

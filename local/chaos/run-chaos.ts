@@ -112,6 +112,8 @@ const CARD_CVC = "123";
 const SIGNUP_BATCH_SPACING_MS = 8 * 3_600_000;
 const SIGNUP_BATCHES = 3;
 const SETTLE_ROUNDS = 30;
+/** The merchant client's first retry delay (up to 20 times it between its 10 retries). */
+const MERCHANT_RETRY_DELAY_MS = 150;
 /** Records per publish-events batch (100 when deployed): smaller batches, more deliveries that can crash. */
 const DELIVERY_BATCH_SIZE = 10;
 
@@ -230,7 +232,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const cardIds = await signUp(stack, count - windows, () => random.next(), progress);
     stack.sandbox.faults.configure(CHAOS_FAULTS);
     const answers: string[] = [];
-    const client = new MerchantClient(local.url, local.apiKey);
+    // A patient merchant: a request with the same key still running (concurrent refunds under one key wait their
+    // turn behind lost answers) is asked again for up to half a minute.
+    const client = new MerchantClient(local.url, local.apiKey, MERCHANT_RETRY_DELAY_MS);
     const ids = [...cardIds, ...(await signUpThroughWindows(local, client, windows, answers))];
     const crashes = new CrashInjector(() => random.next(), options.crashRate ?? 0.01);
     const merchant = new MerchantActions(client, () => random.next(), answers);

@@ -414,6 +414,7 @@ describe("alarms", () => {
     for (const name of [
       "ChargeUnknown",
       "AttemptsDeferred",
+      "RefundsDeferred",
       "ReconciliationMismatches",
       "GatewayWebhooksRejected",
     ]) {

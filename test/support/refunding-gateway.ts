@@ -1,8 +1,14 @@
 import type { GatewayOutcome } from "../../functions/core/outcome";
 import type { ChargeGateway, RefundLookup, RefundRequest, RefundResult } from "../../functions/core/ports";
 
-/** What one cancel call meets: answered, committed but the answer lost, failed before committing, or declined. */
+/** What one money call meets: answered, committed but the answer lost, failed before committing, or declined. */
 export type RefundFate = "ok" | "lost" | "failedBefore" | "declined";
+
+/** A money call as the fate script sees it: a refund by its refund_id, a sale by its order_id. */
+export interface MoneyCall {
+  readonly kind: "refund" | "sale";
+  readonly id: string;
+}
 
 interface MadeRefund {
   readonly transaction_id: string;
@@ -19,7 +25,7 @@ const cents = (amount: string) => Math.round(Number(amount) * 100);
 export class RefundingGateway implements Pick<ChargeGateway, "refund" | "findRefund"> {
   readonly made = new Map<string, MadeRefund>();
   readonly #balances = new Map<string, number>();
-  fate: (request: RefundRequest) => RefundFate = () => "ok";
+  fate: (call: MoneyCall) => RefundFate = () => "ok";
   calls = 0;
 
   /** A sale the gateway holds, refundable up to its amount. */
@@ -36,7 +42,7 @@ export class RefundingGateway implements Pick<ChargeGateway, "refund" | "findRef
 
   async refund(request: RefundRequest): Promise<GatewayOutcome<RefundResult>> {
     this.calls += 1;
-    const fate = this.fate(request);
+    const fate = this.fate({ kind: "refund", id: request.refund_id });
     if (fate === "failedBefore") return { kind: "unknown", reason: "HTTP 500 after sending" };
     if (fate === "declined") return { kind: "declined", code: "RF01", message: "refund refused" };
     if (!this.made.has(request.refund_id)) {

@@ -263,7 +263,7 @@ describe("refunds", () => {
           const setup = await setUp();
           for (const round of rounds) {
             const fates = new Map(round.map((op) => [`rf-${op.key}`, op.fate]));
-            setup.gateway.fate = (request) => fates.get(request.refund_id) ?? "ok";
+            setup.gateway.fate = (call) => fates.get(call.id) ?? "ok";
             // One round's requests race; a crash ends only its own request.
             await Promise.all(
               round.map((op) => {
