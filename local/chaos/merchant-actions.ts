@@ -36,8 +36,8 @@ export interface MerchantActionCounts {
 /** The merchant's concurrent requests at once. */
 const CONCURRENCY = 4;
 const CARD = { number: "5555555555554444", expiry: "203012", cvc: "123" };
-/** A resume meets a conflict when the subscription changed under it: asked again, as a merchant would. */
-const RESUME_TRIES = 5;
+/** A resume or an edit meets a conflict when the subscription changed under it: asked again, as a merchant would. */
+const CONFLICT_TRIES = 5;
 /** Refunds of one charge: this many keys, each sent twice at once; 3.00 each of 19.90, so some are refused. */
 const REFUND_KEYS = 8;
 const REFUND_AMOUNT = "3.00";
@@ -178,8 +178,9 @@ export class MerchantActions {
 
   /** The merchant's own references edited while an upgrade is paid for. */
   async #edit(id: string): Promise<void> {
-    const answer = await this.#call("POST", id, "", { metadata: { chaos: "edited" } }, "edit");
-    if (answer.status !== 200) throw new Error(`edit of ${id} answered ${answer.status}`);
+    await this.#untilApplied("edit", (tries) =>
+      this.#call("POST", id, "", { metadata: { chaos: "edited" } }, `edit-${tries}`),
+    );
   }
 
   /**
@@ -227,16 +228,19 @@ export class MerchantActions {
   }
 
   async #resume(id: string): Promise<void> {
-    for (let tries = 1; tries <= RESUME_TRIES; tries += 1) {
-      const answer = await this.#call("POST", id, "/resume", {}, `resume-${tries}`);
-      if (answer.status === 200) {
-        this.#count("resumes");
-        return;
-      }
+    await this.#untilApplied("resume", (tries) => this.#call("POST", id, "/resume", {}, `resume-${tries}`));
+    this.#count("resumes");
+  }
+
+  /** A change met by a conflict (the subscription changed under it) is asked again, as a merchant would. */
+  async #untilApplied(what: string, request: (tries: number) => Promise<ApiAnswer>): Promise<void> {
+    for (let tries = 1; tries <= CONFLICT_TRIES; tries += 1) {
+      const answer = await request(tries);
+      if (answer.status === 200) return;
       if (answer.status !== 409) break;
       await sleep(50);
     }
-    throw new Error(`resume of ${id} did not succeed`);
+    throw new Error(`${what} did not succeed`);
   }
 
   async #newCards(ids: readonly string[]): Promise<void> {
