@@ -1,3 +1,4 @@
+import { orBeingSettled } from "./after-the-gateway";
 import {
   type ChargeDeps,
   closeAttempt,
@@ -118,26 +119,31 @@ export async function chargeLine(
     currency: line.currency,
     customer: subscription.customer,
   });
-  switch (outcome.kind) {
-    case "success":
-      await closeAttempt(
-        subscription,
-        line,
-        { status: "succeeded", transaction_id: outcome.value.transaction_id },
-        deps,
-      );
-      break;
-    case "declined":
-    case "invalid":
-      await closeAttempt(subscription, line, refusalClosing(outcome), deps);
-      break;
-    case "unknown":
-      await recordUnknownOutcome(line, outcome.reason, deps);
-      break;
-    case "unavailable":
-      // Refused before the gateway took it: nothing was charged, and nothing will retry it behind the caller's back.
-      await voidAttempt(line, `gateway unavailable: ${outcome.reason}`, deps);
-      break;
-  }
-  return (await deps.repository.getAttempt(line)) ?? line;
+  return orBeingSettled(
+    async () => {
+      switch (outcome.kind) {
+        case "success":
+          await closeAttempt(
+            subscription,
+            line,
+            { status: "succeeded", transaction_id: outcome.value.transaction_id },
+            deps,
+          );
+          break;
+        case "declined":
+        case "invalid":
+          await closeAttempt(subscription, line, refusalClosing(outcome), deps);
+          break;
+        case "unknown":
+          await recordUnknownOutcome(line, outcome.reason, deps);
+          break;
+        case "unavailable":
+          // Refused before the gateway took it: nothing was charged, and nothing will retry it behind the caller's back.
+          await voidAttempt(line, `gateway unavailable: ${outcome.reason}`, deps);
+          break;
+      }
+      return (await deps.repository.getAttempt(line)) ?? line;
+    },
+    () => line,
+  );
 }

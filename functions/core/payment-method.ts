@@ -1,4 +1,5 @@
 import { claimNextLine, type LineExtras } from "./ad-hoc-charge";
+import { orBeingSettled } from "./after-the-gateway";
 import { periodStartOf } from "./billing-period";
 import { refundSaleAfterCancel } from "./cancel-refund";
 import {
@@ -83,40 +84,45 @@ export async function updatePaymentMethod(
     card: request.card,
     billing: "token",
   });
-  switch (outcome.kind) {
-    case "success": {
-      const { token_id, card, transaction_id } = outcome.value;
-      if (token_id === undefined || card === undefined) {
-        // Paid, yet no token came back: the payment stands (a verification is refunded), the card is not replaced.
-        const closed = await closeLine(subscription, line, { status: "succeeded", transaction_id }, deps);
-        if (closed?.verification) await refundVerification(closed, deps);
-        return { kind: "refused", failure: noToken };
+  return orBeingSettled(
+    async (): Promise<PaymentMethodResult> => {
+      switch (outcome.kind) {
+        case "success": {
+          const { token_id, card, transaction_id } = outcome.value;
+          if (token_id === undefined || card === undefined) {
+            // Paid, yet no token came back: the payment stands (a verification is refunded), the card is not replaced.
+            const closed = await closeLine(subscription, line, { status: "succeeded", transaction_id }, deps);
+            if (closed?.verification) await refundVerification(closed, deps);
+            return { kind: "refused", failure: noToken };
+          }
+          const at = deps.clock.now().toISOString();
+          await deps.repository.putToken({
+            token_id,
+            subscription_id: subscription.subscription_id,
+            card,
+            expiry: request.card.expiry,
+            status: "active",
+            created_at: at,
+            updated_at: at,
+          });
+          return closeAndSettle(subscription, line, { status: "succeeded", transaction_id, token_id }, deps);
+        }
+        case "declined":
+        case "invalid":
+          await closeAndSettle(subscription, line, refusalClosing(outcome), deps);
+          return { kind: "refused", failure: outcome };
+        case "unknown":
+          await recordUnknownOutcome(line, outcome.reason, deps);
+          return { kind: "pending", subscription };
+        case "unavailable":
+          // Refused before the gateway took it: nothing was charged; the same request may try again.
+          if (await voidAttempt(line, `gateway unavailable: ${outcome.reason}`, deps))
+            await applyInput(subscription, { kind: "charge_voided", attempt: line }, deps);
+          return { kind: "refused", failure: outcome };
       }
-      const at = deps.clock.now().toISOString();
-      await deps.repository.putToken({
-        token_id,
-        subscription_id: subscription.subscription_id,
-        card,
-        expiry: request.card.expiry,
-        status: "active",
-        created_at: at,
-        updated_at: at,
-      });
-      return closeAndSettle(subscription, line, { status: "succeeded", transaction_id, token_id }, deps);
-    }
-    case "declined":
-    case "invalid":
-      await closeAndSettle(subscription, line, refusalClosing(outcome), deps);
-      return { kind: "refused", failure: outcome };
-    case "unknown":
-      await recordUnknownOutcome(line, outcome.reason, deps);
-      return { kind: "pending", subscription };
-    case "unavailable":
-      // Refused before the gateway took it: nothing was charged; the same request may try again.
-      if (await voidAttempt(line, `gateway unavailable: ${outcome.reason}`, deps))
-        await applyInput(subscription, { kind: "charge_voided", attempt: line }, deps);
-      return { kind: "refused", failure: outcome };
-  }
+    },
+    () => ({ kind: "pending", subscription }),
+  );
 }
 
 const noToken: Failure = {

@@ -1,4 +1,5 @@
 import { chargeLine, claimNextLine } from "./ad-hoc-charge";
+import { orBeingSettled } from "./after-the-gateway";
 import { type ChargeDeps, refusalOfLine, voidAttempt } from "./charge-engine";
 import type { Plan, Subscription } from "./model";
 import { fromCents, type InvalidInput, invalidAmount, toCents } from "./money";
@@ -114,7 +115,10 @@ async function changePaidNow(
     return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
   }
   await chargeLine(started.subscription, subscription.token_id, line, deps);
-  return continuePaidChange(started.subscription, line.order_id, deps);
+  return orBeingSettled(
+    () => continuePaidChange(started.subscription, line.order_id, deps),
+    () => ({ kind: "pending", subscription: started.subscription }),
+  );
 }
 
 /** What the pending change's proration line has come to, and what that makes of the change. */

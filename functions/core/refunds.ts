@@ -1,3 +1,4 @@
+import { orBeingSettled } from "./after-the-gateway";
 import type { ChargePolicy } from "./charge-policy";
 import { closedRefundEvent } from "./events";
 import type { AttemptKey, ChargeAttempt, RefundRecord } from "./model";
@@ -218,20 +219,25 @@ async function sendRefund(
     currency: charge.currency,
     reason: record.reason,
   });
-  switch (outcome.kind) {
-    case "success":
-      return settleSucceeded(record, outcome.value.refund_transaction_id, deps);
-    case "declined":
-    case "invalid":
-      return settleRefused(record, outcome, deps);
-    default:
-      return leaveOpen(record, outcome, deps);
-  }
+  return orBeingSettled(
+    () => {
+      switch (outcome.kind) {
+        case "success":
+          return settleSucceeded(record, outcome.value.refund_transaction_id, deps);
+        case "declined":
+        case "invalid":
+          return settleRefused(record, outcome, deps);
+        default:
+          return leaveOpen(record, outcome, deps);
+      }
+    },
+    (): RefundOutcome => ({ kind: "pending", refund: record }),
+  );
 }
 
 /**
- * The gateway made the refund: its record closes, announcing it. The charge already counts it, so a close that
- * cannot be written (a lost race, a failing table) leaves the refund open for the sweep, never a second refund.
+ * The gateway made the refund: its record closes, announcing it. The charge already counts it, so a close that lost
+ * its race leaves the refund open for the sweep, never a second refund.
  */
 async function settleSucceeded(
   record: RefundRecord,
@@ -239,7 +245,7 @@ async function settleSucceeded(
   deps: RefundDeps,
 ): Promise<RefundOutcome> {
   const closing = { status: "succeeded" as const, refund_transaction_id: refundTransactionId };
-  const closed = await closeRefund(record, closing, deps).catch(() => undefined);
+  const closed = await closeRefund(record, closing, deps);
   return closed ? { kind: "refunded", refund: closed } : { kind: "pending", refund: record };
 }
 

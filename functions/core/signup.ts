@@ -1,3 +1,4 @@
+import { orBeingSettled } from "./after-the-gateway";
 import type { ChargePolicy } from "./charge-policy";
 import type { Subscription } from "./model";
 import { type InvalidInput, invalidCurrency } from "./money";
@@ -52,30 +53,34 @@ export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): 
     billing: request.billing,
     recurring: recurringRegistration(subscription, deps),
   });
-
-  switch (outcome.kind) {
-    case "success": {
-      const paid = { ...outcome.value, card_expiry: request.card.expiry };
-      return { kind: "active", subscription: await recordFirstPayment(signup, paid, deps) };
-    }
-    case "unknown":
-      await deps.repository.updateAttempt(attempt, {
-        expect: { status: "pending", lease_until: attempt.lease_until },
-        set: { status: "unknown", resmsg: outcome.reason, updated_at: deps.clock.now().toISOString() },
-      });
-      return { kind: "pending", subscription };
-    default:
-      // Refused: nothing was charged. The sign-up ends here, unless the gateway was unavailable and the caller can
-      // repeat the request with its key.
-      await recordRefusedSignup(
-        signup,
-        outcome,
-        `signup_${outcome.kind}`,
-        deps,
-        outcome.kind === "unavailable" && request.request_key !== undefined,
-      );
-      return { kind: "refused", failure: outcome, subscription_id: subscription.subscription_id };
-  }
+  return orBeingSettled(
+    async (): Promise<SignupResult> => {
+      switch (outcome.kind) {
+        case "success": {
+          const paid = { ...outcome.value, card_expiry: request.card.expiry };
+          return { kind: "active", subscription: await recordFirstPayment(signup, paid, deps) };
+        }
+        case "unknown":
+          await deps.repository.updateAttempt(attempt, {
+            expect: { status: "pending", lease_until: attempt.lease_until },
+            set: { status: "unknown", resmsg: outcome.reason, updated_at: deps.clock.now().toISOString() },
+          });
+          return { kind: "pending", subscription };
+        default:
+          // Refused: nothing was charged. The sign-up ends here, unless the gateway was unavailable and the caller can
+          // repeat the request with its key.
+          await recordRefusedSignup(
+            signup,
+            outcome,
+            `signup_${outcome.kind}`,
+            deps,
+            outcome.kind === "unavailable" && request.request_key !== undefined,
+          );
+          return { kind: "refused", failure: outcome, subscription_id: subscription.subscription_id };
+      }
+    },
+    () => ({ kind: "pending", subscription }),
+  );
 }
 
 /** What a retried sign-up answers: the state its first try reached (the attempt sweep settles a pending one). */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chargeAdHoc } from "../../../functions/core/ad-hoc-charge";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import type { BillingEvent } from "../../../functions/core/events";
 import { attemptKeyOf } from "../../../functions/core/order-id";
@@ -153,5 +154,43 @@ describe("prorated upgrades", () => {
       status: "canceled",
       plan: { amount: "19.90" },
     });
+  });
+});
+
+describe("writes that fail after the gateway took the money", () => {
+  /** The repository, except that its first write closing a line as paid throws (the table unavailable, say). */
+  function failingFirstPaidClose(): BillingRepository {
+    const { repository } = stack.services;
+    let failed = false;
+    return {
+      ...repository,
+      async updateAttempt(key, update) {
+        if (!failed && update.set.status === "succeeded") {
+          failed = true;
+          throw new Error("the table is unavailable");
+        }
+        return repository.updateAttempt(key, update);
+      },
+    };
+  }
+
+  it("answers an ad hoc charge as being settled, never an error; the sweep settles it and the same key answers it", async () => {
+    const id = await signUpOne(stack, "4111111111111111");
+    const charge = () =>
+      chargeAdHoc(
+        { subscription_id: id, amount: "5.00", request_key: "key-table-down" },
+        {
+          ...stack.services,
+          repository: failingFirstPaidClose(),
+        },
+      );
+    expect(await charge()).toMatchObject({ kind: "recorded", charge: { status: "pending" } });
+    await stack.clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
+    await stack.attemptSweep();
+    expect(await charge()).toMatchObject({ kind: "recorded", charge: { status: "succeeded" } });
+    const sales = [...stack.sandbox.state.payments.payments()].filter(
+      (payment) => payment.status === "SALE" && attemptKeyOf(payment.orderId)?.subscription_id === id,
+    );
+    expect(sales).toHaveLength(2);
   });
 });
