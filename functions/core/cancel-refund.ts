@@ -56,12 +56,21 @@ export async function refundSaleAfterCancel(
 ): Promise<RefundOutcome | undefined> {
   if (line.status !== "succeeded" || isAdHocPeriod(line.period)) return undefined;
   const subscription = await deps.repository.getSubscription(line.subscription_id);
-  if (subscription?.status !== "canceled" || line.period < subscription.period) return undefined;
-  return refundCharge(
+  return subscription && neverReached(subscription, line) ? refundNeverReached(line, deps) : undefined;
+}
+
+/** A paid period line of a canceled subscription that never reached it. */
+const neverReached = (subscription: Subscription, line: ChargeAttempt) =>
+  subscription.status === "canceled" &&
+  line.status === "succeeded" &&
+  !isAdHocPeriod(line.period) &&
+  line.period >= subscription.period;
+
+const refundNeverReached = (line: ChargeAttempt, deps: RefundDeps) =>
+  refundCharge(
     { charge: line, refund_id: `${line.order_id}-A`, reason: "canceled before the charge settled" },
     deps,
   );
-}
 
 /**
  * Every sale of a canceled subscription for something it never got goes back, once each: a period it never reached
@@ -74,7 +83,6 @@ export async function refundSalesAfterCancel(subscription: Subscription, deps: R
   const ledger = await deps.repository.listAttempts(subscription.subscription_id);
   for (const line of ledger) {
     if (line.order_id === subscription.pending_plan_order) await settleProration(subscription, line, deps);
-    else if (line.status === "succeeded" && !isAdHocPeriod(line.period) && line.period >= subscription.period)
-      await refundSaleAfterCancel(line, deps);
+    else if (neverReached(subscription, line)) await refundNeverReached(line, deps);
   }
 }

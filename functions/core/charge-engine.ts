@@ -9,10 +9,10 @@ import {
   planDue,
   type Subscription,
 } from "./model";
-import { attemptKeyOf, orderIdFor } from "./order-id";
+import { orderIdFor } from "./order-id";
 import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
-import { settleProration } from "./proration-settlement";
+import { pendingProrationLine, settleProration } from "./proration-settlement";
 import { refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
@@ -384,8 +384,7 @@ async function applyClosedAttempt(
  * writes) is settled before anything else is done with the subscription; the subscription as it stands then.
  */
 async function withPaidChangeSettled(subscription: Subscription, deps: ChargeDeps): Promise<Subscription> {
-  const key = subscription.pending_plan_order && attemptKeyOf(subscription.pending_plan_order);
-  const line = key ? await deps.repository.getAttempt(key) : undefined;
+  const line = await pendingProrationLine(subscription, deps.repository);
   if (line === undefined || OPEN_ATTEMPT_STATUSES.includes(line.status)) return subscription;
   await settleProration(subscription, line, deps);
   return (await deps.repository.getSubscription(subscription.subscription_id)) ?? subscription;

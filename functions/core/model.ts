@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { MAX_INTERVAL_MONTHS, MIN_INTERVAL_MONTHS } from "./billing-period";
-import { amountProblem, currencyDecimals } from "./money";
+import { amountProblem, isCurrencyCode } from "./money";
 
 // The billing records the core reads and writes. Card data never appears here: a token_id and the masked card only.
 
@@ -17,7 +17,7 @@ export const planSchema = z.object({
   currency: z
     .string()
     .regex(/^[A-Z]{3}$/, "must be a 3-letter currency code")
-    .refine((code) => currencyDecimals(code) !== undefined, "must be an ISO 4217 currency code"),
+    .refine(isCurrencyCode, "must be an ISO 4217 currency code"),
   interval_months: z.number().int().min(MIN_INTERVAL_MONTHS).max(MAX_INTERVAL_MONTHS),
 });
 export type Plan = z.infer<typeof planSchema>;

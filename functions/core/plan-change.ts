@@ -3,9 +3,8 @@ import { orBeingSettled } from "./after-the-gateway";
 import { type ChargeDeps, refusalOfLine, voidAttempt } from "./charge-engine";
 import type { Plan, Subscription } from "./model";
 import { fromCents, type InvalidInput, invalidAmount, toCents } from "./money";
-import { attemptKeyOf } from "./order-id";
 import { unusedPartCents } from "./proration";
-import { settleProration } from "./proration-settlement";
+import { pendingProrationLine, settleProration } from "./proration-settlement";
 import { type ChangeDeps, type ChangeResult, load, resultOf } from "./subscription-changes";
 import { applyInput } from "./subscription-machine";
 
@@ -84,7 +83,7 @@ async function changePaidNow(
   if (pending !== undefined && subscription.pending_plan_order !== undefined) {
     if (!samePlan(pending, plan))
       return { kind: "conflict", reason: "another plan change is being paid for: repeat once it is settled" };
-    return continuePaidChange(subscription, subscription.pending_plan_order, deps);
+    return continuePaidChange(subscription, deps);
   }
   const cents = prorationCents(subscription, plan, deps.clock.now());
   if (cents <= 0) return undefined;
@@ -116,7 +115,7 @@ async function changePaidNow(
   }
   await chargeLine(started.subscription, subscription.token_id, line, deps);
   return orBeingSettled(
-    () => continuePaidChange(started.subscription, line.order_id, deps),
+    () => continuePaidChange(started.subscription, deps),
     () => ({ kind: "pending", subscription: started.subscription }),
   );
 }
@@ -124,11 +123,9 @@ async function changePaidNow(
 /** What the pending change's proration line has come to, and what that makes of the change. */
 async function continuePaidChange(
   subscription: Subscription,
-  orderId: string,
   deps: ChangeDeps & ChargeDeps,
 ): Promise<PlanChangeResult> {
-  const key = attemptKeyOf(orderId);
-  const line = key && (await deps.repository.getAttempt(key));
+  const line = await pendingProrationLine(subscription, deps.repository);
   if (!line) return { kind: "conflict", reason: "the pending plan change has no proration line" };
   const current = (await load(subscription.subscription_id, deps)) ?? subscription;
   const settled = await settleProration(current, line, deps);

@@ -1,4 +1,6 @@
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "./model";
+import { attemptKeyOf } from "./order-id";
+import type { BillingRepository } from "./ports";
 import { type RefundDeps, refundCharge } from "./refunds";
 import { applyPaidInput } from "./subscription-machine";
 
@@ -51,4 +53,13 @@ export async function settleProration(
   const current = await deps.repository.getSubscription(subscription.subscription_id);
   if (current?.status === "canceled") return settleProration(current, line, deps);
   return { kind: "applied", subscription: current ?? subscription };
+}
+
+/** The proration line paying for a subscription's pending plan change; undefined when none is pending. */
+export async function pendingProrationLine(
+  subscription: Subscription,
+  repository: Pick<BillingRepository, "getAttempt">,
+): Promise<ChargeAttempt | undefined> {
+  const key = subscription.pending_plan_order && attemptKeyOf(subscription.pending_plan_order);
+  return key ? repository.getAttempt(key) : undefined;
 }

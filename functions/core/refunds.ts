@@ -3,7 +3,7 @@ import type { ChargePolicy } from "./charge-policy";
 import { closedRefundEvent } from "./events";
 import type { AttemptKey, ChargeAttempt, RefundRecord } from "./model";
 import { fromCents, type InvalidInput, invalidAmount, toCents } from "./money";
-import type { Declined, Failure, Invalid } from "./outcome";
+import type { Declined, Invalid, Unavailable, Unknown } from "./outcome";
 import type { BillingRepository, ChargeGateway, Clock } from "./ports";
 
 // Refunds move money like charges do, so they follow the same protocol (README, Exactly once: refunds): the refund is
@@ -263,12 +263,15 @@ async function settleRefused(
  * No answer that says what happened (a timeout, a reset, a 5xx) or the gateway could not take it now: the refund
  * stays held and open as unknown, and the attempt sweep settles it by retrieve after the in-flight window.
  */
-async function leaveOpen(record: RefundRecord, failure: Failure, deps: RefundDeps): Promise<RefundOutcome> {
-  const reason = failure.kind === "unknown" || failure.kind === "unavailable" ? failure.reason : "";
+async function leaveOpen(
+  record: RefundRecord,
+  failure: Unknown | Unavailable,
+  deps: RefundDeps,
+): Promise<RefundOutcome> {
   const set = {
     status: "unknown" as const,
     lease_until: leaseUntil(deps),
-    resmsg: reason,
+    resmsg: failure.reason,
     updated_at: deps.clock.now().toISOString(),
   };
   const marked = await deps.repository.updateRefund(record.refund_id, {

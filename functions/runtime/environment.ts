@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { currencyDecimals } from "../core/money";
+import { isCurrencyCode } from "../core/money";
 import { gatewayConfigSchema } from "../gateway/config";
 import { fieldOf } from "../gateway/errors";
 
@@ -12,11 +12,7 @@ const MIN_INFLIGHT_WINDOW_MS = 60_000;
 /** CHARGE_POLICY: a JSON object overriding some of DEFAULT_CHARGE_POLICY; unknown keys are refused (typos). */
 export const chargePolicyOverridesSchema = z
   .strictObject({
-    currencies: z
-      .array(
-        z.string().refine((code) => currencyDecimals(code) !== undefined, "must be ISO 4217 currency codes"),
-      )
-      .min(1),
+    currencies: z.array(z.string().refine(isCurrencyCode, "must be ISO 4217 currency codes")).min(1),
     inflightWindowMs: z.number().int().min(MIN_INFLIGHT_WINDOW_MS),
     dunningScheduleDays: z.array(z.number().int().positive()).max(12),
     dunningFinalAction: z.enum(["cancel", "past_due"]),

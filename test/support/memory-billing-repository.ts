@@ -61,6 +61,14 @@ function withRemoved<T extends object>(record: T, set: object, remove: readonly 
 }
 
 const instant = (iso: string) => Date.parse(iso);
+
+/** An open record (in one of `statuses`) whose lease ended before `before`: what the open index lists. */
+const leaseEndedBefore =
+  <S extends string>(statuses: readonly S[], before: Date) =>
+  (record: { readonly status: S; readonly lease_until?: string }) =>
+    statuses.includes(record.status) &&
+    record.lease_until !== undefined &&
+    instant(record.lease_until) < before.getTime();
 /** The order of a DynamoDB sort key (UTF-8 bytes; code units agree for the ids we write). */
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const attemptId = ({ subscription_id, period, attempt }: AttemptKey) =>
@@ -185,12 +193,7 @@ export class MemoryBillingRepository implements BillingRepository {
   }
 
   async *listOpenAttempts(before: Date): AsyncGenerator<readonly ChargeAttempt[]> {
-    const open = [...this.attempts.values()].filter(
-      (attempt) =>
-        OPEN_ATTEMPT_STATUSES.includes(attempt.status) &&
-        attempt.lease_until !== undefined &&
-        instant(attempt.lease_until) < before.getTime(),
-    );
+    const open = [...this.attempts.values()].filter(leaseEndedBefore(OPEN_ATTEMPT_STATUSES, before));
     yield* pagesOf(
       open.map((attempt) => copyOf(chargeAttemptSchema, attempt)),
       this.pageSize,
@@ -253,12 +256,7 @@ export class MemoryBillingRepository implements BillingRepository {
   }
 
   async *listOpenRefunds(before: Date): AsyncGenerator<readonly RefundRecord[]> {
-    const open = [...this.refunds.values()].filter(
-      (refund) =>
-        OPEN_REFUND_STATUSES.includes(refund.status) &&
-        refund.lease_until !== undefined &&
-        instant(refund.lease_until) < before.getTime(),
-    );
+    const open = [...this.refunds.values()].filter(leaseEndedBefore(OPEN_REFUND_STATUSES, before));
     yield* pagesOf(
       open.map((refund) => copyOf(refundRecordSchema, refund)),
       this.pageSize,
