@@ -9,13 +9,16 @@ import type {
   RecurringRegistration,
   RefundRequest,
   RefundResult,
+  WindowOutcome,
   WindowPrepared,
   WindowRequest,
   WindowResult,
 } from "../core/ports";
+import { gatewayDate } from "../gateway/calendar";
 import { GatewayRequestError } from "../gateway/errors";
 import type { PaymentClient } from "../gateway/payment-client";
-import { parseStatusQuery } from "../gateway/schemas/payment";
+import { classifyRescode, SUCCESS_RESCODE } from "../gateway/result";
+import { parseStatusQuery, type StatusQuery } from "../gateway/schemas/payment";
 
 export interface PaymentGatewayOptions {
   /** Language of the gateway's customer-facing texts (receipts, e-mails). */
@@ -40,6 +43,49 @@ function requireSale<T>(status: string, value: T): GatewayOutcome<T> {
     : { kind: "unknown", reason: `payment answered status ${status}` };
 }
 
+/** retrieve's payment status, in the core's words. */
+const ORDER_STATES = {
+  SALE: "paid",
+  AUTH: "authorized",
+  REGISTERED: "awaiting_deposit",
+  NONE: "none",
+  REFUND: "refunded",
+  PARTIAL_REFUND: "refunded",
+} as const satisfies Record<string, OrderLookup["state"]>;
+
+/**
+ * What a verified window result says happened. The seed sends a status; the real gateway sends none, and its approved
+ * PAYMENT window is a sale — unless it issued a virtual account, whose money comes with the deposit. Any other type
+ * without a status (a PAYER_AUTH result) is not a sale.
+ */
+function windowOutcome(result: StatusQuery): WindowOutcome {
+  if (result.rescode !== SUCCESS_RESCODE) {
+    const failure = classifyRescode(result.rescode, result.resmsg, "read", result.errcode);
+    return { kind: "refused", code: result.rescode, failure };
+  }
+  const status =
+    result.status ??
+    (result.transaction_type !== "PAYMENT"
+      ? undefined
+      : result.virtual_account_number
+        ? "REGISTERED"
+        : "SALE");
+  switch (status) {
+    case "SALE":
+      return {
+        kind: "paid",
+        transaction_id: result.transaction_id,
+        token_id: result.token_id,
+        recurring_id: result.recurring_id,
+        card: { first4: result.card_number1, last4: result.card_number4 },
+      };
+    case "REGISTERED":
+      return { kind: "awaiting_deposit" };
+    default:
+      return { kind: "other", description: `status ${status ?? `(none, ${result.transaction_type})`}` };
+  }
+}
+
 const masked = (first4: string | undefined, last4: string | undefined) =>
   first4 !== undefined && last4 !== undefined ? { first4, last4 } : undefined;
 
@@ -61,7 +107,8 @@ function billingObjects(billing: "token" | "recurring", recurring: RecurringRegi
       ? {
           recurring: {
             recurring_amount: recurring.amount,
-            recurring_start_date: recurring.first_recurring_date,
+            // The gateway charges on a day of its own calendar (Korea).
+            recurring_start_date: gatewayDate(new Date(recurring.first_charge_at)),
             recurring_interval: String(recurring.interval_months),
             recurring_noti_url: recurring.notify_url,
           },
@@ -97,7 +144,7 @@ export function createPaymentGateway(
       if (outcome.kind !== "success") return outcome;
       const found = outcome.value.payment;
       return success({
-        status: found.status,
+        state: ORDER_STATES[found.status],
         transaction_id: found.transaction_id,
         amount: found.amount,
         currency: found.currency,
@@ -209,7 +256,12 @@ export function createPaymentGateway(
       if (verified.kind !== "success") return verified;
       const result = parseStatusQuery(query);
       return result.success
-        ? success(result.data)
+        ? success({
+            order_id: result.data.order_id,
+            currency: result.data.currency,
+            amount: result.data.amount,
+            outcome: windowOutcome(result.data),
+          })
         : { kind: "invalid", code: "WINDOW_RESULT", message: "the window result is incomplete" };
     },
   };

@@ -8,8 +8,8 @@ import {
 import * as z from "zod";
 import { subscriptionSchema } from "../core/model";
 import type { ChargeMessage, ChargeQueue } from "../core/ports";
-import { fieldOf } from "../gateway/errors";
 import { mapConcurrently } from "../shared/map-concurrently";
+import { fieldOf } from "../shared/zod-fields";
 
 /** The body of a charge message: ids only, never card data. */
 export const chargeMessageSchema = z.object({
@@ -32,7 +32,10 @@ function toChargeMessage(input: unknown): ChargeMessage {
   const result = chargeMessageSchema.safeParse(input, { reportInput: false });
   if (result.success) return result.data;
   const [issue] = result.error.issues;
-  throw new MalformedMessageError(issue ? fieldOf(issue) : "(body)", issue?.message ?? "invalid");
+  throw new MalformedMessageError(
+    issue ? (fieldOf(issue) ?? "(body)") : "(body)",
+    issue?.message ?? "invalid",
+  );
 }
 
 /** Parses a queued body (JSON {subscription_id, period}). */

@@ -3,6 +3,7 @@ import type { InvalidInput } from "../core/money";
 import type { Failure } from "../core/outcome";
 import type { ChangeResult } from "../core/subscription-changes";
 import { holdsCardNumber } from "../shared/card-number";
+import { fieldOf } from "../shared/zod-fields";
 import type { ErrorBody } from "./merchant-api-schemas";
 
 // Every failure the merchant API can meet, mapped to one HTTP answer (README, Merchant API). Messages never repeat
@@ -41,12 +42,6 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-}
-
-/** Path of a zod issue as a dotted field (`card.number`); an unknown key is named itself (`plan.color`). */
-function fieldOf(issue: z.core.$ZodIssue): string | undefined {
-  const path = issue.code === "unrecognized_keys" ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
-  return path.length === 0 ? undefined : path.map(String).join(".");
 }
 
 /** The first issue of a schema violation as a 400 naming the field; zod's messages carry no input values. */

@@ -13,7 +13,10 @@ import { createSqsChargeQueue } from "../adapters/sqs-charge-queue";
 import { sqsClientOf } from "../adapters/sqs-client";
 import { createSqsIntakeQueue } from "../adapters/sqs-intake-queue";
 import { DEFAULT_CHARGE_POLICY } from "../core/charge-policy";
-import { PARTNER_TOKEN_REFRESHER_WINDOW_MS } from "../core/partner-token-refresh";
+import {
+  PARTNER_TOKEN_REFRESH_WINDOW_MS,
+  PARTNER_TOKEN_REFRESHER_WINDOW_MS,
+} from "../core/partner-token-refresh";
 import type { NotifyUrl } from "../core/ports";
 import { joinUrl } from "../gateway/context";
 import { createGatewayClient } from "../gateway/gateway-client";
@@ -166,6 +169,7 @@ async function gatewayClientOf(
     now: () => runtime.clock.now(),
     fetchImpl: runtime.fetchImpl,
     partnerTokenStore,
+    partnerTokenRefreshWindowMs: PARTNER_TOKEN_REFRESH_WINDOW_MS,
   });
 }
 

@@ -5,9 +5,9 @@ import { secretsProviderOf } from "../adapters/secrets-manager-client";
 import { apiKeyHashesSecretSchema } from "../api/api-key";
 import { gatewayConfigSchema } from "../gateway/config";
 import { basicAuthorization } from "../gateway/context";
-import { fieldOf } from "../gateway/errors";
 import { withAliases } from "../gateway/schemas/primitives";
 import { registerSecretValues } from "../runtime/redaction";
+import { issueText } from "../shared/zod-fields";
 
 // The secrets the functions read (by ARN; only the ARN is in the environment), each checked by its schema, cached
 // by Powertools for a few minutes (a rotation shows within that), and registered with the log redactor. No error
@@ -62,7 +62,7 @@ export async function readGatewaySecret(runtime: SdkClientHost, secretId: string
     registerSecretValues([apiKey, basicAuthorization(apiKey).slice("Basic ".length), aesKey, partnerApiKey]);
     return parsed.data;
   }
-  const fields = parsed.error.issues.map((issue) => `${fieldOf(issue)} ${issue.message}`);
+  const fields = parsed.error.issues.map(issueText);
   throw new Error(`gateway secret ${secretId} is invalid: ${fields.join("; ")}`);
 }
 

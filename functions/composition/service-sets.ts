@@ -1,3 +1,4 @@
+import { gatewayCalendar } from "../gateway/calendar";
 import {
   apiKeyDigests,
   chargeQueue,
@@ -128,6 +129,7 @@ export const reconciliation = /* @__PURE__ */ serviceSet(
     const transactions = await c.gatewayTransactions();
     return {
       transactions: (from: string, to: string) => transactions.transactions(from, to),
+      calendar: gatewayCalendar,
       ledger: c.ledger(),
       repository: c.readRepository(),
       clock: c.clock(),

@@ -426,7 +426,7 @@ export type Resolution =
   | { readonly kind: "settled"; readonly result: WorkResult };
 
 /**
- * Retrieve by order_id decides an open attempt: a transaction → it succeeded (commit); NONE → it never happened
+ * Retrieve by order_id decides an open attempt: a transaction → it succeeded (commit); none → it never happened
  * (voided; the next attempt gets a new order_id). Anything else → try again later.
  */
 export async function resolveAttempt(
@@ -443,14 +443,14 @@ export async function resolveAttempt(
       result: retry(retryDelaySeconds(deps.policy, receiveCount), `retrieve failed: ${reason}`),
     };
   }
-  switch (found.value.status) {
-    case "NONE": {
+  switch (found.value.state) {
+    case "none": {
       const voided = await voidAttempt(attempt, "no transaction at the gateway", deps);
       return voided
         ? { kind: "voided" }
         : { kind: "settled", result: done(`attempt ${attempt.order_id} changed while resolving`) };
     }
-    case "REGISTERED":
+    case "awaiting_deposit":
       return {
         kind: "settled",
         result: retry(retryDelaySeconds(deps.policy, receiveCount), "order registered, not settled"),

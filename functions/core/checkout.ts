@@ -2,10 +2,10 @@ import type { ChargePolicy } from "./charge-policy";
 import { type ChargeAttempt, maskedCardSchema, type Subscription } from "./model";
 import { type InvalidInput, invalidCurrency } from "./money";
 import { attemptKeyOf } from "./order-id";
-import { failureReason, SUCCESS_RESCODE } from "./outcome";
+import { failureReason } from "./outcome";
 import type { PaymentMethodResult } from "./payment-method";
 import { completePaymentMethodWindow } from "./payment-method-window";
-import { asRefusal, WINDOW_LEASE_MS, windowOutcome, windowRefusal } from "./payment-window";
+import { asRefusal, WINDOW_LEASE_MS } from "./payment-window";
 import type { IdSource, NotifyUrl, PaymentGateway, WindowResult } from "./ports";
 import {
   CLOSABLE_BY_PAYMENT,
@@ -102,7 +102,8 @@ export type CompletionDeps = SignupStepDeps & {
 /** What a status_url call came to; `subscription` is as stored afterwards, so a repeated call answers the same. */
 export type CheckoutCompletion =
   | { readonly kind: "paid"; readonly subscription: Subscription }
-  | { readonly kind: "refused"; readonly subscription: Subscription; readonly rescode: string }
+  /** `code`: the gateway's code of the refusal. */
+  | { readonly kind: "refused"; readonly subscription: Subscription; readonly code: string }
   /** REGISTERED (virtual account): nothing changes until the deposit notice (status SALE) arrives. */
   | { readonly kind: "awaiting_deposit"; readonly subscription: Subscription }
   /** The query did not verify, or names no checkout of ours: nothing changed. */
@@ -142,35 +143,36 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
   const signup = found?.attempt.period === 0 ? found : undefined;
   if (!signup) return rejected("no checkout matches the window result");
 
-  if (result.rescode !== SUCCESS_RESCODE) {
-    const refusal = windowRefusal(result);
-    await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps);
-    return withStored(
-      signup,
-      (subscription) => ({ kind: "refused", subscription, rescode: result.rescode }),
-      deps,
-    );
-  }
-  switch (windowOutcome(result)) {
-    case "SALE": {
-      const card = maskedCardSchema.safeParse({ first4: result.card_number1, last4: result.card_number4 });
+  const { outcome } = result;
+  switch (outcome.kind) {
+    case "refused": {
+      const refusal = asRefusal(outcome.failure);
+      await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps);
+      return withStored(
+        signup,
+        (subscription) => ({ kind: "refused", subscription, code: outcome.code }),
+        deps,
+      );
+    }
+    case "paid": {
+      const card = maskedCardSchema.safeParse(outcome.card);
       await recordFirstPayment(
         signup,
         {
-          transaction_id: result.transaction_id,
-          token_id: result.token_id,
-          recurring_id: result.recurring_id,
+          transaction_id: outcome.transaction_id,
+          token_id: outcome.token_id,
+          recurring_id: outcome.recurring_id,
           card: card.success ? card.data : undefined,
         },
         deps,
       );
       return withStored(signup, (subscription) => ({ kind: "paid", subscription }), deps);
     }
-    case "REGISTERED":
+    case "awaiting_deposit":
       return withStored(signup, (subscription) => ({ kind: "awaiting_deposit", subscription }), deps);
-    default:
-      // AUTH or NONE with 0000: not the outcome of a PAYMENT window; left for retrieve (the attempt sweep) to settle.
-      return rejected(`unexpected window status ${result.status ?? `(none, ${result.transaction_type})`}`);
+    case "other":
+      // Not the outcome of a PAYMENT window; left for retrieve (the attempt sweep) to settle.
+      return rejected(`unexpected window ${outcome.description}`);
   }
 }
 
@@ -186,7 +188,11 @@ function cardUpdateCompletion(
     case "pending":
       return { kind: "awaiting_deposit", subscription: outcome.subscription };
     case "refused":
-      return { kind: "refused", subscription, rescode: result.rescode };
+      return {
+        kind: "refused",
+        subscription,
+        code: result.outcome.kind === "refused" ? result.outcome.code : "",
+      };
     case "conflict":
       return { kind: "retry", reason: outcome.reason };
     case "not_found":

@@ -208,7 +208,7 @@ async function processPaymentHint(
   }
   const confirmed =
     found.kind === "success" &&
-    found.value.status === "SALE" &&
+    found.value.state === "paid" &&
     found.value.transaction_id === message.transaction_id;
   if (!confirmed) return ignored(`retrieve does not confirm a sale of ${attempt.order_id}`);
   await recordFirstPayment({ subscription, attempt }, { transaction_id: found.value.transaction_id }, deps);

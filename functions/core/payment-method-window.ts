@@ -1,6 +1,5 @@
 import { periodStartOf } from "./billing-period";
 import { refusalClosing, voidAttempt } from "./charge-engine";
-import { gatewayDate } from "./gateway-time";
 import {
   type ChargeAttempt,
   maskedCardSchema,
@@ -8,7 +7,6 @@ import {
   planDue,
   type Subscription,
 } from "./model";
-import { SUCCESS_RESCODE } from "./outcome";
 import {
   claimPaymentLine,
   closeAndSettle,
@@ -19,7 +17,7 @@ import {
   unclaimed,
   unfitForNewCard,
 } from "./payment-method";
-import { asRefusal, WINDOW_LEASE_MS, windowOutcome, windowRefusal } from "./payment-window";
+import { asRefusal, WINDOW_LEASE_MS } from "./payment-window";
 import type { NotifyUrl, RecurringRegistration, WindowResult } from "./ports";
 import { applyInput } from "./subscription-machine";
 
@@ -110,17 +108,18 @@ export async function completePaymentMethodWindow(
 ): Promise<PaymentMethodResult> {
   // A repeated result: the line as it closed decides.
   if (!OPEN_ATTEMPT_STATUSES.includes(line.status)) return settle(subscription, line, deps);
-  if (result.rescode !== SUCCESS_RESCODE) {
-    const refusal = windowRefusal(result);
+  const { outcome } = result;
+  if (outcome.kind === "refused") {
+    const refusal = asRefusal(outcome.failure);
     if (refusal.kind === "unavailable") {
       await voidLine(subscription, line, refusal.reason, deps);
       return { kind: "refused", failure: refusal };
     }
     return closeAndSettle(subscription, line, refusalClosing(refusal), deps);
   }
-  if (windowOutcome(result) !== "SALE") return { kind: "pending", subscription };
-  const card = maskedCardSchema.safeParse({ first4: result.card_number1, last4: result.card_number4 });
-  const tokenId = result.token_id;
+  if (outcome.kind !== "paid") return { kind: "pending", subscription };
+  const card = maskedCardSchema.safeParse(outcome.card);
+  const tokenId = outcome.token_id;
   if (subscription.billing_mode === "token" && tokenId !== undefined && card.success) {
     const at = deps.clock.now().toISOString();
     await deps.repository.putToken({
@@ -137,9 +136,9 @@ export async function completePaymentMethodWindow(
     line,
     {
       status: "succeeded",
-      transaction_id: result.transaction_id,
+      transaction_id: outcome.transaction_id,
       token_id: tokenId,
-      recurring_id: result.recurring_id,
+      recurring_id: outcome.recurring_id,
     },
     deps,
     card.success ? card.data : undefined,
@@ -160,7 +159,7 @@ function newPlan(
   return {
     amount: plan.amount,
     interval_months: plan.interval_months,
-    first_recurring_date: gatewayDate(periodStartOf(subscription, subscription.period + (owed ? 1 : 0))),
+    first_charge_at: periodStartOf(subscription, subscription.period + (owed ? 1 : 0)).toISOString(),
     notify_url: deps.recurringNotifyUrl(subscription),
   };
 }

@@ -9,7 +9,7 @@ import type {
   SubscriptionStatus,
   TokenRecord,
 } from "./model";
-import type { GatewayOutcome } from "./outcome";
+import type { Failure, GatewayOutcome } from "./outcome";
 
 // What the billing core needs from the outside world. Adapters live in functions/adapters/; tests may pass fakes.
 
@@ -223,9 +223,13 @@ export interface RebillResult {
   readonly transaction_id?: string;
 }
 
-/** What retrieve by order_id found: NONE means no transaction exists for the order. */
+/**
+ * What retrieve by order_id found: `none` means no transaction exists for the order; `awaiting_deposit` a virtual
+ * account not yet paid; `paid` a sale; `authorized` an authorisation; `refunded` a sale refunded (in part or whole)
+ * since.
+ */
 export interface OrderLookup {
-  readonly status: "SALE" | "AUTH" | "REGISTERED" | "NONE" | "REFUND" | "PARTIAL_REFUND";
+  readonly state: "paid" | "authorized" | "awaiting_deposit" | "none" | "refunded";
   readonly transaction_id?: string;
   /** The transaction's amount and currency, as the gateway answered them. */
   readonly amount?: string;
@@ -275,7 +279,7 @@ export interface CardPaymentRequest {
   readonly card: CardDetails;
   /** token: ask for a token_id to re-bill; recurring: register a gateway-managed plan. */
   readonly billing: "token" | "recurring";
-  /** For gateway-managed recurring: the plan the gateway charges from `first_recurring_date` (YYYYMMDD). */
+  /** For gateway-managed recurring: the plan the gateway charges from `first_charge_at`'s day. */
   readonly recurring?: RecurringRegistration;
 }
 
@@ -283,7 +287,8 @@ export interface CardPaymentRequest {
 export interface RecurringRegistration {
   readonly amount: string;
   readonly interval_months: number;
-  readonly first_recurring_date: string;
+  /** When the gateway's first charge of the plan falls due (an ISO instant; the gateway's day of it is sent). */
+  readonly first_charge_at: string;
   readonly notify_url: string;
 }
 
@@ -332,24 +337,28 @@ export interface RefundResult {
   readonly refund_transaction_id: string;
 }
 
-/** A window result the gateway vouched for, read under the documented names: what a checkout's completion reads. */
+/** A window result the gateway vouched for: the order it pays and what became of it. */
 export interface WindowResult {
-  readonly transaction_type: string;
   readonly order_id: string;
   readonly currency: string;
   readonly amount: string;
-  readonly rescode: string;
-  readonly resmsg: string;
-  readonly errcode?: string;
-  /** The seed's form carries a status; the real gateway's carries none (rescode 0000 of a PAYMENT is the sale). */
-  readonly status?: string;
-  readonly transaction_id?: string;
-  readonly token_id?: string;
-  readonly recurring_id?: string;
-  readonly virtual_account_number?: string;
-  readonly card_number1?: string;
-  readonly card_number4?: string;
+  readonly outcome: WindowOutcome;
 }
+
+export type WindowOutcome =
+  | {
+      readonly kind: "paid";
+      readonly transaction_id?: string;
+      readonly token_id?: string;
+      readonly recurring_id?: string;
+      readonly card?: { readonly first4?: string; readonly last4?: string };
+    }
+  /** A virtual account was issued: the money comes with the deposit (retrieve settles it once paid). */
+  | { readonly kind: "awaiting_deposit" }
+  /** The gateway refused the payment; `code` is its code. */
+  | { readonly kind: "refused"; readonly code: string; readonly failure: Failure }
+  /** Approved, yet not a payment's outcome (an authorisation, a payer-authentication step): retrieve settles it. */
+  | { readonly kind: "other"; readonly description: string };
 
 /** Everything the billing core asks of the gateway beyond re-billing. */
 export interface PaymentGateway extends ChargeGateway {

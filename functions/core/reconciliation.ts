@@ -1,13 +1,13 @@
 import * as z from "zod";
-import { gatewayDate, gatewayDayStart, shiftGatewayDate } from "./gateway-time";
 import type { ChargeAttempt, RefundRecord } from "./model";
 import { attemptKeyOf } from "./order-id";
 import { failureReason, type GatewayOutcome } from "./outcome";
 import type { BillingRepository } from "./ports";
 
 // Daily reconciliation (README, Ops CLI: billing reconcile): the gateway's transactions of a period against our
-// ledger (succeeded charges and succeeded refunds). Days are the gateway's calendar days (YYYYMMDD in Korea, UTC+9),
-// both ends inclusive: its trade_date is in that calendar, and each ledger line's UTC instant is read in it too.
+// ledger (succeeded charges and succeeded refunds). Days are the gateway's calendar days (YYYYMMDD, in its own time
+// zone, which its client knows), both ends inclusive: its trade_date is in that calendar, and each ledger line's UTC
+// instant is read in it too.
 
 /** A ledger line as the ledger index lists it: `at` is when it succeeded here. */
 export type LedgerEntry =
@@ -37,11 +37,26 @@ export interface TransactionsResponse {
   readonly notices: readonly string[];
 }
 
+/** The gateway's calendar: its days (YYYYMMDD) and the instants they begin. */
+export interface GatewayCalendar {
+  dayOf(instant: Date): string;
+  dayStart(day: string): Date;
+  /** The day `days` after (or before) a day. */
+  shift(day: string, days: number): string;
+}
+
 export interface ReconciliationDeps {
+  readonly calendar: GatewayCalendar;
   readonly transactions: (from: string, to: string) => Promise<GatewayOutcome<TransactionsResponse>>;
   readonly ledger: LedgerReader;
   /** Point look-ups for gateway records whose ledger line succeeded here outside the listed days. */
   readonly repository: Pick<BillingRepository, "getAttempt" | "listRefunds">;
+}
+
+/** Whether eight digits name a real date (no 20270230): the same in every time zone. */
+function isCalendarDay(yyyymmdd: string): boolean {
+  const date = new Date(Date.UTC(+yyyymmdd.slice(0, 4), +yyyymmdd.slice(4, 6) - 1, +yyyymmdd.slice(6, 8)));
+  return date.toISOString().slice(0, 10).replaceAll("-", "") === yyyymmdd;
 }
 
 /** A period asked for explicitly (a manual or back-fill run, the ops CLI): YYYYMMDD days, both inclusive. */
@@ -49,10 +64,7 @@ const gatewayDay = z
   .string()
   .regex(/^\d{8}$/, "must be YYYYMMDD")
   // zod runs the refinement after a failed regex too: only eight digits are read as a day.
-  .refine(
-    (day) => !/^\d{8}$/.test(day) || shiftGatewayDate(day, 0) === day,
-    "must be a calendar date (YYYYMMDD)",
-  );
+  .refine((day) => !/^\d{8}$/.test(day) || isCalendarDay(day), "must be a calendar date (YYYYMMDD)");
 
 export const reconciliationPeriodSchema = z
   .object({ from: gatewayDay, to: gatewayDay })
@@ -100,8 +112,11 @@ export type ReconciliationOutcome =
 const MARGIN_DAYS = 1;
 
 /** The default period of the daily run: yesterday, in the gateway's calendar. */
-export function previousDay(now: Date): { readonly from: string; readonly to: string } {
-  const day = shiftGatewayDate(gatewayDate(now), -1);
+export function previousDay(
+  now: Date,
+  calendar: GatewayCalendar,
+): { readonly from: string; readonly to: string } {
+  const day = calendar.shift(calendar.dayOf(now), -1);
   return { from: day, to: day };
 }
 
@@ -123,10 +138,11 @@ interface LedgerIndex {
 const transactionOf = (entry: LedgerEntry) =>
   entry.kind === "charge" ? entry.attempt.transaction_id : entry.refund.refund_transaction_id;
 
-async function readLedger(from: string, to: string, ledger: LedgerReader): Promise<LedgerIndex> {
+async function readLedger(from: string, to: string, deps: ReconciliationDeps): Promise<LedgerIndex> {
+  const { calendar, ledger } = deps;
   const entries: LedgerEntry[] = [];
-  const end = new Date(gatewayDayStart(shiftGatewayDate(to, 1)).getTime() - 1);
-  for await (const page of ledger.listLedger(gatewayDayStart(from), end)) entries.push(...page);
+  const end = new Date(calendar.dayStart(calendar.shift(to, 1)).getTime() - 1);
+  for await (const page of ledger.listLedger(calendar.dayStart(from), end)) entries.push(...page);
   const chargesByTransaction = new Map<string, ChargeAttempt>();
   const refundsByTransaction = new Map<string, RefundRecord>();
   for (const entry of entries) {
@@ -219,14 +235,15 @@ export async function reconcile(
   period: { readonly from: string; readonly to: string },
   deps: ReconciliationDeps,
 ): Promise<ReconciliationOutcome> {
-  const wideFrom = shiftGatewayDate(period.from, -MARGIN_DAYS);
-  const wideTo = shiftGatewayDate(period.to, MARGIN_DAYS);
+  const { calendar } = deps;
+  const wideFrom = calendar.shift(period.from, -MARGIN_DAYS);
+  const wideTo = calendar.shift(period.to, MARGIN_DAYS);
   const gateway = await deps.transactions(wideFrom, wideTo);
   if (gateway.kind !== "success") {
     return { kind: "failed", reason: `transactions unavailable: ${failureReason(gateway)}` };
   }
   const records = gateway.value.D;
-  const ledger = await readLedger(wideFrom, wideTo, deps.ledger);
+  const ledger = await readLedger(wideFrom, wideTo, deps);
   const inPeriod = (day: string) => day >= period.from && day <= period.to;
 
   const mismatches: Mismatch[] = [];
@@ -238,7 +255,7 @@ export async function reconcile(
   const matched = periodRecords.length - mismatches.length;
 
   const atGateway = new Set(records.map((record) => record.transaction_id));
-  const periodLines = ledger.entries.filter((entry) => inPeriod(gatewayDate(new Date(entry.at))));
+  const periodLines = ledger.entries.filter((entry) => inPeriod(calendar.dayOf(new Date(entry.at))));
   for (const entry of periodLines) {
     const transactionId = transactionOf(entry);
     if (transactionId === undefined || !atGateway.has(transactionId))

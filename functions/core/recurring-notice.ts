@@ -53,7 +53,7 @@ export async function recordRecurringCharge(
   if (found.kind === "unavailable" || found.kind === "unknown")
     return { kind: "retry", reason: found.reason };
   const sale = found.kind === "success" ? found.value : undefined;
-  if (sale?.status !== "SALE" || sale.transaction_id === undefined)
+  if (sale?.state !== "paid" || sale.transaction_id === undefined)
     return ignored("retrieve shows no sale for the order");
   if (!isSaleOfPlan(sale, subscription)) return ignored("the sale is not of this plan's amount and currency");
   const at = deps.clock.now().toISOString();

@@ -1,7 +1,6 @@
 import { periodStartOf } from "./billing-period";
 import { refundSaleAfterCancel } from "./cancel-refund";
 import { chargeSucceededEvent, closedChargeEvent, subjectOf } from "./events";
-import { gatewayDate } from "./gateway-time";
 import {
   type AttemptStatus,
   type BillingMode,
@@ -16,7 +15,6 @@ import {
 import { fromCents, minorUnitCents } from "./money";
 import { orderIdFor } from "./order-id";
 import type { Declined, Invalid, Unavailable } from "./outcome";
-import { SUCCESS_RESCODE } from "./outcome";
 import type { BillingRepository, Clock, IdSource, NotifyUrl, RecurringRegistration } from "./ports";
 import { type RefundDeps, refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
@@ -142,8 +140,7 @@ export function recurringRegistration(
   return {
     amount: subscription.plan.amount,
     interval_months: subscription.plan.interval_months,
-    // The gateway's calendar day of that instant: it charges on a day in Korea.
-    first_recurring_date: gatewayDate(periodStartOf(subscription, 1)),
+    first_charge_at: periodStartOf(subscription, 1).toISOString(),
     notify_url: deps.recurringNotifyUrl(subscription),
   };
 }
@@ -192,7 +189,7 @@ export async function recordFirstPayment(
   if (CLOSABLE_BY_PAYMENT.includes(attempt.status)) {
     await deps.repository.updateAttempt(attempt, {
       expect: { status: attempt.status, lease_until: attempt.lease_until },
-      set: { status: "succeeded", transaction_id, rescode: SUCCESS_RESCODE, updated_at: at },
+      set: { status: "succeeded", transaction_id, updated_at: at },
       remove: ["lease_until"],
       events: [chargeSucceededEvent({ ...attempt, transaction_id }, subscription)],
     });

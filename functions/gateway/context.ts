@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { CallKind, GatewayOutcome } from "../core/outcome";
 import { type GatewayConfig, type GatewayConfigInput, gatewayConfigSchema } from "./config";
+import type { CallKind, GatewayResult } from "./result";
 import { callRescodeApi, type FetchLike, type HttpMethod, type SuccessRule } from "./transport";
 
 /** What every endpoint client needs: validated configuration, the HTTP function and the clock. */
@@ -46,7 +46,7 @@ export interface MerchantCall<S extends z.ZodType> {
 export function callMerchantApi<S extends z.ZodType>(
   context: GatewayContext,
   call: MerchantCall<S>,
-): Promise<GatewayOutcome<z.output<S>>> {
+): Promise<GatewayResult<z.output<S>>> {
   const { config } = context;
   return callRescodeApi({
     request: {

@@ -9,6 +9,8 @@ import { createWebhookAdminClient } from "./webhook-admin-client";
 export interface GatewayClientOptions extends GatewayContextOptions {
   /** Where the partner JWT is cached; in memory by default, Secrets Manager in the deployed functions. */
   readonly partnerTokenStore?: PartnerTokenStore;
+  /** How much validity a stored partner token must still have to be used (2 h by default). */
+  readonly partnerTokenRefreshWindowMs?: number;
 }
 
 /** One client for the whole gateway: payment, reconciliation, webhook management and partner APIs. */
@@ -21,7 +23,10 @@ export function createGatewayClient(config: GatewayConfigInput, options: Gateway
     webhooks: createWebhookAdminClient(context),
     partner: createPartnerClient(
       context,
-      createPartnerTokenProvider(context, { store: options.partnerTokenStore }),
+      createPartnerTokenProvider(context, {
+        store: options.partnerTokenStore,
+        refreshWindowMs: options.partnerTokenRefreshWindowMs,
+      }),
     ),
   };
 }

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { type CallKind, type GatewayOutcome, success } from "../core/outcome";
 import { type GatewayContext, joinUrl } from "./context";
+import { type CallKind, type GatewayResult, success } from "./result";
 import { PARTNER_SUCCESS_CODE, partnerEnvelope } from "./schemas/partner";
 import {
   callJsonApi,
@@ -18,7 +18,7 @@ export function interpretPartnerReply<S extends z.ZodType>(
   reply: HttpReply,
   schema: S,
   kind: CallKind,
-): GatewayOutcome<z.output<S>> {
+): GatewayResult<z.output<S>> {
   const envelope = partnerEnvelope.safeParse(reply.body);
   if (!envelope.success) return classifyMissingEnvelope(reply.status, "code", kind);
   const { code, message = "" } = envelope.data;
@@ -43,7 +43,7 @@ export interface PartnerCall<S extends z.ZodType> {
 export function callPartnerApi<S extends z.ZodType>(
   context: GatewayContext,
   call: PartnerCall<S>,
-): Promise<GatewayOutcome<z.output<S>>> {
+): Promise<GatewayResult<z.output<S>>> {
   const { config } = context;
   return callJsonApi(
     {
@@ -63,6 +63,6 @@ export function callPartnerApi<S extends z.ZodType>(
 }
 
 /** The payload of a successful answer. */
-export function dataOf<T>(outcome: GatewayOutcome<{ readonly data: T }>): GatewayOutcome<T> {
+export function dataOf<T>(outcome: GatewayResult<{ readonly data: T }>): GatewayResult<T> {
   return outcome.kind === "success" ? success(outcome.value.data) : outcome;
 }

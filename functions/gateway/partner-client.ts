@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import type { CallKind, GatewayOutcome } from "../core/outcome";
 import type { GatewayContext } from "./context";
 import { parseRequest } from "./errors";
 import { callPartnerApi, dataOf } from "./partner-call";
 import { createPartnerTokenProvider, type PartnerToken, type PartnerTokenProvider } from "./partner-token";
+import type { CallKind, GatewayResult } from "./result";
 import {
   type CreateWebhookRequest,
   createWebhookRequest,
@@ -22,19 +22,19 @@ import type { HttpMethod } from "./transport";
 
 export interface PartnerClient {
   /** Requests a new access token now and stores it. */
-  token(): Promise<GatewayOutcome<PartnerToken>>;
+  token(): Promise<GatewayResult<PartnerToken>>;
   createWebhook(
     merchantId: string | undefined,
     body: CreateWebhookRequest,
-  ): Promise<GatewayOutcome<WebhookSubscription>>;
-  listWebhooks(merchantId?: string): Promise<GatewayOutcome<WebhookSubscription[]>>;
+  ): Promise<GatewayResult<WebhookSubscription>>;
+  listWebhooks(merchantId?: string): Promise<GatewayResult<WebhookSubscription[]>>;
   updateWebhook(
     merchantId: string | undefined,
     publicId: string,
     body: UpdateWebhookRequest,
-  ): Promise<GatewayOutcome<WebhookSubscription>>;
+  ): Promise<GatewayResult<WebhookSubscription>>;
   /** Success carries the envelope (code and message); the API sends no data. */
-  deleteWebhook(merchantId: string | undefined, publicId: string): Promise<GatewayOutcome<PartnerEnvelope>>;
+  deleteWebhook(merchantId: string | undefined, publicId: string): Promise<GatewayResult<PartnerEnvelope>>;
 }
 
 interface AuthorizedCall<S extends z.ZodType> {
@@ -58,7 +58,7 @@ export function createPartnerClient(
   // AUTH_3001 means the call was refused, so one retry with a new token cannot repeat an effect.
   const authorized = async <S extends z.ZodType>(
     call: AuthorizedCall<S>,
-  ): Promise<GatewayOutcome<z.output<S>>> => {
+  ): Promise<GatewayResult<z.output<S>>> => {
     const first = await tokens.current();
     if (first.kind !== "success") return first;
     const outcome = await send(call, first.value.token);

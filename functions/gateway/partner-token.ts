@@ -1,7 +1,6 @@
-import { type GatewayOutcome, success } from "../core/outcome";
-import { PARTNER_TOKEN_REFRESH_WINDOW_MS } from "../core/partner-token-refresh";
 import type { GatewayContext } from "./context";
 import { callPartnerApi, dataOf } from "./partner-call";
+import { type GatewayResult, success } from "./result";
 import { type PartnerToken, tokenResponse } from "./schemas/partner";
 
 export type { PartnerToken } from "./schemas/partner";
@@ -26,13 +25,16 @@ export function createInMemoryPartnerTokenStore(initial?: PartnerToken): Partner
 
 export interface PartnerTokenProvider {
   /** The stored token while more than the refresh window remains; otherwise a new one, stored. */
-  current(): Promise<GatewayOutcome<PartnerToken>>;
+  current(): Promise<GatewayResult<PartnerToken>>;
   /**
    * A new token, stored. Given the token the API rejected (AUTH_3001), a different fresh token already stored by
    * another caller is returned instead of requesting one more.
    */
-  forceRefresh(rejected?: string): Promise<GatewayOutcome<PartnerToken>>;
+  forceRefresh(rejected?: string): Promise<GatewayResult<PartnerToken>>;
 }
+
+/** A partner token lives 24 h; by default it is replaced once less than 2 h remain. */
+const DEFAULT_REFRESH_WINDOW_MS = 2 * 3_600_000;
 
 export interface PartnerTokenProviderOptions {
   readonly store?: PartnerTokenStore;
@@ -44,21 +46,21 @@ export function createPartnerTokenProvider(
   options: PartnerTokenProviderOptions = {},
 ): PartnerTokenProvider {
   const store = options.store ?? createInMemoryPartnerTokenStore();
-  const refreshWindowMs = options.refreshWindowMs ?? PARTNER_TOKEN_REFRESH_WINDOW_MS;
+  const refreshWindowMs = options.refreshWindowMs ?? DEFAULT_REFRESH_WINDOW_MS;
   // Single flight: concurrent callers that need a new token share one request.
-  let inFlight: Promise<GatewayOutcome<PartnerToken>> | undefined;
+  let inFlight: Promise<GatewayResult<PartnerToken>> | undefined;
 
   const isFresh = (token: PartnerToken) =>
     Date.parse(token.expiredAt) - context.now().getTime() > refreshWindowMs;
 
-  const fetchAndStore = async (): Promise<GatewayOutcome<PartnerToken>> => {
+  const fetchAndStore = async (): Promise<GatewayResult<PartnerToken>> => {
     const outcome = await fetchPartnerToken(context);
     if (outcome.kind !== "success") return outcome;
     await store.put(outcome.value);
     return outcome;
   };
 
-  const refresh = (): Promise<GatewayOutcome<PartnerToken>> => {
+  const refresh = (): Promise<GatewayResult<PartnerToken>> => {
     inFlight ??= fetchAndStore().finally(() => {
       inFlight = undefined;
     });
@@ -81,7 +83,7 @@ export function createPartnerTokenProvider(
 }
 
 /** GET the token endpoint with the partner API key; a read, so retried while unavailable. */
-export async function fetchPartnerToken(context: GatewayContext): Promise<GatewayOutcome<PartnerToken>> {
+export async function fetchPartnerToken(context: GatewayContext): Promise<GatewayResult<PartnerToken>> {
   const { partnerApiKey } = context.config;
   if (partnerApiKey === undefined) {
     throw new Error("partnerApiKey is not configured: the partner API needs it to obtain an access token");

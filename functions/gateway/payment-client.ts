@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { type CallKind, type GatewayOutcome, success } from "../core/outcome";
 import { type CardCipherKey, encryptField } from "./card-crypto";
 import { callMerchantApi, type GatewayContext } from "./context";
 import { GatewayRequestError, parseRequest } from "./errors";
+import { type CallKind, type GatewayResult, success } from "./result";
 import {
   type CancelFundingKind,
   type CancelInput,
@@ -67,7 +67,7 @@ export interface CancelOptions {
   readonly fundingKind?: CancelFundingKind;
 }
 
-type Outcome<T> = Promise<GatewayOutcome<T>>;
+type Outcome<T> = Promise<GatewayResult<T>>;
 
 /** A validated transaction_id path segment (EC1002: exactly 24 characters). */
 function transactionSegment(transactionId: string): string {

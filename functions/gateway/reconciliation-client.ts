@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { gatewayDate } from "../core/gateway-time";
-import { type GatewayOutcome, success } from "../core/outcome";
+import { gatewayDate } from "./calendar";
 import { callMerchantApi, type GatewayContext } from "./context";
 import { GatewayRequestError, parseRequest } from "./errors";
+import { type GatewayResult, success } from "./result";
 import {
   dayNumber,
   type ExpectedSettlementsResponse,
@@ -80,9 +80,9 @@ export function mergeTransactionWindows(
 
 export interface ReconciliationClient {
   /** Transactions of an inclusive range of any length within the past 5 years, fetched in 7-day windows. */
-  transactions(from: string, to: string): Promise<GatewayOutcome<TransactionsResponse>>;
-  settlements(remittanceDate: string): Promise<GatewayOutcome<SettlementsResponse>>;
-  expectedSettlements(preRemittanceDate: string): Promise<GatewayOutcome<ExpectedSettlementsResponse>>;
+  transactions(from: string, to: string): Promise<GatewayResult<TransactionsResponse>>;
+  settlements(remittanceDate: string): Promise<GatewayResult<SettlementsResponse>>;
+  expectedSettlements(preRemittanceDate: string): Promise<GatewayResult<ExpectedSettlementsResponse>>;
 }
 
 /** Reconciliation API: reads only (retried by the transport while unavailable); mid comes from the config. */

@@ -3,13 +3,13 @@ import type { z } from "zod";
 import {
   type CallKind,
   classifyRescode,
-  type Failure,
-  type GatewayOutcome,
+  type GatewayFailure,
+  type GatewayResult,
   SUCCESS_RESCODE,
   success,
   type Unavailable,
   type Unknown,
-} from "../core/outcome";
+} from "./result";
 import { resultEnvelope } from "./schemas/primitives";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
@@ -32,7 +32,7 @@ export interface HttpReply {
 
 export type HttpResult =
   | { readonly ok: true; readonly reply: HttpReply }
-  | { readonly ok: false; readonly failure: Failure };
+  | { readonly ok: false; readonly failure: GatewayFailure };
 
 export type FetchLike = typeof fetch;
 
@@ -70,7 +70,7 @@ export function classifyTransportError(error: unknown, kind: CallKind): Unavaila
  * so a mutation's outcome is unknown and only retrieve settles it; a read is simply asked again. Redirects are not
  * followed (a followed redirect turns a POST into a GET): a 3xx means a wrong base URL.
  */
-function classifyHttpStatus(status: number, kind: CallKind): Failure | undefined {
+function classifyHttpStatus(status: number, kind: CallKind): GatewayFailure | undefined {
   if (status >= 300 && status < 400) {
     return { kind: "invalid", code: `HTTP_${status}`, message: `HTTP ${status}: redirects are not followed` };
   }
@@ -128,9 +128,9 @@ export interface ReadRetryOptions {
  * Mutations must never go through here.
  */
 export async function retryRead<T>(
-  attempt: () => Promise<GatewayOutcome<T>>,
+  attempt: () => Promise<GatewayResult<T>>,
   options: ReadRetryOptions,
-): Promise<GatewayOutcome<T>> {
+): Promise<GatewayResult<T>> {
   try {
     return await pRetry(
       async () => {
@@ -183,7 +183,7 @@ export interface RescodeCall<S extends z.ZodType> {
  */
 export function callRescodeApi<S extends z.ZodType>(
   call: RescodeCall<S>,
-): Promise<GatewayOutcome<z.output<S>>> {
+): Promise<GatewayResult<z.output<S>>> {
   return callJsonApi(call, (reply) =>
     interpretRescodeReply(reply, call.response, call.request.kind, call.success),
   );
@@ -194,9 +194,9 @@ export type JsonCall = Omit<RescodeCall<z.ZodType>, "response">;
 /** Transport plus an API-specific reading of the answer; reads are retried while unavailable. */
 export function callJsonApi<T>(
   call: JsonCall,
-  interpret: (reply: HttpReply) => GatewayOutcome<T>,
-): Promise<GatewayOutcome<T>> {
-  const once = async (): Promise<GatewayOutcome<T>> => {
+  interpret: (reply: HttpReply) => GatewayResult<T>,
+): Promise<GatewayResult<T>> {
+  const once = async (): Promise<GatewayResult<T>> => {
     const result = await sendJson(call.request, call.fetchImpl);
     return result.ok ? interpret(result.reply) : result.failure;
   };
@@ -209,7 +209,7 @@ export function interpretRescodeReply<S extends z.ZodType>(
   schema: S,
   kind: CallKind,
   rule: SuccessRule = {},
-): GatewayOutcome<z.output<S>> {
+): GatewayResult<z.output<S>> {
   const envelope = resultEnvelope.safeParse(reply.body);
   if (envelope.success) {
     const { rescode, resmsg, errcode } = envelope.data;
@@ -223,14 +223,14 @@ export function interpretRescodeReply<S extends z.ZodType>(
 }
 
 /** An answer without the API's result code: our fault on 4xx; otherwise the gateway may or may not have acted. */
-export function classifyMissingEnvelope(status: number, codeField: string, kind: CallKind): Failure {
+export function classifyMissingEnvelope(status: number, codeField: string, kind: CallKind): GatewayFailure {
   const reason = `HTTP ${status} without ${codeField}`;
   if (status >= 400) return { kind: "invalid", code: `HTTP_${status}`, message: reason };
   return kind === "mutation" ? { kind: "unknown", reason } : { kind: "unavailable", reason };
 }
 
 /** The gateway said it succeeded but the body is unreadable: for a mutation, only retrieve can tell what happened. */
-export function classifyUnreadableSuccess(error: z.ZodError, kind: CallKind): Failure {
+export function classifyUnreadableSuccess(error: z.ZodError, kind: CallKind): GatewayFailure {
   const issue = error.issues[0];
   const reason = `unreadable success response (${issue?.path.join(".") ?? ""}: ${issue?.message ?? ""})`;
   return kind === "mutation"

@@ -1,6 +1,6 @@
-import type { GatewayOutcome } from "../core/outcome";
 import { callMerchantApi, type GatewayContext } from "./context";
 import { parseRequest } from "./errors";
+import type { GatewayResult } from "./result";
 import {
   WEBHOOK_ADMIN_SUCCESS_CODES,
   type WebhookInfoResponse,
@@ -12,9 +12,9 @@ import {
 
 export interface WebhookAdminClient {
   /** Registers the merchant's webhook URL for one payout type (a mutation: never retried). */
-  register(input: { url: string; type: string }): Promise<GatewayOutcome<WebhookRegisterResponse>>;
+  register(input: { url: string; type: string }): Promise<GatewayResult<WebhookRegisterResponse>>;
   /** The registered webhook; `data` is null when none is configured. */
-  info(): Promise<GatewayOutcome<WebhookInfoResponse>>;
+  info(): Promise<GatewayResult<WebhookInfoResponse>>;
 }
 
 /**

@@ -9,9 +9,9 @@ import {
   reconcile,
   reconciliationPeriodSchema,
 } from "../core/reconciliation";
-import { parseRequest } from "../gateway/errors";
 import { logger, metrics } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
+import { parseFields } from "../shared/zod-fields";
 
 const asksForPeriod = (event: unknown) =>
   typeof event === "object" && event !== null && ("from" in event || "to" in event);
@@ -26,8 +26,8 @@ export async function reconcileLedger(
   services: ServicesOf<"reconciliation">,
 ): Promise<ReconciliationReport> {
   const period = asksForPeriod(event)
-    ? parseRequest(reconciliationPeriodSchema, event)
-    : previousDay(services.clock.now());
+    ? parseFields(reconciliationPeriodSchema, event)
+    : previousDay(services.clock.now(), services.calendar);
   const outcome = await reconcile(period, services);
   if (outcome.kind === "failed")
     throw new Error(`reconciliation of ${period.from}–${period.to} failed: ${outcome.reason}`);

@@ -8,8 +8,8 @@ import {
   type ReplayReport,
   replayEvents,
 } from "../core/event-replay";
-import { parseRequest } from "../gateway/errors";
 import { logger } from "../runtime/observability";
+import { parseFields } from "../shared/zod-fields";
 
 /**
  * Invoked by the ops CLI (`billing events replay`): re-publishes the logged events of one subscription, or of a time
@@ -19,7 +19,7 @@ export async function replayEventsHandler(
   event: unknown,
   services: ServicesOf<"eventDelivery">,
 ): Promise<ReplayReport> {
-  const request = parseRequest(eventLogRequestSchema, event);
+  const request = parseFields(eventLogRequestSchema, event);
   const report = await replayEvents(eventLogQueryOf(request), services);
   logger.info("events replayed", { ...request, ...report });
   return report;

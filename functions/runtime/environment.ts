@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { isCurrencyCode } from "../core/money";
 import { gatewayConfigSchema } from "../gateway/config";
-import { fieldOf } from "../gateway/errors";
+import { issueText } from "../shared/zod-fields";
 
 /** Most seconds SQS lets a message wait (ChangeMessageVisibility), and so the longest retry backoff. */
 const MAX_QUEUE_DELAY_SECONDS = 900;
@@ -92,7 +92,7 @@ export function loadEnvironment<S extends z.ZodObject>(
   throw new EnvironmentError(
     result.error.issues.map((issue) => {
       const name = String(issue.path[0]);
-      return env[name] === undefined ? `${name} is not set` : `${fieldOf(issue)} ${issue.message}`;
+      return env[name] === undefined ? `${name} is not set` : issueText(issue);
     }),
   );
 }

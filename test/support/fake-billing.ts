@@ -24,7 +24,7 @@ export class ScriptedGateway implements ChargeGateway {
   /** What retrieve by order_id finds. */
   lookup: (orderId: string) => GatewayOutcome<OrderLookup> = () => ({
     kind: "success",
-    value: { status: "NONE" },
+    value: { state: "none" },
   });
 
   /** What token deletion answers (success by default), and the tokens it was asked to delete. */

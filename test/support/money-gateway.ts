@@ -34,7 +34,7 @@ export class MoneyGateway extends RefundingGateway implements PaymentGateway {
 
   async findOrder({ order_id }: { order_id: string }): Promise<GatewayOutcome<OrderLookup>> {
     const sale = this.sales.get(order_id);
-    return { kind: "success", value: sale ? { status: "SALE", ...sale } : { status: "NONE" } };
+    return { kind: "success", value: sale ? { state: "paid", ...sale } : { state: "none" } };
   }
 
   async deleteToken(): Promise<GatewayOutcome<unknown>> {

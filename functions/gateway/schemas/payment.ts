@@ -1,6 +1,6 @@
+import passesLuhn from "fast-luhn";
 import * as z from "zod";
-import { gatewayDate } from "../../core/gateway-time";
-import { passesLuhn } from "../../shared/luhn";
+import { gatewayDate } from "../calendar";
 import { GatewayRequestError } from "../errors";
 import {
   amount,

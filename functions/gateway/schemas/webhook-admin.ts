@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { SUCCESS_RESCODE } from "../../core/outcome";
+import { SUCCESS_RESCODE } from "../result";
 import { oneOrMany, resultEnvelope, url } from "./primitives";
 
 // Webhook management API (seed 001) on {webhook_admin_url}: POST /v1/api/webhook/register, GET /v1/api/webhook/info.

@@ -67,7 +67,7 @@ class ScriptedGateway implements ChargeGateway {
     const transaction_id = this.charges.get(order_id);
     return {
       kind: "success",
-      value: transaction_id ? { status: "SALE", transaction_id } : { status: "NONE" },
+      value: transaction_id ? { state: "paid", transaction_id } : { state: "none" },
     };
   }
 }

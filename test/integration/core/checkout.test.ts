@@ -426,7 +426,7 @@ describe("window sign-up (startCheckout → status_url → completeCheckout)", (
 
     expect(completion).toMatchObject({
       kind: "refused",
-      rescode: "DC51",
+      code: "DC51",
       subscription: { status: "canceled", status_reason: "checkout_declined" },
     });
     const after = await stored(checkout.subscription_id);

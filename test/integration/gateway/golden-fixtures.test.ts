@@ -2,10 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPaymentGateway } from "../../../functions/adapters/payment-gateway";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import { statusCallbackIntake } from "../../../functions/core/intake-messages";
-import { classifyRescode } from "../../../functions/core/outcome";
 import { createGatewayContext } from "../../../functions/gateway/context";
 import { computeFgkey, verifyQueryFgkey } from "../../../functions/gateway/fgkey";
 import { createPaymentClient, type PaymentClient } from "../../../functions/gateway/payment-client";
+import { classifyRescode } from "../../../functions/gateway/result";
 import { parseStatusQuery } from "../../../functions/gateway/schemas/payment";
 import {
   parseTransmissionTime,
@@ -166,12 +166,12 @@ describe("window, retrieve and cancel requests", () => {
     expect(sent()).toMatchObject({ url: "/v1/payments/retrieve", json: RETRIEVE_REQUEST_INTEGRATION });
   });
 
-  it("reads retrieve's Q004 for an order the gateway never saw as status NONE: no transaction exists", async () => {
+  it("reads retrieve's Q004 for an order the gateway never saw as status NONE: no transaction exists (state none)", async () => {
     server.respondWith(() => ({ json: RETRIEVE_UNKNOWN_ORDER_RESPONSE }));
     const gateway = createPaymentGateway(client, { lang: "EN" });
     expect(await gateway.findOrder({ order_id: "sub_x-1-0", amount: "1", currency: "USD" })).toEqual({
       kind: "success",
-      value: { status: "NONE", transaction_id: undefined },
+      value: { state: "none", transaction_id: undefined },
     });
   });
 

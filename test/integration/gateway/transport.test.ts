@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { CallKind } from "../../../functions/core/outcome";
+import type { CallKind } from "../../../functions/gateway/result";
 import { callJsonApi, callRescodeApi, type FetchLike } from "../../../functions/gateway/transport";
 
 /*

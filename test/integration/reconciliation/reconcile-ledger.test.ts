@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { gatewayDate } from "../../../functions/core/gateway-time";
 import { processIntakeMessage } from "../../../functions/core/intake";
 import { refundCharge } from "../../../functions/core/refunds";
+import { gatewayDate } from "../../../functions/gateway/calendar";
 import { definition as reconcileLedgerDefinition } from "../../../functions/handlers/reconcile-ledger";
 import { BillingStack } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";

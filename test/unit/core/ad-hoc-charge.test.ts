@@ -126,8 +126,8 @@ describe("chargeAdHoc", () => {
 
     gateway.lookup = (orderId) =>
       orderId === unknown.order_id
-        ? { kind: "success", value: { status: "SALE", transaction_id: "S".repeat(24) } }
-        : { kind: "success", value: { status: "NONE" } };
+        ? { kind: "success", value: { state: "paid", transaction_id: "S".repeat(24) } }
+        : { kind: "success", value: { state: "none" } };
     const later = new Date(START.getTime() + 10 * 60_000);
     const report = await runAttemptSweep({ ...deps, clock: { now: () => later } });
 

@@ -7,6 +7,7 @@ import {
   type ReconciliationDeps,
   reconcile,
 } from "../../../functions/core/reconciliation";
+import { gatewayCalendar } from "../../../functions/gateway/calendar";
 import type {
   TransactionRecord,
   TransactionsResponse,
@@ -107,6 +108,7 @@ const listedRefund = (item: RefundRecord, at = item.updated_at): LedgerEntry => 
 function depsOf(world: World) {
   const asked: { from: string; to: string }[] = [];
   const deps: ReconciliationDeps = {
+    calendar: gatewayCalendar,
     async transactions(from, to): Promise<GatewayOutcome<TransactionsResponse>> {
       asked.push({ from, to });
       if (world.unavailable) return { kind: "unavailable", reason: "HTTP 503" };
@@ -246,10 +248,19 @@ describe("reconcile", () => {
   });
 
   it("defaults to yesterday in the gateway's calendar (Korea, UTC+9)", () => {
-    expect(previousDay(new Date("2027-03-01T00:30:00.000Z"))).toEqual({ from: "20270228", to: "20270228" });
+    expect(previousDay(new Date("2027-03-01T00:30:00.000Z"), gatewayCalendar)).toEqual({
+      from: "20270228",
+      to: "20270228",
+    });
     // 16:00 UTC on 28 February is 01:00 on 1 March in Korea: yesterday there is the 28th, not the 27th.
-    expect(previousDay(new Date("2027-02-28T16:00:00.000Z"))).toEqual({ from: "20270228", to: "20270228" });
-    expect(previousDay(new Date("2027-02-28T14:59:59.000Z"))).toEqual({ from: "20270227", to: "20270227" });
+    expect(previousDay(new Date("2027-02-28T16:00:00.000Z"), gatewayCalendar)).toEqual({
+      from: "20270228",
+      to: "20270228",
+    });
+    expect(previousDay(new Date("2027-02-28T14:59:59.000Z"), gatewayCalendar)).toEqual({
+      from: "20270227",
+      to: "20270227",
+    });
   });
 
   it("reads days as the gateway's: a ledger line belongs to its day in Korea", async () => {

@@ -47,9 +47,9 @@ describe("sweepAttempts", () => {
     }
     gateway.lookup = (orderId) => {
       if (orderId.startsWith("sub_charged"))
-        return { kind: "success", value: { status: "SALE", transaction_id: "SBXT00000000000000000007" } };
+        return { kind: "success", value: { state: "paid", transaction_id: "SBXT00000000000000000007" } };
       if (orderId.startsWith("sub_dark")) return { kind: "unavailable", reason: "HTTP 503" };
-      return { kind: "success", value: { status: "NONE" } };
+      return { kind: "success", value: { state: "none" } };
     };
 
     const report = await sweepAttempts(scheduledEvent(), deps);

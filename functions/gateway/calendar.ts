@@ -24,6 +24,9 @@ export function gatewayDayStart(yyyymmdd: string): Date {
   return new Date(Date.UTC(year, month - 1, day) - OFFSET_MS);
 }
 
+/** The gateway's calendar, as its reconciliation readers take it. */
+export const gatewayCalendar = { dayOf: gatewayDate, dayStart: gatewayDayStart, shift: shiftGatewayDate };
+
 /** The gateway day `days` after (or before) a gateway day. */
 export function shiftGatewayDate(yyyymmdd: string, days: number): string {
   return gatewayDate(new Date(gatewayDayStart(yyyymmdd).getTime() + days * DAY_MS));
