@@ -8,7 +8,7 @@ import { z } from "zod";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { deleteBatch, receiveBatch } from "../functions/adapters/sqs-poller";
 import type { SqsRecord } from "../functions/adapters/sqs-work-results";
-import { COMPONENT_VARIABLES } from "../functions/composition/components";
+import { intakeQueue } from "../functions/composition/compose";
 import { environmentSchema } from "../functions/runtime/environment";
 import { redactText } from "../functions/runtime/redaction";
 import { type CommandRunner, emit, parseLimit } from "./cli-io";
@@ -22,7 +22,7 @@ const QUEUE_NAMES = ["charge", "intake"] as const;
 type QueueName = (typeof QUEUE_NAMES)[number];
 
 const chargeQueues = environmentSchema.pick({ CHARGE_QUEUE_URL: true }).extend({ CHARGE_DLQ_URL: z.url() });
-const intakeQueues = COMPONENT_VARIABLES.intakeQueue.extend({ INTAKE_DLQ_URL: z.url() });
+const intakeQueues = intakeQueue.variables.extend({ INTAKE_DLQ_URL: z.url() });
 
 interface QueuePair {
   readonly source: string;

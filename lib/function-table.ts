@@ -1,6 +1,5 @@
 import { type HttpMethod, MERCHANT_API_ROUTES } from "../functions/api/merchant-api-routes";
-import type { ComponentName } from "../functions/composition/components";
-import type { ServiceSet } from "../functions/composition/service-set";
+import type { ComponentName, ServiceSet } from "../functions/composition/service-set";
 import * as SERVICE_SETS from "../functions/composition/service-sets";
 import type { BillingFunction, QueueAccess, TableAccess } from "./billing-function";
 import type { BillingConfig, ScheduleName } from "./config";

@@ -84,9 +84,9 @@ export class BillingStack {
     /** The composition over `variables()`, with the stack's gateway timeout. */
     readonly composition: Composition,
     /** The billing core's services of that composition. */
-    readonly services: ServicesOf<"billing">,
+    readonly services: ServicesOf<typeof SERVICE_SETS.billing>,
     /** What delivers the outboxes to the bus (the table's stream and its function on AWS). */
-    readonly delivery: ServicesOf<"eventDelivery">,
+    readonly delivery: ServicesOf<typeof SERVICE_SETS.eventDelivery>,
     private readonly settings: {
       readonly tableName: string;
       readonly gatewaySecretArn: string;
@@ -200,7 +200,7 @@ export class BillingStack {
   }
 
   /** The billing services with another gateway timeout (e.g. patient sign-ups beside impatient charge workers). */
-  servicesFor(gatewayTimeoutMs: number): Promise<ServicesOf<"billing">> {
+  servicesFor(gatewayTimeoutMs: number): Promise<ServicesOf<typeof SERVICE_SETS.billing>> {
     return SERVICE_SETS.billing.from(this.compose({ ...LOCAL_GATEWAY_TUNING, gatewayTimeoutMs }));
   }
 

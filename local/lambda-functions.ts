@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
 import { z } from "zod";
 import type { Composition } from "../functions/composition/compose";
-import { composedHandler, type HandlerDefinition } from "../functions/composition/handler-definition";
+import { composedHandler, type HandlerDefinition } from "../functions/composition/lambda-entry";
 import { BILLING_FUNCTIONS, type FunctionSpec } from "../lib/function-table";
 import { invocationContext } from "./lambda-context";
 

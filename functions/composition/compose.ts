@@ -21,8 +21,12 @@ import type { NotifyUrl } from "../core/ports";
 import { joinUrl } from "../gateway/context";
 import { createGatewayClient } from "../gateway/gateway-client";
 import { createPartnerTokenProvider, type PartnerTokenStore } from "../gateway/partner-token";
-import { loadEnvironment } from "../runtime/environment";
-import { COMPONENT_VARIABLES, type ComponentName } from "./components";
+import {
+  authorizerEnvironment,
+  environmentSchema,
+  intakeVariablesSchema,
+  loadEnvironment,
+} from "../runtime/environment";
 import type { Runtime } from "./runtime";
 import { readApiKeyDigests, readGatewaySecret, readWebhookSecrets, SECRET_MAX_AGE_SECONDS } from "./secrets";
 
@@ -35,127 +39,167 @@ export interface CompositionTuning {
   readonly gatewayReadRetryMinDelayMs?: number;
 }
 
-/** What a component is built from: the process's runtime, its variables (checked), the tuning. */
-export interface ComponentContext {
+/** What a component is built from: the process's runtime, the tuning, and its own variables (checked). */
+export interface ComponentContext<V extends z.ZodObject = z.ZodObject> {
   readonly runtime: Runtime;
   readonly tuning: CompositionTuning;
-  variables<N extends ComponentName>(name: N): z.infer<(typeof COMPONENT_VARIABLES)[N]>;
+  readonly env: z.infer<V>;
 }
 
 /**
- * One adapter of the system and how it is built. Built once per composition; one with maxAgeMs (what rests on a
- * secret, so a rotation shows within that age) is built again once its build is that old. A failed build is
- * forgotten either way (a missing variable, a Secrets Manager hiccup must not poison a container).
+ * One adapter of the system: the variables it reads and how it is built. Built once per composition; one with
+ * maxAgeMs (what rests on a secret, so a rotation shows within that age) is built again once its build is that old.
+ * A failed build is forgotten either way (a missing variable, a Secrets Manager hiccup must not poison a container).
+ * A service set's environment is the union of its components' variables, and the CDK binds of a function come from
+ * the same component names (lib/function-table.ts).
  */
-export interface Component<N extends ComponentName, T> {
+export interface Component<N extends string, V extends z.ZodObject, T> {
   readonly name: N;
-  readonly build: (context: ComponentContext) => T;
+  readonly variables: V;
+  readonly build: (context: ComponentContext<V>) => T;
   readonly maxAgeMs?: number;
 }
 
 // The components are plain objects, one top-level constant each, and a service set names the ones it uses: a
-// function's bundle then holds only its own components' adapters and SDK clients (esbuild drops the rest).
+// function's bundle then holds only its own components' adapters and SDK clients (esbuild drops the rest: each is made
+// by a call marked pure whose arguments are names and arrows only, so nothing of an unused one is kept).
+
+const component = <const N extends string, V extends z.ZodObject, T>(spec: Component<N, V, T>) => spec;
 
 const SECRET_AGE_MS = SECRET_MAX_AGE_SECONDS * 1000;
 
-export const clock = { name: "clock", build: ({ runtime }) => runtime.clock } satisfies Component<
-  "clock",
-  unknown
->;
+const none = environmentSchema.pick({});
+const table = environmentSchema.pick({ TABLE_NAME: true });
+const chargeQueueVariables = environmentSchema.pick({ CHARGE_QUEUE_URL: true });
+const intakeQueueVariables = intakeVariablesSchema.pick({ INTAKE_QUEUE_URL: true });
+/** The gateway's URLs, the secret holding the merchant's credentials and its REBILL form. */
+const gatewayVariables = environmentSchema.pick({
+  GATEWAY_SECRET_ARN: true,
+  PAYMENT_BASE_URL: true,
+  WEBHOOK_ADMIN_BASE_URL: true,
+  PARTNER_BASE_URL: true,
+  GATEWAY_REBILL_ENDPOINT: true,
+});
+const partnerVariables = gatewayVariables.extend(
+  environmentSchema.pick({ PARTNER_TOKEN_SECRET_ARN: true }).shape,
+);
+const eventBusVariables = environmentSchema.pick({ EVENT_BUS_NAME: true });
+const webhookBaseVariables = environmentSchema.pick({ PUBLIC_WEBHOOK_BASE_URL: true });
+const policyVariables = environmentSchema.pick({ CHARGE_POLICY: true });
+/** The gateway webhook secrets and the header prefix. */
+const webhookSecretVariables = intakeVariablesSchema.pick({
+  WEBHOOK_SECRETS_ARN: true,
+  WEBHOOK_HEADER_PREFIX: true,
+});
 
-export const ids = { name: "ids", build: () => createRandomIds() } satisfies Component<"ids", unknown>;
+export const clock = /* @__PURE__ */ component({
+  name: "clock",
+  variables: none,
+  build: ({ runtime }) => runtime.clock,
+});
 
-function repositoryOf(context: ComponentContext, name: "repository" | "readRepository") {
+export const ids = /* @__PURE__ */ component({
+  name: "ids",
+  variables: none,
+  build: () => createRandomIds(),
+});
+
+function repositoryOf({ runtime, env }: ComponentContext<typeof table>) {
   return createDynamoDbBillingRepository({
-    client: dynamoDbDocumentClientOf(context.runtime),
-    tableName: context.variables(name).TABLE_NAME,
-    clock: context.runtime.clock,
+    client: dynamoDbDocumentClientOf(runtime),
+    tableName: env.TABLE_NAME,
+    clock: runtime.clock,
   });
 }
 
 /** The billing table, read and written. */
-export const repository = {
+export const repository = /* @__PURE__ */ component({
   name: "repository",
-  build: (context) => repositoryOf(context, "repository"),
-} satisfies Component<"repository", unknown>;
+  variables: table,
+  build: repositoryOf,
+});
 
 /** The same code as `repository`: the read-only component differs in its grants. */
-export const readRepository = {
+export const readRepository = /* @__PURE__ */ component({
   name: "readRepository",
-  build: (context) => repositoryOf(context, "readRepository"),
-} satisfies Component<"readRepository", unknown>;
+  variables: table,
+  build: repositoryOf,
+});
 
-export const ledger = {
+export const ledger = /* @__PURE__ */ component({
   name: "ledger",
-  build: ({ runtime, variables }) =>
+  variables: table,
+  build: ({ runtime, env }) =>
     createDynamoDbLedgerReader({
       client: dynamoDbDocumentClientOf(runtime),
-      tableName: variables("ledger").TABLE_NAME,
+      tableName: env.TABLE_NAME,
     }),
-} satisfies Component<"ledger", unknown>;
+});
 
-export const idempotency = {
+export const idempotency = /* @__PURE__ */ component({
   name: "idempotency",
-  build: ({ runtime, variables }) =>
+  variables: table,
+  build: ({ runtime, env }) =>
     createDynamoDbIdempotencyStore({
       client: dynamoDbClientOf(runtime),
-      tableName: variables("idempotency").TABLE_NAME,
+      tableName: env.TABLE_NAME,
     }),
-} satisfies Component<"idempotency", unknown>;
+});
 
-export const chargeQueue = {
+export const chargeQueue = /* @__PURE__ */ component({
   name: "chargeQueue",
-  build: ({ runtime, variables }) =>
+  variables: chargeQueueVariables,
+  build: ({ runtime, env }) =>
     createSqsChargeQueue({
       client: sqsClientOf(runtime),
-      queueUrl: variables("chargeQueue").CHARGE_QUEUE_URL,
+      queueUrl: env.CHARGE_QUEUE_URL,
     }),
-} satisfies Component<"chargeQueue", unknown>;
+});
 
 /** What a consumer of the charge queue needs to change a record's visibility. */
-export const chargeQueueConsumer = {
+export const chargeQueueConsumer = /* @__PURE__ */ component({
   name: "chargeQueueConsumer",
-  build: ({ runtime, variables }) => ({
+  variables: chargeQueueVariables,
+  build: ({ runtime, env }) => ({
     client: sqsClientOf(runtime),
-    queueUrl: variables("chargeQueueConsumer").CHARGE_QUEUE_URL,
+    queueUrl: env.CHARGE_QUEUE_URL,
   }),
-} satisfies Component<"chargeQueueConsumer", unknown>;
+});
 
-export const intakeQueue = {
+export const intakeQueue = /* @__PURE__ */ component({
   name: "intakeQueue",
-  build: ({ runtime, variables }) =>
+  variables: intakeQueueVariables,
+  build: ({ runtime, env }) =>
     createSqsIntakeQueue({
       client: sqsClientOf(runtime),
-      queueUrl: variables("intakeQueue").INTAKE_QUEUE_URL,
+      queueUrl: env.INTAKE_QUEUE_URL,
     }),
-} satisfies Component<"intakeQueue", unknown>;
+});
 
-export const intakeQueueConsumer = {
+export const intakeQueueConsumer = /* @__PURE__ */ component({
   name: "intakeQueueConsumer",
-  build: ({ runtime, variables }) => ({
+  variables: intakeQueueVariables,
+  build: ({ runtime, env }) => ({
     client: sqsClientOf(runtime),
-    queueUrl: variables("intakeQueueConsumer").INTAKE_QUEUE_URL,
+    queueUrl: env.INTAKE_QUEUE_URL,
   }),
-} satisfies Component<"intakeQueueConsumer", unknown>;
+});
 
-export const events = {
+export const events = /* @__PURE__ */ component({
   name: "events",
-  build: ({ runtime, variables }) =>
+  variables: eventBusVariables,
+  build: ({ runtime, env }) =>
     createEventBridgePublisher({
       client: eventBridgeClientOf(runtime),
-      busName: variables("events").EVENT_BUS_NAME,
+      busName: env.EVENT_BUS_NAME,
     }),
-} satisfies Component<"events", unknown>;
-
-type GatewayComponentName = "gateway" | "gatewayTransactions" | "partnerWebhooks" | "partnerTokenRefresher";
+});
 
 /** The gateway client of a gateway component: the secret's credentials, the variables' URLs. */
 async function gatewayClientOf(
-  { runtime, variables, tuning }: ComponentContext,
-  name: GatewayComponentName,
+  { runtime, env, tuning }: ComponentContext<typeof gatewayVariables>,
   partnerTokenStore?: PartnerTokenStore,
 ) {
-  const env = variables(name);
   const config = {
     ...(await readGatewaySecret(runtime, env.GATEWAY_SECRET_ARN)),
     paymentBaseUrl: env.PAYMENT_BASE_URL,
@@ -173,66 +217,67 @@ async function gatewayClientOf(
   });
 }
 
-function partnerTokenStoreOf(
-  { runtime, variables }: ComponentContext,
-  name: "partnerWebhooks" | "partnerTokenRefresher",
-  cacheMs?: number,
-) {
+function partnerTokenStoreOf({ runtime, env }: ComponentContext<typeof partnerVariables>, cacheMs?: number) {
   return createSecretsManagerTokenStore({
     client: secretsManagerClientOf(runtime),
-    secretId: variables(name).PARTNER_TOKEN_SECRET_ARN,
+    secretId: env.PARTNER_TOKEN_SECRET_ARN,
     cacheMs,
   });
 }
 
 /** The payment API behind the core's port, and the raw client (tests, the ops CLI). */
-export const gateway = {
+export const gateway = /* @__PURE__ */ component({
   name: "gateway",
+  variables: gatewayVariables,
   maxAgeMs: SECRET_AGE_MS,
   build: async (context) => {
-    const client = await gatewayClientOf(context, "gateway");
+    const client = await gatewayClientOf(context);
     return { client, payments: createPaymentGateway(client.payments, { lang: "EN" }) };
   },
-} satisfies Component<"gateway", unknown>;
+});
 
 /** The reconciliation API. */
-export const gatewayTransactions = {
+export const gatewayTransactions = /* @__PURE__ */ component({
   name: "gatewayTransactions",
+  variables: gatewayVariables,
   maxAgeMs: SECRET_AGE_MS,
-  build: async (context) => (await gatewayClientOf(context, "gatewayTransactions")).reconciliation,
-} satisfies Component<"gatewayTransactions", unknown>;
+  build: async (context) => (await gatewayClientOf(context)).reconciliation,
+});
 
 /** The partner API's webhook subscriptions (the partner JWT kept in its secret). */
-export const partnerWebhooks = {
+export const partnerWebhooks = /* @__PURE__ */ component({
   name: "partnerWebhooks",
+  variables: partnerVariables,
   maxAgeMs: SECRET_AGE_MS,
   build: async (context) => {
-    const store = partnerTokenStoreOf(context, "partnerWebhooks");
-    return createPartnerWebhooks((await gatewayClientOf(context, "partnerWebhooks", store)).partner);
+    const store = partnerTokenStoreOf(context);
+    return createPartnerWebhooks((await gatewayClientOf(context, store)).partner);
   },
-} satisfies Component<"partnerWebhooks", unknown>;
+});
 
 /** The partner JWT's refresher: the only writer of the token secret. */
-export const partnerTokenRefresher = {
+export const partnerTokenRefresher = /* @__PURE__ */ component({
   name: "partnerTokenRefresher",
+  variables: partnerVariables,
   maxAgeMs: SECRET_AGE_MS,
   build: async (context) => {
-    const client = await gatewayClientOf(context, "partnerTokenRefresher");
+    const client = await gatewayClientOf(context);
     // No read cache: the refresher must see what other writers stored.
-    const store = partnerTokenStoreOf(context, "partnerTokenRefresher", 0);
+    const store = partnerTokenStoreOf(context, 0);
     const tokens = createPartnerTokenProvider(client.context, {
       store,
       refreshWindowMs: PARTNER_TOKEN_REFRESHER_WINDOW_MS,
     });
     return { tokens, store };
   },
-} satisfies Component<"partnerTokenRefresher", unknown>;
+});
 
 /** Our public webhook URLs (status_url, recurring_noti_url, the partner receiver). */
-export const webhookUrls = {
+export const webhookUrls = /* @__PURE__ */ component({
   name: "webhookUrls",
-  build: ({ variables }) => {
-    const base = variables("webhookUrls").PUBLIC_WEBHOOK_BASE_URL;
+  variables: webhookBaseVariables,
+  build: ({ env }) => {
+    const base = env.PUBLIC_WEBHOOK_BASE_URL;
     return {
       statusUrl: joinUrl(base, "/status"),
       /** The merchant's page a customer returns to from the payment window when a checkout names none. */
@@ -246,33 +291,38 @@ export const webhookUrls = {
         })}`) satisfies NotifyUrl,
     };
   },
-} satisfies Component<"webhookUrls", unknown>;
+});
 
-export const policy = {
+export const policy = /* @__PURE__ */ component({
   name: "policy",
-  build: ({ variables }) => ({ ...DEFAULT_CHARGE_POLICY, ...variables("policy").CHARGE_POLICY }),
-} satisfies Component<"policy", unknown>;
+  variables: policyVariables,
+  build: ({ env }) => ({ ...DEFAULT_CHARGE_POLICY, ...env.CHARGE_POLICY }),
+});
 
 /** The gateway webhook secrets (read when needed, cached by the secret reader) and the header prefix. */
-export const webhookSecrets = {
+export const webhookSecrets = /* @__PURE__ */ component({
   name: "webhookSecrets",
-  build: ({ runtime, variables }) => {
-    const env = variables("webhookSecrets");
+  variables: webhookSecretVariables,
+  build: ({ runtime, env }) => {
     return {
       secrets: () => readWebhookSecrets(runtime, env.WEBHOOK_SECRETS_ARN),
       headerPrefix: env.WEBHOOK_HEADER_PREFIX,
     };
   },
-} satisfies Component<"webhookSecrets", unknown>;
+});
 
 /** The digests of the merchant API keys (read when needed, cached by the secret reader). */
-export const apiKeyDigests = {
+export const apiKeyDigests = /* @__PURE__ */ component({
   name: "apiKeyDigests",
-  build: ({ runtime, variables }) => {
-    const secretId = variables("apiKeyDigests").MERCHANT_API_KEY_HASH_SECRET_ARN;
+  variables: authorizerEnvironment,
+  build: ({ runtime, env }) => {
+    const secretId = env.MERCHANT_API_KEY_HASH_SECRET_ARN;
     return () => readApiKeyDigests(runtime, secretId);
   },
-} satisfies Component<"apiKeyDigests", unknown>;
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: a component of any variables, as the composition holds them.
+export type AnyComponent = Component<string, any, unknown>;
 
 /** Builds once and keeps the result; a failed build is forgotten, so the next call tries again. */
 function once<T>(build: () => T): () => T {
@@ -305,20 +355,16 @@ function refreshed<T>(build: () => T, maxAgeMs: number): () => T {
  * A component whose variable is missing throws EnvironmentError naming it.
  */
 export function compose(runtime: Runtime, variables: Variables, tuning: CompositionTuning = {}) {
-  const context: ComponentContext = {
-    runtime,
-    tuning,
-    variables: (name) => loadEnvironment(COMPONENT_VARIABLES[name], variables),
-  };
-  const built = new Map<Component<ComponentName, unknown>, () => unknown>();
+  const built = new Map<AnyComponent, () => unknown>();
   // A set's variables are checked on its first use in this composition, not on every invocation.
   const checked = new WeakSet<z.ZodObject>();
   return {
     /** The component, built in this composition. */
-    get<T>(component: Component<ComponentName, T>): T {
+    get<T>(component: Component<string, z.ZodObject, T>): T {
       let accessor = built.get(component);
       if (accessor === undefined) {
-        const build = () => component.build(context);
+        const build = () =>
+          component.build({ runtime, tuning, env: loadEnvironment(component.variables, variables) });
         accessor = component.maxAgeMs === undefined ? once(build) : refreshed(build, component.maxAgeMs);
         built.set(component, accessor);
       }

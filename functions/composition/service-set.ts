@@ -1,7 +1,13 @@
 import * as z from "zod";
-import { COMPONENT_VARIABLES, type ComponentName } from "./components";
+import type * as COMPONENTS from "./compose";
 import type { Component, Composition } from "./compose";
-import type * as SERVICE_SETS from "./service-sets";
+
+/** The name of every component of the composition (functions/composition/compose.ts). */
+export type ComponentName = {
+  [K in keyof typeof COMPONENTS]: (typeof COMPONENTS)[K] extends Component<infer N, z.ZodObject, unknown>
+    ? N
+    : never;
+}[keyof typeof COMPONENTS];
 
 /**
  * What one kind of function needs, as a pick of the composition's components: the build sees only the components it
@@ -17,7 +23,8 @@ export interface ServiceSet<S> {
 }
 
 /** A set's components by the names its build uses. */
-export type ComponentMap = Readonly<Record<string, Component<ComponentName, unknown>>>;
+// biome-ignore lint/suspicious/noExplicitAny: a component of any variables and services.
+export type ComponentMap = Readonly<Record<string, Component<ComponentName, any, unknown>>>;
 
 /** What a set's build gets: each of its components as a getter over the composition. */
 export type ComponentGetters<C extends ComponentMap> = {
@@ -29,9 +36,7 @@ export function serviceSet<const C extends ComponentMap, S>(
   build: (components: ComponentGetters<C>) => S | Promise<S>,
 ): ServiceSet<S> & { readonly componentMap: C; readonly build: typeof build } {
   const list = Object.values(components);
-  const environment = z.object(
-    Object.assign({}, ...list.map((component) => COMPONENT_VARIABLES[component.name].shape)),
-  );
+  const environment = z.object(Object.assign({}, ...list.map((component) => component.variables.shape)));
   return {
     components: [...new Set(list.map((component) => component.name))],
     componentMap: components,
@@ -60,7 +65,5 @@ export function extended<const B extends ComponentMap, BS, const E extends Compo
   }));
 }
 
-export type ServiceSetName = keyof typeof SERVICE_SETS;
-/** The services a set builds. */
-export type ServicesOf<N extends ServiceSetName> =
-  (typeof SERVICE_SETS)[N] extends ServiceSet<infer S> ? S : never;
+/** The services a set builds: `ServicesOf<typeof SERVICE_SETS.billing>`. */
+export type ServicesOf<T> = T extends ServiceSet<infer S> ? S : never;

@@ -1,8 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
 import { checkAuthorization } from "../api/api-key";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { logger, metrics } from "../runtime/observability";
@@ -13,7 +12,7 @@ import { logger, metrics } from "../runtime/observability";
  */
 export async function authorizeMerchant(
   event: Pick<APIGatewayRequestAuthorizerEventV2, "headers" | "routeKey">,
-  services: ServicesOf<"authorizer">,
+  services: ServicesOf<typeof SERVICE_SETS.authorizer>,
 ): Promise<APIGatewaySimpleAuthorizerResult> {
   const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === "authorization");
   const check = checkAuthorization(header?.[1], await services.apiKeyDigests());

@@ -1,8 +1,7 @@
 import { changeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { cancelSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import {
   type ChangeDeps,

@@ -2,8 +2,7 @@ import { checkoutAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createCheckoutBody } from "../api/merchant-api-schemas";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { type CheckoutDeps, startCheckout } from "../core/checkout";
 

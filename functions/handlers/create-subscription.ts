@@ -3,8 +3,7 @@ import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createSubscriptionBody } from "../api/merchant-api-schemas";
 import { maskedCardOf } from "../api/views";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { type SignupDeps, signUpWithCard } from "../core/signup";
 

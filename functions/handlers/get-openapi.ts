@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { type HttpResult, ok, serve } from "../api/http";
 import { buildOpenApiDocument } from "../api/openapi";
-import { defineHandler } from "../composition/handler-definition";
+import { defineHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { headerOf } from "../runtime/http-event";
 import { observedHandler } from "../runtime/lambda-handler";

@@ -2,15 +2,17 @@ import { receiptAnswer } from "../api/answers";
 import { notFound } from "../api/errors";
 import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { chargeIdParams } from "../api/merchant-api-schemas";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { attemptKeyOf } from "../core/order-id";
 import { receiptOf } from "../core/receipts";
 
 /** GET /v1/charges/{id}/receipt: the gateway's receipt page of the charge's transaction. */
-export function getReceipt(request: HttpRequest, services: ServicesOf<"receipts">): Promise<HttpResult> {
+export function getReceipt(
+  request: HttpRequest,
+  services: ServicesOf<typeof SERVICE_SETS.receipts>,
+): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, chargeIdParams);
     const charge = attemptKeyOf(id);

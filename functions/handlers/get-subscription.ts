@@ -1,13 +1,15 @@
 import { subscriptionAnswer } from "../api/answers";
 import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { subscriptionIdParams } from "../api/merchant-api-schemas";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 
 /** GET /v1/subscriptions/{id}. */
-export function getSubscription(request: HttpRequest, services: ServicesOf<"queries">): Promise<HttpResult> {
+export function getSubscription(
+  request: HttpRequest,
+  services: ServicesOf<typeof SERVICE_SETS.queries>,
+): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
     return subscriptionAnswer(await services.repository.getSubscription(id));

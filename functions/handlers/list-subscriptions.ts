@@ -2,8 +2,7 @@ import { subscriptionListAnswer } from "../api/answers";
 import { ApiError } from "../api/errors";
 import { type HttpRequest, type HttpResult, queryOf, serve } from "../api/http";
 import { listSubscriptionsQuery } from "../api/merchant-api-schemas";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { InvalidCursorError } from "../core/ports";
@@ -14,7 +13,7 @@ const DEFAULT_LIMIT = 20;
 /** GET /v1/subscriptions?status=&external_id=&limit=&cursor=: one page, from indexes. */
 export function listSubscriptions(
   request: HttpRequest,
-  services: ServicesOf<"queries">,
+  services: ServicesOf<typeof SERVICE_SETS.queries>,
 ): Promise<HttpResult> {
   return serve(async () => {
     const { cursor, limit = DEFAULT_LIMIT, ...query } = queryOf(request, listSubscriptionsQuery);

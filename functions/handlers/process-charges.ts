@@ -1,8 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { parseChargeMessage } from "../adapters/sqs-charge-queue";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { processChargeMessage } from "../core/charge-engine";
 import {

@@ -1,7 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake";
 import { parseIntakeMessage } from "../core/intake-messages";

@@ -1,8 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
 import { outboxAdditionsOf } from "../adapters/dynamodb-outbox";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { deliverEvents, type EventDeliveryDeps } from "../core/event-delivery";
 import { MetricCounts } from "../runtime/charge-metrics";

@@ -1,7 +1,6 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import {
   type GatewayWebhookDeps,

@@ -1,7 +1,6 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { PARTNER_SUCCESS_CODE } from "../gateway/schemas/partner";
@@ -17,7 +16,7 @@ const received = () => jsonReply(200, { code: PARTNER_SUCCESS_CODE, message: "Su
  */
 export async function receivePartnerEvent(
   request: HttpRequest,
-  services: ServicesOf<"intakeReceiver">,
+  services: ServicesOf<typeof SERVICE_SETS.intakeReceiver>,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const intake = partnerEventIntake(jsonBodyOf(request), services.clock.now());
   if (intake.ok === "ignored") {

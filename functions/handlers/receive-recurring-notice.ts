@@ -1,7 +1,6 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { recurringNoticeIntake } from "../core/intake-messages";
@@ -17,7 +16,7 @@ import { logger, metrics } from "../runtime/observability";
  */
 export async function receiveRecurringNotice(
   request: HttpRequest,
-  services: ServicesOf<"recurringNoticeReceiver">,
+  services: ServicesOf<typeof SERVICE_SETS.recurringNoticeReceiver>,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const query = new URLSearchParams(request.rawQueryString);
   const subscriptionId = query.get("subscription_id") ?? undefined;

@@ -1,7 +1,6 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { statusCallbackIntake } from "../core/intake-messages";
@@ -15,7 +14,7 @@ import { logger, metrics } from "../runtime/observability";
  */
 export async function receiveStatusCallback(
   request: HttpRequest,
-  services: ServicesOf<"intakeReceiver">,
+  services: ServicesOf<typeof SERVICE_SETS.intakeReceiver>,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const query = callbackQueryOf(request);
   const intake =

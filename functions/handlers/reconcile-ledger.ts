@@ -1,6 +1,5 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 import {
@@ -23,7 +22,7 @@ const asksForPeriod = (event: unknown) =>
  */
 export async function reconcileLedger(
   event: unknown,
-  services: ServicesOf<"reconciliation">,
+  services: ServicesOf<typeof SERVICE_SETS.reconciliation>,
 ): Promise<ReconciliationReport> {
   const period = asksForPeriod(event)
     ? parseFields(reconciliationPeriodSchema, event)

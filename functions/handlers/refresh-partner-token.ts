@@ -1,6 +1,5 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import {
   type PartnerTokenRefreshDeps,

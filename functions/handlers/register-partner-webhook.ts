@@ -1,5 +1,4 @@
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import {
   ensurePartnerWebhook,

@@ -1,5 +1,4 @@
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
 import * as SERVICE_SETS from "../composition/service-sets";
 import {
@@ -17,7 +16,7 @@ import { parseFields } from "../shared/zod-fields";
  */
 export async function replayEventsHandler(
   event: unknown,
-  services: ServicesOf<"eventDelivery">,
+  services: ServicesOf<typeof SERVICE_SETS.eventDelivery>,
 ): Promise<ReplayReport> {
   const request = parseFields(eventLogRequestSchema, event);
   const report = await replayEvents(eventLogQueryOf(request), services);

@@ -2,8 +2,7 @@ import { changeAnswer } from "../api/answers";
 import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams } from "../api/merchant-api-schemas";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { type ChangeDeps, resumeSubscription as resume } from "../core/subscription-changes";
 

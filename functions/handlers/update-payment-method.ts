@@ -3,8 +3,7 @@ import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams, updatePaymentMethodBody } from "../api/merchant-api-schemas";
 import { maskedCardOf } from "../api/views";
-import { defineHandler } from "../composition/handler-definition";
-import { lambdaHandler } from "../composition/lambda-entry";
+import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import * as SERVICE_SETS from "../composition/service-sets";
 import { updatePaymentMethod } from "../core/payment-method";
 import { type PaymentMethodWindowDeps, startPaymentMethodWindow } from "../core/payment-method-window";

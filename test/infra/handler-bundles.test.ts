@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bundleHandler } from "../../bench/handler-bundle";
-import type { ComponentName } from "../../functions/composition/components";
+import type { ComponentName } from "../../functions/composition/service-set";
 import { BILLING_FUNCTIONS } from "../../lib/function-table";
 
 // Each function's bundle holds only its own service set's components: the AWS SDK clients it requires are exactly

@@ -4,7 +4,7 @@ import { Match, Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
-import type { ComponentName } from "../../functions/composition/components";
+import type { ComponentName } from "../../functions/composition/service-set";
 import { readBillingConfig } from "../../lib/config";
 import { BILLING_FUNCTIONS, type FunctionSpec } from "../../lib/function-table";
 import { BillingServiceStack } from "../../lib/service-stack";

@@ -1,7 +1,7 @@
 import { beforeAll, beforeEach, vi } from "vitest";
 import { z } from "zod";
 import type { Composition } from "../../functions/composition/compose";
-import { composedHandler, type HandlerDefinition } from "../../functions/composition/handler-definition";
+import { composedHandler, type HandlerDefinition } from "../../functions/composition/lambda-entry";
 import { createRuntime, type Runtime } from "../../functions/composition/runtime";
 import type { BillingStack } from "../../local/billing-stack";
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compose } from "../../../functions/composition/compose";
-import { composedHandler } from "../../../functions/composition/handler-definition";
+import { composedHandler } from "../../../functions/composition/lambda-entry";
 import { createRuntime } from "../../../functions/composition/runtime";
 import { definition, runCharges } from "../../../functions/handlers/run-charges";
 import { metrics } from "../../../functions/runtime/observability";
