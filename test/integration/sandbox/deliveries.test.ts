@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseTransmissionTime, verifyWebhook } from "../../../functions/gateway/webhook-signature";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
-import { type Sandbox, startSandbox } from "../../../sandbox/server";
+import { type Sandbox, startSandbox } from "../../../sandbox/http/server";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
 
 const START = new Date("2026-06-01T00:00:00.000Z");
