@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { duplicateCall, type Refusal, TOKEN_REFUSALS } from "../api/payment-codes";
-import { SUCCESS_RESCODE, SUCCESS_RESMSG } from "../http/replies";
-import type { RouteContext } from "../http/routes";
+import type { CardBehaviour, CardSummary } from "../state/card-summary";
 import { PAYMENT_COMPLETED_EVENT } from "../state/partner-store";
 import type { OtherParam, PaymentRecord } from "../state/payment-store";
 import type { TokenRecord } from "../state/token-store";
-import { CARD_REFUSALS, type CardBehaviour, type CardSummary } from "./cards";
+import type { AcquirerContext } from "./acquirer";
+import { CARD_REFUSALS } from "./cards";
 import { triggerChargeback } from "./chargebacks";
+import { DuplicateCall, type Refusal, SUCCESS_RESCODE, SUCCESS_RESMSG, TOKEN_REFUSALS } from "./result-codes";
 
 /** Invented payment-method code of the virtual account: the order is REGISTERED until the deposit. */
 export const VIRTUAL_ACCOUNT_METHOD = "P301";
@@ -97,7 +97,7 @@ function cardRefusal(
  * A token in use: revoked → TK02; deleted → TK03; expired, or its card's expiry month passed by the sandbox clock →
  * TK01.
  */
-function tokenRefusal(ctx: RouteContext, token: TokenRecord): Refusal | undefined {
+function tokenRefusal(ctx: AcquirerContext, token: TokenRecord): Refusal | undefined {
   if (token.status === "revoked") return TOKEN_REFUSALS.revoked;
   if (token.status === "deleted") return TOKEN_REFUSALS.deleted;
   const now = ctx.clock.now();
@@ -106,7 +106,7 @@ function tokenRefusal(ctx: RouteContext, token: TokenRecord): Refusal | undefine
   return TOKEN_REFUSALS.expired;
 }
 
-function refusalOf(ctx: RouteContext, input: Authorisation): Refusal | undefined {
+function refusalOf(ctx: AcquirerContext, input: Authorisation): Refusal | undefined {
   const { source } = input;
   switch (source.kind) {
     case "card":
@@ -131,7 +131,7 @@ function authCodeOf(mid: string, orderId: string): string {
  * refused → NONE with the refusal's rescode, which burns the order id. An order that already has its transaction
  * answers EEEE. Side effects of an approved SALE follow (chargeback of the test card, partner event).
  */
-export function authorise(ctx: RouteContext, input: Authorisation): Authorised {
+export function authorise(ctx: AcquirerContext, input: Authorisation): Authorised {
   const refusal = input.refusal ?? refusalOf(ctx, input);
   const status = refusal ? "NONE" : input.source.kind === "virtual_account" ? "REGISTERED" : input.capture;
   const card = cardOf(input.source);
@@ -160,7 +160,7 @@ export function authorise(ctx: RouteContext, input: Authorisation): Authorised {
   );
   if (!recorded.ok) {
     if (recorded.error === "order_not_found") throw new Error("authorise needs a prepared order");
-    return duplicateCall("the order already has its transaction");
+    throw new DuplicateCall("the order already has its transaction");
   }
   const payment = recorded.value;
   if (payment.status === "SALE") saleCompleted(ctx, payment);
@@ -171,7 +171,7 @@ export function authorise(ctx: RouteContext, input: Authorisation): Authorised {
  * A payment reached SALE (approved, captured, settled from AUTH, deposited): the partner PAYMENT_COMPLETED event
  * goes to every active subscription of the merchant, and the chargeback test card schedules its chargeback.
  */
-export function saleCompleted(ctx: RouteContext, payment: PaymentRecord): void {
+export function saleCompleted(ctx: AcquirerContext, payment: PaymentRecord): void {
   const now = ctx.clock.now();
   if (payment.card?.behaviour === "chargeback") {
     ctx.scheduler.schedule(

@@ -1,26 +1,8 @@
 import { createHmac } from "node:crypto";
 import { passesCheckDigit } from "../shared/gateway-crypto";
+import type { CardBehaviour, CardSummary } from "../state/card-summary";
 
-/**
- * How a card behaves in the sandbox. Test numbers pick a behaviour; any other Luhn-valid number is approved, a
- * Luhn-invalid one is refused as a bad card number. The card number itself is never stored: only this summary.
- */
-export type CardBehaviour =
-  | "approve"
-  | "decline"
-  | "insufficient_funds"
-  | "expired_card"
-  | "stolen_card"
-  /** Approved; a chargeback of the payment follows a day later on the sandbox clock. */
-  | "chargeback"
-  /** Customer-initiated payments need payer authentication first (a PAYER_AUTH window): PA01 without it. */
-  | "payer_auth_required"
-  /** Approved on the first payment, declined on every REBILL of its token (dunning tests). */
-  | "decline_on_rebill"
-  /** The acquirer link fails (EE01): the client must treat the outcome as unknown. */
-  | "acquirer_error"
-  | "invalid_number";
-
+/** The sandbox's test card numbers; any other number behaves as cardBehaviour reads it. */
 export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   "4111111111111111": "approve",
   "5555555555554444": "approve",
@@ -62,15 +44,7 @@ export function cardBehaviour(cardNumber: string): CardBehaviour {
   return /^\d{12,19}$/.test(cardNumber) && passesCheckDigit(cardNumber) ? "approve" : "invalid_number";
 }
 
-/** What the sandbox keeps of a card. */
-export interface CardSummary {
-  readonly first4: string;
-  readonly last4: string;
-  /** Same card, same merchant → same fingerprint (unique_token_id); not reversible. */
-  readonly fingerprint: string;
-  readonly behaviour: CardBehaviour;
-}
-
+/** The card as the ledger keeps it (state/card-summary.ts): its number is read here and dropped. */
 export function summarizeCard(mid: string, cardNumber: string): CardSummary {
   return {
     first4: cardNumber.slice(0, 4),

@@ -1,4 +1,3 @@
-import type { RouteContext } from "../http/routes";
 import { fail, ok, type StoreResult } from "../state/ledger-core";
 import type {
   ChargebackError,
@@ -6,9 +5,13 @@ import type {
   ChargebackStatus,
   PaymentRecord,
 } from "../state/payment-store";
+import type { AcquirerContext } from "./acquirer";
 
-/** What triggering a chargeback needs: a route handler's context, or the same services kept by a clock task. */
-export type ChargebackDeps = Pick<RouteContext, "ledger" | "clock" | "scheduler" | "deliver" | "merchants">;
+/** What triggering a chargeback needs: a route handler's context, or the same context kept by a clock task. */
+export type ChargebackDeps = Pick<
+  AcquirerContext,
+  "ledger" | "clock" | "scheduler" | "deliver" | "merchants"
+>;
 
 export const DEFAULT_CHARGEBACK_REASON = "Cardholder dispute";
 

@@ -1,10 +1,14 @@
-import type { RecurringPlan, Tokenbilling } from "../api/payment-requests";
-import type { RouteContext } from "../http/routes";
 import type { Ledger } from "../state/ledger";
 import type { RecurringRecord } from "../state/recurring-store";
 import type { TokenRecord } from "../state/token-store";
+import type { AcquirerContext } from "./acquirer";
 import { type Authorisation, type Authorised, authorise, cardOf, type FundingSource } from "./card-payments";
-import { registerRecurring } from "./recurring-charger";
+import { type RecurringPlan, registerRecurring } from "./recurring-charger";
+
+/** The payment's `tokenbilling` object as checkout reads it (api/payment-requests.ts validates the request). */
+export type Tokenbilling =
+  | { readonly token_creation?: "Y" | "N"; readonly unique_token_id?: "Y" | "N" }
+  | undefined;
 
 /** Paying an order from a window or the non-ui payment: the authorisation plus what it may create. */
 export interface Checkout extends Authorisation {
@@ -32,13 +36,13 @@ export function tokenConflict(
 }
 
 /** Authorises, then (approved only) issues the requested token and registers the recurring plan. */
-export function checkout(ctx: RouteContext, input: Checkout): CheckedOut {
+export function checkout(ctx: AcquirerContext, input: Checkout): CheckedOut {
   const authorised = authorise(ctx, input);
   if (authorised.refusal || authorised.payment.status === "NONE") return authorised;
   return { ...authorised, token: issueToken(ctx, input), recurring: register(ctx, input) };
 }
 
-function issueToken(ctx: RouteContext, input: Checkout): TokenRecord | undefined {
+function issueToken(ctx: AcquirerContext, input: Checkout): TokenRecord | undefined {
   const { source, tokenbilling } = input;
   if (source.kind !== "card" || tokenbilling?.token_creation !== "Y") return undefined;
   const created = ctx.ledger.tokens.create(
@@ -53,7 +57,7 @@ function issueToken(ctx: RouteContext, input: Checkout): TokenRecord | undefined
   return created.ok ? created.value : undefined;
 }
 
-function register(ctx: RouteContext, input: Checkout): RecurringRecord | undefined {
+function register(ctx: AcquirerContext, input: Checkout): RecurringRecord | undefined {
   const card = cardOf(input.source);
   if (!input.recurring || !card) return undefined;
   return registerRecurring(ctx, {

@@ -1,11 +1,10 @@
 import { setMaxListeners } from "node:events";
-import { callableUrl } from "../api/request-fields";
 import type { FaultInjector } from "../faults/faults";
-import { SUCCESS_RESCODE } from "../http/replies";
 import { webhookSignature } from "../shared/gateway-crypto";
 import type { Merchant } from "../state/merchant-config";
 import type { ClockScope, SandboxClock } from "../time/clock";
 import { KOREA_UTC_OFFSET_MINUTES, zonedTimestamp } from "../time/gateway-calendar";
+import { SUCCESS_RESCODE } from "./result-codes";
 
 /** The real gateway's webhook header prefix (README, The real gateway); the seeds write it as `service`. */
 export const WEBHOOK_HEADER_PREFIX = "eximbay";
@@ -82,6 +81,11 @@ interface Outbound {
 }
 
 const JSON_HEADERS = { "content-type": "application/json; charset=UTF-8" };
+
+/** A URL as the gateway would call it: a scheme-less one is taken as http. */
+function callableUrl(url: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`;
+}
 
 /** Appends the parameters as a query string; never throws (a bad URL fails at fetch, in the log). */
 function withQuery(url: string, params: Readonly<Record<string, string>>): string {

@@ -1,12 +1,12 @@
-import { SUCCESS_RESCODE, SUCCESS_RESMSG } from "../http/replies";
 import { fgkeyOf } from "../shared/gateway-crypto";
+import type { CardSummary } from "../state/card-summary";
 import type { Ledger } from "../state/ledger";
 import type { PayerAuthRecord } from "../state/payer-auth-store";
 import type { OtherParam, PaymentRecord } from "../state/payment-store";
 import type { RecurringRecord } from "../state/recurring-store";
 import type { TokenRecord } from "../state/token-store";
-import type { CardSummary } from "./cards";
 import type { CheckedOut } from "./checkout";
+import { SUCCESS_RESCODE, SUCCESS_RESMSG } from "./result-codes";
 
 // The verify fields (seed 000): the window result sent to status_url and return_url, and the non-ui payment's
 // response. Absent values are left out; every value is a string.

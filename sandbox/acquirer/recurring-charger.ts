@@ -1,10 +1,20 @@
-import type { RecurringPlan } from "../api/payment-requests";
-import type { RouteContext } from "../http/routes";
+import type { CardSummary } from "../state/card-summary";
 import type { Ledger } from "../state/ledger";
 import type { RecurringRecord } from "../state/recurring-store";
 import { plusMonths } from "../time/gateway-calendar";
+import type { AcquirerContext } from "./acquirer";
 import { authorise } from "./card-payments";
-import type { CardSummary } from "./cards";
+
+/** The payment's `recurring` object as the charger reads it (api/payment-requests.ts validates the request). */
+export interface RecurringPlan {
+  /** Decimal, at most 10 digits with 2 decimals. */
+  readonly recurring_amount: string;
+  /** YYYYMMDD of the first charge. */
+  readonly recurring_start_date: string;
+  /** Months between charges, "1" to "10". */
+  readonly recurring_interval: string;
+  readonly recurring_noti_url?: string;
+}
 
 /**
  * What the gateway POSTs to recurring_noti_url after each charge. The seed does not show it; the sandbox sends the
@@ -46,7 +56,7 @@ export function chargeOrderId(recurringId: string, index: number): string {
 
 /** Registers a plan (the first charge on its start date by the sandbox clock) after its first payment succeeded. */
 export function registerRecurring(
-  ctx: RouteContext,
+  ctx: AcquirerContext,
   input: { mid: string; orderId: string; currency: string; card: CardSummary; plan: RecurringPlan },
 ): RecurringRecord {
   const recurring = ctx.ledger.recurring.create(
@@ -66,7 +76,7 @@ export function registerRecurring(
   return recurring;
 }
 
-function scheduleCharge(ctx: RouteContext, recurring: RecurringRecord, index: number): void {
+function scheduleCharge(ctx: AcquirerContext, recurring: RecurringRecord, index: number): void {
   const date = chargeDate(recurring.startDate, recurring.intervalMonths, index);
   ctx.scheduler.schedule(
     dayStart(ctx.ledger, date),
@@ -79,7 +89,7 @@ function scheduleCharge(ctx: RouteContext, recurring: RecurringRecord, index: nu
  * One charge of a plan, on the sandbox clock: nothing once the plan is deleted. Each charge is a new transaction on
  * a gateway-made order (a declining card records a failed one), then the next is scheduled and the merchant is told.
  */
-async function charge(ctx: RouteContext, mid: string, recurringId: string, index: number): Promise<void> {
+async function charge(ctx: AcquirerContext, mid: string, recurringId: string, index: number): Promise<void> {
   const plan = ctx.ledger.recurring.find(mid, recurringId);
   if (plan?.status !== "active") return;
   const orderId = chargeOrderId(recurringId, index);
@@ -94,7 +104,7 @@ async function charge(ctx: RouteContext, mid: string, recurringId: string, index
   if (notice && plan.notiUrl !== undefined) await ctx.deliver.recurringNoti(plan.notiUrl, notice);
 }
 
-function chargeOrder(ctx: RouteContext, plan: RecurringRecord, orderId: string): RecurringNotice {
+function chargeOrder(ctx: AcquirerContext, plan: RecurringRecord, orderId: string): RecurringNotice {
   const { payment } = authorise(ctx, {
     mid: plan.mid,
     orderId,

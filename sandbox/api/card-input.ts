@@ -1,5 +1,6 @@
-import { type CardSummary, summarizeCard } from "../acquirer/cards";
+import { summarizeCard } from "../acquirer/cards";
 import { decryptCardField } from "../shared/gateway-crypto";
+import type { CardSummary } from "../state/card-summary";
 import type { Ledger } from "../state/ledger";
 import type { Merchant } from "../state/merchant-config";
 import { parseBody, refuseField } from "./payment-codes";

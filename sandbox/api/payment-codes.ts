@@ -1,24 +1,10 @@
 import type { z } from "zod";
+import { DuplicateCall, type Refusal } from "../acquirer/result-codes";
 import { fieldOfIssue, type Reply, ReplyError, rescodeReply } from "../http/replies";
 
 // The payment API's answers beyond success. EC00 / EC1002 / HE00–HE03 / EEEE are the vendor's codes (README, The real
 // gateway: production settings); the rest are invented and marked. Validation errors answer HTTP 400, business
 // refusals HTTP 200.
-
-/** A refusal the merchant reads from rescode / resmsg. */
-export interface Refusal {
-  readonly rescode: string;
-  readonly resmsg: string;
-  /** The v2 named reason (README, The real gateway), where the gateway's list has one. */
-  readonly errcode?: string;
-}
-
-/** Invented refusals of stored tokens. */
-export const TOKEN_REFUSALS = {
-  expired: { rescode: "TK01", resmsg: "Token expired" },
-  revoked: { rescode: "TK02", resmsg: "Token revoked" },
-  deleted: { rescode: "TK03", resmsg: "Token deleted" },
-} as const satisfies Record<string, Refusal>;
 
 /** Invented: the transaction's status does not allow the operation (capture a SALE, cancel a REGISTERED…). */
 export const STATE_REFUSAL_CODE = "ST01";
@@ -70,7 +56,7 @@ export function unknownTransaction(): never {
 
 /** EEEE: the order_id was used before (success or failure) or the same operation was already done. */
 export function duplicateCall(what: string): never {
-  throw new ReplyError(rescodeReply(409, "EEEE", `Duplicate call: ${what}`));
+  throw new DuplicateCall(what);
 }
 
 /** ST01 (invented): a business refusal, HTTP 200. */

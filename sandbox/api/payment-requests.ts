@@ -170,8 +170,6 @@ export const paymentRequest = z
     }
   });
 export type PaymentRequest = z.output<typeof paymentRequest>;
-export type Tokenbilling = PaymentRequest["tokenbilling"];
-export type RecurringPlan = NonNullable<PaymentRequest["recurring"]>;
 
 /** A card as the customer types it (the window) or as it decrypts (the non-ui payment); HE00–HE02 on failure. */
 export const plaintextCard = z.looseObject({

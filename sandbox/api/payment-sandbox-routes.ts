@@ -8,19 +8,13 @@ import {
   paymentResult,
   signedQuery,
 } from "../acquirer/payment-results";
+import type { Refusal } from "../acquirer/result-codes";
 import { okReply, parseFields, type Reply } from "../http/replies";
 import { defineRoute, type RouteContext, type RouteDefinition, type SandboxRequest } from "../http/routes";
 import type { MerchantRegistry } from "../state/merchant-config";
 import type { TokenStatus } from "../state/token-store";
 import { readPlaintextCard } from "./card-input";
-import {
-  duplicateCall,
-  parseBody,
-  type Refusal,
-  refuseField,
-  stateRefusal,
-  unknownTransaction,
-} from "./payment-codes";
+import { duplicateCall, parseBody, refuseField, stateRefusal, unknownTransaction } from "./payment-codes";
 import { plaintextCard, type ReadyRequest, readyRequest } from "./payment-requests";
 import { merchantId } from "./request-fields";
 

@@ -53,8 +53,3 @@ export const givenUrl = requiredText(255);
 
 /** Where the sandbox itself sends something (sandbox controls): an http(s) URL. */
 export const deliverableUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
-
-/** A URL as the gateway would call it: a scheme-less one is taken as http. */
-export function callableUrl(url: string): string {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`;
-}

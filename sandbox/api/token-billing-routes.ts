@@ -1,9 +1,10 @@
 import * as z from "zod";
 import { authorise } from "../acquirer/card-payments";
+import { TOKEN_REFUSALS } from "../acquirer/result-codes";
 import { okReply, type Reply, rescodeReply } from "../http/replies";
 import { defineRoute, type RouteDefinition, type SandboxRequest } from "../http/routes";
 import type { TokenRecord } from "../state/token-store";
-import { checkMid, duplicateCall, parseBody, refuseField, TOKEN_REFUSALS } from "./payment-codes";
+import { checkMid, duplicateCall, parseBody, refuseField } from "./payment-codes";
 import { cardInfo, type MerchantContext } from "./transaction-operations";
 
 // Token billing as the real gateway has it (README, The real gateway; not in the seeds): a token payment on

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { triggerChargeback } from "../acquirer/chargebacks";
-import { okReply, parseFields, rescodeReply, SUCCESS_RESCODE, SUCCESS_RESMSG } from "../http/replies";
+import { SUCCESS_RESCODE, SUCCESS_RESMSG } from "../acquirer/result-codes";
+import { okReply, parseFields, rescodeReply } from "../http/replies";
 import { defineRoute, type RouteDefinition } from "../http/routes";
 import { controlMerchant, controlMid } from "./control-merchant";
 import { deliverableUrl, transactionId } from "./request-fields";

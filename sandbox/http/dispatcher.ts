@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Acquirer } from "../acquirer/acquirer";
 import { CALLBACK_FORMS, type CallbackForm } from "../acquirer/payment-results";
 import type { RequestFaults } from "../faults/faults";
 import type { Merchant } from "../state/merchant-config";
@@ -18,12 +19,10 @@ import {
 // One request through the sandbox: route, faults before the handler (latency, reset, 503, internal error), body
 // and authentication, the handler, and the fault after it (committed but never answered).
 
-/** What every route's handler is given, besides its own route, merchant and delivery channel. */
-export type Services = Omit<RouteContext, "route" | "merchant" | "deliver" | "callbackForm">;
-
 export interface DispatcherOptions {
   readonly table: RouteTable;
-  readonly services: Services;
+  /** What every route's handler is given, besides its own route, merchant and delivery channel. */
+  readonly acquirer: Acquirer;
   readonly callbackForm: CallbackForm;
   readonly bodyLimitBytes: number;
   /** Aborted when the sandbox closes: delayed requests stop waiting. */
@@ -69,12 +68,12 @@ async function applyPreFaults(
 }
 
 export function createDispatcher(options: DispatcherOptions) {
-  const { table, services, bodyLimitBytes } = options;
-  const { faults, deliveries } = services;
+  const { table, acquirer, bodyLimitBytes } = options;
+  const { faults, deliveries } = acquirer;
 
   async function runHandler(route: RouteDefinition, request: SandboxRequest, merchant: Merchant | undefined) {
     const context: RouteContext = {
-      ...services,
+      ...acquirer,
       route: route.name,
       merchant,
       deliver: deliveries.forRoute(route.name),
@@ -107,7 +106,7 @@ export function createDispatcher(options: DispatcherOptions) {
       }
       return;
     }
-    const merchant = authenticate(route.auth, req.headers, services);
+    const merchant = authenticate(route.auth, req.headers, acquirer);
     if (route.auth !== "none" && !merchant) return send(res, style.unauthorized(route.auth));
     const parsed = parseBody(route, read.text, req.headers["content-type"]);
     if ("error" in parsed) return send(res, style.badBody(parsed.error));

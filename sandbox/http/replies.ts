@@ -1,7 +1,5 @@
 import { ZodError, type z } from "zod";
-
-/** The payment API's success code (seed 000); resmsg reads "Success." with a period. */
-export const SUCCESS_RESCODE = "0000";
+import { DuplicateCall, SUCCESS_RESCODE, SUCCESS_RESMSG } from "../acquirer/result-codes";
 
 /** What a route handler answers: a JSON body and its HTTP status. */
 export interface Reply {
@@ -10,7 +8,6 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-export const SUCCESS_RESMSG = "Success.";
 export const PARTNER_SUCCESS_CODE = "CMN_0000";
 
 /** `{"rescode":"0000","resmsg":"Success.", …fields}`. */
@@ -114,11 +111,13 @@ export const partnerStyle: ErrorStyle = {
 };
 
 /**
- * The reply for anything a handler throws: a ReplyError's own reply; an InvalidField or ZodError becomes
- * "Invalid parameter: <field>" (the value is never echoed); anything else an internal error.
+ * The reply for anything a handler throws: a ReplyError's own reply; a DuplicateCall the payment API's EEEE (HTTP
+ * 409); an InvalidField or ZodError becomes "Invalid parameter: <field>" (the value is never echoed); anything else an
+ * internal error.
  */
 export function replyForError(error: unknown, style: ErrorStyle): Reply {
   if (error instanceof ReplyError) return error.reply;
+  if (error instanceof DuplicateCall) return rescodeReply(409, "EEEE", error.message);
   if (error instanceof InvalidField) return style.invalidParameter(error.field);
   if (error instanceof ZodError) {
     const [issue] = error.issues;

@@ -1,10 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { Deliverer, RouteDeliverer } from "../acquirer/deliveries";
+import type { AcquirerContext } from "../acquirer/acquirer";
 import type { CallbackForm } from "../acquirer/payment-results";
-import type { FaultInjector } from "../faults/faults";
-import type { Ledger } from "../state/ledger";
-import type { Merchant, MerchantRegistry } from "../state/merchant-config";
-import type { ClockScope, SandboxClock } from "../time/clock";
+import type { Merchant } from "../state/merchant-config";
 import { type ErrorStyle, partnerStyle, type Reply, rescodeStyle } from "./replies";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
@@ -40,20 +37,13 @@ export interface SandboxRequest<Params = Record<string, string>> {
   readonly rawBody: string;
 }
 
-/** Everything a handler may use; the merchant is the authenticated one (absent only on auth "none" routes). */
-export interface RouteContext<A extends AuthKind = AuthKind> {
+/**
+ * Everything a handler may use: the acquirer's context (acquirer/acquirer.ts) plus the route and the merchant, the
+ * authenticated one (absent only on auth "none" routes).
+ */
+export interface RouteContext<A extends AuthKind = AuthKind> extends AcquirerContext {
   readonly route: string;
   readonly merchant: A extends "none" ? Merchant | undefined : Merchant;
-  readonly merchants: MerchantRegistry;
-  readonly ledger: Ledger;
-  readonly clock: SandboxClock;
-  /** Schedules on the sandbox clock; cancelled when the sandbox closes. */
-  readonly scheduler: ClockScope;
-  /** Outbound calls to merchant URLs, with this route's delivery faults. */
-  readonly deliver: RouteDeliverer;
-  /** The delivery log and its controls. */
-  readonly deliveries: Deliverer;
-  readonly faults: FaultInjector;
   /** The form of the next status_url callback (the sandbox's option; mixed by the mixedCallbackForm fault). */
   callbackForm(): CallbackForm;
 }

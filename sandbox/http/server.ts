@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
+import type { Acquirer } from "../acquirer/acquirer";
 import { Deliverer } from "../acquirer/deliveries";
 import type { CallbackForm } from "../acquirer/payment-results";
 import { adminRoutes } from "../api/admin-routes";
@@ -15,7 +16,7 @@ import { Ledger } from "../state/ledger";
 import { type MerchantInput, MerchantRegistry, TEST_MERCHANT } from "../state/merchant-config";
 import { SandboxClock } from "../time/clock";
 import { KOREA_UTC_OFFSET_MINUTES } from "../time/gateway-calendar";
-import { createDispatcher, type Services } from "./dispatcher";
+import { createDispatcher } from "./dispatcher";
 import { malformedHttpResponse, send } from "./http-wire";
 import { rescodeStyle } from "./replies";
 import { type RouteDefinition, RouteTable } from "./routes";
@@ -78,8 +79,8 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-/** The gateway's state and machinery every route shares: merchants, ledger, clock, faults and deliveries. */
-function sandboxServices(options: SandboxOptions): Services {
+/** The acquirer every route of this sandbox shares: merchants, ledger, clock, faults and deliveries. */
+function buildAcquirer(options: SandboxOptions): Acquirer {
   const clock = options.clock ?? new SandboxClock({ start: options.start });
   const scheduler = clock.scope();
   const faults = new FaultInjector(options.seed ?? DEFAULT_SEED, options.faults);
@@ -100,8 +101,8 @@ function sandboxServices(options: SandboxOptions): Services {
 
 /** Starts the sandbox gateway on node:http; resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const services = sandboxServices(options);
-  const { merchants, ledger, clock, scheduler, deliveries, faults } = services;
+  const acquirer = buildAcquirer(options);
+  const { merchants, ledger, clock, scheduler, deliveries, faults } = acquirer;
   const table = new RouteTable();
   for (const route of [...BUILT_IN_ROUTES, ...(options.routes ?? [])]) table.add(route);
   const lifetime = new AbortController();
@@ -110,7 +111,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const held = new Set<ServerResponse>();
   const dispatch = createDispatcher({
     table,
-    services,
+    acquirer,
     callbackForm: options.callbackForm ?? "real",
     bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     lifetime: lifetime.signal,

@@ -1,5 +1,5 @@
-import type { CardSummary } from "../acquirer/cards";
 import { compareAmounts, isDecimal, isZeroAmount, subtractAmounts } from "../shared/decimal";
+import type { CardSummary } from "./card-summary";
 import { fail, type LedgerCore, mapFor, ok, type StoreResult } from "./ledger-core";
 
 /** The status of a payment transaction (seed 000); REFUND and PARTIAL_REFUND describe refund records instead. */

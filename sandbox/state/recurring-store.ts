@@ -1,4 +1,4 @@
-import type { CardSummary } from "../acquirer/cards";
+import type { CardSummary } from "./card-summary";
 import { fail, type LedgerCore, mapFor, ok, type StoreResult } from "./ledger-core";
 
 export type RecurringStatus = "active" | "canceled";
