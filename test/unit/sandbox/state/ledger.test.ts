@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { partnerToken } from "../../../functions/gateway/schemas/partner";
-import { cardBehaviour, summarizeCard } from "../../../sandbox/acquirer/cards";
-import { addAmounts, compareAmounts, subtractAmounts } from "../../../sandbox/shared/decimal";
-import { Ledger } from "../../../sandbox/state/ledger";
-import type { NewTransaction } from "../../../sandbox/state/payment-store";
+import { partnerToken } from "../../../../functions/gateway/schemas/partner";
+import { cardBehaviour, summarizeCard } from "../../../../sandbox/acquirer/cards";
+import { addAmounts, compareAmounts, subtractAmounts } from "../../../../sandbox/shared/decimal";
+import { Ledger } from "../../../../sandbox/state/ledger";
+import type { NewTransaction } from "../../../../sandbox/state/payment-store";
 
 const MID = "SBXTEST001";
 const OTHER_MID = "SBXTEST002";

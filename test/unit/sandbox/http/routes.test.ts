@@ -1,6 +1,12 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { okReply, partnerStyle, rescodeStyle } from "../../../sandbox/http/replies";
-import { defineRoute, type PathParams, RouteTable, styleOf, styleOfPath } from "../../../sandbox/http/routes";
+import { okReply, partnerStyle, rescodeStyle } from "../../../../sandbox/http/replies";
+import {
+  defineRoute,
+  type PathParams,
+  RouteTable,
+  styleOf,
+  styleOfPath,
+} from "../../../../sandbox/http/routes";
 
 const route = (name: string, method: "GET" | "POST" | "PUT" | "DELETE", path: string) =>
   defineRoute({ name, method, path, auth: "basic", handler: () => okReply() });

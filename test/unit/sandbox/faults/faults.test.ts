@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { FaultInjector, parseFaultConfig } from "../../../sandbox/faults/faults";
+import { FaultInjector, parseFaultConfig } from "../../../../sandbox/faults/faults";
 
 const decisions = (injector: FaultInjector, route: string, count: number) =>
   Array.from({ length: count }, () => injector.decideRequest(route));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SandboxClock } from "../../../sandbox/time/clock";
-import { addIsoDuration, parseIsoDuration } from "../../../sandbox/time/iso-duration";
+import { SandboxClock } from "../../../../sandbox/time/clock";
+import { addIsoDuration, parseIsoDuration } from "../../../../sandbox/time/iso-duration";
 
 const START = new Date("2026-01-31T10:00:00.000Z");
 

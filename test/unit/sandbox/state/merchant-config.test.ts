@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MerchantRegistry, merchantFromEnv, TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
+import { MerchantRegistry, merchantFromEnv, TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 
 const OTHER = {
   mid: "SBXTEST002",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPrng, deriveSeed, seedFrom } from "../../../sandbox/shared/prng";
+import { createPrng, deriveSeed, seedFrom } from "../../../../sandbox/shared/prng";
 
 const draw = (seed: number, count: number) => {
   const prng = createPrng(seed);

@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseTransmissionTime, verifyWebhook } from "../../../functions/gateway/webhook-signature";
-import { type Sandbox, startSandbox } from "../../../sandbox/http/server";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
-import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
+import { parseTransmissionTime, verifyWebhook } from "../../../../functions/gateway/webhook-signature";
+import { type Sandbox, startSandbox } from "../../../../sandbox/http/server";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
+import { type RecordingServer, startRecordingServer } from "../../../support/recording-server";
 
 const START = new Date("2026-06-01T00:00:00.000Z");
 const ACK = { json: { rescode: "0000", resmsg: "Success" } };
