@@ -3,7 +3,7 @@ import { z } from "zod";
 import { encryptField } from "../functions/gateway/card-crypto";
 import { basicAuthorization } from "../functions/gateway/context";
 import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../local/raw-http";
-import { TEST_MERCHANT } from "../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../sandbox/state/merchant-config";
 import type { Benchmark, BenchRow } from "./benchmark";
 import { LineProcess } from "./line-process";
 import { type LoadResult, runLoad } from "./load";

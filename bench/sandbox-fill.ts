@@ -1,6 +1,6 @@
-import { summarizeCard } from "../sandbox/cards";
-import { TEST_MERCHANT } from "../sandbox/merchant-config";
-import type { Sandbox } from "../sandbox/server";
+import { summarizeCard } from "../sandbox/acquirer/cards";
+import type { Sandbox } from "../sandbox/http/server";
+import { TEST_MERCHANT } from "../sandbox/state/merchant-config";
 
 const MID = TEST_MERCHANT.mid;
 

@@ -13,9 +13,9 @@ import type { ChargePolicy } from "../functions/core/charge-policy";
 import { type ChargeRunReport, runChargeRun } from "../functions/core/charge-run";
 import { EVERY_OUTBOX, type OutboxSweepReport, runOutboxSweep } from "../functions/core/event-delivery";
 import { type OutboxEvent, outboxEventSchema } from "../functions/core/events";
-import type { FaultConfigOrSettings } from "../sandbox/faults";
-import { type Merchant, TEST_MERCHANT } from "../sandbox/merchant-config";
-import { type Sandbox, startSandbox } from "../sandbox/server";
+import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
+import { type Sandbox, startSandbox } from "../sandbox/http/server";
+import { type Merchant, TEST_MERCHANT } from "../sandbox/state/merchant-config";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb, startDynalite } from "./dynamodb-emulator";
 import {
   type EventBridgeStandIn,

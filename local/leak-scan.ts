@@ -9,8 +9,8 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
 import type { BillingRepository } from "../functions/core/ports";
 import { basicAuthorization } from "../functions/gateway/context";
-import { TEST_CARDS } from "../sandbox/cards";
-import type { Merchant } from "../sandbox/merchant-config";
+import { TEST_CARDS } from "../sandbox/acquirer/cards";
+import type { Merchant } from "../sandbox/state/merchant-config";
 import type { BillingStack } from "./billing-stack";
 import { pendingOutboxContents } from "./pending-outboxes";
 

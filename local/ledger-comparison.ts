@@ -1,7 +1,7 @@
 import type { ChargeAttempt, Subscription } from "../functions/core/model";
 import { attemptKeyOf } from "../functions/core/order-id";
-import { addAmounts, compareAmounts, subtractAmounts } from "../sandbox/decimal";
-import type { PaymentRecord } from "../sandbox/payment-store";
+import { addAmounts, compareAmounts, subtractAmounts } from "../sandbox/shared/decimal";
+import type { PaymentRecord } from "../sandbox/state/payment-store";
 import type { BillingStack } from "./billing-stack";
 
 export interface LedgerComparison {

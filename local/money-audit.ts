@@ -8,7 +8,7 @@ import {
 } from "../functions/core/model";
 import { toCents } from "../functions/core/money";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
-import type { RefundRecord as GatewayRefund } from "../sandbox/payment-store";
+import type { RefundRecord as GatewayRefund } from "../sandbox/state/payment-store";
 import type { BillingStack } from "./billing-stack";
 
 // The money audit of the chaos run (README, Proof under fire): beyond "each period sold once", every movement of money

@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { z } from "zod";
 import { parseFaultsFlag } from "../sandbox/cli";
-import type { FaultConfigOrSettings } from "../sandbox/faults";
-import { seedFrom } from "../sandbox/prng";
+import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
+import { seedFrom } from "../sandbox/shared/prng";
 import type { LocalStackOptions } from "./local-stack";
 import { DEFAULT_JUMP_RESOLUTION } from "./scheduler";
 

@@ -1,11 +1,11 @@
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
-import { parseFaultConfig } from "./faults";
-import { merchantFromEnv } from "./merchant-config";
-import { CALLBACK_FORMS } from "./payment-results";
-import { seedFrom } from "./prng";
-import { fieldOfIssue } from "./replies";
-import type { Sandbox, SandboxOptions } from "./server";
+import { CALLBACK_FORMS } from "./acquirer/payment-results";
+import { parseFaultConfig } from "./faults/faults";
+import { fieldOfIssue } from "./http/replies";
+import type { Sandbox, SandboxOptions } from "./http/server";
+import { seedFrom } from "./shared/prng";
+import { merchantFromEnv } from "./state/merchant-config";
 
 const USAGE =
   "usage: sandbox [--port 4010] [--host 127.0.0.1] [--seed N] [--faults '<json>'] [--callback-form real|short|seed]";

@@ -16,9 +16,9 @@ import type { ChargeMessage, ChargeQueue } from "../../functions/core/ports";
 import { signUpWithCard } from "../../functions/core/signup";
 import { publishEvents } from "../../functions/handlers/publish-events";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
-import type { FaultCounts } from "../../sandbox/faults";
-import { TEST_MERCHANT } from "../../sandbox/merchant-config";
-import { createPrng, deriveSeed } from "../../sandbox/prng";
+import type { FaultCounts } from "../../sandbox/faults/faults";
+import { createPrng, deriveSeed } from "../../sandbox/shared/prng";
+import { TEST_MERCHANT } from "../../sandbox/state/merchant-config";
 import type { BillingStack } from "../billing-stack";
 import { CrashInjector, type CrashPoint, SimulatedCrash } from "../crash-injection";
 import { type LeakSource, leakSecretsOf, outboxSources, scanForLeaks, stackLeakSources } from "../leak-scan";
@@ -118,8 +118,9 @@ const MERCHANT_RETRY_DELAY_MS = 150;
 const DELIVERY_BATCH_SIZE = 10;
 
 /**
- * The money path's faults (sandbox/faults.ts): on REBILL, card payments, refunds, the attempt sweep's retrieve and
- * token deletion — 503s, the gateway's own internal errors (EM00, EX1000), lost answers, 500s after commit and latency.
+ * The money path's faults (sandbox/faults/faults.ts): on REBILL, card payments, refunds, the attempt sweep's retrieve
+ * and token deletion — 503s, the gateway's own internal errors (EM00, EX1000), lost answers, 500s after commit and
+ * latency.
  */
 const CHARGE_ROUTE_FAULTS = {
   errorRate: 0.1,

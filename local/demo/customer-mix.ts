@@ -1,5 +1,5 @@
 import type { Plan } from "../../functions/core/model";
-import { createPrng, deriveSeed, type Prng } from "../../sandbox/prng";
+import { createPrng, deriveSeed, type Prng } from "../../sandbox/shared/prng";
 
 /** What happens to one customer in the scripted month. */
 export type Journey =

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { z } from "zod";
-import { seedFrom } from "../../sandbox/prng";
+import { seedFrom } from "../../sandbox/shared/prng";
 import { MIN_CUSTOMERS } from "./customer-mix";
 
 /** The seed printed by every run; `--seed` replays another. */

@@ -9,7 +9,7 @@ import {
 import type { ChargePolicy } from "../../functions/core/charge-policy";
 import { fromCents, toCents } from "../../functions/core/money";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
-import type { FaultConfigInput } from "../../sandbox/faults";
+import type { FaultConfigInput } from "../../sandbox/faults/faults";
 import { compareLedgers } from "../ledger-comparison";
 import { LocalStack } from "../local-stack";
 import { type ApiAnswer, MerchantClient } from "../merchant-client";

@@ -5,7 +5,7 @@ import { attemptKeyOf } from "../../functions/core/order-id";
 import { signUpWithCard } from "../../functions/core/signup";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { BillingStack, DrainReport } from "../../local/billing-stack";
-import { TEST_MERCHANT } from "../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../sandbox/state/merchant-config";
 
 // Steps the end-to-end billing tests share: sign-ups through the sandbox, a scheduled renewal, ledger look-ups.
 

@@ -1,11 +1,11 @@
 import type { GatewayOutcome } from "../../functions/core/outcome";
 import type { GatewayConfigInput } from "../../functions/gateway/config";
 import type { PaymentInput, PlaintextCard, ReadyInput } from "../../functions/gateway/schemas/payment";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/server";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/http/server";
 import { type RecordedRequest, type RecordingServer, startRecordingServer } from "./recording-server";
 import { callSandbox, sandboxGatewayClient } from "./sandbox-gateway";
 
-/** Test cards of the sandbox (sandbox/cards.ts). */
+/** Test cards of the sandbox (sandbox/acquirer/cards.ts). */
 export const CARDS = {
   visa: "4111111111111111",
   mastercard: "5555555555554444",

@@ -1,9 +1,9 @@
 import type { GatewayConfigInput } from "../../functions/gateway/config";
 import { basicAuthorization } from "../../functions/gateway/context";
 import { createGatewayClient, type GatewayClientOptions } from "../../functions/gateway/gateway-client";
-import { type Merchant, TEST_MERCHANT } from "../../sandbox/merchant-config";
-import type { PaymentRecord, RefundRecord } from "../../sandbox/payment-store";
-import type { Sandbox } from "../../sandbox/server";
+import type { Sandbox } from "../../sandbox/http/server";
+import { type Merchant, TEST_MERCHANT } from "../../sandbox/state/merchant-config";
+import type { PaymentRecord, RefundRecord } from "../../sandbox/state/payment-store";
 
 /** The real gateway client pointed at a sandbox for every API family, with a merchant's credentials. */
 export function sandboxGatewayClient(

@@ -7,7 +7,7 @@ import { processCharges } from "../../../functions/handlers/process-charges";
 import { metrics } from "../../../functions/runtime/observability";
 import { BillingStack } from "../../../local/billing-stack";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { captureOutput, TestContainer } from "../../support/handler-env";
 import type { ApiAnswer, ApiCall } from "../../support/merchant-api";
 import {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { runAttemptSweep } from "../../../functions/core/attempt-sweep";
 import { attemptKeyOf } from "../../../functions/core/order-id";
 import { updatePaymentMethod } from "../../../functions/core/payment-method";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { eventsOf, eventTypesOf, renewAfter, subscriptionOf } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import { attemptKeyOf } from "../../../functions/core/order-id";
-import type { FaultSettings } from "../../../sandbox/faults";
+import type { FaultSettings } from "../../../sandbox/faults/faults";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
 // A payment request that meets an HTTP 5xx from the gateway (README, Exactly once): nothing in the answer proves the

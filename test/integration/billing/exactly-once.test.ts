@@ -18,7 +18,7 @@ import {
   total,
 } from "../../../local/sdk-request-counter";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import {
   attemptsOf,
   createSandboxToken,

@@ -7,7 +7,7 @@ import { logger } from "../../../functions/runtime/observability";
 import { apiGatewayEvent } from "../../../local/api-gateway-event";
 import { BillingStack, gatewaySecretOf } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { captureOutput } from "../../support/handler-env";
 
 /*

@@ -12,7 +12,7 @@ import { success } from "../../../functions/core/outcome";
 import { startPaymentMethodWindow } from "../../../functions/core/payment-method-window";
 import { computeFgkey } from "../../../functions/gateway/fgkey";
 import { BillingStack } from "../../../local/billing-stack";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 
 /*
  * The window sign-up (README, Merchant API: POST /v1/checkouts) against dynalite and the stateful sandbox: ready →

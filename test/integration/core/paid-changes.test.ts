@@ -8,7 +8,7 @@ import { changePlan } from "../../../functions/core/plan-change";
 import type { BillingRepository } from "../../../functions/core/ports";
 import { cancelSubscription, pauseSubscription } from "../../../functions/core/subscription-changes";
 import { BillingStack } from "../../../local/billing-stack";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { signUpOne } from "../../support/billing-scenarios";
 
 // A change that money paid for applies once the money moved (README, Exactly once): a subscription write lost to

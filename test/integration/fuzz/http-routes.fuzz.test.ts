@@ -14,7 +14,7 @@ import { BILLING_FUNCTIONS } from "../../../lib/function-table";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
 import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import {
   concretePath,
   describeCase,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type LeakSecrets, leakSecretsOf, scanForLeaks, stackLeakSources } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { subscription } from "../../support/billing-repository-contract";
 import { captureFileOutput } from "../../support/handler-env";
 import { settleWork } from "../../support/stack-state";

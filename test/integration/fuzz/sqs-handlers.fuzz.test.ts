@@ -12,7 +12,7 @@ import { LambdaFunctions } from "../../../local/lambda-functions";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
 import { approximateMessageCount, drainQueue } from "../../../local/sqs-emulator";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { hostileBodies } from "../../support/fuzz-requests";
 import { captureFileOutput } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";

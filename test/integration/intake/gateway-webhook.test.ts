@@ -12,7 +12,7 @@ import { BillingStack } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { captureOutput, TestContainer } from "../../support/handler-env";
 import type { RecordedRequest } from "../../support/recording-server";
 import { callSandbox } from "../../support/sandbox-gateway";

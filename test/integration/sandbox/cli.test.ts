@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 
 const TSX = "node_modules/.bin/tsx";
 

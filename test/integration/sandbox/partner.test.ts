@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PARTNER_TOKEN_PATH } from "../../../functions/gateway/partner-token";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
-import { type Sandbox, startSandbox } from "../../../sandbox/server";
+import { type Sandbox, startSandbox } from "../../../sandbox/http/server";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { callSandbox, countingFetch, sandboxGatewayClient } from "../../support/sandbox-gateway";
 
 const START = new Date("2026-06-01T00:00:00.000Z");

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PAYMENT_COMPLETED_EVENT } from "../../../functions/core/partner-webhook-setup";
 import { encryptField } from "../../../functions/gateway/card-crypto";
-import { RECORD_KINDS } from "../../../sandbox/ledger";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { RECORD_KINDS } from "../../../sandbox/state/ledger";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import {
   BUYER,
   CARDS,

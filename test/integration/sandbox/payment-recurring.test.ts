@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { encryptField } from "../../../functions/gateway/card-crypto";
 import { GatewayRequestError } from "../../../functions/gateway/errors";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import {
   BUYER,
   CARDS,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { computeFgkey } from "../../../functions/gateway/fgkey";
 import { parseStatusQuery } from "../../../functions/gateway/schemas/payment";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import {
   BUYER,
   CARDS,

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseStatusQuery } from "../../../functions/gateway/schemas/payment";
-import { summarizeCard } from "../../../sandbox/cards";
-import { carriesValidFgkey, fgkeyOf } from "../../../sandbox/gateway-crypto";
-import type { MerchantInput } from "../../../sandbox/merchant-config";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../../sandbox/server";
+import { summarizeCard } from "../../../sandbox/acquirer/cards";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../../sandbox/http/server";
+import { carriesValidFgkey, fgkeyOf } from "../../../sandbox/shared/gateway-crypto";
+import type { MerchantInput } from "../../../sandbox/state/merchant-config";
 import {
   CALLBACKS,
   CANCEL_REQUEST_INTEGRATION,

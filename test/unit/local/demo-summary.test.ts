@@ -11,7 +11,7 @@ import {
   violationsOf,
 } from "../../../local/demo/demo-summary";
 import { compareLedgerRecords, type GatewayPayment } from "../../../local/ledger-comparison";
-import { FaultInjector } from "../../../sandbox/faults";
+import { FaultInjector } from "../../../sandbox/faults/faults";
 
 const NOW = new Date("2027-03-18T09:00:00.000Z");
 const AT = "2027-01-15T09:00:00.000Z";

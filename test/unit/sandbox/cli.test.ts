@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sandboxOptionsFromCli } from "../../../sandbox/cli";
-import { TEST_MERCHANT } from "../../../sandbox/merchant-config";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 
 describe("sandbox CLI options", () => {
   it("defaults to port 4010 on 127.0.0.1 with the test merchant", () => {
