@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
+import { BILLING_FUNCTIONS, type FunctionName } from "../functions/function-table";
 import { BUNDLE_BUDGET_KB, INIT_BUDGET_MS } from "../lib/lambda-bundling";
 import type { Benchmark, BenchRow } from "./benchmark";
-import { bundleHandler, HANDLERS_DIR, type HandlerBundle } from "./handler-bundle";
+import { bundleHandler, type HandlerBundle } from "./handler-bundle";
 
 // P3: every handler bundled as lib/billing-function.ts has NodejsFunction bundle it (lib/lambda-bundling.ts: minified
 // CommonJS for node22, the AWS SDK external), its minified and gzipped size against the budget, and its cold module
@@ -23,7 +24,7 @@ const REQUIRE_TIMER =
 const run = promisify(execFile);
 
 /** The handler's bundle, written under OUT_DIR to be required. */
-async function bundle(handler: string): Promise<HandlerBundle & { file: string }> {
+async function bundle(handler: FunctionName): Promise<HandlerBundle & { file: string }> {
   const built = await bundleHandler(handler);
   const file = fileURLToPath(new URL(`${handler}.cjs`, OUT_DIR));
   await writeFile(file, built.bytes);
@@ -53,9 +54,7 @@ export function bundleBenchmark(options: {
     async run() {
       await rm(OUT_DIR, { recursive: true, force: true });
       await mkdir(OUT_DIR, { recursive: true });
-      const handlers = (await readdir(HANDLERS_DIR))
-        .filter((file) => file.endsWith(".ts"))
-        .map((file) => file.slice(0, -".ts".length))
+      const handlers = BILLING_FUNCTIONS.map((spec) => spec.name)
         .filter((handler) => options.only === undefined || options.only.includes(handler))
         .sort();
       const rows: BenchRow[] = [];

@@ -1,9 +1,6 @@
-import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { LAMBDA_BUNDLING } from "../lib/lambda-bundling";
-
-/** Where the handlers are, one file each. */
-export const HANDLERS_DIR = new URL("../functions/handlers/", import.meta.url);
+import { type FunctionName, functionNamed } from "../functions/function-table";
+import { LAMBDA_BUNDLING, writeLambdaEntry } from "../lib/lambda-bundling";
 
 /** One handler bundled as lib/billing-function.ts has NodejsFunction bundle it, in memory. */
 export interface HandlerBundle {
@@ -12,14 +9,14 @@ export interface HandlerBundle {
   readonly sdkPackages: readonly string[];
 }
 
-/** functions/handlers/<handler>.ts bundled with LAMBDA_BUNDLING (minified CommonJS, the AWS SDK external). */
-export async function bundleHandler(handler: string): Promise<HandlerBundle> {
+/** A function's generated entry bundled with LAMBDA_BUNDLING (minified CommonJS, the AWS SDK external). */
+export async function bundleHandler(handler: FunctionName): Promise<HandlerBundle> {
   const { externalModules, mainFields, ...options } = LAMBDA_BUNDLING;
   const result = await build({
     ...options,
     mainFields: [...mainFields],
     external: [...externalModules],
-    entryPoints: [fileURLToPath(new URL(`${handler}.ts`, HANDLERS_DIR))],
+    entryPoints: [writeLambdaEntry(functionNamed(handler))],
     bundle: true,
     write: false,
     metafile: true,

@@ -49,8 +49,10 @@ export type SecretAccess = "read" | "readWrite";
 export type SecretVariable = `${string}_ARN`;
 
 export interface BillingFunctionProps {
-  /** The file name (without .ts) of the entry point in functions/handlers/. */
+  /** The function's name in functions/function-table.ts. */
   readonly handler: string;
+  /** Its generated entry module (lib/lambda-bundling.ts). */
+  readonly entry: string;
   /** The variables of the handler's service set: synth fails unless the binds match them. */
   readonly environment: z.ZodObject;
   readonly timeout: Duration;
@@ -89,7 +91,7 @@ export class BillingFunction extends NodejsFunction {
     });
     logGroup.grantWrite(role);
     super(scope, id, {
-      entry: `${PROJECT_ROOT}functions/handlers/${props.handler}.ts`,
+      entry: props.entry,
       handler: "handler",
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,

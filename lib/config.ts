@@ -1,5 +1,6 @@
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { z } from "zod";
+import type { ScheduleName } from "../functions/function-table";
 import { gatewayConfigSchema, type RebillEndpoint } from "../functions/gateway/config";
 import { chargePolicyOverridesSchema } from "../functions/runtime/environment";
 
@@ -79,13 +80,7 @@ const contextSchema = z.object({
 
 export const CONTEXT_KEYS: readonly string[] = Object.keys(contextSchema.shape);
 
-export type ScheduleName =
-  | "chargeRun"
-  | "attemptSweep"
-  | "outboxSweep"
-  | "partnerToken"
-  | "reconciliation"
-  | "partnerWebhook";
+export type { ScheduleName };
 
 export interface BillingConfig {
   readonly gatewayUrls: GatewayUrls;

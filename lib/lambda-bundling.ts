@@ -1,3 +1,9 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as SERVICE_SETS from "../functions/composition/service-sets";
+import type { AnyFunctionSpec } from "../functions/function-table";
+
 // How every Lambda function is built and sized (lib/billing-function.ts), without CDK: bench/handler-bundle.ts
 // bundles the handlers with esbuild the same way, for the benchmark and test/infra/handler-bundles.test.ts.
 
@@ -24,3 +30,33 @@ export const BUNDLE_BUDGET_KB = 250;
 
 /** Median cold load a handler bundle should stay under (`npm run bench`). */
 export const INIT_BUDGET_MS = 60;
+
+/** Where each function's generated entry module is written (git ignores it). */
+export const ENTRY_DIR = fileURLToPath(new URL("../.build/lambda-entries/", import.meta.url));
+
+/**
+ * The entry module of a function's bundle, generated from its row of functions/function-table.ts: the handler file's
+ * `run` and the row's service set, wrapped by the one Lambda entry. Imports only what this function runs, so its
+ * bundle holds only its own set's components (importing the table would pull in every function).
+ */
+export function lambdaEntrySource(spec: AnyFunctionSpec): string {
+  // By its build (`from`): the set itself, or a copy of it with other components (the synth-time checks' tests).
+  const set = Object.entries(SERVICE_SETS).find(([, candidate]) => candidate.from === spec.services.from)?.[0];
+  if (set === undefined) throw new Error(`${spec.name}: its service set is not one of service-sets.ts`);
+  return [
+    `// Generated from the ${spec.name} row of functions/function-table.ts (lib/lambda-bundling.ts).`,
+    `import { lambdaHandler } from "../../functions/composition/lambda-entry";`,
+    `import { ${set} as services } from "../../functions/composition/service-sets";`,
+    `import { run } from "../../functions/handlers/${spec.name}";`,
+    "export const handler = lambdaHandler({ run, services });",
+    "",
+  ].join("\n");
+}
+
+/** Writes a function's entry module (synth, the bundle benchmark) and answers its path. */
+export function writeLambdaEntry(spec: AnyFunctionSpec): string {
+  mkdirSync(ENTRY_DIR, { recursive: true });
+  const path = join(ENTRY_DIR, `${spec.name}.ts`);
+  writeFileSync(path, lambdaEntrySource(spec));
+  return path;
+}

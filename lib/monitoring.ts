@@ -194,7 +194,7 @@ export class BillingMonitoring extends Construct {
       });
       this.#alarm(`${fn.node.id}Throttles`, fn.metricThrottles(fiveMinutes), {
         threshold: 0,
-        runbook: `${name} was throttled: its concurrency limit (lib/function-table.ts) or the account's is exhausted. Queued work waits, scheduled work is retried; raise the limit only as far as the gateway's rate limits allow.`,
+        runbook: `${name} was throttled: its concurrency limit (functions/function-table.ts) or the account's is exhausted. Queued work waits, scheduled work is retried; raise the limit only as far as the gateway's rate limits allow.`,
       });
     }
   }

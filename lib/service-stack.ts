@@ -31,16 +31,16 @@ import {
 } from "aws-cdk-lib/aws-scheduler";
 import { LambdaInvoke } from "aws-cdk-lib/aws-scheduler-targets";
 import type { Construct } from "constructs";
-import { BillingFunction } from "./billing-function";
-import type { BillingConfig, ScheduleName } from "./config";
 import {
+  type AnyFunctionSpec,
   BILLING_FUNCTIONS,
-  type BindContext,
-  bindsOf,
-  type FunctionSpec,
   type HttpRoute,
   type QueueName,
-} from "./function-table";
+} from "../functions/function-table";
+import { BillingFunction } from "./billing-function";
+import type { BillingConfig, ScheduleName } from "./config";
+import { type BindContext, bindsOf } from "./function-binds";
+import { writeLambdaEntry } from "./lambda-bundling";
 import { BillingMonitoring } from "./monitoring";
 import { acknowledge } from "./nag";
 import { INVOKED_FUNCTIONS, isInvokedFunction, type SERVICE_OUTPUTS } from "./stack-outputs";
@@ -50,7 +50,7 @@ export interface BillingServiceStackProps extends StackProps {
   readonly resources: BillingStatefulResources;
   readonly config: BillingConfig;
   /** The function table (default BILLING_FUNCTIONS). */
-  readonly functions?: readonly FunctionSpec[];
+  readonly functions?: readonly AnyFunctionSpec[];
 }
 
 /** How each schedule retries a delivery, and how long an invocation stays worth running. */
@@ -145,7 +145,7 @@ export class BillingServiceStack extends Stack {
   }
 
   /** What `cdk deploy --outputs-file` writes for the ops CLI; no exports, so nothing pins them. */
-  #outputs(config: BillingConfig, built: readonly { spec: FunctionSpec; fn: BillingFunction }[]) {
+  #outputs(config: BillingConfig, built: readonly { spec: AnyFunctionSpec; fn: BillingFunction }[]) {
     const outputs: { readonly [id in keyof typeof SERVICE_OUTPUTS]?: string } = {
       ApiUrl: this.api.apiEndpoint,
       PaymentBaseUrl: config.gatewayUrls.paymentBaseUrl,
@@ -153,19 +153,24 @@ export class BillingServiceStack extends Stack {
       PartnerBaseUrl: config.gatewayUrls.partnerBaseUrl,
       ...Object.fromEntries(
         built.flatMap(({ spec, fn }) =>
-          isInvokedFunction(spec.handler) ? [[INVOKED_FUNCTIONS[spec.handler], fn.functionName]] : [],
+          isInvokedFunction(spec.name) ? [[INVOKED_FUNCTIONS[spec.name], fn.functionName]] : [],
         ),
       ),
     };
     for (const [id, value] of Object.entries(outputs)) new CfnOutput(this, id, { value });
   }
 
-  #function(spec: FunctionSpec, context: BindContext, queues: { readonly [name in QueueName]: WorkQueue }) {
+  #function(
+    spec: AnyFunctionSpec,
+    context: BindContext,
+    queues: { readonly [name in QueueName]: WorkQueue },
+  ) {
     const trigger = spec.trigger;
     const consumed = trigger.kind === "queue" ? queues[trigger.queue] : undefined;
     const scheduled = trigger.kind === "schedule" ? SCHEDULES[trigger.schedule] : undefined;
-    const fn = new BillingFunction(this, constructId(spec.handler), {
-      handler: spec.handler,
+    const fn = new BillingFunction(this, constructId(spec.name), {
+      handler: spec.name,
+      entry: writeLambdaEntry(spec),
       environment: spec.services.environment,
       timeout: consumed
         ? consumerTimeout(consumed)
@@ -181,7 +186,7 @@ export class BillingServiceStack extends Stack {
     for (const bindTo of bindsOf(spec)) bindTo(fn, context);
     if (consumed && trigger.kind === "queue") {
       if (spec.concurrency === undefined)
-        throw new Error(`${spec.handler}: a queue consumer needs a concurrency`);
+        throw new Error(`${spec.name}: a queue consumer needs a concurrency`);
       fn.consumeQueue(consumed.queue, { batchSize: trigger.batchSize, maxConcurrency: spec.concurrency });
     }
     if (trigger.kind === "tableStream") {

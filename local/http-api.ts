@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../functions/api/merchant-api-routes";
-import type { HttpRoute } from "../lib/function-table";
+import type { HttpRoute } from "../functions/function-table";
 import { apiGatewayEvent, authorizerEvent, matchPath } from "./api-gateway-event";
 import type { LambdaFunctions } from "./lambda-functions";
 import { invokeAsLambda, invokedFunctionOf } from "./lambda-invoke-api";
@@ -62,7 +62,7 @@ export class LocalHttpApi {
     const deployed = options.functions
       .withTrigger("http")
       .flatMap(({ spec, trigger }) =>
-        trigger.routes.map((route) => ({ ...route, target: { function: spec.handler } })),
+        trigger.routes.map((route) => ({ ...route, target: { function: spec.name } })),
       );
     const local = Object.entries(options.localRoutes).map(([operationId, handler]): Route => {
       const route = MERCHANT_API_ROUTES.find((entry) => entry.operationId === operationId && entry.localOnly);
@@ -71,7 +71,7 @@ export class LocalHttpApi {
       return { method: route.method, path: route.path, auth, target: { local: handler } };
     });
     this.#routes = [...deployed, ...local];
-    this.#authorizer = options.functions.withTrigger("authorizer")[0]?.spec.handler;
+    this.#authorizer = options.functions.withTrigger("authorizer")[0]?.spec.name;
   }
 
   /**

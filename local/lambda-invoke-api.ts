@@ -30,7 +30,7 @@ export async function invokeAsLambda(
   name: string,
   payload: Buffer,
 ): Promise<APIGatewayProxyStructuredResultV2> {
-  if (!functions.specs.some((spec) => spec.handler === name)) {
+  if (!functions.specs.some((spec) => spec.name === name)) {
     return json(
       404,
       { Type: "User", message: `Function not found: ${name}` },

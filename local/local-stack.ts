@@ -145,8 +145,8 @@ export class LocalStack {
           batchSize: (trigger.queue === "charge" ? options.workerBatchSize : undefined) ?? trigger.batchSize,
           concurrency:
             (trigger.queue === "charge" ? options.workerConcurrency : undefined) ?? spec.concurrency ?? 5,
-          invoke: (event) => functions.invoke(spec.handler, event),
-          onError: (error) => onError(spec.handler, error),
+          invoke: (event) => functions.invoke(spec.name, event),
+          onError: (error) => onError(spec.name, error),
         }),
     );
     const streamed = options.eventStream === false ? [] : functions.withTrigger("tableStream");
@@ -157,8 +157,8 @@ export class LocalStack {
           tableName: stack.tableName,
           repository: stack.delivery.repository,
           batchSize: trigger.batchSize,
-          invoke: (event) => functions.invoke(spec.handler, event),
-          onError: (error) => onError(spec.handler, error),
+          invoke: (event) => functions.invoke(spec.name, event),
+          onError: (error) => onError(spec.name, error),
         }),
     );
     const drainQueues = async () => {
@@ -171,10 +171,10 @@ export class LocalStack {
     const scheduler = new LocalScheduler(
       stack.clock,
       functions.withTrigger("schedule").map(({ spec, trigger }) => ({
-        name: spec.handler,
+        name: spec.name,
         expression: schedules[trigger.schedule],
         run: async (at: Date) => {
-          await functions.invoke(spec.handler, scheduledEvent(at.toISOString()));
+          await functions.invoke(spec.name, scheduledEvent(at.toISOString()));
           // Let the workers finish what the run enqueued before the clock moves on.
           await drainQueues();
         },

@@ -51,7 +51,7 @@ export interface ComponentContext<V extends z.ZodObject = z.ZodObject> {
  * maxAgeMs (what rests on a secret, so a rotation shows within that age) is built again once its build is that old.
  * A failed build is forgotten either way (a missing variable, a Secrets Manager hiccup must not poison a container).
  * A service set's environment is the union of its components' variables, and the CDK binds of a function come from
- * the same component names (lib/function-table.ts).
+ * the same component names (lib/function-binds.ts).
  */
 export interface Component<N extends string, V extends z.ZodObject, T> {
   readonly name: N;

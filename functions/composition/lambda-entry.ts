@@ -7,17 +7,10 @@ import type { ServiceSet } from "./service-set";
 // The one entry of every function: its definition (a service set and a run) wrapped in the middleware every
 // function shares, over the container's composition on Lambda or over a composition of its own in local mode.
 
-/** A function's code: the service set it needs, and what it does with an event and those services. */
+/** What a function runs: its `run` over the services of its set (a row of functions/function-table.ts). */
 export interface HandlerDefinition<E, R, S> {
   readonly services: ServiceSet<S>;
   readonly run: (event: E, services: S, context: Context) => Promise<R>;
-}
-
-export function defineHandler<E, R, S>(
-  services: ServiceSet<S>,
-  run: (event: E, services: S, context: Context) => Promise<R>,
-): HandlerDefinition<E, R, S> {
-  return { services, run };
 }
 
 /**

@@ -11,7 +11,7 @@ export type ComponentName = {
 
 /**
  * What one kind of function needs, as a pick of the composition's components: the build sees only the components it
- * names, so the set's environment (and, in lib/function-table.ts, its CDK binds and grants) follows from those names,
+ * names, so the set's environment (and, in lib/function-binds.ts, its CDK binds and grants) follows from those names,
  * and so does its bundle (only those components' adapters are in it).
  */
 export interface ServiceSet<S> {

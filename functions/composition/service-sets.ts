@@ -22,9 +22,9 @@ import {
 } from "./compose";
 import { extended, serviceSet } from "./service-set";
 
-// Every service set, by the name lib/function-table.ts gives each function. Handlers import this module as a
-// namespace (`import * as SERVICE_SETS`), so their bundles keep only the set they use; the sets are built by calls,
-// which esbuild drops when unused only when marked pure.
+// Every service set, named by the rows of functions/function-table.ts. A function's generated entry imports only its
+// own set, so its bundle keeps only that set; the sets are built by calls, which esbuild drops when unused only when
+// marked pure.
 
 /** The billing core without the charge queue: what charges, signs up and takes in results. */
 const core = /* @__PURE__ */ serviceSet(

@@ -2,8 +2,6 @@ import { paidChangeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { adjustSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import type { ChargeDeps } from "../core/charge-engine";
 import { changePlan } from "../core/plan-change";
 import type { ChangeDeps } from "../core/subscription-changes";
@@ -12,7 +10,7 @@ import type { ChangeDeps } from "../core/subscription-changes";
  * POST /v1/subscriptions/{id}/adjust: a new plan, now or at the next renewal; an upgrade with charge_now pays the
  * prorated difference at once, once per Idempotency-Key.
  */
-export function adjustSubscription(
+export function run(
   request: HttpRequest,
   services: ChangeDeps & ChargeDeps & IdempotencyServices,
 ): Promise<HttpResult> {
@@ -24,6 +22,3 @@ export function adjustSubscription(
     );
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.merchantApiChanges, adjustSubscription);
-export const handler = lambdaHandler(definition);

@@ -1,16 +1,15 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
 import { checkAuthorization } from "../api/api-key";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
-import * as SERVICE_SETS from "../composition/service-sets";
+import type * as SERVICE_SETS from "../composition/service-sets";
 import { logger, metrics } from "../runtime/observability";
 
 /**
  * The merchant API's Lambda authorizer (HTTP API, payload 2.0, simple responses): `Authorization: Bearer <key>`,
  * whose SHA-256 must match a digest in the secret. The key is never logged: only why a request was refused.
  */
-export async function authorizeMerchant(
+export async function run(
   event: Pick<APIGatewayRequestAuthorizerEventV2, "headers" | "routeKey">,
   services: ServicesOf<typeof SERVICE_SETS.authorizer>,
 ): Promise<APIGatewaySimpleAuthorizerResult> {
@@ -21,6 +20,3 @@ export async function authorizeMerchant(
     logger.info("merchant API request refused", { routeKey: event.routeKey, reason: check });
   return { isAuthorized: check === "ok" };
 }
-
-export const definition = defineHandler(SERVICE_SETS.authorizer, authorizeMerchant);
-export const handler = lambdaHandler(definition);

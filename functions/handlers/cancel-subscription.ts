@@ -1,8 +1,6 @@
 import { changeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { cancelSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import {
   type ChangeDeps,
   cancelSubscription as cancel,
@@ -14,7 +12,7 @@ import {
  * {"at_period_end": true} at the end of the paid period. Idempotent by nature (canceling again answers the same, and
  * refunds nothing twice).
  */
-export function cancelSubscription(request: HttpRequest, services: ChangeDeps): Promise<HttpResult> {
+export function run(request: HttpRequest, services: ChangeDeps): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
     const { at_period_end, refund } = bodyOf(request, cancelSubscriptionBody);
@@ -23,6 +21,3 @@ export function cancelSubscription(request: HttpRequest, services: ChangeDeps): 
     );
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.merchantApiChanges, cancelSubscription);
-export const handler = lambdaHandler(definition);

@@ -2,8 +2,6 @@ import { adHocChargeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createChargeBody, subscriptionIdParams } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { chargeAdHoc } from "../core/ad-hoc-charge";
 import type { ChargeDeps } from "../core/charge-engine";
 
@@ -11,10 +9,7 @@ import type { ChargeDeps } from "../core/charge-engine";
  * POST /v1/subscriptions/{id}/charges: an ad hoc REBILL of the stored token, once per Idempotency-Key (the key's
  * digest is also kept on the ledger line).
  */
-export function createCharge(
-  request: HttpRequest,
-  services: ChargeDeps & IdempotencyServices,
-): Promise<HttpResult> {
+export function run(request: HttpRequest, services: ChargeDeps & IdempotencyServices): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
     const body = bodyOf(request, createChargeBody);
@@ -25,6 +20,3 @@ export function createCharge(
     );
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.merchantApi, createCharge);
-export const handler = lambdaHandler(definition);

@@ -2,15 +2,10 @@ import { checkoutAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createCheckoutBody } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { type CheckoutDeps, startCheckout } from "../core/checkout";
 
 /** POST /v1/checkouts: a payment-window sign-up (ready); 201 with the fgkey. */
-export function createCheckout(
-  request: HttpRequest,
-  services: CheckoutDeps & IdempotencyServices,
-): Promise<HttpResult> {
+export function run(request: HttpRequest, services: CheckoutDeps & IdempotencyServices): Promise<HttpResult> {
   return serve(async () => {
     const body = bodyOf(request, createCheckoutBody);
     return idempotentPost(request, services, body, async () =>
@@ -18,6 +13,3 @@ export function createCheckout(
     );
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.merchantApi, createCheckout);
-export const handler = lambdaHandler(definition);

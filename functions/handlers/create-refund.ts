@@ -3,14 +3,12 @@ import { notFound } from "../api/errors";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { chargeIdParams, createRefundBody } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { attemptKeyOf } from "../core/order-id";
 import type { IdSource } from "../core/ports";
 import { type RefundDeps, refundCharge } from "../core/refunds";
 
 /** POST /v1/charges/{id}/refunds: full or partial refund of a charge. */
-export function createRefund(
+export function run(
   request: HttpRequest,
   services: RefundDeps & IdempotencyServices & { readonly ids: IdSource },
 ): Promise<HttpResult> {
@@ -27,6 +25,3 @@ export function createRefund(
     });
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.merchantApi, createRefund);
-export const handler = lambdaHandler(definition);

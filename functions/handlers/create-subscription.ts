@@ -3,18 +3,13 @@ import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createSubscriptionBody } from "../api/merchant-api-schemas";
 import { maskedCardOf } from "../api/views";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { type SignupDeps, signUpWithCard } from "../core/signup";
 
 /**
  * POST /v1/subscriptions: sign-up with a card (non-ui payment, period 0 charged). The card lives in this request's
  * memory only: the idempotency record's digest covers the masked card, never the number or CVC.
  */
-export function createSubscription(
-  request: HttpRequest,
-  services: SignupDeps & IdempotencyServices,
-): Promise<HttpResult> {
+export function run(request: HttpRequest, services: SignupDeps & IdempotencyServices): Promise<HttpResult> {
   return serve(async () => {
     const body = bodyOf(request, createSubscriptionBody);
     const identity = { ...body, card: maskedCardOf(body.card) };
@@ -23,6 +18,3 @@ export function createSubscription(
     );
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.merchantApi, createSubscription);
-export const handler = lambdaHandler(definition);

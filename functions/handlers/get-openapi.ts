@@ -1,10 +1,7 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { type HttpResult, ok, serve } from "../api/http";
 import { buildOpenApiDocument } from "../api/openapi";
-import { defineHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { headerOf } from "../runtime/http-event";
-import { observedHandler } from "../runtime/lambda-handler";
 
 type OpenApiRequest = Pick<APIGatewayProxyEventV2, "requestContext" | "headers">;
 
@@ -20,10 +17,6 @@ function serverUrlOf(request: OpenApiRequest): string | undefined {
 }
 
 /** GET /openapi.json, without authorization: the merchant API's OpenAPI 3.1 document. No variables. */
-export function getOpenApi(request: OpenApiRequest): Promise<HttpResult> {
+export function run(request: OpenApiRequest): Promise<HttpResult> {
   return serve(async () => ok(buildOpenApiDocument({ serverUrl: serverUrlOf(request) })));
 }
-
-export const definition = defineHandler(SERVICE_SETS.none, (event: OpenApiRequest) => getOpenApi(event));
-// Nothing to compose: the handler stays free of the SDK clients the other functions build.
-export const handler = observedHandler((event: OpenApiRequest) => getOpenApi(event));

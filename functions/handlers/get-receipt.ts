@@ -2,14 +2,13 @@ import { receiptAnswer } from "../api/answers";
 import { notFound } from "../api/errors";
 import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { chargeIdParams } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
-import * as SERVICE_SETS from "../composition/service-sets";
+import type * as SERVICE_SETS from "../composition/service-sets";
 import { attemptKeyOf } from "../core/order-id";
 import { receiptOf } from "../core/receipts";
 
 /** GET /v1/charges/{id}/receipt: the gateway's receipt page of the charge's transaction. */
-export function getReceipt(
+export function run(
   request: HttpRequest,
   services: ServicesOf<typeof SERVICE_SETS.receipts>,
 ): Promise<HttpResult> {
@@ -20,6 +19,3 @@ export function getReceipt(
     return receiptAnswer(id, await receiptOf(charge, services));
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.receipts, getReceipt);
-export const handler = lambdaHandler(definition);

@@ -1,13 +1,12 @@
 import { chargeListAnswer } from "../api/answers";
 import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { subscriptionIdParams } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
-import * as SERVICE_SETS from "../composition/service-sets";
+import type * as SERVICE_SETS from "../composition/service-sets";
 import { listCharges as list } from "../core/charge-list";
 
 /** GET /v1/subscriptions/{id}/charges: scheduled and ad hoc lines, oldest first. */
-export function listCharges(
+export function run(
   request: HttpRequest,
   services: ServicesOf<typeof SERVICE_SETS.queries>,
 ): Promise<HttpResult> {
@@ -16,6 +15,3 @@ export function listCharges(
     return chargeListAnswer(await list(id, services));
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.queries, listCharges);
-export const handler = lambdaHandler(definition);

@@ -2,16 +2,15 @@ import { subscriptionListAnswer } from "../api/answers";
 import { ApiError } from "../api/errors";
 import { type HttpRequest, type HttpResult, queryOf, serve } from "../api/http";
 import { listSubscriptionsQuery } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
-import * as SERVICE_SETS from "../composition/service-sets";
+import type * as SERVICE_SETS from "../composition/service-sets";
 import { InvalidCursorError } from "../core/ports";
 
 /** Subscriptions on a page when the caller names no limit. */
 const DEFAULT_LIMIT = 20;
 
 /** GET /v1/subscriptions?status=&external_id=&limit=&cursor=: one page, from indexes. */
-export function listSubscriptions(
+export function run(
   request: HttpRequest,
   services: ServicesOf<typeof SERVICE_SETS.queries>,
 ): Promise<HttpResult> {
@@ -26,6 +25,3 @@ export function listSubscriptions(
     }
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.queries, listSubscriptions);
-export const handler = lambdaHandler(definition);

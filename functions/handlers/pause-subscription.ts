@@ -2,15 +2,10 @@ import { changeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { pauseSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { type ChangeDeps, pauseSubscription as pause } from "../core/subscription-changes";
 
 /** POST /v1/subscriptions/{id}/pause: no charges until resumed, or until `resume_at`. */
-export function pauseSubscription(
-  request: HttpRequest,
-  services: ChangeDeps & IdempotencyServices,
-): Promise<HttpResult> {
+export function run(request: HttpRequest, services: ChangeDeps & IdempotencyServices): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
     const body = bodyOf(request, pauseSubscriptionBody);
@@ -19,6 +14,3 @@ export function pauseSubscription(
     );
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.merchantApiChanges, pauseSubscription);
-export const handler = lambdaHandler(definition);

@@ -1,8 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { parseChargeMessage } from "../adapters/sqs-charge-queue";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { processChargeMessage } from "../core/charge-engine";
 import {
   CHARGE_METRICS,
@@ -20,10 +18,7 @@ type ChargeWorkerServices = Parameters<typeof observeCharges>[0] & { readonly co
  * its own backoff, which takes a ChangeMessageVisibility per record; processSqsRecords does that (and validates each
  * record) and is the same code the local poller runs, so local mode and Lambda retry alike.
  */
-export async function processCharges(
-  event: SQSEvent,
-  services: ChargeWorkerServices,
-): Promise<SQSBatchResponse> {
+export async function run(event: SQSEvent, services: ChargeWorkerServices): Promise<SQSBatchResponse> {
   const counts = new MetricCounts([...CHARGE_METRICS, ...MESSAGE_METRICS]);
   const deps = observeCharges(services, counts);
   const outcome = await processSqsRecords(event.Records, {
@@ -35,6 +30,3 @@ export async function processCharges(
   counts.putInto(metrics);
   return { batchItemFailures: outcome.batchItemFailures };
 }
-
-export const definition = defineHandler(SERVICE_SETS.chargeWorker, processCharges);
-export const handler = lambdaHandler(definition);

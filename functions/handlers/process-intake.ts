@@ -1,7 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake";
 import { parseIntakeMessage } from "../core/intake-messages";
 import { MetricCounts, reportQueueResults } from "../runtime/charge-metrics";
@@ -51,10 +49,7 @@ export type IntakeWorkerServices = IntakeDeps & { readonly consumer: QueueConsum
  * The intake processor (SQS, ReportBatchItemFailures): each message's kind decides what it changes (core/intake.ts);
  * transient trouble is retried through the queue with backoff, as the charge worker does, up to the DLQ.
  */
-export async function processIntake(
-  event: SQSEvent,
-  services: IntakeWorkerServices,
-): Promise<SQSBatchResponse> {
+export async function run(event: SQSEvent, services: IntakeWorkerServices): Promise<SQSBatchResponse> {
   const counts = new MetricCounts(INTAKE_METRICS);
   const outcome = await processSqsRecords(event.Records, {
     ...services.consumer,
@@ -75,6 +70,3 @@ export async function processIntake(
   counts.putInto(metrics);
   return { batchItemFailures: outcome.batchItemFailures };
 }
-
-export const definition = defineHandler(SERVICE_SETS.intakeWorker, processIntake);
-export const handler = lambdaHandler(definition);

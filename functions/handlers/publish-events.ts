@@ -1,8 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
 import { outboxAdditionsOf } from "../adapters/dynamodb-outbox";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { deliverEvents, type EventDeliveryDeps } from "../core/event-delivery";
 import { MetricCounts } from "../runtime/charge-metrics";
 import { metrics } from "../runtime/observability";
@@ -14,7 +12,7 @@ const DELIVERY_METRICS = ["EventsDelivered", "EventDeliveriesFailed"] as const;
  * and marked delivered. A record that fails is reported (Powertools' batch processor, ReportBatchItemFailures):
  * Lambda retries from it, in order, and after its last retry the outbox sweep delivers what is still pending.
  */
-export async function publishEvents(
+export async function run(
   event: DynamoDBStreamEvent,
   services: EventDeliveryDeps,
 ): Promise<DynamoDBBatchResponse> {
@@ -39,6 +37,3 @@ export async function publishEvents(
     counts.putInto(metrics);
   }
 }
-
-export const definition = defineHandler(SERVICE_SETS.eventDelivery, publishEvents);
-export const handler = lambdaHandler(definition);

@@ -1,7 +1,5 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import {
   type GatewayWebhookDeps,
   receiveGatewayWebhook as receive,
@@ -21,7 +19,7 @@ const METRIC = {
  * de-duplication, then the documented reply — {"rescode":"0000","resmsg":"Success"} (200) for a valid or already
  * seen delivery, {"rescode":"XXXX","resmsg":"signature_fail"} (401) for anything unsigned, tampered or stale.
  */
-export async function receiveGatewayWebhook(
+export async function run(
   request: HttpRequest,
   services: GatewayWebhookDeps,
 ): Promise<APIGatewayProxyStructuredResultV2> {
@@ -32,6 +30,3 @@ export async function receiveGatewayWebhook(
     logger.error("signed gateway webhook unreadable", { reason: receipt.reason });
   return jsonReply(receipt.kind === "rejected" ? 401 : 200, receipt.reply);
 }
-
-export const definition = defineHandler(SERVICE_SETS.gatewayWebhook, receiveGatewayWebhook);
-export const handler = lambdaHandler(definition);

@@ -1,8 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
-import * as SERVICE_SETS from "../composition/service-sets";
+import type * as SERVICE_SETS from "../composition/service-sets";
 import { PARTNER_SUCCESS_CODE } from "../gateway/schemas/partner";
 import { partnerEventIntake } from "../inbound/gateway-notices";
 import { type HttpRequest, jsonBodyOf, jsonReply } from "../runtime/http-event";
@@ -14,7 +13,7 @@ const received = () => jsonReply(200, { code: PARTNER_SUCCESS_CODE, message: "Su
  * POST /webhooks/partner: a PAYMENT_COMPLETED event is queued as a hint (no signature is documented, so nothing
  * in it is trusted: process-intake confirms it by retrieve); other event types are acknowledged and dropped.
  */
-export async function receivePartnerEvent(
+export async function run(
   request: HttpRequest,
   services: ServicesOf<typeof SERVICE_SETS.intakeReceiver>,
 ): Promise<APIGatewayProxyStructuredResultV2> {
@@ -33,6 +32,3 @@ export async function receivePartnerEvent(
   metrics.addMetric("PartnerEventsQueued", MetricUnit.Count, 1);
   return received();
 }
-
-export const definition = defineHandler(SERVICE_SETS.intakeReceiver, receivePartnerEvent);
-export const handler = lambdaHandler(definition);

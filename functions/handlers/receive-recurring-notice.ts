@@ -1,8 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
-import * as SERVICE_SETS from "../composition/service-sets";
+import type * as SERVICE_SETS from "../composition/service-sets";
 import { recurringNoticeIntake } from "../core/intake-messages";
 import { webhookAckReply } from "../gateway/webhook-signature";
 import { sameSecret } from "../inbound/same-secret";
@@ -14,7 +13,7 @@ import { logger, metrics } from "../runtime/observability";
  * token is not its plan's secret is a 404 before anything is queued or asked; otherwise our subscription and the
  * gateway's order are queued, and process-intake confirms the charge by retrieve.
  */
-export async function receiveRecurringNotice(
+export async function run(
   request: HttpRequest,
   services: ServicesOf<typeof SERVICE_SETS.recurringNoticeReceiver>,
 ): Promise<APIGatewayProxyStructuredResultV2> {
@@ -37,6 +36,3 @@ function refused(status: number, reason: string, body: object): APIGatewayProxyS
   logger.warn("recurring notice refused", { reason });
   return jsonReply(status, body);
 }
-
-export const definition = defineHandler(SERVICE_SETS.recurringNoticeReceiver, receiveRecurringNotice);
-export const handler = lambdaHandler(definition);

@@ -1,8 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
-import * as SERVICE_SETS from "../composition/service-sets";
+import type * as SERVICE_SETS from "../composition/service-sets";
 import { statusCallbackIntake } from "../core/intake-messages";
 import { webhookAckReply } from "../gateway/webhook-signature";
 import { callbackQueryOf, type HttpRequest, jsonReply } from "../runtime/http-event";
@@ -12,7 +11,7 @@ import { logger, metrics } from "../runtime/observability";
  * GET|POST /webhooks/status (the payment window's status_url). Queues the query string untouched and answers at
  * once; nothing changes here: process-intake verifies it with the gateway first.
  */
-export async function receiveStatusCallback(
+export async function run(
   request: HttpRequest,
   services: ServicesOf<typeof SERVICE_SETS.intakeReceiver>,
 ): Promise<APIGatewayProxyStructuredResultV2> {
@@ -30,6 +29,3 @@ export async function receiveStatusCallback(
   metrics.addMetric("StatusCallbacksQueued", MetricUnit.Count, 1);
   return jsonReply(200, webhookAckReply());
 }
-
-export const definition = defineHandler(SERVICE_SETS.intakeReceiver, receiveStatusCallback);
-export const handler = lambdaHandler(definition);

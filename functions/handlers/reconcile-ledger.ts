@@ -1,7 +1,6 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
-import * as SERVICE_SETS from "../composition/service-sets";
+import type * as SERVICE_SETS from "../composition/service-sets";
 import {
   previousDay,
   type ReconciliationReport,
@@ -20,7 +19,7 @@ const asksForPeriod = (event: unknown) =>
  * names. Puts ReconciliationMismatches (alarm when > 0), logs one line per mismatch (ids and amounts) and returns
  * the report. Fails the invocation when the gateway cannot answer.
  */
-export async function reconcileLedger(
+export async function run(
   event: unknown,
   services: ServicesOf<typeof SERVICE_SETS.reconciliation>,
 ): Promise<ReconciliationReport> {
@@ -45,6 +44,3 @@ export async function reconcileLedger(
   });
   return report;
 }
-
-export const definition = defineHandler(SERVICE_SETS.reconciliation, reconcileLedger);
-export const handler = lambdaHandler(definition);

@@ -1,6 +1,4 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import {
   type PartnerTokenRefreshDeps,
   type PartnerTokenRefreshReport,
@@ -13,7 +11,7 @@ import { scheduledEventSchema } from "../runtime/scheduled-event";
  * Scheduled every 6 h: keeps a partner access token with time left in Secrets Manager for every reader. The
  * PartnerTokenHoursLeft metric is put even when the refresh fails, so an alarm below 2 h sees what readers see.
  */
-export async function refreshPartnerToken(
+export async function run(
   event: unknown,
   services: PartnerTokenRefreshDeps,
 ): Promise<PartnerTokenRefreshReport> {
@@ -24,6 +22,3 @@ export async function refreshPartnerToken(
   logger.info("partner token checked", { ...invocation, ...report });
   return report;
 }
-
-export const definition = defineHandler(SERVICE_SETS.partnerToken, refreshPartnerToken);
-export const handler = lambdaHandler(definition);

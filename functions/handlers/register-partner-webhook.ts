@@ -1,5 +1,3 @@
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import {
   ensurePartnerWebhook,
   type PartnerWebhookSetup,
@@ -12,16 +10,10 @@ import { scheduledEventSchema } from "../runtime/scheduled-event";
  * After each deploy (a CDK trigger) and daily: the merchant's PAYMENT_COMPLETED subscription to
  * <PUBLIC_WEBHOOK_BASE_URL>/partner exists and is active. Idempotent.
  */
-export async function registerPartnerWebhook(
-  event: unknown,
-  services: PartnerWebhookSetupDeps,
-): Promise<PartnerWebhookSetup> {
+export async function run(event: unknown, services: PartnerWebhookSetupDeps): Promise<PartnerWebhookSetup> {
   const invocation = scheduledEventSchema.parse(event);
   const setup = await ensurePartnerWebhook(services);
   if (setup.kind === "failed") throw new Error(`partner webhook set-up failed: ${setup.reason}`);
   logger.info("partner webhook checked", { ...invocation, ...setup, endpointUrl: services.endpointUrl });
   return setup;
 }
-
-export const definition = defineHandler(SERVICE_SETS.partnerWebhook, registerPartnerWebhook);
-export const handler = lambdaHandler(definition);

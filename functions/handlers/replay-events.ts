@@ -1,6 +1,5 @@
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
 import type { ServicesOf } from "../composition/service-set";
-import * as SERVICE_SETS from "../composition/service-sets";
+import type * as SERVICE_SETS from "../composition/service-sets";
 import {
   eventLogQueryOf,
   eventLogRequestSchema,
@@ -14,7 +13,7 @@ import { parseFields } from "../shared/zod-fields";
  * Invoked by the ops CLI (`billing events replay`): re-publishes the logged events of one subscription, or of a time
  * range, to the bus under their own event_ids, and answers how many.
  */
-export async function replayEventsHandler(
+export async function run(
   event: unknown,
   services: ServicesOf<typeof SERVICE_SETS.eventDelivery>,
 ): Promise<ReplayReport> {
@@ -23,6 +22,3 @@ export async function replayEventsHandler(
   logger.info("events replayed", { ...request, ...report });
   return report;
 }
-
-export const definition = defineHandler(SERVICE_SETS.eventDelivery, replayEventsHandler);
-export const handler = lambdaHandler(definition);

@@ -2,20 +2,12 @@ import { changeAnswer } from "../api/answers";
 import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams } from "../api/merchant-api-schemas";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { type ChangeDeps, resumeSubscription as resume } from "../core/subscription-changes";
 
 /** POST /v1/subscriptions/{id}/resume: charging again (at once when the paid period ended during the pause). */
-export function resumeSubscription(
-  request: HttpRequest,
-  services: ChangeDeps & IdempotencyServices,
-): Promise<HttpResult> {
+export function run(request: HttpRequest, services: ChangeDeps & IdempotencyServices): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
     return idempotentPost(request, services, {}, async () => changeAnswer(await resume(id, services)));
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.merchantApiChanges, resumeSubscription);
-export const handler = lambdaHandler(definition);

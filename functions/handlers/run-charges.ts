@@ -1,18 +1,13 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { type ChargeRunDeps, type ChargeRunReport, runChargeRun } from "../core/charge-run";
 import { logger, metrics } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
 
 /** Scheduled (hourly): one charge message per due subscription. */
-export async function runCharges(event: unknown, services: ChargeRunDeps): Promise<ChargeRunReport> {
+export async function run(event: unknown, services: ChargeRunDeps): Promise<ChargeRunReport> {
   const invocation = scheduledEventSchema.parse(event);
   const report = await runChargeRun(services);
   logger.info("charge run finished", { ...invocation, ...report });
   metrics.addMetric("DueSubscriptionsEnqueued", MetricUnit.Count, report.enqueued);
   return report;
 }
-
-export const definition = defineHandler(SERVICE_SETS.chargeRun, runCharges);
-export const handler = lambdaHandler(definition);

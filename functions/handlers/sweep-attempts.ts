@@ -1,5 +1,3 @@
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { type AttemptSweepDeps, type AttemptSweepReport, runAttemptSweep } from "../core/attempt-sweep";
 import { CHARGE_METRICS, MetricCounts, observeCharges } from "../runtime/charge-metrics";
 import { logger, metrics } from "../runtime/observability";
@@ -15,7 +13,7 @@ const ATTEMPT_METRICS = [
 ] as const;
 
 /** Scheduled attempt sweep: settles attempts and refunds left open past their lease through retrieve. */
-export async function sweepAttempts(event: unknown, services: AttemptSweepDeps): Promise<AttemptSweepReport> {
+export async function run(event: unknown, services: AttemptSweepDeps): Promise<AttemptSweepReport> {
   const invocation = scheduledEventSchema.parse(event);
   const counts = new MetricCounts([...CHARGE_METRICS, ...ATTEMPT_METRICS]);
   const report = await runAttemptSweep({ ...observeCharges(services, counts), queue: services.queue });
@@ -29,6 +27,3 @@ export async function sweepAttempts(event: unknown, services: AttemptSweepDeps):
   counts.putInto(metrics);
   return report;
 }
-
-export const definition = defineHandler(SERVICE_SETS.billing, sweepAttempts);
-export const handler = lambdaHandler(definition);

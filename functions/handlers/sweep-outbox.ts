@@ -1,5 +1,3 @@
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { type EventDeliveryDeps, type OutboxSweepReport, runOutboxSweep } from "../core/event-delivery";
 import type { Clock } from "../core/ports";
 import { MetricCounts } from "../runtime/charge-metrics";
@@ -7,12 +5,12 @@ import { logger, metrics } from "../runtime/observability";
 import { scheduledEventSchema } from "../runtime/scheduled-event";
 
 /** The stream delivers within seconds; an outbox pending this long is one the stream could not deliver. */
-export const OUTBOX_SWEEP_MIN_AGE_MS = 10 * 60_000;
+const OUTBOX_SWEEP_MIN_AGE_MS = 10 * 60_000;
 
 const SWEEP_METRICS = ["EventsDeliveredBySweep", "OutboxDeliveriesFailed"] as const;
 
 /** Scheduled outbox sweep: delivers the events the table's stream left pending (README, Events). */
-export async function sweepOutbox(
+export async function run(
   event: unknown,
   services: EventDeliveryDeps & { readonly clock: Clock },
 ): Promise<OutboxSweepReport> {
@@ -28,6 +26,3 @@ export async function sweepOutbox(
   counts.putInto(metrics);
   return report;
 }
-
-export const definition = defineHandler(SERVICE_SETS.eventDelivery, sweepOutbox);
-export const handler = lambdaHandler(definition);

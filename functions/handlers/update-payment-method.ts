@@ -3,8 +3,6 @@ import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams, updatePaymentMethodBody } from "../api/merchant-api-schemas";
 import { maskedCardOf } from "../api/views";
-import { defineHandler, lambdaHandler } from "../composition/lambda-entry";
-import * as SERVICE_SETS from "../composition/service-sets";
 import { updatePaymentMethod } from "../core/payment-method";
 import { type PaymentMethodWindowDeps, startPaymentMethodWindow } from "../core/payment-method-window";
 
@@ -13,7 +11,7 @@ import { type PaymentMethodWindowDeps, startPaymentMethodWindow } from "../core/
  * type it in. The card lives in this request's memory only: the idempotency record's digest covers the masked card,
  * never the number or CVC.
  */
-export function updatePaymentMethodRoute(
+export function run(
   request: HttpRequest,
   services: PaymentMethodWindowDeps & IdempotencyServices,
 ): Promise<HttpResult> {
@@ -33,6 +31,3 @@ export function updatePaymentMethodRoute(
     );
   });
 }
-
-export const definition = defineHandler(SERVICE_SETS.merchantApi, updatePaymentMethodRoute);
-export const handler = lambdaHandler(definition);

@@ -14,7 +14,7 @@ import type { Plan, Subscription } from "../../functions/core/model";
 import { attemptKeyOf } from "../../functions/core/order-id";
 import type { ChargeMessage, ChargeQueue } from "../../functions/core/ports";
 import { signUpWithCard } from "../../functions/core/signup";
-import { publishEvents } from "../../functions/handlers/publish-events";
+import { run as publishEvents } from "../../functions/handlers/publish-events";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import { createPrng, deriveSeed } from "../../sandbox/shared/prng";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bundleHandler } from "../../bench/handler-bundle";
 import type { ComponentName } from "../../functions/composition/service-set";
-import { BILLING_FUNCTIONS } from "../../lib/function-table";
+import { BILLING_FUNCTIONS, type FunctionName } from "../../functions/function-table";
 
 // Each function's bundle holds only its own service set's components: the AWS SDK clients it requires are exactly
 // those its components talk to. A component list that grows, or a module-scope call that esbuild cannot drop, shows
@@ -34,13 +34,13 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   apiKeyDigests: [SECRETS_MANAGER],
 };
 
-async function sdkClientsOf(handler: string): Promise<string[]> {
+async function sdkClientsOf(handler: FunctionName): Promise<string[]> {
   const { sdkPackages } = await bundleHandler(handler);
   return sdkPackages.filter((name) => name.startsWith("@aws-sdk/client-"));
 }
 
 describe("handler bundles", () => {
-  it.each(BILLING_FUNCTIONS.map((spec) => [spec.handler, spec] as const))(
+  it.each(BILLING_FUNCTIONS.map((spec) => [spec.name, spec] as const))(
     "%s requires the SDK clients of its service set's components, and no other",
     async (handler, spec) => {
       const expected = [

@@ -1,25 +1,27 @@
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { hashApiKey } from "../../functions/api/api-key";
 import { attemptKeyOf } from "../../functions/core/order-id";
-import { definition as adjustSubscription } from "../../functions/handlers/adjust-subscription";
-import { definition as authorizeMerchant } from "../../functions/handlers/authorize-merchant";
-import { definition as cancelSubscription } from "../../functions/handlers/cancel-subscription";
-import { definition as createCharge } from "../../functions/handlers/create-charge";
-import { definition as createCheckout } from "../../functions/handlers/create-checkout";
-import { definition as createRefund } from "../../functions/handlers/create-refund";
-import { definition as createSubscription } from "../../functions/handlers/create-subscription";
-import { definition as getOpenApi } from "../../functions/handlers/get-openapi";
-import { definition as getReceipt } from "../../functions/handlers/get-receipt";
-import { definition as getSubscription } from "../../functions/handlers/get-subscription";
-import { definition as listCharges } from "../../functions/handlers/list-charges";
-import { definition as listSubscriptions } from "../../functions/handlers/list-subscriptions";
-import { definition as pauseSubscription } from "../../functions/handlers/pause-subscription";
-import { definition as resumeSubscription } from "../../functions/handlers/resume-subscription";
-import { definition as updatePaymentMethod } from "../../functions/handlers/update-payment-method";
-import { definition as updateSubscription } from "../../functions/handlers/update-subscription";
+import { functionNamed } from "../../functions/function-table";
 import { BillingStack } from "../../local/billing-stack";
 import { TestContainer } from "./handler-env";
 import { type ApiCall, apiGateway } from "./merchant-api";
+
+const adjustSubscription = functionNamed("adjust-subscription");
+const authorizeMerchant = functionNamed("authorize-merchant");
+const cancelSubscription = functionNamed("cancel-subscription");
+const createCharge = functionNamed("create-charge");
+const createCheckout = functionNamed("create-checkout");
+const createRefund = functionNamed("create-refund");
+const createSubscription = functionNamed("create-subscription");
+const getOpenApi = functionNamed("get-openapi");
+const getReceipt = functionNamed("get-receipt");
+const getSubscription = functionNamed("get-subscription");
+const listCharges = functionNamed("list-charges");
+const listSubscriptions = functionNamed("list-subscriptions");
+const pauseSubscription = functionNamed("pause-subscription");
+const resumeSubscription = functionNamed("resume-subscription");
+const updatePaymentMethod = functionNamed("update-payment-method");
+const updateSubscription = functionNamed("update-subscription");
 
 /** API Gateway in front of the merchant API's functions (wrapped handlers) in a container of the test's stack. */
 export const deployedMerchantApi = (container: TestContainer) =>

@@ -5,16 +5,18 @@ import type {
   SQSBatchResponse,
 } from "aws-lambda";
 import { deleteBatch } from "../../functions/adapters/sqs-poller";
-import { definition as processIntake } from "../../functions/handlers/process-intake";
-import { definition as receiveGatewayWebhook } from "../../functions/handlers/receive-gateway-webhook";
-import { definition as receivePartnerEvent } from "../../functions/handlers/receive-partner-event";
-import { definition as receiveRecurringNotice } from "../../functions/handlers/receive-recurring-notice";
-import { definition as receiveStatusCallback } from "../../functions/handlers/receive-status-callback";
+import { functionNamed } from "../../functions/function-table";
 import { apiGatewayEvent, type HttpRequestShape } from "../../local/api-gateway-event";
 import { stubContext } from "../../local/lambda-context";
 import { receiveLambdaEvent } from "../../local/sqs-lambda-event";
 import type { TestContainer } from "./handler-env";
 import { type RecordedRequest, type RecordingServer, startRecordingServer } from "./recording-server";
+
+const processIntake = functionNamed("process-intake");
+const receiveGatewayWebhook = functionNamed("receive-gateway-webhook");
+const receivePartnerEvent = functionNamed("receive-partner-event");
+const receiveRecurringNotice = functionNamed("receive-recurring-notice");
+const receiveStatusCallback = functionNamed("receive-status-callback");
 
 // Our webhook routes as API Gateway (HTTP API, payload 2.0) would invoke them: a real HTTP server the sandbox
 // delivers to, each request turned into the v2 event and passed to the wrapped Lambda handler, whose reply goes

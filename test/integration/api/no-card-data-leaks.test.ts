@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { basicAuthorization } from "../../../functions/gateway/context";
-import { processCharges } from "../../../functions/handlers/process-charges";
+import { run as processCharges } from "../../../functions/handlers/process-charges";
 import { metrics } from "../../../functions/runtime/observability";
 import { BillingStack } from "../../../local/billing-stack";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";

@@ -1,14 +1,18 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Composition } from "../../../functions/composition/compose";
+import { lambdaHandler } from "../../../functions/composition/lambda-entry";
 import { createRuntime, type Runtime } from "../../../functions/composition/runtime";
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
-import { handler as getSubscription } from "../../../functions/handlers/get-subscription";
+import { functionNamed } from "../../../functions/function-table";
 import { logger } from "../../../functions/runtime/observability";
 import { apiGatewayEvent } from "../../../local/api-gateway-event";
 import { BillingStack, gatewaySecretOf } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { captureOutput } from "../../support/handler-env";
+
+// What the function's generated entry exports (lib/lambda-bundling.ts): its row over the container's composition.
+const getSubscription = lambdaHandler(functionNamed("get-subscription"));
 
 /*
  * The composition root over a stack's variables, as a Lambda container composes over its environment: SDK clients on

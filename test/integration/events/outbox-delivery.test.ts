@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outboxItemKey } from "../../../functions/adapters/dynamodb-outbox";
 import { deliverEvents } from "../../../functions/core/event-delivery";
 import { cancelSubscription } from "../../../functions/core/subscription-changes";
-import { publishEvents } from "../../../functions/handlers/publish-events";
+import { run as publishEvents } from "../../../functions/handlers/publish-events";
 import { BillingStack } from "../../../local/billing-stack";
 import { SimulatedCrash } from "../../../local/crash-injection";
 import { pendingOutboxes } from "../../../local/pending-outboxes";

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
 import { errorBody, webhookAck } from "../../../functions/api/merchant-api-schemas";
+import { BILLING_FUNCTIONS } from "../../../functions/function-table";
 import {
   formatTransmissionTime,
   signWebhookBody,
   webhookHeaderNames,
 } from "../../../functions/gateway/webhook-signature";
-import { BILLING_FUNCTIONS } from "../../../lib/function-table";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
 import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
@@ -132,7 +132,7 @@ async function setup(method: string, path: string, body: unknown, headers = bear
 
 /** Every route the local HTTP API serves: the function table's HTTP triggers and the local-only routes. */
 function servedRoutes(): string[] {
-  const deployed = BILLING_FUNCTIONS.flatMap(({ trigger }) =>
+  const deployed = BILLING_FUNCTIONS.flatMap(({ trigger }): string[] =>
     trigger.kind === "http" ? trigger.routes.map((route) => `${route.method} ${route.path}`) : [],
   );
   const localOnly = MERCHANT_API_ROUTES.filter((route) => route.localOnly).map(

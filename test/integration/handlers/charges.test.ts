@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
-import { definition as processChargesDefinition } from "../../../functions/handlers/process-charges";
-import { definition as runChargesDefinition } from "../../../functions/handlers/run-charges";
+import { functionNamed } from "../../../functions/function-table";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { compareLedgers } from "../../../local/ledger-comparison";
@@ -9,6 +8,9 @@ import { approximateMessageCount } from "../../../local/sqs-emulator";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { captureOutput, TestContainer } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";
+
+const processChargesDefinition = functionNamed("process-charges");
+const runChargesDefinition = functionNamed("run-charges");
 
 const container = new TestContainer(() => stack);
 const processCharges = container.handler(processChargesDefinition);

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AD_HOC_FIRST_PERIOD } from "../../../functions/core/charge-kind";
-import { adjustSubscription } from "../../../functions/handlers/adjust-subscription";
-import { cancelSubscription } from "../../../functions/handlers/cancel-subscription";
-import { createCharge } from "../../../functions/handlers/create-charge";
-import { createCheckout } from "../../../functions/handlers/create-checkout";
-import { createRefund } from "../../../functions/handlers/create-refund";
-import { createSubscription } from "../../../functions/handlers/create-subscription";
-import { getOpenApi } from "../../../functions/handlers/get-openapi";
-import { getSubscription } from "../../../functions/handlers/get-subscription";
-import { listCharges } from "../../../functions/handlers/list-charges";
+import { run as adjustSubscription } from "../../../functions/handlers/adjust-subscription";
+import { run as cancelSubscription } from "../../../functions/handlers/cancel-subscription";
+import { run as createCharge } from "../../../functions/handlers/create-charge";
+import { run as createCheckout } from "../../../functions/handlers/create-checkout";
+import { run as createRefund } from "../../../functions/handlers/create-refund";
+import { run as createSubscription } from "../../../functions/handlers/create-subscription";
+import { run as getOpenApi } from "../../../functions/handlers/get-openapi";
+import { run as getSubscription } from "../../../functions/handlers/get-subscription";
+import { run as listCharges } from "../../../functions/handlers/list-charges";
 import { BillingStack } from "../../../local/billing-stack";
 import { type ApiCall, answerOf, apiEvent, errorOf, stackIdempotency } from "../../support/merchant-api";
 

@@ -1,7 +1,7 @@
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createSqsClient } from "../../../functions/adapters/sqs-client";
-import { processCharges } from "../../../functions/handlers/process-charges";
+import { run as processCharges } from "../../../functions/handlers/process-charges";
 import { logger, metrics } from "../../../functions/runtime/observability";
 import { dueSubscription, fakeChargeServices } from "../../support/fake-billing";
 import { spyOnMetrics } from "../../support/metric-spy";

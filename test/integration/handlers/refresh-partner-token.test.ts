@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { definition as refreshPartnerTokenDefinition } from "../../../functions/handlers/refresh-partner-token";
+import { functionNamed } from "../../../functions/function-table";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { captureOutput, TestContainer } from "../../support/handler-env";
+
+const refreshPartnerTokenDefinition = functionNamed("refresh-partner-token");
 
 const container = new TestContainer(() => stack);
 const refreshPartnerToken = container.handler(refreshPartnerTokenDefinition);

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChargeAttempt } from "../../../functions/core/model";
 import { orderIdFor } from "../../../functions/core/order-id";
-import { definition as sweepAttemptsDefinition } from "../../../functions/handlers/sweep-attempts";
+import { functionNamed } from "../../../functions/function-table";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { drainQueue } from "../../../local/sqs-emulator";
 import { captureOutput, TestContainer } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";
+
+const sweepAttemptsDefinition = functionNamed("sweep-attempts");
 
 const container = new TestContainer(() => stack);
 const sweepAttempts = container.handler(sweepAttemptsDefinition);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
 import type { ChargeAttempt } from "../../../functions/core/model";
+import { functionNamed } from "../../../functions/function-table";
 import {
   formatTransmissionTime,
   signWebhookBody,
   webhookHeaderNames,
 } from "../../../functions/gateway/webhook-signature";
-import { definition as processIntakeDefinition } from "../../../functions/handlers/process-intake";
 import { webhookDedupKey } from "../../../functions/inbound/gateway-webhook-receipt";
 import { BillingStack } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";
@@ -23,6 +23,8 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../../support/webhook-receiver";
+
+const processIntakeDefinition = functionNamed("process-intake");
 
 const container = new TestContainer(() => stack);
 const processIntake = container.handler(processIntakeDefinition);

@@ -3,8 +3,7 @@ import { deleteBatch } from "../../../functions/adapters/sqs-poller";
 import { type Checkout, type CheckoutDeps, startCheckout } from "../../../functions/core/checkout";
 import { processIntakeMessage, STATUS_URL_GRACE_MS } from "../../../functions/core/intake";
 import { type IntakeMessage, parseIntakeMessage } from "../../../functions/core/intake-messages";
-import { definition as processIntakeDefinition } from "../../../functions/handlers/process-intake";
-import { definition as registerPartnerWebhookDefinition } from "../../../functions/handlers/register-partner-webhook";
+import { functionNamed } from "../../../functions/function-table";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
@@ -16,6 +15,9 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../../support/webhook-receiver";
+
+const processIntakeDefinition = functionNamed("process-intake");
+const registerPartnerWebhookDefinition = functionNamed("register-partner-webhook");
 
 const container = new TestContainer(() => stack);
 const processIntake = container.handler(processIntakeDefinition);

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processIntakeMessage } from "../../../functions/core/intake";
 import { refundCharge } from "../../../functions/core/refunds";
+import { functionNamed } from "../../../functions/function-table";
 import { gatewayDate } from "../../../functions/gateway/calendar";
-import { definition as reconcileLedgerDefinition } from "../../../functions/handlers/reconcile-ledger";
 import { BillingStack } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";
 import { renewAt, signUpMany } from "../../support/billing-scenarios";
 import { captureOutput, TestContainer } from "../../support/handler-env";
 import { callSandbox } from "../../support/sandbox-gateway";
+
+const reconcileLedgerDefinition = functionNamed("reconcile-ledger");
 
 const container = new TestContainer(() => stack);
 const reconcileLedger = container.handler(reconcileLedgerDefinition);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../../../functions/api/api-key";
-import { authorizeMerchant } from "../../../functions/handlers/authorize-merchant";
+import { run as authorizeMerchant } from "../../../functions/handlers/authorize-merchant";
 import { authorizerEvent } from "../../../local/api-gateway-event";
 import { captureOutput } from "../../support/handler-env";
 import { apiEvent } from "../../support/merchant-api";

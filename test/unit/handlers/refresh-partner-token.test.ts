@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { GatewayOutcome } from "../../../functions/core/outcome";
 import type { PartnerTokenRefreshDeps } from "../../../functions/core/partner-token-refresh";
 import type { PartnerToken } from "../../../functions/gateway/partner-token";
-import { refreshPartnerToken } from "../../../functions/handlers/refresh-partner-token";
+import { run as refreshPartnerToken } from "../../../functions/handlers/refresh-partner-token";
 import { metrics } from "../../../functions/runtime/observability";
 import { scheduledEvent } from "../../../local/lambda-context";
 import { spyOnMetrics } from "../../support/metric-spy";

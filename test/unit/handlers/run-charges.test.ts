@@ -2,11 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compose } from "../../../functions/composition/compose";
 import { composedHandler } from "../../../functions/composition/lambda-entry";
 import { createRuntime } from "../../../functions/composition/runtime";
-import { definition, runCharges } from "../../../functions/handlers/run-charges";
+import { functionNamed } from "../../../functions/function-table";
+import { run as runCharges } from "../../../functions/handlers/run-charges";
 import { metrics } from "../../../functions/runtime/observability";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { dueSubscription, fakeChargeServices } from "../../support/fake-billing";
 import { spyOnMetrics } from "../../support/metric-spy";
+
+const definition = functionNamed("run-charges");
 
 let recorded: ReturnType<typeof spyOnMetrics>;
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChargeAttempt } from "../../../functions/core/model";
-import { sweepAttempts } from "../../../functions/handlers/sweep-attempts";
+import { run as sweepAttempts } from "../../../functions/handlers/sweep-attempts";
 import { metrics } from "../../../functions/runtime/observability";
 import { scheduledEvent } from "../../../local/lambda-context";
 import { dueSubscription, fakeChargeServices, START } from "../../support/fake-billing";

@@ -1,0 +1,93 @@
+import type { ComponentName } from "../functions/composition/service-set";
+import type { AnyFunctionSpec, QueueName } from "../functions/function-table";
+import type { BillingFunction, QueueAccess, TableAccess } from "./billing-function";
+import type { BillingConfig } from "./config";
+import type { BillingStatefulResources } from "./stateful-stack";
+
+/** What a bind may draw on: the stateful resources, the configuration, and where our webhooks are reached. */
+export interface BindContext {
+  readonly resources: BillingStatefulResources;
+  readonly config: BillingConfig;
+  readonly webhookBaseUrl: string;
+}
+
+/** Sets one group of a function's variables together with the grants they need. */
+export type Bind = (fn: BillingFunction, context: BindContext) => void;
+
+const tableOf =
+  (access: TableAccess): Bind =>
+  (fn, { resources }) =>
+    fn.bindTable(resources.table, resources.tableIndexes, access);
+
+const queueOf =
+  (name: QueueName, access: QueueAccess): Bind =>
+  (fn, { resources }) =>
+    name === "charge"
+      ? fn.bindQueue("CHARGE_QUEUE_URL", resources.chargeQueue.queue, access)
+      : fn.bindQueue("INTAKE_QUEUE_URL", resources.intakeQueue.queue, access);
+
+/** The binds every function in the table is made of. */
+export const bind = {
+  table: tableOf("readWrite"),
+  tableRead: tableOf("read"),
+  chargeQueueSend: queueOf("charge", "send"),
+  chargeQueueConsume: queueOf("charge", "consume"),
+  intakeQueueSend: queueOf("intake", "send"),
+  intakeQueueConsume: queueOf("intake", "consume"),
+  eventBus: ((fn, { resources }) => fn.bindEventBus(resources.eventBus)) satisfies Bind,
+  gateway: ((fn, { resources, config }) => {
+    fn.bindGateway(resources.secrets.gateway, config.gatewayUrls);
+    if (config.gatewayRebillEndpoint !== undefined) {
+      fn.bindSetting("GATEWAY_REBILL_ENDPOINT", config.gatewayRebillEndpoint);
+    }
+  }) satisfies Bind,
+  // A partner API caller may refresh the JWT (one forced refresh on AUTH_3001) and store it.
+  partnerToken: ((fn, { resources }) =>
+    fn.bindSecret("PARTNER_TOKEN_SECRET_ARN", resources.secrets.partnerToken, "readWrite")) satisfies Bind,
+  webhookSecrets: ((fn, { resources, config }) => {
+    fn.bindSecret("WEBHOOK_SECRETS_ARN", resources.secrets.webhook, "read");
+    if (config.webhookHeaderPrefix !== undefined) {
+      fn.bindSetting("WEBHOOK_HEADER_PREFIX", config.webhookHeaderPrefix);
+    }
+  }) satisfies Bind,
+  merchantApiKeys: ((fn, { resources }) =>
+    fn.bindSecret(
+      "MERCHANT_API_KEY_HASH_SECRET_ARN",
+      resources.secrets.merchantApiKey,
+      "read",
+    )) satisfies Bind,
+  webhookBaseUrl: ((fn, { webhookBaseUrl }) =>
+    fn.bindSetting("PUBLIC_WEBHOOK_BASE_URL", webhookBaseUrl)) satisfies Bind,
+  chargePolicy: ((fn, { config }) => {
+    if (config.chargePolicy !== undefined)
+      fn.bindSetting("CHARGE_POLICY", JSON.stringify(config.chargePolicy));
+  }) satisfies Bind,
+};
+
+/** What each component of the composition needs of the stack: its variables with their grants. */
+export const COMPONENT_BINDS = {
+  clock: [],
+  ids: [],
+  repository: [bind.table],
+  readRepository: [bind.tableRead],
+  ledger: [bind.tableRead],
+  idempotency: [bind.table],
+  chargeQueue: [bind.chargeQueueSend],
+  chargeQueueConsumer: [bind.chargeQueueConsume],
+  intakeQueue: [bind.intakeQueueSend],
+  intakeQueueConsumer: [bind.intakeQueueConsume],
+  events: [bind.eventBus],
+  gateway: [bind.gateway],
+  gatewayTransactions: [bind.gateway],
+  partnerWebhooks: [bind.gateway, bind.partnerToken],
+  partnerTokenRefresher: [bind.gateway, bind.partnerToken],
+  webhookUrls: [bind.webhookBaseUrl],
+  policy: [bind.chargePolicy],
+  webhookSecrets: [bind.webhookSecrets],
+  apiKeyDigests: [bind.merchantApiKeys],
+} satisfies Record<ComponentName, readonly Bind[]>;
+
+/** A function's binds: those of its service set's components, each once. */
+export function bindsOf(spec: AnyFunctionSpec): readonly Bind[] {
+  return [...new Set(spec.services.components.flatMap((name) => COMPONENT_BINDS[name]))];
+}
