@@ -1,11 +1,23 @@
-import type { EventDeliveryDeps } from "../functions/core/event-delivery";
+import type { z } from "zod";
+import {
+  type Component,
+  type Composition,
+  chargeQueue,
+  events,
+  gateway,
+  repository,
+} from "../functions/composition/compose";
 import { attemptKeyOf } from "../functions/core/order-id";
-import type { BillingRepository, ChargeGateway, ChargeQueue } from "../functions/core/ports";
+import type { BillingRepository, ChargeGateway } from "../functions/core/ports";
 
 /** What a worker process dying mid-protocol looks like to the code around it: the call throws, nothing after runs. */
 export class SimulatedCrash extends Error {
   override readonly name = "SimulatedCrash";
 }
+
+/** A crash as the code around a handler sees it: the middleware logs it and rethrows a redacted error of its name. */
+export const isSimulatedCrash = (error: unknown): boolean =>
+  error instanceof Error && error.name === "SimulatedCrash";
 
 function subscriptionOf(orderId: string): string | undefined {
   return attemptKeyOf(orderId)?.subscription_id;
@@ -64,14 +76,43 @@ export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 const CLOSING_STATUSES: readonly string[] = ["succeeded", "declined", "failed", "voided"];
 
-interface CrashableDeps {
-  readonly repository: BillingRepository;
-  readonly gateway: ChargeGateway;
+/** One component of a composition, and what wraps what it builds. */
+export interface Decoration<T> {
+  readonly component: Component<string, z.ZodObject, T>;
+  readonly decorate: (built: Awaited<T>) => Awaited<T>;
+}
+
+export const decoration = <T>(
+  component: Component<string, z.ZodObject, T>,
+  decorate: (built: Awaited<T>) => Awaited<T>,
+): Decoration<T> => ({ component, decorate });
+
+// biome-ignore lint/suspicious/noExplicitAny: a decoration of a component of any type.
+export type AnyDecoration = Decoration<any>;
+
+/**
+ * A composition whose chosen components come out wrapped: the real handlers, composed over it as Lambda composes
+ * over a container's environment, then meet a repository that dies after a write or a queue that sends twice.
+ */
+export function decoratedComposition(
+  composition: Composition,
+  decorations: readonly AnyDecoration[],
+): Composition {
+  return {
+    check: (schema) => composition.check(schema),
+    get<T>(component: Component<string, z.ZodObject, T>): T {
+      const built = composition.get(component);
+      const decorate = decorations.find((candidate) => candidate.component === component)?.decorate;
+      if (decorate === undefined) return built;
+      return (built instanceof Promise ? built.then(decorate) : decorate(built)) as T;
+    },
+  };
 }
 
 /**
  * Kills the worker at random protocol steps, at `rate` per step, from a seeded stream: the same seed crashes the
  * same steps of the same run. A crash after a write leaves the write done (the process died before the next line).
+ * Each set of decorations is what one function's services meet (compose them with decoratedComposition).
  */
 export class CrashInjector {
   readonly counts = Object.fromEntries(CRASH_POINTS.map((point) => [point, 0])) as Record<CrashPoint, number>;
@@ -87,77 +128,74 @@ export class CrashInjector {
     throw new SimulatedCrash(`crashed at ${point}`);
   }
 
-  /** The charge worker's dependencies, dying between claim, call, close and advance. */
-  chargeDeps<D extends CrashableDeps>(deps: D): D {
-    const { repository, gateway } = deps;
-    // Typed as the port: a spread of the generic D would not notice a method left out here.
-    const crashingGateway: ChargeGateway = {
-      findOrder: (order) => gateway.findOrder(order),
-      findRefund: (refund) => gateway.findRefund(refund),
-      deleteToken: (tokenId) => gateway.deleteToken(tokenId),
-      refund: (request) => gateway.refund(request),
-      rebill: async (request) => {
-        this.maybeCrash("beforeCall");
-        const outcome = await gateway.rebill(request);
-        this.maybeCrash("afterCall");
-        return outcome;
-      },
-    };
-    return {
-      ...deps,
-      repository: {
-        ...repository,
+  /** The charge worker's repository and gateway, dying between claim, call, close and advance. */
+  chargeWorker(): readonly AnyDecoration[] {
+    return [
+      decoration(repository, (built) => ({
+        ...built,
         claimAttempt: async (attempt, events) => {
-          const claimed = await repository.claimAttempt(attempt, events);
+          const claimed = await built.claimAttempt(attempt, events);
           this.maybeCrash("afterClaim");
           return claimed;
         },
         updateAttempt: async (key, update) => {
-          const updated = await repository.updateAttempt(key, update);
+          const updated = await built.updateAttempt(key, update);
           if (CLOSING_STATUSES.includes(update.set.status ?? "")) this.maybeCrash("afterClose");
           return updated;
         },
         updateSubscription: async (id, update) => {
-          const updated = await repository.updateSubscription(id, update);
+          const updated = await built.updateSubscription(id, update);
           this.maybeCrash("afterAdvance");
           return updated;
         },
-      },
-      gateway: crashingGateway,
-    };
+      })),
+      decoration(gateway, (built) => ({
+        ...built,
+        payments: {
+          ...built.payments,
+          rebill: async (request) => {
+            this.maybeCrash("beforeCall");
+            const outcome = await built.payments.rebill(request);
+            this.maybeCrash("afterCall");
+            return outcome;
+          },
+        },
+      })),
+    ];
   }
 
-  /** The attempt sweep's dependencies, dying before any of its reads or writes. */
-  attemptSweepDeps<D extends CrashableDeps & { readonly queue: ChargeQueue }>(deps: D): D {
-    const { repository, gateway, queue } = deps;
+  /** The attempt sweep's repository, gateway and queue, dying before any of its reads or writes. */
+  attemptSweep(): readonly AnyDecoration[] {
     const crashing =
       <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
       (...args: A): Promise<R> => {
         this.maybeCrash("attemptSweep");
         return call(...args);
       };
-    return {
-      ...deps,
-      repository: {
-        ...repository,
-        getSubscription: crashing((id: string) => repository.getSubscription(id)),
-        updateAttempt: crashing((key, update) => repository.updateAttempt(key, update)),
-      },
-      gateway: { ...gateway, findOrder: crashing((order) => gateway.findOrder(order)) },
-      queue: { ...queue, send: crashing((messages) => queue.send(messages)) },
-    };
+    return [
+      decoration(repository, (built) => ({
+        ...built,
+        getSubscription: crashing(built.getSubscription),
+        updateAttempt: crashing(built.updateAttempt),
+      })),
+      decoration(gateway, (built) => ({
+        ...built,
+        payments: { ...built.payments, findOrder: crashing(built.payments.findOrder) },
+      })),
+      decoration(chargeQueue, (built) => ({ ...built, send: crashing(built.send) })),
+    ];
   }
 
-  /** Event delivery's dependencies, dying after the bus took the events and before their outbox is marked. */
-  deliveryDeps(deps: EventDeliveryDeps): EventDeliveryDeps {
-    return {
-      ...deps,
-      events: {
-        publish: async (events) => {
-          await deps.events.publish(events);
+  /** Event delivery's bus, dying after the bus took the events and before their outbox is marked. */
+  delivery(): readonly AnyDecoration[] {
+    return [
+      decoration(events, (built) => ({
+        ...built,
+        publish: async (published) => {
+          await built.publish(published);
           this.maybeCrash("afterPublish");
         },
-      },
-    };
+      })),
+    ];
   }
 }

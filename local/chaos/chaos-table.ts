@@ -24,6 +24,10 @@ export function chaosTable(report: ChaosReport): string {
       ["overlapping charge runs", `${report.overlappingRuns} × 2`],
       ["worker crashes", crashes.join(", ")],
       [
+        "process-charges' own metrics",
+        `ChargeSucceeded ${count(report.handlerMetrics.chargesSucceeded)}, ChargeMessagesFailed ${count(report.handlerMetrics.messagesFailed)}`,
+      ],
+      [
         "merchant requests racing the charges",
         `cancels at period end ${merchant.cancelsAtPeriodEnd}, cancels with a prorated refund ${merchant.cancelsWithRefund}, ` +
           `pauses ${merchant.pauses} (${merchant.pausesRefused} refused while charging), resumes ${merchant.resumes}, ` +

@@ -2,25 +2,30 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
 import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
-import { pollOnce, receiveBatch } from "../../functions/adapters/sqs-poller";
+import { deleteBatch, receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView } from "../../functions/api/merchant-api-schemas";
-import { runAttemptSweep } from "../../functions/core/attempt-sweep";
+import { chargeQueue } from "../../functions/composition/compose";
 import { addMonthsClamped, periodStartOf } from "../../functions/core/billing-period";
-import { processChargeMessage } from "../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
-import { runChargeRun } from "../../functions/core/charge-run";
 import { outboxEventSchema } from "../../functions/core/events";
 import type { Plan, Subscription } from "../../functions/core/model";
 import { attemptKeyOf } from "../../functions/core/order-id";
-import type { ChargeMessage, ChargeQueue } from "../../functions/core/ports";
 import { signUpWithCard } from "../../functions/core/signup";
-import { run as publishEvents } from "../../functions/handlers/publish-events";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import { createPrng, deriveSeed } from "../../sandbox/shared/prng";
 import { TEST_MERCHANT } from "../../sandbox/state/merchant-config";
-import type { BillingStack } from "../billing-stack";
-import { CrashInjector, type CrashPoint, SimulatedCrash } from "../crash-injection";
+import { type BillingStack, LOCAL_GATEWAY_TUNING } from "../billing-stack";
+import {
+  type AnyDecoration,
+  CrashInjector,
+  type CrashPoint,
+  decoratedComposition,
+  decoration,
+  isSimulatedCrash,
+} from "../crash-injection";
+import { scheduledEvent } from "../lambda-context";
+import { LambdaFunctions } from "../lambda-functions";
 import { type LeakSource, leakSecretsOf, outboxSources, scanForLeaks, stackLeakSources } from "../leak-scan";
 import { compareLedgers } from "../ledger-comparison";
 import { LocalStack } from "../local-stack";
@@ -30,6 +35,7 @@ import { pendingOutboxContents, pendingOutboxes } from "../pending-outboxes";
 import { type RealFormCounts, realFormCounts } from "../real-forms";
 import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
+import { receiveLambdaEvent } from "../sqs-lambda-event";
 import { LocalTableStream } from "../table-stream";
 import { accountForEvents, type EventAccount } from "./event-accounting";
 import { type MerchantActionCounts, MerchantActions } from "./merchant-actions";
@@ -66,6 +72,11 @@ export interface ChaosReport {
   readonly duplicateDeliveries: number;
   readonly overlappingRuns: number;
   readonly crashes: Readonly<Record<CrashPoint, number>>;
+  /**
+   * What the handlers' own metrics (their EMF records) counted: charges made, and charge messages that failed —
+   * the crashes, met inside process-charges and its middleware.
+   */
+  readonly handlerMetrics: { readonly chargesSucceeded: number; readonly messagesFailed: number };
   /** The merchant's requests racing the charge runs. */
   readonly merchantActions: MerchantActionCounts;
   readonly faults: Readonly<FaultCounts>;
@@ -112,6 +123,10 @@ const CARD_CVC = "123";
 const SIGNUP_BATCH_SPACING_MS = 8 * 3_600_000;
 const SIGNUP_BATCHES = 3;
 const SETTLE_ROUNDS = 30;
+/** A lost answer costs a worker this long; latency spikes beyond it become unknown outcomes too. */
+const CHAOS_GATEWAY_TIMEOUT_MS = 300;
+/** Records per process-charges batch (the function table's batch size). */
+const WORKER_BATCH_SIZE = 10;
 /** The merchant client's first retry delay (up to 20 times it between its 10 retries). */
 const MERCHANT_RETRY_DELAY_MS = 150;
 /** Records per publish-events batch (100 when deployed): smaller batches, more deliveries that can crash. */
@@ -186,7 +201,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const progress = options.onProgress ?? (() => undefined);
   const random = createPrng(deriveSeed(options.seed, "chaos"));
   // The real handlers take the gateway's callbacks and webhooks (status_url, chargebacks) through the intake queue;
-  // the charge queue, the charge runs and the attempt sweep are driven here, with crashes injected.
+  // the charge runs, the charge queue's worker, the attempt sweep and the table stream's publish-events are invoked
+  // here, each through its own row of the function table over a composition whose services crash (crash-injection.ts).
   const local = await LocalStack.start({
     port: 0,
     sandboxPort: 0,
@@ -195,8 +211,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     chargeWorker: false,
     start: START,
     seed: options.seed,
-    // A lost answer costs the worker this long; latency spikes beyond it become unknown outcomes too.
-    gatewayTimeoutMs: 300,
+    gatewayTimeoutMs: CHAOS_GATEWAY_TIMEOUT_MS,
     // A crashed worker's message comes back after a second, a retry after 1–2 s (real time).
     visibilityTimeoutSeconds: 1,
     policy: { retryBaseSeconds: 1, retryMaxSeconds: 2 },
@@ -211,12 +226,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     createPrng(deriveSeed(options.seed, "chaos-delivery")).next,
     options.crashRate ?? 0.01,
   );
+  const chaosTuning = { ...LOCAL_GATEWAY_TUNING, gatewayTimeoutMs: CHAOS_GATEWAY_TIMEOUT_MS };
+  const functionsWith = (...decorations: AnyDecoration[]) =>
+    new LambdaFunctions(decoratedComposition(stack.compose(chaosTuning), decorations));
+  const deliveryFunctions = functionsWith(...deliveryCrashes.delivery());
   const delivery = new LocalTableStream({
     client: dynamoDbDocumentClientOf(stack.runtime),
     tableName: stack.tableName,
     repository: stack.delivery.repository,
     batchSize: DELIVERY_BATCH_SIZE,
-    invoke: (event) => publishEvents(event, deliveryCrashes.deliveryDeps(stack.delivery)),
+    invoke: (event) => deliveryFunctions.invoke("publish-events", event),
     // A failed delivery leaves its outbox pending for the next poll; what never got out is counted at the end.
     onError: () => undefined,
   });
@@ -240,20 +259,29 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const crashes = new CrashInjector(() => random.next(), options.crashRate ?? 0.01);
     const merchant = new MerchantActions(client, () => random.next(), answers);
     let duplicateDeliveries = 0;
-    const duplicating: ChargeQueue = {
+    // Every charge message is sent twice (the charge runs', the sweep's), as at-least-once delivery may.
+    const duplicating = decoration(chargeQueue, (queue) => ({
+      ...queue,
       async send(messages) {
-        await stack.services.queue.send([...messages, ...messages]);
+        await queue.send([...messages, ...messages]);
         duplicateDeliveries += messages.length;
       },
+    }));
+    const chaosFunctions = {
+      chargeRun: functionsWith(duplicating),
+      worker: functionsWith(...crashes.chargeWorker()),
+      attemptSweep: functionsWith(...crashes.attemptSweep(), duplicating),
     };
-    const settle = () => settleEverything(local, crashes, duplicating, options.workers ?? 4);
+    const chargeRun = () =>
+      chaosFunctions.chargeRun.invoke("run-charges", scheduledEvent(stack.clock.now().toISOString()));
+    const settle = () => settleEverything(local, chaosFunctions, options.workers ?? 4);
     let revokedTokens = 0;
     let heldOutboxes: LeakSource[] = [];
     const lastAnchor = new Date(START.getTime() + (SIGNUP_BATCHES - 1) * SIGNUP_BATCH_SPACING_MS);
     for (let renewal = 1; renewal <= renewals; renewal += 1) {
       progress(`renewal ${renewal} of ${renewals}`);
       await local.setClock(new Date(addMonthsClamped(lastAnchor, renewal).getTime() + 60_000));
-      const runs = Promise.all([0, 1].map(() => runChargeRun({ ...stack.services, queue: duplicating })));
+      const runs = Promise.all([chargeRun(), chargeRun()]);
       // Mid-run, some customers' tokens are revoked at the gateway: those renewals go to past_due.
       if (renewal === 2) revokedTokens = await revokeSomeTokens(stack, ids, () => random.next());
       // The bus is down for the whole second renewal: its events wait in their outboxes.
@@ -272,7 +300,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (let day = 1; day <= dunningDays; day += 1) {
       progress(`dunning day ${day} of ${dunningDays}`);
       await local.advanceClock("P1D");
-      await runChargeRun({ ...stack.services, queue: duplicating });
+      await chargeRun();
       await settle();
     }
     progress("checking");
@@ -289,6 +317,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     });
     const invariants = await checkInvariants(stack, ids);
     output.stop();
+    const handlerMetrics = {
+      chargesSucceeded: emfTotal(output.lines(), "ChargeSucceeded"),
+      messagesFailed: emfTotal(output.lines(), "ChargeMessagesFailed"),
+    };
     const sources = [
       ...(await stackLeakSources(stack, { output: output.text(), httpBodies: answers })),
       ...heldOutboxes,
@@ -306,6 +338,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       duplicateDeliveries,
       overlappingRuns: renewals,
       crashes: { ...crashes.counts, afterPublish: deliveryCrashes.counts.afterPublish },
+      handlerMetrics,
       merchantActions: merchant.counts,
       refusedDeliveries: stack.eventBridge.refused,
       faults: stack.sandbox.faults.counters().total,
@@ -345,11 +378,23 @@ function captureJsonOutput() {
     };
   });
   return {
+    lines: (): readonly string[] => lines,
     text: () => lines.join(""),
     stop: () => {
       for (const restore of restores) restore();
     },
   };
+}
+
+/** A metric's sum over the EMF records among captured lines (a write may hold several lines). */
+function emfTotal(captured: readonly string[], metric: string): number {
+  let total = 0;
+  for (const line of captured.flatMap((chunk) => chunk.split("\n"))) {
+    if (!line.includes('"_aws"') || !line.includes(`"${metric}"`)) continue;
+    const value: unknown = JSON.parse(line)[metric];
+    if (typeof value === "number") total += value;
+  }
+  return total;
 }
 
 /**
@@ -451,20 +496,13 @@ async function revokeSomeTokens(
  */
 async function settleEverything(
   local: LocalStack,
-  crashes: CrashInjector,
-  queue: ChargeQueue,
+  functions: { readonly worker: LambdaFunctions; readonly attemptSweep: LambdaFunctions },
   workers: number,
 ): Promise<void> {
   const { stack } = local;
-  const chargeDeps = crashes.chargeDeps(stack.services);
-  const attemptSweepDeps = crashes.attemptSweepDeps({ ...stack.services, queue });
   for (let round = 0; round < SETTLE_ROUNDS; round += 1) {
     await Promise.all(
-      Array.from({ length: workers }, () =>
-        drainWaitingForInFlight(stack, (message, receiveCount) =>
-          processChargeMessage(message, receiveCount, chargeDeps),
-        ),
-      ),
+      Array.from({ length: workers }, () => drainWaitingForInFlight(stack, functions.worker)),
     );
     await local.setClock(
       new Date(local.clock.now().getTime() + DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000),
@@ -472,11 +510,16 @@ async function settleEverything(
     let open = 0;
     for (;;) {
       try {
-        const swept = await runAttemptSweep(attemptSweepDeps);
+        const swept = attemptSweepReport.parse(
+          await functions.attemptSweep.invoke(
+            "sweep-attempts",
+            scheduledEvent(stack.clock.now().toISOString()),
+          ),
+        );
         open = swept.examined + swept.refunds.examined;
         break;
       } catch (error) {
-        if (!(error instanceof SimulatedCrash)) throw error;
+        if (!isSimulatedCrash(error)) throw error;
       }
     }
     const queued = await approximateMessageCount(stack.sqs.client, stack.chargeQueue.queueUrl);
@@ -484,23 +527,33 @@ async function settleEverything(
   }
 }
 
-/** Polls until the queue holds nothing at all, waiting out messages that are invisible (crashed, retrying). */
-async function drainWaitingForInFlight(
-  stack: BillingStack,
-  handler: (message: ChargeMessage, receiveCount: number) => ReturnType<typeof processChargeMessage>,
-): Promise<void> {
+/** What the chaos run reads of the attempt sweep's answer. */
+const attemptSweepReport = z.object({
+  examined: z.number(),
+  refunds: z.object({ examined: z.number() }),
+});
+
+/**
+ * As Lambda's event source mapping: batches received from the charge queue, process-charges invoked with each, the
+ * records it did not report as failures deleted; until the queue holds nothing at all, waiting out messages that are
+ * invisible (crashed, retrying).
+ */
+async function drainWaitingForInFlight(stack: BillingStack, functions: LambdaFunctions): Promise<void> {
+  const { client } = stack.sqs;
+  const { queueUrl } = stack.chargeQueue;
   for (;;) {
-    const poll = await pollOnce({
-      client: stack.sqs.client,
-      queueUrl: stack.chargeQueue.queueUrl,
-      parse: parseChargeMessage,
-      handler,
-    });
-    if (poll.results.length > 0) continue;
-    if ((await approximateMessageCount(stack.sqs.client, stack.chargeQueue.queueUrl)) === 0) return;
+    const event = await receiveLambdaEvent(client, queueUrl, WORKER_BATCH_SIZE);
+    if (event.Records.length > 0) {
+      const response = batchResponse.parse(await functions.invoke("process-charges", event));
+      await deleteBatch(client, queueUrl, event.Records, response.batchItemFailures);
+      continue;
+    }
+    if ((await approximateMessageCount(client, queueUrl)) === 0) return;
     await sleep(100);
   }
 }
+
+const batchResponse = z.object({ batchItemFailures: z.array(z.object({ itemIdentifier: z.string() })) });
 
 async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
   const comparison = await compareLedgers(stack, ids);

@@ -12,6 +12,9 @@ describe("chaos run", () => {
     // The run must have been under fire, or it proves nothing.
     const crashes = Object.values(report.crashes).reduce((sum, count) => sum + count, 0);
     expect(crashes).toBeGreaterThan(0);
+    // …inside the real handlers: process-charges' own metrics counted its charges and the messages that crashed.
+    expect(report.handlerMetrics.chargesSucceeded).toBeGreaterThan(0);
+    expect(report.handlerMetrics.messagesFailed).toBeGreaterThan(0);
     expect(report.faults.error + report.faults.timeoutAfterCommit).toBeGreaterThan(0);
     expect(report.duplicateDeliveries).toBeGreaterThan(0);
     expect(report.charged).toBeGreaterThan(report.subscriptions);
