@@ -1,29 +1,36 @@
 import { initializeDueWatermark } from "../functions/adapters/due-index";
-import { parseChargeMessage } from "../functions/adapters/sqs-charge-queue";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
-import { pollOnce } from "../functions/adapters/sqs-poller";
-import type { RecordResult } from "../functions/adapters/sqs-work-results";
 import { type Composition, type CompositionTuning, compose } from "../functions/composition/compose";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/composition/runtime";
 import type { ServicesOf } from "../functions/composition/service-set";
 import * as SERVICE_SETS from "../functions/composition/service-sets";
-import { type AttemptSweepReport, runAttemptSweep } from "../functions/core/attempt-sweep";
-import { processChargeMessage } from "../functions/core/charge-engine";
+import type { AttemptSweepReport } from "../functions/core/attempt-sweep";
 import type { ChargePolicy } from "../functions/core/charge-policy";
-import { type ChargeRunReport, runChargeRun } from "../functions/core/charge-run";
+import type { ChargeRunReport } from "../functions/core/charge-run";
 import { EVERY_OUTBOX, type OutboxSweepReport, runOutboxSweep } from "../functions/core/event-delivery";
 import { type OutboxEvent, outboxEventSchema } from "../functions/core/events";
+import { functionNamed } from "../functions/function-table";
 import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
 import { type Sandbox, startSandbox } from "../sandbox/http/server";
 import { type Merchant, TEST_MERCHANT } from "../sandbox/state/merchant-config";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb, startDynalite } from "./dynamodb-emulator";
+import {
+  connectDynamoDb,
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  type LocalDynamoDb,
+  startDynalite,
+} from "./dynamodb-emulator";
+import { deliverBatch } from "./event-source-mapping";
 import {
   type EventBridgeStandIn,
   type PublishedEntry,
   startEventBridgeStandIn,
 } from "./eventbridge-stand-in";
+import { scheduledEvent } from "./lambda-context";
+import { LambdaFunctions } from "./lambda-functions";
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "./secrets-manager-stand-in";
 import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
+import { receiveLambdaEvent } from "./sqs-lambda-event";
 
 /** The gateway client's patience in local mode: a deployment's timeout and the quickest read retry (the sandbox answers at once). */
 export const LOCAL_GATEWAY_TUNING = { gatewayTimeoutMs: 2_000, gatewayReadRetryMinDelayMs: 10 } as const;
@@ -45,6 +52,12 @@ export interface BillingStackOptions {
   readonly sandboxPort?: number;
   /** Where dynalite keeps its data across restarts (in memory when unset). */
   readonly dataDir?: string;
+  /**
+   * A DynamoDB endpoint to use instead of dynalite, e.g. AWS's DynamoDB Local (README, Tests); each stack makes its
+   * own table there. BILLING_DYNAMODB_ENDPOINT when unset, so the whole proof (tests, local mode, the demo, the chaos
+   * run) runs on it unchanged.
+   */
+  readonly dynamoDbEndpoint?: string;
   /** The billing table's name (a fresh one when unset; give one to find a persisted table again). */
   readonly tableName?: string;
 }
@@ -55,16 +68,18 @@ export function gatewaySecretOf(merchant: Merchant) {
   return { mid, apiKey, aesKey: aesKeyHex, partnerApiKey };
 }
 
+/** Records process-charges was given, and those it reported as failures (left to come back). */
 export interface DrainReport {
   readonly processed: number;
-  readonly results: readonly RecordResult[];
+  readonly failed: number;
 }
 
 /**
- * The billing system's infrastructure on one machine: dynalite, local-aws-sqs, the Secrets Manager and EventBridge
- * stand-ins and the gateway sandbox on loopback, one shared clock, and the variables a function gets on AWS. What
- * runs on it is composed by the composition root over those variables (`compose`), as a Lambda container composes
- * over its environment; `services` is the billing core's service set of that composition.
+ * The billing system's infrastructure on one machine: dynalite (or the DynamoDB endpoint given), local-aws-sqs, the
+ * Secrets Manager and EventBridge stand-ins and the gateway sandbox on loopback, one shared clock, the variables a
+ * function gets on AWS, and the function table's functions over a composition of those variables (`functions`), as
+ * a Lambda container composes over its environment: the charge run, the attempt sweep and the charge worker are
+ * invoked through them. `services` is the billing core's service set of that composition, for reading state.
  */
 export class BillingStack {
   private constructor(
@@ -87,6 +102,8 @@ export class BillingStack {
     readonly services: ServicesOf<typeof SERVICE_SETS.billing>,
     /** What delivers the outboxes to the bus (the table's stream and its function on AWS). */
     readonly delivery: ServicesOf<typeof SERVICE_SETS.eventDelivery>,
+    /** The function table's functions over `composition`, invoked as Lambda would. */
+    readonly functions: LambdaFunctions,
     private readonly settings: {
       readonly tableName: string;
       readonly gatewaySecretArn: string;
@@ -104,7 +121,11 @@ export class BillingStack {
       seed: options.seed,
       faults: options.faults,
     });
-    const dynamo = await startDynalite({ path: options.dataDir });
+    const endpoint = options.dynamoDbEndpoint ?? process.env.BILLING_DYNAMODB_ENDPOINT;
+    const dynamo =
+      endpoint === undefined || endpoint === ""
+        ? await startDynalite({ path: options.dataDir })
+        : connectDynamoDb(endpoint);
     const sqs = await startSqs();
     const tableName = await dynamo.createBillingTable(options.tableName);
     await initializeDueWatermark(dynamo.client, tableName, sandbox.clock.now());
@@ -162,6 +183,7 @@ export class BillingStack {
       composition,
       await SERVICE_SETS.billing.from(composition),
       await SERVICE_SETS.eventDelivery.from(composition),
+      new LambdaFunctions(composition),
       settings,
     );
   }
@@ -236,31 +258,35 @@ export class BillingStack {
     return this.settings.tableName;
   }
 
+  /** The charge run, as its schedule invokes run-charges. */
   chargeRun(): Promise<ChargeRunReport> {
-    return runChargeRun(this.services);
+    return this.functions.invoker(functionNamed("run-charges"))(
+      scheduledEvent(this.clock.now().toISOString()),
+    );
   }
 
+  /** The attempt sweep, as its schedule invokes sweep-attempts. */
   attemptSweep(): Promise<AttemptSweepReport> {
-    return runAttemptSweep(this.services);
+    return this.functions.invoker(functionNamed("sweep-attempts"))(
+      scheduledEvent(this.clock.now().toISOString()),
+    );
   }
 
-  /** One poll of the charge queue by the worker: receive up to 10, process, delete the successes. */
-  pollChargeQueue() {
-    return pollOnce({
-      client: sqsClientOf(this.runtime),
-      queueUrl: this.chargeQueue.queueUrl,
-      parse: parseChargeMessage,
-      handler: (message, receiveCount) => processChargeMessage(message, receiveCount, this.services),
-    });
-  }
-
-  /** Polls until a poll finds nothing visible: messages waiting out a retry delay are left for a later drain. */
-  async drainChargeQueue(): Promise<DrainReport> {
-    const results: RecordResult[] = [];
+  /**
+   * process-charges (over this stack's composition, or another's) fed as its event source mapping feeds it, batch
+   * after batch, until a receive finds nothing visible: messages waiting out a retry delay are left for a later drain.
+   */
+  async drainChargeQueue(functions: LambdaFunctions = this.functions): Promise<DrainReport> {
+    const client = sqsClientOf(this.runtime);
+    const { queueUrl } = this.chargeQueue;
+    const invoke = functions.invoker(functionNamed("process-charges"));
+    let processed = 0;
+    let failed = 0;
     for (;;) {
-      const outcome = await this.pollChargeQueue();
-      if (outcome.results.length === 0) return { processed: results.length, results };
-      results.push(...outcome.results);
+      const event = await receiveLambdaEvent(client, queueUrl);
+      if (event.Records.length === 0) return { processed, failed };
+      processed += event.Records.length;
+      failed += (await deliverBatch(client, queueUrl, event, invoke)).failed;
     }
   }
 

@@ -15,6 +15,21 @@ const batchResponse = z.object({
   batchItemFailures: z.array(z.object({ itemIdentifier: z.string() })).default([]),
 });
 
+/**
+ * One batch as the mapping hands it over: the function invoked with it, then the records it did not report as
+ * failures deleted. Answers how many it reported; a function that throws leaves the whole batch (the caller decides).
+ */
+export async function deliverBatch(
+  client: SQSClient,
+  queueUrl: string,
+  event: SQSEvent,
+  invoke: (event: SQSEvent) => Promise<unknown>,
+): Promise<{ readonly failed: number }> {
+  const response = batchResponse.parse((await invoke(event)) ?? {});
+  await deleteBatch(client, queueUrl, event.Records, response.batchItemFailures);
+  return { failed: response.batchItemFailures.length };
+}
+
 export interface EventSourceMappingOptions {
   readonly client: SQSClient;
   readonly queueUrl: string;
@@ -105,13 +120,7 @@ export class EventSourceMapping {
 
   async #process(event: SQSEvent): Promise<void> {
     try {
-      const response = batchResponse.parse((await this.options.invoke(event)) ?? {});
-      await deleteBatch(
-        this.options.client,
-        this.options.queueUrl,
-        event.Records,
-        response.batchItemFailures,
-      );
+      await deliverBatch(this.options.client, this.options.queueUrl, event, this.options.invoke);
     } catch (error) {
       // The function failed: nothing is deleted, the batch comes back after the visibility timeout.
       this.options.onError(error);

@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
 import type { Composition } from "../functions/composition/compose";
 import { composedHandler } from "../functions/composition/lambda-entry";
-import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../functions/function-table";
+import { type AnyFunctionSpec, BILLING_FUNCTIONS, type FunctionSpec } from "../functions/function-table";
 import { invocationContext } from "./lambda-context";
 
 /** What Lambda calls: a function's run wrapped in the middleware every function shares. */
@@ -30,6 +30,13 @@ export class LambdaFunctions {
         ? [{ spec, trigger: spec.trigger as Extract<AnyFunctionSpec["trigger"], { kind: K }> }]
         : [],
     );
+  }
+
+  /** A row of the table as a typed call (its event in, its answer out), through the same middleware. */
+  invoker<E, R, S>(spec: FunctionSpec<E, R, S>): (event: E) => Promise<R> {
+    const handler = composedHandler(spec, () => this.composition);
+    return (event) =>
+      handler(event, invocationContext(spec.name, spec.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS));
   }
 
   async invoke(name: string, event: unknown): Promise<unknown> {

@@ -33,6 +33,8 @@ export interface LocalStackOptions {
   readonly apiKey?: string;
   /** dynalite's LevelDB directory (in memory when unset). */
   readonly dataDir?: string;
+  /** A DynamoDB endpoint instead of dynalite (BillingStackOptions.dynamoDbEndpoint). */
+  readonly dynamoDbEndpoint?: string;
   /** Where the shared clock starts (now by default). */
   readonly start?: Date;
   /** The clock follows the wall clock between jumps (default true); false: it moves only when told. */
@@ -123,6 +125,7 @@ export class LocalStack {
       webhookBaseUrl: `${url}/webhooks`,
       sandboxPort: options.sandboxPort,
       dataDir: options.dataDir,
+      dynamoDbEndpoint: options.dynamoDbEndpoint,
       tableName: options.dataDir === undefined ? undefined : PERSISTED_TABLE_NAME,
     });
     const apiKey = options.apiKey ?? `mk_local_${randomBytes(24).toString("base64url")}`;

@@ -28,11 +28,19 @@ const startFlags = z.object({
   sandboxPort: z.number(),
   apiKey: z.string().optional(),
   data: z.string().optional(),
+  dynamodbEndpoint: z.string().optional(),
   seed: z.number().optional(),
   faults: z.custom<FaultConfigOrSettings>().optional(),
   logLevel: z.enum(LOG_LEVELS),
   jumpResolution: z.string(),
 });
+
+/** --dynamodb-endpoint: the whole stack on another DynamoDB (e.g. DynamoDB Local) instead of dynalite. */
+export const dynamoDbEndpointOption = () =>
+  new Option(
+    "--dynamodb-endpoint <url>",
+    "a DynamoDB endpoint instead of dynalite (e.g. DynamoDB Local)",
+  ).env("BILLING_DYNAMODB_ENDPOINT");
 
 export interface StartOptions extends LocalStackOptions {
   readonly logLevel: (typeof LOG_LEVELS)[number];
@@ -63,6 +71,7 @@ export function startCommand(onStart: (options: StartOptions) => Promise<void>):
       new Option("--api-key <key>", "merchant API key (generated when unset)").env("BILLING_API_KEY"),
     )
     .option("--data <dir>", "keep DynamoDB data in this directory (in memory by default)")
+    .addOption(dynamoDbEndpointOption())
     .addOption(new Option("--seed <n>", "seed of the sandbox's randomness").argParser(seedFrom))
     .addOption(
       new Option("--faults <json>", "sandbox fault injection, e.g. '{\"errorRate\":0.1}'").argParser(faults),
@@ -75,7 +84,7 @@ export function startCommand(onStart: (options: StartOptions) => Promise<void>):
       ).default(DEFAULT_JUMP_RESOLUTION),
     )
     .action(async (flags: unknown) => {
-      const { data, ...rest } = startFlags.parse(flags);
-      await onStart({ ...rest, dataDir: data });
+      const { data, dynamodbEndpoint, ...rest } = startFlags.parse(flags);
+      await onStart({ ...rest, dataDir: data, dynamoDbEndpoint: dynamodbEndpoint });
     });
 }

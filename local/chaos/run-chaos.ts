@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
 import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
-import { deleteBatch, receiveBatch } from "../../functions/adapters/sqs-poller";
+import { receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView } from "../../functions/api/merchant-api-schemas";
 import { chargeQueue } from "../../functions/composition/compose";
 import { addMonthsClamped, periodStartOf } from "../../functions/core/billing-period";
@@ -24,6 +24,7 @@ import {
   decoration,
   isSimulatedCrash,
 } from "../crash-injection";
+import { deliverBatch } from "../event-source-mapping";
 import { scheduledEvent } from "../lambda-context";
 import { LambdaFunctions } from "../lambda-functions";
 import { type LeakSource, leakSecretsOf, outboxSources, scanForLeaks, stackLeakSources } from "../leak-scan";
@@ -544,16 +545,13 @@ async function drainWaitingForInFlight(stack: BillingStack, functions: LambdaFun
   for (;;) {
     const event = await receiveLambdaEvent(client, queueUrl, WORKER_BATCH_SIZE);
     if (event.Records.length > 0) {
-      const response = batchResponse.parse(await functions.invoke("process-charges", event));
-      await deleteBatch(client, queueUrl, event.Records, response.batchItemFailures);
+      await deliverBatch(client, queueUrl, event, (batch) => functions.invoke("process-charges", batch));
       continue;
     }
     if ((await approximateMessageCount(client, queueUrl)) === 0) return;
     await sleep(100);
   }
 }
-
-const batchResponse = z.object({ batchItemFailures: z.array(z.object({ itemIdentifier: z.string() })) });
 
 async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
   const comparison = await compareLedgers(stack, ids);

@@ -17,7 +17,7 @@ import {
 } from "../../functions/core/ports";
 
 // What every BillingRepository must do, whatever stores it: the DynamoDB repository (on dynalite, or DynamoDB Local
-// by TEST_DYNAMODB_ENDPOINT) and the in-memory one run this same suite. Storage layout, index upkeep and request
+// by BILLING_DYNAMODB_ENDPOINT) and the in-memory one run this same suite. Storage layout, index upkeep and request
 // counts are the DynamoDB tests' own.
 
 export interface ContractOptions {

@@ -1,11 +1,11 @@
 import { connectDynamoDb, type LocalDynamoDb, startDynalite } from "../../local/dynamodb-emulator";
 
 /**
- * The DynamoDB the storage and engine tests run against: the endpoint in TEST_DYNAMODB_ENDPOINT when it is set
+ * The DynamoDB the storage and engine tests run against: the endpoint in BILLING_DYNAMODB_ENDPOINT when it is set
  * (DynamoDB Local, see README "Tests"), dynalite in this process otherwise.
  */
 export function startTestDynamoDb(): Promise<LocalDynamoDb> {
-  const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  const endpoint = process.env.BILLING_DYNAMODB_ENDPOINT;
   return endpoint ? Promise.resolve(connectDynamoDb(endpoint)) : startDynalite();
 }
 
@@ -14,6 +14,6 @@ export function startTestDynamoDb(): Promise<LocalDynamoDb> {
  * ConditionalCheckFailed (ReturnValuesOnConditionCheckFailure), dynalite ignores that option, so the repository
  * reads the item back.
  */
-export const LOST_CLAIM_REQUESTS = process.env.TEST_DYNAMODB_ENDPOINT
+export const LOST_CLAIM_REQUESTS = process.env.BILLING_DYNAMODB_ENDPOINT
   ? ["PutItemCommand"]
   : ["PutItemCommand", "GetItemCommand"];

@@ -1,15 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { dynamoDbDocumentClientOf } from "../../../functions/adapters/dynamodb-client";
-import { parseChargeMessage } from "../../../functions/adapters/sqs-charge-queue";
 import { sqsClientOf } from "../../../functions/adapters/sqs-client";
-import { pollOnce } from "../../../functions/adapters/sqs-poller";
-import type { RecordResult } from "../../../functions/adapters/sqs-work-results";
 import { addMonthsClamped } from "../../../functions/core/billing-period";
-import { processChargeMessage } from "../../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import type { Subscription } from "../../../functions/core/model";
 import { BillingStack, type BillingStackOptions } from "../../../local/billing-stack";
-import { crashBeforeCommit, crashBeforeRebill } from "../../../local/crash-injection";
+import { crashBeforeCommit, crashBeforeRebill, decoratedComposition } from "../../../local/crash-injection";
+import { LambdaFunctions } from "../../../local/lambda-functions";
 import { compareLedgers } from "../../../local/ledger-comparison";
 import {
   countDynamoRequests,
@@ -76,13 +73,6 @@ function expectOneGatewayTransactionPerPeriod(stack: BillingStack, ids: readonly
   expect([...counts.values()].every((count) => count === 1)).toBe(true);
 }
 
-/** How many records ended each way (done, retry, error, malformed). */
-function kinds(results: readonly RecordResult[]): Record<string, number> {
-  const tally: Record<string, number> = {};
-  for (const { kind } of results) tally[kind] = (tally[kind] ?? 0) + 1;
-  return tally;
-}
-
 describe("exactly once under faults", () => {
   it("settles REBILLs whose answer was lost through retrieve, never by sending them again", async () => {
     const stack = await startStack({ start: START, seed: 20270410, gatewayTimeoutMs: 300 });
@@ -93,7 +83,7 @@ describe("exactly once under faults", () => {
 
     const { enqueued, drained } = await renewAt(stack, RENEWAL);
     expect(enqueued).toBe(40);
-    expect(kinds(drained.results)).toEqual({ done: 40 });
+    expect(drained).toEqual({ processed: 40, failed: 0 });
     const unknown = (await attemptsOf(stack, ids)).filter((attempt) => attempt.status === "unknown");
     const timedOut =
       stack.sandbox.faults.counters().byRoute["payments.tokenbilling.rebill"]?.timeoutAfterCommit ?? 0;
@@ -125,25 +115,16 @@ describe("exactly once under faults", () => {
     const ids = await signUpMany(stack, 12, APPROVING_CARD);
     const crashedBeforeCall = ids.slice(0, 4);
     const crashedAfterCall = ids.slice(4, 8);
-    const crashyDeps = {
-      ...stack.services,
-      gateway: crashBeforeRebill(stack.services.gateway, new Set(crashedBeforeCall)),
-      repository: crashBeforeCommit(stack.services.repository, new Set(crashedAfterCall)),
-    };
+    // process-charges over a composition whose gateway and repository crash for those subscriptions.
+    const crashing = new LambdaFunctions(
+      decoratedComposition(stack.composition, [
+        crashBeforeRebill(new Set(crashedBeforeCall)),
+        crashBeforeCommit(new Set(crashedAfterCall)),
+      ]),
+    );
     await stack.clock.set(RENEWAL);
     expect((await stack.chargeRun()).enqueued).toBe(12);
-    const results: RecordResult[] = [];
-    for (;;) {
-      const poll = await pollOnce({
-        client: stack.sqs.client,
-        queueUrl: stack.chargeQueue.queueUrl,
-        parse: parseChargeMessage,
-        handler: (message, receiveCount) => processChargeMessage(message, receiveCount, crashyDeps),
-      });
-      if (poll.results.length === 0) break;
-      results.push(...poll.results);
-    }
-    expect(kinds(results)).toEqual({ done: 4, error: 8 });
+    expect(await stack.drainChargeQueue(crashing)).toEqual({ processed: 12, failed: 8 });
 
     // Left behind: claimed attempts; the gateway has the charges of the second group only.
     const claimed = (await attemptsOf(stack, ids)).filter((attempt) => attempt.status === "pending");
@@ -156,8 +137,7 @@ describe("exactly once under faults", () => {
     await stack.clock.advance(PAST_INFLIGHT_WINDOW_MS);
     // After the call: retrieve finds the SALE and commits it. Before it: NONE voids the attempt and requeues.
     expect(await stack.attemptSweep()).toMatchObject({ examined: 8, resolved: 4, requeued: 4, deferred: 0 });
-    const drained = await stack.drainChargeQueue();
-    expect(kinds(drained.results)).toEqual({ done: 4 });
+    expect(await stack.drainChargeQueue()).toEqual({ processed: 4, failed: 0 });
 
     await expectExactlyOnce(stack, ids, 2);
     expectOneGatewayTransactionPerPeriod(stack, ids, 2);
@@ -183,7 +163,8 @@ describe("exactly once under faults", () => {
     await stack.services.queue.send(ids.map((subscription_id) => ({ subscription_id, period: 1 })));
 
     const drains = await Promise.all([stack.drainChargeQueue(), stack.drainChargeQueue()]);
-    expect(kinds(drains.flatMap((drain) => drain.results))).toEqual({ done: 90 });
+    expect(drains.reduce((sum, drain) => sum + drain.processed, 0)).toBe(90);
+    expect(drains.map((drain) => drain.failed)).toEqual([0, 0]);
     expect(await approximateMessageCount(stack.sqs.client, stack.chargeQueue.queueUrl)).toBe(0);
 
     await expectExactlyOnce(stack, ids, 2);
@@ -350,7 +331,7 @@ describe("cost", () => {
     expect((await stack.chargeRun()).enqueued).toBe(200);
     const run = { dynamo: dynamo.take(), sqs: sqs.take() };
     const drained = await stack.drainChargeQueue();
-    expect(kinds(drained.results)).toEqual({ done: 200 });
+    expect(drained).toEqual({ processed: 200, failed: 0 });
     const worker = { dynamo: dynamo.take(), sqs: sqs.take() };
     const charges = (await expectExactlyOnce(stack, ids, 2)).ours.succeeded - ids.length;
     expect(charges).toBe(200);
