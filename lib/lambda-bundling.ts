@@ -41,7 +41,9 @@ export const ENTRY_DIR = fileURLToPath(new URL("../.build/lambda-entries/", impo
  */
 export function lambdaEntrySource(spec: AnyFunctionSpec): string {
   // By its build (`from`): the set itself, or a copy of it with other components (the synth-time checks' tests).
-  const set = Object.entries(SERVICE_SETS).find(([, candidate]) => candidate.from === spec.services.from)?.[0];
+  const set = Object.entries(SERVICE_SETS).find(
+    ([, candidate]) => candidate.from === spec.services.from,
+  )?.[0];
   if (set === undefined) throw new Error(`${spec.name}: its service set is not one of service-sets.ts`);
   return [
     `// Generated from the ${spec.name} row of functions/function-table.ts (lib/lambda-bundling.ts).`,
