@@ -1,18 +1,13 @@
 import { defineConfig } from "vitest/config";
 
-// Four tiers, each with its own script (README, Testing); `npm test` runs them all.
+// Four tiers, each a folder of test/ (test/unit, test/integration, test/e2e, test/infra) with its own vitest project
+// and script (README, Test tiers); `npm test` runs them all. Inside a tier a test sits at the path of the file it
+// tests, functions/ left out (test/unit/core/money.test.ts tests functions/core/money.ts).
 // - unit: pure logic, no socket (test/support/no-sockets.ts makes opening one fail the test);
 // - integration: the emulators and the sandbox, started by each file;
 // - e2e: local mode as `npm start` runs it, the demo, the chaos run and the benchmarks at small sizes, and the
 //   long billing runs (a year of renewals, the 10k fan-out);
 // - infra: the CDK app synthesized and checked.
-const E2E = [
-  "test/integration/local/**/*.test.ts",
-  "test/integration/chaos/**/*.test.ts",
-  "test/integration/bench/**/*.test.ts",
-  "test/integration/billing/year-of-renewals.test.ts",
-  "test/integration/billing/charge-run-fan-out.test.ts",
-];
 
 export default defineConfig({
   test: {
@@ -34,9 +29,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "integration", include: ["test/integration/**/*.test.ts"], exclude: E2E },
+        test: { name: "integration", include: ["test/integration/**/*.test.ts"] },
       },
-      { extends: true, test: { name: "e2e", include: E2E } },
+      { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"] } },
       { extends: true, test: { name: "infra", include: ["test/infra/**/*.test.ts"] } },
     ],
   },

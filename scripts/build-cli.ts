@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
 
 // The ops CLI as one ES module (dist/billing-cli.mjs), so that `npx billing` runs on Node and the package's
-// production dependencies alone: no tsx, nothing from devDependencies (test/integration/cli/installed-cli.test.ts
+// production dependencies alone: no tsx, nothing from devDependencies (test/integration/scripts/build-cli.test.ts
 // checks both). npm's prepare runs it on install; `npm run billing` runs it before each use.
 
 /** Builds dist/billing-cli.mjs; the metafile says what the bundle imports. */

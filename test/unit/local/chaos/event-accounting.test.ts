@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { BillingEvent } from "../../../functions/core/events";
-import { accountForEvents } from "../../../local/chaos/event-accounting";
-import { attempt, subscription } from "../../support/billing-repository-contract";
+import type { BillingEvent } from "../../../../functions/core/events";
+import { accountForEvents } from "../../../../local/chaos/event-accounting";
+import { attempt, subscription } from "../../../support/billing-repository-contract";
 
 const paid = attempt(
   { subscription_id: "sub_a", period: 1, attempt: 0 },

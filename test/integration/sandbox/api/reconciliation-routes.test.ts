@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { GatewayRequestError } from "../../../functions/gateway/errors";
-import type { SettlementRemittance } from "../../../functions/gateway/schemas/reconciliation";
-import { type Sandbox, startSandbox } from "../../../sandbox/http/server";
-import { addAmounts, compareAmounts } from "../../../sandbox/shared/decimal";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
+import { GatewayRequestError } from "../../../../functions/gateway/errors";
+import type { SettlementRemittance } from "../../../../functions/gateway/schemas/reconciliation";
+import { type Sandbox, startSandbox } from "../../../../sandbox/http/server";
+import { addAmounts, compareAmounts } from "../../../../sandbox/shared/decimal";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import {
   callSandbox,
   countingFetch,
   recordPayment,
   recordRefund,
   sandboxGatewayClient,
-} from "../../support/sandbox-gateway";
+} from "../../../support/sandbox-gateway";
 
 const START = new Date("2026-06-01T09:00:00.000Z");
 const DAY_MS = 86_400_000;

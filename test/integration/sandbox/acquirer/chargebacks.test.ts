@@ -1,15 +1,15 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { verifyWebhook } from "../../../functions/gateway/webhook-signature";
-import { triggerChargeback } from "../../../sandbox/acquirer/chargebacks";
-import { type Sandbox, startSandbox } from "../../../sandbox/http/server";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
-import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
+import { verifyWebhook } from "../../../../functions/gateway/webhook-signature";
+import { triggerChargeback } from "../../../../sandbox/acquirer/chargebacks";
+import { type Sandbox, startSandbox } from "../../../../sandbox/http/server";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
+import { type RecordingServer, startRecordingServer } from "../../../support/recording-server";
 import {
   callSandbox,
   recordPayment,
   recordRefund,
   sandboxGatewayClient,
-} from "../../support/sandbox-gateway";
+} from "../../../support/sandbox-gateway";
 
 const START = new Date("2026-06-01T00:00:00.000Z");
 const ACK = { json: { rescode: "0000", resmsg: "Success" } };

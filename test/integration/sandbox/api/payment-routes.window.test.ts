@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { computeFgkey } from "../../../functions/gateway/fgkey";
-import { parseStatusQuery } from "../../../functions/gateway/schemas/payment";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
+import { computeFgkey } from "../../../../functions/gateway/fgkey";
+import { parseStatusQuery } from "../../../../functions/gateway/schemas/payment";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import {
   BUYER,
   CARDS,
@@ -12,8 +12,8 @@ import {
   type PaymentHarness,
   startPaymentHarness,
   succeeded,
-} from "../../support/payment-sandbox";
-import { callSandbox } from "../../support/sandbox-gateway";
+} from "../../../support/payment-sandbox";
+import { callSandbox } from "../../../support/sandbox-gateway";
 
 const MID = TEST_MERCHANT.mid;
 

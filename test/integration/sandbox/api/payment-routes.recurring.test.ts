@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { encryptField } from "../../../functions/gateway/card-crypto";
-import { GatewayRequestError } from "../../../functions/gateway/errors";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
+import { encryptField } from "../../../../functions/gateway/card-crypto";
+import { GatewayRequestError } from "../../../../functions/gateway/errors";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import {
   BUYER,
   CARDS,
@@ -12,8 +12,8 @@ import {
   type PaymentHarness,
   startPaymentHarness,
   succeeded,
-} from "../../support/payment-sandbox";
-import { callSandbox } from "../../support/sandbox-gateway";
+} from "../../../support/payment-sandbox";
+import { callSandbox } from "../../../support/sandbox-gateway";
 
 const MID = TEST_MERCHANT.mid;
 const noticeBody = z.record(z.string(), z.string());

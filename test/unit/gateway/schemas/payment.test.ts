@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { GatewayRequestError, parseRequest } from "../../../functions/gateway/errors";
+import { GatewayRequestError, parseRequest } from "../../../../functions/gateway/errors";
 import {
   cancelRequest,
   cancelRequestFor,
@@ -23,7 +23,7 @@ import {
   retrieveResponse,
   statusQuery,
   verifyRequest,
-} from "../../../functions/gateway/schemas/payment";
+} from "../../../../functions/gateway/schemas/payment";
 
 /** The error a request schema raises, or undefined when it accepts the input. */
 function requestError(schema: z.ZodType, input: unknown): GatewayRequestError | undefined {

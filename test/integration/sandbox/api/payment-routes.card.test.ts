@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { PAYMENT_COMPLETED_EVENT } from "../../../functions/core/partner-webhook-setup";
-import { encryptField } from "../../../functions/gateway/card-crypto";
-import { RECORD_KINDS } from "../../../sandbox/state/ledger";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
+import { PAYMENT_COMPLETED_EVENT } from "../../../../functions/core/partner-webhook-setup";
+import { encryptField } from "../../../../functions/gateway/card-crypto";
+import { RECORD_KINDS } from "../../../../sandbox/state/ledger";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import {
   BUYER,
   CARDS,
@@ -11,8 +11,8 @@ import {
   type PaymentHarness,
   startPaymentHarness,
   succeeded,
-} from "../../support/payment-sandbox";
-import { callSandbox } from "../../support/sandbox-gateway";
+} from "../../../support/payment-sandbox";
+import { callSandbox } from "../../../support/sandbox-gateway";
 
 const MID = TEST_MERCHANT.mid;
 const KEY = { key: TEST_MERCHANT.aesKeyHex };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import {
   BUYER,
   CARDS,
@@ -10,8 +10,8 @@ import {
   type PaymentHarness,
   startPaymentHarness,
   succeeded,
-} from "../../support/payment-sandbox";
-import { callSandbox } from "../../support/sandbox-gateway";
+} from "../../../support/payment-sandbox";
+import { callSandbox } from "../../../support/sandbox-gateway";
 
 const MID = TEST_MERCHANT.mid;
 const issued = z.object({ token_id: z.string() });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import {
   CARDS,
   cardPayment,
@@ -7,8 +7,8 @@ import {
   type PaymentHarness,
   startPaymentHarness,
   succeeded,
-} from "../../support/payment-sandbox";
-import { callSandbox } from "../../support/sandbox-gateway";
+} from "../../../support/payment-sandbox";
+import { callSandbox } from "../../../support/sandbox-gateway";
 
 const MID = TEST_MERCHANT.mid;
 

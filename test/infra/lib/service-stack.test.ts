@@ -3,14 +3,14 @@ import { App } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
-import type { ComponentName } from "../../functions/composition/service-set";
-import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../../functions/function-table";
-import { readBillingConfig } from "../../lib/config";
-import { BillingServiceStack } from "../../lib/service-stack";
-import type { SERVICE_OUTPUTS } from "../../lib/stack-outputs";
-import { BillingStatefulStack } from "../../lib/stateful-stack";
-import { CONFIGURED_CONTEXT, resourcesOf, synthBillingApp } from "./billing-app";
+import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
+import type { ComponentName } from "../../../functions/composition/service-set";
+import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../../../functions/function-table";
+import { readBillingConfig } from "../../../lib/config";
+import { BillingServiceStack } from "../../../lib/service-stack";
+import type { SERVICE_OUTPUTS } from "../../../lib/stack-outputs";
+import { BillingStatefulStack } from "../../../lib/stateful-stack";
+import { CONFIGURED_CONTEXT, resourcesOf, synthBillingApp } from "../billing-app";
 
 const statementSchema = z.object({
   Effect: z.string(),
@@ -41,7 +41,7 @@ let functions: LambdaFunction[];
 /** Logical ids of the stateful stack's resources: what an imported value (Fn::ImportValue) may point at. */
 let statefulIds: string[];
 
-const handlerFiles = readdirSync(new URL("../../functions/handlers/", import.meta.url))
+const handlerFiles = readdirSync(new URL("../../../functions/handlers/", import.meta.url))
   .filter((file) => file.endsWith(".ts"))
   .map((file) => file.replace(/\.ts$/, ""))
   .sort();
@@ -486,7 +486,7 @@ describe("synth-time checks", () => {
 
   it("each row's run is the one its name's handler file exports (the generated entry imports it by that name)", async () => {
     for (const spec of BILLING_FUNCTIONS) {
-      const module: Record<string, unknown> = await import(`../../functions/handlers/${spec.name}.ts`);
+      const module: Record<string, unknown> = await import(`../../../functions/handlers/${spec.name}.ts`);
       expect(module.run, spec.name).toBe(spec.run);
       expect(Object.keys(module), spec.name).toEqual(["run"]);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BillingConfigError, PLACEHOLDER_GATEWAY_URLS, readBillingConfig } from "../../lib/config";
+import { BillingConfigError, PLACEHOLDER_GATEWAY_URLS, readBillingConfig } from "../../../lib/config";
 
 const problemsOf = (context: Record<string, unknown>): readonly string[] => {
   try {

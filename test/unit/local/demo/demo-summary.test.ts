@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ChargeView, SubscriptionView } from "../../../functions/api/merchant-api-schemas";
-import type { ChargeAttempt } from "../../../functions/core/model";
-import { journeyCounts, planCustomers } from "../../../local/demo/customer-mix";
+import type { ChargeView, SubscriptionView } from "../../../../functions/api/merchant-api-schemas";
+import type { ChargeAttempt } from "../../../../functions/core/model";
+import { journeyCounts, planCustomers } from "../../../../local/demo/customer-mix";
 import {
   type DemoObservations,
   exitCodeOf,
@@ -9,9 +9,9 @@ import {
   formatSummary,
   summarize,
   violationsOf,
-} from "../../../local/demo/demo-summary";
-import { compareLedgerRecords, type GatewayPayment } from "../../../local/ledger-comparison";
-import { FaultInjector } from "../../../sandbox/faults/faults";
+} from "../../../../local/demo/demo-summary";
+import { compareLedgerRecords, type GatewayPayment } from "../../../../local/ledger-comparison";
+import { FaultInjector } from "../../../../sandbox/faults/faults";
 
 const NOW = new Date("2027-03-18T09:00:00.000Z");
 const AT = "2027-01-15T09:00:00.000Z";

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PARTNER_TOKEN_PATH } from "../../../functions/gateway/partner-token";
-import { type Sandbox, startSandbox } from "../../../sandbox/http/server";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
-import { callSandbox, countingFetch, sandboxGatewayClient } from "../../support/sandbox-gateway";
+import { PARTNER_TOKEN_PATH } from "../../../../functions/gateway/partner-token";
+import { type Sandbox, startSandbox } from "../../../../sandbox/http/server";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
+import { callSandbox, countingFetch, sandboxGatewayClient } from "../../../support/sandbox-gateway";
 
 const START = new Date("2026-06-01T00:00:00.000Z");
 const TOKEN_CALL = `GET ${PARTNER_TOKEN_PATH}`;

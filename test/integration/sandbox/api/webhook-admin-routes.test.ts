@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { GatewayRequestError } from "../../../functions/gateway/errors";
-import { verifyWebhook } from "../../../functions/gateway/webhook-signature";
-import { type Sandbox, startSandbox } from "../../../sandbox/http/server";
-import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
-import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
-import { callSandbox, sandboxGatewayClient } from "../../support/sandbox-gateway";
+import { GatewayRequestError } from "../../../../functions/gateway/errors";
+import { verifyWebhook } from "../../../../functions/gateway/webhook-signature";
+import { type Sandbox, startSandbox } from "../../../../sandbox/http/server";
+import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
+import { type RecordingServer, startRecordingServer } from "../../../support/recording-server";
+import { callSandbox, sandboxGatewayClient } from "../../../support/sandbox-gateway";
 
 const START = new Date("2026-06-01T00:00:00.000Z");
 const ACK = { json: { rescode: "0000", resmsg: "Success" } };

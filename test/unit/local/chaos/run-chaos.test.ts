@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Subscription } from "../../../functions/core/model";
-import { lostPeriodOf, periodsStartedBy, violationsOf } from "../../../local/chaos/run-chaos";
-import { dueSubscription } from "../../support/fake-billing";
+import type { Subscription } from "../../../../functions/core/model";
+import { lostPeriodOf, periodsStartedBy, violationsOf } from "../../../../local/chaos/run-chaos";
+import { dueSubscription } from "../../../support/fake-billing";
 
 /** Signed up on a month's last day: its periods start on the last day of each month. */
 const subscription = (fields: Partial<Subscription>) =>

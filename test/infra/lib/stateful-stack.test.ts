@@ -1,10 +1,10 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { billingTableDefinition, TTL_ATTRIBUTE } from "../../functions/adapters/billing-table";
-import type { STATEFUL_OUTPUTS } from "../../lib/stack-outputs";
-import { MAX_RECEIVE_COUNT } from "../../lib/stateful-stack";
-import { resourcesOf, synthBillingApp } from "./billing-app";
+import { billingTableDefinition, TTL_ATTRIBUTE } from "../../../functions/adapters/billing-table";
+import type { STATEFUL_OUTPUTS } from "../../../lib/stack-outputs";
+import { MAX_RECEIVE_COUNT } from "../../../lib/stateful-stack";
+import { resourcesOf, synthBillingApp } from "../billing-app";
 
 let synth: ReturnType<typeof synthBillingApp>;
 beforeAll(() => {
