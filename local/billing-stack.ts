@@ -273,21 +273,31 @@ export class BillingStack {
   }
 
   /**
-   * process-charges (over this stack's composition, or another's) fed as its event source mapping feeds it, batch
-   * after batch, until a receive finds nothing visible: messages waiting out a retry delay are left for a later drain.
+   * process-charges (over this stack's composition, or another's) fed as its event source mapping feeds it: batches
+   * of the table's size, as many at once as the table's concurrency, until a receive finds nothing visible
+   * (messages waiting out a retry delay are left for a later drain).
    */
   async drainChargeQueue(functions: LambdaFunctions = this.functions): Promise<DrainReport> {
     const client = sqsClientOf(this.runtime);
     const { queueUrl } = this.chargeQueue;
-    const invoke = functions.invoker(functionNamed("process-charges"));
-    let processed = 0;
-    let failed = 0;
-    for (;;) {
-      const event = await receiveLambdaEvent(client, queueUrl);
-      if (event.Records.length === 0) return { processed, failed };
-      processed += event.Records.length;
-      failed += (await deliverBatch(client, queueUrl, event, invoke)).failed;
-    }
+    const spec = functionNamed("process-charges");
+    const invoke = functions.invoker(spec);
+    const batchSize = spec.trigger.kind === "queue" ? spec.trigger.batchSize : 10;
+    const mapping = async (): Promise<DrainReport> => {
+      let processed = 0;
+      let failed = 0;
+      for (;;) {
+        const event = await receiveLambdaEvent(client, queueUrl, batchSize);
+        if (event.Records.length === 0) return { processed, failed };
+        processed += event.Records.length;
+        failed += (await deliverBatch(client, queueUrl, event, invoke)).failed;
+      }
+    };
+    const reports = await Promise.all(Array.from({ length: spec.concurrency ?? 1 }, mapping));
+    return {
+      processed: reports.reduce((sum, report) => sum + report.processed, 0),
+      failed: reports.reduce((sum, report) => sum + report.failed, 0),
+    };
   }
 
   async close(): Promise<void> {
