@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { redactText } from "../functions/runtime/redaction";
+import { redactText } from "../functions/lambda/redaction";
 import { addChargeRunCommand } from "./charge-run";
 import { addChargesCommands } from "./charges";
 import { CliError, type CliIo, type CommandRunner } from "./cli-io";

@@ -6,7 +6,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/c
 import type { ServiceSet } from "../functions/composition/service-set";
 import * as SERVICE_SETS from "../functions/composition/service-sets";
 import type { Clock } from "../functions/core/ports";
-import { EnvironmentError, loadEnvironment } from "../functions/runtime/environment";
+import { EnvironmentError, loadEnvironment } from "../functions/lambda/environment";
 import { STACK_OUTPUT_VARIABLES, type StackOutputId } from "../lib/stack-outputs";
 import { CliError } from "./cli-io";
 import { LOCAL_OUTPUTS_FILE, localOutputsSchema } from "./local-outputs";

@@ -19,7 +19,7 @@ import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import type { z } from "zod";
-import { DEFAULT_SERVICE_NAME } from "../functions/runtime/observability";
+import { DEFAULT_SERVICE_NAME } from "../functions/lambda/observability";
 import type { GatewayUrls } from "./config";
 import { LAMBDA_BUNDLING, LAMBDA_MEMORY_MB } from "./lambda-bundling";
 import { acknowledge } from "./nag";

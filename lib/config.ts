@@ -2,7 +2,7 @@ import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { z } from "zod";
 import type { ScheduleName } from "../functions/function-table";
 import { gatewayConfigSchema, type RebillEndpoint } from "../functions/gateway/config";
-import { chargePolicyOverridesSchema } from "../functions/runtime/environment";
+import { chargePolicyOverridesSchema } from "../functions/lambda/environment";
 
 /**
  * Deployment settings, read from CDK context (cdk.json "context", ~/.cdk.json or `-c key=value`). Every key is

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { z } from "zod";
-import { MetricCounts } from "../runtime/charge-metrics";
-import { rawBodyOf, type HttpRequest as WebhookHttpRequest } from "../runtime/http-event";
-import { logger, metrics } from "../runtime/observability";
+import { rawBodyOf, type HttpRequest as WebhookHttpRequest } from "../lambda/http-event";
+import { MetricCounts } from "../lambda/metric-counts";
+import { logger, metrics } from "../lambda/observability";
 import { type ApiResponse, parseInput, readJsonBody, toErrorResponse } from "./errors";
 
 // The HTTP plumbing every merchant API handler shares (API Gateway HTTP API, payload 2.0): reading the parts of a

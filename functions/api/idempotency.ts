@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import * as z from "zod";
-import { headerOf } from "../runtime/http-event";
+import { headerOf } from "../lambda/http-event";
 import {
   ApiError,
   type ApiResponse,

@@ -26,7 +26,7 @@ import {
   environmentSchema,
   intakeVariablesSchema,
   loadEnvironment,
-} from "../runtime/environment";
+} from "../lambda/environment";
 import type { Runtime } from "./runtime";
 import { readApiKeyDigests, readGatewaySecret, readWebhookSecrets, SECRET_MAX_AGE_SECONDS } from "./secrets";
 

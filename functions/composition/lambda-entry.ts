@@ -1,5 +1,5 @@
 import type { Context } from "aws-lambda";
-import { observedHandler } from "../runtime/lambda-handler";
+import { observedHandler } from "../lambda/lambda-handler";
 import { type Composition, compose } from "./compose";
 import { createRuntime } from "./runtime";
 import type { ServiceSet } from "./service-set";

@@ -6,7 +6,7 @@ import { apiKeyHashesSecretSchema } from "../api/api-key";
 import { gatewayConfigSchema } from "../gateway/config";
 import { basicAuthorization } from "../gateway/context";
 import { withAliases } from "../gateway/schemas/primitives";
-import { registerSecretValues } from "../runtime/redaction";
+import { registerSecretValues } from "../lambda/redaction";
 import { issueText } from "../shared/zod-fields";
 
 // The secrets the functions read (by ARN; only the ARN is in the environment), each checked by its schema, cached

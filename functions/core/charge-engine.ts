@@ -16,6 +16,7 @@ import { pendingProrationLine, settleProration } from "./proration-settlement";
 import { refundVerification } from "./refunds";
 import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
+import { done, retry, type WorkResult } from "./work-result";
 
 export interface ChargeDeps {
   readonly repository: BillingRepository;
@@ -23,18 +24,6 @@ export interface ChargeDeps {
   readonly clock: Clock;
   readonly policy: ChargePolicy;
 }
-
-/** What became of one unit of work: done (acknowledge) or retry after a delay (leave it on the queue). */
-export type WorkResult =
-  | { readonly kind: "done"; readonly note: string }
-  | { readonly kind: "retry"; readonly delaySeconds: number; readonly note: string };
-
-const done = (note: string): WorkResult => ({ kind: "done", note });
-const retry = (delaySeconds: number, note: string): WorkResult => ({
-  kind: "retry",
-  delaySeconds: Math.max(1, Math.ceil(delaySeconds)),
-  note,
-});
 
 /**
  * The charge protocol for one queued message (README, Exactly once: how a charge is made): claim the period's attempt

@@ -1,4 +1,3 @@
-import type { WorkResult } from "./charge-engine";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
 import { type CompletionDeps, completeCheckout } from "./checkout";
 import { applyChargebackReport, chargebackStatusOf } from "./disputes";
@@ -8,6 +7,7 @@ import { OPEN_ATTEMPT_STATUSES } from "./model";
 import { attemptKeyOf } from "./order-id";
 import { recordRecurringCharge } from "./recurring-notice";
 import { recordFirstPayment } from "./signup-steps";
+import type { WorkResult } from "./work-result";
 
 // process-intake (README, Merchant API: the webhook routes): what each queued delivery changes. Every path is safe to
 // run twice: status_url repeats, webhooks are re-sent, SQS delivers at least once.

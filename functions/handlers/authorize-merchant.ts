@@ -3,7 +3,7 @@ import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResu
 import { checkAuthorization } from "../api/api-key";
 import type { ServicesOf } from "../composition/service-set";
 import type * as SERVICE_SETS from "../composition/service-sets";
-import { logger, metrics } from "../runtime/observability";
+import { logger, metrics } from "../lambda/observability";
 
 /**
  * The merchant API's Lambda authorizer (HTTP API, payload 2.0, simple responses): `Authorization: Bearer <key>`,

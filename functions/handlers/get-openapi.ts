@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { type HttpResult, ok, serve } from "../api/http";
 import { buildOpenApiDocument } from "../api/openapi";
-import { headerOf } from "../runtime/http-event";
+import { headerOf } from "../lambda/http-event";
 
 type OpenApiRequest = Pick<APIGatewayProxyEventV2, "requestContext" | "headers">;
 

@@ -5,11 +5,11 @@ import { processChargeMessage } from "../core/charge-engine";
 import {
   CHARGE_METRICS,
   MESSAGE_METRICS,
-  MetricCounts,
   observeCharges,
   reportRecordResults,
-} from "../runtime/charge-metrics";
-import { metrics } from "../runtime/observability";
+} from "../lambda/charge-metrics";
+import { MetricCounts } from "../lambda/metric-counts";
+import { metrics } from "../lambda/observability";
 
 type ChargeWorkerServices = Parameters<typeof observeCharges>[0] & { readonly consumer: QueueConsumer };
 

@@ -2,8 +2,9 @@ import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
 import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake";
 import { parseIntakeMessage } from "../core/intake-messages";
-import { MetricCounts, reportQueueResults } from "../runtime/charge-metrics";
-import { logger, metrics } from "../runtime/observability";
+import { reportQueueResults } from "../lambda/charge-metrics";
+import { MetricCounts } from "../lambda/metric-counts";
+import { logger, metrics } from "../lambda/observability";
 
 /** One metric per outcome worth watching; ChargebacksUnmatched and StatusCallbacksRejected want an alarm. */
 const OUTCOME_METRICS = {

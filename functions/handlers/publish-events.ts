@@ -2,8 +2,8 @@ import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-p
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
 import { outboxAdditionsOf } from "../adapters/dynamodb-outbox";
 import { deliverEvents, type EventDeliveryDeps } from "../core/event-delivery";
-import { MetricCounts } from "../runtime/charge-metrics";
-import { metrics } from "../runtime/observability";
+import { MetricCounts } from "../lambda/metric-counts";
+import { metrics } from "../lambda/observability";
 
 const DELIVERY_METRICS = ["EventsDelivered", "EventDeliveriesFailed"] as const;
 

@@ -4,8 +4,8 @@ import {
   type GatewayWebhookDeps,
   receiveGatewayWebhook as receive,
 } from "../inbound/gateway-webhook-receipt";
-import { type HttpRequest, jsonReply, rawBodyOf } from "../runtime/http-event";
-import { logger, metrics } from "../runtime/observability";
+import { type HttpRequest, jsonReply, rawBodyOf } from "../lambda/http-event";
+import { logger, metrics } from "../lambda/observability";
 
 const METRIC = {
   accepted: "GatewayWebhooksAccepted",

@@ -4,8 +4,8 @@ import type { ServicesOf } from "../composition/service-set";
 import type * as SERVICE_SETS from "../composition/service-sets";
 import { PARTNER_SUCCESS_CODE } from "../gateway/schemas/partner";
 import { partnerEventIntake } from "../inbound/gateway-notices";
-import { type HttpRequest, jsonBodyOf, jsonReply } from "../runtime/http-event";
-import { logger, metrics } from "../runtime/observability";
+import { type HttpRequest, jsonBodyOf, jsonReply } from "../lambda/http-event";
+import { logger, metrics } from "../lambda/observability";
 
 const received = () => jsonReply(200, { code: PARTNER_SUCCESS_CODE, message: "Success" });
 

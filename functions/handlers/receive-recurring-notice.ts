@@ -5,8 +5,8 @@ import type * as SERVICE_SETS from "../composition/service-sets";
 import { recurringNoticeIntake } from "../core/intake-messages";
 import { webhookAckReply } from "../gateway/webhook-signature";
 import { sameSecret } from "../inbound/same-secret";
-import { formOrJsonBodyOf, type HttpRequest, jsonReply } from "../runtime/http-event";
-import { logger, metrics } from "../runtime/observability";
+import { formOrJsonBodyOf, type HttpRequest, jsonReply } from "../lambda/http-event";
+import { logger, metrics } from "../lambda/observability";
 
 /**
  * POST /webhooks/recurring?subscription_id=…&token=… (the recurring_noti_url we gave the gateway): a notice whose

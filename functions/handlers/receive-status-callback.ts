@@ -4,8 +4,8 @@ import type { ServicesOf } from "../composition/service-set";
 import type * as SERVICE_SETS from "../composition/service-sets";
 import { statusCallbackIntake } from "../core/intake-messages";
 import { webhookAckReply } from "../gateway/webhook-signature";
-import { callbackQueryOf, type HttpRequest, jsonReply } from "../runtime/http-event";
-import { logger, metrics } from "../runtime/observability";
+import { callbackQueryOf, type HttpRequest, jsonReply } from "../lambda/http-event";
+import { logger, metrics } from "../lambda/observability";
 
 /**
  * GET|POST /webhooks/status (the payment window's status_url). Queues the query string untouched and answers at

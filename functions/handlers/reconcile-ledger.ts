@@ -7,8 +7,8 @@ import {
   reconcile,
   reconciliationPeriodSchema,
 } from "../core/reconciliation";
-import { logger, metrics } from "../runtime/observability";
-import { scheduledEventSchema } from "../runtime/scheduled-event";
+import { logger, metrics } from "../lambda/observability";
+import { scheduledEventSchema } from "../lambda/scheduled-event";
 import { parseFields } from "../shared/zod-fields";
 
 const asksForPeriod = (event: unknown) =>

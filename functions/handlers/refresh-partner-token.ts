@@ -4,8 +4,8 @@ import {
   type PartnerTokenRefreshReport,
   refreshPartnerToken as refresh,
 } from "../core/partner-token-refresh";
-import { logger, metrics } from "../runtime/observability";
-import { scheduledEventSchema } from "../runtime/scheduled-event";
+import { logger, metrics } from "../lambda/observability";
+import { scheduledEventSchema } from "../lambda/scheduled-event";
 
 /**
  * Scheduled every 6 h: keeps a partner access token with time left in Secrets Manager for every reader. The

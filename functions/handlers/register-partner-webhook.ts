@@ -3,8 +3,8 @@ import {
   type PartnerWebhookSetup,
   type PartnerWebhookSetupDeps,
 } from "../core/partner-webhook-setup";
-import { logger } from "../runtime/observability";
-import { scheduledEventSchema } from "../runtime/scheduled-event";
+import { logger } from "../lambda/observability";
+import { scheduledEventSchema } from "../lambda/scheduled-event";
 
 /**
  * After each deploy (a CDK trigger) and daily: the merchant's PAYMENT_COMPLETED subscription to

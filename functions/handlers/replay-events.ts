@@ -6,7 +6,7 @@ import {
   type ReplayReport,
   replayEvents,
 } from "../core/event-replay";
-import { logger } from "../runtime/observability";
+import { logger } from "../lambda/observability";
 import { parseFields } from "../shared/zod-fields";
 
 /**

@@ -1,7 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { type ChargeRunDeps, type ChargeRunReport, runChargeRun } from "../core/charge-run";
-import { logger, metrics } from "../runtime/observability";
-import { scheduledEventSchema } from "../runtime/scheduled-event";
+import { logger, metrics } from "../lambda/observability";
+import { scheduledEventSchema } from "../lambda/scheduled-event";
 
 /** Scheduled (hourly): one charge message per due subscription. */
 export async function run(event: unknown, services: ChargeRunDeps): Promise<ChargeRunReport> {

@@ -1,7 +1,8 @@
 import { type AttemptSweepDeps, type AttemptSweepReport, runAttemptSweep } from "../core/attempt-sweep";
-import { CHARGE_METRICS, MetricCounts, observeCharges } from "../runtime/charge-metrics";
-import { logger, metrics } from "../runtime/observability";
-import { scheduledEventSchema } from "../runtime/scheduled-event";
+import { CHARGE_METRICS, observeCharges } from "../lambda/charge-metrics";
+import { MetricCounts } from "../lambda/metric-counts";
+import { logger, metrics } from "../lambda/observability";
+import { scheduledEventSchema } from "../lambda/scheduled-event";
 
 const ATTEMPT_METRICS = [
   "AttemptsExamined",

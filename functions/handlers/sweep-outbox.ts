@@ -1,8 +1,8 @@
 import { type EventDeliveryDeps, type OutboxSweepReport, runOutboxSweep } from "../core/event-delivery";
 import type { Clock } from "../core/ports";
-import { MetricCounts } from "../runtime/charge-metrics";
-import { logger, metrics } from "../runtime/observability";
-import { scheduledEventSchema } from "../runtime/scheduled-event";
+import { MetricCounts } from "../lambda/metric-counts";
+import { logger, metrics } from "../lambda/observability";
+import { scheduledEventSchema } from "../lambda/scheduled-event";
 
 /** The stream delivers within seconds; an outbox pending this long is one the stream could not deliver. */
 const OUTBOX_SWEEP_MIN_AGE_MS = 10 * 60_000;

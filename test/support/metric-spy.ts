@@ -1,5 +1,5 @@
 import { vi } from "vitest";
-import { metrics } from "../../functions/runtime/observability";
+import { metrics } from "../../functions/lambda/observability";
 
 /** Records what handlers put into the shared metrics buffer (last value per name) and clears it between tests. */
 export function spyOnMetrics() {

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqsChargeQueue, parseChargeMessage } from "../../../functions/adapters/sqs-charge-queue";
 import { pollOnce, receiveBatch } from "../../../functions/adapters/sqs-poller";
 import { processSqsRecords } from "../../../functions/adapters/sqs-work-results";
-import type { WorkResult } from "../../../functions/core/charge-engine";
 import type { ChargeMessage } from "../../../functions/core/ports";
+import type { WorkResult } from "../../../functions/core/work-result";
 import {
   approximateMessageCount,
   drainQueue,

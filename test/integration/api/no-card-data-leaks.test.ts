@@ -4,7 +4,7 @@ import { z } from "zod";
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { basicAuthorization } from "../../../functions/gateway/context";
 import { run as processCharges } from "../../../functions/handlers/process-charges";
-import { metrics } from "../../../functions/runtime/observability";
+import { metrics } from "../../../functions/lambda/observability";
 import { BillingStack } from "../../../local/billing-stack";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";

@@ -4,7 +4,7 @@ import { lambdaHandler } from "../../../functions/composition/lambda-entry";
 import { createRuntime, type Runtime } from "../../../functions/composition/runtime";
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { functionNamed } from "../../../functions/function-table";
-import { logger } from "../../../functions/runtime/observability";
+import { logger } from "../../../functions/lambda/observability";
 import { apiGatewayEvent } from "../../../local/api-gateway-event";
 import { BillingStack, gatewaySecretOf } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";

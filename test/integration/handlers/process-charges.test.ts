@@ -2,7 +2,7 @@ import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createSqsClient } from "../../../functions/adapters/sqs-client";
 import { run as processCharges } from "../../../functions/handlers/process-charges";
-import { logger, metrics } from "../../../functions/runtime/observability";
+import { logger, metrics } from "../../../functions/lambda/observability";
 import { dueSubscription, fakeChargeServices } from "../../support/fake-billing";
 import { spyOnMetrics } from "../../support/metric-spy";
 import { type RecordingServer, startRecordingServer } from "../../support/recording-server";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { environmentFromCdkOutputs } from "../../../cli/target";
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
-import { loadEnvironment } from "../../../functions/runtime/environment";
+import { loadEnvironment } from "../../../functions/lambda/environment";
 
 // What `cdk deploy --outputs-file` writes for the two stacks (lib/stack-outputs.ts), as the CLI reads it.
 const deployed = {

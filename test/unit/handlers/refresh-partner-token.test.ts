@@ -3,7 +3,7 @@ import type { GatewayOutcome } from "../../../functions/core/outcome";
 import type { PartnerTokenRefreshDeps } from "../../../functions/core/partner-token-refresh";
 import type { PartnerToken } from "../../../functions/gateway/partner-token";
 import { run as refreshPartnerToken } from "../../../functions/handlers/refresh-partner-token";
-import { metrics } from "../../../functions/runtime/observability";
+import { metrics } from "../../../functions/lambda/observability";
 import { scheduledEvent } from "../../../local/lambda-context";
 import { spyOnMetrics } from "../../support/metric-spy";
 

@@ -4,7 +4,7 @@ import { composedHandler } from "../../../functions/composition/lambda-entry";
 import { createRuntime } from "../../../functions/composition/runtime";
 import { functionNamed } from "../../../functions/function-table";
 import { run as runCharges } from "../../../functions/handlers/run-charges";
-import { metrics } from "../../../functions/runtime/observability";
+import { metrics } from "../../../functions/lambda/observability";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { dueSubscription, fakeChargeServices } from "../../support/fake-billing";
 import { spyOnMetrics } from "../../support/metric-spy";

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { logger } from "../../../functions/runtime/observability";
-import { registerSecretValues } from "../../../functions/runtime/redaction";
+import { logger } from "../../../functions/lambda/observability";
+import { registerSecretValues } from "../../../functions/lambda/redaction";
 
 const PAN = "4111111111111111";
 const API_KEY = "sandbox_api_key_test_merchant";

@@ -6,7 +6,7 @@ import {
   EnvironmentError,
   loadEnvironment,
   variablesOf,
-} from "../../../functions/runtime/environment";
+} from "../../../functions/lambda/environment";
 
 const FULL = {
   TABLE_NAME: "billing",

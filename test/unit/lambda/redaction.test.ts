@@ -1,6 +1,6 @@
 import passesLuhn from "fast-luhn";
 import { describe, expect, it } from "vitest";
-import { REDACTED, redact, redactText, registerSecretValues } from "../../../functions/runtime/redaction";
+import { REDACTED, redact, redactText, registerSecretValues } from "../../../functions/lambda/redaction";
 
 const PAN = "4111111111111111";
 const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwYXJ0bmVyIn0.c2lnbmF0dXJlX29mX3Rlc3Q";

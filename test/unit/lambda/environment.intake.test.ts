@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
-import { EnvironmentError, loadEnvironment, variablesOf } from "../../../functions/runtime/environment";
+import { EnvironmentError, loadEnvironment, variablesOf } from "../../../functions/lambda/environment";
 
 describe("the intake handlers' environments (the CDK functions' variables)", () => {
   it("names each handler's variables", () => {

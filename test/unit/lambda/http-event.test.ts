@@ -5,7 +5,7 @@ import {
   type HttpRequest,
   headerOf,
   rawBodyOf,
-} from "../../../functions/runtime/http-event";
+} from "../../../functions/lambda/http-event";
 
 const request = (overrides: Partial<HttpRequest> & { method?: string } = {}): HttpRequest => ({
   rawQueryString: "",
