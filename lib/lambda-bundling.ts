@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as SERVICE_SETS from "../functions/composition/service-sets";
@@ -55,10 +56,18 @@ export function lambdaEntrySource(spec: AnyFunctionSpec): string {
   ].join("\n");
 }
 
-/** Writes a function's entry module (synth, the bundle benchmark) and answers its path. */
+/**
+ * Writes a function's entry module (synth, the bundle benchmark) and answers its path. Written whole or not at all
+ * (a temporary file renamed over it), and left alone when unchanged: two synths or bundles at once never read half
+ * of one.
+ */
 export function writeLambdaEntry(spec: AnyFunctionSpec): string {
   mkdirSync(ENTRY_DIR, { recursive: true });
   const path = join(ENTRY_DIR, `${spec.name}.ts`);
-  writeFileSync(path, lambdaEntrySource(spec));
+  const source = lambdaEntrySource(spec);
+  if (existsSync(path) && readFileSync(path, "utf8") === source) return path;
+  const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  writeFileSync(temporary, source);
+  renameSync(temporary, path);
   return path;
 }
