@@ -88,7 +88,7 @@ function callableUrl(url: string): string {
 }
 
 /** Appends the parameters as a query string; never throws (a bad URL fails at fetch, in the log). */
-function withQuery(url: string, params: Readonly<Record<string, string>>): string {
+export function withQuery(url: string, params: Readonly<Record<string, string>>): string {
   return `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(params)}`;
 }
 

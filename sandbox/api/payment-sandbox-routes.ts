@@ -1,6 +1,7 @@
 import { type FundingSource, saleCompleted, VIRTUAL_ACCOUNT_METHOD } from "../acquirer/card-payments";
 import { summarizeCard } from "../acquirer/cards";
 import { checkout, tokenConflict } from "../acquirer/checkout";
+import { withQuery } from "../acquirer/deliveries";
 import {
   checkoutResult,
   inCallbackForm,
@@ -89,10 +90,6 @@ function windowResult(ctx: RouteContext, mid: string, ready: ReadyRequest, sourc
     depositor: buyer.name,
     dueDate: ready.settings?.virtualaccount_expiry_date,
   });
-}
-
-function withQuery(url: string, params: Readonly<Record<string, string>>): string {
-  return `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(params)}`;
 }
 
 /**

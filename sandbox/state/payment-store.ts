@@ -277,7 +277,6 @@ export class PaymentStore {
     return this.#refunds.get(mid)?.get(refundId);
   }
 
-  /** Charges back the balance of a SALE (what refunds left): the balance drops to zero; once per payment. */
   /** A chargeback reported on a SALE with a balance: it disputes that balance, nothing is taken yet. */
   recordChargeback(
     mid: string,
