@@ -27,7 +27,7 @@ export class TestContainer {
     this.#composition = this.stack.compose({}, variables, this.#runtime);
   }
 
-  /** The function of a handler module's definition, run in this container. */
+  /** A function of the table (functionNamed), run in this container. */
   handler<E, R, S>(definition: HandlerDefinition<E, R, S>) {
     return composedHandler(definition, () => {
       if (this.#composition === undefined) this.renew();

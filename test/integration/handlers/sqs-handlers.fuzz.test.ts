@@ -18,7 +18,7 @@ import { captureFileOutput } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";
 import { stackState } from "../../support/stack-state";
 
-// process-charges and process-intake, invoked as Lambda invokes them (the deployed handler modules, Lambda-shaped
+// process-charges and process-intake, invoked as Lambda invokes them (their rows of the function table, Lambda-shaped
 // SQS events really received from their queues), get about FUZZ_RUNS hostile bodies each (default 200): random JSON,
 // the valid message with one field mutated, wrong types, huge strings, prototype keys, non-JSON, and well-formed
 // messages about subscriptions and orders that do not exist. No invocation may throw; a body that is not a message
