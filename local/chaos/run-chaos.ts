@@ -3,14 +3,13 @@ import { z } from "zod";
 import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
 import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { receiveBatch } from "../../functions/adapters/sqs-poller";
-import { checkoutView } from "../../functions/api/merchant-api-schemas";
+import { checkoutView, subscriptionView } from "../../functions/api/merchant-api-schemas";
 import { chargeQueue } from "../../functions/composition/compose";
 import { addMonthsClamped, periodStartOf } from "../../functions/core/billing-period";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
 import { outboxEventSchema } from "../../functions/core/events";
 import type { Plan, Subscription } from "../../functions/core/model";
 import { attemptKeyOf } from "../../functions/core/order-id";
-import { signUpWithCard } from "../../functions/core/signup";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import { createPrng, deriveSeed } from "../../sandbox/shared/prng";
@@ -250,12 +249,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       "PUT",
     );
     const windows = Math.max(4, Math.round(count * 0.05));
-    const cardIds = await signUp(stack, count - windows, () => random.next(), progress);
-    stack.sandbox.faults.configure(CHAOS_FAULTS);
     const answers: string[] = [];
     // A patient merchant: a request with the same key still running (concurrent refunds under one key wait their
     // turn behind lost answers) is asked again for up to half a minute.
     const client = new MerchantClient(local.url, local.apiKey, MERCHANT_RETRY_DELAY_MS);
+    const cardIds = await signUp(stack, client, count - windows, () => random.next(), progress, answers);
+    stack.sandbox.faults.configure(CHAOS_FAULTS);
     const ids = [...cardIds, ...(await signUpThroughWindows(local, client, windows, answers))];
     const crashes = new CrashInjector(() => random.next(), options.crashRate ?? 0.01);
     const merchant = new MerchantActions(client, () => random.next(), answers);
@@ -399,18 +398,19 @@ function emfTotal(captured: readonly string[], metric: string): number {
 }
 
 /**
- * Card sign-ups through the core, before the faults go on (their own exactly-once under faults is the sign-up
- * tests' subject); one in twenty declines every REBILL, one in fifty is charged back after each payment.
+ * Card sign-ups through the merchant API (POST /v1/subscriptions), before the faults go on (their own exactly-once
+ * under faults is the sign-up tests' subject); one in twenty declines every REBILL, one in fifty is charged back
+ * after each payment. Their answers join the leak scan.
  */
 async function signUp(
   stack: BillingStack,
+  client: MerchantClient,
   count: number,
   random: () => number,
   progress: (step: string) => void,
+  answers: string[],
 ): Promise<string[]> {
   const ids: string[] = [];
-  // The charge workers' short gateway timeout is for speed; a sign-up on a busy machine may need longer.
-  const patient = await stack.servicesFor(5_000);
   const perBatch = Math.ceil(count / SIGNUP_BATCHES);
   for (let batch = 0; batch < SIGNUP_BATCHES && ids.length < count; batch += 1) {
     await stack.clock.set(new Date(START.getTime() + batch * SIGNUP_BATCH_SPACING_MS));
@@ -420,23 +420,23 @@ async function signUp(
       if (draw < 0.05) return DECLINING_ON_REBILL_CARD;
       return draw < 0.07 ? CHARGEBACK_CARD : APPROVING_CARD;
     });
-    const signups = await mapConcurrently(cards, 16, (number, index) =>
-      signUpWithCard(
+    const signups = await mapConcurrently(cards, 16, (number, index) => {
+      const n = ids.length + index;
+      return client.post(
+        "/v1/subscriptions",
         {
-          customer: {
-            name: `Chaos customer ${ids.length + index}`,
-            email: `chaos${ids.length + index}@example.com`,
-          },
+          customer: { name: `Chaos customer ${n}`, email: `chaos${n}@example.com` },
           plan: MONTHLY,
           billing: "token",
           card: { number, expiry: CARD_EXPIRY, cvc: CARD_CVC },
         },
-        patient,
-      ),
-    );
+        `chaos-signup-${n}`,
+      );
+    });
     for (const signup of signups) {
-      if (signup.kind !== "active") throw new Error(`a fault-free sign-up ended ${signup.kind}`);
-      ids.push(signup.subscription.subscription_id);
+      if (signup.status !== 201) throw new Error(`a fault-free sign-up answered ${signup.status}`);
+      answers.push(JSON.stringify(signup.body));
+      ids.push(subscriptionView.parse(signup.body).subscription_id);
     }
     progress(`signed up ${ids.length} of ${count}`);
   }
