@@ -34,19 +34,24 @@ export class LambdaFunctions {
 
   /** A row of the table as a typed call (its event in, its answer out), through the same middleware. */
   invoker<E, R, S>(spec: FunctionSpec<E, R, S>): (event: E) => Promise<R> {
-    const handler = composedHandler(spec, () => this.composition);
+    const handler = this.#handlerOf(spec) as (event: E, context: Context) => Promise<R>;
     return (event) =>
       handler(event, invocationContext(spec.name, spec.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS));
   }
 
-  async invoke(name: string, event: unknown): Promise<unknown> {
+  invoke(name: string, event: unknown): Promise<unknown> {
     const spec = this.specs.find((candidate) => candidate.name === name);
     if (spec === undefined) throw new Error(`no function ${name} in the function table`);
-    let handler = this.#handlers.get(name);
+    return this.invoker(spec)(event);
+  }
+
+  /** Each function's handler made once, on its first invocation (a cold start), then reused. */
+  #handlerOf<E, R, S>(spec: FunctionSpec<E, R, S>): LambdaHandler {
+    let handler = this.#handlers.get(spec.name);
     if (handler === undefined) {
-      handler = composedHandler(spec, () => this.composition);
-      this.#handlers.set(name, handler);
+      handler = composedHandler(spec, () => this.composition) as LambdaHandler;
+      this.#handlers.set(spec.name, handler);
     }
-    return handler(event, invocationContext(name, spec.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS));
+    return handler;
   }
 }
