@@ -2,6 +2,7 @@ import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { z } from "zod";
 import type { ScheduleName } from "../functions/function-table";
 import { gatewayConfigSchema, type RebillEndpoint } from "../functions/gateway/config";
+import { declineCodesSchema } from "../functions/gateway/decline-codes";
 import { chargePolicyOverridesSchema } from "../functions/lambda/environment";
 
 /**
@@ -31,14 +32,18 @@ const scheduleExpression = z
     'must be "rate(N unit)" (1 hour, 5 minutes, …) or "cron(min hour day month weekday year)"',
   );
 
-const jsonObjectText = z.preprocess((value) => {
-  if (typeof value !== "string") return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}, chargePolicyOverridesSchema);
+/** A JSON object given in cdk.json, or as its text with `-c`. */
+const jsonObjectText = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => {
+    if (typeof value !== "string") return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }, schema);
+
+const declineCodesOverrides = declineCodesSchema.partial();
 
 /** CloudWatch Logs accepts a fixed set of retention periods (9999: never expire). */
 const retentionDays = z.coerce.number().pipe(
@@ -64,13 +69,18 @@ const contextSchema = z.object({
    * (the seed's non-ui payment with tokenbilling.token_id), passed as GATEWAY_REBILL_ENDPOINT.
    */
   "billing:gatewayRebillEndpoint": gatewayConfigSchema.shape.rebillEndpoint.unwrap().optional(),
+  /**
+   * Overrides of the gateway's refusals that no retry can mend (tokenExpiredCodes, tokenRevokedCodes,
+   * deadCardErrcodes, deadCardRescodes), passed as GATEWAY_DECLINE_CODES.
+   */
+  "billing:gatewayDeclineCodes": jsonObjectText(declineCodesOverrides).optional(),
   /** Prefix of the gateway's webhook headers (`<prefix>-webhook-signature`); the handler's default when unset. */
   "billing:webhookHeaderPrefix": z
     .string()
     .regex(/^[A-Za-z0-9-]{1,40}$/, "must be 1 to 40 letters, digits or hyphens")
     .optional(),
   /** Overrides of the charge policy (dunning schedule in days, retry backoff …), passed as CHARGE_POLICY. */
-  "billing:chargePolicy": jsonObjectText.optional(),
+  "billing:chargePolicy": jsonObjectText(chargePolicyOverridesSchema).optional(),
   "billing:alarmEmail": z.email({ error: "must be an e-mail address" }).optional(),
   "billing:logRetentionDays": retentionDays.default(RetentionDays.THREE_MONTHS),
   "billing:declineRateAlarmPercent": z.coerce.number().gt(0).max(100).default(20),
@@ -89,6 +99,7 @@ export interface BillingConfig {
   readonly publicWebhookBaseUrl?: string;
   readonly schedules: { readonly [name in ScheduleName]: string };
   readonly gatewayRebillEndpoint?: RebillEndpoint;
+  readonly gatewayDeclineCodes?: z.output<typeof declineCodesOverrides>;
   readonly webhookHeaderPrefix?: string;
   readonly chargePolicy?: z.output<typeof chargePolicyOverridesSchema>;
   readonly alarmEmail?: string;
@@ -141,6 +152,7 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
       partnerWebhook: c["billing:partnerWebhookSchedule"],
     },
     gatewayRebillEndpoint: c["billing:gatewayRebillEndpoint"],
+    gatewayDeclineCodes: c["billing:gatewayDeclineCodes"],
     webhookHeaderPrefix: c["billing:webhookHeaderPrefix"],
     chargePolicy: c["billing:chargePolicy"],
     alarmEmail: c["billing:alarmEmail"],

@@ -41,6 +41,10 @@ export const bind = {
       fn.bindSetting("GATEWAY_REBILL_ENDPOINT", config.gatewayRebillEndpoint);
     }
   }) satisfies Bind,
+  declineCodes: ((fn, { config }) => {
+    if (config.gatewayDeclineCodes !== undefined)
+      fn.bindSetting("GATEWAY_DECLINE_CODES", JSON.stringify(config.gatewayDeclineCodes));
+  }) satisfies Bind,
   // A partner API caller may refresh the JWT (one forced refresh on AUTH_3001) and store it.
   partnerToken: ((fn, { resources }) =>
     fn.bindSecret("PARTNER_TOKEN_SECRET_ARN", resources.secrets.partnerToken, "readWrite")) satisfies Bind,
@@ -77,7 +81,7 @@ export const COMPONENT_BINDS = {
   intakeQueue: [bind.intakeQueueSend],
   intakeQueueConsumer: [bind.intakeQueueConsume],
   events: [bind.eventBus],
-  gateway: [bind.gateway],
+  gateway: [bind.gateway, bind.declineCodes],
   gatewayTransactions: [bind.gateway],
   partnerWebhooks: [bind.gateway, bind.partnerToken],
   partnerTokenRefresher: [bind.gateway, bind.partnerToken],

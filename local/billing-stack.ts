@@ -10,6 +10,7 @@ import type { ChargeRunReport } from "../functions/core/charge-run";
 import { EVERY_OUTBOX, type OutboxSweepReport, runOutboxSweep } from "../functions/core/event-delivery";
 import { type OutboxEvent, outboxEventSchema } from "../functions/core/events";
 import { functionNamed } from "../functions/function-table";
+import type { DeclineCodes } from "../functions/gateway/decline-codes";
 import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
 import { type Sandbox, startSandbox } from "../sandbox/http/server";
 import { type Merchant, TEST_MERCHANT } from "../sandbox/state/merchant-config";
@@ -41,6 +42,8 @@ export interface BillingStackOptions {
   readonly seed?: number;
   readonly faults?: FaultConfigOrSettings;
   readonly policy?: Partial<ChargePolicy>;
+  /** Overrides of the gateway's refusals that no retry can mend (GATEWAY_DECLINE_CODES). */
+  readonly declineCodes?: Partial<DeclineCodes>;
   /** Receives of a charge message before the redrive policy moves it to the DLQ. */
   readonly maxReceiveCount?: number;
   /** Seconds a received charge message stays invisible (default 30): a crashed worker's message returns after it. */
@@ -111,6 +114,7 @@ export class BillingStack {
       readonly partnerTokenSecretArn: string;
       readonly webhookBaseUrl: string;
       readonly policy?: Partial<ChargePolicy>;
+      readonly declineCodes?: Partial<DeclineCodes>;
     },
   ) {}
 
@@ -164,6 +168,7 @@ export class BillingStack {
       partnerTokenSecretArn,
       webhookBaseUrl: options.webhookBaseUrl ?? "http://127.0.0.1:9/webhooks",
       policy: options.policy,
+      declineCodes: options.declineCodes,
     };
     const variables = stackVariables({ sandbox, chargeQueue, intakeQueue }, settings);
     const composition = compose(runtime, variables, {
@@ -320,8 +325,8 @@ function stackVariables(
   },
   settings: BillingStack["settings"],
 ): Record<string, string> {
-  const { tableName, gatewaySecretArn, partnerTokenSecretArn, webhookSecretsArn, policy, webhookBaseUrl } =
-    settings;
+  const { tableName, gatewaySecretArn, partnerTokenSecretArn, webhookSecretsArn, webhookBaseUrl } = settings;
+  const { policy, declineCodes } = settings;
   return {
     TABLE_NAME: tableName,
     CHARGE_QUEUE_URL: parts.chargeQueue.queueUrl,
@@ -335,5 +340,6 @@ function stackVariables(
     INTAKE_QUEUE_URL: parts.intakeQueue.queueUrl,
     WEBHOOK_SECRETS_ARN: webhookSecretsArn,
     ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),
+    ...(declineCodes === undefined ? {} : { GATEWAY_DECLINE_CODES: JSON.stringify(declineCodes) }),
   };
 }

@@ -14,7 +14,7 @@ import { readBillingConfig } from "../lib/config";
 import { functionNameVariable, INVOKED_FUNCTIONS, isInvokedFunction } from "../lib/stack-outputs";
 import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
 import { addIsoDuration, parseIsoDuration } from "../sandbox/time/iso-duration";
-import { BillingStack } from "./billing-stack";
+import { BillingStack, type BillingStackOptions } from "./billing-stack";
 import { EventSourceMapping } from "./event-source-mapping";
 import { LocalHttpApi } from "./http-api";
 import { scheduledEvent } from "./lambda-context";
@@ -48,6 +48,7 @@ export interface LocalStackOptions {
   readonly seed?: number;
   readonly faults?: FaultConfigOrSettings;
   readonly policy?: Partial<ChargePolicy>;
+  readonly declineCodes?: BillingStackOptions["declineCodes"];
   readonly maxReceiveCount?: number;
   /**
    * Batches the charge worker (process-charges' event source mapping) runs at once; the function table's maximum
@@ -119,6 +120,7 @@ export class LocalStack {
       seed: options.seed,
       faults: options.faults,
       policy: options.policy,
+      declineCodes: options.declineCodes,
       maxReceiveCount: options.maxReceiveCount,
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
       gatewayTimeoutMs: options.gatewayTimeoutMs,

@@ -1,5 +1,5 @@
-import type { Customer } from "../core/model";
-import { type GatewayOutcome, success } from "../core/outcome";
+import type { Customer, DeadEnd } from "../core/model";
+import { type Declined, type GatewayOutcome, success } from "../core/outcome";
 import type {
   CardPaymentRequest,
   CardPaymentResult,
@@ -15,25 +15,59 @@ import type {
   WindowResult,
 } from "../core/ports";
 import { gatewayDate } from "../gateway/calendar";
+import {
+  DEFAULT_DECLINE_CODES,
+  type DeclineCodes,
+  deadEndOf,
+  type DeadEnd as GatewayDeadEnd,
+} from "../gateway/decline-codes";
 import { GatewayRequestError } from "../gateway/errors";
 import type { PaymentClient } from "../gateway/payment-client";
-import { classifyRescode, SUCCESS_RESCODE } from "../gateway/result";
+import {
+  classifyRescode,
+  type Declined as GatewayDeclined,
+  type GatewayFailure,
+  type GatewayResult,
+  SUCCESS_RESCODE,
+} from "../gateway/result";
 import { parseStatusQuery, type StatusQuery } from "../gateway/schemas/payment";
 
 export interface PaymentGatewayOptions {
   /** Language of the gateway's customer-facing texts (receipts, e-mails). */
   readonly lang: string;
+  /** The refusals no retry can mend, in the gateway's codes (its defaults when unset). */
+  readonly declineCodes?: DeclineCodes;
 }
 
-/** A request the client refused to send is our mistake, not the gateway's: report it as `invalid`, nothing sent. */
-async function refusedAsInvalid<T>(call: () => Promise<GatewayOutcome<T>>): Promise<GatewayOutcome<T>> {
+const DEAD_ENDS = {
+  token_expired: "token_expired",
+  token_revoked: "token_revoked",
+  dead_card: "card_required",
+} as const satisfies Record<GatewayDeadEnd, DeadEnd>;
+
+/** A refusal in the core's words: whether a retry could ever succeed is decided here, from the gateway's codes. */
+function declinedOf(codes: DeclineCodes, declined: GatewayDeclined): Declined {
+  const deadEnd = deadEndOf(codes, declined);
+  return deadEnd === undefined ? declined : { ...declined, deadEnd: DEAD_ENDS[deadEnd] };
+}
+
+/**
+ * The client's result in the core's words. A request the client refused to send is our mistake, not the gateway's:
+ * it is reported as `invalid`, nothing sent.
+ */
+async function outcomeOf<T>(
+  codes: DeclineCodes,
+  call: () => Promise<GatewayResult<T>>,
+): Promise<GatewayOutcome<T>> {
+  let result: GatewayResult<T>;
   try {
-    return await call();
+    result = await call();
   } catch (error) {
     if (error instanceof GatewayRequestError)
       return { kind: "invalid", code: "REQUEST", message: error.message };
     throw error;
   }
+  return result.kind === "declined" ? declinedOf(codes, result) : result;
 }
 
 /** rescode 0000 without a sale is not a charge we can count on: retrieve settles it. */
@@ -58,9 +92,10 @@ const ORDER_STATES = {
  * PAYMENT window is a sale — unless it issued a virtual account, whose money comes with the deposit. Any other type
  * without a status (a PAYER_AUTH result) is not a sale.
  */
-function windowOutcome(result: StatusQuery): WindowOutcome {
+function windowOutcome(result: StatusQuery, codes: DeclineCodes): WindowOutcome {
   if (result.rescode !== SUCCESS_RESCODE) {
-    const failure = classifyRescode(result.rescode, result.resmsg, "read", result.errcode);
+    const refusal: GatewayFailure = classifyRescode(result.rescode, result.resmsg, "read", result.errcode);
+    const failure = refusal.kind === "declined" ? declinedOf(codes, refusal) : refusal;
     return { kind: "refused", code: result.rescode, failure };
   }
   const status =
@@ -120,11 +155,12 @@ function billingObjects(billing: "token" | "recurring", recurring: RecurringRegi
 /** The billing core's view of the gateway, on the typed payment client. */
 export function createPaymentGateway(
   payments: PaymentClient,
-  { lang }: PaymentGatewayOptions,
+  { lang, declineCodes = DEFAULT_DECLINE_CODES }: PaymentGatewayOptions,
 ): PaymentGateway {
+  const translated = <T>(call: () => Promise<GatewayResult<T>>) => outcomeOf(declineCodes, call);
   return {
     async rebill({ order_id, token_id, amount, currency, customer }): Promise<GatewayOutcome<RebillResult>> {
-      const outcome = await refusedAsInvalid(() =>
+      const outcome = await translated(() =>
         payments.rebill(token_id, {
           payment: { order_id, currency, amount, lang },
           buyer: buyerOf(customer),
@@ -138,7 +174,7 @@ export function createPaymentGateway(
     },
 
     async findOrder({ order_id, amount, currency }): Promise<GatewayOutcome<OrderLookup>> {
-      const outcome = await refusedAsInvalid(() =>
+      const outcome = await translated(() =>
         payments.retrieve({ key_field: "order_id", payment: { order_id, currency, amount, lang } }),
       );
       if (outcome.kind !== "success") return outcome;
@@ -152,7 +188,7 @@ export function createPaymentGateway(
     },
 
     async findRefund({ refund_id, transaction_id, order_id, amount, currency }) {
-      const outcome = await refusedAsInvalid(() =>
+      const outcome = await translated(() =>
         payments.retrieve({
           key_field: "refund_id",
           payment: { order_id, currency, amount, lang, transaction_id, refund_id },
@@ -169,7 +205,7 @@ export function createPaymentGateway(
 
     async payWithCard(request: CardPaymentRequest): Promise<GatewayOutcome<CardPaymentResult>> {
       const { customer, card, recurring } = request;
-      const outcome = await refusedAsInvalid(() =>
+      const outcome = await translated(() =>
         payments.payment({
           payment: { order_id: request.order_id, currency: request.currency, amount: request.amount, lang },
           buyer: buyerOf(customer),
@@ -189,7 +225,7 @@ export function createPaymentGateway(
     },
 
     async refund(request: RefundRequest): Promise<GatewayOutcome<RefundResult>> {
-      const outcome = await refusedAsInvalid(() =>
+      const outcome = await translated(() =>
         payments.cancel(request.transaction_id, {
           refund: {
             refund_type: request.type,
@@ -211,14 +247,14 @@ export function createPaymentGateway(
     },
 
     adjustRecurring: (recurringId, amount) =>
-      refusedAsInvalid(() => payments.adjustRecurring(recurringId, { adjust_amount: amount })),
+      translated(() => payments.adjustRecurring(recurringId, { adjust_amount: amount })),
 
-    deleteRecurring: (recurringId) => refusedAsInvalid(() => payments.deleteRecurring(recurringId)),
+    deleteRecurring: (recurringId) => translated(() => payments.deleteRecurring(recurringId)),
 
-    deleteToken: (tokenId) => refusedAsInvalid(() => payments.deleteToken(tokenId)),
+    deleteToken: (tokenId) => translated(() => payments.deleteToken(tokenId)),
 
     async receiptUrl(transactionId, email) {
-      const outcome = await refusedAsInvalid(() => payments.receiptUrl(transactionId, { email }));
+      const outcome = await translated(() => payments.receiptUrl(transactionId, { email }));
       if (outcome.kind !== "success") return outcome;
       const { receipt_url } = outcome.value;
       return receipt_url === undefined || receipt_url === ""
@@ -227,7 +263,7 @@ export function createPaymentGateway(
     },
 
     async prepareWindow(request: WindowRequest): Promise<GatewayOutcome<WindowPrepared>> {
-      const outcome = await refusedAsInvalid(() =>
+      const outcome = await translated(() =>
         payments.ready({
           payment: {
             transaction_type: "PAYMENT",
@@ -252,7 +288,7 @@ export function createPaymentGateway(
     },
 
     async verifyWindowResult(query): Promise<GatewayOutcome<WindowResult>> {
-      const verified = await refusedAsInvalid(() => payments.verify(query));
+      const verified = await translated(() => payments.verify(query));
       if (verified.kind !== "success") return verified;
       const result = parseStatusQuery(query);
       return result.success
@@ -260,7 +296,7 @@ export function createPaymentGateway(
             order_id: result.data.order_id,
             currency: result.data.currency,
             amount: result.data.amount,
-            outcome: windowOutcome(result.data),
+            outcome: windowOutcome(result.data, declineCodes),
           })
         : { kind: "invalid", code: "WINDOW_RESULT", message: "the window result is incomplete" };
     },

@@ -19,6 +19,7 @@ import {
 } from "../core/partner-token-refresh";
 import type { NotifyUrl } from "../core/ports";
 import { joinUrl } from "../gateway/context";
+import { DEFAULT_DECLINE_CODES } from "../gateway/decline-codes";
 import { createGatewayClient } from "../gateway/gateway-client";
 import { createPartnerTokenProvider, type PartnerTokenStore } from "../gateway/partner-token";
 import {
@@ -80,6 +81,10 @@ const gatewayVariables = environmentSchema.pick({
   PARTNER_BASE_URL: true,
   GATEWAY_REBILL_ENDPOINT: true,
 });
+/** The payment API's adapter also reads which refusals no retry can mend. */
+const paymentGatewayVariables = gatewayVariables.extend(
+  environmentSchema.pick({ GATEWAY_DECLINE_CODES: true }).shape,
+);
 const partnerVariables = gatewayVariables.extend(
   environmentSchema.pick({ PARTNER_TOKEN_SECRET_ARN: true }).shape,
 );
@@ -228,11 +233,12 @@ function partnerTokenStoreOf({ runtime, env }: ComponentContext<typeof partnerVa
 /** The payment API behind the core's port, and the raw client (tests, the ops CLI). */
 export const gateway = /* @__PURE__ */ component({
   name: "gateway",
-  variables: gatewayVariables,
+  variables: paymentGatewayVariables,
   maxAgeMs: SECRET_AGE_MS,
   build: async (context) => {
     const client = await gatewayClientOf(context);
-    return { client, payments: createPaymentGateway(client.payments, { lang: "EN" }) };
+    const declineCodes = { ...DEFAULT_DECLINE_CODES, ...context.env.GATEWAY_DECLINE_CODES };
+    return { client, payments: createPaymentGateway(client.payments, { lang: "EN", declineCodes }) };
   },
 });
 

@@ -269,13 +269,22 @@ export function voidAttempt(
 
 export type Closing = Pick<ChargeAttempt, "status"> &
   Partial<
-    Pick<ChargeAttempt, "rescode" | "resmsg" | "errcode" | "transaction_id" | "token_id" | "recurring_id">
+    Pick<
+      ChargeAttempt,
+      "rescode" | "resmsg" | "errcode" | "dead_end" | "transaction_id" | "token_id" | "recurring_id"
+    >
   >;
 
 /** The final state of an attempt the gateway refused: declined, or failed (our request was invalid). */
 export function refusalClosing(failure: Declined | Invalid): Closing {
   return failure.kind === "declined"
-    ? { status: "declined", rescode: failure.code, resmsg: failure.message, errcode: failure.errcode }
+    ? {
+        status: "declined",
+        rescode: failure.code,
+        resmsg: failure.message,
+        errcode: failure.errcode,
+        dead_end: failure.deadEnd,
+      }
     : { status: "failed", rescode: failure.code, resmsg: failure.message };
 }
 
@@ -290,6 +299,7 @@ export function refusalOfLine(line: ChargeAttempt): Failure | undefined {
         code: line.rescode ?? "DECLINED",
         message: line.resmsg ?? "",
         errcode: line.errcode,
+        deadEnd: line.dead_end,
       };
     case "failed":
       return { kind: "invalid", code: line.rescode ?? "REQUEST", message: line.resmsg ?? "" };

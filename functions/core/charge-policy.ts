@@ -13,16 +13,6 @@ export interface ChargePolicy {
    * (`dunning_exhausted`, nothing more is charged) until a new card or a cancel comes.
    */
   readonly dunningFinalAction: "cancel" | "past_due";
-  /** Gateway rescodes that mean the stored token can no longer be charged. */
-  readonly tokenExpiredCodes: readonly string[];
-  readonly tokenRevokedCodes: readonly string[];
-  /**
-   * Refusals that say the card itself is dead (expired, lost or stolen, not a valid number): retrying cannot succeed
-   * and can harm the merchant's standing, so the subscription waits for a new card at once. By the v2 `errcode`
-   * reason, or by the older rescodes that carried the same meaning.
-   */
-  readonly deadCardErrcodes: readonly string[];
-  readonly deadCardRescodes: readonly string[];
   /** Backoff of transient failures through the queue: base · 2^(receive − 1), at most max (SQS allows 900 s). */
   readonly retryBaseSeconds: number;
   readonly retryMaxSeconds: number;
@@ -33,25 +23,6 @@ export const DEFAULT_CHARGE_POLICY: ChargePolicy = {
   inflightWindowMs: 5 * 60_000,
   dunningScheduleDays: [1, 3, 5, 7],
   dunningFinalAction: "cancel",
-  // The gateway's token codes are not published; these are the sandbox's (see README) and are configurable.
-  tokenExpiredCodes: ["TK01"],
-  tokenRevokedCodes: ["TK02"],
-  // The gateway's v2 error list (README, The real gateway): the card is expired, lost or stolen, not a valid card,
-  // barred or unable to pay this way, or the issuer flagged fraud (retrying that harms the merchant's standing).
-  // INVAILD_CARD_DATA is spelt as the gateway spells it; the corrected spelling is accepted too.
-  deadCardErrcodes: [
-    "EXPIRED_CARD",
-    "STOLEN_OR_LOST_CARD",
-    "INVALID_CARD_NUMBER",
-    "INVAILD_CARD_DATA",
-    "INVALID_CARD_DATA",
-    "RESTRICTED_CARD",
-    "NOT_REGISTERED_CARD",
-    "CARD_NOT_SUPPORTED",
-    "FRAUDULENT_DECLINE",
-  ],
-  // Older API: S023 expired card, XXXX declined card number.
-  deadCardRescodes: ["S023", "XXXX"],
   retryBaseSeconds: 30,
   retryMaxSeconds: 900,
 };

@@ -176,6 +176,10 @@ export const disputeSchema = z.object({
 });
 export type Dispute = z.infer<typeof disputeSchema>;
 
+/** Why no retry of a refusal can succeed; each is also the status_reason of the subscription it leaves past_due. */
+export const deadEndSchema = z.enum(["token_expired", "token_revoked", "card_required"]);
+export type DeadEnd = z.infer<typeof deadEndSchema>;
+
 export const chargeAttemptSchema = z.object({
   subscription_id: z.string(),
   period: z.number().int().min(0),
@@ -188,8 +192,10 @@ export const chargeAttemptSchema = z.object({
   lease_until: isoInstant.optional(),
   rescode: z.string().optional(),
   resmsg: z.string().optional(),
-  /** The gateway's v2 named reason of a refusal (EXPIRED_CARD, STOLEN_OR_LOST_CARD, …). */
+  /** The gateway's named reason of a refusal (EXPIRED_CARD, STOLEN_OR_LOST_CARD, …). */
   errcode: z.string().optional(),
+  /** A refusal no retry can mend (a dead token or card): the subscription waits for a new card. */
+  dead_end: deadEndSchema.optional(),
   transaction_id: z.string().optional(),
   /** The token a payment with a card issued (a card update's line): what a repeated request stores again. */
   token_id: z.string().optional(),

@@ -1,3 +1,5 @@
+import type { DeadEnd } from "./model";
+
 /**
  * What a gateway call came to. The billing engine branches on `kind`:
  * - success: the gateway did it;
@@ -18,8 +20,10 @@ export interface Declined {
   readonly kind: "declined";
   readonly code: string;
   readonly message: string;
-  /** The named reason of the gateway's v2 error list (`errcode`, e.g. EXPIRED_CARD), when the answer carries one. */
+  /** The gateway's named reason of the refusal (e.g. EXPIRED_CARD), when the answer carries one. */
   readonly errcode?: string;
+  /** Set when no retry can succeed: the stored token or the card behind it is dead (the adapter decides). */
+  readonly deadEnd?: DeadEnd;
 }
 export interface Invalid {
   readonly kind: "invalid";

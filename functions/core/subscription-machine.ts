@@ -523,16 +523,6 @@ function adjustPlan(
   });
 }
 
-/** Why no retry of this refusal can succeed — the token or the card behind it is dead — or undefined. */
-function deadEnd(policy: ChargePolicy, { rescode, errcode }: ChargeAttempt): string | undefined {
-  if (rescode !== undefined && policy.tokenExpiredCodes.includes(rescode)) return "token_expired";
-  if (rescode !== undefined && policy.tokenRevokedCodes.includes(rescode)) return "token_revoked";
-  const deadCard =
-    (errcode !== undefined && policy.deadCardErrcodes.includes(errcode)) ||
-    (rescode !== undefined && policy.deadCardRescodes.includes(rescode));
-  return deadCard ? "card_required" : undefined;
-}
-
 /**
  * Dunning: the next step of the schedule, past_due from the first refusal, canceled after the last; a dead token or
  * a dead card goes straight to past_due and waits for a new card.
@@ -545,7 +535,7 @@ function chargeRefused(
 ): Step {
   const expect = chargeExpectation(subscription, attempt);
   const next = attempt.attempt + 1;
-  const dead = deadEnd(policy, attempt);
+  const dead = attempt.dead_end;
   if (dead)
     return transition(subscription, now, {
       expect,

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { isCurrencyCode } from "../core/money";
 import { gatewayConfigSchema } from "../gateway/config";
+import { declineCodesSchema } from "../gateway/decline-codes";
 import { issueText } from "../shared/zod-fields";
 
 /** Most seconds SQS lets a message wait (ChangeMessageVisibility), and so the longest retry backoff. */
@@ -16,10 +17,6 @@ export const chargePolicyOverridesSchema = z
     inflightWindowMs: z.number().int().min(MIN_INFLIGHT_WINDOW_MS),
     dunningScheduleDays: z.array(z.number().int().positive()).max(12),
     dunningFinalAction: z.enum(["cancel", "past_due"]),
-    tokenExpiredCodes: z.array(z.string().min(1)),
-    tokenRevokedCodes: z.array(z.string().min(1)),
-    deadCardErrcodes: z.array(z.string().min(1)),
-    deadCardRescodes: z.array(z.string().min(1)),
     retryBaseSeconds: z.number().int().positive().max(MAX_QUEUE_DELAY_SECONDS),
     retryMaxSeconds: z.number().int().positive().max(MAX_QUEUE_DELAY_SECONDS),
   })
@@ -65,6 +62,8 @@ export const environmentSchema = z.object({
   CHARGE_POLICY: jsonText.pipe(chargePolicyOverridesSchema).optional(),
   /** "tokenbilling" (default: the real gateway's token payment) or "payment" (the seed's form of REBILL). */
   GATEWAY_REBILL_ENDPOINT: gatewayConfigSchema.shape.rebillEndpoint.unwrap().optional(),
+  /** JSON object overriding some of the gateway's DEFAULT_DECLINE_CODES (the refusals no retry can mend). */
+  GATEWAY_DECLINE_CODES: jsonText.pipe(declineCodesSchema.partial()).optional(),
 });
 
 export type Environment = z.output<typeof environmentSchema>;

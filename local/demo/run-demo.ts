@@ -8,6 +8,7 @@ import {
 } from "../../functions/api/merchant-api-schemas";
 import type { ChargePolicy } from "../../functions/core/charge-policy";
 import { fromCents, toCents } from "../../functions/core/money";
+import type { DeclineCodes } from "../../functions/gateway/decline-codes";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultConfigInput } from "../../sandbox/faults/faults";
 import { compareLedgers } from "../ledger-comparison";
@@ -48,12 +49,13 @@ export interface DemoResult {
 /** A fixed start, so every run meets the same calendar (renewals on the 15th, month lengths). */
 export const DEMO_START = new Date("2027-01-15T09:00:00.000Z");
 
+/** Transient failures come back after 1–4 s instead of 30–900 s, so they resolve within the run. */
+const DEMO_POLICY: Partial<ChargePolicy> = { retryBaseSeconds: 1, retryMaxSeconds: 4 };
 /**
- * Transient failures come back after 1–4 s instead of 30–900 s, so they resolve within the run. A revoked token
- * (TK02) is an ordinary decline here, so that a card blocked over a renewal and unblocked before the first dunning
- * retry is recovered by that retry.
+ * A revoked token (TK02) is an ordinary decline here, so that a card blocked over a renewal and unblocked before the
+ * first dunning retry is recovered by that retry.
  */
-const DEMO_POLICY: Partial<ChargePolicy> = { retryBaseSeconds: 1, retryMaxSeconds: 4, tokenRevokedCodes: [] };
+const DEMO_DECLINE_CODES: Partial<DeclineCodes> = { tokenRevokedCodes: [] };
 
 /**
  * Modest faults on every gateway route; timeouts after commit on the sign-up and REBILL routes only. Each
@@ -156,6 +158,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     seed,
     faults: FAULTS.signups,
     policy: DEMO_POLICY,
+    declineCodes: DEMO_DECLINE_CODES,
     // Faults make handlers fail now and then; the platform retries them (counted, not printed).
     onError: () => {
       failedInvocations += 1;

@@ -70,6 +70,16 @@ describe("readBillingConfig", () => {
     expect(problems.join("\n")).not.toMatch(/secret-path|on call|5000/);
   });
 
+  it("reads the gateway's decline codes as JSON and refuses unknown lists", () => {
+    const config = readBillingConfig(
+      (key) => ({ "billing:gatewayDeclineCodes": '{"deadCardRescodes":["S023"]}' })[key],
+    );
+    expect(config.gatewayDeclineCodes).toEqual({ deadCardRescodes: ["S023"] });
+    expect(problemsOf({ "billing:gatewayDeclineCodes": '{"deadCardCodes":["S023"]}' })).toEqual([
+      expect.stringMatching(/^billing:gatewayDeclineCodes: .*deadCardCodes/),
+    ]);
+  });
+
   it("refuses unknown charge policy keys (typos)", () => {
     expect(problemsOf({ "billing:chargePolicy": '{"dunningScheduleDay":[1]}' })).toEqual([
       expect.stringMatching(/^billing:chargePolicy: .*dunningScheduleDay/),

@@ -114,7 +114,8 @@ describe("functions", () => {
   });
 
   it("environment variables carry names, ARNs, URLs and settings only: no secret value, no card field", () => {
-    const allowed = /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|WEBHOOK_HEADER_PREFIX|GATEWAY_REBILL_ENDPOINT)$/;
+    const allowed =
+      /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|WEBHOOK_HEADER_PREFIX|GATEWAY_(REBILL_ENDPOINT|DECLINE_CODES))$/;
     const forbidden = /card|cvc|pan\b|expiry|api_?key|aes|password|token(?!_SECRET_ARN)|secret(?!S?_ARN)/i;
     for (const fn of functions) {
       for (const [name, value] of Object.entries(fn.variables)) {
@@ -131,22 +132,44 @@ describe("functions", () => {
 });
 
 describe("gateway settings", () => {
-  it("the seed's REBILL form, when chosen, reaches every gateway caller and nothing else", () => {
-    const withSeedForm = synthBillingApp({
+  it("the REBILL form and the decline codes, when chosen, reach their callers and nothing else", () => {
+    const configured = synthBillingApp({
       ...CONFIGURED_CONTEXT,
       "billing:gatewayRebillEndpoint": "payment",
+      "billing:gatewayDeclineCodes": '{"tokenRevokedCodes":[]}',
     });
-    const variables = resourcesOf(withSeedForm.service, "AWS::Lambda::Function").map(
-      ([, fn]) => functionSchema.parse(fn.Properties).Environment.Variables,
-    );
+    const variables = resourcesOf(configured.service, "AWS::Lambda::Function").map(([, fn]) => {
+      const properties = functionSchema.parse(fn.Properties);
+      const vars: Record<string, unknown> = {
+        ...properties.Environment.Variables,
+        name: properties.Description.replace(/^billing: /, ""),
+      };
+      return vars;
+    });
     const callers = variables.filter((vars) => "GATEWAY_SECRET_ARN" in vars);
     expect(callers.length).toBeGreaterThan(5);
     for (const vars of callers) expect(vars.GATEWAY_REBILL_ENDPOINT).toBe("payment");
     for (const vars of variables.filter((each) => !("GATEWAY_SECRET_ARN" in each))) {
       expect(vars).not.toHaveProperty("GATEWAY_REBILL_ENDPOINT");
     }
-    // Unset, the real gateway's token payment is the handlers' default: no variable at all.
-    for (const fn of functions) expect(fn.variables).not.toHaveProperty("GATEWAY_REBILL_ENDPOINT");
+    // Only the payment API's adapter judges refusals: the partner and reconciliation callers get no codes.
+    const judges: string[] = BILLING_FUNCTIONS.filter((spec) =>
+      spec.services.components.includes("gateway"),
+    ).map((spec) => spec.name);
+    expect(judges.length).toBeGreaterThan(3);
+    expect(variables.filter((vars) => "GATEWAY_DECLINE_CODES" in vars).map((vars) => vars.name)).toEqual(
+      expect.arrayContaining(judges),
+    );
+    for (const vars of variables) {
+      if (judges.includes(String(vars.name)))
+        expect(vars.GATEWAY_DECLINE_CODES).toBe('{"tokenRevokedCodes":[]}');
+      else expect(vars, String(vars.name)).not.toHaveProperty("GATEWAY_DECLINE_CODES");
+    }
+    // Unset, the handlers' defaults hold: no variable at all.
+    for (const fn of functions) {
+      expect(fn.variables).not.toHaveProperty("GATEWAY_REBILL_ENDPOINT");
+      expect(fn.variables).not.toHaveProperty("GATEWAY_DECLINE_CODES");
+    }
   });
 });
 

@@ -346,20 +346,26 @@ describe("declines and dunning", () => {
     ]);
   });
 
-  it("a dead card (v2 errcode) goes straight to past_due, card_required; the ledger keeps the errcode", async () => {
+  it("a dead card goes straight to past_due, card_required; the ledger keeps the errcode", async () => {
     const subscription = await subscribe();
     gateway.script = () => ({
       kind: "declined",
       code: "1001",
       message: "Declined",
       errcode: "STOLEN_OR_LOST_CARD",
+      deadEnd: "card_required",
     });
     await processChargeMessage(message(subscription), 1, deps);
     const after = await reload(subscription);
     expect(after).toMatchObject({ status: "past_due", status_reason: "card_required", attempt: 1 });
     expect(after.next_charge_at).toBeUndefined();
     const [attempt] = await repository.listAttempts(subscription.subscription_id);
-    expect(attempt).toMatchObject({ status: "declined", rescode: "1001", errcode: "STOLEN_OR_LOST_CARD" });
+    expect(attempt).toMatchObject({
+      status: "declined",
+      rescode: "1001",
+      errcode: "STOLEN_OR_LOST_CARD",
+      dead_end: "card_required",
+    });
     expect((await pendingEvents(repository))[0]).toMatchObject({
       type: "charge.failed",
       errcode: "STOLEN_OR_LOST_CARD",
@@ -406,7 +412,12 @@ describe("declines and dunning", () => {
 
   it("a revoked token goes straight to past_due with its reason and is not retried", async () => {
     const subscription = await subscribe();
-    gateway.script = () => ({ kind: "declined", code: "TK02", message: "Token revoked" });
+    gateway.script = () => ({
+      kind: "declined",
+      code: "TK02",
+      message: "Token revoked",
+      deadEnd: "token_revoked",
+    });
     await processChargeMessage(message(subscription), 1, deps);
     const after = await reload(subscription);
     expect(after).toMatchObject({ status: "past_due", status_reason: "token_revoked" });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPaymentGateway } from "../../../functions/adapters/payment-gateway";
-import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import { statusCallbackIntake } from "../../../functions/core/intake-messages";
 import { createGatewayContext } from "../../../functions/gateway/context";
+import { DEFAULT_DECLINE_CODES } from "../../../functions/gateway/decline-codes";
 import { computeFgkey, verifyQueryFgkey } from "../../../functions/gateway/fgkey";
 import { createPaymentClient, type PaymentClient } from "../../../functions/gateway/payment-client";
 import { classifyRescode } from "../../../functions/gateway/result";
@@ -106,12 +106,20 @@ describe("status_url callbacks as the gateway sends them", () => {
   it("reads the declined callbacks' rescodes as refusals that need a new card", () => {
     for (const rescode of ["S023", "XXXX"]) {
       expect(classifyRescode(rescode, "declined", "read")).toMatchObject({ kind: "declined", code: rescode });
-      expect(DEFAULT_CHARGE_POLICY.deadCardRescodes).toContain(rescode);
+      expect(DEFAULT_DECLINE_CODES.deadCardRescodes).toContain(rescode);
     }
   });
 });
 
 describe("token billing requests and answers", () => {
+  const REBILL = {
+    order_id: TOKEN_REBILL_REQUEST_DOC.payment.order_id,
+    token_id: "TOKEN_ID_1",
+    amount: "1",
+    currency: "USD",
+    customer: { name: "eximbay", email: "test@eximbay.com" },
+  };
+
   it("sends the token payment as the developer page does: the token in the path, the order in the body", async () => {
     server.respondWith(() => ({ json: TOKEN_REBILL_RESPONSE_DOC }));
     const outcome = await client.rebill("TOKEN_ID_1", { payment: TOKEN_REBILL_REQUEST_DOC.payment });
@@ -131,15 +139,37 @@ describe("token billing requests and answers", () => {
 
   it("reads the published answer, which has no status, as a sale", async () => {
     server.respondWith(() => ({ json: TOKEN_REBILL_RESPONSE_DOC }));
-    const gateway = createPaymentGateway(client, { lang: "EN" });
-    const outcome = await gateway.rebill({
-      order_id: TOKEN_REBILL_REQUEST_DOC.payment.order_id,
-      token_id: "TOKEN_ID_1",
-      amount: "1",
-      currency: "USD",
-      customer: { name: "eximbay", email: "test@eximbay.com" },
-    });
+    const outcome = await createPaymentGateway(client, { lang: "EN" }).rebill(REBILL);
     expect(outcome).toEqual({ kind: "success", value: { transaction_id: "EN" } });
+  });
+
+  it.each([
+    [{ rescode: "1001", resmsg: "Declined", errcode: "EXPIRED_CARD" }, "card_required"],
+    [{ rescode: "S023", resmsg: "Expired card" }, "card_required"],
+    [{ rescode: "TK01", resmsg: "Token expired" }, "token_expired"],
+    [{ rescode: "TK02", resmsg: "Token revoked" }, "token_revoked"],
+    [{ rescode: "1001", resmsg: "Declined", errcode: "INSUFFICIENT_FUNDS" }, undefined],
+  ])("tells the core whether a refused token payment (%o) can ever succeed: %s", async (answer, deadEnd) => {
+    server.respondWith(() => ({ json: answer }));
+    const outcome = await createPaymentGateway(client, { lang: "EN" }).rebill(REBILL);
+    expect(outcome).toMatchObject({ kind: "declined", code: answer.rescode });
+    expect(outcome.kind === "declined" ? outcome.deadEnd : outcome.kind).toBe(deadEnd);
+  });
+
+  it("judges refusals by the merchant's own decline codes", async () => {
+    server.respondWith(() => ({
+      json: { rescode: "1001", resmsg: "Declined", errcode: "INSUFFICIENT_FUNDS" },
+    }));
+    const codes = {
+      ...DEFAULT_DECLINE_CODES,
+      deadCardErrcodes: ["INSUFFICIENT_FUNDS"],
+      tokenRevokedCodes: [],
+    };
+    const gateway = createPaymentGateway(client, { lang: "EN", declineCodes: codes });
+    expect(await gateway.rebill(REBILL)).toMatchObject({ kind: "declined", deadEnd: "card_required" });
+    server.respondWith(() => ({ json: { rescode: "TK02", resmsg: "Token revoked" } }));
+    const revoked = await gateway.rebill(REBILL);
+    expect(revoked.kind === "declined" ? revoked.deadEnd : revoked.kind).toBeUndefined();
   });
 
   it("deletes a token with the page's empty body", async () => {
@@ -255,7 +285,7 @@ describe("error codes", () => {
 
   it("names only published reasons as dead cards (and the corrected spelling of INVAILD_CARD_DATA)", () => {
     const published: readonly string[] = ERRCODES;
-    for (const errcode of DEFAULT_CHARGE_POLICY.deadCardErrcodes) {
+    for (const errcode of DEFAULT_DECLINE_CODES.deadCardErrcodes) {
       expect(published.includes(errcode) || errcode === "INVALID_CARD_DATA", errcode).toBe(true);
     }
     for (const soft of [
@@ -264,7 +294,7 @@ describe("error codes", () => {
       "CONTACT_CARD_ISSUER",
       "CARD_VELOCITY_EXCEEDED",
     ]) {
-      expect(DEFAULT_CHARGE_POLICY.deadCardErrcodes).not.toContain(soft);
+      expect(DEFAULT_DECLINE_CODES.deadCardErrcodes).not.toContain(soft);
     }
   });
 });

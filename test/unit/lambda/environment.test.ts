@@ -43,7 +43,8 @@ describe("handler environments", () => {
     ]);
     // The billing core calls no partner API and publishes nothing itself (its writes fill the outboxes): neither the
     // partner token nor the bus is among its variables; only the delivery reaches the bus.
-    expect(variablesOf(SERVICE_SETS.billing.environment)).toHaveLength(9);
+    expect(variablesOf(SERVICE_SETS.billing.environment)).toHaveLength(10);
+    expect(variablesOf(SERVICE_SETS.billing.environment)).toContain("GATEWAY_DECLINE_CODES");
     expect(variablesOf(SERVICE_SETS.billing.environment)).not.toContain("EVENT_BUS_NAME");
     expect(variablesOf(SERVICE_SETS.eventDelivery.environment).sort()).toEqual([
       "EVENT_BUS_NAME",
@@ -94,8 +95,8 @@ describe("CHARGE_POLICY", () => {
       withPolicy('{"dunningScheduleDays":[2,4],"retryBaseSeconds":60}'),
     );
     expect(policy).toEqual({ dunningScheduleDays: [2, 4], retryBaseSeconds: 60 });
-    expect({ ...DEFAULT_CHARGE_POLICY, ...policy }.tokenExpiredCodes).toEqual(
-      DEFAULT_CHARGE_POLICY.tokenExpiredCodes,
+    expect({ ...DEFAULT_CHARGE_POLICY, ...policy }.dunningFinalAction).toEqual(
+      DEFAULT_CHARGE_POLICY.dunningFinalAction,
     );
   });
 
@@ -108,6 +109,35 @@ describe("CHARGE_POLICY", () => {
     ["base above max", '{"retryBaseSeconds":600,"retryMaxSeconds":300}', "CHARGE_POLICY.retryBaseSeconds"],
   ])("refuses %s, naming the field", (_case, json, field) => {
     const [problem] = problemsOf(() => loadEnvironment(SERVICE_SETS.billing.environment, withPolicy(json)));
+    expect(problem?.startsWith(field)).toBe(true);
+  });
+
+  it("no longer holds the gateway's decline codes (GATEWAY_DECLINE_CODES does)", () => {
+    const [problem] = problemsOf(() =>
+      loadEnvironment(SERVICE_SETS.billing.environment, withPolicy('{"tokenExpiredCodes":["TK01"]}')),
+    );
+    expect(problem?.startsWith("CHARGE_POLICY")).toBe(true);
+  });
+});
+
+describe("GATEWAY_DECLINE_CODES", () => {
+  const withCodes = (codes: string) => ({ ...FULL, GATEWAY_DECLINE_CODES: codes });
+
+  it("is optional and overrides the named lists only", () => {
+    expect(loadEnvironment(SERVICE_SETS.billing.environment, FULL).GATEWAY_DECLINE_CODES).toBeUndefined();
+    const { GATEWAY_DECLINE_CODES: codes }: Pick<Environment, "GATEWAY_DECLINE_CODES"> = loadEnvironment(
+      SERVICE_SETS.billing.environment,
+      withCodes('{"tokenRevokedCodes":[]}'),
+    );
+    expect(codes).toEqual({ tokenRevokedCodes: [] });
+  });
+
+  it.each([
+    ["not JSON", "[TK", "GATEWAY_DECLINE_CODES must be JSON"],
+    ["a typo", '{"deadCardCodes":["S023"]}', "GATEWAY_DECLINE_CODES"],
+    ["an empty code", '{"deadCardErrcodes":[""]}', "GATEWAY_DECLINE_CODES.deadCardErrcodes.0"],
+  ])("refuses %s, naming the field", (_case, json, field) => {
+    const [problem] = problemsOf(() => loadEnvironment(SERVICE_SETS.billing.environment, withCodes(json)));
     expect(problem?.startsWith(field)).toBe(true);
   });
 });
