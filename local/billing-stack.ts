@@ -1,4 +1,5 @@
 import { initializeDueWatermark } from "../functions/adapters/due-index";
+import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { type Composition, type CompositionTuning, compose } from "../functions/composition/compose";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/composition/runtime";
@@ -7,7 +8,6 @@ import * as SERVICE_SETS from "../functions/composition/service-sets";
 import type { AttemptSweepReport } from "../functions/core/attempt-sweep";
 import type { ChargePolicy } from "../functions/core/charge-policy";
 import type { ChargeRunReport } from "../functions/core/charge-run";
-import { EVERY_OUTBOX, type OutboxSweepReport, runOutboxSweep } from "../functions/core/event-delivery";
 import { type OutboxEvent, outboxEventSchema } from "../functions/core/events";
 import { functionNamed } from "../functions/function-table";
 import type { DeclineCodes } from "../functions/gateway/decline-codes";
@@ -32,6 +32,7 @@ import { LambdaFunctions } from "./lambda-functions";
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "./secrets-manager-stand-in";
 import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
 import { receiveLambdaEvent } from "./sqs-lambda-event";
+import { LocalTableStream, type StreamPassReport } from "./table-stream";
 
 /** The gateway client's patience in local mode: a deployment's timeout and the quickest read retry (the sandbox answers at once). */
 export const LOCAL_GATEWAY_TUNING = { gatewayTimeoutMs: 2_000, gatewayReadRetryMinDelayMs: 10 } as const;
@@ -231,9 +232,33 @@ export class BillingStack {
     return SERVICE_SETS.billing.from(this.compose({ ...LOCAL_GATEWAY_TUNING, gatewayTimeoutMs }));
   }
 
-  /** Delivers every outbox that holds events, whenever they occurred, as the table's stream would. */
-  deliverEvents(): Promise<OutboxSweepReport> {
-    return runOutboxSweep(this.delivery, EVERY_OUTBOX);
+  /**
+   * The table's stream feeding publish-events, as its event source mapping does (over this stack's functions unless
+   * others are given, e.g. decorated ones). Failures go to onError; what a failed delivery left stays pending.
+   */
+  tableStream(
+    options: {
+      readonly functions?: LambdaFunctions;
+      readonly onError?: (error: unknown) => void;
+      readonly batchSize?: number;
+    } = {},
+  ): LocalTableStream {
+    const { functions = this.functions, onError = () => undefined } = options;
+    const [stream] = functions.withTrigger("tableStream");
+    if (stream === undefined) throw new Error("no function of the table reads the table's stream");
+    return new LocalTableStream({
+      client: dynamoDbDocumentClientOf(this.runtime),
+      tableName: this.tableName,
+      repository: this.delivery.repository,
+      batchSize: options.batchSize ?? stream.trigger.batchSize,
+      invoke: (event) => functions.invoke(stream.spec.name, event),
+      onError,
+    });
+  }
+
+  /** Delivers every outbox that holds events, whenever they occurred: one pass of the stream over publish-events. */
+  deliverEvents(): Promise<StreamPassReport> {
+    return this.tableStream().pass();
   }
 
   /** Every entry the bus received so far, pending outboxes delivered first. */

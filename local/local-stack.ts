@@ -4,7 +4,6 @@ import { createServer, type Server } from "node:http";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { z } from "zod";
 import { LOCAL_OUTPUTS_FILE, type LocalOutputs } from "../cli/local-outputs";
-import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
 import { hashApiKey } from "../functions/api/api-key";
 import { toErrorResponse } from "../functions/api/errors";
 import { bodyOf, ok, toHttpResult } from "../functions/api/http";
@@ -20,7 +19,7 @@ import { LocalHttpApi } from "./http-api";
 import { scheduledEvent } from "./lambda-context";
 import { LambdaFunctions } from "./lambda-functions";
 import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
-import { LocalTableStream } from "./table-stream";
+import type { LocalTableStream } from "./table-stream";
 
 /** Re-exported for bin/start.ts, which loads this module anyway. */
 export { LOCAL_OUTPUTS_FILE, type LocalOutputs };
@@ -154,18 +153,10 @@ export class LocalStack {
           onError: (error) => onError(spec.name, error),
         }),
     );
-    const streamed = options.eventStream === false ? [] : functions.withTrigger("tableStream");
-    const streams = streamed.map(
-      ({ spec, trigger }) =>
-        new LocalTableStream({
-          client: dynamoDbDocumentClientOf(stack.runtime),
-          tableName: stack.tableName,
-          repository: stack.delivery.repository,
-          batchSize: trigger.batchSize,
-          invoke: (event) => functions.invoke(spec.name, event),
-          onError: (error) => onError(spec.name, error),
-        }),
-    );
+    const streams =
+      options.eventStream === false
+        ? []
+        : [stack.tableStream({ functions, onError: (error) => onError("publish-events", error) })];
     const drainQueues = async () => {
       // Intake work can enqueue charges (a window result completes a sign-up): intake first. The events their
       // writes announced are delivered last.

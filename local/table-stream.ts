@@ -1,8 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
-import type { DynamoDBRecord, DynamoDBStreamEvent, AttributeValue as LambdaAttributeValue } from "aws-lambda";
-import { outboxItemKey } from "../functions/adapters/dynamodb-outbox";
+import type {
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  AttributeValue as LambdaAttributeValue,
+} from "aws-lambda";
+import { outboxAdditionsOf, outboxItemKey } from "../functions/adapters/dynamodb-outbox";
 import { EVERY_OUTBOX } from "../functions/core/event-delivery";
 import type { BillingRepository, OutboxRef } from "../functions/core/ports";
 import { LOCAL_REGION } from "./dynamodb-emulator";
@@ -15,6 +20,22 @@ type ItemKey = { readonly pk: string; readonly sk: string };
 // polls the outbox index instead: each item holding events becomes a stream record of its current image (no old
 // image, so every pending event counts as new), and publish-events is invoked with them as Lambda would. A failed
 // delivery leaves the outbox pending, and the next poll offers it again.
+
+/** One pass of the stream over every pending outbox: what publish-events delivered and what it failed. */
+export interface StreamPassReport {
+  /** Outboxes offered (each one record). */
+  readonly outboxes: number;
+  /** Events in the records the function processed. */
+  readonly delivered: number;
+  /** Records the function reported failed, or all of a batch it threw on; they stay pending for the next pass. */
+  readonly failed: number;
+}
+
+/** The records a batch response names as failed (ReportBatchItemFailures), by sequence number. */
+function failedSequences(response: unknown): Set<string> {
+  const failures = (response as Partial<DynamoDBBatchResponse> | undefined)?.batchItemFailures ?? [];
+  return new Set(failures.map((failure) => failure.itemIdentifier));
+}
 
 export interface LocalTableStreamOptions {
   readonly client: DynamoDBDocumentClient;
@@ -108,17 +129,41 @@ export class LocalTableStream {
 
   async #offerPending(): Promise<void> {
     try {
-      for await (const refs of this.options.repository.listPendingOutboxes(EVERY_OUTBOX)) {
-        for (let start = 0; start < refs.length; start += this.options.batchSize) {
-          const records = await this.#records(refs.slice(start, start + this.options.batchSize));
-          if (records.length > 0) await this.options.invoke({ Records: records });
-        }
-      }
-      this.#failures = 0;
+      const { failed } = await this.pass();
+      this.#failures = failed === 0 ? 0 : this.#failures + 1;
     } catch (error) {
       this.#failures += 1;
       if (!this.#stopped.signal.aborted) this.options.onError(error);
     }
+  }
+
+  /**
+   * Offers every pending outbox once, in batches, as the stream's event source mapping would. A batch the function
+   * throws on counts as failed whole (reported to onError); the next pass offers what it left.
+   */
+  async pass(): Promise<StreamPassReport> {
+    let outboxes = 0;
+    let delivered = 0;
+    let failed = 0;
+    for await (const refs of this.options.repository.listPendingOutboxes(EVERY_OUTBOX)) {
+      for (let start = 0; start < refs.length; start += this.options.batchSize) {
+        const records = await this.#records(refs.slice(start, start + this.options.batchSize));
+        if (records.length === 0) continue;
+        outboxes += records.length;
+        let failures: Set<string>;
+        try {
+          failures = failedSequences(await this.options.invoke({ Records: records }));
+        } catch (error) {
+          if (!this.#stopped.signal.aborted) this.options.onError(error);
+          failures = new Set(records.map((record) => record.dynamodb?.SequenceNumber ?? ""));
+        }
+        for (const record of records) {
+          if (failures.has(record.dynamodb?.SequenceNumber ?? "")) failed += 1;
+          else delivered += outboxAdditionsOf(record).events.length;
+        }
+      }
+    }
+    return { outboxes, delivered, failed };
   }
 
   async #pendingCount(): Promise<number> {

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
 import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView, subscriptionView } from "../../functions/api/merchant-api-schemas";
@@ -36,7 +35,7 @@ import { type RealFormCounts, realFormCounts } from "../real-forms";
 import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
 import { receiveLambdaEvent } from "../sqs-lambda-event";
-import { LocalTableStream } from "../table-stream";
+import type { LocalTableStream } from "../table-stream";
 import { accountForEvents, type EventAccount } from "./event-accounting";
 import { type MerchantActionCounts, MerchantActions } from "./merchant-actions";
 
@@ -229,15 +228,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const chaosTuning = { ...LOCAL_GATEWAY_TUNING, gatewayTimeoutMs: CHAOS_GATEWAY_TIMEOUT_MS };
   const functionsWith = (...decorations: AnyDecoration[]) =>
     new LambdaFunctions(decoratedComposition(stack.compose(chaosTuning), decorations));
-  const deliveryFunctions = functionsWith(...deliveryCrashes.delivery());
-  const delivery = new LocalTableStream({
-    client: dynamoDbDocumentClientOf(stack.runtime),
-    tableName: stack.tableName,
-    repository: stack.delivery.repository,
+  // A failed delivery leaves its outbox pending for the next poll; what never got out is counted at the end.
+  const delivery = stack.tableStream({
+    functions: functionsWith(...deliveryCrashes.delivery()),
     batchSize: DELIVERY_BATCH_SIZE,
-    invoke: (event) => deliveryFunctions.invoke("publish-events", event),
-    // A failed delivery leaves its outbox pending for the next poll; what never got out is counted at the end.
-    onError: () => undefined,
   });
   delivery.start();
   try {
