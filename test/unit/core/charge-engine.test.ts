@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createDynamoDbBillingRepository } from "../../../functions/adapters/dynamodb-billing-repository";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runAttemptSweep } from "../../../functions/core/attempt-sweep";
 import { type ChargeDeps, processChargeMessage } from "../../../functions/core/charge-engine";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
@@ -14,14 +13,14 @@ import type {
   RebillRequest,
 } from "../../../functions/core/ports";
 import { applyInput } from "../../../functions/core/subscription-machine";
-import type { LocalDynamoDb } from "../../../local/dynamodb-emulator";
+import { MemoryBillingRepository } from "../../support/memory-billing-repository";
 import { pendingEvents } from "../../support/outbox-events";
-import { startTestDynamoDb } from "../../support/test-dynamodb";
 
 /*
- * The charge protocol's branches against real storage (dynalite through the SDK). The gateway here is a scripted
- * stand-in so that each branch — lost response, crash between steps, refusal — can be forced exactly; the same
- * protocol runs against the stateful sandbox in charge-engine-sandbox.test.ts.
+ * The charge protocol's branches on the memory repository (it passes the DynamoDB repository's contract suite). The
+ * gateway here is a scripted stand-in so that each branch — lost response, crash between steps, refusal — can be
+ * forced exactly; the same protocol runs through the handlers against the stateful sandbox in
+ * test/integration/billing/exactly-once.test.ts.
  */
 
 type Script = (request: RebillRequest) => GatewayOutcome<{ transaction_id?: string }> | "crash";
@@ -87,7 +86,6 @@ class ListQueue {
   }
 }
 
-let dynalite: LocalDynamoDb;
 let repository: BillingRepository;
 let gateway: ScriptedGateway;
 let clock: TestClock;
@@ -130,20 +128,10 @@ async function reload(subscription: Subscription): Promise<Subscription> {
   return current;
 }
 
-beforeAll(async () => {
-  dynalite = await startTestDynamoDb();
-});
-afterAll(() => dynalite.close());
-
-beforeEach(async () => {
-  const tableName = await dynalite.createBillingTable();
-  repository = createDynamoDbBillingRepository({
-    client: dynalite.client,
-    tableName,
-    lookbackHours: 48,
-  });
-  gateway = new ScriptedGateway();
+beforeEach(() => {
   clock = new TestClock(new Date("2027-02-28T10:30:00.000Z"));
+  repository = new MemoryBillingRepository({ clock });
+  gateway = new ScriptedGateway();
   queue = new ListQueue();
   deps = {
     repository,
