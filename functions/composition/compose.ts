@@ -4,6 +4,7 @@ import { dynamoDbClientOf, dynamoDbDocumentClientOf } from "../adapters/dynamodb
 import { createDynamoDbIdempotencyStore } from "../adapters/dynamodb-idempotency-store";
 import { createDynamoDbLedgerReader } from "../adapters/dynamodb-ledger-reader";
 import { createEventBridgePublisher, eventBridgeClientOf } from "../adapters/eventbridge-publisher";
+import { createGatewayTransactions } from "../adapters/gateway-transactions";
 import { createPartnerWebhooks } from "../adapters/partner-webhooks";
 import { createPaymentGateway } from "../adapters/payment-gateway";
 import { createRandomIds } from "../adapters/random-ids";
@@ -242,12 +243,12 @@ export const gateway = /* @__PURE__ */ component({
   },
 });
 
-/** The reconciliation API. */
+/** The reconciliation API's transactions, in the core's words. */
 export const gatewayTransactions = /* @__PURE__ */ component({
   name: "gatewayTransactions",
   variables: gatewayVariables,
   maxAgeMs: SECRET_AGE_MS,
-  build: async (context) => (await gatewayClientOf(context)).reconciliation,
+  build: async (context) => createGatewayTransactions((await gatewayClientOf(context)).reconciliation),
 });
 
 /** The partner API's webhook subscriptions (the partner JWT kept in its secret). */

@@ -125,16 +125,13 @@ export const intakeWorker = /* @__PURE__ */ extended(core, { intakeQueueConsumer
 /** reconcile-ledger: the reconciliation API and the ledger index. */
 export const reconciliation = /* @__PURE__ */ serviceSet(
   { gatewayTransactions, ledger, readRepository, clock },
-  async (c) => {
-    const transactions = await c.gatewayTransactions();
-    return {
-      transactions: (from: string, to: string) => transactions.transactions(from, to),
-      calendar: gatewayCalendar,
-      ledger: c.ledger(),
-      repository: c.readRepository(),
-      clock: c.clock(),
-    };
-  },
+  async (c) => ({
+    transactions: await c.gatewayTransactions(),
+    calendar: gatewayCalendar,
+    ledger: c.ledger(),
+    repository: c.readRepository(),
+    clock: c.clock(),
+  }),
 );
 
 /** register-partner-webhook: the partner API and our public receiver. */

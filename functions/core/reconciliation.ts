@@ -6,7 +6,7 @@ import type { BillingRepository } from "./ports";
 
 // Daily reconciliation (README, Ops CLI: billing reconcile): the gateway's transactions of a period against our
 // ledger (succeeded charges and succeeded refunds). Days are the gateway's calendar days (YYYYMMDD, in its own time
-// zone, which its client knows), both ends inclusive: its trade_date is in that calendar, and each ledger line's UTC
+// zone, which its client knows), both ends inclusive: its records are dated in that calendar, and each ledger line's UTC
 // instant is read in it too.
 
 /** A ledger line as the ledger index lists it: `at` is when it succeeded here. */
@@ -19,21 +19,23 @@ export interface LedgerReader {
   listLedger(from: Date, to: Date): AsyncIterable<readonly LedgerEntry[]>;
 }
 
-/** A transaction as the gateway's reconciliation API lists it: what the comparison reads. */
-export interface TransactionRecord {
+/** A movement of money the gateway lists for a period: what the comparison reads. */
+export interface GatewayRecord {
   readonly transaction_id: string;
-  /** The payment a refund or chargeback belongs to; empty or equal to transaction_id for a payment. */
-  readonly original_transaction_id: string;
+  /** The payment a refund or chargeback reverses; undefined for a payment. */
+  readonly reverses?: string;
   readonly order_id: string;
-  /** Negative for a refund or chargeback. */
-  readonly request_amount: string;
-  /** YYYYMMDDHHMMSS in the gateway's calendar. */
-  readonly trade_date: string;
+  /** As the gateway states it: negative for a refund or chargeback. */
+  readonly amount: string;
+  /** The day it happened on, in the gateway's calendar (YYYYMMDD). */
+  readonly day: string;
+  /** When it happened, as the gateway wrote it (shown in the report). */
+  readonly at: string;
 }
 
-/** The transactions of a period: the records, and the resmsg of entries that were no record ("no data"). */
-export interface TransactionsResponse {
-  readonly D: readonly TransactionRecord[];
+/** The gateway's records of a period, and its notes on entries that were no record ("no data"). */
+export interface GatewayRecords {
+  readonly records: readonly GatewayRecord[];
   readonly notices: readonly string[];
 }
 
@@ -47,7 +49,7 @@ export interface GatewayCalendar {
 
 export interface ReconciliationDeps {
   readonly calendar: GatewayCalendar;
-  readonly transactions: (from: string, to: string) => Promise<GatewayOutcome<TransactionsResponse>>;
+  readonly transactions: (from: string, to: string) => Promise<GatewayOutcome<GatewayRecords>>;
   readonly ledger: LedgerReader;
   /** Point look-ups for gateway records whose ledger line succeeded here outside the listed days. */
   readonly repository: Pick<BillingRepository, "getAttempt" | "listRefunds">;
@@ -124,10 +126,6 @@ export function previousDay(
 const cents = (amount: string) => Math.round(Math.abs(Number(amount)) * 100);
 const sameAmount = (a: string, b: string) => cents(a) === cents(b);
 
-/** A payment record is its own original; a refund or chargeback points at the payment it reverses. */
-const isPayment = (record: TransactionRecord) =>
-  record.original_transaction_id === "" || record.original_transaction_id === record.transaction_id;
-
 interface LedgerIndex {
   readonly entries: readonly LedgerEntry[];
   readonly chargesByTransaction: ReadonlyMap<string, ChargeAttempt>;
@@ -169,14 +167,14 @@ function missingAtGateway(entry: LedgerEntry): Mismatch {
 }
 
 /** Our charge of a gateway payment: from the listed ledger, else by the order_id that names its ledger line. */
-async function chargeOf(record: TransactionRecord, ledger: LedgerIndex, deps: ReconciliationDeps) {
+async function chargeOf(record: GatewayRecord, ledger: LedgerIndex, deps: ReconciliationDeps) {
   const listed = ledger.chargesByTransaction.get(record.transaction_id);
   if (listed) return listed;
   const key = attemptKeyOf(record.order_id);
   return key && (await deps.repository.getAttempt(key));
 }
 
-async function refundOf(record: TransactionRecord, ledger: LedgerIndex, deps: ReconciliationDeps) {
+async function refundOf(record: GatewayRecord, ledger: LedgerIndex, deps: ReconciliationDeps) {
   const listed = ledger.refundsByTransaction.get(record.transaction_id);
   if (listed) return listed;
   const key = attemptKeyOf(record.order_id);
@@ -186,33 +184,32 @@ async function refundOf(record: TransactionRecord, ledger: LedgerIndex, deps: Re
 
 /** The mismatch of one gateway record of the period, if any. */
 async function checkGatewayRecord(
-  record: TransactionRecord,
+  record: GatewayRecord,
   ledger: LedgerIndex,
   deps: ReconciliationDeps,
 ): Promise<Mismatch | undefined> {
   const base = {
     order_id: record.order_id,
     transaction_id: record.transaction_id,
-    gateway_amount: record.request_amount,
-    at: record.trade_date,
+    gateway_amount: record.amount,
+    at: record.at,
   };
-  if (isPayment(record)) {
+  if (record.reverses === undefined) {
     const charge = await chargeOf(record, ledger, deps);
     if (!charge) return { kind: "missing_here", line: "charge", ...base };
     const facts = { line: "charge", ledger_amount: charge.amount, ledger_status: charge.status } as const;
     if (charge.status !== "succeeded" || charge.transaction_id !== record.transaction_id)
       return { kind: "status_differs", ...facts, ...base };
-    if (!sameAmount(charge.amount, record.request_amount))
-      return { kind: "amount_differs", ...facts, ...base };
+    if (!sameAmount(charge.amount, record.amount)) return { kind: "amount_differs", ...facts, ...base };
     return undefined;
   }
   const refund = await refundOf(record, ledger, deps);
   if (!refund) {
     // A chargeback is no refund of ours: it matches a charge we marked disputed from its webhook.
-    const original = ledger.chargesByTransaction.get(record.original_transaction_id);
+    const original = ledger.chargesByTransaction.get(record.reverses);
     const key = attemptKeyOf(record.order_id);
     const charge = original ?? (key && (await deps.repository.getAttempt(key)));
-    if (charge?.disputed && charge.transaction_id === record.original_transaction_id) return undefined;
+    if (charge?.disputed && charge.transaction_id === record.reverses) return undefined;
     return { kind: "missing_here", line: "refund", ...base };
   }
   const facts = {
@@ -222,7 +219,7 @@ async function checkGatewayRecord(
     ledger_status: refund.status,
   } as const;
   if (refund.status !== "succeeded") return { kind: "status_differs", ...facts, ...base };
-  if (!sameAmount(refund.amount, record.request_amount)) return { kind: "amount_differs", ...facts, ...base };
+  if (!sameAmount(refund.amount, record.amount)) return { kind: "amount_differs", ...facts, ...base };
   return undefined;
 }
 
@@ -242,12 +239,12 @@ export async function reconcile(
   if (gateway.kind !== "success") {
     return { kind: "failed", reason: `transactions unavailable: ${failureReason(gateway)}` };
   }
-  const records = gateway.value.D;
+  const { records } = gateway.value;
   const ledger = await readLedger(wideFrom, wideTo, deps);
   const inPeriod = (day: string) => day >= period.from && day <= period.to;
 
   const mismatches: Mismatch[] = [];
-  const periodRecords = records.filter((record) => inPeriod(record.trade_date.slice(0, 8)));
+  const periodRecords = records.filter((record) => inPeriod(record.day));
   for (const record of periodRecords) {
     const mismatch = await checkGatewayRecord(record, ledger, deps);
     if (mismatch) mismatches.push(mismatch);

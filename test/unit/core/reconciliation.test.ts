@@ -2,16 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { ChargeAttempt, RefundRecord } from "../../../functions/core/model";
 import type { GatewayOutcome } from "../../../functions/core/outcome";
 import {
+  type GatewayRecord,
+  type GatewayRecords,
   type LedgerEntry,
   previousDay,
   type ReconciliationDeps,
   reconcile,
 } from "../../../functions/core/reconciliation";
 import { gatewayCalendar } from "../../../functions/gateway/calendar";
-import type {
-  TransactionRecord,
-  TransactionsResponse,
-} from "../../../functions/gateway/schemas/reconciliation";
 
 const DAY = { from: "20270310", to: "20270310" };
 
@@ -49,43 +47,34 @@ function refund(n: number, overrides: Partial<RefundRecord> = {}): RefundRecord 
   };
 }
 
-function record(overrides: Partial<TransactionRecord>): TransactionRecord {
-  return {
-    trade_date: "20270310100000",
-    trade_type: "T000",
-    mid: "SBXTEST001",
+/** A gateway record; `at` is written as the gateway writes it (YYYYMMDDHHMMSS in its calendar), `day` follows. */
+type RecordFacts = Omit<GatewayRecord, "day">;
+
+function record(overrides: Partial<RecordFacts>): GatewayRecord {
+  const facts: RecordFacts = {
     transaction_id: "T1",
-    original_transaction_id: "T1",
     order_id: "sub_1-1-0",
-    request_currency: "USD",
-    request_amount: "19.90",
-    payment_method: "P000",
-    param1: "",
-    param2: "",
-    param3: "",
+    amount: "19.90",
+    at: "20270310100000",
     ...overrides,
   };
+  return { ...facts, day: facts.at.slice(0, 8) };
 }
 
-const sale = (n: number, overrides: Partial<TransactionRecord> = {}) =>
-  record({
-    transaction_id: `T${n}`,
-    original_transaction_id: `T${n}`,
-    order_id: `sub_${n}-1-0`,
-    ...overrides,
-  });
-const reversal = (n: number, overrides: Partial<TransactionRecord> = {}) =>
+const sale = (n: number, overrides: Partial<RecordFacts> = {}) =>
+  record({ transaction_id: `T${n}`, order_id: `sub_${n}-1-0`, ...overrides });
+const reversal = (n: number, overrides: Partial<RecordFacts> = {}) =>
   record({
     transaction_id: `R${n}`,
-    original_transaction_id: `T${n}`,
+    reverses: `T${n}`,
     order_id: `sub_${n}-1-0`,
-    request_amount: "-5.00",
-    trade_date: "20270310110000",
+    amount: "-5.00",
+    at: "20270310110000",
     ...overrides,
   });
 
 interface World {
-  readonly gateway: TransactionRecord[];
+  readonly gateway: GatewayRecord[];
   /** The ledger index: what succeeded here, and when. */
   readonly ledger: LedgerEntry[];
   /** Everything stored, for point look-ups. */
@@ -109,21 +98,11 @@ function depsOf(world: World) {
   const asked: { from: string; to: string }[] = [];
   const deps: ReconciliationDeps = {
     calendar: gatewayCalendar,
-    async transactions(from, to): Promise<GatewayOutcome<TransactionsResponse>> {
+    async transactions(from, to): Promise<GatewayOutcome<GatewayRecords>> {
       asked.push({ from, to });
       if (world.unavailable) return { kind: "unavailable", reason: "HTTP 503" };
-      const D = world.gateway.filter(
-        (item) => item.trade_date.slice(0, 8) >= from && item.trade_date.slice(0, 8) <= to,
-      );
-      return {
-        kind: "success",
-        value: {
-          H: { request_date: to, from_date: from, to_date: to },
-          D,
-          T: { total_count: String(D.length) },
-          notices: [],
-        },
-      };
+      const records = world.gateway.filter((item) => item.day >= from && item.day <= to);
+      return { kind: "success", value: { records, notices: [] } };
     },
     ledger: {
       async *listLedger(from, to) {
@@ -168,12 +147,7 @@ describe("reconcile", () => {
 
   it("finds each kind of difference", async () => {
     const mismatches = await mismatchesOf({
-      gateway: [
-        sale(1, { request_amount: "9.90" }),
-        sale(2),
-        sale(3),
-        reversal(4, { request_amount: "-6.00" }),
-      ],
+      gateway: [sale(1, { amount: "9.90" }), sale(2), sale(3), reversal(4, { amount: "-6.00" })],
       ledger: [listedCharge(charge(1)), listedCharge(charge(5)), listedRefund(refund(4))],
       charges: [charge(2, { status: "declined", transaction_id: undefined })],
     });
@@ -216,11 +190,7 @@ describe("reconcile", () => {
     const late = charge(1, { updated_at: "2027-03-11T00:00:02.000Z" });
     const closedDaysLater = charge(2, { updated_at: "2027-03-14T09:00:00.000Z" });
     const mismatches = await mismatchesOf({
-      gateway: [
-        sale(1, { trade_date: "20270310235959" }),
-        sale(2),
-        sale(3, { trade_date: "20270309235959" }),
-      ],
+      gateway: [sale(1, { at: "20270310235959" }), sale(2), sale(3, { at: "20270309235959" })],
       ledger: [listedCharge(late), listedCharge(charge(3, { updated_at: "2027-03-10T00:00:01.000Z" }))],
       charges: [closedDaysLater],
     });
@@ -228,7 +198,7 @@ describe("reconcile", () => {
   });
 
   it("a chargeback matches a charge marked disputed, and is missing here otherwise", async () => {
-    const chargeback = reversal(1, { transaction_id: "C1", request_amount: "-19.90" });
+    const chargeback = reversal(1, { transaction_id: "C1", amount: "-19.90" });
     expect(
       await mismatchesOf({
         gateway: [sale(1), chargeback],
@@ -267,7 +237,7 @@ describe("reconcile", () => {
     // 20:00 UTC on 10 March is 05:00 on 11 March in Korea, the trade_date the gateway gives that charge.
     const late = charge(1, { updated_at: "2027-03-10T20:00:00.000Z" });
     const world: World = {
-      gateway: [sale(1, { trade_date: "20270311050000" })],
+      gateway: [sale(1, { at: "20270311050000" })],
       ledger: [listedCharge(late)],
     };
     const day10 = await reconcile(DAY, depsOf(world).deps);
