@@ -1,5 +1,5 @@
 import { summarizeCard } from "../sandbox/acquirer/cards";
-import type { Sandbox } from "../sandbox/http/server";
+import type { Sandbox } from "../sandbox/server";
 import { TEST_MERCHANT } from "../sandbox/state/merchant-config";
 
 const MID = TEST_MERCHANT.mid;

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { type Sandbox, startSandbox } from "../sandbox/http/server";
+import { type Sandbox, startSandbox } from "../sandbox/server";
 import { fillLedger } from "./sandbox-fill";
 
 // The sandbox of the benchmark, in its own process so the load generator does not share its event loop. Starts on

@@ -1,6 +1,6 @@
 import { stopOnSignals } from "../local/stop-on-signals";
 import { describeSandbox, sandboxOptionsFromCli } from "../sandbox/cli";
-import { startSandbox } from "../sandbox/http/server";
+import { startSandbox } from "../sandbox/server";
 
 // The gateway sandbox alone: `npx tsx bin/sandbox.ts --port 4010`. Ctrl-C (or SIGTERM) stops it cleanly.
 

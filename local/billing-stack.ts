@@ -12,7 +12,7 @@ import { type OutboxEvent, outboxEventSchema } from "../functions/core/events";
 import { functionNamed } from "../functions/function-table";
 import type { DeclineCodes } from "../functions/gateway/decline-codes";
 import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
-import { type Sandbox, startSandbox } from "../sandbox/http/server";
+import { type Sandbox, startSandbox } from "../sandbox/server";
 import { type Merchant, TEST_MERCHANT } from "../sandbox/state/merchant-config";
 import {
   connectDynamoDb,

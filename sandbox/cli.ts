@@ -3,7 +3,7 @@ import { ZodError } from "zod";
 import { CALLBACK_FORMS } from "./acquirer/payment-results";
 import { parseFaultConfig } from "./faults/faults";
 import { fieldOfIssue } from "./http/replies";
-import type { Sandbox, SandboxOptions } from "./http/server";
+import type { Sandbox, SandboxOptions } from "./server";
 import { seedFrom } from "./shared/prng";
 import { merchantFromEnv } from "./state/merchant-config";
 

@@ -1,7 +1,7 @@
 import type { GatewayOutcome } from "../../functions/core/outcome";
 import type { GatewayConfigInput } from "../../functions/gateway/config";
 import type { PaymentInput, PlaintextCard, ReadyInput } from "../../functions/gateway/schemas/payment";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/http/server";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/server";
 import { type RecordedRequest, type RecordingServer, startRecordingServer } from "./recording-server";
 import { callSandbox, sandboxGatewayClient } from "./sandbox-gateway";
 

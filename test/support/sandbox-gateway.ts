@@ -1,7 +1,7 @@
 import type { GatewayConfigInput } from "../../functions/gateway/config";
 import { basicAuthorization } from "../../functions/gateway/context";
 import { createGatewayClient, type GatewayClientOptions } from "../../functions/gateway/gateway-client";
-import type { Sandbox } from "../../sandbox/http/server";
+import type { Sandbox } from "../../sandbox/server";
 import { type Merchant, TEST_MERCHANT } from "../../sandbox/state/merchant-config";
 import type { PaymentRecord, RefundRecord } from "../../sandbox/state/payment-store";
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseStatusQuery } from "../../../functions/gateway/schemas/payment";
 import { summarizeCard } from "../../../sandbox/acquirer/cards";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../../sandbox/http/server";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../../sandbox/server";
 import { carriesValidFgkey, fgkeyOf } from "../../../sandbox/shared/gateway-crypto";
 import type { MerchantInput } from "../../../sandbox/state/merchant-config";
 import {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../../../functions/gateway/webhook-signature";
 import { triggerChargeback } from "../../../../sandbox/acquirer/chargebacks";
-import { type Sandbox, startSandbox } from "../../../../sandbox/http/server";
+import { type Sandbox, startSandbox } from "../../../../sandbox/server";
 import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import { type RecordingServer, startRecordingServer } from "../../../support/recording-server";
 import {

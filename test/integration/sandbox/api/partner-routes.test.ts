@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PARTNER_TOKEN_PATH } from "../../../../functions/gateway/partner-token";
-import { type Sandbox, startSandbox } from "../../../../sandbox/http/server";
+import { type Sandbox, startSandbox } from "../../../../sandbox/server";
 import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import { callSandbox, countingFetch, sandboxGatewayClient } from "../../../support/sandbox-gateway";
 

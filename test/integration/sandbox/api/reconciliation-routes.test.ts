@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GatewayRequestError } from "../../../../functions/gateway/errors";
 import type { SettlementRemittance } from "../../../../functions/gateway/schemas/reconciliation";
-import { type Sandbox, startSandbox } from "../../../../sandbox/http/server";
+import { type Sandbox, startSandbox } from "../../../../sandbox/server";
 import { addAmounts, compareAmounts } from "../../../../sandbox/shared/decimal";
 import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import {

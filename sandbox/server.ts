@@ -1,25 +1,25 @@
 import { setMaxListeners } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
-import type { Acquirer } from "../acquirer/acquirer";
-import { Deliverer } from "../acquirer/deliveries";
-import type { CallbackForm } from "../acquirer/payment-results";
-import { adminRoutes } from "../api/admin-routes";
-import { partnerRoutes } from "../api/partner-routes";
-import { paymentRoutes } from "../api/payment-routes";
-import { paymentSandboxRoutes } from "../api/payment-sandbox-routes";
-import { reconciliationRoutes } from "../api/reconciliation-routes";
-import { tokenBillingRoutes } from "../api/token-billing-routes";
-import { webhookAdminRoutes } from "../api/webhook-admin-routes";
-import { webhookTriggerRoutes } from "../api/webhook-trigger-routes";
-import { type FaultConfigOrSettings, FaultInjector } from "../faults/faults";
-import { Ledger } from "../state/ledger";
-import { type MerchantInput, MerchantRegistry, TEST_MERCHANT } from "../state/merchant-config";
-import { SandboxClock } from "../time/clock";
-import { KOREA_UTC_OFFSET_MINUTES } from "../time/gateway-calendar";
-import { createDispatcher } from "./dispatcher";
-import { malformedHttpResponse, send } from "./http-wire";
-import { rescodeStyle } from "./replies";
-import { type RouteDefinition, RouteTable } from "./routes";
+import type { Acquirer } from "./acquirer/acquirer";
+import { Deliverer } from "./acquirer/deliveries";
+import type { CallbackForm } from "./acquirer/payment-results";
+import { adminRoutes } from "./api/admin-routes";
+import { partnerRoutes } from "./api/partner-routes";
+import { paymentRoutes } from "./api/payment-routes";
+import { paymentSandboxRoutes } from "./api/payment-sandbox-routes";
+import { reconciliationRoutes } from "./api/reconciliation-routes";
+import { tokenBillingRoutes } from "./api/token-billing-routes";
+import { webhookAdminRoutes } from "./api/webhook-admin-routes";
+import { webhookTriggerRoutes } from "./api/webhook-trigger-routes";
+import { type FaultConfigOrSettings, FaultInjector } from "./faults/faults";
+import { createDispatcher } from "./http/dispatcher";
+import { malformedHttpResponse, send } from "./http/http-wire";
+import { rescodeStyle } from "./http/replies";
+import { type RouteDefinition, RouteTable } from "./http/routes";
+import { Ledger } from "./state/ledger";
+import { type MerchantInput, MerchantRegistry, TEST_MERCHANT } from "./state/merchant-config";
+import { SandboxClock } from "./time/clock";
+import { KOREA_UTC_OFFSET_MINUTES } from "./time/gateway-calendar";
 
 /** Routes every sandbox serves; the gateway's endpoints are added here. */
 const BUILT_IN_ROUTES: readonly RouteDefinition[] = [

@@ -1,25 +1,25 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { encryptField } from "../../../../functions/gateway/card-crypto";
-import { basicAuthorization } from "../../../../functions/gateway/context";
-import { computeFgkey } from "../../../../functions/gateway/fgkey";
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../../local/raw-http";
-import { summarizeCard } from "../../../../sandbox/acquirer/cards";
-import { adminRoutes } from "../../../../sandbox/api/admin-routes";
-import { partnerRoutes } from "../../../../sandbox/api/partner-routes";
-import { invalidField } from "../../../../sandbox/api/payment-codes";
-import { paymentRoutes } from "../../../../sandbox/api/payment-routes";
-import { paymentSandboxRoutes } from "../../../../sandbox/api/payment-sandbox-routes";
-import { reconciliationRoutes } from "../../../../sandbox/api/reconciliation-routes";
-import { tokenBillingRoutes } from "../../../../sandbox/api/token-billing-routes";
-import { webhookAdminRoutes } from "../../../../sandbox/api/webhook-admin-routes";
-import { webhookTriggerRoutes } from "../../../../sandbox/api/webhook-trigger-routes";
-import { bodyKindOf, type RouteDefinition, RouteTable } from "../../../../sandbox/http/routes";
-import { type Sandbox, startSandbox } from "../../../../sandbox/http/server";
-import { type Merchant, TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
-import { concretePath, describeCase, type FuzzTarget, fuzzCases } from "../../../support/fuzz-requests";
-import { recordPayment } from "../../../support/sandbox-gateway";
+import { encryptField } from "../../../functions/gateway/card-crypto";
+import { basicAuthorization } from "../../../functions/gateway/context";
+import { computeFgkey } from "../../../functions/gateway/fgkey";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
+import { summarizeCard } from "../../../sandbox/acquirer/cards";
+import { adminRoutes } from "../../../sandbox/api/admin-routes";
+import { partnerRoutes } from "../../../sandbox/api/partner-routes";
+import { invalidField } from "../../../sandbox/api/payment-codes";
+import { paymentRoutes } from "../../../sandbox/api/payment-routes";
+import { paymentSandboxRoutes } from "../../../sandbox/api/payment-sandbox-routes";
+import { reconciliationRoutes } from "../../../sandbox/api/reconciliation-routes";
+import { tokenBillingRoutes } from "../../../sandbox/api/token-billing-routes";
+import { webhookAdminRoutes } from "../../../sandbox/api/webhook-admin-routes";
+import { webhookTriggerRoutes } from "../../../sandbox/api/webhook-trigger-routes";
+import { bodyKindOf, type RouteDefinition, RouteTable } from "../../../sandbox/http/routes";
+import { type Sandbox, startSandbox } from "../../../sandbox/server";
+import { type Merchant, TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
+import { concretePath, describeCase, type FuzzTarget, fuzzCases } from "../../support/fuzz-requests";
+import { recordPayment } from "../../support/sandbox-gateway";
 
 // Every route of the sandbox gets FUZZ_RUNS hostile requests (default 1000, seed FUZZ_SEED). Each answer must be
 // JSON in the route family's envelope, never 5xx (no faults are injected), never success for a request that must be

@@ -4,13 +4,13 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { basicAuthorization } from "../../../../functions/gateway/context";
-import { sendJson } from "../../../../functions/gateway/transport";
-import { positiveAmount } from "../../../../sandbox/api/request-fields";
-import { okReply, parseFields, partnerOkReply } from "../../../../sandbox/http/replies";
-import { defineRoute, type RouteDefinition } from "../../../../sandbox/http/routes";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../../../sandbox/http/server";
-import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
+import { basicAuthorization } from "../../../functions/gateway/context";
+import { sendJson } from "../../../functions/gateway/transport";
+import { positiveAmount } from "../../../sandbox/api/request-fields";
+import { okReply, parseFields, partnerOkReply } from "../../../sandbox/http/replies";
+import { defineRoute, type RouteDefinition } from "../../../sandbox/http/routes";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../../sandbox/server";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 
 const OTHER_MERCHANT = {
   mid: "SBXTEST002",
