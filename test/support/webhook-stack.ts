@@ -43,24 +43,26 @@ export function stackWithWebhooks(options: Omit<BillingStackOptions, "webhookBas
   };
   const container = new TestContainer(currentStack);
   const api = deployedMerchantApi(container);
+  /** A new container, with variables added to the stack's (the merchant API's key digests always). */
+  const renew = (variables: Record<string, string> = {}) =>
+    container.renew({ MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn, ...variables });
   beforeAll(async () => {
     receiver = await startWebhookReceiver(container);
     stack = await BillingStack.start({ ...options, webhookBaseUrl: receiver.webhookBaseUrl });
     apiKeySecretArn = storeApiKeyDigest(stack, API_KEY);
+    // The file's own beforeAll may call the API already.
+    renew();
   });
   afterAll(async () => {
     await stack?.close();
     await receiver?.close();
   });
-  /** A new container, with variables added to the stack's (the merchant API's key digests always). */
-  const renew = (variables: Record<string, string> = {}) =>
-    container.renew({ MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn, ...variables });
   beforeEach(() => {
     renew();
     currentReceiver().reset();
   });
-  const call = (method: string, path: string, call: ApiCall = {}) =>
-    api(method, path, { apiKey: API_KEY, ...call });
+  const call = (method: string, path: string, options: ApiCall = {}) =>
+    api(method, path, { apiKey: API_KEY, ...options });
 
   return {
     stack: currentStack,
