@@ -1,68 +1,84 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { outboxItemKey } from "../../../functions/adapters/dynamodb-outbox";
-import { deliverEvents } from "../../../functions/core/event-delivery";
-import { cancelSubscription } from "../../../functions/core/subscription-changes";
-import { run as publishEvents } from "../../../functions/handlers/publish-events";
-import { BillingStack } from "../../../local/billing-stack";
-import { SimulatedCrash } from "../../../local/crash-injection";
+import { repository } from "../../../functions/composition/compose";
+import type { OutboxEvent } from "../../../functions/core/events";
+import type { OutboxRef } from "../../../functions/core/ports";
+import { decoratedComposition, decoration, SimulatedCrash } from "../../../local/crash-injection";
+import { LambdaFunctions } from "../../../local/lambda-functions";
 import { pendingOutboxes } from "../../../local/pending-outboxes";
 import { streamRecordOf } from "../../../local/table-stream";
 import { eventsOf } from "../../support/billing-scenarios";
-import { signUpCards } from "../../support/signups";
+import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
 // Events written with their state (README, Events): nothing a crash or a bus outage does loses one, and a delivery
-// repeated after a crash repeats the same event_id.
+// repeated after a crash repeats the same event_id. The state changes come through the merchant API; the outboxes
+// reach the bus through publish-events, invoked with the table stream's records.
 
-let stack: BillingStack;
+const { call, stack, signUp } = merchantApiOnStack("mk_test_event_delivery_0123456789abcdef");
 
-beforeAll(async () => {
-  stack = await BillingStack.start({ start: new Date("2027-03-01T10:00:00.000Z") });
-});
-afterAll(() => stack.close());
+const pendingRefs = () => pendingOutboxes(stack().delivery.repository);
 
-const pendingRefs = () => pendingOutboxes(stack.delivery.repository);
+/** A signed-up subscription canceled through the API, its sign-up's events already delivered: one outbox pending. */
+async function canceledSubscription(): Promise<string> {
+  const { subscription_id } = z.object({ subscription_id: z.string() }).parse(await signUp());
+  await stack().clearEvents();
+  expect((await call("DELETE", `/v1/subscriptions/${subscription_id}`)).status).toBe(200);
+  return subscription_id;
+}
+
+/** The stream record of a write that left `outbox` in the item of `ref`, where `before` was. */
+const outboxWrite = (ref: OutboxRef, outbox: readonly OutboxEvent[], before: readonly OutboxEvent[] = []) => {
+  const key = outboxItemKey(ref);
+  return {
+    Records: [streamRecordOf(key, { newImage: { ...key, outbox }, oldImage: { ...key, outbox: before } }, 1)],
+  };
+};
 
 describe("outbox delivery", () => {
   it("keeps the events through a bus outage and delivers each once it is back", async () => {
-    const [subscription_id = ""] = await signUpCards(stack, ["4111111111111111"]);
-    await stack.clearEvents();
-    stack.eventBridge.outage = true;
+    const subscription_id = await canceledSubscription();
+    stack().eventBridge.outage = true;
     try {
-      expect(await cancelSubscription(subscription_id, stack.services)).toMatchObject({ kind: "changed" });
-      expect(await stack.deliverEvents()).toMatchObject({ outboxes: 1, delivered: 0, failed: 1 });
+      expect(await stack().deliverEvents()).toMatchObject({ outboxes: 1, delivered: 0, failed: 1 });
       expect(await pendingRefs()).toHaveLength(1);
     } finally {
-      stack.eventBridge.outage = false;
+      stack().eventBridge.outage = false;
     }
-    const canceled = await eventsOf(stack, subscription_id);
+    const canceled = await eventsOf(stack(), subscription_id);
     expect(canceled.map((event) => event.type)).toEqual(["subscription.canceled"]);
     expect(await pendingRefs()).toEqual([]);
   });
 
   it("publishes again under the same event_id when the publisher dies before marking the delivery", async () => {
-    const [subscription_id = ""] = await signUpCards(stack, ["4111111111111111"]);
-    await stack.clearEvents();
-    await cancelSubscription(subscription_id, stack.services);
-    const { repository } = stack.delivery;
-    const crashing = {
-      ...stack.delivery,
-      repository: {
-        ...repository,
-        markDelivered: async () => {
-          throw new SimulatedCrash("died after publishing");
-        },
-      },
-    };
+    const subscription_id = await canceledSubscription();
     const [ref = ""] = await pendingRefs();
-    const events = await repository.readOutbox(ref);
-    await expect(deliverEvents(ref, events, crashing)).rejects.toThrow(SimulatedCrash);
-    const delivered = await eventsOf(stack, subscription_id);
+    const { repository: stored } = stack().delivery;
+    // publish-events over a repository that dies when asked to mark the delivery: published and logged by then.
+    const dying = new LambdaFunctions(
+      decoratedComposition(stack().composition, [
+        decoration(repository, (built) => ({
+          ...built,
+          markDelivered: async () => {
+            throw new SimulatedCrash("died after publishing");
+          },
+        })),
+      ]),
+    );
+    // Its batch fails: the bus has the event, the outbox still holds it.
+    await expect(
+      dying.invoke("publish-events", outboxWrite(ref, await stored.readOutbox(ref))),
+    ).rejects.toThrow();
+    expect(stack().eventBridge.entries).toHaveLength(1);
+    expect(await pendingRefs()).toEqual([ref]);
+
+    const delivered = await eventsOf(stack(), subscription_id);
     expect(delivered).toHaveLength(2);
     expect(delivered[0]).toEqual(delivered[1]);
     expect(await pendingRefs()).toEqual([]);
     // Both deliveries logged it: the log holds it once, with the sign-up's events.
     const log = [];
-    for await (const page of repository.readEventLog({ subscription_id })) log.push(...page);
+    for await (const page of stored.readEventLog({ subscription_id })) log.push(...page);
     expect(log.map((event) => event.type).sort()).toEqual([
       "charge.succeeded",
       "subscription.activated",
@@ -73,38 +89,24 @@ describe("outbox delivery", () => {
   });
 
   it("publish-events delivers what a stream record's write added, and skips what its old image held", async () => {
-    const [subscription_id = ""] = await signUpCards(stack, ["4111111111111111"]);
-    await stack.clearEvents();
-    await cancelSubscription(subscription_id, stack.services);
+    await canceledSubscription();
     const [ref = ""] = await pendingRefs();
-    const [event] = await stack.delivery.repository.readOutbox(ref);
-    const key = outboxItemKey(ref);
-    const invoke = (oldOutbox: readonly unknown[]) =>
-      publishEvents(
-        {
-          Records: [
-            streamRecordOf(
-              key,
-              { newImage: { ...key, outbox: [event] }, oldImage: { ...key, outbox: oldOutbox } },
-              1,
-            ),
-          ],
-        },
-        stack.delivery,
-      );
+    const outbox = await stack().delivery.repository.readOutbox(ref);
+    const publish = (before: readonly OutboxEvent[]) =>
+      stack().functions.invoke("publish-events", outboxWrite(ref, outbox, before));
 
-    expect(await invoke([event])).toEqual({ batchItemFailures: [] });
-    expect(stack.eventBridge.entries).toEqual([]);
+    expect(await publish(outbox)).toEqual({ batchItemFailures: [] });
+    expect(stack().eventBridge.entries).toEqual([]);
     expect(await pendingRefs()).toEqual([ref]);
 
-    stack.eventBridge.outage = true;
+    stack().eventBridge.outage = true;
     try {
-      await expect(invoke([])).rejects.toThrow();
+      await expect(publish([])).rejects.toThrow();
     } finally {
-      stack.eventBridge.outage = false;
+      stack().eventBridge.outage = false;
     }
-    expect(await invoke([])).toEqual({ batchItemFailures: [] });
-    expect(stack.eventBridge.entries.map((entry) => JSON.parse(entry.Detail))).toEqual([event]);
+    expect(await publish([])).toEqual({ batchItemFailures: [] });
+    expect(stack().eventBridge.entries.map((entry) => JSON.parse(entry.Detail))).toEqual(outbox);
     expect(await pendingRefs()).toEqual([]);
   });
 });

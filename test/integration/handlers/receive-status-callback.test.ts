@@ -1,117 +1,71 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deleteBatch } from "../../../functions/adapters/sqs-poller";
-import { type Checkout, type CheckoutDeps, startCheckout } from "../../../functions/core/checkout";
-import { BillingStack } from "../../../local/billing-stack";
-import { approximateMessageCount, drainQueue } from "../../../local/sqs-emulator";
-import { captureOutput, TestContainer } from "../../support/handler-env";
+import { describe, expect, it } from "vitest";
+import { approximateMessageCount } from "../../../local/sqs-emulator";
+import { captureOutput } from "../../support/handler-env";
+import { queryOf } from "../../support/payment-sandbox";
+import { drainIntake, invokeRoute } from "../../support/webhook-receiver";
 import {
-  drainIntake,
-  invokeRoute,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from "../../support/webhook-receiver";
-
-const container = new TestContainer(() => stack);
+  discardIntake,
+  intakeOutcomes,
+  stackWithWebhooks,
+  statusCallbackOf,
+  type WindowCheckout,
+} from "../../support/webhook-stack";
 
 /*
- * status_url end to end: the sandbox completes a payment window and calls our status_url; API Gateway's v2 event
- * reaches receive-status-callback, which queues the query untouched; process-intake (SQS event from local-aws-sqs)
- * verifies it with the gateway before anything changes. Handlers run as Lambda runs them, built from the
- * environment of the local stack.
+ * status_url end to end: a checkout started through the merchant API (POST /v1/checkouts); the sandbox completes its
+ * payment window and calls our status_url; API Gateway's v2 event reaches receive-status-callback, which queues the
+ * query untouched; process-intake (SQS event from local-aws-sqs) verifies it with the gateway before anything
+ * changes. Handlers run as Lambda runs them, built from the environment of the local stack.
  */
 
 const VISA = "4111111111111111";
 
-let receiver: WebhookReceiver;
-let stack: BillingStack;
-let deps: CheckoutDeps;
+const { stack, container, checkout, payInWindow, statusCallback } = stackWithWebhooks();
 
-beforeAll(async () => {
-  receiver = await startWebhookReceiver(container);
-  stack = await BillingStack.start({ webhookBaseUrl: receiver.webhookBaseUrl });
-  deps = {
-    ...stack.services,
-    statusUrl: `${receiver.webhookBaseUrl}/status`,
-    defaultReturnUrl: "https://shop.example/back",
-  };
-});
-beforeEach(() => {
-  container.renew();
-  receiver.reset();
-});
-afterAll(async () => {
-  await stack.close();
-  await receiver.close();
+const stored = async (started: WindowCheckout) => ({
+  subscription: await stack().services.repository.getSubscription(started.subscription_id),
+  attempts: await stack().services.repository.listAttempts(started.subscription_id),
 });
 
-async function started(): Promise<Checkout> {
-  const start = await startCheckout(
-    {
-      customer: { name: "Window Customer", email: "window@example.com" },
-      plan: { amount: "29.00", currency: "USD", interval_months: 1 },
-      billing: "token",
-    },
-    deps,
-  );
-  if (start.kind !== "started") throw new Error(`checkout not started: ${start.kind}`);
-  return start.checkout;
-}
+const intakeDepth = () => approximateMessageCount(stack().sqs.client, stack().intakeQueue.queueUrl);
+const verifies = () => stack().sandbox.faults.counters().byRoute["payments.verify"]?.requests ?? 0;
 
-/** The customer pays in the window; returns the status_url request the sandbox sent us. */
-async function payInWindow(checkout: Checkout) {
-  const reply = await fetch(`${stack.sandbox.url}/sandbox/windows/${checkout.fgkey}/complete`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ card_number: VISA, expiry_date: "203012", cvc: "123" }),
-  });
-  expect(reply.status).toBe(200);
-  await stack.sandbox.deliveries.settled();
-  const request = receiver.requests.find((recorded) => recorded.url.startsWith("/webhooks/status?"));
-  if (!request) throw new Error("status_url was not called");
-  return request;
-}
-
-const stored = async (checkout: Checkout) => ({
-  subscription: await stack.services.repository.getSubscription(checkout.subscription_id),
-  attempts: await stack.services.repository.listAttempts(checkout.subscription_id),
-});
-
-const intakeDepth = () => approximateMessageCount(stack.sqs.client, stack.intakeQueue.queueUrl);
-
-/** Drops what is queued without processing it (the genuine callback, held back while forgeries are tried). */
-async function discardIntake(): Promise<void> {
-  const { client } = stack.sqs;
-  const { queueUrl } = stack.intakeQueue;
-  await deleteBatch(client, queueUrl, await drainQueue(client, queueUrl));
+/** A paid window whose status_url call is held back (dropped from the queue): the test sends its own. */
+async function paidWindowQuery(): Promise<{ started: WindowCheckout; query: string }> {
+  const started = await checkout();
+  await payInWindow(started.fgkey);
+  await discardIntake(stack());
+  return { started, query: queryOf(statusCallback()) };
 }
 
 describe("status_url intake (receive-status-callback → SQS → process-intake)", () => {
   it("acknowledges at once, queues the query untouched and activates the checkout only after verify", async () => {
-    const checkout = await started();
-    const request = await payInWindow(checkout);
+    const started = await checkout();
+    await payInWindow(started.fgkey);
+    const request = statusCallback();
     expect(request.method).toBe("GET");
-    const query = request.url.slice("/webhooks/status?".length);
+    const query = queryOf(request);
     // The window result carries masked card fields only.
     const params = new URLSearchParams(query);
     expect(params.get("card_number1")).toBe("4111");
     expect(query).not.toContain(VISA);
 
     // The sandbox saw our acknowledgement; nothing changed yet: the message waits on the queue.
-    const [delivery] = stack.sandbox.deliveries.entries("status_url").slice(-1);
+    const [delivery] = stack().sandbox.deliveries.entries("status_url").slice(-1);
     expect(delivery).toMatchObject({ status: 200, rescode: "0000" });
-    expect((await stored(checkout)).subscription?.status).toBe("pending");
+    expect((await stored(started)).subscription?.status).toBe("pending");
     expect(await intakeDepth()).toBe(1);
 
     const output = captureOutput();
     expect(await drainIntake(container)).toEqual([{ batchItemFailures: [] }]);
-    const { subscription, attempts } = await stored(checkout);
+    const { subscription, attempts } = await stored(started);
     expect(subscription).toMatchObject({
       status: "active",
       period: 1,
       card: { first4: "4111", last4: "1111" },
     });
     expect(attempts).toMatchObject([{ status: "succeeded", transaction_id: params.get("transaction_id") }]);
-    expect((await stack.deliveredEntries()).map((entry) => entry.DetailType).sort()).toEqual([
+    expect((await stack().deliveredEntries()).map((entry) => entry.DetailType).sort()).toEqual([
       "charge.succeeded",
       "subscription.activated",
       "subscription.created",
@@ -121,58 +75,56 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
       "Billing/StatusCallbacksRejected": 0,
     });
 
-    // status_url "may be called more than once": the repeat is queued and changes nothing.
-    const again = await invokeRoute(container, request);
-    expect(again.statusCode).toBe(200);
-    expect(await drainIntake(container)).toEqual([{ batchItemFailures: [] }]);
-    expect(await stored(checkout)).toEqual({ subscription, attempts });
-    expect(await stack.deliveredEntries()).toHaveLength(3);
+    // status_url "may be called more than once": each repeat is queued, changes nothing and asks the gateway nothing.
+    const verified = verifies();
+    for (const again of await Promise.all([invokeRoute(container, request), invokeRoute(container, request)]))
+      expect(again.statusCode).toBe(200);
+    const repeats = captureOutput();
+    await drainIntake(container);
+    expect(intakeOutcomes(repeats).map(({ outcome }) => outcome)).toEqual([
+      "status_duplicate",
+      "status_duplicate",
+    ]);
+    expect(verifies()).toBe(verified);
+    expect(await stored(started)).toEqual({ subscription, attempts });
+    expect(await stack().deliveredEntries()).toHaveLength(3);
   });
 
-  it("a query with any parameter altered is rejected by verify and changes nothing", async () => {
-    const checkout = await started();
-    const request = await payInWindow(checkout);
-    await discardIntake();
-    const genuine = new URLSearchParams(request.url.slice("/webhooks/status?".length));
-    const before = await stored(checkout);
-    const published = (await stack.deliveredEntries()).length;
+  it("a query with any parameter altered, removed or added is rejected and changes nothing", async () => {
+    const { started, query } = await paidWindowQuery();
+    const genuine = new URLSearchParams(query);
+    const before = await stored(started);
+    const published = (await stack().deliveredEntries()).length;
 
     const names = [...genuine.keys()];
     expect(names).toEqual(
       expect.arrayContaining(["order_id", "amount", "rescode", "ver", "fgkey", "token_id"]),
     );
-    const tampered = names.map((name) => {
-      const params = new URLSearchParams(genuine);
+    const tampered = names.flatMap((name) => {
+      const altered = new URLSearchParams(genuine);
       // A letter, not a digit: a digit appended to a timestamp could make a card-number-shaped run, which the
       // receiver refuses before verify is asked.
-      params.set(name, name === "rescode" ? "0001" : `${genuine.get(name)}X`);
-      return params.toString();
+      altered.set(name, name === "rescode" ? "0001" : `${genuine.get(name)}X`);
+      const removed = new URLSearchParams(genuine);
+      removed.delete(name);
+      return [altered.toString(), removed.toString()];
     });
-    const withoutFgkey = new URLSearchParams(genuine);
-    withoutFgkey.delete("fgkey");
     const withExtra = new URLSearchParams(genuine);
-    withExtra.set("param3", "added");
-    for (const query of [...tampered, withoutFgkey.toString(), withExtra.toString()]) {
-      const reply = await invokeRoute(container, {
-        method: "GET",
-        url: `/webhooks/status?${query}`,
-        headers: {},
-        body: "",
-      });
-      expect(reply.statusCode).toBe(200);
+    withExtra.set("recurring_id", "RC0000000000000001");
+    for (const forged of [...tampered, withExtra.toString()]) {
+      expect((await invokeRoute(container, statusCallbackOf(forged))).statusCode).toBe(200);
     }
     const output = captureOutput();
     const responses = await drainIntake(container);
     expect(responses.flatMap((response) => response.batchItemFailures)).toEqual([]);
-    expect(output.metrics()).toMatchObject({ "Billing/CheckoutsCompleted": 0 });
-    const rejected = output
-      .logs()
-      .filter((line) => JSON.stringify(line).includes('"outcome":"status_rejected"'));
-    expect(rejected).toHaveLength(names.length + 2);
-    expect(await stored(checkout)).toEqual(before);
-    expect(await stack.deliveredEntries()).toHaveLength(published);
+    const outcomes = intakeOutcomes(output).map(({ outcome }) => outcome);
+    expect(outcomes).toEqual(Array.from({ length: 2 * names.length + 1 }, () => "status_rejected"));
+    expect(await stored(started)).toEqual(before);
+    expect(before.subscription?.status).toBe("pending");
+    expect(await stack().deliveredEntries()).toHaveLength(published);
 
-    // The genuine query, sent as a POST form this time, still completes the checkout.
+    // The genuine query, sent as a POST form this time, still completes the checkout: the rejections were the
+    // tampering's doing.
     const form = await invokeRoute(container, {
       method: "POST",
       url: "/webhooks/status",
@@ -181,20 +133,17 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     });
     expect(form.statusCode).toBe(200);
     await drainIntake(container);
-    expect((await stored(checkout)).subscription?.status).toBe("active");
+    expect((await stored(started)).subscription?.status).toBe("active");
   });
 
   it("takes the query from a JSON body too", async () => {
-    const checkout = await started();
-    const request = await payInWindow(checkout);
     // The GET the sandbox sent is lost: the same result comes again as a JSON body.
-    await discardIntake();
-    const params = Object.fromEntries(new URLSearchParams(request.url.slice("/webhooks/status?".length)));
+    const { started, query } = await paidWindowQuery();
     const reply = await invokeRoute(container, {
       method: "POST",
       url: "/webhooks/status",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(params),
+      body: JSON.stringify(Object.fromEntries(new URLSearchParams(query))),
     });
     expect(reply.statusCode).toBe(200);
     const output = captureOutput();
@@ -204,17 +153,13 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
       "Billing/CheckoutsCompleted": 1,
       "Billing/StatusCallbacksRejected": 0,
     });
+    expect((await stored(started)).subscription?.status).toBe("active");
   });
 
   it("refuses to queue a query that carries a card number or a CVC, or is empty", async () => {
     const output = captureOutput();
     for (const query of [`card_number=${VISA}&order_id=x`, "order_id=x&cvc=123", ""]) {
-      const reply = await invokeRoute(container, {
-        method: "GET",
-        url: `/webhooks/status?${query}`,
-        headers: {},
-        body: "",
-      });
+      const reply = await invokeRoute(container, statusCallbackOf(query));
       expect(reply.statusCode).toBe(400);
       expect(reply.body).not.toContain(VISA);
     }

@@ -1,79 +1,77 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { processIntakeMessage } from "../../../functions/core/intake";
-import { refundCharge } from "../../../functions/core/refunds";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { functionNamed } from "../../../functions/function-table";
 import { gatewayDate } from "../../../functions/gateway/calendar";
-import { BillingStack } from "../../../local/billing-stack";
 import { stubContext } from "../../../local/lambda-context";
-import { renewAt, signUpMany } from "../../support/billing-scenarios";
-import { captureOutput, TestContainer } from "../../support/handler-env";
+import { renewAt } from "../../support/billing-scenarios";
+import { captureOutput } from "../../support/handler-env";
 import { callSandbox } from "../../support/sandbox-gateway";
-
-const reconcileLedgerDefinition = functionNamed("reconcile-ledger");
-
-const container = new TestContainer(() => stack);
-const reconcileLedger = container.handler(reconcileLedgerDefinition);
+import { drainIntake } from "../../support/webhook-receiver";
+import { stackWithWebhooks } from "../../support/webhook-stack";
 
 /*
  * reconcile-ledger as Lambda runs it (services from the environment, the sandbox's reconciliation API in 7-day
  * windows, the ledger index in dynalite): a month of sign-ups, a partial refund, a chargeback and the next month's
- * renewals reconciles clean; a sale made straight at the gateway is the one mismatch.
+ * renewals reconciles clean; a sale made straight at the gateway is the one mismatch. The month is made through the
+ * merchant API, the gateway's CHARGEBACK webhook and the scheduled charge run.
  */
 
 const MARCH = { from: "20260301", to: "20260331" };
 const VISA = "4111111111111111";
 
-let stack: BillingStack;
+const { stack, receiver, container, call } = stackWithWebhooks({
+  start: new Date("2026-03-01T10:00:00.000Z"),
+});
+const reconcileLedger = container.handler(functionNamed("reconcile-ledger"));
+
 let ids: string[];
 
 const invoke = (event: unknown) => reconcileLedger(event, stubContext("reconcile-ledger"));
 
+/** POST /v1/subscriptions: a monthly USD 19.90 card sign-up, paid at once. */
+async function signUp(n: number): Promise<string> {
+  const answer = await call("POST", "/v1/subscriptions", {
+    body: {
+      customer: { name: `Customer ${n}`, email: `customer${n}@example.com` },
+      plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+      card: { number: VISA, expiry: "203012", cvc: "123" },
+    },
+  });
+  expect(answer.status).toBe(201);
+  return z.object({ subscription_id: z.string() }).parse(answer.json).subscription_id;
+}
+
 beforeAll(async () => {
-  stack = await BillingStack.start({ start: new Date("2026-03-01T10:00:00.000Z") });
-  ids = await signUpMany(stack, 3, VISA);
-  const { repository } = stack.services;
+  ids = [await signUp(0), await signUp(1), await signUp(2)];
   const [first = "", second = ""] = ids;
 
-  // Reported on 5 March, the chargeback is deducted at its deadline three weeks later, still in March.
-  await stack.clock.set(new Date("2026-03-05T12:00:00.000Z"));
-  const charged = await repository.getAttempt({ subscription_id: second, period: 0, attempt: 0 });
-  const chargeback = await callSandbox(stack.sandbox, "/sandbox/webhooks/chargeback", {
-    body: { transaction_id: charged?.transaction_id },
+  // Reported on 5 March, the chargeback is deducted at its deadline three weeks later, still in March. The gateway
+  // sends its CHARGEBACK webhook to us; process-intake marks the charge disputed.
+  const set = await callSandbox(stack().sandbox, "/sandbox/webhooks/chargeback-url", {
+    method: "PUT",
+    body: { url: `${receiver().webhookBaseUrl}/gateway` },
+  });
+  expect(set.status).toBe(200);
+  await stack().clock.set(new Date("2026-03-05T12:00:00.000Z"));
+  const charge = () =>
+    stack().services.repository.getAttempt({ subscription_id: second, period: 0, attempt: 0 });
+  const chargeback = await callSandbox(stack().sandbox, "/sandbox/webhooks/chargeback", {
+    body: { transaction_id: (await charge())?.transaction_id },
   });
   expect(chargeback.status).toBe(200);
-  // What process-intake does with the CHARGEBACK webhook: the charge is marked disputed.
-  const recorded = await processIntakeMessage(
-    {
-      kind: "gateway",
-      type: "CHARGEBACK",
-      order_id: charged?.order_id,
-      transaction_id: charged?.transaction_id,
-      received_at: stack.clock.now().toISOString(),
-    },
-    1,
-    stack.services,
-  );
-  expect(recorded.outcome).toBe("chargeback_recorded");
+  await stack().sandbox.deliveries.settled();
+  await drainIntake(container);
+  expect((await charge())?.disputed).toBe(true);
 
-  await stack.clock.set(new Date("2026-03-10T12:00:00.000Z"));
-  const refund = await refundCharge(
-    {
-      charge: { subscription_id: first, period: 0, attempt: 0 },
-      refund_id: "rf-march-1",
-      amount: "5.00",
-      reason: "goodwill",
-    },
-    stack.services,
-  );
-  expect(refund.kind).toBe("refunded");
+  await stack().clock.set(new Date("2026-03-10T12:00:00.000Z"));
+  const refund = await call("POST", `/v1/charges/${first}-0-0/refunds`, {
+    body: { amount: "5.00", reason: "goodwill" },
+  });
+  expect(refund.status).toBe(201);
 
   // April's renewals fall in the widened window, not in March: they must neither match nor count.
-  const renewed = await renewAt(stack, new Date("2026-04-01T10:30:00.000Z"));
+  const renewed = await renewAt(stack(), new Date("2026-04-01T10:30:00.000Z"));
   expect(renewed.enqueued).toBe(3);
-});
-beforeEach(() => container.renew());
-afterAll(async () => {
-  await stack.close();
 });
 
 describe("reconcile-ledger on the local stack", () => {
@@ -92,8 +90,8 @@ describe("reconcile-ledger on the local stack", () => {
   });
 
   it("a sale the ledger does not know is the one mismatch, logged once and counted", async () => {
-    await stack.clock.set(new Date("2026-04-02T09:00:00.000Z"));
-    const sale = await stack.services.gatewayClient.payments.payment({
+    await stack().clock.set(new Date("2026-04-02T09:00:00.000Z"));
+    const sale = await stack().services.gatewayClient.payments.payment({
       payment: { order_id: "EXTERNAL-ORDER-1", currency: "USD", amount: "42.00", lang: "EN" },
       buyer: { name: "Walk-in", email: "walk-in@example.com" },
       card: { card_number: VISA, expiry_date: "203012", cvc: "123" },
@@ -121,10 +119,10 @@ describe("reconcile-ledger on the local stack", () => {
   });
 
   it("a charge the gateway does not know (our ledger says succeeded) is missing at the gateway", async () => {
-    const { repository } = stack.services;
+    const { repository } = stack().services;
     const [id = ""] = ids;
     // A ledger line that never reached the gateway: an attempt closed as succeeded by mistake.
-    await stack.clock.set(new Date("2026-04-03T08:00:00.000Z"));
+    await stack().clock.set(new Date("2026-04-03T08:00:00.000Z"));
     const subscription = await repository.getSubscription(id);
     const key = { subscription_id: id, period: subscription?.period ?? 0, attempt: 7 };
     await repository.claimAttempt({
@@ -134,8 +132,8 @@ describe("reconcile-ledger on the local stack", () => {
       currency: "USD",
       status: "succeeded",
       transaction_id: "SBXT00000000000000009999",
-      created_at: stack.clock.now().toISOString(),
-      updated_at: stack.clock.now().toISOString(),
+      created_at: stack().clock.now().toISOString(),
+      updated_at: stack().clock.now().toISOString(),
     });
     const report = await invoke({ from: "20260403", to: "20260403" });
     expect(report.mismatches).toMatchObject([
@@ -151,7 +149,7 @@ describe("reconcile-ledger on the local stack", () => {
   it("reconciles yesterday by default and refuses a malformed period", async () => {
     const report = await invoke({});
     // The function runs on the stack's clock; its day is the gateway's (Korea) calendar day.
-    const yesterday = gatewayDate(new Date(stack.clock.now().getTime() - 86_400_000));
+    const yesterday = gatewayDate(new Date(stack().clock.now().getTime() - 86_400_000));
     expect(report).toMatchObject({ from: yesterday, to: yesterday });
     await expect(invoke({ from: "20260431", to: "20260401" })).rejects.toThrow(/from/);
   });

@@ -1,96 +1,57 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deleteBatch } from "../../../functions/adapters/sqs-poller";
-import { type Checkout, type CheckoutDeps, startCheckout } from "../../../functions/core/checkout";
-import { processIntakeMessage, STATUS_URL_GRACE_MS } from "../../../functions/core/intake";
-import { type IntakeMessage, parseIntakeMessage } from "../../../functions/core/intake-messages";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { STATUS_URL_GRACE_MS } from "../../../functions/core/intake";
+import { parseIntakeMessage } from "../../../functions/core/intake-messages";
 import { functionNamed } from "../../../functions/function-table";
-import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
-import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
-import { captureOutput, TestContainer } from "../../support/handler-env";
-import { signUpCards } from "../../support/signups";
-import {
-  drainIntake,
-  invokeRoute,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from "../../support/webhook-receiver";
-
-const processIntakeDefinition = functionNamed("process-intake");
-const registerPartnerWebhookDefinition = functionNamed("register-partner-webhook");
-
-const container = new TestContainer(() => stack);
-const processIntake = container.handler(processIntakeDefinition);
-const registerPartnerWebhook = container.handler(registerPartnerWebhookDefinition);
+import { captureOutput } from "../../support/handler-env";
+import { drainIntake, invokeRoute } from "../../support/webhook-receiver";
+import { intakeOutcomes, processIntakeOnce, redeliver, stackWithWebhooks } from "../../support/webhook-stack";
 
 /*
  * Partner PAYMENT_COMPLETED events (unsigned: hints confirmed by retrieve) and gateway-managed recurring charges
- * (recurring_noti_url), from the sandbox through our receivers, the intake queue and process-intake.
+ * (recurring_noti_url), from the sandbox through our receivers, the intake queue and process-intake. Checkouts and
+ * sign-ups go through the merchant API.
  */
 
-const VISA = "4111111111111111";
 /** A status_url nobody answers: the window result never reaches us. */
 const LOST_STATUS_URL_BASE = "http://127.0.0.1:9/webhooks";
 
-let receiver: WebhookReceiver;
-let stack: BillingStack;
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver(container);
-  stack = await BillingStack.start({ webhookBaseUrl: receiver.webhookBaseUrl });
-});
-beforeEach(() => container.renew());
-afterAll(async () => {
-  await stack.close();
-  await receiver.close();
-});
+const { stack, receiver, container, renew, call, checkout, payInWindow } = stackWithWebhooks();
+const registerPartnerWebhook = container.handler(functionNamed("register-partner-webhook"));
 
 const register = () => registerPartnerWebhook(scheduledEvent(), stubContext("register-partner-webhook"));
 const partnerSubscriptions = async () => {
-  const listed = await stack.services.gatewayClient.partner.listWebhooks();
+  const listed = await stack().services.gatewayClient.partner.listWebhooks();
   if (listed.kind !== "success") throw new Error("cannot list partner webhooks");
   return listed.value;
 };
 
-async function checkout(billing: "token" | "recurring", webhookBaseUrl: string): Promise<Checkout> {
-  const deps: CheckoutDeps = {
-    ...stack.services,
-    statusUrl: `${webhookBaseUrl}/status`,
-    defaultReturnUrl: "https://shop.example/back",
-  };
-  const start = await startCheckout(
-    {
-      customer: { name: "Partner Customer", email: "partner@example.com" },
-      plan: { amount: "15.00", currency: "USD", interval_months: 1 },
-      billing,
-    },
-    deps,
-  );
-  if (start.kind !== "started") throw new Error(`checkout not started: ${start.kind}`);
-  return start.checkout;
+/** A checkout through a deployment whose status_url nobody answers: the window result never reaches us. */
+async function checkoutWithLostStatusUrl() {
+  renew({ PUBLIC_WEBHOOK_BASE_URL: LOST_STATUS_URL_BASE });
+  try {
+    return await checkout();
+  } finally {
+    renew();
+  }
 }
 
-async function payInWindow(started: Checkout): Promise<void> {
-  const reply = await fetch(`${stack.sandbox.url}/sandbox/windows/${started.fgkey}/complete`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ card_number: VISA, expiry_date: "203012", cvc: "123" }),
-  });
-  expect(reply.status).toBe(200);
-  await stack.sandbox.deliveries.settled();
+/** The stack's clock past the status_url grace of a hint received now. */
+const pastTheGrace = () =>
+  stack().clock.set(new Date(stack().clock.now().getTime() + STATUS_URL_GRACE_MS + 60_000));
+
+/** process-intake takes everything queued; what it made of each message. */
+async function processQueued() {
+  const output = captureOutput();
+  await drainIntake(container);
+  return intakeOutcomes(output);
 }
 
 const state = async (subscriptionId: string) => ({
-  subscription: await stack.services.repository.getSubscription(subscriptionId),
-  attempts: await stack.services.repository.listAttempts(subscriptionId),
+  subscription: await stack().services.repository.getSubscription(subscriptionId),
+  attempts: await stack().services.repository.listAttempts(subscriptionId),
 });
-
-/** process-intake's logic at a later time (after the status_url grace), on the stack's services. */
-const processLater = (message: IntakeMessage) =>
-  processIntakeMessage(message, 1, {
-    ...stack.services,
-    clock: { now: () => new Date(Date.now() + STATUS_URL_GRACE_MS + 60_000) },
-  });
 
 const partnerEvent = (orderId: string, transactionId: string) => ({
   method: "POST",
@@ -102,20 +63,20 @@ const partnerEvent = (orderId: string, transactionId: string) => ({
     timestamp: new Date().toISOString(),
     data: {
       invoice: { invoiceId: "inv_1", invoiceNumber: orderId, status: "COMPLETED" },
-      payment: { transactionId, amount: "15.00", currency: "USD", rescode: "0000", resmsg: "Success" },
+      payment: { transactionId, amount: "29.00", currency: "USD", rescode: "0000", resmsg: "Success" },
     },
   }),
 });
 
 describe("register-partner-webhook", () => {
   it("creates the PAYMENT_COMPLETED subscription once, then finds it, and re-activates it when inactive", async () => {
-    await stack.clock.set(new Date());
-    const endpointUrl = `${receiver.webhookBaseUrl}/partner`;
+    await stack().clock.set(new Date());
+    const endpointUrl = `${receiver().webhookBaseUrl}/partner`;
     expect(await register()).toMatchObject({ kind: "created" });
     expect(await register()).toMatchObject({ kind: "present" });
     const [subscription] = await partnerSubscriptions();
     expect(subscription).toMatchObject({ endpointUrl, eventTypes: ["PAYMENT_COMPLETED"], isActive: true });
-    await stack.services.gatewayClient.partner.updateWebhook(undefined, subscription?.id ?? "", {
+    await stack().services.gatewayClient.partner.updateWebhook(undefined, subscription?.id ?? "", {
       endpointUrl,
       eventTypes: ["PAYMENT_COMPLETED"],
       isActive: false,
@@ -127,12 +88,15 @@ describe("register-partner-webhook", () => {
 
 describe("partner PAYMENT_COMPLETED hints", () => {
   it("completes a checkout whose status_url never arrived, after the grace and a retrieve that confirms the sale", async () => {
-    const started = await checkout("token", LOST_STATUS_URL_BASE);
-    await payInWindow(started);
-    expect(stack.sandbox.deliveries.entries("status_url").at(-1)).toMatchObject({
+    const started = await checkoutWithLostStatusUrl();
+    await payInWindow(started.fgkey);
+    expect(stack().sandbox.deliveries.entries("status_url").at(-1)).toMatchObject({
       error: expect.any(String),
     });
-    const event = await receiveLambdaEvent(stack.sqs.client, stack.intakeQueue.queueUrl);
+
+    // Within the grace status_url may still come: the message goes back on the queue, nothing changes.
+    const output = captureOutput();
+    const { event, retried } = await processIntakeOnce(container);
     expect(event.Records).toHaveLength(1);
     const message = parseIntakeMessage(event.Records[0]?.body ?? "");
     expect(message).toMatchObject({
@@ -140,31 +104,31 @@ describe("partner PAYMENT_COMPLETED hints", () => {
       order_id: started.order_id,
       transaction_id: expect.any(String),
     });
-
-    // Within the grace status_url may still come: the message goes back on the queue, nothing changes.
-    const output = captureOutput();
-    const response = await processIntake(event, stubContext("process-intake"));
-    expect(response.batchItemFailures).toEqual([{ itemIdentifier: event.Records[0]?.messageId }]);
+    expect(retried).toEqual(event.Records);
     expect(output.metrics()).toMatchObject({ "Billing/IntakeMessagesRetried": 1 });
     expect((await state(started.subscription_id)).subscription?.status).toBe("pending");
-    await deleteBatch(stack.sqs.client, stack.intakeQueue.queueUrl, event.Records);
 
-    await stack.clearEvents();
-    expect(await processLater(message)).toMatchObject({ outcome: "payment_confirmed" });
+    await stack().clearEvents();
+    await pastTheGrace();
+    await redeliver(stack(), retried);
+    expect(await processQueued()).toMatchObject([{ outcome: "payment_confirmed" }]);
     const after = await state(started.subscription_id);
     expect(after.subscription).toMatchObject({ status: "active", period: 1 });
     expect(after.attempts).toMatchObject([
       { status: "succeeded", transaction_id: message.kind === "partner" ? message.transaction_id : "" },
     ]);
-    expect((await stack.events()).map((published) => published.type).sort()).toEqual([
+    expect((await stack().events()).map((published) => published.type).sort()).toEqual([
       "charge.succeeded",
       "subscription.activated",
     ]);
 
     // The same hint again: nothing changes, nothing is announced twice.
-    expect(await processLater(message)).toMatchObject({ outcome: "payment_hint_ignored" });
+    const hint = receiver().requests.find((request) => request.url === "/webhooks/partner");
+    if (!hint) throw new Error("the partner event was not sent");
+    expect((await invokeRoute(container, hint)).statusCode).toBe(200);
+    expect(await processQueued()).toMatchObject([{ outcome: "payment_hint_ignored" }]);
     expect(await state(started.subscription_id)).toEqual(after);
-    expect(await stack.events()).toHaveLength(2);
+    expect(await stack().events()).toHaveLength(2);
   });
 
   it("a hint for an unknown order or transaction changes nothing", async () => {
@@ -183,29 +147,32 @@ describe("partner PAYMENT_COMPLETED hints", () => {
   });
 
   it("a hint for a checkout that was never paid changes nothing, even after the grace", async () => {
-    const started = await checkout("token", LOST_STATUS_URL_BASE);
+    const started = await checkout();
     const before = await state(started.subscription_id);
     expect(
       (await invokeRoute(container, partnerEvent(started.order_id, "SBXT00000000000000000997"))).statusCode,
     ).toBe(200);
-    const event = await receiveLambdaEvent(stack.sqs.client, stack.intakeQueue.queueUrl);
-    const message = parseIntakeMessage(event.Records[0]?.body ?? "");
-    await deleteBatch(stack.sqs.client, stack.intakeQueue.queueUrl, event.Records);
-    expect(await processLater(message)).toMatchObject({
-      outcome: "payment_hint_ignored",
-      work: { note: expect.stringContaining("retrieve does not confirm") },
-    });
+    await pastTheGrace();
+    expect(await processQueued()).toEqual([
+      { outcome: "payment_hint_ignored", note: expect.stringContaining("retrieve does not confirm") },
+    ]);
     expect(await state(started.subscription_id)).toEqual(before);
   });
 
   it("a hint for a sale the billing core already recorded (server-to-server sign-up) changes nothing", async () => {
-    const [id = ""] = await signUpCards(stack, ["5555555555554444"]);
-    await stack.sandbox.deliveries.settled();
-    const before = await state(id);
-    const output = captureOutput();
-    await drainIntake(container);
-    expect(output.metrics()).toMatchObject({ "Billing/PaymentHintsIgnored": 1 });
-    expect(await state(id)).toEqual(before);
+    const answer = await call("POST", "/v1/subscriptions", {
+      body: {
+        customer: { name: "Card Customer", email: "card@example.com" },
+        plan: { amount: "29.00", currency: "USD", interval_months: 1 },
+        card: { number: "5555555555554444", expiry: "203012", cvc: "123" },
+      },
+    });
+    expect(answer.status).toBe(201);
+    const { subscription_id } = z.object({ subscription_id: z.string() }).parse(answer.json);
+    await stack().sandbox.deliveries.settled();
+    const before = await state(subscription_id);
+    expect(await processQueued()).toMatchObject([{ outcome: "payment_hint_ignored" }]);
+    expect(await state(subscription_id)).toEqual(before);
   });
 
   it("refuses a body that is no partner event and acknowledges other event types without queuing", async () => {
@@ -228,9 +195,15 @@ describe("partner PAYMENT_COMPLETED hints", () => {
 });
 
 describe("recurring_noti_url", () => {
+  /** A gateway-managed plan paid in its window: the status_url call waits on the intake queue. */
+  async function paidPlan() {
+    const started = await checkout({ billing: "recurring" });
+    await payInWindow(started.fgkey);
+    return started;
+  }
+
   it("records each gateway-run charge once, confirmed by retrieve", async () => {
-    const started = await checkout("recurring", receiver.webhookBaseUrl);
-    await payInWindow(started);
+    const started = await paidPlan();
     await drainIntake(container); // status_url (and the partner hint it races with)
     expect((await state(started.subscription_id)).subscription).toMatchObject({
       status: "active",
@@ -238,10 +211,10 @@ describe("recurring_noti_url", () => {
       recurring_id: expect.any(String),
     });
 
-    receiver.reset();
-    await stack.clock.advance("P32D"); // the gateway charges the plan and calls recurring_noti_url
-    await stack.sandbox.deliveries.settled();
-    const notice = receiver.requests.find((request) => request.url.startsWith("/webhooks/recurring?"));
+    receiver().reset();
+    await stack().clock.advance("P32D"); // the gateway charges the plan and calls recurring_noti_url
+    await stack().sandbox.deliveries.settled();
+    const notice = receiver().requests.find((request) => request.url.startsWith("/webhooks/recurring?"));
     if (!notice) throw new Error("recurring_noti_url was not called");
     const token = (await state(started.subscription_id)).subscription?.notify_token;
     expect(token).toMatch(/^[0-9a-z]{32}$/);
@@ -260,11 +233,10 @@ describe("recurring_noti_url", () => {
   });
 
   it("refuses a notice without its plan's secret before anything is queued or asked: 404", async () => {
-    const started = await checkout("recurring", receiver.webhookBaseUrl);
-    await payInWindow(started);
+    const started = await paidPlan();
     await drainIntake(container);
     const before = await state(started.subscription_id);
-    const asked = () => stack.sandbox.faults.counters().byRoute["payments.retrieve"]?.requests ?? 0;
+    const asked = () => stack().sandbox.faults.counters().byRoute["payments.retrieve"]?.requests ?? 0;
     const retrievesBefore = asked();
     const id = started.subscription_id;
     for (const query of [
@@ -286,17 +258,13 @@ describe("recurring_noti_url", () => {
   });
 
   it("credits no period for an order retrieve does not show as this plan's sale, nor a transaction credited before", async () => {
-    const [first, second] = [
-      await checkout("recurring", receiver.webhookBaseUrl),
-      await checkout("recurring", receiver.webhookBaseUrl),
-    ];
-    for (const started of [first, second]) await payInWindow(started);
+    const [first, second] = [await paidPlan(), await paidPlan()];
     await drainIntake(container);
-    receiver.reset();
-    await stack.clock.advance("P32D");
-    await stack.sandbox.deliveries.settled();
+    receiver().reset();
+    await stack().clock.advance("P32D");
+    await stack().sandbox.deliveries.settled();
     const noticeOf = (id: string) =>
-      receiver.requests.find((request) => request.url.includes(`subscription_id=${id}&`));
+      receiver().requests.find((request) => request.url.includes(`subscription_id=${id}&`));
     const [firstNotice, secondNotice] = [noticeOf(first.subscription_id), noticeOf(second.subscription_id)];
     if (!firstNotice || !secondNotice) throw new Error("recurring_noti_url was not called");
     await invokeRoute(container, firstNotice);
