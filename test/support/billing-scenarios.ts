@@ -2,10 +2,10 @@ import { z } from "zod";
 import type { OutboxEvent } from "../../functions/core/events";
 import type { ChargeAttempt, Plan, Subscription } from "../../functions/core/model";
 import { attemptKeyOf } from "../../functions/core/order-id";
-import { signUpWithCard } from "../../functions/core/signup";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { BillingStack, DrainReport } from "../../local/billing-stack";
 import { TEST_MERCHANT } from "../../sandbox/state/merchant-config";
+import { cardSignups } from "./signups";
 
 // Steps the end-to-end billing tests share: sign-ups through the sandbox, a scheduled renewal, ledger look-ups.
 
@@ -20,23 +20,11 @@ export async function signUpMany(
   cardNumber: string,
   plan: Plan = MONTHLY,
 ): Promise<string[]> {
-  const patient = await stack.servicesFor(SIGNUP_GATEWAY_TIMEOUT_MS);
-  const signups = await mapConcurrently(Array.from({ length: count }), 16, (_, n) =>
-    signUpWithCard(
-      {
-        customer: { name: `Customer ${n}`, email: `customer${n}@example.com` },
-        plan,
-        billing: "token",
-        card: { number: cardNumber, expiry: "203012", cvc: "123" },
-      },
-      // Patient sign-ups: a test's short gateway timeout is meant for the charge path under faults.
-      patient,
-    ),
+  // Patient sign-ups: a test's short gateway timeout is meant for the charge path under faults.
+  const signUp = cardSignups(stack, SIGNUP_GATEWAY_TIMEOUT_MS);
+  return mapConcurrently(Array.from({ length: count }), 16, (_, n) =>
+    signUp({ n, number: cardNumber, plan }),
   );
-  return signups.map((signup) => {
-    if (signup.kind !== "active") throw new Error(`sign-up ended ${signup.kind}`);
-    return signup.subscription.subscription_id;
-  });
 }
 
 export async function signUpOne(
