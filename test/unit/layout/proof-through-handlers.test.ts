@@ -1,0 +1,90 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+// Outside the unit tier, behaviour is driven as production drives it: through the functions of the table (README,
+// Layout). The integration and end-to-end tests, their support, the benchmarks and local mode may take the core's
+// types, schemas, constants and pure helpers, never one of its operations.
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const FOLDERS = ["test/integration", "test/e2e", "test/support", "bench", "local"];
+
+/** Modules of the core that hold no operation: vocabulary, ports and arithmetic. */
+const VOCABULARY = new Set([
+  "billing-period",
+  "charge-kind",
+  "charge-policy",
+  "events",
+  "model",
+  "money",
+  "order-id",
+  "outcome",
+  "ports",
+]);
+/** From modules that also hold operations: the constants and pure helpers a test may name. */
+const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
+  "event-delivery": ["EVERY_OUTBOX"],
+  intake: ["STATUS_URL_GRACE_MS"],
+  "intake-messages": ["parseIntakeMessage", "statusCallbackIntake"],
+  "partner-webhook-setup": ["PAYMENT_COMPLETED_EVENT"],
+  reconciliation: ["reconciliationReportSchema"],
+};
+
+const CORE_IMPORT = /\bimport\s+(type\s+)?([^;]*?)\s+from\s+"(?:\.\.\/)+functions\/core\/([a-z-]+)"/g;
+
+function sources(folder: string): string[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** The value names a file imports from each core module (type-only names left out). */
+function coreValueImports(text: string): { module: string; names: string[] }[] {
+  return [...text.matchAll(CORE_IMPORT)].flatMap(([, typeOnly, clause = "", module = ""]) => {
+    if (typeOnly) return [];
+    const named = clause.match(/^\{([^}]*)\}$/s);
+    // A namespace or default import takes everything: named as such.
+    if (!named) return [{ module, names: [clause] }];
+    const names = (named[1] ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== "" && !name.startsWith("type "))
+      .map((name) => name.split(/\s+as\s+/)[0] ?? name);
+    return names.length === 0 ? [] : [{ module, names }];
+  });
+}
+
+const operationsTaken = (file: string) =>
+  coreValueImports(readFileSync(file, "utf8")).flatMap(({ module, names }) =>
+    VOCABULARY.has(module)
+      ? []
+      : names
+          .filter((name) => !PURE_NAMES[module]?.includes(name))
+          .map((name) => `${relative(ROOT, file)}: ${name} (functions/core/${module})`),
+  );
+
+describe("the proof runs the real handlers", () => {
+  it("reads value imports, leaving type-only ones out", () => {
+    const text = [
+      'import { runChargeRun } from "../../functions/core/charge-run";',
+      'import type { ChargeRunReport } from "../../functions/core/charge-run";',
+      'import { type Clock, InvalidCursorError } from "../functions/core/ports";',
+      'import * as core from "../../../functions/core/signup";',
+    ].join("\n");
+    expect(coreValueImports(text)).toEqual([
+      { module: "charge-run", names: ["runChargeRun"] },
+      { module: "ports", names: ["InvalidCursorError"] },
+      { module: "signup", names: ["* as core"] },
+    ]);
+  });
+
+  it("no test outside the unit tier, no benchmark and nothing of local mode calls a core operation", () => {
+    const files = FOLDERS.flatMap((folder) => sources(join(ROOT, folder)));
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.flatMap(operationsTaken)).toEqual([]);
+  });
+});
