@@ -1,14 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
 import { billingTableDefinition } from "../functions/adapters/billing-table";
 import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
 import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { deleteBatch } from "../functions/adapters/sqs-poller";
-import { signUpWithCard } from "../functions/core/signup";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
 import { scheduledEvent } from "../local/lambda-context";
 import type { LocalStack } from "../local/local-stack";
+import { MerchantClient } from "../local/merchant-client";
 import {
   type CapacityMeter,
   countDynamoRequests,
@@ -21,10 +22,11 @@ import {
 import { approximateMessageCount, drainQueue } from "../local/sqs-emulator";
 import { LineProcess } from "./line-process";
 
-// The charge path of local mode measured end to end: subscriptions signed up through the core against the sandbox,
-// made due by a direct repository write (no clock jump, so no other schedule fires inside the measurement), then
-// the real run-charges handler fans them out and process-charges, behind local/local-stack's SQS event source
-// mapping, charges them. Everything (handlers, dynalite, local-aws-sqs, the sandbox) shares this one process.
+// The charge path of local mode measured end to end: subscriptions signed up through local mode's merchant
+// API (POST /v1/subscriptions over HTTP, the sandbox's non-ui payment), made due by a direct repository write
+// (no clock jump, so no other schedule fires inside the measurement), then the real run-charges handler fans
+// them out and process-charges, behind local/local-stack's SQS event source mapping, charges them. Everything
+// (handlers, dynalite, local-aws-sqs, the sandbox) shares this one process.
 
 const START = new Date("2027-03-01T09:00:00.000Z");
 const SIGNUP_CONCURRENCY = 16;
@@ -56,6 +58,9 @@ export interface DeliveryMeasure {
 }
 
 const log = (message: string) => console.error(`  ${message}`);
+
+/** What the bench reads of a sign-up's answer (201: active, its first period paid). */
+const signedUp = z.object({ subscription_id: z.string() });
 
 /** Handlers log and publish metrics to stdout; the table is printed there. Read when their modules load. */
 export function quietHandlers(): void {
@@ -107,21 +112,20 @@ export class ChargeBench {
     });
     try {
       log(`signing up ${options.subscriptions} subscriptions`);
+      const merchant = new MerchantClient(local.url, local.apiKey);
       const ids = await mapConcurrently(
         Array.from({ length: options.subscriptions }),
         SIGNUP_CONCURRENCY,
         async (_, n) => {
-          const signup = await signUpWithCard(
-            {
-              customer: { name: `Bench ${n}`, email: `bench${n}@example.com` },
-              plan: { amount: "20.00", currency: "USD", interval_months: 1 },
-              billing: "token",
-              card: { number: n % 2 ? "4111111111111111" : "5555555555554444", expiry: "203012", cvc: "123" },
-            },
-            local.stack.services,
-          );
-          if (signup.kind !== "active") throw new Error(`sign-up ${n} was ${signup.kind}`);
-          return signup.subscription.subscription_id;
+          const body = {
+            customer: { name: `Bench ${n}`, email: `bench${n}@example.com` },
+            plan: { amount: "20.00", currency: "USD", interval_months: 1 },
+            billing: "token",
+            card: { number: n % 2 ? "4111111111111111" : "5555555555554444", expiry: "203012", cvc: "123" },
+          };
+          const signup = await merchant.post("/v1/subscriptions", body, `bench-signup-${n}`);
+          if (signup.status !== 201) throw new Error(`sign-up ${n} answered ${signup.status}`);
+          return signedUp.parse(signup.body).subscription_id;
         },
       );
       // The sign-ups' events are not the charges' to pay for.

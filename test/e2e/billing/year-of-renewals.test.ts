@@ -1,42 +1,48 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signUpWithCard } from "../../../functions/core/signup";
+import { z } from "zod";
 import { mapConcurrently } from "../../../functions/shared/map-concurrently";
 import { BillingStack } from "../../../local/billing-stack";
 import { compareLedgers } from "../../../local/ledger-comparison";
+import { TestContainer } from "../../support/handler-env";
+import { merchantApiIn } from "../../support/merchant-api-in-container";
 
 /*
- * Exactly once (README, Exactly once: how a charge is made) end to end: 1,000 subscriptions signed up through the
- * sandbox's non-ui payment, then a year of monthly renewals through the charge run, the SQS worker and REBILL — every
- * period charged exactly once, and our ledger and the sandbox's agree record for record.
+ * Exactly once (README, Exactly once: how a charge is made) end to end: 1,000 subscriptions signed up through
+ * the merchant API (POST /v1/subscriptions: the sandbox's non-ui payment), then a year of monthly renewals
+ * through the charge run, the SQS worker and REBILL — every period charged exactly once, and our ledger and
+ * the sandbox's agree record for record.
  */
 
 const SUBSCRIPTIONS = Number(process.env.BILLING_YEAR_SUBSCRIPTIONS ?? 1000);
 const START = new Date("2027-01-31T09:00:00.000Z");
 
 let stack: BillingStack;
+const container = new TestContainer(() => stack);
+const { open, call } = merchantApiIn(container, "mk_test_year_of_renewals_0123456789abcdef");
 const ids: string[] = [];
 
 beforeAll(async () => {
   stack = await BillingStack.start({ start: START });
+  open();
 });
 afterAll(() => stack.close());
 
 describe(`a year of monthly renewals for ${SUBSCRIPTIONS} subscriptions`, () => {
   it("signs up, renews 11 times, and charges every period exactly once", { timeout: 600_000 }, async () => {
     const signups = await mapConcurrently(Array.from({ length: SUBSCRIPTIONS }), 16, (_, n) =>
-      signUpWithCard(
-        {
+      call("POST", "/v1/subscriptions", {
+        body: {
           customer: { name: `Customer ${n}`, email: `customer${n}@example.com` },
           plan: { amount: "19.90", currency: "USD", interval_months: 1 },
           billing: "token",
           card: { number: n % 2 ? "4111111111111111" : "5555555555554444", expiry: "203012", cvc: "123" },
         },
-        stack.services,
-      ),
+        idempotencyKey: `year-signup-${n}`,
+      }),
     );
     for (const signup of signups) {
-      expect(signup.kind).toBe("active");
-      if (signup.kind === "active") ids.push(signup.subscription.subscription_id);
+      expect(signup.status).toBe(201);
+      ids.push(z.object({ subscription_id: z.string() }).parse(signup.json).subscription_id);
     }
 
     for (let month = 1; month <= 11; month += 1) {

@@ -1,163 +1,168 @@
-import { once } from "node:events";
-import { createServer, type Server } from "node:http";
+import { ChangeMessageVisibilityCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changePlan } from "../../../functions/core/plan-change";
-import { recordRecurringCharge } from "../../../functions/core/recurring-notice";
-import { refundCharge } from "../../../functions/core/refunds";
-import { type SignupRequest, signUpWithCard } from "../../../functions/core/signup";
-import { cancelSubscription } from "../../../functions/core/subscription-changes";
+import { z } from "zod";
+import { repository } from "../../../functions/composition/compose";
+import { functionNamed } from "../../../functions/function-table";
 import { BillingStack } from "../../../local/billing-stack";
-import { SimulatedCrash } from "../../../local/crash-injection";
-import { eventsOf } from "../../support/billing-scenarios";
+import { decoratedComposition, decoration, SimulatedCrash } from "../../../local/crash-injection";
+import { LambdaFunctions } from "../../../local/lambda-functions";
+import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
+import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
+import { eventsOf, subscriptionOf } from "../../support/billing-scenarios";
+import { captureOutput, TestContainer } from "../../support/handler-env";
+import { errorOf } from "../../support/merchant-api";
+import { merchantApiIn } from "../../support/merchant-api-in-container";
+import {
+  drainIntake,
+  invokeRoute,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../../support/webhook-receiver";
 
 /*
- * Refunds, plan changes and gateway-managed recurring plans through the real adapters and the stateful sandbox.
+ * Refunds, plan changes and gateway-managed recurring plans through the merchant API's handlers, the
+ * sandbox's recurring notices through our webhook receiver and process-intake, on the real adapters and the
+ * stateful sandbox.
  */
 
-interface Notice {
-  readonly subscription_id: string;
-  readonly body: { order_id: string; rescode: string };
-}
-
 let stack: BillingStack;
-let receiver: Server;
-const notices: Notice[] = [];
+let receiver: WebhookReceiver;
+const container = new TestContainer(() => stack);
+const { open, call } = merchantApiIn(container, "mk_test_plans_and_refunds_0123456789abcdef");
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const url = new URL(request.url ?? "/", "http://receiver");
-      notices.push({
-        subscription_id: url.searchParams.get("subscription_id") ?? "",
-        body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
-      });
-      response
-        .writeHead(200, { "content-type": "application/json" })
-        .end('{"rescode":"0000","resmsg":"Success"}');
-    });
-  });
-  receiver.listen(0, "127.0.0.1");
-  await once(receiver, "listening");
-  const address = receiver.address();
-  if (address === null || typeof address === "string") throw new Error("receiver has no port");
+  receiver = await startWebhookReceiver(container);
   stack = await BillingStack.start({
     start: new Date("2027-05-31T08:00:00.000Z"),
-    webhookBaseUrl: `http://127.0.0.1:${address.port}/webhooks`,
+    webhookBaseUrl: receiver.webhookBaseUrl,
   });
+  open();
 });
 
 afterAll(async () => {
   await stack.close();
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receiver.close();
 });
 
-const customer = { name: "Ada Lovelace", email: "ada@example.com" };
-const card = { number: "4111111111111111", expiry: "203012", cvc: "123" };
+const view = z.looseObject({ subscription_id: z.string(), next_charge_at: z.string().nullable() });
 
-async function signUp(overrides: Partial<SignupRequest> = {}) {
-  const result = await signUpWithCard(
-    {
-      customer,
-      card,
-      billing: "token",
+async function signUp(billing: "token" | "recurring" = "token") {
+  const answer = await call("POST", "/v1/subscriptions", {
+    body: {
+      customer: { name: "Ada Lovelace", email: "ada@example.com" },
+      card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
+      billing,
       plan: { amount: "50.00", currency: "USD", interval_months: 1 },
-      ...overrides,
     },
-    stack.services,
-  );
-  if (result.kind !== "active") throw new Error(`sign-up ${result.kind}`);
-  return result.subscription;
+  });
+  expect(answer.status).toBe(201);
+  return view.parse(answer.json);
 }
 
+const adjust = (id: string, amount: string) =>
+  call("POST", `/v1/subscriptions/${id}/adjust`, { body: { amount, proration: "none" } });
+
+/** The sandbox charges the plans it manages that fall due within the month, and calls their notice URLs. */
+async function aMonthOfGatewayCharges(): Promise<void> {
+  await stack.clock.advance("P32D");
+  await stack.sandbox.deliveries.settled();
+}
+
+/** The recurring notice our receiver took for a subscription (and queued for process-intake). */
+function noticeOf(id: string) {
+  const notice = receiver.requests.find(
+    (request) =>
+      request.url.startsWith("/webhooks/recurring?") && request.url.includes(`subscription_id=${id}&`),
+  );
+  if (!notice) throw new Error(`no recurring notice for ${id}`);
+  return notice;
+}
+
+const orderIdOf = (notice: { readonly body: string }) =>
+  z.object({ order_id: z.string() }).parse(JSON.parse(notice.body)).order_id;
+
+const processedLine = z.object({
+  message: z.literal("intake message processed"),
+  outcome: z.string(),
+  note: z.string(),
+});
+
+/** process-intake fed from the intake queue: the outcome and note it logged for each message. */
+async function processIntake() {
+  const output = captureOutput();
+  await drainIntake(container);
+  return output.logs().flatMap((line) => {
+    const processed = processedLine.safeParse(line);
+    return processed.success ? [{ outcome: processed.data.outcome, note: processed.data.note }] : [];
+  });
+}
+
+const ignoredBecause = (why: string) => [
+  { outcome: "recurring_ignored", note: expect.stringContaining(why) },
+];
+
 describe("refunds", () => {
-  it("refunds partially, then the rest, never below zero, idempotent by refund_id", async () => {
-    const subscription = await signUp();
-    const charge = { subscription_id: subscription.subscription_id, period: 0, attempt: 0 };
-    const first = await refundCharge(
-      { charge, refund_id: `${subscription.subscription_id}-r1`, amount: "20.00", reason: "partial" },
-      stack.services,
-    );
-    expect(first).toMatchObject({ kind: "refunded", refund: { amount: "20", status: "succeeded" } });
-    const again = await refundCharge(
-      { charge, refund_id: `${subscription.subscription_id}-r1`, amount: "20.00", reason: "partial" },
-      stack.services,
-    );
-    expect(again.kind).toBe("existing");
-    expect(
-      await refundCharge(
-        { charge, refund_id: `${subscription.subscription_id}-r2`, amount: "40.00", reason: "too much" },
-        stack.services,
-      ),
-    ).toEqual({
-      kind: "not_refundable",
-      reason: "amount exceeds the balance 30",
+  it("refunds partially, then the rest, never below zero, once per Idempotency-Key", async () => {
+    const { subscription_id } = await signUp();
+    const charge = { subscription_id, period: 0, attempt: 0 };
+    const chargeId = `${subscription_id}-0-0`;
+    const refund = (body: object, idempotencyKey: string) =>
+      call("POST", `/v1/charges/${chargeId}/refunds`, { body, idempotencyKey });
+
+    const first = await refund({ amount: "20.00", reason: "partial" }, "r1");
+    expect(first).toMatchObject({ status: 201, json: { amount: "20", status: "succeeded" } });
+    const again = await refund({ amount: "20.00", reason: "partial" }, "r1");
+    expect(again).toMatchObject({ status: 201, json: first.json });
+    const tooMuch = await refund({ amount: "40.00", reason: "too much" }, "r2");
+    expect(tooMuch.status).toBe(422);
+    expect(errorOf(tooMuch)).toMatchObject({
+      code: "not_refundable",
+      message: "amount exceeds the balance 30",
     });
-    const rest = await refundCharge(
-      { charge, refund_id: `${subscription.subscription_id}-r3`, reason: "the rest" },
-      stack.services,
-    );
-    expect(rest).toMatchObject({ kind: "refunded", refund: { amount: "30" } });
+    const rest = await refund({ reason: "the rest" }, "r3");
+    expect(rest).toMatchObject({ status: 201, json: { amount: "30" } });
     expect((await stack.services.repository.getAttempt(charge))?.refunded_amount).toBe("50");
 
-    const sale = stack.sandbox.state.payments.findFinalTransaction(
-      stack.sandbox.merchants.list()[0]?.mid ?? "",
-      `${subscription.subscription_id}-0-0`,
-    );
+    const sale = stack.sandbox.state.payments.findFinalTransaction(TEST_MERCHANT.mid, chargeId);
     expect(Number(sale?.balance)).toBe(0);
-    const refunds = [...stack.sandbox.state.payments.refunds()].filter(
-      (refund) => refund.orderId === `${subscription.subscription_id}-0-0`,
-    );
-    expect(refunds.map((refund) => Number(refund.amount))).toEqual([20, 30]);
-    expect(await stack.services.repository.listRefunds(subscription.subscription_id)).toHaveLength(2);
+    const refunds = [...stack.sandbox.state.payments.refunds()].filter((made) => made.orderId === chargeId);
+    expect(refunds.map((made) => Number(made.amount))).toEqual([20, 30]);
+    expect(await stack.services.repository.listRefunds(subscription_id)).toHaveLength(2);
   });
 
   it("refuses to refund what was not charged", async () => {
-    const outcome = await refundCharge(
-      { charge: { subscription_id: "sub_none", period: 0, attempt: 0 }, refund_id: "r-none", reason: "x" },
-      stack.services,
-    );
-    expect(outcome.kind).toBe("not_refundable");
+    const refusal = await call("POST", "/v1/charges/sub_none-0-0/refunds", { body: { reason: "x" } });
+    expect(refusal.status).toBe(422);
+    expect(errorOf(refusal).code).toBe("not_refundable");
   });
 });
 
 describe("plan changes", () => {
   it("adjusts a token plan from the next charge on and cancels it", async () => {
-    const subscription = await signUp();
-    expect(
-      await changePlan(
-        { subscription_id: subscription.subscription_id, amount: "65.00", proration: "none" },
-        stack.services,
-      ),
-    ).toMatchObject({
-      kind: "changed",
-      subscription: { plan: { amount: "65.00" } },
-    });
-    const canceled = await cancelSubscription(subscription.subscription_id, stack.services);
-    expect(canceled).toMatchObject({ kind: "changed", subscription: { status: "canceled" } });
-    const stored = await stack.services.repository.getSubscription(subscription.subscription_id);
-    expect(stored?.next_charge_at).toBeUndefined();
-    // The charge worker deletes the canceled subscription's token at the gateway: no live token is kept.
-    const tokenId = subscription.token_id ?? "";
+    const { subscription_id } = await signUp();
+    const tokenId = (await subscriptionOf(stack, subscription_id)).token_id ?? "";
     expect(tokenId).not.toBe("");
-    await stack.drainChargeQueue();
-    const mid = stack.sandbox.merchants.list()[0]?.mid ?? "";
-    expect(stack.sandbox.state.tokens.find(mid, tokenId)?.status).toBe("deleted");
-    expect(await stack.services.repository.getToken(tokenId)).toMatchObject({ status: "deleted" });
-    expect(
-      await changePlan(
-        { subscription_id: subscription.subscription_id, amount: "70.00", proration: "none" },
-        stack.services,
-      ),
-    ).toMatchObject({
-      kind: "conflict",
+    expect(await adjust(subscription_id, "65.00")).toMatchObject({
+      status: 200,
+      json: { plan: { amount: "65.00" } },
     });
-    const announced = await eventsOf(stack, subscription.subscription_id);
+    expect(await call("DELETE", `/v1/subscriptions/${subscription_id}`)).toMatchObject({
+      status: 200,
+      json: { status: "canceled", next_charge_at: null },
+    });
+    expect((await subscriptionOf(stack, subscription_id)).next_charge_at).toBeUndefined();
+    // The charge worker deletes the canceled subscription's token at the gateway: no live token is kept.
+    await stack.drainChargeQueue();
+    expect(stack.sandbox.state.tokens.find(TEST_MERCHANT.mid, tokenId)?.status).toBe("deleted");
+    expect(await stack.services.repository.getToken(tokenId)).toMatchObject({ status: "deleted" });
+    const late = await adjust(subscription_id, "70.00");
+    expect(late.status).toBe(409);
+    expect(errorOf(late).code).toBe("subscription_conflict");
+    const announced = await eventsOf(stack, subscription_id);
     expect(announced.filter((event) => event.type === "subscription.canceled")).toEqual([
       {
         type: "subscription.canceled",
-        subscription_id: subscription.subscription_id,
+        subscription_id,
         reason: "canceled_by_merchant",
         event_id: expect.any(String),
         occurred_at: expect.any(String),
@@ -166,107 +171,106 @@ describe("plan changes", () => {
   });
 
   it("records the gateway's recurring charges once each, after retrieve confirms them; adjust and delete go to the gateway", async () => {
-    const subscription = await signUp({ billing: "recurring" });
-    expect(subscription.recurring_id).toBeDefined();
-    expect(subscription.next_charge_at).toBeUndefined();
-    const mid = stack.sandbox.merchants.list()[0]?.mid ?? "";
+    const signedUp = await signUp("recurring");
+    const id = signedUp.subscription_id;
+    expect(signedUp.next_charge_at).toBeNull();
+    const { recurring_id } = await subscriptionOf(stack, id);
+    expect(recurring_id).toBeDefined();
 
-    // The sandbox charges the plan on its clock and calls our recurring_noti_url.
-    await stack.clock.set(new Date("2027-07-01T00:00:00.000Z"));
-    await stack.sandbox.deliveries.settled();
-    const mine = notices.filter((notice) => notice.subscription_id === subscription.subscription_id);
-    expect(mine).toHaveLength(1);
-    const notice = { subscription_id: subscription.subscription_id, order_id: mine[0]?.body.order_id ?? "" };
-    expect(await recordRecurringCharge(notice, stack.services)).toMatchObject({
-      kind: "recorded",
-      attempt: { status: "succeeded" },
-    });
-    expect(await recordRecurringCharge(notice, stack.services)).toEqual({ kind: "duplicate" });
-    expect(await stack.services.repository.getSubscription(subscription.subscription_id)).toMatchObject({
-      period: 2,
-      status: "active",
-    });
+    await aMonthOfGatewayCharges();
+    const notice = noticeOf(id);
+    const orderId = orderIdOf(notice);
+    expect(await processIntake()).toEqual([
+      { outcome: "recurring_recorded", note: `recurring charge ${orderId}: succeeded` },
+    ]);
+    const after = await subscriptionOf(stack, id);
+    expect(after).toMatchObject({ period: 2, status: "active" });
 
-    // A notice for an order the gateway never sold changes nothing; nor does one naming another plan.
-    const before = await stack.services.repository.getSubscription(subscription.subscription_id);
-    for (const forged of [
-      { subscription_id: subscription.subscription_id, order_id: "forged-order-1" },
-      { ...notice, order_id: `${notice.order_id}x`, recurring_id: "RC_OTHER_PLAN" },
-    ]) {
-      expect(await recordRecurringCharge(forged, stack.services)).toMatchObject({ kind: "ignored" });
+    // On the plan's own URL: the same notice again, one for an order the gateway never sold, one naming
+    // another plan. Nothing changes.
+    const resent = [
+      [notice, "already recorded"],
+      [{ ...notice, body: JSON.stringify({ order_id: "forged-order-1" }) }, "retrieve shows no sale"],
+      [
+        { ...notice, body: JSON.stringify({ order_id: `${orderId}x`, recurring_id: "RC_OTHER_PLAN" }) },
+        "names another plan",
+      ],
+    ] as const;
+    for (const [request, why] of resent) {
+      expect((await invokeRoute(container, request)).statusCode).toBe(200);
+      expect(await processIntake()).toEqual(ignoredBecause(why));
     }
-    expect(await stack.services.repository.getSubscription(subscription.subscription_id)).toEqual(before);
-    expect(await stack.services.repository.listAttempts(subscription.subscription_id)).toHaveLength(2);
+    expect(await subscriptionOf(stack, id)).toEqual(after);
+    expect(await stack.services.repository.listAttempts(id)).toHaveLength(2);
 
-    expect(
-      await changePlan(
-        { subscription_id: subscription.subscription_id, amount: "75.00", proration: "none" },
-        stack.services,
-      ),
-    ).toMatchObject({
-      kind: "changed",
-    });
-    const plan = stack.sandbox.state.recurring.find(mid, subscription.recurring_id ?? "");
-    expect(plan?.amount).toBe("75.00");
-    expect(await cancelSubscription(subscription.subscription_id, stack.services)).toMatchObject({
-      kind: "changed",
-    });
-    expect(stack.sandbox.state.recurring.find(mid, subscription.recurring_id ?? "")?.status).not.toBe(
+    expect((await adjust(id, "75.00")).status).toBe(200);
+    expect(stack.sandbox.state.recurring.find(TEST_MERCHANT.mid, recurring_id ?? "")?.amount).toBe("75.00");
+    expect((await call("DELETE", `/v1/subscriptions/${id}`)).status).toBe(200);
+    expect(stack.sandbox.state.recurring.find(TEST_MERCHANT.mid, recurring_id ?? "")?.status).not.toBe(
       "active",
     );
   });
 
   it("a gateway charge whose subscription write was lost to a crash moves the subscription on when the notice comes again", async () => {
-    const subscription = await signUp({ billing: "recurring" });
-    const { subscription_id } = subscription;
-    await stack.clock.set(new Date("2027-09-01T00:00:00.000Z"));
-    await stack.sandbox.deliveries.settled();
-    const notice = {
-      subscription_id,
-      order_id: notices.find((sent) => sent.subscription_id === subscription_id)?.body.order_id ?? "",
-    };
-    const crashing = {
-      ...stack.services,
-      repository: {
-        ...stack.services.repository,
-        updateSubscription: async () => {
-          throw new SimulatedCrash("died after the ledger line");
-        },
-      },
-    };
-    await expect(recordRecurringCharge(notice, crashing)).rejects.toThrow(SimulatedCrash);
-    expect(await stack.services.repository.getSubscription(subscription_id)).toMatchObject({ period: 1 });
+    const { subscription_id } = await signUp("recurring");
+    await aMonthOfGatewayCharges();
+    const orderId = orderIdOf(noticeOf(subscription_id));
 
-    expect(await recordRecurringCharge(notice, stack.services)).toEqual({ kind: "duplicate" });
-    expect(await stack.services.repository.getSubscription(subscription_id)).toMatchObject({
-      period: 2,
-      status: "active",
+    // process-intake over a repository that dies after the ledger line, before the subscription's write.
+    const crashing = new LambdaFunctions(
+      decoratedComposition(stack.composition, [
+        decoration(repository, (built) => ({
+          ...built,
+          updateSubscription: async () => {
+            throw new SimulatedCrash("died after the ledger line");
+          },
+        })),
+      ]),
+    );
+    const { queueUrl } = stack.intakeQueue;
+    const event = await receiveLambdaEvent(stack.sqs.client, queueUrl);
+    const [record] = event.Records;
+    if (record === undefined || event.Records.length !== 1) throw new Error("expected the one notice queued");
+    expect(await crashing.invoker(functionNamed("process-intake"))(event)).toEqual({
+      batchItemFailures: [{ itemIdentifier: record.messageId }],
     });
+    expect(await subscriptionOf(stack, subscription_id)).toMatchObject({ period: 1 });
+    expect(await stack.services.repository.listAttempts(subscription_id)).toContainEqual(
+      expect.objectContaining({ order_id: orderId, status: "succeeded" }),
+    );
+
+    // SQS hands the failed message over again once its visibility timeout has run out.
+    await stack.sqs.client.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queueUrl,
+        ReceiptHandle: record.receiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
+    expect(await processIntake()).toEqual(ignoredBecause("already recorded"));
+    expect(await subscriptionOf(stack, subscription_id)).toMatchObject({ period: 2, status: "active" });
     const charges = (await eventsOf(stack, subscription_id)).filter(
       (event) => event.type === "charge.succeeded",
     );
-    expect(charges.map((event) => event.order_id)).toEqual([expect.any(String), notice.order_id]);
+    expect(charges.map((event) => event.order_id)).toEqual([expect.any(String), orderId]);
   });
 
   it("a gateway charge of a canceled subscription is recorded and announced, and the subscription stays canceled", async () => {
-    const subscription = await signUp({ billing: "recurring" });
-    const { subscription_id } = subscription;
-    await stack.clock.set(new Date("2027-11-01T00:00:00.000Z"));
-    await stack.sandbox.deliveries.settled();
-    const order_id = notices.find((sent) => sent.subscription_id === subscription_id)?.body.order_id ?? "";
-    // Canceled here after the gateway charged, before its notice was taken.
-    await stack.services.repository.updateSubscription(subscription_id, {
-      expect: {},
-      set: { status: "canceled", status_reason: "canceled_by_merchant" },
-    });
-    expect(await recordRecurringCharge({ subscription_id, order_id }, stack.services)).toMatchObject({
-      kind: "recorded",
-      attempt: { status: "succeeded", order_id },
-    });
-    expect(await stack.services.repository.getSubscription(subscription_id)).toMatchObject({
-      status: "canceled",
-      period: 1,
-    });
-    expect((await eventsOf(stack, subscription_id)).map((event) => event.type)).toContain("charge.succeeded");
+    const { subscription_id } = await signUp("recurring");
+    await aMonthOfGatewayCharges();
+    const orderId = orderIdOf(noticeOf(subscription_id));
+    // The merchant cancels after the gateway charged, before process-intake took the notice.
+    expect((await call("DELETE", `/v1/subscriptions/${subscription_id}`)).status).toBe(200);
+
+    // The queue also holds the earlier test's plan's next charge: this subscription's state tells the story.
+    await processIntake();
+    expect(await stack.services.repository.listAttempts(subscription_id)).toContainEqual(
+      expect.objectContaining({ order_id: orderId, status: "succeeded" }),
+    );
+    expect(await subscriptionOf(stack, subscription_id)).toMatchObject({ status: "canceled", period: 1 });
+    const charges = (await eventsOf(stack, subscription_id)).filter(
+      (event) => event.type === "charge.succeeded",
+    );
+    expect(charges.map((event) => event.order_id)).toEqual([expect.any(String), orderId]);
   });
 });
