@@ -227,11 +227,6 @@ export class BillingStack {
     };
   }
 
-  /** The billing services with another gateway timeout (e.g. patient sign-ups beside impatient charge workers). */
-  servicesFor(gatewayTimeoutMs: number): Promise<ServicesOf<typeof SERVICE_SETS.billing>> {
-    return SERVICE_SETS.billing.from(this.compose({ ...LOCAL_GATEWAY_TUNING, gatewayTimeoutMs }));
-  }
-
   /**
    * The table's stream feeding publish-events, as its event source mapping does (over this stack's functions unless
    * others are given, e.g. decorated ones). Failures go to onError; what a failed delivery left stays pending.
