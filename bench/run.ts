@@ -2,38 +2,16 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { formatTable } from "../cli/text-table";
-import { awsCostBenchmark } from "./aws-cost-bench";
-import type { Benchmark, BenchRow } from "./benchmark";
-import { bundleBenchmark } from "./bundle-bench";
-import { chargeThroughputBenchmark } from "./charge-throughput-bench";
-import { fanOutBenchmark } from "./fan-out-bench";
-import { sandboxBenchmark } from "./sandbox-bench";
+import type { BenchRow } from "./benchmark";
 
 // `npm run bench` runs every benchmark below; `npm run bench -- --only <name>` one of them. Prints one aligned
 // table, writes bench/results/<name>.json per benchmark, and exits 1 when a row misses its target.
 
-/** A size knob from the environment: a positive whole number, or the default. */
-function sizeFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
-  return value;
-}
-
-const BENCHMARKS: readonly Benchmark[] = [
-  sandboxBenchmark,
-  chargeThroughputBenchmark({
-    charges: sizeFromEnv("BENCH_CHARGES", 500),
-    worker: {
-      concurrency: sizeFromEnv("BENCH_WORKER_CONCURRENCY", 2),
-      batchSize: sizeFromEnv("BENCH_WORKER_BATCH", 2),
-    },
-  }),
-  awsCostBenchmark({ charges: sizeFromEnv("BENCH_COST_CHARGES", 200) }),
-  bundleBenchmark({ initRuns: sizeFromEnv("BENCH_INIT_RUNS", 20) }),
-  fanOutBenchmark({ subscriptions: sizeFromEnv("BENCH_FANOUT", 100_000) }),
-];
+// Read by the handlers' logger and metrics when their module loads: set before any benchmark is imported, so that
+// handler log lines and EMF metrics do not land around the table (the charge worker's process inherits them).
+process.env.POWERTOOLS_LOG_LEVEL = "SILENT";
+process.env.POWERTOOLS_METRICS_DISABLED = "true";
+const { BENCHMARKS } = await import("./benchmarks");
 
 const RESULTS_DIR = new URL("./results/", import.meta.url);
 
