@@ -279,7 +279,7 @@ export function createPaymentGateway(
         }),
       );
       if (outcome.kind !== "success") return outcome;
-      return success({ fgkey: outcome.value.fgkey });
+      return success({ fgkey: outcome.value.fgkey, launch: outcome.value.launch });
     },
 
     windowOrderOf(query) {

@@ -52,8 +52,8 @@ export function signupAnswer(result: SignupResult): ApiResponse {
 export function checkoutAnswer(result: CheckoutStart): ApiResponse {
   if (result.kind === "refused") throw gatewayFailure(result.failure);
   if (result.kind === "invalid_input") throw invalidInput(result);
-  const { checkout_id, subscription_id, order_id, fgkey } = result.checkout;
-  return created({ checkout_id, subscription_id, order_id, fgkey });
+  const { checkout_id, subscription_id, order_id, fgkey, launch } = result.checkout;
+  return created({ checkout_id, subscription_id, order_id, fgkey, ...launch });
 }
 
 export function changeAnswer(result: ChangeResult): ApiResponse {
@@ -69,7 +69,10 @@ export function paidChangeAnswer(result: PaymentMethodResult | PlanChangeResult)
 }
 
 export function paymentMethodWindowAnswer(result: PaymentMethodWindowStart): ApiResponse {
-  if (result.kind === "started") return created({ ...result.window });
+  if (result.kind === "started") {
+    const { subscription_id, order_id, fgkey, launch } = result.window;
+    return created({ subscription_id, order_id, fgkey, ...launch });
+  }
   throw changeFailure(result);
 }
 

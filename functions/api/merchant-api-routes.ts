@@ -129,7 +129,8 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     operationId: "createCheckout",
     method: "POST",
     path: "/v1/checkouts",
-    summary: "Start a payment-window sign-up; the fgkey opens the window",
+    summary:
+      "Start a payment-window sign-up: load sdk_url and call its request_pay with the answer's request_pay",
     auth: "bearer",
     body: json("CreateCheckoutRequest"),
     answers: [{ status: 201, description: "Checkout started", schema: "Checkout" }],

@@ -88,7 +88,7 @@ export const updatePaymentMethodBody = z
       .strictObject({ return_url: url.optional(), lang: lang.optional() })
       .optional()
       .describe(
-        "Open a payment window instead: the answer's fgkey opens it, and its result completes the update.",
+        "Open a payment window instead: the answer's request_pay opens it, and its result completes the update.",
       ),
   })
   .refine((body) => (body.card === undefined) !== (body.window === undefined), {
@@ -236,19 +236,32 @@ export const idempotencyKey = z
 
 // ───────────────────────────── responses ─────────────────────────────
 
+/** What a page needs to open the gateway's payment window. */
+const windowLaunch = {
+  fgkey: z.string().describe("The window's integrity key (also inside request_pay)."),
+  sdk_url: z
+    .url()
+    .describe("The gateway's payment window SDK for the configured environment: load it on the page."),
+  request_pay: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "Pass unchanged to the SDK's EXIMBAY.request_pay(): the fgkey plus exactly the parameters the window was prepared with (any difference fails the gateway's fgkey check).",
+    ),
+};
+
 export const checkoutView = z.strictObject({
   checkout_id: z.string(),
   subscription_id: z.string(),
   order_id: z.string(),
-  fgkey: z.string().describe("Passed unchanged to the payment window SDK."),
+  ...windowLaunch,
 });
 export type CheckoutView = z.output<typeof checkoutView>;
 
-/** A new card's payment window: the fgkey opens it; its status_url result completes the update. */
+/** A new card's payment window: request_pay opens it; its status_url result completes the update. */
 export const paymentMethodWindowView = z.strictObject({
   subscription_id: z.string(),
   order_id: z.string(),
-  fgkey: z.string().describe("Passed unchanged to the payment window SDK."),
+  ...windowLaunch,
 });
 
 const billingPeriodView = z

@@ -6,7 +6,7 @@ import { failureReason } from "./outcome";
 import type { PaymentMethodResult } from "./payment-method";
 import { completePaymentMethodWindow } from "./payment-method-window";
 import { asRefusal, WINDOW_LEASE_MS } from "./payment-window";
-import type { IdSource, NotifyUrl, PaymentGateway, WindowResult } from "./ports";
+import type { IdSource, NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "./ports";
 import {
   CLOSABLE_BY_PAYMENT,
   type FirstPaymentRefusal,
@@ -39,11 +39,10 @@ export interface CheckoutRequest extends NewSubscription {
 }
 
 /** What the merchant's page needs to open the payment window. */
-export interface Checkout {
+export interface Checkout extends WindowPrepared {
   readonly checkout_id: string;
   readonly subscription_id: string;
   readonly order_id: string;
-  readonly fgkey: string;
 }
 
 export type CheckoutStart =

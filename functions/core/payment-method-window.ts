@@ -18,7 +18,7 @@ import {
   unfitForNewCard,
 } from "./payment-method";
 import { asRefusal, WINDOW_LEASE_MS } from "./payment-window";
-import type { NotifyUrl, RecurringRegistration, WindowResult } from "./ports";
+import type { NotifyUrl, RecurringRegistration, WindowPrepared, WindowResult } from "./ports";
 import { applyInput } from "./subscription-machine";
 
 // A new card typed in the gateway's payment window (README, Subscription lifecycle: payment_method_updated): the same
@@ -44,10 +44,9 @@ export interface PaymentMethodWindowRequest {
 export type PaymentMethodWindowStart =
   | {
       readonly kind: "started";
-      readonly window: {
+      readonly window: WindowPrepared & {
         readonly subscription_id: string;
         readonly order_id: string;
-        readonly fgkey: string;
       };
     }
   | Exclude<PaymentMethodResult, { readonly kind: "changed" | "pending" }>;
@@ -87,7 +86,7 @@ export async function startPaymentMethodWindow(
       window: {
         subscription_id: subscription.subscription_id,
         order_id: line.order_id,
-        fgkey: outcome.value.fgkey,
+        ...outcome.value,
       },
     };
   // ready charges nothing, and without the fgkey nobody can pay: the line is voided, the merchant may start anew.

@@ -308,9 +308,16 @@ export interface WindowRequest {
   readonly lang?: string;
 }
 
+/** How a page opens the window: the script it loads and what it passes it, exactly as the gateway adapter prepared. */
+export interface WindowLaunch {
+  readonly sdk_url: string;
+  readonly request_pay: Readonly<Record<string, unknown>>;
+}
+
 export interface WindowPrepared {
   /** Integrity key the merchant's page passes unchanged to the window SDK. */
   readonly fgkey: string;
+  readonly launch: WindowLaunch;
 }
 
 export interface CardPaymentResult {

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { type CardCipherKey, encryptField } from "./card-crypto";
-import { callMerchantApi, type GatewayContext } from "./context";
+import { callMerchantApi, type GatewayContext, joinUrl } from "./context";
 import { GatewayRequestError, parseRequest } from "./errors";
 import { type CallKind, type GatewayResult, success } from "./result";
 import {
@@ -68,6 +68,19 @@ export interface CancelOptions {
 }
 
 type Outcome<T> = Promise<GatewayResult<T>>;
+
+/**
+ * How a merchant's page opens the payment window (README, The real gateway): it loads the SDK at `sdk_url` and calls
+ * `EXIMBAY.request_pay(request_pay)`, which must hold the fgkey plus exactly the parameters sent to ready — the fgkey
+ * check fails on any difference.
+ */
+export interface WindowLaunch {
+  readonly sdk_url: string;
+  readonly request_pay: Readonly<Record<string, unknown>>;
+}
+
+/** The SDK integrations load (v1; v2 is the same contract). */
+const SDK_PATH = "/v1/javascriptSDK.js";
 
 /** A validated transaction_id path segment (EC1002: exactly 24 characters). */
 function transactionSegment(transactionId: string): string {
@@ -168,10 +181,19 @@ export function createPaymentClient(context: GatewayContext) {
 
   return {
     /** Prepares a payment window; the fgkey goes to the merchant page unchanged. */
-    async ready(input: ReadyInput): Outcome<ReadyResponse> {
+    /** Prepares a payment window; the answer's launch is what the merchant's page hands the SDK. */
+    async ready(input: ReadyInput): Outcome<ReadyResponse & { readonly launch: WindowLaunch }> {
       const body = parseRequest(readyRequest, { ...input, merchant: withMid(input.merchant ?? {}) });
       checkRecurringStartDate(body, context.now());
-      return post("/ready", "mutation", body, readyResponse);
+      const outcome = await post("/ready", "mutation", body, readyResponse);
+      if (outcome.kind !== "success") return outcome;
+      // The parameters as they went on the wire (JSON drops what is undefined), then the fgkey.
+      const sent: Record<string, unknown> = JSON.parse(JSON.stringify(body));
+      const launch = {
+        sdk_url: joinUrl(config.paymentBaseUrl, SDK_PATH),
+        request_pay: { ...sent, fgkey: outcome.value.fgkey },
+      };
+      return success({ ...outcome.value, launch });
     },
 
     /** Authorizes (and with PAYMENT_PA acquires) a payment authenticated by a PAYER_AUTH window. */

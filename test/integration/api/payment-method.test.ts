@@ -192,13 +192,23 @@ describe("payment-method update", () => {
     });
     expect(opened.status).toBe(201);
     const window = z
-      .object({ subscription_id: z.string(), order_id: z.string(), fgkey: z.string() })
+      .object({
+        subscription_id: z.string(),
+        order_id: z.string(),
+        fgkey: z.string(),
+        sdk_url: z.string(),
+        request_pay: z.record(z.string(), z.unknown()),
+      })
       .parse(opened.json);
     expect(window.subscription_id).toBe(id);
-    expect(stack().sandbox.state.windows.find(window.fgkey)?.request).toMatchObject({
+    const prepared = stack().sandbox.state.windows.find(window.fgkey)?.request;
+    expect(prepared).toMatchObject({
       payment: { order_id: window.order_id, amount: "0.01" },
       url: { return_url: "https://merchant.example/card-updated" },
     });
+    // What the page hands the SDK passes its fgkey check: exactly what ready was sent, and the fgkey.
+    expect(window.request_pay).toEqual({ ...(prepared as object), fgkey: window.fgkey });
+    expect(window.sdk_url).toBe(`${stack().sandbox.url}/v1/javascriptSDK.js`);
     // Nothing changes until the window's result arrives.
     expect((await stored(id)).card).toEqual(signedUp.card);
 

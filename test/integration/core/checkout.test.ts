@@ -61,6 +61,12 @@ describe("window sign-up with a trial", () => {
       plan: { amount: "29.00", currency: "USD", interval_months: 1, trial_days: 14 },
     });
     expect(windowRequest(started.fgkey)).toMatchObject({ payment: { amount: "0.01" } });
+    // The real SDK's contract: request_pay is the fgkey plus exactly the ready request the gateway recorded for it.
+    expect(started.request_pay).toEqual({
+      ...(windowRequest(started.fgkey) as object),
+      fgkey: started.fgkey,
+    });
+    expect(started.sdk_url).toBe(`${stack().sandbox.url}/v1/javascriptSDK.js`);
     await payInWindow(started.fgkey);
     expect(await processCallbacks()).toEqual(["checkout_completed"]);
     const { subscription, attempts } = await stored(started.subscription_id);

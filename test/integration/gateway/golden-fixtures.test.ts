@@ -186,8 +186,21 @@ describe("window, retrieve and cancel requests", () => {
   it("prepares a window with the body an integration sent", async () => {
     server.respondWith(() => ({ json: { rescode: "0000", resmsg: "Success.", fgkey: "A".repeat(64) } }));
     const { merchant: _merchant, payment, ...input } = READY_REQUEST_INTEGRATION;
-    await client.ready({ ...input, payment: { ...payment, transaction_type: "PAYMENT" } });
+    const outcome = await client.ready({ ...input, payment: { ...payment, transaction_type: "PAYMENT" } });
     expect(sent()).toMatchObject({ url: "/v1/payments/ready", json: READY_REQUEST_INTEGRATION });
+    // What the page hands EXIMBAY.request_pay: the fgkey plus exactly the body ready was sent.
+    expect(outcome).toMatchObject({
+      kind: "success",
+      value: {
+        launch: {
+          sdk_url: `${server.url}/v1/javascriptSDK.js`,
+          request_pay: { ...READY_REQUEST_INTEGRATION, fgkey: "A".repeat(64) },
+        },
+      },
+    });
+    expect(outcome.kind === "success" && Object.keys(outcome.value.launch.request_pay).sort()).toEqual(
+      [...Object.keys(READY_REQUEST_INTEGRATION), "fgkey"].sort(),
+    );
   });
 
   it("retrieves with the body an integration sent", async () => {

@@ -77,7 +77,10 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
 
     // status_url "may be called more than once": each repeat is queued, changes nothing and asks the gateway nothing.
     const verified = verifies();
-    for (const again of await Promise.all([invokeRoute(container, request), invokeRoute(container, request)])) {
+    for (const again of await Promise.all([
+      invokeRoute(container, request),
+      invokeRoute(container, request),
+    ])) {
       // The answer the real gateway waits for before it stops re-sending: text, not JSON.
       expect(again).toMatchObject({
         statusCode: 200,

@@ -91,7 +91,9 @@ describe("the merchant API's OpenAPI document", () => {
     for (const method of ["get", "post"] as const) {
       const { responses } = operation("/webhooks/status", method);
       for (const status of ["200", "400"]) {
-        expect(responses[status]?.content?.["text/plain"]?.schema.$ref).toBe("#/components/schemas/StatusReply");
+        expect(responses[status]?.content?.["text/plain"]?.schema.$ref).toBe(
+          "#/components/schemas/StatusReply",
+        );
       }
     }
     expect(doc.components.schemas.StatusReply).toMatchObject({ type: "string" });

@@ -15,7 +15,11 @@ const NOW = new Date("2027-03-15T10:00:00.000Z");
 
 /** The payment API as the adapter calls it around a window: ready opens one, verify vouches for any query. */
 const vouchingPayments = {
-  ready: async () => success({ rescode: "0000", resmsg: "Success", fgkey: "F".repeat(64) }),
+  ready: async () => {
+    const fgkey = "F".repeat(64);
+    const launch = { sdk_url: "https://gateway.example/v1/javascriptSDK.js", request_pay: { fgkey } };
+    return success({ rescode: "0000", resmsg: "Success", fgkey, launch });
+  },
   verify: async () => success({ rescode: "0000", resmsg: "Success" }),
 } satisfies Partial<PaymentClient>;
 
