@@ -7,6 +7,7 @@ import { adminRoutes } from "./api/admin-routes";
 import { partnerRoutes } from "./api/partner-routes";
 import { paymentRoutes } from "./api/payment-routes";
 import { paymentSandboxRoutes } from "./api/payment-sandbox-routes";
+import { paymentWindowRoutes } from "./api/payment-window";
 import { reconciliationRoutes } from "./api/reconciliation-routes";
 import { tokenBillingRoutes } from "./api/token-billing-routes";
 import { webhookAdminRoutes } from "./api/webhook-admin-routes";
@@ -31,6 +32,7 @@ const BUILT_IN_ROUTES: readonly RouteDefinition[] = [
   ...paymentRoutes,
   ...tokenBillingRoutes,
   ...paymentSandboxRoutes,
+  ...paymentWindowRoutes,
 ];
 
 export const DEFAULT_SEED = 1;

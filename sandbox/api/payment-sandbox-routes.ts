@@ -93,27 +93,38 @@ function windowResult(ctx: RouteContext, mid: string, ready: ReadyRequest, sourc
 }
 
 /**
- * The customer finishes the window: a bad card answers HE0x and leaves the window open; otherwise the window
- * completes once, its result goes to status_url (awaited, so the caller sees the merchant's reply in the delivery
- * log) and the answer shows the return_url the browser would be sent to.
+ * The customer finishes the window with `card` (the window's fields, or the JSON route's body): a bad card throws
+ * HE0x and leaves the window open; otherwise the window completes once and its result goes to status_url (awaited,
+ * so the caller sees the merchant's reply in the delivery log). Answers the result's fields and the window's request.
  */
-async function completeWindow(request: SandboxRequest<{ fgkey: string }>, ctx: RouteContext): Promise<Reply> {
-  const { fgkey } = request.params;
+export async function finishWindow(
+  fgkey: string,
+  card: unknown,
+  ctx: RouteContext,
+): Promise<{ readonly result: Readonly<Record<string, string>>; readonly ready: ReadyRequest }> {
   const window = ctx.ledger.windows.find(fgkey);
   const merchant = window && ctx.merchants.byMid(window.mid);
   if (!window || !merchant) return refuseField("fgkey", "no such window");
   if (window.state === "completed") return duplicateCall("the window was completed before");
   const ready = parseFields(readyRequest, window.request);
-  const source = windowSource(ctx, merchant.mid, ready, request.body);
+  const source = windowSource(ctx, merchant.mid, ready, card);
   ctx.ledger.windows.complete(fgkey);
   const form = ctx.callbackForm();
-  const result = inCallbackForm(windowResult(ctx, merchant.mid, ready, source), form);
-  const query = signedQuery(merchant.apiKey, result);
-  await ctx.deliver.statusUrl(ready.url.status_url, query, form);
+  const result = signedQuery(
+    merchant.apiKey,
+    inCallbackForm(windowResult(ctx, merchant.mid, ready, source), form),
+  );
+  await ctx.deliver.statusUrl(ready.url.status_url, result, form);
+  return { result, ready };
+}
+
+/** The window completed without a browser: the answer shows the return_url the browser would be sent to. */
+async function completeWindow(request: SandboxRequest<{ fgkey: string }>, ctx: RouteContext): Promise<Reply> {
+  const { result, ready } = await finishWindow(request.params.fgkey, request.body, ctx);
   return okReply({
-    result: query,
+    result,
     status_url: ready.url.status_url,
-    return_url: withQuery(ready.url.return_url, query),
+    return_url: withQuery(ready.url.return_url, result),
   });
 }
 

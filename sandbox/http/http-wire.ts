@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Reply } from "./replies";
 import { bodyKindOf, type RouteDefinition, styleOfPath } from "./routes";
 
-// The sandbox's HTTP on the wire: reading a bounded body, parsing the target and a JSON body as the gateway does,
-// writing a JSON reply, and the answer to a request that is not HTTP at all.
+// The sandbox's HTTP on the wire: reading a bounded body, parsing the target and a JSON body as the gateway does (or
+// a browser's form on the window's pages), writing a JSON reply or a page, and the answer to a request that is not
+// HTTP at all.
 
 export type BodyRead =
   | { readonly ok: true; readonly text: string }
@@ -36,9 +37,17 @@ export type BodyParse = { readonly body: Record<string, unknown> } | { readonly 
 const isJsonContentType = (header: string | undefined) =>
   /^application\/json\s*(?:;|$)/i.test(header?.trim() ?? "");
 
+const isFormContentType = (header: string | undefined) =>
+  /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(header?.trim() ?? "");
+
 export function parseBody(route: RouteDefinition, text: string, contentType: string | undefined): BodyParse {
   const kind = bodyKindOf(route);
   if (kind === "none" || (kind === "optional" && text.trim() === "")) return { body: {} };
+  if (kind === "form") {
+    return isFormContentType(contentType)
+      ? { body: Object.fromEntries(new URLSearchParams(text)) }
+      : { error: "content type is not application/x-www-form-urlencoded" };
+  }
   // The gateway refuses a body it is not told is JSON (EC1001), even when it is.
   if (!isJsonContentType(contentType)) return { error: "content type is not application/json" };
   let value: unknown;
@@ -56,14 +65,14 @@ export function send(
   headers: Readonly<Record<string, string>> = {},
 ): void {
   if (res.headersSent || res.destroyed) return;
-  const json = JSON.stringify(reply.body ?? null);
+  const text = reply.page?.text ?? JSON.stringify(reply.body ?? null);
   res.writeHead(reply.status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(json),
+    "content-type": reply.page?.contentType ?? "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
     ...reply.headers,
     ...headers,
   });
-  res.end(json);
+  res.end(text);
 }
 
 export function parseTarget(

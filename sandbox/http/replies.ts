@@ -1,11 +1,20 @@
 import { ZodError, type z } from "zod";
 import { DuplicateCall, SUCCESS_RESCODE, SUCCESS_RESMSG } from "../acquirer/result-codes";
 
-/** What a route handler answers: a JSON body and its HTTP status. */
+/** What a route handler answers: a JSON body, or a page (HTML, a script) a browser loads, and its HTTP status. */
 export interface Reply {
   readonly status: number;
   readonly body: unknown;
+  readonly page?: { readonly contentType: string; readonly text: string };
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+export function htmlReply(text: string, status = 200): Reply {
+  return { status, body: null, page: { contentType: "text/html; charset=utf-8", text } };
+}
+
+export function scriptReply(text: string): Reply {
+  return { status: 200, body: null, page: { contentType: "text/javascript; charset=utf-8", text } };
 }
 
 export const PARTNER_SUCCESS_CODE = "CMN_0000";

@@ -14,8 +14,11 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
  */
 export type AuthKind = "basic" | "partner-api-key" | "partner-bearer" | "none";
 
-/** - object: a JSON object is required (EC1001 otherwise); optional: an empty body reads as {}; none: ignored. */
-export type BodyKind = "object" | "optional" | "none";
+/**
+ * - object: a JSON object is required (EC1001 otherwise); optional: an empty body reads as {}; none: ignored;
+ * - form: a browser's form post (application/x-www-form-urlencoded), read as its fields (the payment window's pages).
+ */
+export type BodyKind = "object" | "optional" | "none" | "form";
 
 /** `/v1/payments/:transaction_id/cancel` → `{ transaction_id: string }`. */
 export type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
@@ -31,7 +34,7 @@ export interface SandboxRequest<Params = Record<string, string>> {
   readonly params: Params;
   readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
-  /** The JSON object sent ({} for routes without a body). */
+  /** The JSON object sent, or a form's fields ({} for routes without a body). */
   readonly body: Readonly<Record<string, unknown>>;
   /** The body exactly as received. */
   readonly rawBody: string;

@@ -11,6 +11,7 @@ import { partnerRoutes } from "../../../sandbox/api/partner-routes";
 import { invalidField } from "../../../sandbox/api/payment-codes";
 import { paymentRoutes } from "../../../sandbox/api/payment-routes";
 import { paymentSandboxRoutes } from "../../../sandbox/api/payment-sandbox-routes";
+import { paymentWindowRoutes } from "../../../sandbox/api/payment-window";
 import { reconciliationRoutes } from "../../../sandbox/api/reconciliation-routes";
 import { tokenBillingRoutes } from "../../../sandbox/api/token-billing-routes";
 import { webhookAdminRoutes } from "../../../sandbox/api/webhook-admin-routes";
@@ -38,6 +39,7 @@ const ALL_ROUTES: readonly RouteDefinition[] = [
   ...paymentRoutes,
   ...tokenBillingRoutes,
   ...paymentSandboxRoutes,
+  ...paymentWindowRoutes,
 ];
 
 /** Sandbox-only controls meant to change state: not fuzzed. */

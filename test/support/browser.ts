@@ -1,0 +1,24 @@
+import { mkdir } from "node:fs/promises";
+import chromium from "@sparticuz/chromium";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+
+// Headless Chromium from the @sparticuz/chromium package (its binary ships inside the package: nothing is downloaded
+// at run time), driven by puppeteer-core. The package's default --disable-web-security is dropped, so CORS and the
+// same-origin rules hold in the tests as in a customer's browser.
+
+/** Where the browser tests keep a screenshot of each page they saw (test output, not committed). */
+export const SCREENSHOT_DIR = new URL("../../test-output/screenshots/", import.meta.url);
+
+export async function launchBrowser(): Promise<Browser> {
+  const args = chromium.args.filter((arg) => arg !== "--disable-web-security");
+  return puppeteer.launch({ executablePath: await chromium.executablePath(), args, headless: true });
+}
+
+/** Keeps a full-page screenshot of what the page shows now, as `<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({
+    path: new URL(`${name}.png`, SCREENSHOT_DIR).pathname as `${string}.png`,
+    fullPage: true,
+  });
+}
