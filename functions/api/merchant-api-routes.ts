@@ -19,6 +19,7 @@ import {
   receiptView,
   recurringNoticeQuery,
   refundView,
+  statusReplyText,
   subscriptionIdParams,
   subscriptionListView,
   subscriptionView,
@@ -59,6 +60,7 @@ export const RESPONSE_SCHEMAS = {
   Refund: refundView,
   LocalClock: localClockView,
   WebhookAck: webhookAck,
+  StatusReply: statusReplyText,
   Error: errorBody,
 } as const satisfies Record<string, z.ZodType>;
 
@@ -67,11 +69,16 @@ export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
 export type HttpMethod = "GET" | "POST" | "DELETE";
 
-/** A success answer of a route (errors are listed by status: their body is always the Error schema). */
+/**
+ * An answer of a route: its successes, and a refusal in a dialect of its own (a gateway callback's); other errors are
+ * listed by status, their body the Error schema.
+ */
 export interface RouteAnswer {
-  readonly status: 200 | 201 | 202;
+  readonly status: 200 | 201 | 202 | 400;
   readonly description: string;
   readonly schema: ResponseSchemaName;
+  /** JSON unless said otherwise. */
+  readonly mediaType?: "text/plain";
 }
 
 export interface MerchantApiRoute {
@@ -95,6 +102,22 @@ export interface MerchantApiRoute {
   readonly errors: readonly (400 | 401 | 404 | 409 | 422 | 503)[];
   readonly localOnly?: true;
 }
+
+/** status_url answers in the gateway's text, received or refused. */
+const STATUS_REPLIES: readonly RouteAnswer[] = [
+  {
+    status: 200,
+    description: "Received: rescode=0000&resmsg=Success",
+    schema: "StatusReply",
+    mediaType: "text/plain",
+  },
+  {
+    status: 400,
+    description: "Not a window result: rescode=EC00",
+    schema: "StatusReply",
+    mediaType: "text/plain",
+  },
+];
 
 const json = (schema: RequestSchemaName) => ({ schema, mediaType: "application/json" as const });
 
@@ -287,8 +310,8 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     summary: "status_url: the payment window's result, verified with the gateway before use",
     auth: "none",
     query: { freeForm: "WindowResult" },
-    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
-    errors: [400, 401, 503],
+    answers: STATUS_REPLIES,
+    errors: [401, 503],
   },
   {
     operationId: "receiveWindowResultForm",
@@ -297,8 +320,8 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     summary: "status_url, posted as a form",
     auth: "none",
     body: { schema: "WindowResult", mediaType: "application/x-www-form-urlencoded" },
-    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
-    errors: [400, 401, 503],
+    answers: STATUS_REPLIES,
+    errors: [401, 503],
   },
   {
     operationId: "receiveGatewayWebhook",

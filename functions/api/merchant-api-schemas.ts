@@ -361,3 +361,9 @@ export const recurringNoticeQuery = z.strictObject({ subscription_id: subscripti
 
 /** The reply the gateway expects before it stops re-sending. */
 export const webhookAck = z.strictObject({ rescode: z.literal("0000"), resmsg: z.string() });
+
+/** The text status_url answers: `rescode=0000&resmsg=Success` once taken, another rescode when refused. */
+export const statusReplyText = z
+  .string()
+  .regex(/^rescode=[A-Z0-9]+&resmsg=[^&]*$/)
+  .describe("Form-encoded text: rescode=0000&resmsg=Success once taken; rescode=EC00&resmsg=… when refused.");

@@ -67,10 +67,10 @@ function answers(route: MerchantApiRoute): JsonObject {
     const schema: ResponseSchemaName = answer.schema;
     out[String(answer.status)] = {
       description: answer.description,
-      content: { "application/json": { schema: ref(schema) } },
+      content: { [answer.mediaType ?? "application/json"]: { schema: ref(schema) } },
     };
   }
-  for (const status of [...route.errors, 500 as const]) out[String(status)] = errorAnswer(status);
+  for (const status of [...route.errors, 500 as const]) out[String(status)] ??= errorAnswer(status);
   return out;
 }
 

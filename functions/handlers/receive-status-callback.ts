@@ -3,13 +3,14 @@ import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { ServicesOf } from "../composition/service-set";
 import type * as SERVICE_SETS from "../composition/service-sets";
 import { statusCallbackIntake } from "../core/intake-messages";
-import { webhookAckReply } from "../gateway/webhook-signature";
-import { callbackQueryOf, type HttpRequest, jsonReply } from "../lambda/http-event";
+import { STATUS_RECEIVED_REPLY, statusReply } from "../gateway/status-reply";
+import { callbackQueryOf, type HttpRequest, textReply } from "../lambda/http-event";
 import { logger, metrics } from "../lambda/observability";
 
 /**
- * GET|POST /webhooks/status (the payment window's status_url). Queues the query string untouched and answers at
- * once; nothing changes here: process-intake verifies it with the gateway first.
+ * GET|POST /webhooks/status (the payment window's status_url; the real gateway posts a form). Queues the result
+ * untouched and answers at once, in the text the gateway expects; nothing changes here: process-intake verifies it
+ * with the gateway first.
  */
 export async function run(
   request: HttpRequest,
@@ -23,9 +24,9 @@ export async function run(
   if (!intake.ok) {
     metrics.addMetric("StatusCallbacksRefused", MetricUnit.Count, 1);
     logger.warn("status callback refused", { reason: intake.reason });
-    return jsonReply(400, { rescode: "EC00", resmsg: `Invalid parameter: ${intake.reason}` });
+    return textReply(400, statusReply("EC00", `Invalid parameter: ${intake.reason}`));
   }
   await services.queue.send(intake.message);
   metrics.addMetric("StatusCallbacksQueued", MetricUnit.Count, 1);
-  return jsonReply(200, webhookAckReply());
+  return textReply(200, STATUS_RECEIVED_REPLY);
 }

@@ -63,3 +63,7 @@ export function callbackQueryOf(request: HttpRequest): string | undefined {
 export function jsonReply(statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 {
   return { statusCode, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
 }
+
+export function textReply(statusCode: number, body: string): APIGatewayProxyStructuredResultV2 {
+  return { statusCode, headers: { "content-type": "text/plain; charset=utf-8" }, body };
+}

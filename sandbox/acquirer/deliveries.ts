@@ -32,11 +32,11 @@ export interface DeliveryAttempt {
   /** status_url: the form the result was sent in (real, short, seed). */
   readonly form?: string;
   readonly status?: number;
-  /** rescode of a JSON reply. */
+  /** rescode of the reply (JSON, or form-encoded text). */
   readonly rescode?: string;
   /** Network failure or timeout. */
   readonly error?: string;
-  /** The reply was JSON with rescode "0000". */
+  /** The reply's rescode was "0000". */
   readonly acknowledged: boolean;
 }
 
@@ -92,13 +92,17 @@ export function withQuery(url: string, params: Readonly<Record<string, string>>)
   return `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(params)}`;
 }
 
+/**
+ * The rescode of a merchant's reply: a JSON object (webhooks), or form-encoded text, `rescode=0000&resmsg=Success`
+ * (status_url, as merchants answer the real gateway).
+ */
 function rescodeOf(text: string): string | undefined {
   try {
     const reply: unknown = JSON.parse(text);
     if (typeof reply !== "object" || reply === null || !("rescode" in reply)) return undefined;
     return typeof reply.rescode === "string" ? reply.rescode : undefined;
   } catch {
-    return undefined;
+    return new URLSearchParams(text.trim()).get("rescode") ?? undefined;
   }
 }
 

@@ -77,8 +77,14 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
 
     // status_url "may be called more than once": each repeat is queued, changes nothing and asks the gateway nothing.
     const verified = verifies();
-    for (const again of await Promise.all([invokeRoute(container, request), invokeRoute(container, request)]))
-      expect(again.statusCode).toBe(200);
+    for (const again of await Promise.all([invokeRoute(container, request), invokeRoute(container, request)])) {
+      // The answer the real gateway waits for before it stops re-sending: text, not JSON.
+      expect(again).toMatchObject({
+        statusCode: 200,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+        body: "rescode=0000&resmsg=Success",
+      });
+    }
     const repeats = captureOutput();
     await drainIntake(container);
     expect(intakeOutcomes(repeats).map(({ outcome }) => outcome)).toEqual([
@@ -131,7 +137,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: genuine.toString(),
     });
-    expect(form.statusCode).toBe(200);
+    expect(form).toMatchObject({ statusCode: 200, body: "rescode=0000&resmsg=Success" });
     await drainIntake(container);
     expect((await stored(started)).subscription?.status).toBe("active");
   });
@@ -161,6 +167,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     for (const query of [`card_number=${VISA}&order_id=x`, "order_id=x&cvc=123", ""]) {
       const reply = await invokeRoute(container, statusCallbackOf(query));
       expect(reply.statusCode).toBe(400);
+      expect(new URLSearchParams(String(reply.body)).get("rescode")).toBe("EC00");
       expect(reply.body).not.toContain(VISA);
     }
     expect(await intakeDepth()).toBe(0);

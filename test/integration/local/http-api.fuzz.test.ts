@@ -61,14 +61,24 @@ const signatureFail = z.strictObject({ rescode: z.literal("XXXX"), resmsg: z.lit
 const partnerAck = z.strictObject({ code: z.literal("CMN_0000"), message: z.literal("Success") });
 const partnerRefusal = z.strictObject({ code: z.literal("INVALID_EVENT"), message: z.string() });
 
-/** The answer a route may give to any request, by status class (a gateway 404/413 is allowed everywhere). */
+/**
+ * The answer a route may give to any request, by status class (a gateway 404/413 is allowed everywhere): JSON, or the
+ * gateway's form-encoded text (status_url).
+ */
 interface Documented {
   readonly ok: z.ZodType;
   readonly refused: z.ZodType;
+  readonly text?: true;
 }
+/** status_url's text answer with the given rescode, read as its fields. */
+const statusText = (rescode: string) =>
+  z
+    .string()
+    .transform((text) => Object.fromEntries(new URLSearchParams(text)))
+    .pipe(z.strictObject({ rescode: z.literal(rescode), resmsg: z.string() }));
 const MERCHANT: Documented = { ok: z.unknown(), refused: errorBody };
 const WEBHOOK_ANSWERS: Readonly<Record<string, Documented>> = {
-  "/webhooks/status": { ok: webhookAck, refused: vendorRefusal },
+  "/webhooks/status": { ok: statusText("0000"), refused: statusText("EC00"), text: true },
   "/webhooks/gateway": { ok: webhookAck, refused: signatureFail },
   "/webhooks/partner": { ok: partnerAck, refused: partnerRefusal },
   "/webhooks/recurring": { ok: webhookAck, refused: vendorRefusal },
@@ -236,13 +246,17 @@ function contractBreach(sample: Sample, c: FuzzCase, response: RawResponse): str
   const { status } = response;
   if (status >= 500 || status < 200) return "status outside 200–499";
   if (c.mustRefuse && status < 400) return "must be refused";
+  const documented =
+    sample.kind === "merchant" ? MERCHANT : (WEBHOOK_ANSWERS[sample.target.path] ?? MERCHANT);
+  if (documented.text && /^text\/plain/.test(String(response.headers["content-type"]))) {
+    const schema = status < 400 ? documented.ok : documented.refused;
+    return schema.safeParse(response.text).success ? undefined : "text answer not in the documented shape";
+  }
   if (!/^application\/json/.test(String(response.headers["content-type"]))) return "not JSON";
   const json = parseJson(response.text);
   if (json === undefined) return "body is not JSON";
   const gatewayMessage = GATEWAY_ANSWERS[status];
   if (gatewayMessage !== undefined && isDeepStrictEqual(json, { message: gatewayMessage })) return undefined;
-  const documented =
-    sample.kind === "merchant" ? MERCHANT : (WEBHOOK_ANSWERS[sample.target.path] ?? MERCHANT);
   const schema = status < 400 ? documented.ok : documented.refused;
   return schema.safeParse(json).success ? undefined : "answer not in the documented shape";
 }
