@@ -1,4 +1,4 @@
-import { CALLBACK_FORMS, type CallbackForm } from "../sandbox/acquirer/payment-results";
+import { CALLBACK_FORMS, type CallbackForm } from "../sandbox/acquirer/callback-forms";
 import type { Sandbox } from "../sandbox/server";
 
 /**
@@ -6,7 +6,10 @@ import type { Sandbox } from "../sandbox/server";
  * has, so that a run's table shows it tested them and not only the seed's reading.
  */
 export interface RealFormCounts {
-  /** status_url callbacks sent, by form: the real one (no status), the older short names, the seed's. */
+  /**
+   * status_url calls sent (re-sends and duplicates included), by form: the real one (no status), the older short
+   * names, the seed's.
+   */
   readonly callbacks: Readonly<Record<CallbackForm, number>>;
   /** Token payments (POST /tokenbilling/{token_id}/rebill) and token deletions the gateway was asked for. */
   readonly tokenPayments: number;
@@ -26,7 +29,7 @@ export function realFormCounts(sandbox: Sandbox, voidedByRetrieve: number): Real
     number
   >;
   for (const { form } of sandbox.deliveries.entries("status_url")) {
-    if (form !== undefined && form in callbacks) callbacks[form as CallbackForm] += 1;
+    if (form !== undefined) callbacks[form] += 1;
   }
   const { total, byRoute } = sandbox.faults.counters();
   const payments = [...sandbox.state.payments.payments()];

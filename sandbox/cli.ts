@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
-import { CALLBACK_FORMS } from "./acquirer/payment-results";
+import { CALLBACK_FORMS } from "./acquirer/callback-forms";
 import { parseFaultConfig } from "./faults/faults";
 import { fieldOfIssue } from "./http/replies";
 import type { Sandbox, SandboxOptions } from "./server";

@@ -1,8 +1,8 @@
 import { setMaxListeners } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { Acquirer } from "./acquirer/acquirer";
+import type { CallbackForm } from "./acquirer/callback-forms";
 import { Deliverer } from "./acquirer/deliveries";
-import type { CallbackForm } from "./acquirer/payment-results";
 import { adminRoutes } from "./api/admin-routes";
 import { partnerRoutes } from "./api/partner-routes";
 import { paymentRoutes } from "./api/payment-routes";
@@ -61,7 +61,7 @@ export interface SandboxOptions {
   readonly deliveryTimeoutMs?: number;
   readonly webhookHeaderPrefix?: string;
   readonly deliveryLogLimit?: number;
-  /** The form of status_url callbacks: the real gateway's by default (acquirer/payment-results.ts). */
+  /** The form of status_url callbacks: the real gateway's by default (acquirer/callback-forms.ts). */
   readonly callbackForm?: CallbackForm;
 }
 

@@ -4,6 +4,7 @@ import { webhookSignature } from "../shared/gateway-crypto";
 import type { Merchant } from "../state/merchant-config";
 import type { ClockScope, SandboxClock } from "../time/clock";
 import { KOREA_UTC_OFFSET_MINUTES, zonedTimestamp } from "../time/gateway-calendar";
+import { CALLBACK_METHODS, type CallbackForm } from "./callback-forms";
 import { SUCCESS_RESCODE } from "./result-codes";
 
 /** The real gateway's webhook header prefix (README, The real gateway); the seeds write it as `service`. */
@@ -20,17 +21,18 @@ export interface DeliveryAttempt {
   readonly deliveryId: number;
   readonly kind: DeliveryKind;
   readonly method: "GET" | "POST";
-  /** Full URL (status_url: with its query string). */
+  /** Full URL (a status_url in the seed's form: with its query string). */
   readonly url: string;
-  /** 1 for the first send, 2–4 for webhook re-sends. */
+  /** 1 for the first send, then the re-sends (webhooks, status_url). */
   readonly attempt: number;
   /** The second call of a duplicated status_url. */
   readonly duplicate: boolean;
   /** Sandbox time of the attempt, ISO 8601. */
   readonly at: string;
+  /** What a POST sent: JSON, or a status_url result's form text. */
   readonly body?: string;
   /** status_url: the form the result was sent in (real, short, seed). */
-  readonly form?: string;
+  readonly form?: CallbackForm;
   readonly status?: number;
   /** rescode of the reply (JSON, or form-encoded text). */
   readonly rescode?: string;
@@ -42,8 +44,11 @@ export interface DeliveryAttempt {
 
 /** The sending side handed to route handlers: the route's delivery faults apply. */
 export interface RouteDeliverer {
-  /** GET url?params (the window result). */
-  statusUrl(url: string, params: Readonly<Record<string, string>>, form?: string): Promise<void>;
+  /**
+   * The window result: POSTed as a form (real, short) or GET url?params (seed); re-sent every 5 minutes by the
+   * sandbox clock, up to 3 times, until acknowledged.
+   */
+  statusUrl(url: string, params: Readonly<Record<string, string>>, form: CallbackForm): Promise<void>;
   /** POST JSON to recurring_noti_url. */
   recurringNoti(url: string, body: unknown): Promise<void>;
   /** POST signed JSON; re-sent hourly by the sandbox clock, up to 3 times, until acknowledged. */
@@ -54,7 +59,7 @@ export interface RouteDeliverer {
 
 export interface DelivererOptions {
   readonly clock: SandboxClock;
-  /** Where webhook re-sends are queued (cancelled with the sandbox). */
+  /** Where re-sends are queued (cancelled with the sandbox). */
   readonly scheduler: ClockScope;
   readonly faults: FaultInjector;
   /** Per attempt; default 5 s. */
@@ -66,8 +71,26 @@ export interface DelivererOptions {
   readonly logLimit?: number;
 }
 
+/** CHARGEBACK webhooks are re-sent hourly, 3 times at most (the gateway's webhook page). */
 export const WEBHOOK_RESEND_INTERVAL_MS = 60 * 60 * 1000;
 export const WEBHOOK_MAX_RESENDS = 3;
+/**
+ * The real gateway re-sends a status_url result not answered rescode 0000 but publishes no schedule: the sandbox's
+ * own is every 5 minutes, 3 times at most.
+ */
+export const STATUS_URL_RESEND_INTERVAL_MS = 5 * 60 * 1000;
+export const STATUS_URL_MAX_RESENDS = 3;
+
+/** How an unacknowledged delivery is sent again. */
+interface Resends {
+  readonly intervalMs: number;
+  readonly max: number;
+}
+const WEBHOOK_RESENDS: Resends = { intervalMs: WEBHOOK_RESEND_INTERVAL_MS, max: WEBHOOK_MAX_RESENDS };
+const STATUS_URL_RESENDS: Resends = {
+  intervalMs: STATUS_URL_RESEND_INTERVAL_MS,
+  max: STATUS_URL_MAX_RESENDS,
+};
 
 interface Outbound {
   readonly deliveryId: number;
@@ -75,12 +98,25 @@ interface Outbound {
   readonly method: "GET" | "POST";
   readonly url: string;
   readonly body?: string;
-  readonly form?: string;
+  readonly form?: CallbackForm;
   /** Per attempt: the transmission time changes on each re-send. */
   readonly headers: (at: Date) => Record<string, string>;
 }
 
-const JSON_HEADERS = { "content-type": "application/json; charset=UTF-8" };
+/** A POST's body and its content type. */
+interface Payload {
+  readonly text: string;
+  readonly contentType: string;
+}
+
+const jsonPayload = (body: unknown): Payload => ({
+  text: JSON.stringify(body),
+  contentType: "application/json; charset=UTF-8",
+});
+const formPayload = (params: Readonly<Record<string, string>>): Payload => ({
+  text: new URLSearchParams(params).toString(),
+  contentType: "application/x-www-form-urlencoded",
+});
 
 /** A URL as the gateway would call it: a scheme-less one is taken as http. */
 function callableUrl(url: string): string {
@@ -128,19 +164,23 @@ export class Deliverer implements RouteDeliverer {
   statusUrl(
     url: string,
     params: Readonly<Record<string, string>>,
+    form: CallbackForm,
     route?: string,
-    form?: string,
   ): Promise<void> {
     const twice = this.#options.faults.decideDelivery("duplicateStatusUrl", route);
-    const outbound = { ...this.#outbound("status_url", "GET", withQuery(url, params)), form };
+    const request =
+      CALLBACK_METHODS[form] === "GET"
+        ? this.#outbound("status_url", withQuery(url, params))
+        : this.#outbound("status_url", url, formPayload(params));
+    const outbound = { ...request, form };
     return this.#track(async () => {
-      await this.#attempt(outbound, 1, false);
+      await this.#sendWithResends(outbound, 1, STATUS_URL_RESENDS);
       if (twice) await this.#attempt(outbound, 1, true);
     });
   }
 
   recurringNoti(url: string, body: unknown): Promise<void> {
-    const outbound = this.#outbound("recurring_noti", "POST", url, body);
+    const outbound = this.#outbound("recurring_noti", url, jsonPayload(body));
     return this.#track(async () => {
       await this.#attempt(outbound, 1, false);
     });
@@ -150,18 +190,18 @@ export class Deliverer implements RouteDeliverer {
     const raw = JSON.stringify(body);
     const prefix = this.#options.headerPrefix ?? WEBHOOK_HEADER_PREFIX;
     const signature = webhookSignature(raw, merchant.webhookSecret);
-    const outbound = this.#outbound("webhook", "POST", url, body, (at) => ({
+    const outbound = this.#outbound("webhook", url, jsonPayload(body), (at) => ({
       [`${prefix}-webhook-signature`]: signature,
       [`${prefix}-webhook-transmission-time`]: zonedTimestamp(
         at,
         this.#options.utcOffsetMinutes ?? KOREA_UTC_OFFSET_MINUTES,
       ),
     }));
-    return this.#inOrder(outbound, route, () => this.#sendWithResends(outbound, 1));
+    return this.#inOrder(outbound, route, () => this.#sendWithResends(outbound, 1, WEBHOOK_RESENDS));
   }
 
   partnerEvent(url: string, body: unknown, route?: string): Promise<void> {
-    const outbound = this.#outbound("partner_event", "POST", url, body);
+    const outbound = this.#outbound("partner_event", url, jsonPayload(body));
     return this.#inOrder(outbound, route, async () => {
       await this.#attempt(outbound, 1, false);
     });
@@ -170,7 +210,7 @@ export class Deliverer implements RouteDeliverer {
   /** The same senders with `route` bound, for a handler's context. */
   forRoute(route: string): RouteDeliverer {
     return {
-      statusUrl: (url, params, form) => this.statusUrl(url, params, route, form),
+      statusUrl: (url, params, form) => this.statusUrl(url, params, form, route),
       recurringNoti: (url, body) => this.recurringNoti(url, body),
       webhook: (merchant, url, body) => this.webhook(merchant, url, body, route),
       partnerEvent: (url, body) => this.partnerEvent(url, body, route),
@@ -200,24 +240,24 @@ export class Deliverer implements RouteDeliverer {
     this.#abort.abort();
   }
 
+  /** A GET without a payload, a POST with one. */
   #outbound(
     kind: DeliveryKind,
-    method: "GET" | "POST",
     url: string,
-    body?: unknown,
+    payload?: Payload,
     headers: (at: Date) => Record<string, string> = () => ({}),
   ): Outbound {
     const deliveryId = ++this.#deliveryId;
     // The gateway takes merchant URLs without a scheme and calls them over http.
     const target = callableUrl(url);
-    if (method === "GET") return { deliveryId, kind, method, url: target, headers };
+    if (payload === undefined) return { deliveryId, kind, method: "GET", url: target, headers };
     return {
       deliveryId,
       kind,
-      method,
+      method: "POST",
       url: target,
-      body: JSON.stringify(body),
-      headers: (at) => ({ ...JSON_HEADERS, ...headers(at) }),
+      body: payload.text,
+      headers: (at) => ({ "content-type": payload.contentType, ...headers(at) }),
     };
   }
 
@@ -238,14 +278,15 @@ export class Deliverer implements RouteDeliverer {
     return this.#track(send);
   }
 
-  async #sendWithResends(outbound: Outbound, attempt: number): Promise<void> {
+  /** Sends now; while unacknowledged, again on the sandbox clock until the re-sends run out. */
+  async #sendWithResends(outbound: Outbound, attempt: number, resends: Resends): Promise<void> {
     const entry = await this.#attempt(outbound, attempt, false);
-    if (entry.acknowledged || attempt > WEBHOOK_MAX_RESENDS || this.#abort.signal.aborted) return;
-    const dueAt = new Date(this.#options.clock.now().getTime() + WEBHOOK_RESEND_INTERVAL_MS);
+    if (entry.acknowledged || attempt > resends.max || this.#abort.signal.aborted) return;
+    const dueAt = new Date(this.#options.clock.now().getTime() + resends.intervalMs);
     this.#options.scheduler.schedule(
       dueAt,
-      () => this.#sendWithResends(outbound, attempt + 1),
-      `webhook re-send ${outbound.deliveryId}#${attempt + 1}`,
+      () => this.#sendWithResends(outbound, attempt + 1, resends),
+      `${outbound.kind} re-send ${outbound.deliveryId}#${attempt + 1}`,
     );
   }
 

@@ -5,6 +5,7 @@ import type { PayerAuthRecord } from "../state/payer-auth-store";
 import type { OtherParam, PaymentRecord } from "../state/payment-store";
 import type { RecurringRecord } from "../state/recurring-store";
 import type { TokenRecord } from "../state/token-store";
+import type { CallbackForm } from "./callback-forms";
 import type { CheckedOut } from "./checkout";
 import { SUCCESS_RESCODE, SUCCESS_RESMSG } from "./result-codes";
 
@@ -13,15 +14,6 @@ import { SUCCESS_RESCODE, SUCCESS_RESMSG } from "./result-codes";
 
 /** The SDK window version the seed's form reports as `ver`. */
 export const WINDOW_VERSION = "1.0";
-
-/**
- * How a window result reaches status_url:
- * - real: as the real gateway sends it (README, The real gateway) — no `status`, `ver=230`, long names;
- * - short: the same with the older short names the test server still sent in 2023 (`txntype`, `ref`, `amt`, …);
- * - seed: the seed's documented form, with `status`.
- */
-export const CALLBACK_FORMS = ["real", "short", "seed"] as const;
-export type CallbackForm = (typeof CALLBACK_FORMS)[number];
 
 /** The real gateway's window version. */
 const REAL_WINDOW_VERSION = "230";

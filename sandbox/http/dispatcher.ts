@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Acquirer } from "../acquirer/acquirer";
-import { CALLBACK_FORMS, type CallbackForm } from "../acquirer/payment-results";
+import { CALLBACK_FORMS, type CallbackForm } from "../acquirer/callback-forms";
 import type { RequestFaults } from "../faults/faults";
 import type { Merchant } from "../state/merchant-config";
 import { authenticate } from "./authentication";

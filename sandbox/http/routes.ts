@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { AcquirerContext } from "../acquirer/acquirer";
-import type { CallbackForm } from "../acquirer/payment-results";
+import type { CallbackForm } from "../acquirer/callback-forms";
 import type { Merchant } from "../state/merchant-config";
 import { type ErrorStyle, partnerStyle, type Reply, rescodeStyle } from "./replies";
 

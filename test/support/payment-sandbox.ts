@@ -1,8 +1,9 @@
 import type { GatewayOutcome } from "../../functions/core/outcome";
 import type { GatewayConfigInput } from "../../functions/gateway/config";
 import type { PaymentInput, PlaintextCard, ReadyInput } from "../../functions/gateway/schemas/payment";
+import { STATUS_RECEIVED_REPLY } from "../../functions/gateway/status-reply";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/server";
-import { type RecordedRequest, type RecordingServer, startRecordingServer } from "./recording-server";
+import { pathOf, type RecordedRequest, type RecordingServer, startRecordingServer } from "./recording-server";
 import { callSandbox, sandboxGatewayClient } from "./sandbox-gateway";
 
 /** Test cards of the sandbox (sandbox/acquirer/cards.ts). */
@@ -66,20 +67,24 @@ export interface PaymentHarness {
   ): ReadyInput;
   /** The sandbox-only window completion (the customer pays). */
   complete(fgkey: string, body?: unknown): Promise<{ status: number; json: unknown }>;
-  /** Query strings received at status_url, oldest first. */
+  /** Window results received at status_url, oldest first, as query strings (form bodies or GET queries). */
   statusQueries(): string[];
   close(): Promise<void>;
 }
 
-export function queryOf(request: RecordedRequest): string {
-  return request.url.slice(request.url.indexOf("?") + 1);
+/** The window result a status_url call carried, as a query string: a POST's form body, or a GET's query. */
+export function statusResultOf(request: RecordedRequest): string {
+  return request.method === "POST" ? request.body : request.url.slice(request.url.indexOf("?") + 1);
 }
 
 export async function startPaymentHarness(
   options: SandboxOptions = {},
   config: Partial<GatewayConfigInput> = {},
 ): Promise<PaymentHarness> {
-  const site = await startRecordingServer(() => ({ text: "OK" }));
+  // The site takes every status_url result, so none is re-sent when a test moves the clock.
+  const site = await startRecordingServer((request) => ({
+    text: pathOf(request) === "/status" ? STATUS_RECEIVED_REPLY : "OK",
+  }));
   const sandbox = await startSandbox({ start: START, ...options });
   const statusUrl = `${site.url}/status`;
   const returnUrl = `${site.url}/return`;
@@ -97,7 +102,7 @@ export async function startPaymentHarness(
     }),
     complete: (fgkey, body) =>
       callSandbox(sandbox, `/sandbox/windows/${encodeURIComponent(fgkey)}/complete`, { body }),
-    statusQueries: () => site.requests.filter((r) => r.url.startsWith("/status?")).map(queryOf),
+    statusQueries: () => site.requests.filter((r) => pathOf(r) === "/status").map(statusResultOf),
     close: async () => {
       await sandbox.close();
       await site.close();

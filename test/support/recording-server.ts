@@ -18,6 +18,11 @@ export interface CannedResponse {
   readonly text?: string;
 }
 
+/** A recorded request's path, without its query string. */
+export function pathOf(request: RecordedRequest): string {
+  return request.url.split("?", 1)[0] ?? "";
+}
+
 export type Responder = (request: RecordedRequest) => CannedResponse | Promise<CannedResponse>;
 
 export interface RecordingServer {

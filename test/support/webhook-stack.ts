@@ -12,7 +12,7 @@ import { receiveLambdaEvent } from "../../local/sqs-lambda-event";
 import { type captureOutput, TestContainer } from "./handler-env";
 import type { ApiCall } from "./merchant-api";
 import { deployedMerchantApi, storeApiKeyDigest } from "./merchant-api-handlers";
-import type { RecordedRequest } from "./recording-server";
+import { pathOf, type RecordedRequest } from "./recording-server";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 
 // A test file's billing stack as it is deployed around the gateway: the merchant API in front (API Gateway, the
@@ -96,8 +96,8 @@ export function stackWithWebhooks(options: Omit<BillingStackOptions, "webhookBas
     },
     /** The latest status_url call the sandbox made to us in this test. */
     statusCallback(): RecordedRequest {
-      const request = currentReceiver().requests.findLast((recorded) =>
-        recorded.url.startsWith("/webhooks/status?"),
+      const request = currentReceiver().requests.findLast(
+        (recorded) => pathOf(recorded) === "/webhooks/status",
       );
       if (request === undefined) throw new Error("status_url was not called");
       return request;
@@ -105,12 +105,12 @@ export function stackWithWebhooks(options: Omit<BillingStackOptions, "webhookBas
   };
 }
 
-/** A status_url call of ours with this query, as the gateway sends it (GET). */
+/** A status_url call of ours with this result, as the real gateway sends it (a form POST). */
 export const statusCallbackOf = (query: string): RecordedRequest => ({
-  method: "GET",
-  url: `/webhooks/status?${query}`,
-  headers: {},
-  body: "",
+  method: "POST",
+  url: "/webhooks/status",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: query,
 });
 
 /** Drops what is queued for process-intake without processing it (a callback held back, or lost). */

@@ -132,10 +132,11 @@ describe("local stack (npm start)", () => {
     });
     expect(completed.status).toBe(200);
     await call("POST", "/local/clock", { advance: "PT1M" });
-    // What reached our status_url: the real gateway's form, without a status.
+    // What reached our status_url: the real gateway's form, posted, without a status.
     const [callback] = local.stack.sandbox.deliveries.entries("status_url").slice(-1);
-    expect(callback?.form).toBe("real");
-    expect(new URL(callback?.url ?? "").searchParams.has("status")).toBe(false);
+    expect(callback).toMatchObject({ form: "real", method: "POST", acknowledged: true });
+    const result = new URLSearchParams(callback?.body);
+    expect([result.has("order_id"), result.has("status")]).toEqual([true, false]);
     expect(await getSubscription(id)).toMatchObject({
       status: "active",
       current_period: { index: 0 },

@@ -4,7 +4,7 @@ import { computeFgkey } from "../../../functions/gateway/fgkey";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { captureOutput } from "../../support/handler-env";
 import { errorOf } from "../../support/merchant-api";
-import { queryOf } from "../../support/payment-sandbox";
+import { statusResultOf } from "../../support/payment-sandbox";
 import { drainIntake, invokeRoute } from "../../support/webhook-receiver";
 import {
   discardIntake,
@@ -200,7 +200,7 @@ describe("window sign-up (POST /v1/checkouts → status_url → process-intake)"
     });
     expect(token).toMatchObject({ subscription_id: started.subscription_id, status: "active" });
     expect(token?.card).toEqual({ first4: "4111", last4: "1111" });
-    const params = new URLSearchParams(queryOf(statusCallback()));
+    const params = new URLSearchParams(statusResultOf(statusCallback()));
     expect(attempts).toMatchObject([
       { order_id: started.order_id, status: "succeeded", transaction_id: params.get("transaction_id") },
     ]);
@@ -221,7 +221,7 @@ describe("window sign-up (POST /v1/checkouts → status_url → process-intake)"
     await payInWindow(started.fgkey);
     // The sandbox sends the real gateway's form; we send it again with a trailing & in place of its own call.
     await discardIntake(stack());
-    const query = `${queryOf(statusCallback())}&`;
+    const query = `${statusResultOf(statusCallback())}&`;
     const fields = Object.fromEntries(new URLSearchParams(query));
     expect(fields).not.toHaveProperty("status");
     expect(fields).toMatchObject({
@@ -241,7 +241,7 @@ describe("window sign-up (POST /v1/checkouts → status_url → process-intake)"
     const started = await checkout();
     await payInWindow(started.fgkey);
     await discardIntake(stack());
-    const long = new URLSearchParams(queryOf(statusCallback()));
+    const long = new URLSearchParams(statusResultOf(statusCallback()));
     const SHORT: Readonly<Record<string, string>> = {
       transaction_type: "txntype",
       order_id: "ref",
@@ -269,7 +269,7 @@ describe("window sign-up (POST /v1/checkouts → status_url → process-intake)"
     const started = await checkout();
     await payInWindow(started.fgkey);
     await discardIntake(stack());
-    const query = queryOf(statusCallback());
+    const query = statusResultOf(statusCallback());
     const verified = verifies();
     const forged = (orderId: string) => {
       const params = new URLSearchParams(query);
@@ -324,7 +324,7 @@ describe("window sign-up (POST /v1/checkouts → status_url → process-intake)"
       recurring: { recurring_amount: "29.00", recurring_start_date: "20270415", recurring_interval: "1" },
     });
     await payInWindow(started.fgkey);
-    const recurringId = new URLSearchParams(queryOf(statusCallback())).get("recurring_id");
+    const recurringId = new URLSearchParams(statusResultOf(statusCallback())).get("recurring_id");
     expect(recurringId).toEqual(expect.any(String));
 
     expect(await processCallbacks()).toEqual(["checkout_completed"]);

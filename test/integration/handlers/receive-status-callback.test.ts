@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { approximateMessageCount } from "../../../local/sqs-emulator";
 import { captureOutput } from "../../support/handler-env";
-import { queryOf } from "../../support/payment-sandbox";
+import { statusResultOf } from "../../support/payment-sandbox";
 import { drainIntake, invokeRoute } from "../../support/webhook-receiver";
 import {
   discardIntake,
@@ -35,16 +35,21 @@ async function paidWindowQuery(): Promise<{ started: WindowCheckout; query: stri
   const started = await checkout();
   await payInWindow(started.fgkey);
   await discardIntake(stack());
-  return { started, query: queryOf(statusCallback()) };
+  return { started, query: statusResultOf(statusCallback()) };
 }
 
 describe("status_url intake (receive-status-callback → SQS → process-intake)", () => {
   it("acknowledges at once, queues the query untouched and activates the checkout only after verify", async () => {
     const started = await checkout();
     await payInWindow(started.fgkey);
+    // The real gateway's delivery: a form POST to the URL as given, no query string.
     const request = statusCallback();
-    expect(request.method).toBe("GET");
-    const query = queryOf(request);
+    expect(request).toMatchObject({
+      method: "POST",
+      url: "/webhooks/status",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    const query = statusResultOf(request);
     // The window result carries masked card fields only.
     const params = new URLSearchParams(query);
     expect(params.get("card_number1")).toBe("4111");
@@ -52,7 +57,13 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
 
     // The sandbox saw our acknowledgement; nothing changed yet: the message waits on the queue.
     const [delivery] = stack().sandbox.deliveries.entries("status_url").slice(-1);
-    expect(delivery).toMatchObject({ status: 200, rescode: "0000" });
+    expect(delivery).toMatchObject({
+      method: "POST",
+      body: query,
+      status: 200,
+      rescode: "0000",
+      acknowledged: true,
+    });
     expect((await stored(started)).subscription?.status).toBe("pending");
     expect(await intakeDepth()).toBe(1);
 
@@ -132,21 +143,21 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     expect(before.subscription?.status).toBe("pending");
     expect(await stack().deliveredEntries()).toHaveLength(published);
 
-    // The genuine query, sent as a POST form this time, still completes the checkout: the rejections were the
-    // tampering's doing.
-    const form = await invokeRoute(container, {
-      method: "POST",
-      url: "/webhooks/status",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: genuine.toString(),
+    // The genuine result, sent as the seed's GET query this time, still completes the checkout: the rejections were
+    // the tampering's doing.
+    const seedForm = await invokeRoute(container, {
+      method: "GET",
+      url: `/webhooks/status?${genuine}`,
+      headers: {},
+      body: "",
     });
-    expect(form).toMatchObject({ statusCode: 200, body: "rescode=0000&resmsg=Success" });
+    expect(seedForm).toMatchObject({ statusCode: 200, body: "rescode=0000&resmsg=Success" });
     await drainIntake(container);
     expect((await stored(started)).subscription?.status).toBe("active");
   });
 
   it("takes the query from a JSON body too", async () => {
-    // The GET the sandbox sent is lost: the same result comes again as a JSON body.
+    // The form the sandbox posted is lost: the same result comes again as a JSON body.
     const { started, query } = await paidWindowQuery();
     const reply = await invokeRoute(container, {
       method: "POST",

@@ -1,6 +1,10 @@
 import { createHmac } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseTransmissionTime, verifyWebhook } from "../../../../functions/gateway/webhook-signature";
+import {
+  STATUS_URL_MAX_RESENDS,
+  STATUS_URL_RESEND_INTERVAL_MS,
+} from "../../../../sandbox/acquirer/deliveries";
 import { type Sandbox, startSandbox } from "../../../../sandbox/server";
 import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import { type RecordingServer, startRecordingServer } from "../../../support/recording-server";
@@ -8,6 +12,10 @@ import { type RecordingServer, startRecordingServer } from "../../../support/rec
 const START = new Date("2026-06-01T00:00:00.000Z");
 const ACK = { json: { rescode: "0000", resmsg: "Success" } };
 const NACK = { json: { rescode: "XXXX", resmsg: "signature_fail" } };
+/** A merchant's text answers to status_url, as the real gateway expects them. */
+const STATUS_ACK = { text: "rescode=0000&resmsg=Success" };
+const STATUS_REFUSED = { status: 400, text: "rescode=EC00&resmsg=Invalid+parameter" };
+const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 
 describe("outbound deliveries", () => {
   let merchant: RecordingServer;
@@ -24,20 +32,30 @@ describe("outbound deliveries", () => {
   });
   afterEach(() => sandbox.close());
 
-  it("calls status_url as a GET with the parameters as a query string, and logs it", async () => {
-    await sandbox.deliveries.statusUrl(`${merchant.url}/status?tenant=a`, {
-      order_id: "o 1",
-      rescode: "0000",
-    });
-    expect(merchant.requests.map((request) => [request.method, request.url])).toEqual([
-      ["GET", "/status?tenant=a&order_id=o+1&rescode=0000"],
+  it("posts a status_url result in the real and short forms as a form body to the URL as given, and logs it", async () => {
+    merchant.respondWith(() => STATUS_ACK);
+    const params = { order_id: "o 1", rescode: "0000" };
+    await sandbox.deliveries.statusUrl(`${merchant.url}/status?tenant=a`, params, "real");
+    await sandbox.deliveries.statusUrl(`${merchant.url}/status`, params, "short");
+    expect(
+      merchant.requests.map((request) => [
+        request.method,
+        request.url,
+        request.headers["content-type"],
+        request.body,
+      ]),
+    ).toEqual([
+      ["POST", "/status?tenant=a", FORM_CONTENT_TYPE, "order_id=o+1&rescode=0000"],
+      ["POST", "/status", FORM_CONTENT_TYPE, "order_id=o+1&rescode=0000"],
     ]);
     expect(sandbox.deliveries.entries()).toEqual([
       expect.objectContaining({
         seq: 1,
         kind: "status_url",
-        method: "GET",
-        url: `${merchant.url}/status?tenant=a&order_id=o+1&rescode=0000`,
+        method: "POST",
+        url: `${merchant.url}/status?tenant=a`,
+        body: "order_id=o+1&rescode=0000",
+        form: "real",
         attempt: 1,
         duplicate: false,
         at: START.toISOString(),
@@ -45,18 +63,92 @@ describe("outbound deliveries", () => {
         rescode: "0000",
         acknowledged: true,
       }),
+      expect.objectContaining({ seq: 2, method: "POST", form: "short", acknowledged: true }),
     ]);
+  });
+
+  it("calls status_url in the seed's form as a GET with the parameters as a query string", async () => {
+    await sandbox.deliveries.statusUrl(
+      `${merchant.url}/status?tenant=a`,
+      { order_id: "o 1", rescode: "0000" },
+      "seed",
+    );
+    expect(merchant.requests.map((request) => [request.method, request.url, request.body])).toEqual([
+      ["GET", "/status?tenant=a&order_id=o+1&rescode=0000", ""],
+    ]);
+    const [entry] = sandbox.deliveries.entries();
+    expect(entry).toMatchObject({
+      method: "GET",
+      url: `${merchant.url}/status?tenant=a&order_id=o+1&rescode=0000`,
+      form: "seed",
+      acknowledged: true,
+    });
+    expect(entry).not.toHaveProperty("body");
+  });
+
+  it("re-sends a status_url result not answered rescode 0000 on the sandbox clock, a bounded number of times", async () => {
+    merchant.respondWith(() => STATUS_REFUSED);
+    await sandbox.deliveries.statusUrl(`${merchant.url}/status`, { n: "1" }, "real");
+    expect(merchant.requests).toHaveLength(1);
+    await sandbox.clock.advance(STATUS_URL_RESEND_INTERVAL_MS - 1);
+    expect(merchant.requests).toHaveLength(1);
+    await sandbox.clock.advance(1);
+    expect(merchant.requests).toHaveLength(2);
+    await sandbox.clock.advance("P1D");
+    expect(merchant.requests).toHaveLength(1 + STATUS_URL_MAX_RESENDS);
+    expect(
+      new Set(merchant.requests.map((request) => `${request.method} ${request.url} ${request.body}`)),
+    ).toEqual(new Set(["POST /status n=1"]));
+    const attempts = sandbox.deliveries.entries("status_url");
+    expect(attempts.map((entry) => [entry.deliveryId, entry.attempt, entry.at, entry.rescode])).toEqual(
+      Array.from({ length: 1 + STATUS_URL_MAX_RESENDS }, (_, index) => [
+        1,
+        index + 1,
+        new Date(START.getTime() + index * STATUS_URL_RESEND_INTERVAL_MS).toISOString(),
+        "EC00",
+      ]),
+    );
+    expect(sandbox.clock.pending()).toEqual([]);
+  });
+
+  it("re-sends a status_url nobody answers", async () => {
+    await sandbox.deliveries.statusUrl("http://127.0.0.1:9/closed", {}, "real");
+    await sandbox.clock.advance("P1D");
+    const attempts = sandbox.deliveries.entries("status_url");
+    expect(attempts).toHaveLength(1 + STATUS_URL_MAX_RESENDS);
+    expect(attempts.every((entry) => entry.error !== undefined && !entry.acknowledged)).toBe(true);
+  });
+
+  it("stops re-sending a status_url once answered rescode=0000&resmsg=Success", async () => {
+    let calls = 0;
+    merchant.respondWith(() => (++calls === 1 ? STATUS_REFUSED : STATUS_ACK));
+    await sandbox.deliveries.statusUrl(`${merchant.url}/status`, { n: "1" }, "real");
+    await sandbox.clock.advance("P1D");
+    expect(
+      sandbox.deliveries.entries().map((entry) => [entry.attempt, entry.rescode, entry.acknowledged]),
+    ).toEqual([
+      [1, "EC00", false],
+      [2, "0000", true],
+    ]);
+  });
+
+  it("takes a JSON {rescode: 0000} answer to status_url as well (our older answer): nothing is re-sent", async () => {
+    await sandbox.deliveries.statusUrl(`${merchant.url}/status`, { n: "1" }, "real");
+    expect(sandbox.deliveries.entries()).toMatchObject([{ rescode: "0000", acknowledged: true }]);
+    expect(sandbox.clock.pending()).toEqual([]);
+    await sandbox.clock.advance("P1D");
+    expect(merchant.requests).toHaveLength(1);
   });
 
   it("calls status_url twice under duplicateStatusUrlRate, for the route it is set on", async () => {
     sandbox.faults.configure({ routes: { "payments.window": { duplicateStatusUrlRate: 1 } } });
-    await sandbox.deliveries.forRoute("payments.other").statusUrl(`${merchant.url}/status`, { n: "1" });
-    await sandbox.deliveries.forRoute("payments.window").statusUrl(`${merchant.url}/status`, { n: "2" });
-    expect(merchant.requests.map((request) => request.url)).toEqual([
-      "/status?n=1",
-      "/status?n=2",
-      "/status?n=2",
-    ]);
+    await sandbox.deliveries
+      .forRoute("payments.other")
+      .statusUrl(`${merchant.url}/status`, { n: "1" }, "real");
+    await sandbox.deliveries
+      .forRoute("payments.window")
+      .statusUrl(`${merchant.url}/status`, { n: "2" }, "real");
+    expect(merchant.requests.map((request) => request.body)).toEqual(["n=1", "n=2", "n=2"]);
     const second = sandbox.deliveries.entries().slice(1);
     expect(second.map((entry) => [entry.deliveryId, entry.duplicate])).toEqual([
       [2, false],
@@ -163,8 +255,10 @@ describe("outbound deliveries", () => {
 
   it("logs network failures, timeouts and bad URLs without throwing", async () => {
     merchant.respondWith(() => new Promise((resolve) => setTimeout(() => resolve(ACK), 2000)));
-    await expect(sandbox.deliveries.statusUrl(`${merchant.url}/slow`, {})).resolves.toBeUndefined();
-    await expect(sandbox.deliveries.statusUrl("http://127.0.0.1:9/closed", {})).resolves.toBeUndefined();
+    await expect(sandbox.deliveries.statusUrl(`${merchant.url}/slow`, {}, "real")).resolves.toBeUndefined();
+    await expect(
+      sandbox.deliveries.statusUrl("http://127.0.0.1:9/closed", {}, "seed"),
+    ).resolves.toBeUndefined();
     await expect(sandbox.deliveries.recurringNoti("not a url", {})).resolves.toBeUndefined();
     const entries = sandbox.deliveries.entries();
     expect(entries.map((entry) => entry.acknowledged)).toEqual([false, false, false]);
@@ -173,8 +267,11 @@ describe("outbound deliveries", () => {
   });
 
   it("shows the log on GET /sandbox/deliveries", async () => {
-    await sandbox.deliveries.statusUrl(`${merchant.url}/status`, { a: "1" });
+    await sandbox.deliveries.statusUrl(`${merchant.url}/status`, { a: "1" }, "real");
     const reply = await (await fetch(`${sandbox.url}/sandbox/deliveries?kind=status_url`)).json();
-    expect(reply).toMatchObject({ rescode: "0000", deliveries: [{ kind: "status_url", status: 200 }] });
+    expect(reply).toMatchObject({
+      rescode: "0000",
+      deliveries: [{ kind: "status_url", method: "POST", body: "a=1", form: "real", status: 200 }],
+    });
   });
 });
