@@ -13,8 +13,8 @@ export const fail = <E extends string>(error: E): { readonly ok: false; readonly
 
 /** Identifier families; each has its own counter. */
 const ID_FORMATS = {
-  /** transaction_id: exactly 24 characters. */
-  transaction: { prefix: "SBXT", length: 24 },
+  /** transaction_id: exactly 24 characters, after the merchant's mid as the real gateway's (`<mid>W<digits>`). */
+  transaction: { prefix: "W", length: 24 },
   /** refund_transaction_id: also a transaction id, 24 characters. */
   refundTransaction: { prefix: "SBXR", length: 24 },
   /** recurring_id: at most 20 characters. */
@@ -52,9 +52,10 @@ export class LedgerCore {
     this.#revision++;
   }
 
-  /** Deterministic ids: prefix + zero-padded counter, fixed length. */
-  nextId(kind: IdKind): string {
-    const { prefix, length } = ID_FORMATS[kind];
+  /** Deterministic ids: the owner's id (a transaction's mid), the family's prefix and a zero-padded counter. */
+  nextId(kind: IdKind, owner = ""): string {
+    const { length } = ID_FORMATS[kind];
+    const prefix = owner + ID_FORMATS[kind].prefix;
     const next = (this.#counters.get(kind) ?? 0) + 1;
     this.#counters.set(kind, next);
     return [prefix, String(next).padStart(length - prefix.length, "0")].join("");

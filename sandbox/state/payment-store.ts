@@ -188,7 +188,7 @@ export class PaymentStore {
     if (order.state !== "prepared")
       return fail(order.state === "failed" ? "order_failed" : "order_completed");
     const payment: MutablePayment = {
-      transactionId: this.#core.nextId("transaction"),
+      transactionId: this.#core.nextId("transaction", mid),
       mid,
       orderId,
       transactionType: input.transactionType,

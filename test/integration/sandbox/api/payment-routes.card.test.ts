@@ -51,7 +51,7 @@ describe("sandbox non-ui payment and retrieve (client contract)", () => {
       currency: "USD",
       amount: "100.00",
       email: BUYER.email,
-      transaction_id: expect.stringMatching(/^SBXT\d{20}$/),
+      transaction_id: expect.stringMatching(new RegExp(`^${TEST_MERCHANT.mid}W\\d{13}$`)),
       transaction_date: "20260310090000",
       auth_code: expect.stringMatching(/^\d{6}$/),
       card_number1: "4111",

@@ -67,7 +67,7 @@ describe("sandbox gateway-managed recurring payments (client contract)", () => {
         resmsg: "Success.",
         recurring_id: recurringId,
         order_id: `${recurringId}-${index + 1}`,
-        transaction_id: expect.stringMatching(/^SBXT/),
+        transaction_id: expect.stringMatching(new RegExp(`^${TEST_MERCHANT.mid}W`)),
         amount: "15.00",
         currency: "USD",
         status: "SALE",

@@ -94,7 +94,7 @@ describe("sandbox payment window, callbacks in the seed's form (ready → comple
       param2: "ü",
       card_number1: "4111",
       card_number4: "1111",
-      transaction_id: expect.stringMatching(/^SBXT/),
+      transaction_id: expect.stringMatching(new RegExp(`^${TEST_MERCHANT.mid}W`)),
     });
     expect(completed.json).toMatchObject({
       rescode: "0000",
@@ -258,7 +258,7 @@ describe("sandbox payment window, callbacks in the seed's form (ready → comple
         order_id: "win-pa-1",
         email: BUYER.email,
         status: "SALE",
-        transaction_id: expect.stringMatching(/^SBXT/),
+        transaction_id: expect.stringMatching(new RegExp(`^${TEST_MERCHANT.mid}W`)),
       },
       card_info: { card_number1: "4000", card_number4: "3220" },
     });

@@ -134,6 +134,23 @@ describe("the payment window in a browser", () => {
     await page.close();
   }, 60_000);
 
+  it("a malformed or unknown window request is a clear page, never a server error", async () => {
+    const post = (path: string, body: string, type = "application/x-www-form-urlencoded") =>
+      fetch(`${harness.sandbox.url}${path}`, { method: "POST", headers: { "content-type": type }, body });
+    for (const [path, body, type] of [
+      ["/v1/payments/window", "params=%7Bnot-json"],
+      ["/v1/payments/window", "params=%7B%7D"],
+      ["/v1/payments/window", `params=${encodeURIComponent('{"fgkey":"F00D"}')}`],
+      ["/v1/payments/window", "", "application/json"],
+      ["/v1/payments/window/unknown-fgkey/pay", "card_number=4111111111111111"],
+    ] as const) {
+      const answer = await post(path, body, type);
+      expect(answer.status, `${path} ${body}`).toBeGreaterThanOrEqual(400);
+      expect(answer.status, `${path} ${body}`).toBeLessThan(500);
+      expect(await answer.text()).not.toContain("4111111111111111");
+    }
+  });
+
   it("parameters that differ from the ready request fail the fgkey check: an error page, nothing paid", async () => {
     const { page } = await openShop("window-tampered-1", (params) => ({
       ...params,

@@ -48,12 +48,13 @@ describe("Ledger", () => {
   });
 
   describe("orders and transactions", () => {
-    it("issues deterministic 24-character transaction ids and gateway stamps", () => {
+    it("issues deterministic 24-character transaction ids after the mid, and gateway stamps", () => {
       const first = pay(ledger, "order-1");
       const second = pay(ledger, "order-2");
       expect(first.transactionId).toHaveLength(24);
-      expect(first.transactionId).toBe("SBXT00000000000000000001");
-      expect(second.transactionId).toBe("SBXT00000000000000000002");
+      // As the real gateway's: <mid>W<digits>.
+      expect(first.transactionId).toBe(`${MID}W${"1".padStart(23 - MID.length, "0")}`);
+      expect(second.transactionId).toBe(`${MID}W${"2".padStart(23 - MID.length, "0")}`);
       expect(first.transactionDate).toBe("20260304050607");
       expect(first.balance).toBe("100.00");
       expect(new Ledger({ utcOffsetMinutes: 540 }).stamp(NOW)).toBe("20260304140607");
