@@ -119,11 +119,20 @@ describe("transport contract", () => {
 });
 
 describe("ready", () => {
-  it("injects merchant.mid and returns the fgkey", async () => {
+  it("injects merchant.mid and returns the fgkey, with what the page hands the SDK", async () => {
     answer({ ...OK, fgkey: "F00D" });
     const outcome = await client.ready({ ...READY, merchant: { shop: "Shop" } });
-    expect(outcome).toEqual({ kind: "success", value: { ...OK, fgkey: "F00D" } });
-    expect(onlyRequest().json).toEqual({ ...READY, merchant: { shop: "Shop", mid: MID } });
+    const sent = { ...READY, merchant: { shop: "Shop", mid: MID } };
+    expect(onlyRequest().json).toEqual(sent);
+    expect(outcome).toEqual({
+      kind: "success",
+      value: {
+        ...OK,
+        fgkey: "F00D",
+        // The base URL's trailing slash is not doubled.
+        launch: { sdk_url: `${server.url}/v1/javascriptSDK.js`, request_pay: { ...sent, fgkey: "F00D" } },
+      },
+    });
   });
 
   it("refuses invalid requests without sending", async () => {

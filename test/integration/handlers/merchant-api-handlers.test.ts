@@ -77,7 +77,7 @@ describe("create-subscription", () => {
 });
 
 describe("create-checkout", () => {
-  it("answers 201 with the fgkey of the payment window", async () => {
+  it("answers 201 with the fgkey, the SDK and request_pay of the payment window", async () => {
     const body = { customer, plan, billing: "token", return_url: "https://merchant.example/done" };
     const answer = answerOf(await createCheckout(call("POST", "/v1/checkouts", { body }), services));
     expect(answer.status).toBe(201);
@@ -86,6 +86,8 @@ describe("create-checkout", () => {
       subscription_id: expect.any(String),
       order_id: expect.stringMatching(/-0-0$/),
       fgkey: expect.any(String),
+      sdk_url: expect.stringMatching(/\/v1\/javascriptSDK\.js$/),
+      request_pay: expect.objectContaining({ url: expect.objectContaining({ return_url: body.return_url }) }),
     });
   });
 });
