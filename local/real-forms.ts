@@ -11,6 +11,8 @@ export interface RealFormCounts {
    * names, the seed's.
    */
   readonly callbacks: Readonly<Record<CallbackForm, number>>;
+  /** status_url calls posted as a form (the real gateway's way) that our intake acknowledged with rescode 0000. */
+  readonly formsAcknowledged: number;
   /** Token payments (POST /tokenbilling/{token_id}/rebill) and token deletions the gateway was asked for. */
   readonly tokenPayments: number;
   readonly tokenDeletions: number;
@@ -28,13 +30,16 @@ export function realFormCounts(sandbox: Sandbox, voidedByRetrieve: number): Real
     CallbackForm,
     number
   >;
-  for (const { form } of sandbox.deliveries.entries("status_url")) {
+  let formsAcknowledged = 0;
+  for (const { form, method, acknowledged } of sandbox.deliveries.entries("status_url")) {
     if (form !== undefined) callbacks[form] += 1;
+    if (method === "POST" && acknowledged) formsAcknowledged += 1;
   }
   const { total, byRoute } = sandbox.faults.counters();
   const payments = [...sandbox.state.payments.payments()];
   return {
     callbacks,
+    formsAcknowledged,
     tokenPayments: byRoute["payments.tokenbilling.rebill"]?.requests ?? 0,
     tokenDeletions: byRoute["payments.tokenbilling.delete"]?.requests ?? 0,
     voidedByRetrieve,
@@ -51,7 +56,8 @@ export function realFormRows(counts: RealFormCounts): [string, string][] {
   return [
     [
       "status_url callbacks",
-      `${callbacks.real} real (no status), ${callbacks.short} short names, ${callbacks.seed} seed's form`,
+      `${callbacks.real} real (no status), ${callbacks.short} short names, ${callbacks.seed} seed's form; ` +
+        `${counts.formsAcknowledged} posted as forms and acknowledged`,
     ],
     [
       "real gateway answers",

@@ -44,6 +44,8 @@ describe("chaos run", () => {
     const { realForms } = report;
     expect(realForms.callbacks.real).toBeGreaterThan(0);
     expect(realForms.callbacks.short + realForms.callbacks.seed).toBeGreaterThan(0);
+    // The real gateway's way: results posted as forms, answered with its text rescode=0000.
+    expect(realForms.formsAcknowledged).toBeGreaterThan(0);
     expect(realForms.tokenPayments).toBeGreaterThan(report.subscriptions);
     expect(realForms.tokenDeletions).toBeGreaterThan(0);
     expect(realForms.internalErrors).toBeGreaterThan(0);

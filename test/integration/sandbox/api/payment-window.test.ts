@@ -99,6 +99,25 @@ describe("the payment window in a browser", () => {
     await page.close();
   }, 60_000);
 
+  it("opens in a popup by default (display_type P), the shop's page staying where it was", async () => {
+    const ready = succeeded(await harness.client.ready(harness.window("window-popup-1")));
+    shop = shopPage(ready.launch, ready.launch.request_pay);
+    const page = await browser.newPage();
+    await page.goto(`${harness.site.url}/shop`);
+    const opened = browser.waitForTarget((target) => target.opener() === page.target());
+    await page.click("#pay");
+    const popup = await (await opened).page();
+    if (popup === null) throw new Error("the window opened no page");
+    await popup.waitForFunction('document.querySelector("h1")?.textContent === "Pay USD 100.00"');
+    expect(page.url()).toBe(`${harness.site.url}/shop`);
+    await typeCard(popup, "4111111111111111");
+    await submit(popup);
+    await backAtTheShop(popup);
+    expect(returned().get("order_id")).toBe("window-popup-1");
+    expect(returned().get("rescode")).toBe("0000");
+    await page.close();
+  }, 60_000);
+
   it("a declined card comes back with its refusal", async () => {
     const { page } = await openShop("window-declined-1");
     await typeCard(page, "4000000000000002");

@@ -147,6 +147,7 @@ function healthyMonth(): DemoObservations {
     deadLetters: 0,
     realForms: {
       callbacks: { real: 5, short: 2, seed: 1 },
+      formsAcknowledged: 7,
       tokenPayments: 12,
       tokenDeletions: 2,
       voidedByRetrieve: 1,
@@ -193,7 +194,9 @@ describe("demo summary", () => {
     expect(table).toMatch(/canceled +\| 1 \(1 dunning_exhausted\)/);
     expect(table).toMatch(/revenue +\| EUR 9\.90 · USD 54\.70/);
     expect(table).toMatch(/faults injected +\| 10: 4 5xx, 3 EM00\/EX1000, 1 timeouts after commit/);
-    expect(table).toMatch(/status_url callbacks +\| 5 real \(no status\), 2 short names, 1 seed's form/);
+    expect(table).toMatch(
+      /status_url callbacks +\| 5 real \(no status\), 2 short names, 1 seed's form; 7 posted as forms and acknowledged/,
+    );
     expect(table).toMatch(
       /real gateway answers +\| 12 token payments, 2 token deletions, 1 attempts voided by Q004, 3 EM00\/EX1000, 1 chargeback status changes/,
     );
