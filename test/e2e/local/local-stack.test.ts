@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { LocalStack } from "../../../local/local-stack";
 
+/** A whole local run in one case: ~45 s alone, longer on a CI machine whose other worker runs the emulators too. */
+const LONG_RUN_MS = 120_000;
+
 // The whole system as `npm start` runs it, driven through the merchant API only: sign-ups, clock jumps that fire
 // the charge runs, a renewal, a decline into dunning, a cancel.
 
@@ -75,84 +78,96 @@ describe("local stack (npm start)", () => {
     expect(openapi.json).toMatchObject({ openapi: "3.1.0", servers: [{ url: local.url }] });
   });
 
-  it("bills through sign-up, renewal, decline, dunning and cancel", async () => {
-    const good = await call("POST", "/v1/subscriptions", signupBody("4111111111111111", "good@example.com"));
-    const failing = await call(
-      "POST",
-      "/v1/subscriptions",
-      signupBody("4000000000000341", "rebill@example.com"),
-    );
-    expect([good.status, failing.status]).toEqual([201, 201]);
-    const goodId = subscription.parse(good.json).subscription_id;
-    const failingId = subscription.parse(failing.json).subscription_id;
+  it(
+    "bills through sign-up, renewal, decline, dunning and cancel",
+    async () => {
+      const good = await call(
+        "POST",
+        "/v1/subscriptions",
+        signupBody("4111111111111111", "good@example.com"),
+      );
+      const failing = await call(
+        "POST",
+        "/v1/subscriptions",
+        signupBody("4000000000000341", "rebill@example.com"),
+      );
+      expect([good.status, failing.status]).toEqual([201, 201]);
+      const goodId = subscription.parse(good.json).subscription_id;
+      const failingId = subscription.parse(failing.json).subscription_id;
 
-    const jumped = await call("POST", "/local/clock", { advance: "P31D" });
-    expect(jumped).toEqual({ status: 200, json: { now: "2027-04-01T10:00:00.000Z" } });
+      const jumped = await call("POST", "/local/clock", { advance: "P31D" });
+      expect(jumped).toEqual({ status: 200, json: { now: "2027-04-01T10:00:00.000Z" } });
 
-    // Renewed: period 1 paid, the next one current.
-    expect(await getSubscription(goodId)).toMatchObject({ status: "active", current_period: { index: 1 } });
-    expect((await chargesOf(goodId)).map(({ period, status }) => [period, status])).toEqual([
-      [0, "succeeded"],
-      [1, "succeeded"],
-    ]);
-    // Declined on REBILL: past due, in dunning.
-    const pastDue = await getSubscription(failingId);
-    expect(pastDue).toMatchObject({ status: "past_due", dunning: { step: 1 } });
+      // Renewed: period 1 paid, the next one current.
+      expect(await getSubscription(goodId)).toMatchObject({ status: "active", current_period: { index: 1 } });
+      expect((await chargesOf(goodId)).map(({ period, status }) => [period, status])).toEqual([
+        [0, "succeeded"],
+        [1, "succeeded"],
+      ]);
+      // Declined on REBILL: past due, in dunning.
+      const pastDue = await getSubscription(failingId);
+      expect(pastDue).toMatchObject({ status: "past_due", dunning: { step: 1 } });
 
-    // Dunning retries a day later and declines again.
-    await call("POST", "/local/clock", { advance: "P2D" });
-    expect((await getSubscription(failingId)).dunning?.step).toBeGreaterThanOrEqual(2);
-    const attempts = (await chargesOf(failingId)).filter((charge) => charge.period === 1);
-    expect(attempts.length).toBeGreaterThanOrEqual(2);
-    expect(attempts.every((charge) => charge.status === "declined")).toBe(true);
+      // Dunning retries a day later and declines again.
+      await call("POST", "/local/clock", { advance: "P2D" });
+      expect((await getSubscription(failingId)).dunning?.step).toBeGreaterThanOrEqual(2);
+      const attempts = (await chargesOf(failingId)).filter((charge) => charge.period === 1);
+      expect(attempts.length).toBeGreaterThanOrEqual(2);
+      expect(attempts.every((charge) => charge.status === "declined")).toBe(true);
 
-    const canceled = await call("DELETE", `/v1/subscriptions/${failingId}`);
-    expect(canceled).toMatchObject({ status: 200, json: { status: "canceled" } });
-    expect((await getSubscription(failingId)).status).toBe("canceled");
-    // The charge worker deletes the canceled subscription's token at the gateway.
-    await call("POST", "/local/clock", { advance: "PT1M" });
-    const tokens = [...local.stack.sandbox.state.tokens.all()];
-    expect(tokens.find((token) => token.card.last4 === "0341")?.status).toBe("deleted");
-  }, 60_000);
+      const canceled = await call("DELETE", `/v1/subscriptions/${failingId}`);
+      expect(canceled).toMatchObject({ status: 200, json: { status: "canceled" } });
+      expect((await getSubscription(failingId)).status).toBe("canceled");
+      // The charge worker deletes the canceled subscription's token at the gateway.
+      await call("POST", "/local/clock", { advance: "PT1M" });
+      const tokens = [...local.stack.sandbox.state.tokens.all()];
+      expect(tokens.find((token) => token.card.last4 === "0341")?.status).toBe("deleted");
+    },
+    LONG_RUN_MS,
+  );
 
-  it("activates a window sign-up from the real-form callback, with its card, and renews it by token", async () => {
-    const checkout = await call("POST", "/v1/checkouts", {
-      customer: { name: "Window Customer", email: "window@example.com" },
-      plan: { amount: "29.00", currency: "USD", interval_months: 1 },
-      billing: "token",
-    });
-    expect(checkout.status).toBe(201);
-    const { subscription_id: id, fgkey } = z
-      .object({ subscription_id: z.string(), fgkey: z.string() })
-      .parse(checkout.json);
-    const completed = await fetch(`${local.sandboxUrl}/sandbox/windows/${fgkey}/complete`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ card_number: "5555555555554444", expiry_date: "203012", cvc: "123" }),
-    });
-    expect(completed.status).toBe(200);
-    await call("POST", "/local/clock", { advance: "PT1M" });
-    // What reached our status_url: the real gateway's form, posted, without a status.
-    const [callback] = local.stack.sandbox.deliveries.entries("status_url").slice(-1);
-    expect(callback).toMatchObject({ form: "real", method: "POST", acknowledged: true });
-    const result = new URLSearchParams(callback?.body);
-    expect([result.has("order_id"), result.has("status")]).toEqual([true, false]);
-    expect(await getSubscription(id)).toMatchObject({
-      status: "active",
-      current_period: { index: 0 },
-      card: { first4: "5555", last4: "4444" },
-    });
+  it(
+    "activates a window sign-up from the real-form callback, with its card, and renews it by token",
+    async () => {
+      const checkout = await call("POST", "/v1/checkouts", {
+        customer: { name: "Window Customer", email: "window@example.com" },
+        plan: { amount: "29.00", currency: "USD", interval_months: 1 },
+        billing: "token",
+      });
+      expect(checkout.status).toBe(201);
+      const { subscription_id: id, fgkey } = z
+        .object({ subscription_id: z.string(), fgkey: z.string() })
+        .parse(checkout.json);
+      const completed = await fetch(`${local.sandboxUrl}/sandbox/windows/${fgkey}/complete`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ card_number: "5555555555554444", expiry_date: "203012", cvc: "123" }),
+      });
+      expect(completed.status).toBe(200);
+      await call("POST", "/local/clock", { advance: "PT1M" });
+      // What reached our status_url: the real gateway's form, posted, without a status.
+      const [callback] = local.stack.sandbox.deliveries.entries("status_url").slice(-1);
+      expect(callback).toMatchObject({ form: "real", method: "POST", acknowledged: true });
+      const result = new URLSearchParams(callback?.body);
+      expect([result.has("order_id"), result.has("status")]).toEqual([true, false]);
+      expect(await getSubscription(id)).toMatchObject({
+        status: "active",
+        current_period: { index: 0 },
+        card: { first4: "5555", last4: "4444" },
+      });
 
-    const rebills = () =>
-      local.stack.sandbox.faults.counters().byRoute["payments.tokenbilling.rebill"]?.requests ?? 0;
-    const before = rebills();
-    await call("POST", "/local/clock", { advance: "P31D" });
-    expect((await chargesOf(id)).map(({ period, status }) => [period, status])).toEqual([
-      [0, "succeeded"],
-      [1, "succeeded"],
-    ]);
-    expect(rebills()).toBeGreaterThan(before);
-  }, 60_000);
+      const rebills = () =>
+        local.stack.sandbox.faults.counters().byRoute["payments.tokenbilling.rebill"]?.requests ?? 0;
+      const before = rebills();
+      await call("POST", "/local/clock", { advance: "P31D" });
+      expect((await chargesOf(id)).map(({ period, status }) => [period, status])).toEqual([
+        [0, "succeeded"],
+        [1, "succeeded"],
+      ]);
+      expect(rebills()).toBeGreaterThan(before);
+    },
+    LONG_RUN_MS,
+  );
 
   it("answers a bad clock request with the field, and moves nothing", async () => {
     const now = local.clock.now().toISOString();

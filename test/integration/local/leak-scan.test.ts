@@ -10,6 +10,9 @@ import { subscription } from "../../support/billing-repository-contract";
 import { captureFileOutput } from "../../support/handler-env";
 import { settleWork } from "../../support/stack-state";
 
+/** A whole local run in one case: ~45 s alone, longer on a CI machine whose other worker runs the emulators too. */
+const LONG_RUN_MS = 120_000;
+
 // The leak scan over a realistic run of the local stack (every handler logging at DEBUG): sign-ups with approving,
 // declining and acquirer-error cards, a window checkout completed in the sandbox, refunds, a bad card refused, a
 // month of renewals with the attempt sweep and the partner token refresh. Nothing the system wrote — log lines, metric
@@ -62,82 +65,86 @@ afterAll(async () => {
 });
 
 describe("leak scan of a realistic local run", () => {
-  it("finds no card number, CVC, credential or JWT anywhere the system wrote", async () => {
-    const signups = await Promise.all(
-      Object.values(CARDS).map((number, index) =>
-        call("POST", "/v1/subscriptions", signup(number, CVCS[index] ?? "123"), {
-          "idempotency-key": `leak-${index}`,
-        }),
-      ),
-    );
-    expect(signups.map((answer) => answer.status)).toEqual([201, 201, 201, 422, 422, 202]);
-    const [approved = "", approvedToo = ""] = signups.slice(0, 2).map((answer) => idOf(answer.json));
+  it(
+    "finds no card number, CVC, credential or JWT anywhere the system wrote",
+    async () => {
+      const signups = await Promise.all(
+        Object.values(CARDS).map((number, index) =>
+          call("POST", "/v1/subscriptions", signup(number, CVCS[index] ?? "123"), {
+            "idempotency-key": `leak-${index}`,
+          }),
+        ),
+      );
+      expect(signups.map((answer) => answer.status)).toEqual([201, 201, 201, 422, 422, 202]);
+      const [approved = "", approvedToo = ""] = signups.slice(0, 2).map((answer) => idOf(answer.json));
 
-    // Refused before any gateway call: a Luhn-invalid card, card data in an unknown field.
-    const badCard = await call("POST", "/v1/subscriptions", signup("4111111111111112", "731"));
-    expect(badCard).toMatchObject({ status: 400, json: { error: { field: "card.number" } } });
-    const extraField = await call("POST", "/v1/subscriptions", {
-      ...signup(CARDS.approve, "731"),
-      pan: CARDS.approve,
-    });
-    expect(extraField.status).toBe(400);
+      // Refused before any gateway call: a Luhn-invalid card, card data in an unknown field.
+      const badCard = await call("POST", "/v1/subscriptions", signup("4111111111111112", "731"));
+      expect(badCard).toMatchObject({ status: 400, json: { error: { field: "card.number" } } });
+      const extraField = await call("POST", "/v1/subscriptions", {
+        ...signup(CARDS.approve, "731"),
+        pan: CARDS.approve,
+      });
+      expect(extraField.status).toBe(400);
 
-    const wrongKey = await call("GET", `/v1/subscriptions/${approved}`, undefined, {
-      authorization: `Bearer ${WRONG_KEY}`,
-    });
-    expect(wrongKey.status).toBe(401);
+      const wrongKey = await call("GET", `/v1/subscriptions/${approved}`, undefined, {
+        authorization: `Bearer ${WRONG_KEY}`,
+      });
+      expect(wrongKey.status).toBe(401);
 
-    // A window sign-up, completed in the sandbox (status_url → intake → verify → active).
-    const checkout = await call("POST", "/v1/checkouts", { customer, plan, billing: "token" });
-    expect(checkout.status).toBe(201);
-    const { fgkey, subscription_id: windowId } = z
-      .object({ fgkey: z.string(), subscription_id: z.string() })
-      .parse(checkout.json);
-    const completed = await fetch(`${local.sandboxUrl}/sandbox/windows/${fgkey}/complete`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ card_number: CARDS.approveToo, expiry_date: "203012", cvc: "4829" }),
-    });
-    expect(completed.status).toBe(200);
-    await settleWork(local.stack);
-    expect((await call("GET", `/v1/subscriptions/${windowId}`)).json).toMatchObject({ status: "active" });
+      // A window sign-up, completed in the sandbox (status_url → intake → verify → active).
+      const checkout = await call("POST", "/v1/checkouts", { customer, plan, billing: "token" });
+      expect(checkout.status).toBe(201);
+      const { fgkey, subscription_id: windowId } = z
+        .object({ fgkey: z.string(), subscription_id: z.string() })
+        .parse(checkout.json);
+      const completed = await fetch(`${local.sandboxUrl}/sandbox/windows/${fgkey}/complete`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ card_number: CARDS.approveToo, expiry_date: "203012", cvc: "4829" }),
+      });
+      expect(completed.status).toBe(200);
+      await settleWork(local.stack);
+      expect((await call("GET", `/v1/subscriptions/${windowId}`)).json).toMatchObject({ status: "active" });
 
-    // Refunds, partial and full; ad hoc charge; reads.
-    expect(
-      (await call("POST", `/v1/charges/${approved}-0-0/refunds`, { amount: "5.00", reason: "goodwill" }))
-        .status,
-    ).toBe(201);
-    expect(
-      (await call("POST", `/v1/charges/${approvedToo}-0-0/refunds`, { reason: "all of it" })).status,
-    ).toBe(201);
-    expect((await call("POST", `/v1/subscriptions/${approved}/charges`, { amount: "2.50" })).status).toBe(
-      201,
-    );
-    expect((await call("GET", `/v1/subscriptions/${approved}/charges`)).status).toBe(200);
+      // Refunds, partial and full; ad hoc charge; reads.
+      expect(
+        (await call("POST", `/v1/charges/${approved}-0-0/refunds`, { amount: "5.00", reason: "goodwill" }))
+          .status,
+      ).toBe(201);
+      expect(
+        (await call("POST", `/v1/charges/${approvedToo}-0-0/refunds`, { reason: "all of it" })).status,
+      ).toBe(201);
+      expect((await call("POST", `/v1/subscriptions/${approved}/charges`, { amount: "2.50" })).status).toBe(
+        201,
+      );
+      expect((await call("GET", `/v1/subscriptions/${approved}/charges`)).status).toBe(200);
 
-    // A month on: renewals (one declines on REBILL), the attempt sweep settles the unknown sign-up, the partner token
-    // is refreshed on its schedule.
-    expect((await call("POST", "/local/clock", { advance: "P31D" })).status).toBe(200);
-    expect((await call("GET", `/v1/subscriptions/${approved}`)).json).toMatchObject({
-      current_period: { index: 1 },
-    });
+      // A month on: renewals (one declines on REBILL), the attempt sweep settles the unknown sign-up, the partner token
+      // is refreshed on its schedule.
+      expect((await call("POST", "/local/clock", { advance: "P31D" })).status).toBe(200);
+      expect((await call("GET", `/v1/subscriptions/${approved}`)).json).toMatchObject({
+        current_period: { index: 1 },
+      });
 
-    const logs = output.text();
-    for (const line of [
-      "merchant API request refused",
-      "partner token checked",
-      "intake message processed",
-    ]) {
-      expect(logs, line).toContain(line);
-    }
-    const sources = await stackLeakSources(local.stack, { output: logs, httpBodies: answers });
-    const places = new Set(sources.map((source) => source.where.replace(/ .*/, "")));
-    expect([...places].sort()).toEqual(expect.arrayContaining(["HTTP", "log", "table"]));
-    expect(sources.some((source) => source.where.includes("metric dimension"))).toBe(true);
-    expect(scanForLeaks(sources, secrets)).toEqual([]);
-    // The masked card is what identifies a card: it is there, so the scan read the answers.
-    expect(answers.join("\n")).toContain('"last4":"1111"');
-  }, 60_000);
+      const logs = output.text();
+      for (const line of [
+        "merchant API request refused",
+        "partner token checked",
+        "intake message processed",
+      ]) {
+        expect(logs, line).toContain(line);
+      }
+      const sources = await stackLeakSources(local.stack, { output: logs, httpBodies: answers });
+      const places = new Set(sources.map((source) => source.where.replace(/ .*/, "")));
+      expect([...places].sort()).toEqual(expect.arrayContaining(["HTTP", "log", "table"]));
+      expect(sources.some((source) => source.where.includes("metric dimension"))).toBe(true);
+      expect(scanForLeaks(sources, secrets)).toEqual([]);
+      // The masked card is what identifies a card: it is there, so the scan read the answers.
+      expect(answers.join("\n")).toContain('"last4":"1111"');
+    },
+    LONG_RUN_MS,
+  );
 
   it("finds cards, CVCs, secrets and JWTs planted in a log line, a table item, an outbox, a queue, a dimension and an answer", async () => {
     const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTQlhURVNUMDAxIn0.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg";
