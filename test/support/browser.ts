@@ -14,6 +14,15 @@ export async function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({ executablePath: await chromium.executablePath(), args, headless: true });
 }
 
+/** Types a test card into a card form by its standard autocomplete tokens (any future expiry, any CVC). */
+export async function fillCardForm(page: Page, cardNumber: string): Promise<void> {
+  await page.type("[autocomplete=cc-name]", "Ada Lovelace");
+  await page.type("[autocomplete=cc-number]", cardNumber);
+  await page.select("[autocomplete=cc-exp-month]", "12");
+  await page.type("[autocomplete=cc-exp-year]", "2030");
+  await page.type("[autocomplete=cc-csc]", "123");
+}
+
 /** Keeps a full-page screenshot of what the page shows now, as `<name>.png`. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });

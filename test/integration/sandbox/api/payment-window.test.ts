@@ -2,7 +2,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WindowLaunch } from "../../../../functions/gateway/payment-client";
 import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
-import { launchBrowser, screenshot } from "../../../support/browser";
+import { fillCardForm, launchBrowser, screenshot } from "../../../support/browser";
 import { type PaymentHarness, startPaymentHarness, succeeded } from "../../../support/payment-sandbox";
 import type { RecordedRequest } from "../../../support/recording-server";
 
@@ -52,14 +52,6 @@ async function openShop(orderId: string, tamper: (params: Record<string, unknown
   return { page, fgkey: ready.fgkey };
 }
 
-async function typeCard(page: Page, cardNumber: string): Promise<void> {
-  await page.type("[autocomplete=cc-name]", "Ada Lovelace");
-  await page.type("[autocomplete=cc-number]", cardNumber);
-  await page.select("[autocomplete=cc-exp-month]", "12");
-  await page.type("[autocomplete=cc-exp-year]", "2030");
-  await page.type("[autocomplete=cc-csc]", "123");
-}
-
 const submit = (page: Page) => Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
 
 /** The result the browser brought back to return_url (the last one). */
@@ -85,7 +77,7 @@ describe("the payment window in a browser", () => {
     }
     expect(await page.content()).toContain("4000000000000002");
     await screenshot(page, "window-card-form");
-    await typeCard(page, "4111 1111 1111 1111");
+    await fillCardForm(page, "4111 1111 1111 1111");
     await submit(page);
     await backAtTheShop(page);
     const result = returned();
@@ -110,7 +102,7 @@ describe("the payment window in a browser", () => {
     if (popup === null) throw new Error("the window opened no page");
     await popup.waitForFunction('document.querySelector("h1")?.textContent === "Pay USD 100.00"');
     expect(page.url()).toBe(`${harness.site.url}/shop`);
-    await typeCard(popup, "4111111111111111");
+    await fillCardForm(popup, "4111111111111111");
     await submit(popup);
     await backAtTheShop(popup);
     expect(returned().get("order_id")).toBe("window-popup-1");
@@ -120,7 +112,7 @@ describe("the payment window in a browser", () => {
 
   it("a declined card comes back with its refusal", async () => {
     const { page } = await openShop("window-declined-1");
-    await typeCard(page, "4000000000000002");
+    await fillCardForm(page, "4000000000000002");
     await submit(page);
     await backAtTheShop(page);
     expect(returned().get("rescode")).toBe("DC05");
@@ -129,11 +121,11 @@ describe("the payment window in a browser", () => {
 
   it("a mistyped card number is refused in the window, which stays open for another try", async () => {
     const { page } = await openShop("window-retyped-1");
-    await typeCard(page, "4111111111111112");
+    await fillCardForm(page, "4111111111111112");
     await submit(page);
     expect(await page.$eval("[role=alert]", (alert) => alert.textContent)).toMatch(/card_number/);
     await screenshot(page, "window-card-refused");
-    await typeCard(page, "5555555555554444");
+    await fillCardForm(page, "5555555555554444");
     await submit(page);
     await backAtTheShop(page);
     expect(returned().get("rescode")).toBe("0000");
@@ -143,7 +135,7 @@ describe("the payment window in a browser", () => {
 
   it("the card that asks for payer authentication takes a confirmation step first", async () => {
     const { page } = await openShop("window-payer-auth-1");
-    await typeCard(page, "4000000000003220");
+    await fillCardForm(page, "4000000000003220");
     await submit(page);
     expect(await heading(page)).toBe("Verify it is you");
     await screenshot(page, "window-payer-authentication");
