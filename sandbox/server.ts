@@ -22,8 +22,8 @@ import { type MerchantInput, MerchantRegistry, TEST_MERCHANT } from "./state/mer
 import { SandboxClock } from "./time/clock";
 import { KOREA_UTC_OFFSET_MINUTES } from "./time/gateway-calendar";
 
-/** Routes every sandbox serves; the gateway's endpoints are added here. */
-const BUILT_IN_ROUTES: readonly RouteDefinition[] = [
+/** Routes every sandbox serves; the gateway's endpoints are added here (the sandbox's fuzz suite reads this list). */
+export const BUILT_IN_ROUTES: readonly RouteDefinition[] = [
   ...adminRoutes,
   ...reconciliationRoutes,
   ...webhookAdminRoutes,

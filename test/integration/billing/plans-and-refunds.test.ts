@@ -1,23 +1,17 @@
 import { ChangeMessageVisibilityCommand } from "@aws-sdk/client-sqs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { repository } from "../../../functions/composition/compose";
 import { functionNamed } from "../../../functions/function-table";
-import { BillingStack } from "../../../local/billing-stack";
 import { decoratedComposition, decoration, SimulatedCrash } from "../../../local/crash-injection";
 import { LambdaFunctions } from "../../../local/lambda-functions";
 import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { eventsOf, subscriptionOf } from "../../support/billing-scenarios";
-import { captureOutput, TestContainer } from "../../support/handler-env";
+import { captureOutput } from "../../support/handler-env";
 import { errorOf } from "../../support/merchant-api";
-import { merchantApiIn } from "../../support/merchant-api-in-container";
-import {
-  drainIntake,
-  invokeRoute,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from "../../support/webhook-receiver";
+import { drainIntake, invokeRoute } from "../../support/webhook-receiver";
+import { stackWithWebhooks } from "../../support/webhook-stack";
 
 /*
  * Refunds, plan changes and gateway-managed recurring plans through the merchant API's handlers, the
@@ -25,23 +19,8 @@ import {
  * stateful sandbox.
  */
 
-let stack: BillingStack;
-let receiver: WebhookReceiver;
-const container = new TestContainer(() => stack);
-const { open, call } = merchantApiIn(container, "mk_test_plans_and_refunds_0123456789abcdef");
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver(container);
-  stack = await BillingStack.start({
-    start: new Date("2027-05-31T08:00:00.000Z"),
-    webhookBaseUrl: receiver.webhookBaseUrl,
-  });
-  open();
-});
-
-afterAll(async () => {
-  await stack.close();
-  await receiver.close();
+const { stack, receiver, container, call } = stackWithWebhooks({
+  start: new Date("2027-05-31T08:00:00.000Z"),
 });
 
 const view = z.looseObject({ subscription_id: z.string(), next_charge_at: z.string().nullable() });
@@ -64,13 +43,13 @@ const adjust = (id: string, amount: string) =>
 
 /** The sandbox charges the plans it manages that fall due within the month, and calls their notice URLs. */
 async function aMonthOfGatewayCharges(): Promise<void> {
-  await stack.clock.advance("P32D");
-  await stack.sandbox.deliveries.settled();
+  await stack().clock.advance("P32D");
+  await stack().sandbox.deliveries.settled();
 }
 
 /** The recurring notice our receiver took for a subscription (and queued for process-intake). */
 function noticeOf(id: string) {
-  const notice = receiver.requests.find(
+  const notice = receiver().requests.find(
     (request) =>
       request.url.startsWith("/webhooks/recurring?") && request.url.includes(`subscription_id=${id}&`),
   );
@@ -121,13 +100,13 @@ describe("refunds", () => {
     });
     const rest = await refund({ reason: "the rest" }, "r3");
     expect(rest).toMatchObject({ status: 201, json: { amount: "30" } });
-    expect((await stack.services.repository.getAttempt(charge))?.refunded_amount).toBe("50");
+    expect((await stack().services.repository.getAttempt(charge))?.refunded_amount).toBe("50");
 
-    const sale = stack.sandbox.state.payments.findFinalTransaction(TEST_MERCHANT.mid, chargeId);
+    const sale = stack().sandbox.state.payments.findFinalTransaction(TEST_MERCHANT.mid, chargeId);
     expect(Number(sale?.balance)).toBe(0);
-    const refunds = [...stack.sandbox.state.payments.refunds()].filter((made) => made.orderId === chargeId);
+    const refunds = [...stack().sandbox.state.payments.refunds()].filter((made) => made.orderId === chargeId);
     expect(refunds.map((made) => Number(made.amount))).toEqual([20, 30]);
-    expect(await stack.services.repository.listRefunds(subscription_id)).toHaveLength(2);
+    expect(await stack().services.repository.listRefunds(subscription_id)).toHaveLength(2);
   });
 
   it("refuses to refund what was not charged", async () => {
@@ -140,7 +119,7 @@ describe("refunds", () => {
 describe("plan changes", () => {
   it("adjusts a token plan from the next charge on and cancels it", async () => {
     const { subscription_id } = await signUp();
-    const tokenId = (await subscriptionOf(stack, subscription_id)).token_id ?? "";
+    const tokenId = (await subscriptionOf(stack(), subscription_id)).token_id ?? "";
     expect(tokenId).not.toBe("");
     expect(await adjust(subscription_id, "65.00")).toMatchObject({
       status: 200,
@@ -150,15 +129,15 @@ describe("plan changes", () => {
       status: 200,
       json: { status: "canceled", next_charge_at: null },
     });
-    expect((await subscriptionOf(stack, subscription_id)).next_charge_at).toBeUndefined();
+    expect((await subscriptionOf(stack(), subscription_id)).next_charge_at).toBeUndefined();
     // The charge worker deletes the canceled subscription's token at the gateway: no live token is kept.
-    await stack.drainChargeQueue();
-    expect(stack.sandbox.state.tokens.find(TEST_MERCHANT.mid, tokenId)?.status).toBe("deleted");
-    expect(await stack.services.repository.getToken(tokenId)).toMatchObject({ status: "deleted" });
+    await stack().drainChargeQueue();
+    expect(stack().sandbox.state.tokens.find(TEST_MERCHANT.mid, tokenId)?.status).toBe("deleted");
+    expect(await stack().services.repository.getToken(tokenId)).toMatchObject({ status: "deleted" });
     const late = await adjust(subscription_id, "70.00");
     expect(late.status).toBe(409);
     expect(errorOf(late).code).toBe("subscription_conflict");
-    const announced = await eventsOf(stack, subscription_id);
+    const announced = await eventsOf(stack(), subscription_id);
     expect(announced.filter((event) => event.type === "subscription.canceled")).toEqual([
       {
         type: "subscription.canceled",
@@ -174,7 +153,7 @@ describe("plan changes", () => {
     const signedUp = await signUp("recurring");
     const id = signedUp.subscription_id;
     expect(signedUp.next_charge_at).toBeNull();
-    const { recurring_id } = await subscriptionOf(stack, id);
+    const { recurring_id } = await subscriptionOf(stack(), id);
     expect(recurring_id).toBeDefined();
 
     await aMonthOfGatewayCharges();
@@ -183,7 +162,7 @@ describe("plan changes", () => {
     expect(await processIntake()).toEqual([
       { outcome: "recurring_recorded", note: `recurring charge ${orderId}: succeeded` },
     ]);
-    const after = await subscriptionOf(stack, id);
+    const after = await subscriptionOf(stack(), id);
     expect(after).toMatchObject({ period: 2, status: "active" });
 
     // On the plan's own URL: the same notice again, one for an order the gateway never sold, one naming
@@ -200,13 +179,13 @@ describe("plan changes", () => {
       expect((await invokeRoute(container, request)).statusCode).toBe(200);
       expect(await processIntake()).toEqual(ignoredBecause(why));
     }
-    expect(await subscriptionOf(stack, id)).toEqual(after);
-    expect(await stack.services.repository.listAttempts(id)).toHaveLength(2);
+    expect(await subscriptionOf(stack(), id)).toEqual(after);
+    expect(await stack().services.repository.listAttempts(id)).toHaveLength(2);
 
     expect((await adjust(id, "75.00")).status).toBe(200);
-    expect(stack.sandbox.state.recurring.find(TEST_MERCHANT.mid, recurring_id ?? "")?.amount).toBe("75.00");
+    expect(stack().sandbox.state.recurring.find(TEST_MERCHANT.mid, recurring_id ?? "")?.amount).toBe("75.00");
     expect((await call("DELETE", `/v1/subscriptions/${id}`)).status).toBe(200);
-    expect(stack.sandbox.state.recurring.find(TEST_MERCHANT.mid, recurring_id ?? "")?.status).not.toBe(
+    expect(stack().sandbox.state.recurring.find(TEST_MERCHANT.mid, recurring_id ?? "")?.status).not.toBe(
       "active",
     );
   });
@@ -218,7 +197,7 @@ describe("plan changes", () => {
 
     // process-intake over a repository that dies after the ledger line, before the subscription's write.
     const crashing = new LambdaFunctions(
-      decoratedComposition(stack.composition, [
+      decoratedComposition(stack().composition, [
         decoration(repository, (built) => ({
           ...built,
           updateSubscription: async () => {
@@ -227,20 +206,20 @@ describe("plan changes", () => {
         })),
       ]),
     );
-    const { queueUrl } = stack.intakeQueue;
-    const event = await receiveLambdaEvent(stack.sqs.client, queueUrl);
+    const { queueUrl } = stack().intakeQueue;
+    const event = await receiveLambdaEvent(stack().sqs.client, queueUrl);
     const [record] = event.Records;
     if (record === undefined || event.Records.length !== 1) throw new Error("expected the one notice queued");
     expect(await crashing.invoker(functionNamed("process-intake"))(event)).toEqual({
       batchItemFailures: [{ itemIdentifier: record.messageId }],
     });
-    expect(await subscriptionOf(stack, subscription_id)).toMatchObject({ period: 1 });
-    expect(await stack.services.repository.listAttempts(subscription_id)).toContainEqual(
+    expect(await subscriptionOf(stack(), subscription_id)).toMatchObject({ period: 1 });
+    expect(await stack().services.repository.listAttempts(subscription_id)).toContainEqual(
       expect.objectContaining({ order_id: orderId, status: "succeeded" }),
     );
 
     // SQS hands the failed message over again once its visibility timeout has run out.
-    await stack.sqs.client.send(
+    await stack().sqs.client.send(
       new ChangeMessageVisibilityCommand({
         QueueUrl: queueUrl,
         ReceiptHandle: record.receiptHandle,
@@ -248,8 +227,8 @@ describe("plan changes", () => {
       }),
     );
     expect(await processIntake()).toEqual(ignoredBecause("already recorded"));
-    expect(await subscriptionOf(stack, subscription_id)).toMatchObject({ period: 2, status: "active" });
-    const charges = (await eventsOf(stack, subscription_id)).filter(
+    expect(await subscriptionOf(stack(), subscription_id)).toMatchObject({ period: 2, status: "active" });
+    const charges = (await eventsOf(stack(), subscription_id)).filter(
       (event) => event.type === "charge.succeeded",
     );
     expect(charges.map((event) => event.order_id)).toEqual([expect.any(String), orderId]);
@@ -264,11 +243,11 @@ describe("plan changes", () => {
 
     // The queue also holds the earlier test's plan's next charge: this subscription's state tells the story.
     await processIntake();
-    expect(await stack.services.repository.listAttempts(subscription_id)).toContainEqual(
+    expect(await stack().services.repository.listAttempts(subscription_id)).toContainEqual(
       expect.objectContaining({ order_id: orderId, status: "succeeded" }),
     );
-    expect(await subscriptionOf(stack, subscription_id)).toMatchObject({ status: "canceled", period: 1 });
-    const charges = (await eventsOf(stack, subscription_id)).filter(
+    expect(await subscriptionOf(stack(), subscription_id)).toMatchObject({ status: "canceled", period: 1 });
+    const charges = (await eventsOf(stack(), subscription_id)).filter(
       (event) => event.type === "charge.succeeded",
     );
     expect(charges.map((event) => event.order_id)).toEqual([expect.any(String), orderId]);

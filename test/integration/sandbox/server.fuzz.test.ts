@@ -6,18 +6,9 @@ import { basicAuthorization } from "../../../functions/gateway/context";
 import { computeFgkey } from "../../../functions/gateway/fgkey";
 import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
 import { summarizeCard } from "../../../sandbox/acquirer/cards";
-import { adminRoutes } from "../../../sandbox/api/admin-routes";
-import { partnerRoutes } from "../../../sandbox/api/partner-routes";
 import { invalidField } from "../../../sandbox/api/payment-codes";
-import { paymentRoutes } from "../../../sandbox/api/payment-routes";
-import { paymentSandboxRoutes } from "../../../sandbox/api/payment-sandbox-routes";
-import { paymentWindowRoutes } from "../../../sandbox/api/payment-window";
-import { reconciliationRoutes } from "../../../sandbox/api/reconciliation-routes";
-import { tokenBillingRoutes } from "../../../sandbox/api/token-billing-routes";
-import { webhookAdminRoutes } from "../../../sandbox/api/webhook-admin-routes";
-import { webhookTriggerRoutes } from "../../../sandbox/api/webhook-trigger-routes";
 import { bodyKindOf, type RouteDefinition, RouteTable } from "../../../sandbox/http/routes";
-import { type Sandbox, startSandbox } from "../../../sandbox/server";
+import { BUILT_IN_ROUTES, type Sandbox, startSandbox } from "../../../sandbox/server";
 import { type Merchant, TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { concretePath, describeCase, type FuzzTarget, fuzzCases } from "../../support/fuzz-requests";
 import { recordPayment } from "../../support/sandbox-gateway";
@@ -29,20 +20,10 @@ import { recordPayment } from "../../support/sandbox-gateway";
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_310);
 
-/** The sandbox's route lists, as server.ts composes BUILT_IN_ROUTES (checked below: each one is built in). */
-const ALL_ROUTES: readonly RouteDefinition[] = [
-  ...adminRoutes,
-  ...reconciliationRoutes,
-  ...webhookAdminRoutes,
-  ...webhookTriggerRoutes,
-  ...partnerRoutes,
-  ...paymentRoutes,
-  ...tokenBillingRoutes,
-  ...paymentSandboxRoutes,
-  ...paymentWindowRoutes,
-];
-
-/** Sandbox-only controls meant to change state, and the window's pages: not fuzzed here. */
+/**
+ * Every route the sandbox serves is fuzzed here, or left out by name: sandbox-only controls meant to change state,
+ * and the window's pages.
+ */
 const EXCLUDED = new Set([
   "sandbox.clock.move",
   "sandbox.faults.put",
@@ -64,7 +45,7 @@ const EXCLUDED = new Set([
   "window.pay",
 ]);
 
-const FUZZED = ALL_ROUTES.filter((route) => !EXCLUDED.has(route.name));
+const FUZZED = BUILT_IN_ROUTES.filter((route) => !EXCLUDED.has(route.name));
 
 /** Unsupported methods a client may send (HEAD has no body by protocol; CONNECT opens a tunnel). */
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PURGE", "FUZZ"];
@@ -408,7 +389,7 @@ describe("sandbox fuzz: hostile requests to every route", () => {
       tokenToDelete,
     });
     const table = new RouteTable();
-    for (const route of ALL_ROUTES) table.add(route);
+    for (const route of BUILT_IN_ROUTES) table.add(route);
     targets = FUZZED.map((route) => {
       const sample = samples[route.name];
       if (!sample) throw new Error(`no sample for route ${route.name}`);
@@ -437,13 +418,13 @@ describe("sandbox fuzz: hostile requests to every route", () => {
   });
 
   it("knows every sandbox route: fuzzed, or a state-changing control left out", async () => {
-    for (const route of ALL_ROUTES) {
+    for (const route of BUILT_IN_ROUTES) {
       // A second route of the same name is refused only when the name is built in.
       await expect(startSandbox({ port: 0, routes: [route] }), route.name).rejects.toThrow(
         /duplicate route name/,
       );
     }
-    expect(targets.length + EXCLUDED.size).toBe(ALL_ROUTES.length);
+    expect(targets.length + EXCLUDED.size).toBe(BUILT_IN_ROUTES.length);
     expect(targets.length).toBeGreaterThanOrEqual(26);
   });
 
