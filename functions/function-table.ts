@@ -27,10 +27,12 @@ import { run as registerPartnerWebhook } from "./handlers/register-partner-webho
 import { run as replayEvents } from "./handlers/replay-events";
 import { run as resumeSubscription } from "./handlers/resume-subscription";
 import { run as runCharges } from "./handlers/run-charges";
+import { run as serveCheckoutPage } from "./handlers/serve-checkout-page";
 import { run as sweepAttempts } from "./handlers/sweep-attempts";
 import { run as sweepOutbox } from "./handlers/sweep-outbox";
 import { run as updatePaymentMethod } from "./handlers/update-payment-method";
 import { run as updateSubscription } from "./handlers/update-subscription";
+import { CHECKOUT_PAGE_ROUTES, type PageRoute } from "./pages/page-routes";
 
 // Every Lambda function, declared once: its name (functions/handlers/<name>.ts holds its `run`), the run, the service
 // set it runs over and what triggers it. CDK (lib/service-stack.ts: the function, its trigger, its variables and
@@ -47,6 +49,9 @@ export type ScheduleName =
 
 export type QueueName = "charge" | "intake";
 
+/** merchant: the merchant API and the gateway's webhooks. pages: our pages for customers, on an API of their own. */
+export type HttpApiName = "merchant" | "pages";
+
 export interface HttpRoute {
   readonly method: HttpMethod;
   readonly path: string;
@@ -59,7 +64,8 @@ export type Trigger =
   | { readonly kind: "queue"; readonly queue: QueueName; readonly batchSize: number }
   /** The billing table's stream (its writes' new and old images, in order per item). */
   | { readonly kind: "tableStream"; readonly batchSize: number }
-  | { readonly kind: "http"; readonly routes: readonly HttpRoute[] }
+  /** Routes of an HTTP API: the merchant API's (webhooks included), or our pages' (throttled apart). */
+  | { readonly kind: "http"; readonly api: HttpApiName; readonly routes: readonly HttpRoute[] }
   /** Only the ops CLI invokes it (its name is a stack output: lib/stack-outputs.ts). */
   | { readonly kind: "invoked" }
   | { readonly kind: "authorizer" };
@@ -98,8 +104,15 @@ function api(...operationIds: string[]): Trigger {
       throw new Error(`no deployable merchant API route ${operationId}`);
     return { method: route.method, path: route.path, auth: route.auth === "bearer" ? "merchant" : "none" };
   });
-  return { kind: "http", routes };
+  return { kind: "http", api: "merchant", routes };
 }
+
+/** Our pages' routes: no authorizer (each page checks its signed link). */
+const pages = (routes: Readonly<Record<string, PageRoute>>): Trigger => ({
+  kind: "http",
+  api: "pages",
+  routes: Object.values(routes).map(({ method, path }) => ({ method, path, auth: "none" })),
+});
 
 /** A merchant API write: the billing core, reached through the authorizer; the API throttle bounds it further. */
 const API_WRITE_CONCURRENCY = 10;
@@ -172,7 +185,7 @@ export const BILLING_FUNCTIONS = [
   declare({
     name: "create-checkout",
     run: createCheckout,
-    services: SERVICE_SETS.merchantApi,
+    services: SERVICE_SETS.checkouts,
     trigger: api("createCheckout"),
     concurrency: API_WRITE_CONCURRENCY,
   }),
@@ -268,7 +281,20 @@ export const BILLING_FUNCTIONS = [
     name: "get-openapi",
     run: getOpenapi,
     services: SERVICE_SETS.none,
-    trigger: { kind: "http", routes: [{ method: "GET", path: "/openapi.json", auth: "none" }] },
+    trigger: {
+      kind: "http",
+      api: "merchant",
+      routes: [{ method: "GET", path: "/openapi.json", auth: "none" }],
+    },
+  }),
+  // Our pages for customers
+  declare({
+    name: "serve-checkout-page",
+    run: serveCheckoutPage,
+    services: SERVICE_SETS.checkoutPages,
+    trigger: pages(CHECKOUT_PAGE_ROUTES),
+    // A new try calls ready: a gateway caller.
+    concurrency: API_WRITE_CONCURRENCY,
   }),
   // Webhook intake: acknowledge fast, process from the intake queue
   declare({

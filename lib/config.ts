@@ -58,6 +58,10 @@ const contextSchema = z.object({
   "billing:partnerBaseUrl": httpsUrl.optional(),
   /** Where the gateway reaches our webhooks; default: the HTTP API's own URL + /webhooks. */
   "billing:publicWebhookBaseUrl": httpsUrl.optional(),
+  /** Where customers reach our pages (hosted checkout, portal); default: the pages' HTTP API's own URL. */
+  "billing:publicPagesBaseUrl": httpsUrl.optional(),
+  /** The merchant's name, shown on our pages. */
+  "billing:merchantName": z.string().min(1).max(100).optional(),
   "billing:chargeRunSchedule": scheduleExpression.default("rate(1 hour)"),
   "billing:attemptSweepSchedule": scheduleExpression.default("rate(5 minutes)"),
   "billing:outboxSweepSchedule": scheduleExpression.default("rate(5 minutes)"),
@@ -86,6 +90,9 @@ const contextSchema = z.object({
   "billing:declineRateAlarmPercent": z.coerce.number().gt(0).max(100).default(20),
   "billing:apiRateLimit": z.coerce.number().int().positive().default(50),
   "billing:apiBurstLimit": z.coerce.number().int().positive().default(100),
+  /** Our pages' own throttle: a burst of customers never takes the merchant API's share (or the reverse). */
+  "billing:pagesRateLimit": z.coerce.number().int().positive().default(20),
+  "billing:pagesBurstLimit": z.coerce.number().int().positive().default(40),
 });
 
 export const CONTEXT_KEYS: readonly string[] = Object.keys(contextSchema.shape);
@@ -97,6 +104,8 @@ export interface BillingConfig {
   /** Context keys of the gateway URLs left unset (their placeholders are in gatewayUrls). */
   readonly unsetGatewayUrlKeys: readonly string[];
   readonly publicWebhookBaseUrl?: string;
+  readonly publicPagesBaseUrl?: string;
+  readonly merchantName?: string;
   readonly schedules: { readonly [name in ScheduleName]: string };
   readonly gatewayRebillEndpoint?: RebillEndpoint;
   readonly gatewayDeclineCodes?: z.output<typeof declineCodesOverrides>;
@@ -106,6 +115,7 @@ export interface BillingConfig {
   readonly logRetention: RetentionDays;
   readonly declineRateAlarmPercent: number;
   readonly api: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly pages: { readonly rateLimit: number; readonly burstLimit: number };
 }
 
 /** A context value is invalid: names every key at fault and why, never the value. */
@@ -143,6 +153,8 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
       .filter(([, url]) => url === undefined)
       .map(([name]) => `billing:${name}`),
     publicWebhookBaseUrl: c["billing:publicWebhookBaseUrl"],
+    publicPagesBaseUrl: c["billing:publicPagesBaseUrl"],
+    merchantName: c["billing:merchantName"],
     schedules: {
       chargeRun: c["billing:chargeRunSchedule"],
       attemptSweep: c["billing:attemptSweepSchedule"],
@@ -159,5 +171,6 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
     logRetention: c["billing:logRetentionDays"],
     declineRateAlarmPercent: c["billing:declineRateAlarmPercent"],
     api: { rateLimit: c["billing:apiRateLimit"], burstLimit: c["billing:apiBurstLimit"] },
+    pages: { rateLimit: c["billing:pagesRateLimit"], burstLimit: c["billing:pagesBurstLimit"] },
   };
 }

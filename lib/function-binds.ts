@@ -9,6 +9,8 @@ export interface BindContext {
   readonly resources: BillingStatefulResources;
   readonly config: BillingConfig;
   readonly webhookBaseUrl: string;
+  /** Where customers reach our pages. */
+  readonly pagesBaseUrl: string;
 }
 
 /** Sets one group of a function's variables together with the grants they need. */
@@ -62,6 +64,11 @@ export const bind = {
     )) satisfies Bind,
   webhookBaseUrl: ((fn, { webhookBaseUrl }) =>
     fn.bindSetting("PUBLIC_WEBHOOK_BASE_URL", webhookBaseUrl)) satisfies Bind,
+  pages: ((fn, { resources, config, pagesBaseUrl }) => {
+    fn.bindSecret("PAGE_LINK_SECRET_ARN", resources.secrets.pageLinks, "read");
+    fn.bindSetting("PUBLIC_PAGES_BASE_URL", pagesBaseUrl);
+    if (config.merchantName !== undefined) fn.bindSetting("MERCHANT_NAME", config.merchantName);
+  }) satisfies Bind,
   chargePolicy: ((fn, { config }) => {
     if (config.chargePolicy !== undefined)
       fn.bindSetting("CHARGE_POLICY", JSON.stringify(config.chargePolicy));
@@ -89,6 +96,7 @@ export const COMPONENT_BINDS = {
   policy: [bind.chargePolicy],
   webhookSecrets: [bind.webhookSecrets],
   apiKeyDigests: [bind.merchantApiKeys],
+  pages: [bind.pages],
 } satisfies Record<ComponentName, readonly Bind[]>;
 
 /** A function's binds: those of its service set's components, each once. */

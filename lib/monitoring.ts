@@ -1,4 +1,5 @@
 import { Duration } from "aws-cdk-lib";
+import type { IHttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import {
   Alarm,
   AlarmStatusWidget,
@@ -52,6 +53,8 @@ export interface BillingMonitoringProps {
   readonly scheduleDeadLetters: IQueue;
   /** The table stream's failed batches (publish-events). */
   readonly eventDeadLetters: IQueue;
+  /** Our pages' HTTP API: a page that fails is a customer who cannot pay or fix a card. */
+  readonly pagesApi: IHttpApi;
   readonly config: BillingConfig;
 }
 
@@ -84,7 +87,20 @@ export class BillingMonitoring extends Construct {
     const rates = this.#chargeAlarms(props.config);
     this.#operationsAlarms();
     this.#eventDeliveryAlarms(props);
+    this.#pageAlarms(props);
     this.#dashboard(props, rates);
+  }
+
+  #pageAlarms({ pagesApi }: BillingMonitoringProps) {
+    this.#alarm(
+      "PageErrors",
+      pagesApi.metricServerError({ statistic: Stats.SUM, period: Duration.minutes(5) }),
+      {
+        threshold: 0,
+        runbook:
+          "A customer's page (hosted checkout, portal) answered 5xx: the customer saw an error page instead of paying or fixing a card. Read the serve-*-page function's logs ('page failed') and its Errors alarm; a gateway refusing ready shows as GatewayUnavailable. Nothing was charged by the failed page; the customer can reload it.",
+      },
+    );
   }
 
   #alarm(

@@ -95,6 +95,8 @@ const constructId = (handler: string) =>
  */
 export class BillingServiceStack extends Stack {
   readonly api: HttpApi;
+  /** Our pages for customers: their own API, so their throttle and the merchant API's never share. */
+  readonly pagesApi: HttpApi;
   readonly functions: readonly BillingFunction[];
 
   constructor(scope: Construct, id: string, props: BillingServiceStackProps) {
@@ -104,11 +106,18 @@ export class BillingServiceStack extends Stack {
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
     const { resources, config } = props;
     const specs = props.functions ?? BILLING_FUNCTIONS;
-    this.api = this.#httpApi(config);
+    this.api = this.#httpApi("Api", "Merchant API and gateway webhooks", config.api, config);
+    this.pagesApi = this.#httpApi(
+      "PagesApi",
+      "Hosted checkout and customer portal pages",
+      config.pages,
+      config,
+    );
     const context: BindContext = {
       resources,
       config,
       webhookBaseUrl: config.publicWebhookBaseUrl ?? `${this.api.apiEndpoint}/webhooks`,
+      pagesBaseUrl: config.publicPagesBaseUrl ?? this.pagesApi.apiEndpoint,
     };
     const queues: { readonly [name in QueueName]: WorkQueue } = {
       charge: resources.chargeQueue,
@@ -130,7 +139,13 @@ export class BillingServiceStack extends Stack {
     for (const { spec, fn } of built) {
       const trigger = spec.trigger;
       if (trigger.kind === "schedule") this.#schedule(trigger.schedule, fn, config, resources);
-      if (trigger.kind === "http") this.#routes(trigger.routes, fn, merchantAuthorizer);
+      if (trigger.kind === "http")
+        this.#routes(
+          trigger.api === "pages" ? this.pagesApi : this.api,
+          trigger.routes,
+          fn,
+          merchantAuthorizer,
+        );
     }
 
     new BillingMonitoring(this, "Monitoring", {
@@ -138,16 +153,22 @@ export class BillingServiceStack extends Stack {
       queues: { ChargeWork: resources.chargeQueue, IntakeWork: resources.intakeQueue },
       scheduleDeadLetters: resources.scheduleDeadLetters,
       eventDeadLetters: resources.eventDeadLetters,
+      pagesApi: this.pagesApi,
       config,
     });
     this.#refusePlaceholderDeploys(config);
-    this.#outputs(config, built);
+    this.#outputs(config, context, built);
   }
 
   /** What `cdk deploy --outputs-file` writes for the ops CLI; no exports, so nothing pins them. */
-  #outputs(config: BillingConfig, built: readonly { spec: AnyFunctionSpec; fn: BillingFunction }[]) {
+  #outputs(
+    config: BillingConfig,
+    context: BindContext,
+    built: readonly { spec: AnyFunctionSpec; fn: BillingFunction }[],
+  ) {
     const outputs: { readonly [id in keyof typeof SERVICE_OUTPUTS]?: string } = {
       ApiUrl: this.api.apiEndpoint,
+      PagesUrl: context.pagesBaseUrl,
       PaymentBaseUrl: config.gatewayUrls.paymentBaseUrl,
       WebhookAdminBaseUrl: config.gatewayUrls.webhookAdminBaseUrl,
       PartnerBaseUrl: config.gatewayUrls.partnerBaseUrl,
@@ -234,16 +255,13 @@ export class BillingServiceStack extends Stack {
     });
   }
 
-  #httpApi(config: BillingConfig): HttpApi {
-    const api = new HttpApi(this, "Api", {
-      description: "Merchant API and gateway webhooks",
-      createDefaultStage: false,
-    });
-    const accessLogs = new LogGroup(this, "ApiAccessLogs", { retention: config.logRetention });
+  #httpApi(id: string, description: string, throttle: BillingConfig["api"], config: BillingConfig): HttpApi {
+    const api = new HttpApi(this, id, { description, createDefaultStage: false });
+    const accessLogs = new LogGroup(this, `${id}AccessLogs`, { retention: config.logRetention });
     api.addStage("DefaultStage", {
       stageName: "$default",
       autoDeploy: true,
-      throttle: { rateLimit: config.api.rateLimit, burstLimit: config.api.burstLimit },
+      throttle: { rateLimit: throttle.rateLimit, burstLimit: throttle.burstLimit },
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         // Request metadata only: never the body or the Authorization header.
@@ -254,6 +272,7 @@ export class BillingServiceStack extends Stack {
   }
 
   #routes(
+    api: HttpApi,
     routes: readonly HttpRoute[],
     fn: BillingFunction,
     merchantAuthorizer: IHttpRouteAuthorizer | undefined,
@@ -265,7 +284,7 @@ export class BillingServiceStack extends Stack {
           `${route.method} ${route.path} needs the merchant authorizer, which no function provides`,
         );
       }
-      const [added] = this.api.addRoutes({
+      const [added] = api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration,
@@ -275,7 +294,9 @@ export class BillingServiceStack extends Stack {
         acknowledge(
           added,
           "AwsSolutions-APIG4",
-          "Called by the gateway (or public: the OpenAPI document), which sends no bearer key: the handler authenticates the call itself (verify, signature, confirm by retrieve).",
+          api === this.pagesApi
+            ? "A customer's page, opened by a link we signed: the handler checks the link (HMAC, expiry) and an action's form token."
+            : "Called by the gateway (or public: the OpenAPI document), which sends no bearer key: the handler authenticates the call itself (verify, signature, confirm by retrieve).",
         );
       }
     }

@@ -11,11 +11,13 @@ export const STATEFUL_OUTPUTS = {
   IntakeQueueUrl: "INTAKE_QUEUE_URL",
   IntakeDeadLetterQueueUrl: "INTAKE_DLQ_URL",
   GatewaySecretArn: "GATEWAY_SECRET_ARN",
+  PageLinkSecretArn: "PAGE_LINK_SECRET_ARN",
 } as const;
 
 /** Service stack outputs (logical id → variable); the API URL is no Lambda variable, the CLI keeps it apart. */
 export const SERVICE_OUTPUTS = {
   ApiUrl: "API_URL",
+  PagesUrl: "PUBLIC_PAGES_BASE_URL",
   PaymentBaseUrl: "PAYMENT_BASE_URL",
   WebhookAdminBaseUrl: "WEBHOOK_ADMIN_BASE_URL",
   PartnerBaseUrl: "PARTNER_BASE_URL",

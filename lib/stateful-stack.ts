@@ -49,6 +49,8 @@ export interface BillingStatefulResources {
     readonly partnerToken: ISecret;
     /** The hash of the merchant API key (the authorizer compares the bearer's hash with it). */
     readonly merchantApiKey: ISecret;
+    /** {current, next?}: the HMAC key our page links are signed with (generated at deploy). */
+    readonly pageLinks: ISecret;
   };
 }
 
@@ -117,6 +119,7 @@ export class BillingStatefulStack extends Stack {
           rotation: "Chosen by the merchant; rotated by putting the hash of a new key.",
           retain: true,
         }),
+        pageLinks: pageLinkSecret(this),
       },
     };
     this.#outputs();
@@ -133,6 +136,7 @@ export class BillingStatefulStack extends Stack {
       IntakeQueueUrl: intakeQueue.queue.queueUrl,
       IntakeDeadLetterQueueUrl: intakeQueue.deadLetterQueue.queueUrl,
       GatewaySecretArn: secrets.gateway.secretArn,
+      PageLinkSecretArn: secrets.pageLinks.secretArn,
     };
     for (const [id, value] of Object.entries(outputs)) new CfnOutput(this, id, { value });
   }
@@ -228,5 +232,27 @@ function placeholderSecret(
     },
   });
   acknowledge(secret, "AwsSolutions-SMG4", `No Secrets Manager rotation Lambda: ${props.rotation}`);
+  return secret;
+}
+
+/**
+ * The key our page links are signed with: generated at deploy, so nothing is to be put by hand. A link made under it
+ * lives minutes to a day, so losing it (a stack replaced) only ends the links open at that moment.
+ */
+function pageLinkSecret(scope: Construct): Secret {
+  const secret = new Secret(scope, "PageLinkKey", {
+    description: "HMAC key JSON {current, next?} of the hosted checkout's and the customer portal's links",
+    generateSecretString: {
+      secretStringTemplate: JSON.stringify({}),
+      generateStringKey: "current",
+      passwordLength: 64,
+      excludePunctuation: true,
+    },
+  });
+  acknowledge(
+    secret,
+    "AwsSolutions-SMG4",
+    "No Secrets Manager rotation Lambda: rotated by putting a new key under next, then moving it to current once the links signed before have expired (a day).",
+  );
   return secret;
 }

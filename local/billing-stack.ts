@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { initializeDueWatermark } from "../functions/adapters/due-index";
 import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
@@ -52,6 +53,8 @@ export interface BillingStackOptions {
   readonly gatewayTimeoutMs?: number;
   /** Public base of our webhooks (recurring_noti_url): the local HTTP API's `<url>/webhooks`. */
   readonly webhookBaseUrl?: string;
+  /** Where our pages are served (local mode's server); unreachable by default. */
+  readonly pagesBaseUrl?: string;
   /** The sandbox's port (0, the default, picks a free one). */
   readonly sandboxPort?: number;
   /** Where dynalite keeps its data across restarts (in memory when unset). */
@@ -65,6 +68,9 @@ export interface BillingStackOptions {
   /** The billing table's name (a fresh one when unset; give one to find a persisted table again). */
   readonly tableName?: string;
 }
+
+/** The merchant's name our pages show in local mode. */
+export const LOCAL_MERCHANT_NAME = "Sandbox Shop";
 
 /** The gateway secret's JSON for a sandbox merchant. */
 export function gatewaySecretOf(merchant: Merchant) {
@@ -114,6 +120,8 @@ export class BillingStack {
       readonly webhookSecretsArn: string;
       readonly partnerTokenSecretArn: string;
       readonly webhookBaseUrl: string;
+      readonly pagesBaseUrl: string;
+      readonly pageLinkSecretArn: string;
       readonly policy?: Partial<ChargePolicy>;
       readonly declineCodes?: Partial<DeclineCodes>;
     },
@@ -150,6 +158,10 @@ export class BillingStack {
       "billing/webhook",
       JSON.stringify({ current: TEST_MERCHANT.webhookSecret }),
     );
+    const pageLinkSecretArn = secretsManager.setSecret(
+      "billing/page-links",
+      JSON.stringify({ current: randomBytes(32).toString("base64url") }),
+    );
     const runtimeOptions: RuntimeOptions = {
       region: LOCAL_REGION,
       credentials: LOCAL_CREDENTIALS,
@@ -168,6 +180,8 @@ export class BillingStack {
       webhookSecretsArn,
       partnerTokenSecretArn,
       webhookBaseUrl: options.webhookBaseUrl ?? "http://127.0.0.1:9/webhooks",
+      pagesBaseUrl: options.pagesBaseUrl ?? "http://127.0.0.1:9",
+      pageLinkSecretArn,
       policy: options.policy,
       declineCodes: options.declineCodes,
     };
@@ -346,6 +360,7 @@ function stackVariables(
   settings: BillingStack["settings"],
 ): Record<string, string> {
   const { tableName, gatewaySecretArn, partnerTokenSecretArn, webhookSecretsArn, webhookBaseUrl } = settings;
+  const { pagesBaseUrl, pageLinkSecretArn } = settings;
   const { policy, declineCodes } = settings;
   return {
     TABLE_NAME: tableName,
@@ -357,6 +372,9 @@ function stackVariables(
     WEBHOOK_ADMIN_BASE_URL: parts.sandbox.url,
     PARTNER_BASE_URL: parts.sandbox.url,
     PUBLIC_WEBHOOK_BASE_URL: webhookBaseUrl,
+    PUBLIC_PAGES_BASE_URL: pagesBaseUrl,
+    PAGE_LINK_SECRET_ARN: pageLinkSecretArn,
+    MERCHANT_NAME: LOCAL_MERCHANT_NAME,
     INTAKE_QUEUE_URL: parts.intakeQueue.queueUrl,
     WEBHOOK_SECRETS_ARN: webhookSecretsArn,
     ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),

@@ -124,6 +124,7 @@ export class LocalStack {
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
       gatewayTimeoutMs: options.gatewayTimeoutMs,
       webhookBaseUrl: `${url}/webhooks`,
+      pagesBaseUrl: url,
       sandboxPort: options.sandboxPort,
       dataDir: options.dataDir,
       dynamoDbEndpoint: options.dynamoDbEndpoint,

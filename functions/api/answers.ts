@@ -49,11 +49,22 @@ export function signupAnswer(result: SignupResult): ApiResponse {
   }
 }
 
-export function checkoutAnswer(result: CheckoutStart): ApiResponse {
+/** `pageUrl`: our hosted checkout page of a subscription. */
+export function checkoutAnswer(
+  result: CheckoutStart,
+  pageUrl: (subscriptionId: string) => string,
+): ApiResponse {
   if (result.kind === "refused") throw gatewayFailure(result.failure);
   if (result.kind === "invalid_input") throw invalidInput(result);
   const { checkout_id, subscription_id, order_id, fgkey, launch } = result.checkout;
-  return created({ checkout_id, subscription_id, order_id, fgkey, ...launch });
+  return created({
+    checkout_id,
+    subscription_id,
+    order_id,
+    checkout_url: pageUrl(subscription_id),
+    fgkey,
+    ...launch,
+  });
 }
 
 export function changeAnswer(result: ChangeResult): ApiResponse {

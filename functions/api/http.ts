@@ -54,7 +54,7 @@ export async function serve(handle: () => Promise<ApiResponse>): Promise<HttpRes
 const ANSWER_METRICS = ["Answers2xx", "Answers4xx", "Answers5xx"] as const;
 
 /** One datapoint per class and invocation (zeros included, so an alarm on Answers5xx never lacks data). */
-function countAnswer(status: number): void {
+export function countAnswer(status: number): void {
   const counts = new MetricCounts(ANSWER_METRICS);
   if (status >= 500) counts.add("Answers5xx");
   else if (status >= 400) counts.add("Answers4xx");

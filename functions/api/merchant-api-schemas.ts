@@ -62,8 +62,17 @@ export const createCheckoutBody = z.strictObject({
   metadata: metadata.optional(),
   plan: signupPlan,
   billing: billingMode,
-  return_url: url.optional(),
+  return_url: url
+    .optional()
+    .describe(
+      "Your page the customer's browser returns to from the window (your page then shows the outcome; a refused payment cancels the checkout). Without it the checkout is hosted: open checkout_url, our page shows the outcome and offers another try.",
+    ),
   lang: lang.optional(),
+  description: text(200)
+    .optional()
+    .describe("What the customer buys, shown on the hosted checkout page (e.g. the plan's name)."),
+  success_url: url.optional().describe("Where the hosted checkout page leads the customer once paid."),
+  cancel_url: url.optional().describe("Where the hosted checkout page leads a customer who gives up."),
 });
 export type CreateCheckoutBody = z.output<typeof createCheckoutBody>;
 
@@ -253,6 +262,11 @@ export const checkoutView = z.strictObject({
   checkout_id: z.string(),
   subscription_id: z.string(),
   order_id: z.string(),
+  checkout_url: z
+    .url()
+    .describe(
+      "Our hosted checkout page for the customer: what is bought, a pay button opening the window, then the outcome. A signed link, valid 24 hours.",
+    ),
   ...windowLaunch,
 });
 export type CheckoutView = z.output<typeof checkoutView>;

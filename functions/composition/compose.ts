@@ -28,9 +28,17 @@ import {
   environmentSchema,
   intakeVariablesSchema,
   loadEnvironment,
+  pageVariablesSchema,
 } from "../lambda/environment";
+import { checkoutLinksOf, createPageLinks } from "../pages/page-links";
 import type { Runtime } from "./runtime";
-import { readApiKeyDigests, readGatewaySecret, readWebhookSecrets, SECRET_MAX_AGE_SECONDS } from "./secrets";
+import {
+  readApiKeyDigests,
+  readGatewaySecret,
+  readPageLinkKeys,
+  readWebhookSecrets,
+  SECRET_MAX_AGE_SECONDS,
+} from "./secrets";
 
 /** The variables a composition reads: a Lambda's process.env, or the ones local mode and the ops CLI hand over. */
 export type Variables = Readonly<Record<string, string | undefined>>;
@@ -325,6 +333,21 @@ export const apiKeyDigests = /* @__PURE__ */ component({
   build: ({ runtime, env }) => {
     const secretId = env.MERCHANT_API_KEY_HASH_SECRET_ARN;
     return () => readApiKeyDigests(runtime, secretId);
+  },
+});
+
+/** Our pages' links (signed with the key in Secrets Manager) and the merchant's name they show. */
+export const pages = /* @__PURE__ */ component({
+  name: "pages",
+  variables: pageVariablesSchema,
+  maxAgeMs: SECRET_AGE_MS,
+  build: async ({ runtime, env }) => {
+    const links = createPageLinks({
+      keys: await readPageLinkKeys(runtime, env.PAGE_LINK_SECRET_ARN),
+      baseUrl: env.PUBLIC_PAGES_BASE_URL,
+      now: () => runtime.clock.now(),
+    });
+    return { links, checkoutLinks: checkoutLinksOf(links), merchantName: env.MERCHANT_NAME };
   },
 });
 

@@ -32,8 +32,8 @@ export const gatewaySecretSchema = withAliases(
   }),
 );
 
-/** The webhook secret: the current one and, during a rotation, the next (both accepted). */
-export const webhookSecretsSchema = z.object({
+/** A key that rotates: the current one and, during a rotation, the next (both accepted). */
+export const rotatingSecretSchema = z.object({
   current: z.string().min(1),
   next: z.string().min(1).optional(),
 });
@@ -66,22 +66,28 @@ export async function readGatewaySecret(runtime: SdkClientHost, secretId: string
   throw new Error(`gateway secret ${secretId} is invalid: ${fields.join("; ")}`);
 }
 
-/** Every accepted webhook secret: the current one and, during a rotation, the next. */
-export async function readWebhookSecrets(
+/** Every accepted key of a rotating secret {current, next?}: the current one first. */
+async function readRotatingSecret(
   runtime: SdkClientHost,
   secretId: string,
+  what: string,
 ): Promise<readonly string[]> {
-  const parsed = webhookSecretsSchema.safeParse(
-    await readCheckedSecret(runtime, secretId, "webhook secret"),
-    {
-      reportInput: false,
-    },
-  );
-  if (!parsed.success) throw new Error(`webhook secret ${secretId} must be {current, next?}`);
+  const parsed = rotatingSecretSchema.safeParse(await readCheckedSecret(runtime, secretId, what), {
+    reportInput: false,
+  });
+  if (!parsed.success) throw new Error(`${what} ${secretId} must be {current, next?}`);
   const secrets = [parsed.data.current, ...(parsed.data.next === undefined ? [] : [parsed.data.next])];
   registerSecretValues(secrets);
   return secrets;
 }
+
+/** Every accepted webhook secret: the current one and, during a rotation, the next. */
+export const readWebhookSecrets = (runtime: SdkClientHost, secretId: string) =>
+  readRotatingSecret(runtime, secretId, "webhook secret");
+
+/** The keys our page links are signed with: the current one signs, both verify during a rotation. */
+export const readPageLinkKeys = (runtime: SdkClientHost, secretId: string) =>
+  readRotatingSecret(runtime, secretId, "page link secret");
 
 /** The SHA-256 digests of the valid merchant API keys. */
 export async function readApiKeyDigests(

@@ -57,11 +57,11 @@ export function serviceSet<const C extends ComponentMap, S>(
 export function extended<const B extends ComponentMap, BS, const E extends ComponentMap, ES>(
   base: { readonly componentMap: B; readonly build: (components: ComponentGetters<B>) => BS | Promise<BS> },
   extra: E,
-  add: (components: ComponentGetters<E>) => ES,
+  add: (components: ComponentGetters<E>) => ES | Promise<ES>,
 ) {
   return serviceSet({ ...base.componentMap, ...extra }, async (components) => ({
     ...(await base.build(components)),
-    ...add(components),
+    ...(await add(components)),
   }));
 }
 

@@ -12,6 +12,7 @@ import {
   intakeQueue,
   intakeQueueConsumer,
   ledger,
+  pages,
   partnerTokenRefresher,
   partnerWebhooks,
   policy,
@@ -65,6 +66,18 @@ export const chargeWorker = /* @__PURE__ */ extended(core, { chargeQueueConsumer
 export const merchantApi = /* @__PURE__ */ extended(core, { idempotency }, (c) => ({
   idempotency: c.idempotency(),
 }));
+
+/** create-checkout: the merchant API's sign-ups, and our checkout page's links (the window returns there). */
+export const checkouts = /* @__PURE__ */ extended(merchantApi, { pages }, async (c) => {
+  const { checkoutLinks } = await c.pages();
+  return { checkoutReturnUrl: checkoutLinks.returnUrl, checkoutPageUrl: checkoutLinks.pageUrl };
+});
+
+/** The hosted checkout's pages: the core (a new try opens a window), the links and the merchant's name. */
+export const checkoutPages = /* @__PURE__ */ extended(core, { pages }, async (c) => {
+  const { links, checkoutLinks, merchantName } = await c.pages();
+  return { links, checkoutReturnUrl: checkoutLinks.returnUrl, merchantName };
+});
 
 /** The merchant API's plan changes and cancellations: these also hand work to the charge queue. */
 export const merchantApiChanges = /* @__PURE__ */ extended(billing, { idempotency }, (c) => ({

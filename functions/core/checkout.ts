@@ -2,10 +2,11 @@ import type { ChargePolicy } from "./charge-policy";
 import { type ChargeAttempt, maskedCardSchema, type Subscription } from "./model";
 import { type InvalidInput, invalidCurrency } from "./money";
 import { attemptKeyOf } from "./order-id";
+import type { GatewayOutcome } from "./outcome";
 import { failureReason } from "./outcome";
 import type { PaymentMethodResult } from "./payment-method";
 import { completePaymentMethodWindow } from "./payment-method-window";
-import { asRefusal, WINDOW_LEASE_MS } from "./payment-window";
+import { asRefusal, keepWindowLaunch, WINDOW_LEASE_MS } from "./payment-window";
 import type { IdSource, NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "./ports";
 import {
   CLOSABLE_BY_PAYMENT,
@@ -13,6 +14,7 @@ import {
   type NewSubscription,
   type OpenedSignup,
   openSignup,
+  periodZeroAttempt,
   recordFirstPayment,
   recordRefusedSignup,
   recurringRegistration,
@@ -28,14 +30,19 @@ export interface CheckoutDeps extends SignupStepDeps {
   readonly recurringNotifyUrl: NotifyUrl;
   /** Our status_url webhook (`<webhook base>/status`): where the gateway sends the window result. */
   readonly statusUrl: string;
-  /** The merchant's page the customer returns to when a checkout names no return_url. */
-  readonly defaultReturnUrl: string;
+  /** Our hosted checkout's return page for a subscription: where the window sends a hosted checkout's customer. */
+  readonly checkoutReturnUrl: (subscriptionId: string) => string;
 }
 
 export interface CheckoutRequest extends NewSubscription {
+  /** The merchant's page the customer returns to; without one the checkout is hosted (our pages). */
   readonly return_url?: string;
-  /** Language of the payment window. */
+  /** Language of the payment window (and of a hosted checkout's pages). */
   readonly lang?: string;
+  /** A hosted checkout's page: what is bought, and where the customer goes on after paying or giving up. */
+  readonly description?: string;
+  readonly success_url?: string;
+  readonly cancel_url?: string;
 }
 
 /** What the merchant's page needs to open the payment window. */
@@ -54,26 +61,24 @@ export type CheckoutStart =
  * Window sign-up (README, Merchant API: POST /v1/checkouts): a pending subscription with its period-0 attempt
  * claimed, then ready — a PAYMENT window that also creates the token (token billing) or registers the gateway-managed
  * plan (recurring billing). The result comes back on status_url (completeCheckout). The checkout id is the
- * subscription id.
+ * subscription id. Without a return_url the checkout is hosted: the window returns to our page, and a refused
+ * payment leaves it pending for another try from there (reopenCheckout).
  */
 export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps): Promise<CheckoutStart> {
   const invalid = invalidCurrency(request.plan.currency, deps.policy.currencies);
   if (invalid) return invalid;
+  const { return_url, lang, description, success_url, cancel_url } = request;
+  const hosted_checkout =
+    return_url === undefined ? { description, success_url, cancel_url, lang } : undefined;
   // A checkout has no request key: each one opens its own window (ready charges nothing).
-  const signup = await openSignup({ ...request, request_key: undefined }, WINDOW_LEASE_MS, deps);
+  const signup = await openSignup(
+    { ...request, request_key: undefined, hosted_checkout },
+    WINDOW_LEASE_MS,
+    deps,
+  );
   if ("replayed" in signup) throw new Error("a checkout never replays a sign-up");
+  const outcome = await openWindow(signup, return_url, deps);
   const { subscription, attempt } = signup;
-  const outcome = await deps.gateway.prepareWindow({
-    order_id: attempt.order_id,
-    amount: attempt.amount,
-    currency: attempt.currency,
-    customer: request.customer,
-    billing: request.billing,
-    recurring: recurringRegistration(subscription, deps),
-    status_url: deps.statusUrl,
-    return_url: request.return_url ?? deps.defaultReturnUrl,
-    lang: request.lang,
-  });
   if (outcome.kind === "success") {
     const { subscription_id } = subscription;
     return {
@@ -90,6 +95,57 @@ export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps
   const refusal = asRefusal(outcome);
   await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps);
   return { kind: "refused", failure: refusal, subscription_id: subscription.subscription_id };
+}
+
+/** ready for the sign-up's claimed line, the launch kept on the line for our pages. */
+async function openWindow(
+  { subscription, attempt }: OpenedSignup,
+  returnUrl: string | undefined,
+  deps: CheckoutDeps,
+): Promise<GatewayOutcome<WindowPrepared>> {
+  const outcome = await deps.gateway.prepareWindow({
+    order_id: attempt.order_id,
+    amount: attempt.amount,
+    currency: attempt.currency,
+    customer: subscription.customer,
+    billing: subscription.billing_mode,
+    recurring: recurringRegistration(subscription, deps),
+    status_url: deps.statusUrl,
+    return_url: returnUrl ?? deps.checkoutReturnUrl(subscription.subscription_id),
+    lang: subscription.hosted_checkout?.lang,
+  });
+  if (outcome.kind === "success") await keepWindowLaunch(attempt, outcome.value, deps);
+  return outcome;
+}
+
+export type CheckoutReopening =
+  /** The next try's window is prepared (its launch is on its line). */
+  | { readonly kind: "opened"; readonly attempt: ChargeAttempt }
+  /** A try is open already (another request opened it, or the customer has not paid yet): nothing new. */
+  | { readonly kind: "open" }
+  /** Paid, canceled, unknown or not hosted: nothing to try again. */
+  | { readonly kind: "closed" }
+  /** ready was refused (nothing charged): the customer may try once more. */
+  | { readonly kind: "refused"; readonly failure: FirstPaymentRefusal };
+
+/**
+ * A hosted checkout's next try after a refused payment (or an abandoned window the sweep voided): the same
+ * subscription's next period-0 attempt, a new order_id, claimed before ready like the first. Concurrent tries claim
+ * the same attempt key, so one window is opened.
+ */
+export async function reopenCheckout(subscriptionId: string, deps: CheckoutDeps): Promise<CheckoutReopening> {
+  const subscription = await deps.repository.getSubscription(subscriptionId);
+  if (subscription?.status !== "pending" || subscription.hosted_checkout === undefined)
+    return { kind: "closed" };
+  const attempt = periodZeroAttempt(subscription, deps.clock.now(), WINDOW_LEASE_MS);
+  const claim = await deps.repository.claimAttempt(attempt);
+  if (!claim.claimed) return { kind: "open" };
+  const signup = { subscription, attempt };
+  const outcome = await openWindow(signup, undefined, deps);
+  if (outcome.kind === "success") return { kind: "opened", attempt };
+  const refusal = asRefusal(outcome);
+  await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps, true);
+  return { kind: "refused", failure: refusal };
 }
 
 export type CompletionDeps = SignupStepDeps & {
@@ -146,7 +202,9 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
   switch (outcome.kind) {
     case "refused": {
       const refusal = asRefusal(outcome.failure);
-      await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps);
+      // A hosted checkout stays pending: its page offers the customer another try.
+      const hosted = signup.subscription.hosted_checkout !== undefined;
+      await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps, hosted);
       return withStored(
         signup,
         (subscription) => ({ kind: "refused", subscription, code: outcome.code }),

@@ -124,6 +124,18 @@ export const subscriptionSchema = z.object({
   trial_end: isoInstant.optional(),
   /** Paused until then (the charge run resumes it); absent while paused until resumed. */
   resume_at: isoInstant.optional(),
+  /**
+   * A checkout whose window returns to our own page (hosted): a refused payment leaves it pending for another try
+   * from that page. What the page shows and where it leads the customer afterwards.
+   */
+  hosted_checkout: z
+    .object({
+      description: z.string().optional(),
+      success_url: z.string().optional(),
+      cancel_url: z.string().optional(),
+      lang: z.string().optional(),
+    })
+    .optional(),
   created_at: isoInstant,
   updated_at: isoInstant,
 });
@@ -225,6 +237,14 @@ export const chargeAttemptSchema = z.object({
   dispute: disputeSchema.optional(),
   /** Ad hoc lines: a digest of the request that made the line, so that repeating the request finds it. */
   request_key: z.string().max(64).optional(),
+  /** A payment window's line: how a page opens the window prepared for it (never card data). */
+  window: z
+    .object({
+      fgkey: z.string(),
+      sdk_url: z.string(),
+      request_pay: z.record(z.string(), z.unknown()),
+    })
+    .optional(),
   created_at: isoInstant,
   updated_at: isoInstant,
 });

@@ -41,6 +41,8 @@ export interface NewSubscription {
    * request retried after a crash meets its first try instead of paying a second time.
    */
   readonly request_key?: string;
+  /** A hosted checkout's page settings (checkout.ts). */
+  readonly hosted_checkout?: Subscription["hosted_checkout"];
 }
 
 /** A pending subscription and its claimed period-0 attempt, as stored. */
@@ -84,6 +86,7 @@ export async function openSignup(
     plan,
     // A gateway-managed plan reports its charges to a URL only it knows.
     ...(request.billing === "recurring" ? { notify_token: deps.ids.notifyToken() } : {}),
+    ...(request.hosted_checkout === undefined ? {} : { hosted_checkout: request.hosted_checkout }),
     ...(trialEnd === undefined
       ? { anchor_at: at }
       : { anchor_at: trialEnd, anchor_period: 1, trial_end: trialEnd }),
@@ -103,9 +106,28 @@ export async function openSignup(
   const subscription = created ? fresh : await deps.repository.getSubscription(subscription_id);
   if (!subscription || (!created && request.request_key === undefined))
     throw new Error("subscription id collision");
-  // A retry after the gateway was unavailable goes on with the next attempt number (a new order_id).
-  const key = { subscription_id, period: 0, attempt: subscription.attempt };
-  const attempt: ChargeAttempt = {
+  const attempt = periodZeroAttempt(subscription, now, leaseMs);
+  if (subscription.status !== "pending") return { replayed: subscription };
+  // A retried request whose first try stopped before the claim has not been to the gateway: it goes on from here.
+  const claim = await deps.repository.claimAttempt(attempt);
+  if (claim.claimed) return { subscription, attempt };
+  // Its first try's payment was found never to have happened (the attempt sweep voided it): it pays now, under the
+  // next attempt's order_id.
+  if (claim.existing.status === "voided") {
+    const moved = await applyInput(subscription, { kind: "charge_voided", attempt: claim.existing }, deps);
+    if (moved.kind === "applied") return openSignup(request, leaseMs, deps);
+  }
+  return { replayed: subscription };
+}
+
+/**
+ * The claim of a pending sign-up's current period-0 attempt (a retry after the gateway was unavailable, or a hosted
+ * checkout's next try, goes on with the next attempt number: a new order_id).
+ */
+export function periodZeroAttempt(subscription: Subscription, now: Date, leaseMs: number): ChargeAttempt {
+  const at = now.toISOString();
+  const key = { subscription_id: subscription.subscription_id, period: 0, attempt: subscription.attempt };
+  return {
     ...key,
     order_id: orderIdFor(key),
     currency: subscription.plan.currency,
@@ -118,17 +140,6 @@ export async function openSignup(
     created_at: at,
     updated_at: at,
   };
-  if (subscription.status !== "pending") return { replayed: subscription };
-  // A retried request whose first try stopped before the claim has not been to the gateway: it goes on from here.
-  const claim = await deps.repository.claimAttempt(attempt);
-  if (claim.claimed) return { subscription, attempt };
-  // Its first try's payment was found never to have happened (the attempt sweep voided it): it pays now, under the
-  // next attempt's order_id.
-  if (claim.existing.status === "voided") {
-    const moved = await applyInput(subscription, { kind: "charge_voided", attempt: claim.existing }, deps);
-    if (moved.kind === "applied") return openSignup(request, leaseMs, deps);
-  }
-  return { replayed: subscription };
 }
 
 /** Gateway-managed billing: the plan the gateway charges from period 1 on, reporting each charge to our webhook. */
@@ -234,7 +245,13 @@ export async function recordRefusedSignup(
     };
     await deps.repository.updateAttempt(attempt, {
       expect: { status: attempt.status, lease_until: attempt.lease_until },
-      set: { status: closed.status, rescode: closed.rescode, resmsg: closed.resmsg, updated_at },
+      set: {
+        status: closed.status,
+        rescode: closed.rescode,
+        resmsg: closed.resmsg,
+        ...(refusal.kind === "declined" && refusal.errcode !== undefined ? { errcode: refusal.errcode } : {}),
+        updated_at,
+      },
       remove: ["lease_until"],
       // Nothing was charged: a refusal announces charge.failed, an unavailable gateway nothing.
       events: unavailable ? undefined : [closedChargeEvent(closed, subscription)],

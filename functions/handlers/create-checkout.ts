@@ -4,12 +4,16 @@ import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createCheckoutBody } from "../api/merchant-api-schemas";
 import { type CheckoutDeps, startCheckout } from "../core/checkout";
 
-/** POST /v1/checkouts: a payment-window sign-up (ready); 201 with the fgkey. */
-export function run(request: HttpRequest, services: CheckoutDeps & IdempotencyServices): Promise<HttpResult> {
+/** POST /v1/checkouts: a payment-window sign-up (ready); 201 with the fgkey and our hosted page's link. */
+export function run(
+  request: HttpRequest,
+  services: CheckoutDeps &
+    IdempotencyServices & { readonly checkoutPageUrl: (subscriptionId: string) => string },
+): Promise<HttpResult> {
   return serve(async () => {
     const body = bodyOf(request, createCheckoutBody);
     return idempotentPost(request, services, body, async () =>
-      checkoutAnswer(await startCheckout(body, services)),
+      checkoutAnswer(await startCheckout(body, services), services.checkoutPageUrl),
     );
   });
 }

@@ -109,6 +109,16 @@ export const intakeVariablesSchema = z.object({
     .optional(),
 });
 
+/** Our pages (hosted checkout, customer portal) and the links that open them. */
+export const pageVariablesSchema = z.object({
+  /** JSON secret {current, next?}: the HMAC key our page links are signed with (and its successor in a rotation). */
+  PAGE_LINK_SECRET_ARN: secretId,
+  /** Public base of our pages (`<base>/pay/…`, `<base>/portal/…`). */
+  PUBLIC_PAGES_BASE_URL: z.url(),
+  /** The merchant's name, shown on the pages. */
+  MERCHANT_NAME: z.string().min(1).max(100).optional(),
+});
+
 /**
  * The merchant API's Lambda authorizer. Kept apart from environmentSchema (no other function reads it): the secret
  * holding the SHA-256 digests of the merchant API keys.

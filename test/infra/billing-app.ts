@@ -9,6 +9,7 @@ export const CONFIGURED_CONTEXT = {
   "billing:webhookAdminBaseUrl": "https://webhook-admin.example.test",
   "billing:partnerBaseUrl": "https://partner.example.test",
   "billing:alarmEmail": "oncall@example.test",
+  "billing:merchantName": "Example SaaS",
 };
 
 /**

@@ -32,6 +32,7 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   policy: [],
   webhookSecrets: [SECRETS_MANAGER],
   apiKeyDigests: [SECRETS_MANAGER],
+  pages: [SECRETS_MANAGER],
 };
 
 async function sdkClientsOf(handler: FunctionName): Promise<string[]> {

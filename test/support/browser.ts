@@ -31,3 +31,23 @@ export async function screenshot(page: Page, name: string): Promise<void> {
     fullPage: true,
   });
 }
+
+/**
+ * Presses `button` on `tab`, which opens the payment window in a popup, and types `cardNumber` into the window's card
+ * form (kept as `<name>-window.png`); the popup, ready to submit.
+ */
+export async function fillCardInPopup(
+  tab: Page,
+  button: string,
+  cardNumber: string,
+  name: string,
+): Promise<Page> {
+  const opened = tab.browser().waitForTarget((target) => target.opener() === tab.target());
+  await tab.click(button);
+  const popup = await (await opened).page();
+  if (popup === null) throw new Error("the window opened no page");
+  await popup.waitForSelector("[autocomplete=cc-number]");
+  await fillCardForm(popup, cardNumber);
+  await screenshot(popup, `${name}-window`);
+  return popup;
+}

@@ -71,13 +71,17 @@ export function stackWithWebhooks(options: Omit<BillingStackOptions, "webhookBas
     renew,
     /** The merchant API, called with the stack's key. */
     call,
-    /** POST /v1/checkouts (a monthly USD 29.00 token plan unless told otherwise), which must answer 201. */
+    /**
+     * POST /v1/checkouts (a monthly USD 29.00 token plan returning to the merchant's page unless told otherwise;
+     * `return_url: undefined` makes it hosted), which must answer 201.
+     */
     async checkout(body: Partial<CreateCheckoutBody> = {}): Promise<WindowCheckout> {
       const answer = await call("POST", "/v1/checkouts", {
         body: {
           customer: { name: "Window Customer", email: "window@example.com" },
           plan: { amount: "29.00", currency: "USD", interval_months: 1 },
           billing: "token",
+          return_url: "https://merchant.example/return",
           ...body,
         },
       });

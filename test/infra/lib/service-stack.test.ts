@@ -6,6 +6,7 @@ import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
 import type { ComponentName } from "../../../functions/composition/service-set";
 import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../../../functions/function-table";
+import { CHECKOUT_PAGE_ROUTES } from "../../../functions/pages/page-routes";
 import { readBillingConfig } from "../../../lib/config";
 import { BillingServiceStack } from "../../../lib/service-stack";
 import type { SERVICE_OUTPUTS } from "../../../lib/stack-outputs";
@@ -45,6 +46,23 @@ const handlerFiles = readdirSync(new URL("../../../functions/handlers/", import.
   .filter((file) => file.endsWith(".ts"))
   .map((file) => file.replace(/\.ts$/, ""))
   .sort();
+
+/** The logical id of the HTTP API whose construct id is `id` (Api, PagesApi). */
+function apiIdOf(id: string): string {
+  const ids = resourcesOf(synth.service, "AWS::ApiGatewayV2::Api")
+    .map(([logicalId]) => logicalId)
+    .filter((logicalId) => new RegExp(`^${id}[0-9A-F]{8}$`).test(logicalId));
+  expect(ids, id).toHaveLength(1);
+  return ids[0] ?? "";
+}
+
+/** An API's routes: route key → authorization type. */
+const routesOf = (apiId: string) =>
+  new Map(
+    resourcesOf(synth.service, "AWS::ApiGatewayV2::Route")
+      .filter(([, route]) => JSON.stringify(route.Properties?.ApiId) === JSON.stringify({ Ref: apiId }))
+      .map(([, route]) => [String(route.Properties?.RouteKey), route.Properties?.AuthorizationType]),
+  );
 
 const referencedIds = (value: unknown) => statefulIds.filter((id) => JSON.stringify(value).includes(id));
 const actionsOf = (statement: Statement) => [statement.Action].flat();
@@ -360,12 +378,7 @@ describe("triggers", () => {
       AuthorizerPayloadFormatVersion: "2.0",
       IdentitySource: ["$request.header.Authorization"],
     });
-    const routes = new Map(
-      resourcesOf(synth.service, "AWS::ApiGatewayV2::Route").map(([, route]) => [
-        String(route.Properties?.RouteKey),
-        route.Properties?.AuthorizationType,
-      ]),
-    );
+    const routes = routesOf(apiIdOf("Api"));
     const deployed = MERCHANT_API_ROUTES.filter((route) => !route.localOnly);
     for (const route of deployed) {
       const path = route.path;
@@ -375,25 +388,73 @@ describe("triggers", () => {
     expect(routes.size).toBe(deployed.length + 1);
   });
 
-  it("the API stage is throttled and access-logged", () => {
-    synth.service.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
-      StageName: "$default",
-      AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
-      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("requestId") },
+  it("our pages are on an API of their own, without an authorizer: each page checks its signed link", () => {
+    const routes = routesOf(apiIdOf("PagesApi"));
+    const pageRoutes = Object.values(CHECKOUT_PAGE_ROUTES).map(({ method, path }) => `${method} ${path}`);
+    expect([...routes.keys()].sort()).toEqual(pageRoutes.sort());
+    for (const key of pageRoutes) expect(routes.get(key), key).toBe("NONE");
+  });
+
+  it("each API's stage is throttled on its own and access-logged", () => {
+    for (const [id, rateLimit, burstLimit] of [
+      ["Api", 50, 100],
+      ["PagesApi", 20, 40],
+    ] as const) {
+      synth.service.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+        ApiId: { Ref: apiIdOf(id) },
+        StageName: "$default",
+        AutoDeploy: true,
+        DefaultRouteSettings: { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit },
+        AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp("requestId") },
+      });
+    }
+  });
+});
+
+describe("pages", () => {
+  const pageFunctions = () => functions.filter((fn) => fn.handler === "serve-checkout-page");
+
+  it("the page functions and create-checkout read the page link key and the pages' URL, and may read that secret only", () => {
+    const [linkSecret] = resourcesOf(synth.stateful, "AWS::SecretsManager::Secret")
+      .map(([id]) => id)
+      .filter((id) => id.startsWith("PageLinkKey"));
+    expect(linkSecret).toBeDefined();
+    const readers = functions.filter((fn) => "PAGE_LINK_SECRET_ARN" in fn.variables);
+    expect(readers.map((fn) => fn.handler).sort()).toEqual(["create-checkout", "serve-checkout-page"]);
+    for (const fn of readers) {
+      expect(JSON.stringify(fn.variables.PAGE_LINK_SECRET_ARN), fn.handler).toContain(linkSecret);
+      expect(fn.variables.PUBLIC_PAGES_BASE_URL, fn.handler).toEqual({
+        "Fn::GetAtt": [apiIdOf("PagesApi"), "ApiEndpoint"],
+      });
+      expect(fn.variables.MERCHANT_NAME, fn.handler).toBe(CONFIGURED_CONTEXT["billing:merchantName"]);
+    }
+    expect(pageFunctions()).toHaveLength(1);
+  });
+
+  it("alarms when a page answers 5xx", () => {
+    const [alarm] = resourcesOf(synth.service, "AWS::CloudWatch::Alarm").filter(([id]) =>
+      /^MonitoringPageErrors[0-9A-F]{8}$/.test(id),
+    );
+    expect(alarm?.[1].Properties).toMatchObject({
+      Namespace: "AWS/ApiGateway",
+      MetricName: "5xx",
+      Dimensions: [{ Name: "ApiId", Value: { Ref: apiIdOf("PagesApi") } }],
+      Threshold: 0,
     });
   });
 });
 
 describe("outputs", () => {
-  it("name the API URL, the gateway base URLs and the functions the ops CLI invokes, without exports", () => {
+  it("name the API URL, the pages' URL, the gateway base URLs and the functions the ops CLI invokes, without exports", () => {
     const outputs = synth.service.findOutputs("*");
-    const [apiId] = resourcesOf(synth.service, "AWS::ApiGatewayV2::Api").map(([id]) => id);
+    const apiId = apiIdOf("Api");
+    const pagesApiId = apiIdOf("PagesApi");
     const functionRef = (handler: string) => ({
       Ref: functions.find((fn) => fn.handler === handler)?.logicalId,
     });
     const expected: Record<keyof typeof SERVICE_OUTPUTS, unknown> = {
       ApiUrl: { "Fn::GetAtt": [apiId, "ApiEndpoint"] },
+      PagesUrl: { "Fn::GetAtt": [pagesApiId, "ApiEndpoint"] },
       PaymentBaseUrl: CONFIGURED_CONTEXT["billing:paymentBaseUrl"],
       WebhookAdminBaseUrl: CONFIGURED_CONTEXT["billing:webhookAdminBaseUrl"],
       PartnerBaseUrl: CONFIGURED_CONTEXT["billing:partnerBaseUrl"],

@@ -102,9 +102,9 @@ describe("queues", () => {
 });
 
 describe("secrets", () => {
-  it("hold no value in the template: empty fields and a generated placeholder only", () => {
+  it("hold no value in the template: empty fields and a generated key only", () => {
     const secrets = resourcesOf(synth.stateful, "AWS::SecretsManager::Secret");
-    expect(secrets).toHaveLength(4);
+    expect(secrets).toHaveLength(5);
     for (const [id, secret] of secrets) {
       expect(secret.Properties?.SecretString, id).toBeUndefined();
       const generate = z
@@ -120,7 +120,7 @@ describe("secrets", () => {
 });
 
 describe("outputs", () => {
-  it("name the table, the work queues and their DLQs, the gateway secret and the region, without exports", () => {
+  it("name the table, the work queues and their DLQs, the gateway and page link secrets and the region, without exports", () => {
     const outputs = z
       .record(z.string(), z.object({ Value: z.unknown(), Export: z.unknown().optional() }))
       .parse(synth.stateful.findOutputs("*"));
@@ -139,6 +139,7 @@ describe("outputs", () => {
       IntakeQueueUrl: only("AWS::SQS::Queue", "IntakeWorkQueue"),
       IntakeDeadLetterQueueUrl: only("AWS::SQS::Queue", "IntakeWorkDeadLetters"),
       GatewaySecretArn: only("AWS::SecretsManager::Secret", "GatewayCredentials"),
+      PageLinkSecretArn: only("AWS::SecretsManager::Secret", "PageLinkKey"),
     };
     for (const [id, value] of Object.entries(expected)) {
       expect(outputs[id], id).toEqual({ Value: value });

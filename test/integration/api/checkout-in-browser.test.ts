@@ -1,7 +1,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { fillCardForm, launchBrowser, screenshot } from "../../support/browser";
+import { fillCardInPopup, launchBrowser } from "../../support/browser";
 import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
 import { drainIntake } from "../../support/webhook-receiver";
 import { stackWithWebhooks, type WindowCheckout } from "../../support/webhook-stack";
@@ -46,13 +46,7 @@ async function payInBrowser(started: WindowCheckout, cardNumber: string, name: s
   page = shopPage(started);
   const tab = await browser.newPage();
   await tab.goto(`${shop.url}/shop`);
-  const opened = browser.waitForTarget((target) => target.opener() === tab.target());
-  await tab.click("#pay");
-  const popup = await (await opened).page();
-  if (popup === null) throw new Error("the window opened no page");
-  await popup.waitForSelector("[autocomplete=cc-number]");
-  await fillCardForm(popup, cardNumber);
-  await screenshot(popup, name);
+  const popup = await fillCardInPopup(tab, "#pay", cardNumber, name);
   await Promise.all([popup.waitForNavigation(), popup.click("button[type=submit]")]);
   await popup.waitForFunction('document.querySelector("h1")?.textContent === "Back at the shop"');
   await tab.close();

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { ServicesOf } from "../../../functions/composition/service-set";
+import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { AD_HOC_FIRST_PERIOD } from "../../../functions/core/charge-kind";
 import { run as adjustSubscription } from "../../../functions/handlers/adjust-subscription";
 import { run as cancelSubscription } from "../../../functions/handlers/cancel-subscription";
@@ -19,12 +21,14 @@ import { type ApiCall, answerOf, apiEvent, errorOf, stackIdempotency } from "../
 let stack: BillingStack;
 let closeIdempotency: () => void;
 let services: BillingStack["services"] & ReturnType<typeof stackIdempotency>;
+let checkoutServices: ServicesOf<typeof SERVICE_SETS.checkouts>;
 
 beforeAll(async () => {
   stack = await BillingStack.start();
   const store = stackIdempotency(stack);
   closeIdempotency = store.close;
   services = { ...stack.services, ...store };
+  checkoutServices = { ...(await SERVICE_SETS.checkouts.from(stack.composition)), ...store };
 });
 afterAll(async () => {
   closeIdempotency();
@@ -79,12 +83,13 @@ describe("create-subscription", () => {
 describe("create-checkout", () => {
   it("answers 201 with the fgkey, the SDK and request_pay of the payment window", async () => {
     const body = { customer, plan, billing: "token", return_url: "https://merchant.example/done" };
-    const answer = answerOf(await createCheckout(call("POST", "/v1/checkouts", { body }), services));
+    const answer = answerOf(await createCheckout(call("POST", "/v1/checkouts", { body }), checkoutServices));
     expect(answer.status).toBe(201);
     expect(answer.json).toEqual({
       checkout_id: expect.any(String),
       subscription_id: expect.any(String),
       order_id: expect.stringMatching(/-0-0$/),
+      checkout_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/pay\/[\w-]+\.[\w-]+$/),
       fgkey: expect.any(String),
       sdk_url: expect.stringMatching(/\/v1\/javascriptSDK\.js$/),
       request_pay: expect.objectContaining({ url: expect.objectContaining({ return_url: body.return_url }) }),

@@ -11,6 +11,7 @@ import {
   signWebhookBody,
   webhookHeaderNames,
 } from "../../../functions/gateway/webhook-signature";
+import { CHECKOUT_PAGE_ROUTES } from "../../../functions/pages/page-routes";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
 import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
@@ -41,6 +42,7 @@ const START = new Date("2027-03-01T10:00:00.000Z");
 const API_KEY = "mk_fuzz_4f0c2a9e7b1d3c5a8e6f0b2d4a6c8e1f";
 const CVC = "846";
 const CARD = "4111111111111111";
+const DECLINED_CARD = "4000000000000002";
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PURGE", "FUZZ"];
 const WEBHOOK_TOLERANCE_SECONDS = 300;
 
@@ -77,6 +79,8 @@ const statusText = (rescode: string) =>
     .transform((text) => Object.fromEntries(new URLSearchParams(text)))
     .pipe(z.strictObject({ rescode: z.literal(rescode), resmsg: z.string() }));
 const MERCHANT: Documented = { ok: z.unknown(), refused: errorBody };
+/** Our pages answer HTML or a redirect; any JSON answer on their routes is API Gateway's own. */
+const API_GATEWAY_ONLY: Documented = { ok: z.never(), refused: z.never() };
 const WEBHOOK_ANSWERS: Readonly<Record<string, Documented>> = {
   "/webhooks/status": { ok: statusText("0000"), refused: statusText("EC00"), text: true },
   "/webhooks/gateway": { ok: webhookAck, refused: signatureFail },
@@ -85,7 +89,8 @@ const WEBHOOK_ANSWERS: Readonly<Record<string, Documented>> = {
   "/openapi.json": { ok: z.looseObject({ openapi: z.literal("3.1.0") }), refused: z.never() },
 };
 
-type Kind = "merchant" | "callback";
+/** merchant: the merchant API; callback: the gateway's calls and the OpenAPI document; page: our pages. */
+type Kind = "merchant" | "callback" | "page";
 
 /**
  * What a route's requests may change. "on success": a refused request changes nothing. "never": no request of the
@@ -100,6 +105,8 @@ interface Sample {
   readonly target: FuzzTarget;
   /** Extra generated cases of this route (signed webhook attacks). */
   readonly extra?: fc.Arbitrary<FuzzCase>;
+  /** The sample's body as a form (a page's action), instead of the target's JSON. */
+  readonly form?: Readonly<Record<string, string>>;
 }
 
 /** `/v1/subscriptions/{id}` → `/v1/subscriptions/:id` (fuzz-requests' path patterns). */
@@ -230,15 +237,53 @@ function add(kind: Kind, target: FuzzTarget, extra?: fc.Arbitrary<FuzzCase>) {
   samples.set(target.name, { kind, changes, target, extra });
 }
 
-/** The sample request of a target, exactly. */
-function sampleRequest(target: FuzzTarget): RawRequest {
+/**
+ * A page of ours, opened by the signed link in its path (the link is its only credential: any other is refused). No
+ * fuzzed request can act: an action needs the page's form token, which only the sample carries.
+ */
+function addPage(method: string, path: string, token: string, form?: Record<string, string>) {
+  const target: FuzzTarget = {
+    name: `${method} ${path}`,
+    method,
+    path: colonPath(path),
+    params: { token },
+    requiresBody: false,
+    credentials: {},
+    badCredentials: [],
+    wrongMethods: wrongMethods(concretePath(colonPath(path), { token })),
+  };
+  samples.set(target.name, { kind: "page", changes: "never", target, form });
+}
+
+/** The sample request of a route, exactly. */
+function sampleRequest({ target, form }: Sample): RawRequest {
   const path = concretePath(target.path, target.params);
   return {
     method: target.method,
     path: target.query === undefined ? path : `${path}?${new URLSearchParams(target.query)}`,
-    headers: { "content-type": "application/json", ...target.credentials },
-    body: target.body === undefined ? "" : JSON.stringify(target.body),
+    headers: {
+      "content-type": form === undefined ? "application/json" : "application/x-www-form-urlencoded",
+      ...(form === undefined ? {} : { "sec-fetch-site": "same-origin" }),
+      ...target.credentials,
+    },
+    body:
+      form !== undefined
+        ? new URLSearchParams(form).toString()
+        : target.body === undefined
+          ? ""
+          : JSON.stringify(target.body),
   };
+}
+
+/** Why a page's answer is not one of our pages (or a redirect to one), or undefined; other answers are API Gateway's. */
+function pageBreach(response: RawResponse): string | undefined {
+  if (response.status === 303)
+    return String(response.headers.location).startsWith(`${local.url}/pay/`)
+      ? undefined
+      : "redirect off our pages";
+  if (!/^text\/html/.test(String(response.headers["content-type"]))) return "not a page";
+  if (!/^<!doctype html>\n<html lang="(en|ko)">/.test(response.text)) return "not one of our pages";
+  return /\bat .+\.[jt]s:\d+/.test(response.text) ? "a stack trace on the page" : undefined;
 }
 
 /** Why an answer breaks the route's contract, or undefined. */
@@ -246,8 +291,14 @@ function contractBreach(sample: Sample, c: FuzzCase, response: RawResponse): str
   const { status } = response;
   if (status >= 500 || status < 200) return "status outside 200–499";
   if (c.mustRefuse && status < 400) return "must be refused";
+  const isHtml = /^text\/html/.test(String(response.headers["content-type"]));
+  if (sample.kind === "page" && (status === 303 || isHtml)) return pageBreach(response);
   const documented =
-    sample.kind === "merchant" ? MERCHANT : (WEBHOOK_ANSWERS[sample.target.path] ?? MERCHANT);
+    sample.kind === "merchant"
+      ? MERCHANT
+      : sample.kind === "page"
+        ? API_GATEWAY_ONLY
+        : (WEBHOOK_ANSWERS[sample.target.path] ?? MERCHANT);
   if (documented.text && /^text\/plain/.test(String(response.headers["content-type"]))) {
     const schema = status < 400 ? documented.ok : documented.refused;
     return schema.safeParse(response.text).success ? undefined : "text answer not in the documented shape";
@@ -309,6 +360,27 @@ beforeAll(async () => {
   await settleWork(local.stack);
 
   add("merchant", merchantTarget("POST", "/v1/checkouts", { body: checkoutBody, requiresBody: true }));
+  // A hosted checkout's pages, under its signed link, once its payment was refused: the retry's sample carries the
+  // form token of the page's "Try again".
+  const hosted = z
+    .object({ checkout_url: z.string(), fgkey: z.string() })
+    .parse(await setup("POST", "/v1/checkouts", { customer, plan, billing: "token" }));
+  await fetch(`${local.sandboxUrl}/sandbox/windows/${hosted.fgkey}/complete`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ card_number: DECLINED_CARD, expiry_date: "203012", cvc: CVC }),
+  });
+  await settleWork(local.stack);
+  const token = hosted.checkout_url.split("/").at(-1) ?? "";
+  const page = await send({ method: "GET", path: `/pay/${token}`, headers: {} });
+  const formToken = /name="form_token" value="([^"]+)"/.exec(page.text)?.[1];
+  for (const route of Object.values(CHECKOUT_PAGE_ROUTES))
+    addPage(
+      route.method,
+      route.path,
+      token,
+      route === CHECKOUT_PAGE_ROUTES.retry ? { form_token: formToken ?? "" } : undefined,
+    );
   add("merchant", merchantTarget("POST", "/v1/subscriptions", { body: signupBody, requiresBody: true }));
   const id = { params: { id: subscriptionId } };
   add(
@@ -426,9 +498,11 @@ describe("local API fuzz: hostile requests to every route", () => {
   });
 
   it("answers the sample of every route with success", async () => {
-    for (const { target } of samples.values()) {
-      const response = await send(sampleRequest(target));
-      expect(response.status, `${target.name}: ${response.text.slice(0, 300)}`).toBeLessThan(300);
+    for (const sample of samples.values()) {
+      const response = await send(sampleRequest(sample));
+      // A page's action answers by a redirect to the page.
+      const success = sample.kind === "page" ? 400 : 300;
+      expect(response.status, `${sample.target.name}: ${response.text.slice(0, 300)}`).toBeLessThan(success);
     }
     await settleWork(local.stack);
   });

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { createPaymentGateway } from "../../../functions/adapters/payment-gateway";
 import { createRandomIds } from "../../../functions/adapters/random-ids";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
-import { type CheckoutDeps, completeCheckout, startCheckout } from "../../../functions/core/checkout";
+import {
+  type CheckoutDeps,
+  completeCheckout,
+  reopenCheckout,
+  startCheckout,
+} from "../../../functions/core/checkout";
 import { success } from "../../../functions/core/outcome";
 import type { PaymentClient } from "../../../functions/gateway/payment-client";
 import { MemoryBillingRepository } from "../../support/memory-billing-repository";
@@ -34,19 +39,20 @@ function checkoutServices() {
     policy: DEFAULT_CHARGE_POLICY,
     recurringNotifyUrl: ({ subscription_id }) => `https://billing.example/recurring?id=${subscription_id}`,
     statusUrl: "https://billing.example/webhooks/status",
-    defaultReturnUrl: "https://merchant.example/thanks",
+    checkoutReturnUrl: (subscriptionId) => `https://billing.example/pay/${subscriptionId}/return`,
   };
   return { repository, deps };
 }
 
-/** A pending token checkout: its order and everything stored of it (to compare after a result). */
-async function pendingCheckout() {
+/** A pending token checkout (hosted unless it names a return_url): its order and everything stored of it. */
+async function pendingCheckout(returnUrl?: string) {
   const { repository, deps } = checkoutServices();
   const start = await startCheckout(
     {
       customer: { name: "Window Customer", email: "window@example.com" },
       plan: { amount: "29.00", currency: "USD", interval_months: 1 },
       billing: "token",
+      ...(returnUrl === undefined ? {} : { return_url: returnUrl }),
     },
     deps,
   );
@@ -57,7 +63,7 @@ async function pendingCheckout() {
     attempts: await repository.listAttempts(subscription_id),
     events: [...repository.written],
   });
-  return { deps, order_id, stored };
+  return { deps, order_id, subscription_id, stored };
 }
 
 /** An approved PAYMENT window's result in the real gateway's form (no status), with `fields` changed. */
@@ -110,5 +116,66 @@ describe("a verified window result without a status", () => {
       reason: "unexpected window status (none, PAYER_AUTH)",
     });
     expect(await stored()).toEqual(before);
+  });
+});
+
+describe("a hosted checkout's next try", () => {
+  const declined = (orderId: string) =>
+    windowResult(orderId, { rescode: "DC05", resmsg: "Do not honor", errcode: "GENERIC_DECLINE" });
+
+  it("a refused payment keeps it pending; concurrent tries open one window, on the next attempt", async () => {
+    const { deps, order_id, subscription_id, stored } = await pendingCheckout();
+    expect(await completeCheckout(declined(order_id), deps)).toMatchObject({ kind: "refused", code: "DC05" });
+    expect((await stored()).subscription).toMatchObject({
+      status: "pending",
+      attempt: 1,
+      status_reason: "checkout_declined",
+    });
+    let readies = 0;
+    const counted: CheckoutDeps = {
+      ...deps,
+      gateway: createPaymentGateway(
+        {
+          ...vouchingPayments,
+          ready: async () => {
+            readies += 1;
+            return vouchingPayments.ready();
+          },
+        } as unknown as PaymentClient,
+        { lang: "EN" },
+      ),
+    };
+    const tries = await Promise.all([
+      reopenCheckout(subscription_id, counted),
+      reopenCheckout(subscription_id, counted),
+    ]);
+    expect(tries.map((entry) => entry.kind).sort()).toEqual(["open", "opened"]);
+    expect(readies).toBe(1);
+    const { attempts } = await stored();
+    expect(attempts).toMatchObject([
+      { attempt: 0, status: "declined", rescode: "DC05", errcode: "GENERIC_DECLINE" },
+      {
+        attempt: 1,
+        status: "pending",
+        order_id: `${subscription_id}-0-1`,
+        window: { fgkey: "F".repeat(64) },
+      },
+    ]);
+    expect(await reopenCheckout(subscription_id, counted)).toEqual({ kind: "open" });
+    expect(await completeCheckout(windowResult(`${subscription_id}-0-1`), deps)).toMatchObject({
+      kind: "paid",
+    });
+    expect(await reopenCheckout(subscription_id, counted)).toEqual({ kind: "closed" });
+    expect(readies).toBe(1);
+  });
+
+  it("a checkout returning to the merchant's page is canceled when refused and never tried again here", async () => {
+    const { deps, order_id, subscription_id, stored } = await pendingCheckout(
+      "https://merchant.example/back",
+    );
+    await completeCheckout(declined(order_id), deps);
+    expect((await stored()).subscription).toMatchObject({ status: "canceled" });
+    expect(await reopenCheckout(subscription_id, deps)).toEqual({ kind: "closed" });
+    expect(await reopenCheckout("sub_unknown", deps)).toEqual({ kind: "closed" });
   });
 });

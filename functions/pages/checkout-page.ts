@@ -1,0 +1,173 @@
+import { periodStartOf } from "../core/billing-period";
+import type { ChargeAttempt, Subscription } from "../core/model";
+import { html, jsonForScript } from "./html";
+import { type PageContent, type PageResult, pageAnswer } from "./page-layout";
+import { dayText, moneyText, PAGE_TEXT, type PageLang, type RefusalReason } from "./page-text";
+
+// The hosted checkout's page (README, Hosted checkout): what it shows follows from the subscription and its period-0
+// lines alone — the pay button while its window waits, "checking" while the result is on its way, the outcome after.
+
+export type CheckoutState =
+  /** The current try's window is prepared: the customer pays in it. */
+  | { readonly kind: "pay"; readonly line: ChargeAttempt & Required<Pick<ChargeAttempt, "window">> }
+  /** The customer came back, or the result is being recorded: the page looks again shortly. */
+  | { readonly kind: "verifying" }
+  | { readonly kind: "paid" }
+  /** The last try of a hosted checkout was refused (nothing charged): the customer may try again. */
+  | { readonly kind: "refused"; readonly reason: RefusalReason }
+  | { readonly kind: "closed" };
+
+/**
+ * What the checkout page shows. `returned`: the customer is back from the window, so an open line means its result is
+ * on its way rather than that the window still waits.
+ */
+export function checkoutStateOf(
+  subscription: Subscription,
+  lines: readonly ChargeAttempt[],
+  returned: boolean,
+): CheckoutState {
+  if (subscription.status === "canceled") return { kind: "closed" };
+  if (subscription.status !== "pending") return { kind: "paid" };
+  const line = (attempt: number) => lines.find((entry) => entry.period === 0 && entry.attempt === attempt);
+  const current = line(subscription.attempt);
+  if (current === undefined) {
+    const last = line(subscription.attempt - 1);
+    if (last === undefined || subscription.hosted_checkout === undefined) return { kind: "closed" };
+    return { kind: "refused", reason: refusalReasonOf(last) };
+  }
+  const open = current.status === "pending" || current.status === "retry" || current.status === "unknown";
+  if (open && !returned && current.window !== undefined)
+    return { kind: "pay", line: { ...current, window: current.window } };
+  return { kind: "verifying" };
+}
+
+/** The gateway's v2 refusal reasons (errcode) a customer can act on; any other refusal is the issuer's decline. */
+const REASONS_BY_ERRCODE: Readonly<Record<string, RefusalReason>> = {
+  INSUFFICIENT_FUNDS: "insufficient_funds",
+  EXPIRED_CARD: "expired_card",
+  INVALID_AUTHENTICATION: "authentication_failed",
+};
+
+function refusalReasonOf(line: ChargeAttempt): RefusalReason {
+  if (line.status !== "declined") return "not_completed";
+  return (line.errcode === undefined ? undefined : REASONS_BY_ERRCODE[line.errcode]) ?? "card_declined";
+}
+
+export interface CheckoutPageInput {
+  readonly lang: PageLang;
+  readonly subscription: Subscription;
+  readonly state: CheckoutState;
+  readonly merchantName?: string;
+  /** Where the page's forms post: the retry action and its form token. */
+  readonly retryUrl: string;
+  readonly formToken: string;
+}
+
+const origin = (url: string) => new URL(url).origin;
+
+/**
+ * Opens the window the way the gateway's SDK expects (request_pay with the prepared parameters, unchanged), from the
+ * pay form's submit; says so when the window could not open (no SDK, a blocked pop-up).
+ */
+const PAY_SCRIPT = `(function () {
+  var form = document.getElementById("pay-form");
+  var problem = document.getElementById("pay-problem");
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    try {
+      EXIMBAY.request_pay(JSON.parse(document.getElementById("request-pay").textContent));
+    } catch (error) {
+      problem.hidden = false;
+    }
+  });
+})();`;
+
+/** Back from the window in a pop-up: the page that opened it shows the outcome, and the pop-up closes. */
+const RETURN_SCRIPT = `(function () {
+  try {
+    if (window.opener && window.opener.location.origin === window.location.origin) {
+      window.opener.location.replace(window.location.href);
+      window.close();
+    }
+  } catch (error) {}
+})();`;
+
+function summary({ lang, subscription, merchantName }: CheckoutPageInput) {
+  const text = PAGE_TEXT[lang];
+  const { plan, hosted_checkout: settings } = subscription;
+  const price = text.price(moneyText(plan.amount, plan.currency, lang), plan.interval_months);
+  const what =
+    settings?.description === undefined
+      ? html`<p class="price">${price}</p>`
+      : html`<p class="price">${settings.description}</p><p>${price}</p>`;
+  return html`${what}
+${merchantName === undefined ? "" : html`<p class="muted">${text.soldBy(merchantName)}</p>`}`;
+}
+
+export function checkoutPage(input: CheckoutPageInput): PageResult {
+  const { lang, subscription, state } = input;
+  const text = PAGE_TEXT[lang];
+  const settings = subscription.hosted_checkout;
+  const content = (title: string, main: ReturnType<typeof html>, extra: Partial<PageContent> = {}) =>
+    pageAnswer(200, { lang, title, main: html`<h1>${title}</h1>${main}`, ...extra });
+  switch (state.kind) {
+    case "pay": {
+      const { line } = state;
+      const trial =
+        subscription.trial_end === undefined
+          ? ""
+          : html`<p>${text.trial(
+              Math.round(
+                (Date.parse(subscription.trial_end) - Date.parse(subscription.created_at)) / 86_400_000,
+              ),
+              dayText(subscription.trial_end, lang),
+            )}</p><p class="muted">${text.verification}</p>`;
+      const cancel =
+        settings?.cancel_url === undefined
+          ? ""
+          : html`<p><a href="${settings.cancel_url}">${text.cancel}</a></p>`;
+      return content(
+        text.checkoutTitle,
+        html`${summary(input)}${trial}
+<dl><dt>${text.dueToday}</dt><dd>${moneyText(line.amount, line.currency, lang)}</dd></dl>
+<script type="application/json" id="request-pay">${jsonForScript(line.window.request_pay)}</script>
+<script src="${line.window.sdk_url}"></script>
+<form id="pay-form"><button type="submit">${text.pay}</button></form>
+<p id="pay-problem" class="alert" role="alert" hidden>${text.windowBlocked}</p>
+<noscript><p class="alert">${text.noScript}</p></noscript>
+<p class="muted">${text.cardNote}</p>${cancel}`,
+        { gatewayOrigins: [origin(line.window.sdk_url)], scripts: [PAY_SCRIPT] },
+      );
+    }
+    case "verifying":
+      return content(text.verifyingTitle, html`<p role="status">${text.verifyingNote}</p>`, {
+        refreshSeconds: 2,
+        scripts: [RETURN_SCRIPT],
+      });
+    case "paid": {
+      const next =
+        subscription.next_charge_at ?? periodStartOf(subscription, subscription.period).toISOString();
+      const card = subscription.card;
+      return content(
+        text.paidTitle,
+        html`${summary(input)}
+${subscription.trial_end === undefined ? "" : html`<p>${text.trialEnds(dayText(subscription.trial_end, lang))}</p>`}
+<p>${text.nextCharge(dayText(next, lang))}</p>
+${card === undefined ? "" : html`<p>${text.card(card.first4, card.last4)}</p>`}
+${settings?.success_url === undefined ? "" : html`<p><a class="button" href="${settings.success_url}">${text.continue}</a></p>`}`,
+        { scripts: [RETURN_SCRIPT] },
+      );
+    }
+    case "refused":
+      return content(
+        text.declinedTitle,
+        html`<p class="alert" role="alert">${text.reasons[state.reason]}</p>${summary(input)}
+<form method="post" action="${input.retryUrl}"><input type="hidden" name="form_token" value="${input.formToken}">
+<button type="submit">${text.retry}</button></form>
+${settings?.cancel_url === undefined ? "" : html`<p><a href="${settings.cancel_url}">${text.cancel}</a></p>`}`,
+        { scripts: [RETURN_SCRIPT] },
+      );
+    case "closed":
+      return content(text.closedTitle, html`<p>${text.closedNote}</p>`);
+  }
+}

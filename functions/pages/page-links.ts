@@ -1,0 +1,102 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import * as z from "zod";
+import { WINDOW_LEASE_MS } from "../core/payment-window";
+
+// Our pages are reached by links we sign (no session, no cookie): a link names what it opens — a checkout's
+// subscription, a customer's portal — and until when, under an HMAC key kept in Secrets Manager. A tampered, expired or
+// foreign link verifies to nothing. The key may rotate: the first one signs, every one verifies.
+
+export type LinkScope = "checkout" | "portal";
+
+const claimsSchema = z.object({
+  /** What the link opens. */
+  s: z.enum(["checkout", "portal"]),
+  /** Whose: a subscription id (checkout), or the portal's subject (portal-sessions). */
+  sub: z.string().min(1),
+  /** Until when, in Unix seconds. */
+  exp: z.number().int(),
+  /** Where the portal's "back" leads, when the merchant named it. */
+  ret: z.string().optional(),
+});
+export type LinkClaims = z.infer<typeof claimsSchema>;
+
+export type LinkReading =
+  | { readonly kind: "valid"; readonly claims: LinkClaims }
+  | { readonly kind: "expired" }
+  | { readonly kind: "invalid" };
+
+export interface PageLinksOptions {
+  /** The HMAC keys: the first signs, each verifies (a rotation). */
+  readonly keys: readonly string[];
+  /** Where the pages are served (`<base>/pay/…`, `<base>/portal/…`). */
+  readonly baseUrl: string;
+  readonly now: () => Date;
+}
+
+const base64url = (bytes: Buffer | string) => Buffer.from(bytes).toString("base64url");
+
+export function createPageLinks({ keys, baseUrl, now }: PageLinksOptions) {
+  if (keys.length === 0) throw new Error("page links need a key");
+  const mac = (key: string, text: string) => createHmac("sha256", key).update(text).digest();
+  const macMatches = (text: string, given: string) => {
+    const bytes = Buffer.from(given, "base64url");
+    // Every key is tried, so the time taken says nothing about which matched.
+    let matched = false;
+    for (const key of keys) {
+      const expected = mac(key, text);
+      matched = (bytes.length === expected.length && timingSafeEqual(expected, bytes)) || matched;
+    }
+    return matched;
+  };
+  const root = baseUrl.replace(/\/+$/, "");
+
+  const sign = (claims: LinkClaims): string => {
+    const payload = base64url(JSON.stringify(claims));
+    return `${payload}.${base64url(mac(keys[0] as string, payload))}`;
+  };
+
+  return {
+    sign,
+    /** Until when a link made now for `ttlMs` holds. */
+    expiry: (ttlMs: number) => Math.floor((now().getTime() + ttlMs) / 1000),
+    /** What a link's token says, if we signed it, for `scope`, and it has not expired. */
+    read(token: string, scope: LinkScope): LinkReading {
+      const [payload, signature, ...rest] = token.split(".");
+      if (payload === undefined || signature === undefined || rest.length > 0) return { kind: "invalid" };
+      if (!macMatches(payload, signature)) return { kind: "invalid" };
+      let json: unknown;
+      try {
+        json = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+      } catch {
+        return { kind: "invalid" };
+      }
+      const claims = claimsSchema.safeParse(json);
+      if (!claims.success || claims.data.s !== scope) return { kind: "invalid" };
+      if (claims.data.exp * 1000 <= now().getTime()) return { kind: "expired" };
+      return { kind: "valid", claims: claims.data };
+    },
+    /** A page's URL: `<base>/<path of segments>`, the token one of them. */
+    url: (...segments: readonly string[]) => `${root}/${segments.map(encodeURIComponent).join("/")}`,
+    /**
+     * The form token of a page's actions under a link: a POST must carry it (with its Origin ours), so a page of
+     * another site cannot make the customer's browser act.
+     */
+    formToken: (token: string) => base64url(mac(keys[0] as string, `form:${token}`)),
+    formTokenMatches: (token: string, given: string) => macMatches(`form:${token}`, given),
+  };
+}
+
+export type PageLinks = ReturnType<typeof createPageLinks>;
+
+/** A checkout's links hold as long as its window's line waits for the customer. */
+export const CHECKOUT_LINK_MS = WINDOW_LEASE_MS;
+
+/** A hosted checkout's page and the return page its window sends the customer to, by subscription. */
+export function checkoutLinksOf(links: PageLinks) {
+  const token = (subscriptionId: string) =>
+    links.sign({ s: "checkout", sub: subscriptionId, exp: links.expiry(CHECKOUT_LINK_MS) });
+  return {
+    pageUrl: (subscriptionId: string) => links.url("pay", token(subscriptionId)),
+    returnUrl: (subscriptionId: string) => links.url("pay", token(subscriptionId), "return"),
+  };
+}

@@ -1,0 +1,130 @@
+// What our pages say, in each language they speak. A page's language is the one asked for (`?lang=`), else the
+// checkout's, else the browser's (Accept-Language), else English.
+
+export const PAGE_LANGS = ["en", "ko"] as const;
+export type PageLang = (typeof PAGE_LANGS)[number];
+
+/** Why a payment did not go through, as the customer is told. */
+export type RefusalReason =
+  | "card_declined"
+  | "insufficient_funds"
+  | "expired_card"
+  | "authentication_failed"
+  | "not_completed";
+
+const en = {
+  checkoutTitle: "Subscribe",
+  soldBy: (merchant: string) => `Sold by ${merchant}`,
+  price: (amount: string, months: number) =>
+    months === 1 ? `${amount} every month` : `${amount} every ${months} months`,
+  trial: (days: number, firstCharge: string) =>
+    `${days}-day free trial: the first charge is on ${firstCharge}.`,
+  verification: "Your card is checked with the smallest amount, refunded at once.",
+  dueToday: "Due today",
+  pay: "Pay with card",
+  cardNote: "You type your card in the payment company's secure window; it never passes through this page.",
+  noScript: "Your browser must run JavaScript to open the payment window.",
+  windowBlocked: "The payment window did not open. Allow pop-ups for this page and press the button again.",
+  cancel: "Cancel and go back",
+  verifyingTitle: "Checking your payment…",
+  verifyingNote: "This takes a few seconds; the page updates by itself.",
+  paidTitle: "You are subscribed",
+  nextCharge: (date: string) => `Next charge: ${date}`,
+  trialEnds: (date: string) => `Free trial until ${date}`,
+  card: (first4: string, last4: string) => `Card: ${first4} •••• ${last4}`,
+  continue: "Continue",
+  declinedTitle: "The payment did not go through",
+  reasons: {
+    card_declined:
+      "Your card issuer declined the payment. Nothing was charged. Try again or use another card.",
+    insufficient_funds: "The card has insufficient funds. Nothing was charged. Try another card.",
+    expired_card: "The card has expired. Nothing was charged. Try another card.",
+    authentication_failed: "Your bank could not confirm it was you. Nothing was charged. Try again.",
+    not_completed: "The payment was not completed. Nothing was charged.",
+  } satisfies Record<RefusalReason, string>,
+  retry: "Try again",
+  closedTitle: "This checkout is closed",
+  closedNote: "Nothing more can be paid here. Ask the shop for a new link.",
+  expiredTitle: "This link has expired",
+  expiredNote: "Ask the shop for a new link.",
+  invalidTitle: "This link is not valid",
+  invalidNote: "Check that you opened the whole link, or ask the shop for a new one.",
+  refusedTitle: "This action was refused",
+  refusedNote: "Open the page again and use its button.",
+  errorTitle: "Something went wrong",
+  errorNote: "Nothing was charged. Try again in a minute.",
+};
+
+type PageText = typeof en;
+
+const ko: PageText = {
+  checkoutTitle: "구독하기",
+  soldBy: (merchant) => `판매자: ${merchant}`,
+  price: (amount, months) => (months === 1 ? `매월 ${amount}` : `${months}개월마다 ${amount}`),
+  trial: (days, firstCharge) => `${days}일 무료 체험: 첫 결제일은 ${firstCharge}입니다.`,
+  verification: "카드 확인을 위해 최소 금액이 결제되며 즉시 환불됩니다.",
+  dueToday: "오늘 결제 금액",
+  pay: "카드로 결제",
+  cardNote: "카드 정보는 결제대행사의 보안 결제창에서만 입력되며 이 페이지를 거치지 않습니다.",
+  noScript: "결제창을 열려면 브라우저에서 JavaScript를 사용할 수 있어야 합니다.",
+  windowBlocked: "결제창이 열리지 않았습니다. 이 페이지의 팝업을 허용한 뒤 버튼을 다시 눌러 주세요.",
+  cancel: "취소하고 돌아가기",
+  verifyingTitle: "결제를 확인하고 있습니다…",
+  verifyingNote: "몇 초 걸립니다. 페이지가 자동으로 바뀝니다.",
+  paidTitle: "구독이 완료되었습니다",
+  nextCharge: (date) => `다음 결제일: ${date}`,
+  trialEnds: (date) => `무료 체험 종료일: ${date}`,
+  card: (first4, last4) => `카드: ${first4} •••• ${last4}`,
+  continue: "계속",
+  declinedTitle: "결제가 완료되지 않았습니다",
+  reasons: {
+    card_declined:
+      "카드사가 결제를 거절했습니다. 결제된 금액은 없습니다. 다시 시도하거나 다른 카드를 사용해 주세요.",
+    insufficient_funds: "카드 잔액이 부족합니다. 결제된 금액은 없습니다. 다른 카드를 사용해 주세요.",
+    expired_card: "카드 유효기간이 지났습니다. 결제된 금액은 없습니다. 다른 카드를 사용해 주세요.",
+    authentication_failed: "카드 본인 인증에 실패했습니다. 결제된 금액은 없습니다. 다시 시도해 주세요.",
+    not_completed: "결제가 완료되지 않았습니다. 결제된 금액은 없습니다.",
+  },
+  retry: "다시 시도",
+  closedTitle: "종료된 결제입니다",
+  closedNote: "여기서는 더 이상 결제할 수 없습니다. 판매자에게 새 링크를 요청해 주세요.",
+  expiredTitle: "링크가 만료되었습니다",
+  expiredNote: "판매자에게 새 링크를 요청해 주세요.",
+  invalidTitle: "유효하지 않은 링크입니다",
+  invalidNote: "링크 전체를 열었는지 확인하거나 판매자에게 새 링크를 요청해 주세요.",
+  refusedTitle: "요청이 거부되었습니다",
+  refusedNote: "페이지를 다시 열고 페이지의 버튼을 사용해 주세요.",
+  errorTitle: "문제가 발생했습니다",
+  errorNote: "결제된 금액은 없습니다. 잠시 후 다시 시도해 주세요.",
+};
+
+export const PAGE_TEXT: Readonly<Record<PageLang, PageText>> = { en, ko };
+
+/** The gateway's window takes KR for Korean (its own codes); a checkout's lang may be either. */
+const LANG_ALIASES: Readonly<Record<string, PageLang>> = { kr: "ko" };
+
+const langOf = (code: string | undefined): PageLang | undefined => {
+  const primary = code?.trim().slice(0, 2).toLowerCase() ?? "";
+  return LANG_ALIASES[primary] ?? PAGE_LANGS.find((lang) => lang === primary);
+};
+
+/** The page's language: asked for, else the checkout's, else the browser's first we speak, else English. */
+export function pageLangOf(
+  asked: string | undefined,
+  stored: string | undefined,
+  acceptLanguage: string | undefined,
+): PageLang {
+  const browser = (acceptLanguage ?? "")
+    .split(",")
+    .map((entry) => langOf(entry.split(";")[0]))
+    .find((lang) => lang !== undefined);
+  return langOf(asked) ?? langOf(stored) ?? browser ?? "en";
+}
+
+/** An amount in its currency, as the page's language writes it (ICU: KRW without decimals, USD with two). */
+export const moneyText = (amount: string, currency: string, lang: PageLang): string =>
+  new Intl.NumberFormat(lang, { style: "currency", currency }).format(Number(amount));
+
+/** A day, as the page's language writes it (UTC: the day the billing schedule counts in). */
+export const dayText = (instant: string, lang: PageLang): string =>
+  new Intl.DateTimeFormat(lang, { dateStyle: "long", timeZone: "UTC" }).format(new Date(instant));
