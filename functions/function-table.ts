@@ -6,6 +6,7 @@ import { run as authorizeMerchant } from "./handlers/authorize-merchant";
 import { run as cancelSubscription } from "./handlers/cancel-subscription";
 import { run as createCharge } from "./handlers/create-charge";
 import { run as createCheckout } from "./handlers/create-checkout";
+import { run as createPortalSession } from "./handlers/create-portal-session";
 import { run as createRefund } from "./handlers/create-refund";
 import { run as createSubscription } from "./handlers/create-subscription";
 import { run as getOpenapi } from "./handlers/get-openapi";
@@ -28,11 +29,12 @@ import { run as replayEvents } from "./handlers/replay-events";
 import { run as resumeSubscription } from "./handlers/resume-subscription";
 import { run as runCharges } from "./handlers/run-charges";
 import { run as serveCheckoutPage } from "./handlers/serve-checkout-page";
+import { run as servePortalPage } from "./handlers/serve-portal-page";
 import { run as sweepAttempts } from "./handlers/sweep-attempts";
 import { run as sweepOutbox } from "./handlers/sweep-outbox";
 import { run as updatePaymentMethod } from "./handlers/update-payment-method";
 import { run as updateSubscription } from "./handlers/update-subscription";
-import { CHECKOUT_PAGE_ROUTES, type PageRoute } from "./pages/page-routes";
+import { CHECKOUT_PAGE_ROUTES, type PageRoute, PORTAL_PAGE_ROUTES } from "./pages/page-routes";
 
 // Every Lambda function, declared once: its name (functions/handlers/<name>.ts holds its `run`), the run, the service
 // set it runs over and what triggers it. CDK (lib/service-stack.ts: the function, its trigger, its variables and
@@ -190,6 +192,12 @@ export const BILLING_FUNCTIONS = [
     concurrency: API_WRITE_CONCURRENCY,
   }),
   declare({
+    name: "create-portal-session",
+    run: createPortalSession,
+    services: SERVICE_SETS.portalSessions,
+    trigger: api("createPortalSession"),
+  }),
+  declare({
     name: "create-subscription",
     run: createSubscription,
     services: SERVICE_SETS.merchantApi,
@@ -294,6 +302,14 @@ export const BILLING_FUNCTIONS = [
     services: SERVICE_SETS.checkoutPages,
     trigger: pages(CHECKOUT_PAGE_ROUTES),
     // A new try calls ready: a gateway caller.
+    concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "serve-portal-page",
+    run: servePortalPage,
+    services: SERVICE_SETS.portalPages,
+    trigger: pages(PORTAL_PAGE_ROUTES),
+    // A new card's window calls ready, a cancel of a gateway plan the gateway: a gateway caller.
     concurrency: API_WRITE_CONCURRENCY,
   }),
   // Webhook intake: acknowledge fast, process from the intake queue

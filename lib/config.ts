@@ -4,6 +4,7 @@ import type { ScheduleName } from "../functions/function-table";
 import { gatewayConfigSchema, type RebillEndpoint } from "../functions/gateway/config";
 import { declineCodesSchema } from "../functions/gateway/decline-codes";
 import { chargePolicyOverridesSchema } from "../functions/lambda/environment";
+import { type PortalAction, portalActionsSchema } from "../functions/pages/portal-page";
 
 /**
  * Deployment settings, read from CDK context (cdk.json "context", ~/.cdk.json or `-c key=value`). Every key is
@@ -62,6 +63,8 @@ const contextSchema = z.object({
   "billing:publicPagesBaseUrl": httpsUrl.optional(),
   /** The merchant's name, shown on our pages. */
   "billing:merchantName": z.string().min(1).max(100).optional(),
+  /** The actions the customer portal offers (JSON array of update_card, retry_payment, cancel, resume); all by default. */
+  "billing:portalActions": jsonObjectText(portalActionsSchema).optional(),
   "billing:chargeRunSchedule": scheduleExpression.default("rate(1 hour)"),
   "billing:attemptSweepSchedule": scheduleExpression.default("rate(5 minutes)"),
   "billing:outboxSweepSchedule": scheduleExpression.default("rate(5 minutes)"),
@@ -106,6 +109,7 @@ export interface BillingConfig {
   readonly publicWebhookBaseUrl?: string;
   readonly publicPagesBaseUrl?: string;
   readonly merchantName?: string;
+  readonly portalActions?: readonly PortalAction[];
   readonly schedules: { readonly [name in ScheduleName]: string };
   readonly gatewayRebillEndpoint?: RebillEndpoint;
   readonly gatewayDeclineCodes?: z.output<typeof declineCodesOverrides>;
@@ -155,6 +159,7 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
     publicWebhookBaseUrl: c["billing:publicWebhookBaseUrl"],
     publicPagesBaseUrl: c["billing:publicPagesBaseUrl"],
     merchantName: c["billing:merchantName"],
+    portalActions: c["billing:portalActions"],
     schedules: {
       chargeRun: c["billing:chargeRunSchedule"],
       attemptSweep: c["billing:attemptSweepSchedule"],

@@ -69,6 +69,10 @@ export const bind = {
     fn.bindSetting("PUBLIC_PAGES_BASE_URL", pagesBaseUrl);
     if (config.merchantName !== undefined) fn.bindSetting("MERCHANT_NAME", config.merchantName);
   }) satisfies Bind,
+  portalActions: ((fn, { config }) => {
+    if (config.portalActions !== undefined)
+      fn.bindSetting("PORTAL_ACTIONS", JSON.stringify(config.portalActions));
+  }) satisfies Bind,
   chargePolicy: ((fn, { config }) => {
     if (config.chargePolicy !== undefined)
       fn.bindSetting("CHARGE_POLICY", JSON.stringify(config.chargePolicy));
@@ -97,6 +101,7 @@ export const COMPONENT_BINDS = {
   webhookSecrets: [bind.webhookSecrets],
   apiKeyDigests: [bind.merchantApiKeys],
   pages: [bind.pages],
+  portal: [bind.portalActions],
 } satisfies Record<ComponentName, readonly Bind[]>;
 
 /** A function's binds: those of its service set's components, each once. */

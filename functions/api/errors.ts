@@ -111,7 +111,7 @@ export const unauthorized = () =>
     "www-authenticate": "Bearer",
   });
 
-export const notFound = (what: "subscription" | "charge" | "route") =>
+export const notFound = (what: "subscription" | "charge" | "route" | "customer") =>
   new ApiError(404, "not_found", `no such ${what}`);
 
 export const methodNotAllowed = (allowed: readonly string[]) =>

@@ -8,6 +8,7 @@ import {
   checkoutView,
   createChargeBody,
   createCheckoutBody,
+  createPortalSessionBody,
   createRefundBody,
   createSubscriptionBody,
   errorBody,
@@ -16,6 +17,7 @@ import {
   localClockView,
   pauseSubscriptionBody,
   paymentMethodWindowView,
+  portalSessionView,
   receiptView,
   recurringNoticeQuery,
   refundView,
@@ -36,6 +38,7 @@ import {
 /** Schemas that appear by name in the OpenAPI document; requests are described as accepted, views as sent. */
 export const REQUEST_SCHEMAS = {
   CreateCheckoutRequest: createCheckoutBody,
+  CreatePortalSessionRequest: createPortalSessionBody,
   CreateSubscriptionRequest: createSubscriptionBody,
   UpdateSubscriptionRequest: updateSubscriptionBody,
   AdjustSubscriptionRequest: adjustSubscriptionBody,
@@ -57,6 +60,7 @@ export const RESPONSE_SCHEMAS = {
   Charge: chargeView,
   ChargeList: chargeListView,
   Receipt: receiptView,
+  PortalSession: portalSessionView,
   Refund: refundView,
   LocalClock: localClockView,
   WebhookAck: webhookAck,
@@ -135,6 +139,17 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     body: json("CreateCheckoutRequest"),
     answers: [{ status: 201, description: "Checkout started", schema: "Checkout" }],
     errors: [...POST_ERRORS, 422, 503],
+  },
+  {
+    operationId: "createPortalSession",
+    method: "POST",
+    path: "/v1/portal-sessions",
+    summary:
+      "A customer portal link (15 minutes unless told): the customer sees their subscriptions and charges, updates the card, pays what is overdue, cancels or resumes",
+    auth: "bearer",
+    body: json("CreatePortalSessionRequest"),
+    answers: [{ status: 201, description: "Portal link made", schema: "PortalSession" }],
+    errors: [...POST_ERRORS, 404],
   },
   {
     operationId: "createSubscription",

@@ -223,6 +223,46 @@ export const listSubscriptionsQuery = z.strictObject({
 });
 export type ListSubscriptionsQuery = z.output<typeof listSubscriptionsQuery>;
 
+/** POST /v1/portal-sessions: a customer portal link for one subscription, or for every one of a customer's. */
+export const createPortalSessionBody = z
+  .strictObject({
+    subscription_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{1,24}$/, "must be a subscription id")
+      .optional()
+      .describe("The one subscription the portal shows."),
+    external_id: externalIdSchema
+      .optional()
+      .describe("Your id of the customer: the portal shows every subscription that carries it."),
+    return_url: url.optional().describe("Where the portal's “Back” link leads (your app)."),
+    lang: lang
+      .optional()
+      .describe("The portal's language (en, ko); the customer's browser decides otherwise."),
+    expires_in_minutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(1440)
+      .optional()
+      .describe("How long the link opens the portal (default 15 minutes)."),
+  })
+  .superRefine((body, context) => {
+    if ((body.subscription_id === undefined) === (body.external_id === undefined))
+      context.addIssue({
+        code: "custom",
+        path: ["subscription_id"],
+        message: "give exactly one of subscription_id and external_id",
+      });
+  });
+export type CreatePortalSessionBody = z.output<typeof createPortalSessionBody>;
+
+export const portalSessionView = z.strictObject({
+  url: z
+    .url()
+    .describe("The customer's portal: send the customer there (a signed link; never log or share it)."),
+  expires_at: z.iso.datetime().describe("Until when the link opens the portal."),
+});
+
 /** Subscription ids are short (`<id>-<period>-<attempt>` is a 30-character order_id). */
 export const subscriptionIdParams = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_]{1,24}$/, "must be a subscription id"),

@@ -29,8 +29,10 @@ import {
   intakeVariablesSchema,
   loadEnvironment,
   pageVariablesSchema,
+  portalVariablesSchema,
 } from "../lambda/environment";
 import { checkoutLinksOf, createPageLinks } from "../pages/page-links";
+import { PORTAL_ACTIONS, type PortalAction } from "../pages/portal-page";
 import type { Runtime } from "./runtime";
 import {
   readApiKeyDigests,
@@ -349,6 +351,13 @@ export const pages = /* @__PURE__ */ component({
     });
     return { links, checkoutLinks: checkoutLinksOf(links), merchantName: env.MERCHANT_NAME };
   },
+});
+
+/** The actions the customer portal offers (all unless the merchant chose). */
+export const portal = /* @__PURE__ */ component({
+  name: "portal",
+  variables: portalVariablesSchema,
+  build: ({ env }): ReadonlySet<PortalAction> => new Set(env.PORTAL_ACTIONS ?? PORTAL_ACTIONS),
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: a component of any variables, as the composition holds them.

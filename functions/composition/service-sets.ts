@@ -16,6 +16,7 @@ import {
   partnerTokenRefresher,
   partnerWebhooks,
   policy,
+  portal,
   readRepository,
   repository,
   webhookSecrets,
@@ -77,6 +78,22 @@ export const checkouts = /* @__PURE__ */ extended(merchantApi, { pages }, async 
 export const checkoutPages = /* @__PURE__ */ extended(core, { pages }, async (c) => {
   const { links, checkoutLinks, merchantName } = await c.pages();
   return { links, checkoutReturnUrl: checkoutLinks.returnUrl, merchantName };
+});
+
+/**
+ * POST /v1/portal-sessions: whether the customer has subscriptions, the idempotency records (which write the table
+ * anyway: one grant) and the links.
+ */
+export const portalSessions = /* @__PURE__ */ serviceSet({ repository, idempotency, pages }, async (c) => ({
+  repository: c.repository(),
+  idempotency: c.idempotency(),
+  links: (await c.pages()).links,
+}));
+
+/** The customer portal: the core and the charge queue (its changes hand work over, as the merchant API's do). */
+export const portalPages = /* @__PURE__ */ extended(billing, { pages, portal }, async (c) => {
+  const { links, merchantName } = await c.pages();
+  return { links, merchantName, portalActions: c.portal() };
 });
 
 /** The merchant API's plan changes and cancellations: these also hand work to the charge queue. */

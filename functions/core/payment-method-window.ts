@@ -17,7 +17,7 @@ import {
   unclaimed,
   unfitForNewCard,
 } from "./payment-method";
-import { asRefusal, WINDOW_LEASE_MS } from "./payment-window";
+import { asRefusal, keepWindowLaunch, WINDOW_LEASE_MS } from "./payment-window";
 import type { NotifyUrl, RecurringRegistration, WindowPrepared, WindowResult } from "./ports";
 import { applyInput } from "./subscription-machine";
 
@@ -80,7 +80,8 @@ export async function startPaymentMethodWindow(
     return_url: request.return_url ?? deps.defaultReturnUrl,
     lang: request.lang,
   });
-  if (outcome.kind === "success")
+  if (outcome.kind === "success") {
+    await keepWindowLaunch(line, outcome.value, deps);
     return {
       kind: "started",
       window: {
@@ -89,6 +90,7 @@ export async function startPaymentMethodWindow(
         ...outcome.value,
       },
     };
+  }
   // ready charges nothing, and without the fgkey nobody can pay: the line is voided, the merchant may start anew.
   await voidLine(subscription, line, "window not prepared", deps);
   return { kind: "refused", failure: asRefusal(outcome) };

@@ -75,6 +75,20 @@ export async function resumeSubscription(subscriptionId: string, deps: ChangeDep
   return result;
 }
 
+/**
+ * The overdue period charged now with the card on file (the customer's "retry now"): its next dunning retry brought
+ * forward and handed to the charge worker, which claims the attempt like any other (a lost hand-over is made good by
+ * the next charge run, the retry being due).
+ */
+export async function retryOverdueNow(subscriptionId: string, deps: ChangeDeps): Promise<ChangeResult> {
+  const result = await applyTo(subscriptionId, { kind: "retry_now" }, deps);
+  if (result.kind === "changed") {
+    const { subscription } = result;
+    await deps.queue.send([{ subscription_id: subscription.subscription_id, period: subscription.period }]);
+  }
+  return result;
+}
+
 export function resultOf(applied: Applied): ChangeResult {
   switch (applied.kind) {
     case "applied":

@@ -22,6 +22,7 @@ import type { BillingRepository, Clock, RemovableSubscriptionField, Subscription
 //   pending  ──first payment refused, cancel──▶ canceled
 //   active   ──renewal refused, gateway charge refused──▶ past_due ──last dunning retry refused──▶ canceled
 //   past_due ──new card pays the overdue period──▶ active     past_due ──new card, nothing owed yet──▶ active
+//   past_due ──retry now: the next dunning retry brought forward (the charge worker charges it)──▶ past_due
 //   active ──pause──▶ paused ──resume (or resume_at)──▶ active
 //   active, past_due, paused ──cancel──▶ canceled        canceled: final, every input refused
 
@@ -91,6 +92,8 @@ export type SubscriptionInput =
     }
   /** A new card was refused paying the current attempt: the next attempt number is charged next, dunning unchanged. */
   | { readonly kind: "card_refused"; readonly attempt: ChargeAttempt }
+  /** The customer asks for the overdue period's next dunning retry now (the card on file) instead of when scheduled. */
+  | { readonly kind: "retry_now" }
   /**
    * The SaaS's own references: `external_id` set (null clears it); `metadata` merged key by key, an empty value
    * removing its key (as Stripe's metadata); `cancel_at_period_end: false` undoes a scheduled cancel.
@@ -293,7 +296,25 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
       return resume(subscription, now);
     case "payment_method_updated":
       return paymentMethodUpdated(subscription, input, now);
+    case "retry_now":
+      return retryNow(subscription, now);
   }
+}
+
+/**
+ * A past_due subscription's next dunning retry, brought forward to now: the charge worker then charges the current
+ * attempt (one of the schedule's retries). Only while a retry is scheduled: a dead card waits for a new one.
+ */
+function retryNow(subscription: Subscription, now: Date): Step {
+  if (subscription.status !== "past_due" || subscription.billing_mode !== "token")
+    return refused("nothing is overdue here");
+  const due = subscription.next_charge_at;
+  if (due === undefined) return refused("the card on file cannot pay: a new card is needed");
+  if (Date.parse(due) <= now.getTime()) return { kind: "unchanged" };
+  return transition(subscription, now, {
+    expect: { ...position(subscription), updated_at: subscription.updated_at },
+    set: { next_charge_at: now.toISOString() },
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { isCurrencyCode } from "../core/money";
 import { gatewayConfigSchema } from "../gateway/config";
 import { declineCodesSchema } from "../gateway/decline-codes";
+import { portalActionsSchema } from "../pages/portal-page";
 import { issueText } from "../shared/zod-fields";
 
 /** Most seconds SQS lets a message wait (ChangeMessageVisibility), and so the longest retry backoff. */
@@ -117,6 +118,12 @@ export const pageVariablesSchema = z.object({
   PUBLIC_PAGES_BASE_URL: z.url(),
   /** The merchant's name, shown on the pages. */
   MERCHANT_NAME: z.string().min(1).max(100).optional(),
+});
+
+/** The customer portal's settings. */
+export const portalVariablesSchema = z.object({
+  /** JSON array: the actions the portal offers (update_card, retry_payment, cancel, resume); all when unset. */
+  PORTAL_ACTIONS: jsonText.pipe(portalActionsSchema).optional(),
 });
 
 /**

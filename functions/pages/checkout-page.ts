@@ -1,8 +1,9 @@
 import { periodStartOf } from "../core/billing-period";
 import type { ChargeAttempt, Subscription } from "../core/model";
-import { html, jsonForScript } from "./html";
+import { html } from "./html";
 import { type PageContent, type PageResult, pageAnswer } from "./page-layout";
 import { dayText, moneyText, PAGE_TEXT, type PageLang, type RefusalReason } from "./page-text";
+import { actionForm, payButton, RETURN_SCRIPT } from "./window-launch";
 
 // The hosted checkout's page (README, Hosted checkout): what it shows follows from the subscription and its period-0
 // lines alone — the pay button while its window waits, "checking" while the result is on its way, the outcome after.
@@ -48,7 +49,7 @@ const REASONS_BY_ERRCODE: Readonly<Record<string, RefusalReason>> = {
   INVALID_AUTHENTICATION: "authentication_failed",
 };
 
-function refusalReasonOf(line: ChargeAttempt): RefusalReason {
+export function refusalReasonOf(line: ChargeAttempt): RefusalReason {
   if (line.status !== "declined") return "not_completed";
   return (line.errcode === undefined ? undefined : REASONS_BY_ERRCODE[line.errcode]) ?? "card_declined";
 }
@@ -62,35 +63,6 @@ export interface CheckoutPageInput {
   readonly retryUrl: string;
   readonly formToken: string;
 }
-
-const origin = (url: string) => new URL(url).origin;
-
-/**
- * Opens the window the way the gateway's SDK expects (request_pay with the prepared parameters, unchanged), from the
- * pay form's submit; says so when the window could not open (no SDK, a blocked pop-up).
- */
-const PAY_SCRIPT = `(function () {
-  var form = document.getElementById("pay-form");
-  var problem = document.getElementById("pay-problem");
-  form.addEventListener("submit", function (event) {
-    event.preventDefault();
-    try {
-      EXIMBAY.request_pay(JSON.parse(document.getElementById("request-pay").textContent));
-    } catch (error) {
-      problem.hidden = false;
-    }
-  });
-})();`;
-
-/** Back from the window in a pop-up: the page that opened it shows the outcome, and the pop-up closes. */
-const RETURN_SCRIPT = `(function () {
-  try {
-    if (window.opener && window.opener.location.origin === window.location.origin) {
-      window.opener.location.replace(window.location.href);
-      window.close();
-    }
-  } catch (error) {}
-})();`;
 
 function summary({ lang, subscription, merchantName }: CheckoutPageInput) {
   const text = PAGE_TEXT[lang];
@@ -126,17 +98,13 @@ export function checkoutPage(input: CheckoutPageInput): PageResult {
         settings?.cancel_url === undefined
           ? ""
           : html`<p><a href="${settings.cancel_url}">${text.cancel}</a></p>`;
+      const { markup, ...allowed } = payButton(line.window, lang, text.pay);
       return content(
         text.checkoutTitle,
         html`${summary(input)}${trial}
 <dl><dt>${text.dueToday}</dt><dd>${moneyText(line.amount, line.currency, lang)}</dd></dl>
-<script type="application/json" id="request-pay">${jsonForScript(line.window.request_pay)}</script>
-<script src="${line.window.sdk_url}"></script>
-<form id="pay-form"><button type="submit">${text.pay}</button></form>
-<p id="pay-problem" class="alert" role="alert" hidden>${text.windowBlocked}</p>
-<noscript><p class="alert">${text.noScript}</p></noscript>
-<p class="muted">${text.cardNote}</p>${cancel}`,
-        { gatewayOrigins: [origin(line.window.sdk_url)], scripts: [PAY_SCRIPT] },
+${markup}${cancel}`,
+        allowed,
       );
     }
     case "verifying":
@@ -162,8 +130,7 @@ ${settings?.success_url === undefined ? "" : html`<p><a class="button" href="${s
       return content(
         text.declinedTitle,
         html`<p class="alert" role="alert">${text.reasons[state.reason]}</p>${summary(input)}
-<form method="post" action="${input.retryUrl}"><input type="hidden" name="form_token" value="${input.formToken}">
-<button type="submit">${text.retry}</button></form>
+${actionForm(input.retryUrl, input.formToken, text.retry)}
 ${settings?.cancel_url === undefined ? "" : html`<p><a href="${settings.cancel_url}">${text.cancel}</a></p>`}`,
         { scripts: [RETURN_SCRIPT] },
       );

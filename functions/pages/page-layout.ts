@@ -17,8 +17,10 @@ export interface PageContent {
   readonly gatewayOrigins?: readonly string[];
   /** Our own scripts (constant text), allowed by the page's nonce. */
   readonly scripts?: readonly string[];
-  /** Reload after this many seconds (a page waiting for a result). */
+  /** Reload after this many seconds (a page waiting for a result)… */
   readonly refreshSeconds?: number;
+  /** …at this URL instead of the same. */
+  readonly refreshTo?: string;
 }
 
 const STYLE = `
@@ -42,7 +44,7 @@ button:focus-visible, a:focus-visible { outline: 3px solid #f0a000; outline-offs
 a { color: var(--accent); }
 form { margin: 0 0 1rem; }
 section { border-top: 1px solid var(--line); padding-top: 1rem; margin-top: 1rem; }
-table { width: 100%; border-collapse: collapse; font-size: 0.9375rem; }
+table { width: 100%; border-collapse: collapse; font-size: 0.9375rem; margin: 0 0 1rem; }
 th, td { text-align: left; padding: 0.375rem 0.25rem; border-bottom: 1px solid var(--line); }
 @media (max-width: 36rem) { main { margin: 0; border: 0; border-radius: 0; min-height: 100vh; } }
 `;
@@ -77,13 +79,14 @@ export type PageResult = APIGatewayProxyStructuredResultV2;
 /** A page: the document and its headers. */
 export function pageAnswer(status: number, content: PageContent): PageResult {
   const nonce = randomBytes(16).toString("base64");
-  const { lang, title, main, refreshSeconds, scripts = [], gatewayOrigins = [] } = content;
+  const { lang, title, main, refreshSeconds, refreshTo, scripts = [], gatewayOrigins = [] } = content;
+  const refresh = refreshTo === undefined ? `${refreshSeconds}` : `${refreshSeconds}; url=${refreshTo}`;
   const document = html`<!doctype html>
 <html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-${refreshSeconds === undefined ? "" : html`<meta http-equiv="refresh" content="${refreshSeconds}">`}
+${refreshSeconds === undefined ? "" : html`<meta http-equiv="refresh" content="${refresh}">`}
 <title>${title}</title>
 <style nonce="${nonce}">${new Html(STYLE)}</style>
 </head>

@@ -17,6 +17,8 @@ const claimsSchema = z.object({
   exp: z.number().int(),
   /** Where the portal's "back" leads, when the merchant named it. */
   ret: z.string().optional(),
+  /** The language the merchant asked the pages in. */
+  lang: z.string().optional(),
 });
 export type LinkClaims = z.infer<typeof claimsSchema>;
 
@@ -99,4 +101,41 @@ export function checkoutLinksOf(links: PageLinks) {
     pageUrl: (subscriptionId: string) => links.url("pay", token(subscriptionId)),
     returnUrl: (subscriptionId: string) => links.url("pay", token(subscriptionId), "return"),
   };
+}
+
+/** A portal link holds this long unless the merchant asks otherwise (POST /v1/portal-sessions expires_in_minutes). */
+export const PORTAL_LINK_MS = 15 * 60_000;
+
+/** Whose subscriptions a portal shows: one subscription, or every one of the merchant's customer (external_id). */
+export type PortalSubject =
+  | { readonly subscription_id: string; readonly external_id?: undefined }
+  | { readonly external_id: string; readonly subscription_id?: undefined };
+
+/** The link's `sub` claim of a portal subject, and back. */
+export const portalClaimOf = (subject: PortalSubject): string =>
+  subject.subscription_id !== undefined ? `sub:${subject.subscription_id}` : `ext:${subject.external_id}`;
+
+export function portalSubjectOf(claim: string): PortalSubject | undefined {
+  const [kind, ...rest] = claim.split(":");
+  const value = rest.join(":");
+  if (value === "") return undefined;
+  if (kind === "sub") return { subscription_id: value };
+  return kind === "ext" ? { external_id: value } : undefined;
+}
+
+/** A customer's portal link: its URL and until when it opens the portal. */
+export function portalLinkOf(
+  links: PageLinks,
+  subject: PortalSubject,
+  options: { readonly ttlMs?: number; readonly returnUrl?: string; readonly lang?: string } = {},
+): { readonly url: string; readonly expires_at: string } {
+  const exp = links.expiry(options.ttlMs ?? PORTAL_LINK_MS);
+  const token = links.sign({
+    s: "portal",
+    sub: portalClaimOf(subject),
+    exp,
+    ...(options.returnUrl === undefined ? {} : { ret: options.returnUrl }),
+    ...(options.lang === undefined ? {} : { lang: options.lang }),
+  });
+  return { url: links.url("portal", token), expires_at: new Date(exp * 1000).toISOString() };
 }

@@ -18,5 +18,19 @@ export const CHECKOUT_PAGE_ROUTES = {
   retry: { method: "POST", path: "/pay/{token}/retry" },
 } as const satisfies Record<string, PageRoute>;
 
+export const PORTAL_PAGE_ROUTES = {
+  /** The customer's subscriptions, their charges and what may be done. */
+  page: { method: "GET", path: "/portal/{token}" },
+  /** An action on one subscription (card, retry, cancel, keep, resume). */
+  action: { method: "POST", path: "/portal/{token}/subscriptions/{id}/{action}" },
+  /** The window a new card is typed in, once its payment is prepared. */
+  card: { method: "GET", path: "/portal/{token}/subscriptions/{id}/card" },
+  /** Where the new card's window sends the customer back. */
+  returnPost: { method: "POST", path: "/portal/{token}/return" },
+  returnGet: { method: "GET", path: "/portal/{token}/return" },
+  /** A paid charge's receipt: the gateway's page. */
+  receipt: { method: "GET", path: "/portal/{token}/charges/{charge}/receipt" },
+} as const satisfies Record<string, PageRoute>;
+
 /** The route key API Gateway puts on a request of this route. */
 export const routeKeyOf = (route: PageRoute): string => `${route.method} ${route.path}`;

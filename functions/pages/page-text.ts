@@ -12,6 +12,23 @@ export type RefusalReason =
   | "authentication_failed"
   | "not_completed";
 
+type SubscriptionStatusName = "active" | "trialing" | "past_due" | "paused" | "canceled" | "pending";
+
+/** How a charge reads to the customer. */
+export type ChargeStatusName = "paid" | "refunded" | "partly_refunded" | "declined" | "processing";
+
+/** What the portal says after an action (its `?done=`). */
+export const PORTAL_NOTICES = [
+  "cancel_scheduled",
+  "kept",
+  "resumed",
+  "retrying",
+  "card_checking",
+  "card_updated",
+  "not_done",
+] as const;
+export type PortalNotice = (typeof PORTAL_NOTICES)[number];
+
 const en = {
   checkoutTitle: "Subscribe",
   soldBy: (merchant: string) => `Sold by ${merchant}`,
@@ -53,6 +70,52 @@ const en = {
   refusedNote: "Open the page again and use its button.",
   errorTitle: "Something went wrong",
   errorNote: "Nothing was charged. Try again in a minute.",
+  portalTitle: "Your subscriptions",
+  portalEmpty: "There is no subscription to show.",
+  back: "Back",
+  statuses: {
+    active: "Active",
+    trialing: "Free trial",
+    past_due: "Payment overdue",
+    paused: "Paused",
+    canceled: "Canceled",
+    pending: "Not started",
+  } satisfies Record<SubscriptionStatusName, string>,
+  status: (status: string) => `Status: ${status}`,
+  cancelsOn: (date: string) => `Ends on ${date}; nothing more will be charged.`,
+  pausedUntil: (date: string) => `Paused until ${date}`,
+  overdue: (amount: string) => `Your last payment of ${amount} did not go through.`,
+  updateCard: "Update card",
+  payWithNewCard: (amount: string) => `Pay ${amount} with a new card`,
+  retryWithCard: (last4: string) => `Retry with the card ending ${last4}`,
+  cancelAtPeriodEnd: "Cancel at the end of the period",
+  keepSubscription: "Keep my subscription",
+  resume: "Resume",
+  chargesTitle: "Payments",
+  chargeDate: "Date",
+  chargeAmount: "Amount",
+  chargeStatus: "Status",
+  receipt: "Receipt",
+  chargeStatuses: {
+    paid: "Paid",
+    refunded: "Refunded",
+    partly_refunded: "Partly refunded",
+    declined: "Declined",
+    processing: "Processing",
+  } satisfies Record<ChargeStatusName, string>,
+  cardWindowTitle: "Update your card",
+  cardWindowOwed: (amount: string) => `Your new card pays the overdue ${amount} at once.`,
+  cardWindowCheck: "Your new card is checked with the smallest amount, refunded at once.",
+  payNewCard: "Enter the new card",
+  notices: {
+    cancel_scheduled: "Your subscription will end when the paid period is over.",
+    kept: "Your subscription continues.",
+    resumed: "Your subscription is active again.",
+    retrying: "We are charging your card now. This page shows the result in a moment.",
+    card_checking: "Checking your new card…",
+    card_updated: "Your card was updated.",
+    not_done: "This change could not be made now. Reload the page and try again.",
+  } satisfies Record<PortalNotice, string>,
 };
 
 type PageText = typeof en;
@@ -96,6 +159,52 @@ const ko: PageText = {
   refusedNote: "페이지를 다시 열고 페이지의 버튼을 사용해 주세요.",
   errorTitle: "문제가 발생했습니다",
   errorNote: "결제된 금액은 없습니다. 잠시 후 다시 시도해 주세요.",
+  portalTitle: "내 구독",
+  portalEmpty: "표시할 구독이 없습니다.",
+  back: "돌아가기",
+  statuses: {
+    active: "이용 중",
+    trialing: "무료 체험 중",
+    past_due: "결제 연체",
+    paused: "일시 정지",
+    canceled: "해지됨",
+    pending: "시작 전",
+  },
+  status: (status) => `상태: ${status}`,
+  cancelsOn: (date) => `${date}에 종료되며 더 이상 결제되지 않습니다.`,
+  pausedUntil: (date) => `${date}까지 일시 정지`,
+  overdue: (amount) => `최근 ${amount} 결제가 완료되지 않았습니다.`,
+  updateCard: "카드 변경",
+  payWithNewCard: (amount) => `새 카드로 ${amount} 결제`,
+  retryWithCard: (last4) => `끝자리 ${last4} 카드로 다시 결제`,
+  cancelAtPeriodEnd: "이용 기간 종료 시 해지",
+  keepSubscription: "구독 유지",
+  resume: "다시 시작",
+  chargesTitle: "결제 내역",
+  chargeDate: "날짜",
+  chargeAmount: "금액",
+  chargeStatus: "상태",
+  receipt: "영수증",
+  chargeStatuses: {
+    paid: "결제 완료",
+    refunded: "환불됨",
+    partly_refunded: "부분 환불",
+    declined: "거절됨",
+    processing: "처리 중",
+  },
+  cardWindowTitle: "카드 변경",
+  cardWindowOwed: (amount) => `새 카드로 연체된 ${amount}이(가) 바로 결제됩니다.`,
+  cardWindowCheck: "새 카드 확인을 위해 최소 금액이 결제되며 즉시 환불됩니다.",
+  payNewCard: "새 카드 입력",
+  notices: {
+    cancel_scheduled: "결제된 이용 기간이 끝나면 구독이 종료됩니다.",
+    kept: "구독이 계속됩니다.",
+    resumed: "구독이 다시 시작되었습니다.",
+    retrying: "지금 카드로 결제하고 있습니다. 잠시 후 이 페이지에 결과가 표시됩니다.",
+    card_checking: "새 카드를 확인하고 있습니다…",
+    card_updated: "카드가 변경되었습니다.",
+    not_done: "지금은 변경할 수 없습니다. 페이지를 새로 고친 뒤 다시 시도해 주세요.",
+  },
 };
 
 export const PAGE_TEXT: Readonly<Record<PageLang, PageText>> = { en, ko };

@@ -10,6 +10,7 @@ export const CONFIGURED_CONTEXT = {
   "billing:partnerBaseUrl": "https://partner.example.test",
   "billing:alarmEmail": "oncall@example.test",
   "billing:merchantName": "Example SaaS",
+  "billing:portalActions": '["update_card","cancel"]',
 };
 
 /**

@@ -33,6 +33,7 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   webhookSecrets: [SECRETS_MANAGER],
   apiKeyDigests: [SECRETS_MANAGER],
   pages: [SECRETS_MANAGER],
+  portal: [],
 };
 
 async function sdkClientsOf(handler: FunctionName): Promise<string[]> {

@@ -11,6 +11,7 @@ const authorizeMerchant = functionNamed("authorize-merchant");
 const cancelSubscription = functionNamed("cancel-subscription");
 const createCharge = functionNamed("create-charge");
 const createCheckout = functionNamed("create-checkout");
+const createPortalSession = functionNamed("create-portal-session");
 const createRefund = functionNamed("create-refund");
 const createSubscription = functionNamed("create-subscription");
 const getOpenApi = functionNamed("get-openapi");
@@ -29,6 +30,7 @@ export const deployedMerchantApi = (container: TestContainer) =>
     authorizer: container.handler(authorizeMerchant),
     handlers: {
       createCheckout: container.handler(createCheckout),
+      createPortalSession: container.handler(createPortalSession),
       createSubscription: container.handler(createSubscription),
       listSubscriptions: container.handler(listSubscriptions),
       getSubscription: container.handler(getSubscription),

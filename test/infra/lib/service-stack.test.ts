@@ -6,7 +6,7 @@ import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
 import type { ComponentName } from "../../../functions/composition/service-set";
 import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../../../functions/function-table";
-import { CHECKOUT_PAGE_ROUTES } from "../../../functions/pages/page-routes";
+import { CHECKOUT_PAGE_ROUTES, PORTAL_PAGE_ROUTES } from "../../../functions/pages/page-routes";
 import { readBillingConfig } from "../../../lib/config";
 import { BillingServiceStack } from "../../../lib/service-stack";
 import type { SERVICE_OUTPUTS } from "../../../lib/stack-outputs";
@@ -133,7 +133,7 @@ describe("functions", () => {
 
   it("environment variables carry names, ARNs, URLs and settings only: no secret value, no card field", () => {
     const allowed =
-      /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|WEBHOOK_HEADER_PREFIX|GATEWAY_(REBILL_ENDPOINT|DECLINE_CODES))$/;
+      /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|PORTAL_ACTIONS|WEBHOOK_HEADER_PREFIX|GATEWAY_(REBILL_ENDPOINT|DECLINE_CODES))$/;
     const forbidden = /card|cvc|pan\b|expiry|api_?key|aes|password|token(?!_SECRET_ARN)|secret(?!S?_ARN)/i;
     for (const fn of functions) {
       for (const [name, value] of Object.entries(fn.variables)) {
@@ -390,7 +390,9 @@ describe("triggers", () => {
 
   it("our pages are on an API of their own, without an authorizer: each page checks its signed link", () => {
     const routes = routesOf(apiIdOf("PagesApi"));
-    const pageRoutes = Object.values(CHECKOUT_PAGE_ROUTES).map(({ method, path }) => `${method} ${path}`);
+    const pageRoutes = [...Object.values(CHECKOUT_PAGE_ROUTES), ...Object.values(PORTAL_PAGE_ROUTES)].map(
+      ({ method, path }) => `${method} ${path}`,
+    );
     expect([...routes.keys()].sort()).toEqual(pageRoutes.sort());
     for (const key of pageRoutes) expect(routes.get(key), key).toBe("NONE");
   });
@@ -412,15 +414,21 @@ describe("triggers", () => {
 });
 
 describe("pages", () => {
-  const pageFunctions = () => functions.filter((fn) => fn.handler === "serve-checkout-page");
+  const pageFunctions = () =>
+    functions.filter((fn) => fn.handler.startsWith("serve-") && fn.handler.endsWith("-page"));
 
-  it("the page functions and create-checkout read the page link key and the pages' URL, and may read that secret only", () => {
+  it("the page functions, create-checkout and create-portal-session read the page link key and the pages' URL, and may read that secret only", () => {
     const [linkSecret] = resourcesOf(synth.stateful, "AWS::SecretsManager::Secret")
       .map(([id]) => id)
       .filter((id) => id.startsWith("PageLinkKey"));
     expect(linkSecret).toBeDefined();
     const readers = functions.filter((fn) => "PAGE_LINK_SECRET_ARN" in fn.variables);
-    expect(readers.map((fn) => fn.handler).sort()).toEqual(["create-checkout", "serve-checkout-page"]);
+    expect(readers.map((fn) => fn.handler).sort()).toEqual([
+      "create-checkout",
+      "create-portal-session",
+      "serve-checkout-page",
+      "serve-portal-page",
+    ]);
     for (const fn of readers) {
       expect(JSON.stringify(fn.variables.PAGE_LINK_SECRET_ARN), fn.handler).toContain(linkSecret);
       expect(fn.variables.PUBLIC_PAGES_BASE_URL, fn.handler).toEqual({
@@ -428,7 +436,16 @@ describe("pages", () => {
       });
       expect(fn.variables.MERCHANT_NAME, fn.handler).toBe(CONFIGURED_CONTEXT["billing:merchantName"]);
     }
-    expect(pageFunctions()).toHaveLength(1);
+    expect(
+      pageFunctions()
+        .map((fn) => fn.handler)
+        .sort(),
+    ).toEqual(["serve-checkout-page", "serve-portal-page"]);
+    // The portal offers what the merchant chose (billing:portalActions).
+    const portal = functions.filter((fn) => "PORTAL_ACTIONS" in fn.variables);
+    expect(portal.map((fn) => [fn.handler, fn.variables.PORTAL_ACTIONS])).toEqual([
+      ["serve-portal-page", '["update_card","cancel"]'],
+    ]);
   });
 
   it("alarms when a page answers 5xx", () => {

@@ -11,7 +11,7 @@ import {
   signWebhookBody,
   webhookHeaderNames,
 } from "../../../functions/gateway/webhook-signature";
-import { CHECKOUT_PAGE_ROUTES } from "../../../functions/pages/page-routes";
+import { CHECKOUT_PAGE_ROUTES, PORTAL_PAGE_ROUTES } from "../../../functions/pages/page-routes";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
 import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
@@ -241,16 +241,21 @@ function add(kind: Kind, target: FuzzTarget, extra?: fc.Arbitrary<FuzzCase>) {
  * A page of ours, opened by the signed link in its path (the link is its only credential: any other is refused). No
  * fuzzed request can act: an action needs the page's form token, which only the sample carries.
  */
-function addPage(method: string, path: string, token: string, form?: Record<string, string>) {
+function addPage(
+  method: string,
+  path: string,
+  params: Record<string, string>,
+  form?: Record<string, string>,
+) {
   const target: FuzzTarget = {
     name: `${method} ${path}`,
     method,
     path: colonPath(path),
-    params: { token },
+    params,
     requiresBody: false,
     credentials: {},
     badCredentials: [],
-    wrongMethods: wrongMethods(concretePath(colonPath(path), { token })),
+    wrongMethods: wrongMethods(concretePath(colonPath(path), params)),
   };
   samples.set(target.name, { kind: "page", changes: "never", target, form });
 }
@@ -277,10 +282,12 @@ function sampleRequest({ target, form }: Sample): RawRequest {
 
 /** Why a page's answer is not one of our pages (or a redirect to one), or undefined; other answers are API Gateway's. */
 function pageBreach(response: RawResponse): string | undefined {
-  if (response.status === 303)
-    return String(response.headers.location).startsWith(`${local.url}/pay/`)
-      ? undefined
-      : "redirect off our pages";
+  if (response.status === 303) {
+    // To one of our pages, or to the gateway's receipt page of a charge the link reaches.
+    const location = String(response.headers.location);
+    const ours = [`${local.url}/pay/`, `${local.url}/portal/`, `${local.sandboxUrl}/`];
+    return ours.some((prefix) => location.startsWith(prefix)) ? undefined : "redirect off our pages";
+  }
   if (!/^text\/html/.test(String(response.headers["content-type"]))) return "not a page";
   if (!/^<!doctype html>\n<html lang="(en|ko)">/.test(response.text)) return "not one of our pages";
   return /\bat .+\.[jt]s:\d+/.test(response.text) ? "a stack trace on the page" : undefined;
@@ -373,14 +380,44 @@ beforeAll(async () => {
   await settleWork(local.stack);
   const token = hosted.checkout_url.split("/").at(-1) ?? "";
   const page = await send({ method: "GET", path: `/pay/${token}`, headers: {} });
-  const formToken = /name="form_token" value="([^"]+)"/.exec(page.text)?.[1];
+  const formTokenOf = (text: string) => ({
+    form_token: /name="form_token" value="([^"]+)"/.exec(text)?.[1] ?? "",
+  });
   for (const route of Object.values(CHECKOUT_PAGE_ROUTES))
     addPage(
       route.method,
       route.path,
-      token,
-      route === CHECKOUT_PAGE_ROUTES.retry ? { form_token: formToken ?? "" } : undefined,
+      { token },
+      route === CHECKOUT_PAGE_ROUTES.retry ? formTokenOf(page.text) : undefined,
     );
+
+  // A customer's portal, on a subscription of its own (its sample cancels at the period's end); a day's link, so the
+  // clock's moves keep it open.
+  const portalSubscription = await signUp();
+  const portalBody = { subscription_id: portalSubscription, expires_in_minutes: 1440 };
+  add("merchant", merchantTarget("POST", "/v1/portal-sessions", { body: portalBody, requiresBody: true }));
+  const portalUrl = z
+    .object({ url: z.string() })
+    .parse(await setup("POST", "/v1/portal-sessions", portalBody)).url;
+  const portalToken = portalUrl.split("/").at(-1) ?? "";
+  const portalPage = await send({ method: "GET", path: `/portal/${portalToken}`, headers: {} });
+  const portalParams = {
+    token: portalToken,
+    id: portalSubscription,
+    action: "cancel",
+    charge: `${portalSubscription}-0-0`,
+  };
+  for (const route of Object.values(PORTAL_PAGE_ROUTES)) {
+    const params = Object.fromEntries(
+      Object.entries(portalParams).filter(([name]) => route.path.includes(`{${name}}`)),
+    );
+    addPage(
+      route.method,
+      route.path,
+      params,
+      route === PORTAL_PAGE_ROUTES.action ? formTokenOf(portalPage.text) : undefined,
+    );
+  }
   add("merchant", merchantTarget("POST", "/v1/subscriptions", { body: signupBody, requiresBody: true }));
   const id = { params: { id: subscriptionId } };
   add(

@@ -20,6 +20,7 @@ const operation = (path: string, method: string): Operation => {
 /** The merchant API as README "Merchant API" documents it, route by route. */
 const DOCUMENTED_ROUTES = [
   ["post", "/v1/checkouts"],
+  ["post", "/v1/portal-sessions"],
   ["post", "/v1/subscriptions"],
   ["get", "/v1/subscriptions"],
   ["get", "/v1/subscriptions/{id}"],

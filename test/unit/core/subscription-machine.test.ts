@@ -247,3 +247,30 @@ describe("a cancel scheduled for the end of the paid period", () => {
     ]);
   });
 });
+
+describe("retry now (the customer portal)", () => {
+  it("retry now brings a past_due subscription's next retry forward, and nothing else", () => {
+    const overdue = subscription({ status: "past_due", next_charge_at: "2027-04-13T12:00:00.000Z" });
+    const step = nextStep(overdue, { kind: "retry_now" }, now);
+    expect(step).toMatchObject({
+      kind: "transition",
+      update: { set: { next_charge_at: now.toISOString() } },
+    });
+    expect(
+      nextStep(
+        subscription({ status: "past_due", next_charge_at: now.toISOString() }),
+        { kind: "retry_now" },
+        now,
+      ),
+    ).toEqual({
+      kind: "unchanged",
+    });
+    expect(
+      nextStep(subscription({ status: "past_due", next_charge_at: undefined }), { kind: "retry_now" }, now),
+    ).toEqual({ kind: "refused", reason: "the card on file cannot pay: a new card is needed" });
+    expect(nextStep(subscription({}), { kind: "retry_now" }, now)).toEqual({
+      kind: "refused",
+      reason: "nothing is overdue here",
+    });
+  });
+});

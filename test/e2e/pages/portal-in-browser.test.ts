@@ -1,0 +1,87 @@
+import type { Page } from "puppeteer-core";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { portalSessionView } from "../../../functions/api/merchant-api-schemas";
+import { fillCardInPopup, screenshot } from "../../support/browser";
+import { localStackWithBrowser } from "../../support/local-browser";
+
+// The customer portal as a customer meets it, on the whole local stack in headless Chromium: a renewal declines, the
+// SaaS makes a portal link, the customer opens it, pays the overdue period with a new card in the sandbox's window
+// and is active again; an expired link is refused.
+
+const BROWSER_CASE_MS = 90_000;
+const DECLINES_ON_RENEWAL = "4000000000000341";
+
+const subscriptionView = z.looseObject({ subscription_id: z.string(), status: z.string() });
+const chargeList = z.object({ charges: z.array(z.looseObject({ period: z.number(), status: z.string() })) });
+
+const { local: stack, browser: chromium, call } = localStackWithBrowser(new Date("2027-07-01T08:00:00Z"));
+
+const textOf = (page: Page) => page.$eval("main", (main) => main.textContent ?? "");
+
+describe("the customer portal in a browser", () => {
+  it(
+    "a past_due customer opens the portal, pays the overdue period with a new card and is active again",
+    async () => {
+      const { subscription_id: id } = subscriptionView.parse(
+        await call("POST", "/v1/subscriptions", {
+          customer: { name: "Portal Customer", email: "portal@example.com", external_id: "acct_browser" },
+          plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+          card: { number: DECLINES_ON_RENEWAL, expiry: "203012", cvc: "123" },
+        }),
+      );
+      // A month on, the renewal declines (the local clock's charge run, the charge worker).
+      await call("POST", "/local/clock", { advance: "P31D" });
+      expect(subscriptionView.parse(await call("GET", `/v1/subscriptions/${id}`)).status).toBe("past_due");
+
+      const session = portalSessionView.parse(
+        await call("POST", "/v1/portal-sessions", {
+          external_id: "acct_browser",
+          return_url: `${stack().url}/openapi.json`,
+        }),
+      );
+      const tab = await chromium().newPage();
+      await tab.goto(session.url);
+      expect(await textOf(tab)).toContain("Your last payment of $19.90 did not go through.");
+      await screenshot(tab, "portal-past-due");
+
+      await Promise.all([
+        tab.waitForNavigation(),
+        tab.click(`form[action$="/subscriptions/${id}/card"] button[type=submit]`),
+      ]);
+      expect(await tab.$eval("h1", (heading) => heading.textContent)).toBe("Update your card");
+      await screenshot(tab, "portal-card");
+      const popup = await fillCardInPopup(
+        tab,
+        "#pay-form button[type=submit]",
+        "4111111111111111",
+        "portal-card",
+      );
+      const closed = new Promise((resolve) => popup.once("close", resolve));
+      await popup.click("button[type=submit]");
+      await closed;
+      await tab.waitForFunction(
+        'document.querySelector("main")?.textContent?.includes("Your card was updated.")',
+        { timeout: 30_000 },
+      );
+      expect(await textOf(tab)).toContain("Status: Active");
+      await screenshot(tab, "portal-card-updated");
+
+      expect(subscriptionView.parse(await call("GET", `/v1/subscriptions/${id}`)).status).toBe("active");
+      const { charges } = chargeList.parse(await call("GET", `/v1/subscriptions/${id}/charges`));
+      expect(charges.filter((charge) => charge.period === 1).map((charge) => charge.status)).toEqual([
+        "declined",
+        "succeeded",
+      ]);
+
+      // Fifteen minutes on, the link opens nothing.
+      await call("POST", "/local/clock", { advance: "PT16M" });
+      const expired = await tab.goto(session.url);
+      expect(expired?.status()).toBe(403);
+      expect(await tab.$eval("h1", (heading) => heading.textContent)).toBe("This link has expired");
+      await screenshot(tab, "portal-expired");
+      await tab.close();
+    },
+    BROWSER_CASE_MS,
+  );
+});
