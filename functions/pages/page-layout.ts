@@ -46,7 +46,7 @@ form { margin: 0 0 1rem; }
 label { display: block; font-weight: 600; margin: 0 0 0.25rem; }
 input[type=text], input[type=email] { width: 100%; font: inherit; padding: 0.5rem 0.625rem; margin: 0 0 1rem;
   border: 1px solid #767682; border-radius: 8px; }
-[aria-invalid=true] { border-color: var(--bad); border-width: 2px; }
+input[aria-invalid=true] { border-color: var(--bad); border-width: 2px; }
 fieldset { border: 0; padding: 0; margin: 0 0 1rem; }
 legend { font-weight: 600; padding: 0; margin: 0 0 0.25rem; }
 fieldset label { display: flex; gap: 0.5rem; align-items: baseline; font-weight: 400; margin: 0; padding: 0.25rem 0; }
