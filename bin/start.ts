@@ -15,6 +15,7 @@ await startCommand(async (options) => {
   console.log(`merchant api: ${local.url}`);
   console.log(`sandbox: ${local.sandboxUrl}`);
   if (local.generatedApiKey !== undefined) console.log(`api key: ${local.generatedApiKey}`);
+  console.log(`try it: ${local.tryItUrl}`);
   // For the ops CLI (npx billing …): where this stack's parts are.
   await mkdir(dirname(LOCAL_OUTPUTS_FILE), { recursive: true });
   await writeFile(LOCAL_OUTPUTS_FILE, `${JSON.stringify(local.outputs(), null, 2)}\n`, { mode: 0o600 });

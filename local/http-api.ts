@@ -4,16 +4,22 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../functions/api/merchant-api-routes";
 import type { HttpRoute } from "../functions/function-table";
+import type { PageRoute } from "../functions/pages/page-routes";
 import { apiGatewayEvent, authorizerEvent, matchPath } from "./api-gateway-event";
 import type { LambdaFunctions } from "./lambda-functions";
 import { invokeAsLambda, invokedFunctionOf } from "./lambda-invoke-api";
 
 // API Gateway's HTTP API, locally: the deployed routes of the function table, each request turned into the v2
 // event of its function, the merchant authorizer in front of the bearer routes, and the proxy result written back.
-// The same server answers Lambda's Invoke API (lambda-invoke-api.ts).
+// The same server answers Lambda's Invoke API (lambda-invoke-api.ts) and local mode's own routes and pages.
 
-/** A route served by local mode itself, not by a Lambda function (POST /local/clock). */
+/** A route served by local mode itself, not by a Lambda function (POST /local/clock, the try-it page). */
 export type LocalRouteHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** A page of local mode's own (GET /try): no function of the table, no merchant API operation, never deployed. */
+export interface LocalPage extends PageRoute {
+  readonly serve: LocalRouteHandler;
+}
 
 interface Route extends HttpRoute {
   readonly target: { readonly function: string } | { readonly local: LocalRouteHandler };
@@ -49,6 +55,8 @@ export interface HttpApiOptions {
   readonly functions: LambdaFunctions;
   /** Local-only operations of MERCHANT_API_ROUTES, by operationId. */
   readonly localRoutes: Readonly<Record<string, LocalRouteHandler>>;
+  /** Local mode's own pages (no authorizer, as our pages). */
+  readonly localPages: readonly LocalPage[];
   /** The time events carry (the local clock). */
   readonly now: () => Date;
   readonly onError: (route: string, error: unknown) => void;
@@ -70,7 +78,10 @@ export class LocalHttpApi {
       const auth = route.auth === "bearer" ? "merchant" : "none";
       return { method: route.method, path: route.path, auth, target: { local: handler } };
     });
-    this.#routes = [...deployed, ...local];
+    const pages = options.localPages.map(
+      ({ method, path, serve }): Route => ({ method, path, auth: "none", target: { local: serve } }),
+    );
+    this.#routes = [...deployed, ...local, ...pages];
     this.#authorizer = options.functions.withTrigger("authorizer")[0]?.spec.name;
   }
 

@@ -20,6 +20,7 @@ import { scheduledEvent } from "./lambda-context";
 import { LambdaFunctions } from "./lambda-functions";
 import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
 import type { LocalTableStream } from "./table-stream";
+import { TRY_IT_PAGE_ROUTES, tryItPages } from "./try-it-page";
 
 /** Re-exported for bin/start.ts, which loads this module anyway. */
 export { LOCAL_OUTPUTS_FILE, type LocalOutputs };
@@ -204,6 +205,7 @@ export class LocalStack {
           }
         },
       },
+      localPages: tryItPages(url, apiKey),
       now: () => stack.clock.now(),
       onError,
     });
@@ -252,6 +254,11 @@ export class LocalStack {
 
   get sandboxUrl(): string {
     return this.stack.sandbox.url;
+  }
+
+  /** The try-it page: a person starts a hosted checkout in a browser (local/try-it-page.ts). */
+  get tryItUrl(): string {
+    return `${this.url}${TRY_IT_PAGE_ROUTES.page.path}`;
   }
 
   get clock() {

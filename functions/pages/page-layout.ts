@@ -7,7 +7,9 @@ import { PAGE_TEXT, type PageLang } from "./page-text";
 
 // One layout for every page of ours: a small responsive document in the page's language, its own style and scripts
 // allowed by a nonce under a strict Content-Security-Policy (the gateway's SDK origin is the only other source),
-// never cached, never framed, and no Referer sent to another site (the link's token is in our URLs).
+// never cached, never framed, and no Referer sent to another site (the link's token is in our URLs). Rendering counts
+// nothing: a Lambda's answers are counted where its page is served (servePage), so local mode's own pages (the try-it
+// page) can use the layout without adding to the functions' metrics.
 
 export interface PageContent {
   readonly lang: PageLang;
@@ -40,9 +42,18 @@ dt { color: var(--muted); } dd { margin: 0; }
 button, .button { display: inline-block; font: inherit; font-weight: 600; padding: 0.75rem 1.25rem; border-radius: 8px;
   border: 2px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; }
 button.secondary, .button.secondary { background: #fff; color: var(--accent); }
-button:focus-visible, a:focus-visible { outline: 3px solid #f0a000; outline-offset: 2px; }
+button:focus-visible, a:focus-visible, input:focus-visible { outline: 3px solid #f0a000; outline-offset: 2px; }
 a { color: var(--accent); }
 form { margin: 0 0 1rem; }
+label { display: block; font-weight: 600; margin: 0 0 0.25rem; }
+input[type=text], input[type=email] { width: 100%; font: inherit; padding: 0.5rem 0.625rem; margin: 0 0 1rem;
+  border: 1px solid #767682; border-radius: 8px; }
+input[aria-invalid=true] { border-color: var(--bad); border-width: 2px; }
+fieldset { border: 0; padding: 0; margin: 0 0 1rem; }
+legend { font-weight: 600; padding: 0; margin: 0 0 0.25rem; }
+fieldset label { display: flex; gap: 0.5rem; align-items: baseline; font-weight: 400; margin: 0; padding: 0.25rem 0; }
+h2 { font-size: 1.125rem; margin: 0 0 0.5rem; }
+code { font: 0.9375em ui-monospace, SFMono-Regular, Menlo, monospace; }
 section { border-top: 1px solid var(--line); padding-top: 1rem; margin-top: 1rem; }
 table { width: 100%; border-collapse: collapse; font-size: 0.9375rem; margin: 0 0 1rem; }
 th, td { text-align: left; padding: 0.375rem 0.25rem; border-bottom: 1px solid var(--line); }
@@ -98,7 +109,6 @@ ${scripts.map((script) => html`<script nonce="${nonce}">${new Html(script)}</scr
 </body>
 </html>
 `;
-  countAnswer(status);
   return {
     statusCode: status,
     headers: {
@@ -117,20 +127,22 @@ export function notePage(status: number, lang: PageLang, title: string, note: st
 
 /** A redirect after a form's POST: the browser GETs `location` (so a reload never repeats the action). */
 export function seeOther(location: string): PageResult {
-  countAnswer(303);
   return { statusCode: 303, headers: { location, ...SECURITY_HEADERS }, body: "" };
 }
 
 /**
- * Serves one page: its answer, or — whatever was thrown — a plain error page in the page's language that carries
- * nothing of the error (logged through the redacting logger).
+ * Serves one page of a function: its answer, or — whatever was thrown — a plain error page in the page's language that
+ * carries nothing of the error (logged through the redacting logger); either is counted in the answer metrics.
  */
 export async function servePage(lang: PageLang, handle: () => Promise<PageResult>): Promise<PageResult> {
+  let page: PageResult;
   try {
-    return await handle();
+    page = await handle();
   } catch (error) {
     logger.error("page failed", { error });
     const text = PAGE_TEXT[lang];
-    return notePage(500, lang, text.errorTitle, text.errorNote);
+    page = notePage(500, lang, text.errorTitle, text.errorNote);
   }
+  countAnswer(page.statusCode ?? 200);
+  return page;
 }

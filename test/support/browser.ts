@@ -51,3 +51,22 @@ export async function fillCardInPopup(
   await screenshot(popup, `${name}-window`);
   return popup;
 }
+
+/** Presses the checkout page's pay button and pays with `cardNumber` in the window's popup, which closes once back. */
+export async function payInPopup(tab: Page, cardNumber: string, name: string): Promise<void> {
+  const popup = await fillCardInPopup(tab, "#pay-form button[type=submit]", cardNumber, name);
+  const closed = new Promise((resolve) => popup.once("close", resolve));
+  await popup.click("button[type=submit]");
+  // Back on our return page, the popup hands the outcome to the checkout's tab and closes itself.
+  await closed;
+}
+
+export const headingOf = (page: Page): Promise<string> =>
+  page.$eval("h1", (heading) => heading.textContent ?? "");
+
+/** Waits until the tab shows `heading` (the checkout page reloads itself while the result is verified). */
+export async function waitForHeading(tab: Page, heading: string): Promise<void> {
+  await tab.waitForFunction(`document.querySelector("h1")?.textContent === ${JSON.stringify(heading)}`, {
+    timeout: 30_000,
+  });
+}

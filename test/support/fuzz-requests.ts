@@ -6,9 +6,9 @@ import {
 } from "../../functions/gateway/webhook-signature";
 import type { RawRequest } from "../../local/raw-http";
 
-// fast-check arbitraries of hostile HTTP requests against one route of a JSON API, built around a valid sample
-// request: random JSON, the sample with one field mutated, non-JSON bodies, wrong content types and methods, bad
-// credentials and bad path parameters. Each case says whether the server must refuse it.
+// fast-check arbitraries of hostile HTTP requests against one route of a JSON API (or a page's form action), built
+// around a valid sample request: random JSON, the sample with one field mutated, non-JSON bodies, wrong content types
+// and methods, bad credentials and bad path parameters. Each case says whether the server must refuse it.
 
 type Headers = Readonly<Record<string, string>>;
 type JsonPath = readonly (string | number)[];
@@ -23,7 +23,12 @@ export interface FuzzTarget {
   readonly query?: Readonly<Record<string, string>>;
   /** The valid JSON body; undefined when the route reads none. */
   readonly body?: unknown;
-  /** Whether the route requires a JSON object body (anything unlike the sample is then refused). */
+  /** A page's action instead: the valid form, sent as application/x-www-form-urlencoded in place of `body`. */
+  readonly form?: Readonly<Record<string, string>>;
+  /**
+   * Whether the route requires a JSON object body (anything unlike the sample is then refused); for a form, every one
+   * of its fields (a field missing or empty is refused).
+   */
   readonly requiresBody: boolean;
   /** Headers that authenticate the sample ({} for unauthenticated routes). */
   readonly credentials: Headers;
@@ -52,6 +57,7 @@ export interface FuzzCase {
 }
 
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8" } as const;
+const FORM_TYPE = { "content-type": "application/x-www-form-urlencoded" } as const;
 
 function jsonType(value: unknown): string {
   if (value === null) return "null";
@@ -330,6 +336,56 @@ export function hostileBodies(sample: unknown, requiresBody: boolean): fc.Arbitr
   return fc.oneof(...options);
 }
 
+type FormFields = readonly (readonly [string, string])[];
+const encodeForm = (fields: FormFields) =>
+  new URLSearchParams(fields.map(([name, value]): [string, string] => [name, value])).toString();
+
+/**
+ * Hostile bodies of a form action: JSON and random text (no form at all), and the sample form with one field missing,
+ * empty, changed (huge, unicode, amount-like), repeated with another value, or one field added (prototype names
+ * included). `refused` as in hostileBodies: whether a receiver requiring every field of the sample must refuse it.
+ */
+export function hostileForms(
+  sample: Readonly<Record<string, string>>,
+  requiresBody: boolean,
+): fc.Arbitrary<Body> {
+  const fields = Object.entries(sample);
+  const field = fc.constantFrom(...Object.keys(sample));
+  const withValue = (name: string, value: string) =>
+    encodeForm(fields.map(([key, original]): [string, string] => [key, key === name ? value : original]));
+  const appended = (name: string, value: string) => `${encodeForm(fields)}&${encodeForm([[name, value]])}`;
+  return fc.oneof(
+    fc.oneof(jsonValue, pollutingObject).map((value) => ({
+      kind: `JSON ${jsonType(value)}`,
+      text: stringify(value),
+      refused: requiresBody,
+    })),
+    fc
+      .oneof(
+        fc.string({ maxLength: 200 }),
+        fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString("latin1")),
+      )
+      .map((text) => ({ kind: "random text", text, refused: requiresBody })),
+    field.map((name) => ({
+      kind: `missing ${name}`,
+      text: encodeForm(fields.filter(([key]) => key !== name)),
+      refused: requiresBody,
+    })),
+    field.map((name) => ({ kind: `empty ${name}`, text: withValue(name, ""), refused: requiresBody })),
+    fc
+      .tuple(field, fc.oneof(hugeString, unicodeString, oddAmount.map(String)))
+      .map(([name, value]) => ({ kind: `changed ${name}`, text: withValue(name, value), refused: false })),
+    fc
+      .tuple(field, unicodeString)
+      .map(([name, value]) => ({ kind: `repeated ${name}`, text: appended(name, value), refused: false })),
+    fc.tuple(anyKey, unicodeString).map(([name, value]) => ({
+      kind: `extra ${JSON.stringify(name)}`,
+      text: appended(name, value),
+      refused: false,
+    })),
+  );
+}
+
 // ───────────────────────────── request parts ─────────────────────────────
 
 /** A path parameter value sent verbatim (dot segments, broken percent-encoding) or percent-encoded. */
@@ -486,16 +542,27 @@ function doorOf(target: FuzzTarget, type: string, body: string, refusedAnyway: b
 /** Hostile requests against one route; anything but the sample's own method, path and credentials. */
 export function fuzzCases(target: FuzzTarget): fc.Arbitrary<FuzzCase> {
   const path = withQuery(concretePath(target.path, target.params), target.query);
-  const sampleText = target.body === undefined ? "" : stringify(target.body);
+  const { form } = target;
+  const sampleText =
+    form !== undefined
+      ? encodeForm(Object.entries(form))
+      : target.body === undefined
+        ? ""
+        : stringify(target.body);
+  const sampleType = form === undefined ? JSON_TYPE : FORM_TYPE;
   const request = (parts: Partial<RawRequest> & { headers?: Headers }): RawRequest => ({
     method: target.method,
     path,
     body: sampleText,
     ...parts,
-    headers: { ...JSON_TYPE, ...target.credentials, ...parts.headers },
+    headers: { ...sampleType, ...target.credentials, ...parts.headers },
   });
+  const bodies =
+    form === undefined
+      ? hostileBodies(target.body, target.requiresBody)
+      : hostileForms(form, target.requiresBody);
   const options: fc.Arbitrary<FuzzCase>[] = [
-    hostileBodies(target.body, target.requiresBody).map((body) => ({
+    bodies.map((body) => ({
       kind: body.kind,
       request: request({ body: body.text }),
       mustRefuse: body.refused,
@@ -517,7 +584,7 @@ export function fuzzCases(target: FuzzTarget): fc.Arbitrary<FuzzCase> {
     auths(target).map((auth) => ({
       kind: auth.kind,
       // Credentials replaced, not added to: the sample's own must not ride along.
-      request: { method: target.method, path, body: sampleText, headers: { ...JSON_TYPE, ...auth.headers } },
+      request: { method: target.method, path, body: sampleText, headers: { ...sampleType, ...auth.headers } },
       mustRefuse: auth.refused,
     })),
   ];

@@ -1,9 +1,8 @@
-import type { Page } from "puppeteer-core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { checkoutView } from "../../../functions/api/merchant-api-schemas";
-import { fillCardInPopup, screenshot } from "../../support/browser";
-import { localStackWithBrowser } from "../../support/local-browser";
+import { headingOf, payInPopup, screenshot, waitForHeading } from "../../support/browser";
+import { localStackInBrowser } from "../../support/local-stack-in-browser";
 
 // The hosted checkout as a customer meets it, on the whole local stack (`npm start`: one HTTP server for the merchant
 // API, our webhooks and our pages; process-intake fed by the intake queue's event source mapping) in headless
@@ -18,7 +17,7 @@ const chargeList = z.object({
   charges: z.array(z.looseObject({ order_id: z.string(), status: z.string() })),
 });
 
-const { local: stack, browser: chromium, call } = localStackWithBrowser(new Date("2027-06-01T08:00:00Z"));
+const { local, browser, call } = localStackInBrowser(new Date("2027-06-01T08:00:00Z"));
 
 async function hostedCheckout() {
   return checkoutView.parse(
@@ -27,27 +26,9 @@ async function hostedCheckout() {
       plan: { amount: "12000", currency: "KRW", interval_months: 1 },
       billing: "token",
       description: "Team plan",
-      success_url: `${stack().url}/openapi.json`,
+      success_url: `${local().url}/openapi.json`,
     }),
   );
-}
-
-const headingOf = (page: Page) => page.$eval("h1", (heading) => heading.textContent ?? "");
-
-/** Presses the page's pay button and pays with `cardNumber` in the window's popup, which closes once back. */
-async function payInPopup(tab: Page, cardNumber: string, name: string): Promise<void> {
-  const popup = await fillCardInPopup(tab, "#pay-form button[type=submit]", cardNumber, name);
-  const closed = new Promise((resolve) => popup.once("close", resolve));
-  await popup.click("button[type=submit]");
-  // Back on our return page, the popup hands the outcome to the checkout's tab and closes itself.
-  await closed;
-}
-
-/** Waits until the tab shows `heading` (the page reloads itself while the result is verified). */
-async function waitForHeading(tab: Page, heading: string): Promise<void> {
-  await tab.waitForFunction(`document.querySelector("h1")?.textContent === ${JSON.stringify(heading)}`, {
-    timeout: 30_000,
-  });
 }
 
 describe("the hosted checkout in a browser", () => {
@@ -55,7 +36,7 @@ describe("the hosted checkout in a browser", () => {
     "a customer opens checkout_url, pays in the window and sees the subscription",
     async () => {
       const checkout = await hostedCheckout();
-      const tab = await chromium().newPage();
+      const tab = await browser().newPage();
       await tab.goto(checkout.checkout_url);
       expect(await headingOf(tab)).toBe("Subscribe");
       expect(await tab.$eval("main", (main) => main.textContent ?? "")).toContain("₩12,000 every month");
@@ -64,7 +45,7 @@ describe("the hosted checkout in a browser", () => {
       await waitForHeading(tab, "You are subscribed");
       await screenshot(tab, "hosted-checkout-paid");
       expect(await tab.$eval("a.button", (link) => link.getAttribute("href"))).toBe(
-        `${stack().url}/openapi.json`,
+        `${local().url}/openapi.json`,
       );
       expect(
         subscriptionView.parse(await call("GET", `/v1/subscriptions/${checkout.subscription_id}`)),
@@ -78,7 +59,7 @@ describe("the hosted checkout in a browser", () => {
     "a declined card shows its reason, and a retry pays on the same subscription",
     async () => {
       const checkout = await hostedCheckout();
-      const tab = await chromium().newPage();
+      const tab = await browser().newPage();
       await tab.setExtraHTTPHeaders({ "accept-language": "ko-KR,ko;q=0.9" });
       await tab.goto(checkout.checkout_url);
       expect(await headingOf(tab)).toBe("구독하기");

@@ -2,8 +2,8 @@ import type { Page } from "puppeteer-core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { portalSessionView } from "../../../functions/api/merchant-api-schemas";
-import { fillCardInPopup, screenshot } from "../../support/browser";
-import { localStackWithBrowser } from "../../support/local-browser";
+import { headingOf, payInPopup, screenshot } from "../../support/browser";
+import { localStackInBrowser } from "../../support/local-stack-in-browser";
 
 // The customer portal as a customer meets it, on the whole local stack in headless Chromium: a renewal declines, the
 // SaaS makes a portal link, the customer opens it, pays the overdue period with a new card in the sandbox's window
@@ -15,7 +15,7 @@ const DECLINES_ON_RENEWAL = "4000000000000341";
 const subscriptionView = z.looseObject({ subscription_id: z.string(), status: z.string() });
 const chargeList = z.object({ charges: z.array(z.looseObject({ period: z.number(), status: z.string() })) });
 
-const { local: stack, browser: chromium, call } = localStackWithBrowser(new Date("2027-07-01T08:00:00Z"));
+const { local: stack, browser: chromium, call } = localStackInBrowser(new Date("2027-07-01T08:00:00Z"));
 
 const textOf = (page: Page) => page.$eval("main", (main) => main.textContent ?? "");
 
@@ -49,17 +49,9 @@ describe("the customer portal in a browser", () => {
         tab.waitForNavigation(),
         tab.click(`form[action$="/subscriptions/${id}/card"] button[type=submit]`),
       ]);
-      expect(await tab.$eval("h1", (heading) => heading.textContent)).toBe("Update your card");
+      expect(await headingOf(tab)).toBe("Update your card");
       await screenshot(tab, "portal-card");
-      const popup = await fillCardInPopup(
-        tab,
-        "#pay-form button[type=submit]",
-        "4111111111111111",
-        "portal-card",
-      );
-      const closed = new Promise((resolve) => popup.once("close", resolve));
-      await popup.click("button[type=submit]");
-      await closed;
+      await payInPopup(tab, "4111111111111111", "portal-card");
       await tab.waitForFunction(
         'document.querySelector("main")?.textContent?.includes("Your card was updated.")',
         { timeout: 30_000 },
@@ -78,7 +70,7 @@ describe("the customer portal in a browser", () => {
       await call("POST", "/local/clock", { advance: "PT16M" });
       const expired = await tab.goto(session.url);
       expect(expired?.status()).toBe(403);
-      expect(await tab.$eval("h1", (heading) => heading.textContent)).toBe("This link has expired");
+      expect(await headingOf(tab)).toBe("This link has expired");
       await screenshot(tab, "portal-expired");
       await tab.close();
     },

@@ -11,10 +11,15 @@ import {
   signWebhookBody,
   webhookHeaderNames,
 } from "../../../functions/gateway/webhook-signature";
-import { CHECKOUT_PAGE_ROUTES, PORTAL_PAGE_ROUTES } from "../../../functions/pages/page-routes";
+import {
+  CHECKOUT_PAGE_ROUTES,
+  type PageRoute,
+  PORTAL_PAGE_ROUTES,
+} from "../../../functions/pages/page-routes";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
 import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
+import { TRY_IT_PAGE_ROUTES, TRY_IT_TEST_CARDS } from "../../../local/try-it-page";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import {
   concretePath,
@@ -27,8 +32,8 @@ import {
 import { captureFileOutput } from "../../support/handler-env";
 import { type StackState, settleWork, stackState } from "../../support/stack-state";
 
-// Every route of the local API (the merchant API behind its authorizer, the gateway callbacks, the OpenAPI document
-// and POST /local/clock) gets FUZZ_RUNS hostile requests (default 200, seed FUZZ_SEED) over real HTTP. Each answer
+// Every route of the local API (the merchant API behind its authorizer, the gateway callbacks, the OpenAPI document,
+// our pages, POST /local/clock and the try-it page) gets FUZZ_RUNS hostile requests (default 200, seed FUZZ_SEED) over real HTTP. Each answer
 // must be below 500 and in the route's documented shape; a request a route must refuse is refused; a refused
 // request changes nothing (table, queues, sandbox ledger); the gateway callbacks, whose hostile input may be
 // acknowledged, change nothing either once the intake queue is processed. Afterwards the process still answers and
@@ -89,7 +94,7 @@ const WEBHOOK_ANSWERS: Readonly<Record<string, Documented>> = {
   "/openapi.json": { ok: z.looseObject({ openapi: z.literal("3.1.0") }), refused: z.never() },
 };
 
-/** merchant: the merchant API; callback: the gateway's calls and the OpenAPI document; page: our pages. */
+/** merchant: the merchant API; callback: the gateway's calls and the OpenAPI document; page: our pages and local mode's. */
 type Kind = "merchant" | "callback" | "page";
 
 /**
@@ -105,7 +110,10 @@ interface Sample {
   readonly target: FuzzTarget;
   /** Extra generated cases of this route (signed webhook attacks). */
   readonly extra?: fc.Arbitrary<FuzzCase>;
-  /** The sample's body as a form (a page's action), instead of the target's JSON. */
+  /**
+   * The sample's body as a form (a page's action), instead of the target's JSON, when only the sample sends it (it
+   * carries a form token no fuzzed request has); a target's own form is the sample's too.
+   */
   readonly form?: Readonly<Record<string, string>>;
 }
 
@@ -147,15 +155,16 @@ async function setup(method: string, path: string, body: unknown, headers = bear
   return parseJson(response.text);
 }
 
-/** Every route the local HTTP API serves: the function table's HTTP triggers and the local-only routes. */
+/** Every route the local HTTP API serves: the function table's HTTP triggers, the local-only routes and pages. */
 function servedRoutes(): string[] {
   const deployed = BILLING_FUNCTIONS.flatMap(({ trigger }): string[] =>
     trigger.kind === "http" ? trigger.routes.map((route) => `${route.method} ${route.path}`) : [],
   );
-  const localOnly = MERCHANT_API_ROUTES.filter((route) => route.localOnly).map(
-    (route) => `${route.method} ${route.path}`,
-  );
-  return [...deployed, ...localOnly].sort();
+  const localOnly = [
+    ...MERCHANT_API_ROUTES.filter((route) => route.localOnly),
+    ...Object.values(TRY_IT_PAGE_ROUTES),
+  ];
+  return [...deployed, ...localOnly.map((route) => `${route.method} ${route.path}`)].sort();
 }
 
 /** Methods no route serves on a concrete path. */
@@ -237,17 +246,9 @@ function add(kind: Kind, target: FuzzTarget, extra?: fc.Arbitrary<FuzzCase>) {
   samples.set(target.name, { kind, changes, target, extra });
 }
 
-/**
- * A page of ours, opened by the signed link in its path (the link is its only credential: any other is refused). No
- * fuzzed request can act: an action needs the page's form token, which only the sample carries.
- */
-function addPage(
-  method: string,
-  path: string,
-  params: Record<string, string>,
-  form?: Record<string, string>,
-) {
-  const target: FuzzTarget = {
+/** A page's route, as the fuzz sends it: no credential of the merchant API's (a page has none of those). */
+function pageTarget({ method, path }: PageRoute, params: Record<string, string> = {}): FuzzTarget {
+  return {
     name: `${method} ${path}`,
     method,
     path: colonPath(path),
@@ -257,18 +258,48 @@ function addPage(
     badCredentials: [],
     wrongMethods: wrongMethods(concretePath(colonPath(path), params)),
   };
+}
+
+/**
+ * A page of ours, opened by the signed link in its path (the link is its only credential: any other is refused). No
+ * fuzzed request can act: an action needs the page's form token, which only the sample carries.
+ */
+function addPage(route: PageRoute, params: Record<string, string>, form?: Record<string, string>) {
+  const target = pageTarget(route, params);
   samples.set(target.name, { kind: "page", changes: "never", target, form });
 }
 
+/** The browser's Fetch metadata of a form posted by our own page, and by any other. */
+const SAME_ORIGIN = { "sec-fetch-site": "same-origin" };
+const OTHER_SITES = ["cross-site", "same-site", "none"].map((site) => ({ "sec-fetch-site": site }));
+
+/**
+ * The try-it page of local mode, which anyone may open. Its action starts a checkout through the merchant API: its
+ * form is fuzzed field by field (each is required), a form another site posted is refused like a wrong credential, a
+ * refused request changes nothing and an accepted one leads to the new checkout's page.
+ */
+function addTryItPages(query: Record<string, string>, form: Record<string, string>) {
+  const page = { ...pageTarget(TRY_IT_PAGE_ROUTES.page), query };
+  samples.set(page.name, { kind: "page", changes: "never", target: page });
+  const start: FuzzTarget = {
+    ...pageTarget(TRY_IT_PAGE_ROUTES.start),
+    form,
+    requiresBody: true,
+    credentials: SAME_ORIGIN,
+    badCredentials: OTHER_SITES,
+  };
+  samples.set(start.name, { kind: "page", changes: "on success", target: start });
+}
+
 /** The sample request of a route, exactly. */
-function sampleRequest({ target, form }: Sample): RawRequest {
+function sampleRequest({ target, form = target.form }: Sample): RawRequest {
   const path = concretePath(target.path, target.params);
   return {
     method: target.method,
     path: target.query === undefined ? path : `${path}?${new URLSearchParams(target.query)}`,
     headers: {
       "content-type": form === undefined ? "application/json" : "application/x-www-form-urlencoded",
-      ...(form === undefined ? {} : { "sec-fetch-site": "same-origin" }),
+      ...(form === undefined ? {} : SAME_ORIGIN),
       ...target.credentials,
     },
     body:
@@ -384,12 +415,8 @@ beforeAll(async () => {
     form_token: /name="form_token" value="([^"]+)"/.exec(text)?.[1] ?? "",
   });
   for (const route of Object.values(CHECKOUT_PAGE_ROUTES))
-    addPage(
-      route.method,
-      route.path,
-      { token },
-      route === CHECKOUT_PAGE_ROUTES.retry ? formTokenOf(page.text) : undefined,
-    );
+    addPage(route, { token }, route === CHECKOUT_PAGE_ROUTES.retry ? formTokenOf(page.text) : undefined);
+  addTryItPages({ checkout: "paid" }, { name: customer.name, email: customer.email, plan: "starter" });
 
   // A customer's portal, on a subscription of its own (its sample cancels at the period's end); a day's link, so the
   // clock's moves keep it open.
@@ -411,12 +438,7 @@ beforeAll(async () => {
     const params = Object.fromEntries(
       Object.entries(portalParams).filter(([name]) => route.path.includes(`{${name}}`)),
     );
-    addPage(
-      route.method,
-      route.path,
-      params,
-      route === PORTAL_PAGE_ROUTES.action ? formTokenOf(portalPage.text) : undefined,
-    );
+    addPage(route, params, route === PORTAL_PAGE_ROUTES.action ? formTokenOf(portalPage.text) : undefined);
   }
   add("merchant", merchantTarget("POST", "/v1/subscriptions", { body: signupBody, requiresBody: true }));
   const id = { params: { id: subscriptionId } };
@@ -633,8 +655,15 @@ describe("local API fuzz: hostile requests to every route", () => {
     const secrets = leakSecretsOf(TEST_MERCHANT, { merchantApiKeys: [API_KEY], cvcs: [CVC] });
     const logs = output.text();
     expect(logs).toContain("merchant API request refused");
+    // The try-it page shows the sandbox's test cards on purpose, each in its cell of the page's table: anywhere
+    // else a card number is a leak.
+    const unshown = (text: string) =>
+      TRY_IT_TEST_CARDS.reduce((rest, [card]) => rest.replaceAll(`<td><code>${card}</code></td>`, ""), text);
     const hits = scanForLeaks(
-      [...outputSources(logs), ...answers.map((text, index) => ({ where: `answer ${index + 1}`, text }))],
+      [
+        ...outputSources(logs),
+        ...answers.map((text, index) => ({ where: `answer ${index + 1}`, text: unshown(text) })),
+      ],
       secrets,
     );
     expect(hits.slice(0, 10)).toEqual([]);

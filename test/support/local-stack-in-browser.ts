@@ -3,11 +3,14 @@ import { afterAll, beforeAll } from "vitest";
 import { LocalStack } from "../../local/local-stack";
 import { launchBrowser } from "./browser";
 
+// Pages as a person meets them: the whole local stack as `npm start` runs it (one HTTP server for the merchant API,
+// our webhooks and our pages; its clock moving only when told) and headless Chromium.
+
 /**
- * A file's whole local stack (`npm start`, on the local clock from `start`) and a headless Chromium, started before
- * its tests and closed after; `call` is the merchant API with the stack's key, answering JSON.
+ * A test file's local stack, its clock starting at `start`, and a browser: started before the file's tests, closed
+ * after them.
  */
-export function localStackWithBrowser(start: Date) {
+export function localStackInBrowser(start: Date) {
   let local: LocalStack | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
@@ -18,21 +21,21 @@ export function localStackWithBrowser(start: Date) {
     await browser?.close();
     await local?.close();
   });
-  const currentLocal = () => {
+  const currentStack = () => {
     if (local === undefined) throw new Error("the local stack starts in beforeAll");
     return local;
   };
-  const currentBrowser = () => {
-    if (browser === undefined) throw new Error("the browser starts in beforeAll");
-    return browser;
-  };
   return {
-    local: currentLocal,
-    browser: currentBrowser,
+    local: currentStack,
+    browser: () => {
+      if (browser === undefined) throw new Error("the browser starts in beforeAll");
+      return browser;
+    },
+    /** The merchant API with the stack's key: the answer's JSON. */
     async call(method: string, path: string, body?: unknown): Promise<unknown> {
-      const response = await fetch(`${currentLocal().url}${path}`, {
+      const response = await fetch(`${currentStack().url}${path}`, {
         method,
-        headers: { "content-type": "application/json", authorization: `Bearer ${currentLocal().apiKey}` },
+        headers: { "content-type": "application/json", authorization: `Bearer ${currentStack().apiKey}` },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       return response.json();
