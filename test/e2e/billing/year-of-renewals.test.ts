@@ -45,14 +45,30 @@ describe(`a year of monthly renewals for ${SUBSCRIPTIONS} subscriptions`, () => 
       ids.push(z.object({ subscription_id: z.string() }).parse(signup.json).subscription_id);
     }
 
+    let settledBySweep = 0;
+    /**
+     * The attempt sweep, as it runs every few minutes in production: a REBILL whose answer outlived the client's
+     * timeout (the local 2 s, on a machine busy with another test file) is left unknown by its worker and settled
+     * here by retrieve, never charged again.
+     */
+    const sweep = async () => {
+      const report = await stack.attemptSweep();
+      settledBySweep += report.resolved;
+      expect((await stack.drainChargeQueue()).failed).toBe(0);
+    };
     for (let month = 1; month <= 11; month += 1) {
       // Jan 31 anchors fall on Feb 28, Mar 31, Apr 30 …: a run on the 1st of the next month finds each period due.
       await stack.clock.set(new Date(Date.UTC(2027, month + 1, 1, 10)));
+      await sweep();
       const run = await stack.chargeRun();
       expect(run.enqueued).toBe(SUBSCRIPTIONS);
       const drained = await stack.drainChargeQueue();
       expect(drained.failed).toBe(0);
     }
+    await stack.clock.set(new Date(Date.UTC(2028, 0, 2, 10)));
+    await sweep();
+    // Nearly every period is settled by its own worker; the sweep only mends what a slow answer left open.
+    expect(settledBySweep).toBeLessThan(SUBSCRIPTIONS / 10);
 
     const comparison = await compareLedgers(stack, ids);
     expect(comparison.subscriptionsNotAtPeriod(12)).toEqual([]);
