@@ -6,9 +6,27 @@ import { argumentsOf, CliError, type CommandRunner, emit, orDash } from "./cli-i
 import { repositoryOf, resolveTarget, withTarget } from "./target";
 import { formatTable } from "./text-table";
 
-/** The ledger as a table (charges list, subscriptions show). */
+/** What to do next about a decline, in words. */
+const NEXT_STEPS = {
+  retry_later: "the same card may pay later (dunning retries it)",
+  new_card: "a new card is needed",
+  authentication: "the cardholder must confirm the payment in the window",
+} as const;
+
+/** One line per declined charge: its codes, why, and what can be done. */
+function declineLines(charges: readonly ChargeView[]): string[] {
+  return charges.flatMap(({ charge_id, decline }) => {
+    if (decline === undefined) return [];
+    const codes = [decline.rescode, decline.errcode].filter((code) => code !== undefined).join(" ");
+    const why = decline.message === undefined ? "" : ` ${decline.message}`;
+    const next = decline.next_step === undefined ? "" : ` Next: ${NEXT_STEPS[decline.next_step]}.`;
+    return [`${charge_id} declined (${codes}).${why}${next}`];
+  });
+}
+
+/** The ledger as a table (charges list, subscriptions show), each decline explained below it. */
 export function chargeTable(charges: readonly ChargeView[]): string {
-  return formatTable(
+  const table = formatTable(
     ["CHARGE", "KIND", "PERIOD", "ATTEMPT", "AMOUNT", "STATUS", "REFUNDED", "TRANSACTION", "CREATED"],
     charges.map((charge) => [
       charge.charge_id,
@@ -22,6 +40,7 @@ export function chargeTable(charges: readonly ChargeView[]): string {
       charge.created_at,
     ]),
   );
+  return [table, ...declineLines(charges)].join("\n");
 }
 
 export function addChargesCommands(program: Command, run: CommandRunner): void {

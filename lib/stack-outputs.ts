@@ -11,6 +11,9 @@ export const STATEFUL_OUTPUTS = {
   IntakeQueueUrl: "INTAKE_QUEUE_URL",
   IntakeDeadLetterQueueUrl: "INTAKE_DLQ_URL",
   GatewaySecretArn: "GATEWAY_SECRET_ARN",
+  WebhookSecretsArn: "WEBHOOK_SECRETS_ARN",
+  PartnerTokenSecretArn: "PARTNER_TOKEN_SECRET_ARN",
+  MerchantApiKeyHashSecretArn: "MERCHANT_API_KEY_HASH_SECRET_ARN",
   PageLinkSecretArn: "PAGE_LINK_SECRET_ARN",
 } as const;
 

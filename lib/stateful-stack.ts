@@ -136,6 +136,9 @@ export class BillingStatefulStack extends Stack {
       IntakeQueueUrl: intakeQueue.queue.queueUrl,
       IntakeDeadLetterQueueUrl: intakeQueue.deadLetterQueue.queueUrl,
       GatewaySecretArn: secrets.gateway.secretArn,
+      WebhookSecretsArn: secrets.webhook.secretArn,
+      PartnerTokenSecretArn: secrets.partnerToken.secretArn,
+      MerchantApiKeyHashSecretArn: secrets.merchantApiKey.secretArn,
       PageLinkSecretArn: secrets.pageLinks.secretArn,
     };
     for (const [id, value] of Object.entries(outputs)) new CfnOutput(this, id, { value });

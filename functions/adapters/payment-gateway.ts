@@ -19,6 +19,7 @@ import {
   DEFAULT_DECLINE_CODES,
   type DeclineCodes,
   deadEndOf,
+  declineReasonOf,
   type DeadEnd as GatewayDeadEnd,
 } from "../gateway/decline-codes";
 import { GatewayRequestError } from "../gateway/errors";
@@ -45,10 +46,16 @@ const DEAD_ENDS = {
   dead_card: "card_required",
 } as const satisfies Record<GatewayDeadEnd, DeadEnd>;
 
-/** A refusal in the core's words: whether a retry could ever succeed is decided here, from the gateway's codes. */
+/**
+ * A refusal in the core's words: whether a retry could ever succeed, and why it was declined in the customer's
+ * terms, are decided here from the gateway's codes.
+ */
 function declinedOf(codes: DeclineCodes, declined: GatewayDeclined): Declined {
   const deadEnd = deadEndOf(codes, declined);
-  return deadEnd === undefined ? declined : { ...declined, deadEnd: DEAD_ENDS[deadEnd] };
+  const reason = declineReasonOf(codes, declined);
+  return deadEnd === undefined
+    ? { ...declined, reason }
+    : { ...declined, reason, deadEnd: DEAD_ENDS[deadEnd] };
 }
 
 /**

@@ -4,7 +4,8 @@ import type { Failure } from "../core/outcome";
 import type { ChangeResult } from "../core/subscription-changes";
 import { holdsCardNumber } from "../shared/card-number";
 import { fieldOf } from "../shared/zod-fields";
-import type { ErrorBody } from "./merchant-api-schemas";
+import type { DeclineView, ErrorBody } from "./merchant-api-schemas";
+import { declineView } from "./views";
 
 // Every failure the merchant API can meet, mapped to one HTTP answer (README, Merchant API). Messages never repeat
 // input values (they may be card data).
@@ -39,6 +40,8 @@ export class ApiError extends Error {
     message: string,
     readonly field?: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** A refused payment: why, and what can be done. */
+    readonly decline?: DeclineView,
   ) {
     super(message);
   }
@@ -156,8 +159,15 @@ const retryLater = { "retry-after": String(RETRY_AFTER_SECONDS) };
 /** A gateway refusal. `unknown` lands here only for changes nothing tracks; tracked ones answer 202 (accepted). */
 export function gatewayFailure(failure: Failure): ApiError {
   switch (failure.kind) {
-    case "declined":
-      return new ApiError(422, failure.code, "the payment was declined");
+    case "declined": {
+      const decline = declineView({
+        rescode: failure.code,
+        errcode: failure.errcode,
+        reason: failure.reason,
+      });
+      const why = decline.message === undefined ? "" : `: ${decline.message}`;
+      return new ApiError(422, failure.code, `the payment was declined${why}`, undefined, {}, decline);
+    }
     case "invalid":
       // REQUEST: the gateway client refused to send it (our schema let through what the gateway's forbids).
       return failure.code === "REQUEST"
@@ -214,6 +224,7 @@ export function toErrorResponse(error: unknown): ApiResponse {
       code: error.code,
       message: error.message,
       ...(error.field === undefined ? {} : { field: error.field }),
+      ...(error.decline === undefined ? {} : { decline: error.decline }),
     },
   };
   return { status: error.status, headers: error.headers, body };

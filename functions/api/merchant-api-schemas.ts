@@ -5,6 +5,7 @@ import {
   attemptStatus,
   billingMode,
   customerSchema,
+  declineReasonSchema,
   dunningSchema,
   externalIdSchema,
   maskedCardSchema,
@@ -370,6 +371,23 @@ export const receiptView = z.strictObject({
 });
 export type ReceiptView = z.output<typeof receiptView>;
 
+/** A decline, as the merchant API shows it (a declined charge, a refused sign-up). */
+export const declineView = z
+  .strictObject({
+    rescode: z.string().describe("The gateway's result code."),
+    errcode: z.string().optional().describe("The gateway's named reason (v2 errcode), when it sent one."),
+    reason: declineReasonSchema.optional().describe("Why, in the customer's terms."),
+    message: z.string().optional().describe("The reason in plain English, for people."),
+    next_step: z
+      .enum(["retry_later", "new_card", "authentication"])
+      .optional()
+      .describe(
+        "What can be done: retry_later (the same card may pay later; dunning retries it), new_card (this card will not pay), authentication (the cardholder must confirm in the window).",
+      ),
+  })
+  .describe("Why the payment was declined and what can be done about it.");
+export type DeclineView = z.output<typeof declineView>;
+
 export const chargeView = z.strictObject({
   charge_id: z.string(),
   kind: chargeKind.describe(
@@ -383,6 +401,7 @@ export const chargeView = z.strictObject({
   status: attemptStatus,
   transaction_id: z.string().optional(),
   refunded_amount: z.string(),
+  decline: declineView.optional(),
   created_at: isoInstant,
 });
 export type ChargeView = z.output<typeof chargeView>;
@@ -410,6 +429,7 @@ export const errorBody = z.strictObject({
     code: z.string(),
     message: z.string(),
     field: z.string().optional(),
+    decline: declineView.optional(),
   }),
 });
 export type ErrorBody = z.output<typeof errorBody>;

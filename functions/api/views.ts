@@ -1,10 +1,19 @@
 import { subscriptionPeriod } from "../core/billing-period";
 import { chargeKindOf } from "../core/charge-kind";
-import type { ChargeAttempt, MaskedCard, Plan, RefundRecord, Subscription } from "../core/model";
+import {
+  type ChargeAttempt,
+  type DeclineReason,
+  type MaskedCard,
+  nextStepOf,
+  type Plan,
+  type RefundRecord,
+  type Subscription,
+} from "../core/model";
 import { orderIdFor } from "../core/order-id";
 import type {
   ChargeView,
   CreateSubscriptionBody,
+  DeclineView,
   RefundView,
   SubscriptionView,
 } from "./merchant-api-schemas";
@@ -41,6 +50,33 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
   };
 }
 
+/** A decline's reason in plain English (the API, the CLI); pages say it in the customer's language. */
+const DECLINE_MESSAGES: Readonly<Record<DeclineReason, string>> = {
+  insufficient_funds: "The card has insufficient funds.",
+  card_declined: "The card issuer declined the payment.",
+  limit_exceeded: "The card's limit on payments was reached.",
+  try_again_later: "The payment could not be processed just now.",
+  expired_card: "The card has expired.",
+  card_unusable: "The card cannot be used (lost or stolen, not valid, or not supported).",
+  authentication_failed: "The cardholder could not be authenticated.",
+};
+
+/** Why a payment was declined: the gateway's codes and, when known, the reason with its next step. */
+export function declineView(decline: {
+  readonly rescode: string;
+  readonly errcode?: string;
+  readonly reason?: DeclineReason;
+}): DeclineView {
+  const { rescode, errcode, reason } = decline;
+  return {
+    rescode,
+    ...(errcode === undefined ? {} : { errcode }),
+    ...(reason === undefined
+      ? {}
+      : { reason, message: DECLINE_MESSAGES[reason], next_step: nextStepOf(reason) }),
+  };
+}
+
 /**
  * A charge is one attempt of the ledger. Its id is the attempt key as an order_id (attemptKeyOf reads it back); it
  * differs from order_id only for a charge the gateway ran on a recurring plan, which carries the gateway's order_id.
@@ -57,6 +93,15 @@ export function chargeView(attempt: ChargeAttempt): ChargeView {
     status: attempt.status,
     ...(attempt.transaction_id === undefined ? {} : { transaction_id: attempt.transaction_id }),
     refunded_amount: attempt.refunded_amount ?? "0",
+    ...(attempt.status === "declined" && attempt.rescode !== undefined
+      ? {
+          decline: declineView({
+            rescode: attempt.rescode,
+            errcode: attempt.errcode,
+            reason: attempt.decline_reason,
+          }),
+        }
+      : {}),
     created_at: attempt.created_at,
   };
 }

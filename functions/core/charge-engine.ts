@@ -271,7 +271,14 @@ export type Closing = Pick<ChargeAttempt, "status"> &
   Partial<
     Pick<
       ChargeAttempt,
-      "rescode" | "resmsg" | "errcode" | "dead_end" | "transaction_id" | "token_id" | "recurring_id"
+      | "rescode"
+      | "resmsg"
+      | "errcode"
+      | "dead_end"
+      | "decline_reason"
+      | "transaction_id"
+      | "token_id"
+      | "recurring_id"
     >
   >;
 
@@ -284,6 +291,7 @@ export function refusalClosing(failure: Declined | Invalid): Closing {
         resmsg: failure.message,
         errcode: failure.errcode,
         dead_end: failure.deadEnd,
+        decline_reason: failure.reason,
       }
     : { status: "failed", rescode: failure.code, resmsg: failure.message };
 }
@@ -300,6 +308,7 @@ export function refusalOfLine(line: ChargeAttempt): Failure | undefined {
         message: line.resmsg ?? "",
         errcode: line.errcode,
         deadEnd: line.dead_end,
+        reason: line.decline_reason,
       };
     case "failed":
       return { kind: "invalid", code: line.rescode ?? "REQUEST", message: line.resmsg ?? "" };

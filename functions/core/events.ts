@@ -1,5 +1,11 @@
 import * as z from "zod";
-import type { ChargeAttempt, RefundRecord, Subscription } from "./model";
+import {
+  type ChargeAttempt,
+  declineReasonSchema,
+  nextStepOf,
+  type RefundRecord,
+  type Subscription,
+} from "./model";
 
 // The events a SaaS grants and revokes access by (README, Events). Each is written in the same conditional write as
 // the state it announces (the item's outbox), then delivered to the bus at least once under its stable event_id.
@@ -50,6 +56,9 @@ export const billingEventSchema = z.discriminatedUnion("type", [
     rescode: z.string().optional(),
     /** The gateway's named reason (v2 errcode), when it gave one. */
     errcode: z.string().optional(),
+    /** A decline's reason in the customer's terms, and what can be done about it. */
+    decline_reason: declineReasonSchema.optional(),
+    next_step: z.enum(["retry_later", "new_card", "authentication"]).optional(),
   }),
   /** A sign-up began: the subscription exists, pending its first payment. */
   z.object({
@@ -145,6 +154,9 @@ export function chargeFailedEvent(
     reason: attempt.status === "failed" ? "gateway_rejected_request" : "declined",
     rescode: attempt.rescode,
     errcode: attempt.errcode,
+    ...(attempt.decline_reason === undefined
+      ? {}
+      : { decline_reason: attempt.decline_reason, next_step: nextStepOf(attempt.decline_reason) }),
   };
 }
 

@@ -192,6 +192,36 @@ export type Dispute = z.infer<typeof disputeSchema>;
 export const deadEndSchema = z.enum(["token_expired", "token_revoked", "card_required"]);
 export type DeadEnd = z.infer<typeof deadEndSchema>;
 
+/**
+ * Why a payment was declined, in words a customer can act on (the gateway adapter reads them from its codes): each
+ * leads to one next step (nextStepOf).
+ */
+export const declineReasonSchema = z.enum([
+  "insufficient_funds",
+  "card_declined",
+  "limit_exceeded",
+  "try_again_later",
+  "expired_card",
+  "card_unusable",
+  "authentication_failed",
+]);
+export type DeclineReason = z.infer<typeof declineReasonSchema>;
+
+/** What the customer (or the merchant) can do about a decline. */
+export type NextStep = "retry_later" | "new_card" | "authentication";
+
+const NEXT_STEPS: Readonly<Record<DeclineReason, NextStep>> = {
+  insufficient_funds: "retry_later",
+  card_declined: "retry_later",
+  limit_exceeded: "retry_later",
+  try_again_later: "retry_later",
+  expired_card: "new_card",
+  card_unusable: "new_card",
+  authentication_failed: "authentication",
+};
+
+export const nextStepOf = (reason: DeclineReason): NextStep => NEXT_STEPS[reason];
+
 export const chargeAttemptSchema = z.object({
   subscription_id: z.string(),
   period: z.number().int().min(0),
@@ -208,6 +238,8 @@ export const chargeAttemptSchema = z.object({
   errcode: z.string().optional(),
   /** A refusal no retry can mend (a dead token or card): the subscription waits for a new card. */
   dead_end: deadEndSchema.optional(),
+  /** A decline's reason in the customer's terms. */
+  decline_reason: declineReasonSchema.optional(),
   transaction_id: z.string().optional(),
   /** The token a payment with a card issued (a card update's line): what a repeated request stores again. */
   token_id: z.string().optional(),

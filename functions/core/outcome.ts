@@ -1,4 +1,4 @@
-import type { DeadEnd } from "./model";
+import type { DeadEnd, DeclineReason } from "./model";
 
 /**
  * What a gateway call came to. The billing engine branches on `kind`:
@@ -24,6 +24,8 @@ export interface Declined {
   readonly errcode?: string;
   /** Set when no retry can succeed: the stored token or the card behind it is dead (the adapter decides). */
   readonly deadEnd?: DeadEnd;
+  /** Why, in the customer's terms (the adapter reads it from the gateway's codes). */
+  readonly reason?: DeclineReason;
 }
 export interface Invalid {
   readonly kind: "invalid";

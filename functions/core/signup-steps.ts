@@ -249,7 +249,7 @@ export async function recordRefusedSignup(
         status: closed.status,
         rescode: closed.rescode,
         resmsg: closed.resmsg,
-        ...(refusal.kind === "declined" && refusal.errcode !== undefined ? { errcode: refusal.errcode } : {}),
+        ...(refusal.kind === "declined" ? { errcode: refusal.errcode, decline_reason: refusal.reason } : {}),
         updated_at,
       },
       remove: ["lease_until"],

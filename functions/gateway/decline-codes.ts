@@ -55,3 +55,41 @@ export function deadEndOf(
     codes.deadCardRescodes.includes(code);
   return deadCard ? "dead_card" : undefined;
 }
+
+/** Why a payment was declined, in the customer's terms: what a page, a mail or a merchant can act on. */
+export type GatewayDeclineReason =
+  | "insufficient_funds"
+  | "card_declined"
+  | "limit_exceeded"
+  | "try_again_later"
+  | "expired_card"
+  | "card_unusable"
+  | "authentication_failed";
+
+/**
+ * The v2 errcodes (README, The real gateway) by the reason they give; any other decline is the issuer's plain
+ * decline. A dead card's codes (deadCardErrcodes) that are not listed read as unusable.
+ */
+const REASONS_BY_ERRCODE: Readonly<Record<string, GatewayDeclineReason>> = {
+  INSUFFICIENT_FUNDS: "insufficient_funds",
+  CARD_VELOCITY_EXCEEDED: "limit_exceeded",
+  CARD_PAYMENT_COUNT_EXCEEDED: "limit_exceeded",
+  TEMPORARY_ERROR: "try_again_later",
+  EXPIRED_CARD: "expired_card",
+  INVALID_AUTHENTICATION: "authentication_failed",
+  INVALID_CAVV: "authentication_failed",
+  INVALID_PASSWORD: "authentication_failed",
+  PASSWORD_REQUIRED: "authentication_failed",
+  INVALID_CVC: "authentication_failed",
+};
+
+/** The reason of a decline, from its errcode, else from what its codes say of the token or card. */
+export function declineReasonOf(
+  codes: DeclineCodes,
+  declined: { readonly code: string; readonly errcode?: string },
+): GatewayDeclineReason {
+  const named = declined.errcode === undefined ? undefined : REASONS_BY_ERRCODE[declined.errcode];
+  if (named !== undefined) return named;
+  if (codes.tokenExpiredCodes.includes(declined.code) || declined.code === "S023") return "expired_card";
+  return deadEndOf(codes, declined) === undefined ? "card_declined" : "card_unusable";
+}

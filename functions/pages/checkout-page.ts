@@ -42,16 +42,10 @@ export function checkoutStateOf(
   return { kind: "verifying" };
 }
 
-/** The gateway's v2 refusal reasons (errcode) a customer can act on; any other refusal is the issuer's decline. */
-const REASONS_BY_ERRCODE: Readonly<Record<string, RefusalReason>> = {
-  INSUFFICIENT_FUNDS: "insufficient_funds",
-  EXPIRED_CARD: "expired_card",
-  INVALID_AUTHENTICATION: "authentication_failed",
-};
-
+/** Why a try did not pay, as its line recorded it (the gateway adapter read the reason from its codes). */
 export function refusalReasonOf(line: ChargeAttempt): RefusalReason {
   if (line.status !== "declined") return "not_completed";
-  return (line.errcode === undefined ? undefined : REASONS_BY_ERRCODE[line.errcode]) ?? "card_declined";
+  return line.decline_reason ?? "card_declined";
 }
 
 export interface CheckoutPageInput {

@@ -1,16 +1,13 @@
+import type { DeclineReason } from "../core/model";
+
 // What our pages say, in each language they speak. A page's language is the one asked for (`?lang=`), else the
 // checkout's, else the browser's (Accept-Language), else English.
 
 export const PAGE_LANGS = ["en", "ko"] as const;
 export type PageLang = (typeof PAGE_LANGS)[number];
 
-/** Why a payment did not go through, as the customer is told. */
-export type RefusalReason =
-  | "card_declined"
-  | "insufficient_funds"
-  | "expired_card"
-  | "authentication_failed"
-  | "not_completed";
+/** Why a payment did not go through, as the customer is told: a decline's reason, or a try that never paid. */
+export type RefusalReason = DeclineReason | "not_completed";
 
 type SubscriptionStatusName = "active" | "trialing" | "past_due" | "paused" | "canceled" | "pending";
 
@@ -55,7 +52,12 @@ const en = {
     card_declined:
       "Your card issuer declined the payment. Nothing was charged. Try again or use another card.",
     insufficient_funds: "The card has insufficient funds. Nothing was charged. Try another card.",
+    limit_exceeded:
+      "The card's limit on payments was reached. Nothing was charged. Try another card or later.",
+    try_again_later:
+      "The payment could not be processed just now. Nothing was charged. Try again in a moment.",
     expired_card: "The card has expired. Nothing was charged. Try another card.",
+    card_unusable: "This card cannot be used. Nothing was charged. Try another card.",
     authentication_failed: "Your bank could not confirm it was you. Nothing was charged. Try again.",
     not_completed: "The payment was not completed. Nothing was charged.",
   } satisfies Record<RefusalReason, string>,
@@ -144,6 +146,10 @@ const ko: PageText = {
     card_declined:
       "카드사가 결제를 거절했습니다. 결제된 금액은 없습니다. 다시 시도하거나 다른 카드를 사용해 주세요.",
     insufficient_funds: "카드 잔액이 부족합니다. 결제된 금액은 없습니다. 다른 카드를 사용해 주세요.",
+    limit_exceeded:
+      "카드 결제 한도에 도달했습니다. 결제된 금액은 없습니다. 다른 카드를 사용하거나 나중에 다시 시도해 주세요.",
+    try_again_later: "지금은 결제를 처리할 수 없습니다. 결제된 금액은 없습니다. 잠시 후 다시 시도해 주세요.",
+    card_unusable: "이 카드는 사용할 수 없습니다. 결제된 금액은 없습니다. 다른 카드를 사용해 주세요.",
     expired_card: "카드 유효기간이 지났습니다. 결제된 금액은 없습니다. 다른 카드를 사용해 주세요.",
     authentication_failed: "카드 본인 인증에 실패했습니다. 결제된 금액은 없습니다. 다시 시도해 주세요.",
     not_completed: "결제가 완료되지 않았습니다. 결제된 금액은 없습니다.",

@@ -8,6 +8,7 @@ import type {
 import { z } from "zod";
 import { createDynamoDbIdempotencyStore } from "../../functions/adapters/dynamodb-idempotency-store";
 import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
+import { errorBody } from "../../functions/api/merchant-api-schemas";
 import { apiGatewayEvent, authorizerEvent, matchPath } from "../../local/api-gateway-event";
 import type { BillingStack } from "../../local/billing-stack";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-emulator";
@@ -71,10 +72,7 @@ export function answerOf(result: APIGatewayProxyStructuredResultV2): ApiAnswer {
 }
 
 /** The error body's fields, for assertions. */
-export const errorOf = (answer: ApiAnswer) =>
-  z
-    .object({ error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }) })
-    .parse(answer.json).error;
+export const errorOf = (answer: ApiAnswer) => errorBody.parse(answer.json).error;
 
 /** The idempotency store on a stack's table, with its own plain DynamoDB client (close it after). */
 export function stackIdempotency(stack: BillingStack) {

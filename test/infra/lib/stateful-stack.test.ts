@@ -120,7 +120,7 @@ describe("secrets", () => {
 });
 
 describe("outputs", () => {
-  it("name the table, the work queues and their DLQs, the gateway and page link secrets and the region, without exports", () => {
+  it("name the table, the work queues and their DLQs, every secret and the region, without exports", () => {
     const outputs = z
       .record(z.string(), z.object({ Value: z.unknown(), Export: z.unknown().optional() }))
       .parse(synth.stateful.findOutputs("*"));
@@ -139,6 +139,9 @@ describe("outputs", () => {
       IntakeQueueUrl: only("AWS::SQS::Queue", "IntakeWorkQueue"),
       IntakeDeadLetterQueueUrl: only("AWS::SQS::Queue", "IntakeWorkDeadLetters"),
       GatewaySecretArn: only("AWS::SecretsManager::Secret", "GatewayCredentials"),
+      WebhookSecretsArn: only("AWS::SecretsManager::Secret", "WebhookSecrets"),
+      PartnerTokenSecretArn: only("AWS::SecretsManager::Secret", "PartnerToken"),
+      MerchantApiKeyHashSecretArn: only("AWS::SecretsManager::Secret", "MerchantApiKeyHash"),
       PageLinkSecretArn: only("AWS::SecretsManager::Secret", "PageLinkKey"),
     };
     for (const [id, value] of Object.entries(expected)) {

@@ -13,6 +13,7 @@ import { run as getOpenApi } from "../../../functions/handlers/get-openapi";
 import { run as getSubscription } from "../../../functions/handlers/get-subscription";
 import { run as listCharges } from "../../../functions/handlers/list-charges";
 import { BillingStack } from "../../../local/billing-stack";
+import { INSUFFICIENT_FUNDS_DECLINE } from "../../support/declines";
 import { type ApiCall, answerOf, apiEvent, errorOf, stackIdempotency } from "../../support/merchant-api";
 
 // Each handler's plain function with services injected: the billing core on a BillingStack (dynalite and the
@@ -65,10 +66,14 @@ describe("create-subscription", () => {
     expect(answer.text).not.toMatch(/token_id|cvc/);
   });
 
-  it("answers 422 with the decline code for a declining card", async () => {
+  it("answers 422 with the decline's codes, its reason and the next step for a declining card", async () => {
     const { answer } = await signUp("4000000000009995");
     expect(answer.status).toBe(422);
-    expect(errorOf(answer)).toEqual({ code: "DC51", message: "the payment was declined" });
+    expect(errorOf(answer)).toEqual({
+      code: "DC51",
+      message: "the payment was declined: The card has insufficient funds.",
+      decline: INSUFFICIENT_FUNDS_DECLINE,
+    });
   });
 
   it("answers 400 naming the card field, never its value", async () => {

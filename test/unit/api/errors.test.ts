@@ -22,6 +22,7 @@ import {
   errorBody,
   subscriptionIdParams,
 } from "../../../functions/api/merchant-api-schemas";
+import { INSUFFICIENT_FUNDS_DECLINE } from "../../support/declines";
 
 const CARD_NUMBER = "4111111111111111";
 const VALID_SIGNUP = {
@@ -138,7 +139,26 @@ describe("gateway failures", () => {
     expect(answer).toEqual({
       status: 422,
       headers: {},
-      body: { error: { code: "DC51", message: "the payment was declined" } },
+      body: { error: { code: "DC51", message: "the payment was declined", decline: { rescode: "DC51" } } },
+    });
+  });
+
+  it("a decline says why in plain words and what can be done, with the gateway's codes", () => {
+    const answer = toErrorResponse(
+      gatewayFailure({
+        kind: "declined",
+        code: "DC51",
+        message: "Insufficient funds",
+        errcode: "INSUFFICIENT_FUNDS",
+        reason: "insufficient_funds",
+      }),
+    );
+    expect(answer.body).toEqual({
+      error: {
+        code: "DC51",
+        message: "the payment was declined: The card has insufficient funds.",
+        decline: INSUFFICIENT_FUNDS_DECLINE,
+      },
     });
   });
 
