@@ -1,7 +1,8 @@
-import { type HttpMethod, MERCHANT_API_ROUTES } from "./api/merchant-api-routes";
+import { type HttpMethod, MERCHANT_API_ROUTES, OPENAPI_PATH } from "./api/merchant-api-routes";
 import type { HandlerDefinition } from "./composition/lambda-entry";
 import * as SERVICE_SETS from "./composition/service-sets";
 import { run as adjustSubscription } from "./handlers/adjust-subscription";
+import { run as answerUnmatchedRoute } from "./handlers/answer-unmatched-route";
 import { run as authorizeMerchant } from "./handlers/authorize-merchant";
 import { run as cancelSubscription } from "./handlers/cancel-subscription";
 import { run as createCharge } from "./handlers/create-charge";
@@ -68,6 +69,8 @@ export type Trigger =
   | { readonly kind: "tableStream"; readonly batchSize: number }
   /** Routes of an HTTP API: the merchant API's (webhooks included), or our pages' (throttled apart). */
   | { readonly kind: "http"; readonly api: HttpApiName; readonly routes: readonly HttpRoute[] }
+  /** The merchant API's $default route: every request no other route takes (no authorizer: it reads nothing). */
+  | { readonly kind: "unmatched" }
   /** Only the ops CLI invokes it (its name is a stack output: lib/stack-outputs.ts). */
   | { readonly kind: "invoked" }
   | { readonly kind: "authorizer" };
@@ -292,7 +295,7 @@ export const BILLING_FUNCTIONS = [
     trigger: {
       kind: "http",
       api: "merchant",
-      routes: [{ method: "GET", path: "/openapi.json", auth: "none" }],
+      routes: [{ method: "GET", path: OPENAPI_PATH, auth: "none" }],
     },
   }),
   // Our pages for customers
@@ -311,6 +314,12 @@ export const BILLING_FUNCTIONS = [
     trigger: pages(PORTAL_PAGE_ROUTES),
     // A new card's window calls ready, a cancel of a gateway plan the gateway: a gateway caller.
     concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "answer-unmatched-route",
+    run: answerUnmatchedRoute,
+    services: SERVICE_SETS.none,
+    trigger: { kind: "unmatched" },
   }),
   // Webhook intake: acknowledge fast, process from the intake queue
   declare({

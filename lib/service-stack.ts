@@ -13,9 +13,11 @@ import {
 } from "aws-cdk-lib";
 import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
 import {
+  HttpRoute as ApiRoute,
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
+  HttpRouteKey,
   type IHttpRouteAuthorizer,
   LogGroupLogDestination,
 } from "aws-cdk-lib/aws-apigatewayv2";
@@ -139,6 +141,7 @@ export class BillingServiceStack extends Stack {
     for (const { spec, fn } of built) {
       const trigger = spec.trigger;
       if (trigger.kind === "schedule") this.#schedule(trigger.schedule, fn, config, resources);
+      if (trigger.kind === "unmatched") this.#unmatchedRoute(fn);
       if (trigger.kind === "http")
         this.#routes(
           trigger.api === "pages" ? this.pagesApi : this.api,
@@ -269,6 +272,20 @@ export class BillingServiceStack extends Stack {
       },
     });
     return api;
+  }
+
+  /** The merchant API's $default route: what no other route takes is answered in the merchant API's envelope. */
+  #unmatchedRoute(fn: BillingFunction) {
+    const route = new ApiRoute(this, "UnmatchedRoute", {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration(`${fn.node.id}Integration`, fn),
+    });
+    acknowledge(
+      route,
+      "AwsSolutions-APIG4",
+      "API Gateway's $default route: it answers 404 or 405 in the merchant API's error envelope and reads nothing.",
+    );
   }
 
   #routes(

@@ -65,6 +65,8 @@ export interface HttpApiOptions {
 export class LocalHttpApi {
   readonly #routes: readonly Route[];
   readonly #authorizer: string | undefined;
+  /** The $default route's function: what no route takes. */
+  readonly #unmatched: string | undefined;
 
   constructor(private readonly options: HttpApiOptions) {
     const deployed = options.functions
@@ -83,6 +85,7 @@ export class LocalHttpApi {
     );
     this.#routes = [...deployed, ...local, ...pages];
     this.#authorizer = options.functions.withTrigger("authorizer")[0]?.spec.name;
+    this.#unmatched = options.functions.withTrigger("unmatched")[0]?.spec.name;
   }
 
   /**
@@ -121,19 +124,25 @@ export class LocalHttpApi {
     const invoked = invokedFunctionOf(method, path);
     if (invoked !== undefined) return invokeAsLambda(this.options.functions, invoked, body);
     const found = this.#match(method, path);
-    if (found === undefined) return GATEWAY_ANSWERS.notFound;
-    const { route, pathParameters } = found;
     // API Gateway adds these; the scheme tells get-openapi which URL to print.
     const forwarded = {
       "x-forwarded-for": request.socket.remoteAddress ?? "127.0.0.1",
       "x-forwarded-port": String(request.socket.localPort ?? ""),
       "x-forwarded-proto": "http",
     };
-    const event = apiGatewayEvent(
-      { method, url: request.url ?? "/", headers: { ...request.headers, ...forwarded }, body },
-      { routeKey: `${route.method} ${route.path}`, pathParameters },
-      { now: this.options.now(), sourceIp: request.socket.remoteAddress },
-    );
+    const eventOf = (routeKey: string, pathParameters: Record<string, string>) =>
+      apiGatewayEvent(
+        { method, url: request.url ?? "/", headers: { ...request.headers, ...forwarded }, body },
+        { routeKey, pathParameters },
+        { now: this.options.now(), sourceIp: request.socket.remoteAddress },
+      );
+    if (found === undefined) {
+      // As API Gateway: the $default route takes what no route does, when the table has one.
+      if (this.#unmatched === undefined) return GATEWAY_ANSWERS.notFound;
+      return proxyResult(await this.options.functions.invoke(this.#unmatched, eventOf("$default", {})));
+    }
+    const { route, pathParameters } = found;
+    const event = eventOf(`${route.method} ${route.path}`, pathParameters);
     if (route.auth === "merchant" && !(await this.#authorized(event))) return UNAUTHORIZED_RESULT;
     if ("local" in route.target) return route.target.local(event);
     const result = await this.options.functions.invoke(route.target.function, event);

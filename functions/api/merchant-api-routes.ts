@@ -382,3 +382,27 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     localOnly: true,
   },
 ];
+
+/** Where the OpenAPI document is served (no key needed). */
+export const OPENAPI_PATH = "/openapi.json";
+
+/** Whether a concrete path is an instance of an OpenAPI path template (`{name}` stands for one segment). */
+function isPathOf(template: string, path: string): boolean {
+  const expected = template.split("/");
+  const given = path.split("/");
+  return (
+    expected.length === given.length &&
+    expected.every((segment, index) =>
+      /^\{[^}]+\}$/.test(segment) ? given[index] !== "" : segment === given[index],
+    )
+  );
+}
+
+/** The methods the deployed merchant API serves on a concrete path (none: no route has that path). */
+export function methodsOnPath(path: string): HttpMethod[] {
+  const routes = [
+    ...MERCHANT_API_ROUTES.filter((route) => !route.localOnly),
+    { method: "GET" as const, path: OPENAPI_PATH },
+  ];
+  return [...new Set(routes.filter((route) => isPathOf(route.path, path)).map((route) => route.method))];
+}

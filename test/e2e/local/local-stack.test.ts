@@ -72,7 +72,18 @@ describe("local stack (npm start)", () => {
     expect(
       (await call("GET", "/v1/subscriptions/sub_x", undefined, "mk_wrong_key_0123456789abcdef")).status,
     ).toBe(401);
-    expect((await call("GET", "/nowhere")).status).toBe(404);
+    // What no route takes is answered in the merchant API's envelope (the $default route), with Allow for a path
+    // served under other methods.
+    expect(await call("GET", "/nowhere")).toEqual({
+      status: 404,
+      json: { error: { code: "not_found", message: "no such route" } },
+    });
+    const wrongMethod = await fetch(`${local.url}/v1/subscriptions`, { method: "DELETE" });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("allow")).toBe("POST, GET");
+    expect(await wrongMethod.json()).toEqual({
+      error: { code: "method_not_allowed", message: "this method is not allowed here" },
+    });
     const openapi = await call("GET", "/openapi.json", undefined, null);
     expect(openapi.status).toBe(200);
     expect(openapi.json).toMatchObject({ openapi: "3.1.0", servers: [{ url: local.url }] });

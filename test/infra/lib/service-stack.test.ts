@@ -371,7 +371,7 @@ describe("triggers", () => {
     }
   });
 
-  it("merchant routes go through the Lambda authorizer (simple responses); webhooks and the OpenAPI document do not", () => {
+  it("merchant routes go through the Lambda authorizer (simple responses); webhooks, the OpenAPI document and $default do not", () => {
     synth.service.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
       AuthorizerType: "REQUEST",
       EnableSimpleResponses: true,
@@ -385,7 +385,9 @@ describe("triggers", () => {
       expect(routes.get(`${route.method} ${path}`), path).toBe(route.auth === "bearer" ? "CUSTOM" : "NONE");
     }
     expect(routes.get("GET /openapi.json")).toBe("NONE");
-    expect(routes.size).toBe(deployed.length + 1);
+    // What no route takes: answered in the merchant API's envelope by answer-unmatched-route.
+    expect(routes.get("$default")).toBe("NONE");
+    expect(routes.size).toBe(deployed.length + 2);
   });
 
   it("our pages are on an API of their own, without an authorizer: each page checks its signed link", () => {
