@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { z } from "zod";
 import { redactText } from "../functions/lambda/redaction";
 import { addChargeRunCommand } from "./charge-run";
 import { addChargesCommands } from "./charges";
@@ -11,6 +13,11 @@ import { addReconcileCommand } from "./reconcile";
 import { addSubscriptionsCommands } from "./subscriptions";
 
 const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr };
+
+/** The project's version, as package.json names it. */
+const PACKAGE_VERSION = z
+  .object({ version: z.string() })
+  .parse(JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))).version;
 
 /**
  * `npx billing …`: runs one command and resolves to the exit code (0 ok, 1 an error or a failed check). Nothing is
@@ -40,6 +47,7 @@ export async function runBillingCli(argv: readonly string[], io: CliIo = process
     .option("--region <region>", "AWS region (default: the stacks' Region output)")
     .option("--profile <profile>", "AWS profile (AWS_PROFILE)")
     .option("--json", "machine-readable output")
+    .version(PACKAGE_VERSION, "--version", "the CLI's version (the project's, package.json)")
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),

@@ -24,6 +24,10 @@ const selectionOptions = z.object({
 /** --subscription, or --from and --to: the event log request they make, or a CliError naming the option. */
 function requestOf(command: Command): EventLogRequest {
   const { subscription, from, to } = selectionOptions.parse(command.opts());
+  if (subscription === undefined && from === undefined && to === undefined)
+    throw new CliError(
+      "name the events: --subscription <id>, or --from and --to (ISO 8601 instants, e.g. 2027-03-01T00:00:00Z)",
+    );
   if (subscription !== undefined && (from !== undefined || to !== undefined))
     throw new CliError("give --subscription, or --from and --to, not both");
   const request = eventLogRequestSchema.safeParse(

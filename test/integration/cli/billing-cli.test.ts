@@ -371,6 +371,15 @@ describe("ops CLI on the local stack", () => {
     expect(limit.code).toBe(1);
     expect(limit.stderr).toContain("must be a whole number from 1 to 10000");
     expect((await cli("nonsense")).code).toBe(1);
+    expect(await cli("events", "list")).toEqual(
+      refused(
+        "name the events: --subscription <id>, or --from and --to (ISO 8601 instants, e.g. 2027-03-01T00:00:00Z)",
+      ),
+    );
+  });
+
+  it("tells its version", async () => {
+    expect(await runCli(["--version"])).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "" });
   });
 });
 
