@@ -325,6 +325,13 @@ const billingPeriodView = z
     "The last paid period: access runs until `end`. Null before the first payment, and after a pause that outlasted it until the next payment.",
   );
 
+/** What can be done about a decline. */
+const nextStep = z
+  .enum(["retry_later", "new_card", "authentication"])
+  .describe(
+    "What can be done: retry_later (the same card may pay later; dunning retries it), new_card (this card will not pay), authentication (the cardholder must confirm in the window).",
+  );
+
 export const subscriptionView = z.strictObject({
   subscription_id: z.string(),
   status: subscriptionStatus,
@@ -338,7 +345,10 @@ export const subscriptionView = z.strictObject({
     .nullable()
     .describe("Null when nothing is due here (gateway-managed, canceled)."),
   card: z.strictObject(maskedCardSchema.shape).nullable(),
-  dunning: z.strictObject(dunningSchema.shape).optional(),
+  dunning: z
+    .strictObject({ ...dunningSchema.shape, next_step: nextStep.optional() })
+    .optional()
+    .describe("Past due: the retries so far, and the last decline's reason and next step."),
   cancel_at: isoInstant
     .nullable()
     .describe("When a scheduled cancel takes effect (the paid period's end); null if none."),
@@ -378,12 +388,7 @@ export const declineView = z
     errcode: z.string().optional().describe("The gateway's named reason (v2 errcode), when it sent one."),
     reason: declineReasonSchema.optional().describe("Why, in the customer's terms."),
     message: z.string().optional().describe("The reason in plain English, for people."),
-    next_step: z
-      .enum(["retry_later", "new_card", "authentication"])
-      .optional()
-      .describe(
-        "What can be done: retry_later (the same card may pay later; dunning retries it), new_card (this card will not pay), authentication (the cardholder must confirm in the window).",
-      ),
+    next_step: nextStep.optional(),
   })
   .describe("Why the payment was declined and what can be done about it.");
 export type DeclineView = z.output<typeof declineView>;

@@ -3,6 +3,7 @@ import { chargeKindOf } from "../core/charge-kind";
 import {
   type ChargeAttempt,
   type DeclineReason,
+  type Dunning,
   type MaskedCard,
   nextStepOf,
   type Plan,
@@ -41,13 +42,19 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
       : null,
     next_charge_at: subscription.next_charge_at ?? null,
     card: subscription.card ? { first4: subscription.card.first4, last4: subscription.card.last4 } : null,
-    ...(subscription.dunning === undefined ? {} : { dunning: { ...subscription.dunning } }),
+    ...(subscription.dunning === undefined ? {} : { dunning: dunningView(subscription.dunning) }),
     cancel_at: subscription.cancel_at ?? null,
     trial_end: subscription.trial_end ?? null,
     resume_at: subscription.resume_at ?? null,
     scheduled_plan: subscription.scheduled_plan ? planView(subscription.scheduled_plan) : null,
     created_at: subscription.created_at,
   };
+}
+
+/** The dunning as stored, with what can be done about its last decline. */
+function dunningView(dunning: Dunning): NonNullable<SubscriptionView["dunning"]> {
+  const { decline_reason: reason } = dunning;
+  return { ...dunning, ...(reason === undefined ? {} : { next_step: nextStepOf(reason) }) };
 }
 
 /** A decline's reason in plain English (the API, the CLI); pages say it in the customer's language. */

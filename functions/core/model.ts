@@ -74,11 +74,43 @@ export const maskedCardSchema = z.object({
 });
 export type MaskedCard = z.infer<typeof maskedCardSchema>;
 
+/**
+ * Why a payment was declined, in words a customer can act on (the gateway adapter reads them from its codes): each
+ * leads to one next step (nextStepOf).
+ */
+export const declineReasonSchema = z.enum([
+  "insufficient_funds",
+  "card_declined",
+  "limit_exceeded",
+  "try_again_later",
+  "expired_card",
+  "card_unusable",
+  "authentication_failed",
+]);
+export type DeclineReason = z.infer<typeof declineReasonSchema>;
+
+/** What the customer (or the merchant) can do about a decline. */
+export type NextStep = "retry_later" | "new_card" | "authentication";
+
+const NEXT_STEPS: Readonly<Record<DeclineReason, NextStep>> = {
+  insufficient_funds: "retry_later",
+  card_declined: "retry_later",
+  limit_exceeded: "retry_later",
+  try_again_later: "retry_later",
+  expired_card: "new_card",
+  card_unusable: "new_card",
+  authentication_failed: "authentication",
+};
+
+export const nextStepOf = (reason: DeclineReason): NextStep => NEXT_STEPS[reason];
+
 export const dunningSchema = z.object({
   /** Declines so far in this period (1 after the first). */
   step: z.number().int().min(1),
   reason: z.string(),
   rescode: z.string().optional(),
+  /** The last decline's reason in the customer's terms (what the next retry, or a new card, must overcome). */
+  decline_reason: declineReasonSchema.optional(),
   since: isoInstant,
 });
 export type Dunning = z.infer<typeof dunningSchema>;
@@ -191,36 +223,6 @@ export type Dispute = z.infer<typeof disputeSchema>;
 /** Why no retry of a refusal can succeed; each is also the status_reason of the subscription it leaves past_due. */
 export const deadEndSchema = z.enum(["token_expired", "token_revoked", "card_required"]);
 export type DeadEnd = z.infer<typeof deadEndSchema>;
-
-/**
- * Why a payment was declined, in words a customer can act on (the gateway adapter reads them from its codes): each
- * leads to one next step (nextStepOf).
- */
-export const declineReasonSchema = z.enum([
-  "insufficient_funds",
-  "card_declined",
-  "limit_exceeded",
-  "try_again_later",
-  "expired_card",
-  "card_unusable",
-  "authentication_failed",
-]);
-export type DeclineReason = z.infer<typeof declineReasonSchema>;
-
-/** What the customer (or the merchant) can do about a decline. */
-export type NextStep = "retry_later" | "new_card" | "authentication";
-
-const NEXT_STEPS: Readonly<Record<DeclineReason, NextStep>> = {
-  insufficient_funds: "retry_later",
-  card_declined: "retry_later",
-  limit_exceeded: "retry_later",
-  try_again_later: "retry_later",
-  expired_card: "new_card",
-  card_unusable: "new_card",
-  authentication_failed: "authentication",
-};
-
-export const nextStepOf = (reason: DeclineReason): NextStep => NEXT_STEPS[reason];
 
 export const chargeAttemptSchema = z.object({
   subscription_id: z.string(),

@@ -586,6 +586,7 @@ function chargeRefused(
         step,
         reason: attempt.status === "failed" ? "gateway_rejected_request" : "declined",
         rescode: attempt.rescode,
+        decline_reason: attempt.decline_reason,
         since: subscription.dunning?.since ?? now.toISOString(),
       },
     },

@@ -5,7 +5,8 @@ import { sandboxControl } from "../../../local/sandbox-controls";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
 // Every declined charge says why (README, Merchant API: decline reasons): the gateway's rescode and errcode, the
-// reason in the customer's terms and the next step, on the charge's view and on its charge.failed event.
+// reason in the customer's terms and the next step, on the charge's view, on its charge.failed event and on the
+// dunning of the subscription it left past_due.
 
 const DECLINES_ON_RENEWAL = "4000000000000341";
 
@@ -55,6 +56,11 @@ describe("decline reasons", () => {
       errcode: "GENERIC_DECLINE",
       decline_reason: "card_declined",
       next_step: "retry_later",
+    });
+    // The past_due subscription says what its dunning must overcome.
+    expect((await call("GET", `/v1/subscriptions/${id}`)).json).toMatchObject({
+      status: "past_due",
+      dunning: { step: 1, rescode: "DC05", decline_reason: "card_declined", next_step: "retry_later" },
     });
   });
 
