@@ -14,6 +14,31 @@ import { addSubscriptionsCommands } from "./subscriptions";
 
 const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr };
 
+/** One example per command, under its --help: what a person types first (README, Ops CLI). */
+export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
+  "charge-run": "npx billing --local charge-run",
+  "subscriptions list": "npx billing --local subscriptions list --status past_due",
+  "subscriptions show": "npx billing --local subscriptions show sub_4mjf0mp6q6kny7ba",
+  "charges list": "npx billing --local charges list sub_4mjf0mp6q6kny7ba",
+  reconcile: "npx billing --local reconcile --from 20270301 --to 20270331",
+  "dlq list": "npx billing --outputs cdk-outputs.json dlq list --queue intake",
+  "dlq redrive": "npx billing --outputs cdk-outputs.json --profile prod dlq redrive --queue charge",
+  "events list": "npx billing --local events list --subscription sub_4mjf0mp6q6kny7ba",
+  "events replay":
+    "npx billing --outputs cdk-outputs.json events replay --from 2027-03-01T00:00:00Z --to 2027-03-02T06:00:00Z",
+  "clock advance": "npx billing --local clock advance P31D",
+};
+
+/** The commands that run something (no subcommands), by their path under the program: `events list`. */
+export function leafCommands(command: Command, prefix: readonly string[] = []): [string, Command][] {
+  return command.commands.flatMap((child) => {
+    const path = [...prefix, child.name()];
+    return child.commands.length === 0
+      ? [[path.join(" "), child] as [string, Command]]
+      : leafCommands(child, path);
+  });
+}
+
 /** The project's version, as package.json names it. */
 const PACKAGE_VERSION = z
   .object({ version: z.string() })
@@ -39,6 +64,24 @@ export async function runBillingCli(argv: readonly string[], io: CliIo = process
         },
       });
     };
+  const program = billingProgram(io, run);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    // Commander has printed its own message (usage errors, --help).
+    if (error instanceof CommanderError) return error.exitCode;
+    const message =
+      error instanceof CliError
+        ? error.message
+        : `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+    io.stderr.write(`billing: ${redactText(message)}\n`);
+    return 1;
+  }
+}
+
+/** The CLI's commands, each with its options, its run and an example under its --help. */
+export function billingProgram(io: CliIo, run: CommandRunner): Command {
   const program = new Command("billing")
     .description("Ops CLI of the recurring-billing orchestrator: the local stack (npm start) or a deployment")
     .option("--local", `the local stack of npm start (its ${LOCAL_OUTPUTS_FILE})`)
@@ -61,17 +104,9 @@ export async function runBillingCli(argv: readonly string[], io: CliIo = process
   addDlqCommands(program, run);
   addEventsCommands(program, run);
   addClockCommands(program, run);
-  try {
-    await program.parseAsync([...argv], { from: "user" });
-    return exitCode;
-  } catch (error) {
-    // Commander has printed its own message (usage errors, --help).
-    if (error instanceof CommanderError) return error.exitCode;
-    const message =
-      error instanceof CliError
-        ? error.message
-        : `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
-    io.stderr.write(`billing: ${redactText(message)}\n`);
-    return 1;
+  for (const [path, command] of leafCommands(program)) {
+    const example = COMMAND_EXAMPLES[path];
+    if (example !== undefined) command.addHelpText("after", `\nExample:\n  ${example}`);
   }
+  return program;
 }
