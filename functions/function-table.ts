@@ -1,6 +1,7 @@
 import { type HttpMethod, MERCHANT_API_ROUTES, OPENAPI_PATH } from "./api/merchant-api-routes";
 import type { HandlerDefinition } from "./composition/lambda-entry";
 import * as SERVICE_SETS from "./composition/service-sets";
+import type { BillingEvent } from "./core/events";
 import { run as adjustSubscription } from "./handlers/adjust-subscription";
 import { run as answerUnmatchedRoute } from "./handlers/answer-unmatched-route";
 import { run as authorizeMerchant } from "./handlers/authorize-merchant";
@@ -15,6 +16,7 @@ import { run as getReceipt } from "./handlers/get-receipt";
 import { run as getSubscription } from "./handlers/get-subscription";
 import { run as listCharges } from "./handlers/list-charges";
 import { run as listSubscriptions } from "./handlers/list-subscriptions";
+import { run as notifyCustomer } from "./handlers/notify-customer";
 import { run as pauseSubscription } from "./handlers/pause-subscription";
 import { run as processCharges } from "./handlers/process-charges";
 import { run as processIntake } from "./handlers/process-intake";
@@ -29,6 +31,7 @@ import { run as registerPartnerWebhook } from "./handlers/register-partner-webho
 import { run as replayEvents } from "./handlers/replay-events";
 import { run as resumeSubscription } from "./handlers/resume-subscription";
 import { run as runCharges } from "./handlers/run-charges";
+import { run as sendReminders } from "./handlers/send-reminders";
 import { run as serveCheckoutPage } from "./handlers/serve-checkout-page";
 import { run as servePortalPage } from "./handlers/serve-portal-page";
 import { run as sweepAttempts } from "./handlers/sweep-attempts";
@@ -48,7 +51,8 @@ export type ScheduleName =
   | "outboxSweep"
   | "partnerToken"
   | "reconciliation"
-  | "partnerWebhook";
+  | "partnerWebhook"
+  | "reminders";
 
 export type QueueName = "charge" | "intake";
 
@@ -71,6 +75,8 @@ export type Trigger =
   | { readonly kind: "http"; readonly api: HttpApiName; readonly routes: readonly HttpRoute[] }
   /** The merchant API's $default route: every request no other route takes (no authorizer: it reads nothing). */
   | { readonly kind: "unmatched" }
+  /** A rule on the event bus: the billing events of these types (each delivered at least once, retried on failure). */
+  | { readonly kind: "eventRule"; readonly eventTypes: readonly BillingEvent["type"][] }
   /** Only the ops CLI invokes it (its name is a stack output: lib/stack-outputs.ts). */
   | { readonly kind: "invoked" }
   | { readonly kind: "authorizer" };
@@ -171,6 +177,26 @@ export const BILLING_FUNCTIONS = [
     services: SERVICE_SETS.eventDelivery,
     trigger: schedule("outboxSweep"),
     timeoutSeconds: 240,
+    concurrency: SINGLETON,
+  }),
+  // Customer mails
+  declare({
+    name: "notify-customer",
+    run: notifyCustomer,
+    services: SERVICE_SETS.customerMail,
+    trigger: {
+      kind: "eventRule",
+      eventTypes: ["charge.failed", "charge.succeeded", "subscription.canceled"],
+    },
+    // SES's sending rate is the account's (14/s in a new one): the bus retries what a throttle refused.
+    concurrency: 5,
+  }),
+  declare({
+    name: "send-reminders",
+    run: sendReminders,
+    services: SERVICE_SETS.reminders,
+    trigger: schedule("reminders"),
+    timeoutSeconds: 600,
     concurrency: SINGLETON,
   }),
   declare({

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { Duration, RemovalPolicy } from "aws-cdk-lib";
+import { ArnFormat, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
 import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
@@ -78,6 +78,8 @@ export class BillingFunction extends NodejsFunction {
   readonly #variables = new Map<string, string>();
   readonly #reads: z.ZodObject;
   #callsGateway = false;
+  /** The one statement of the table's grants. */
+  #tableStatement: PolicyStatement | undefined;
   #concurrencyBound: boolean;
 
   constructor(scope: Construct, id: string, props: BillingFunctionProps) {
@@ -139,12 +141,17 @@ export class BillingFunction extends NodejsFunction {
   /** TABLE_NAME; the table and its indexes, with the repository's actions only. */
   bindTable(table: ITableV2, indexes: readonly string[], access: TableAccess): this {
     this.#set("TABLE_NAME", table.tableName);
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...TABLE_ACTIONS[access]],
-        resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index}`)],
-      }),
-    );
+    // Components that read and ones that write share one statement: the union of their actions.
+    if (this.#tableStatement !== undefined) {
+      const granted = new Set(this.#tableStatement.actions);
+      this.#tableStatement.addActions(...TABLE_ACTIONS[access].filter((action) => !granted.has(action)));
+      return this;
+    }
+    this.#tableStatement = new PolicyStatement({
+      actions: [...TABLE_ACTIONS[access]],
+      resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index}`)],
+    });
+    this.addToRolePolicy(this.#tableStatement);
     return this;
   }
 
@@ -229,6 +236,29 @@ export class BillingFunction extends NodejsFunction {
   }
 
   /** A plain setting (a URL, a policy): no grant. Never a secret: secrets are bound by ARN. */
+  /**
+   * ses:SendEmail as the merchant's sender only: its address's identity or its domain's (whichever SES verified), and
+   * the configuration set when one is named.
+   */
+  bindMailSender(from: string, configurationSet: string | undefined): this {
+    const address = /<([^>]+)>/.exec(from)?.[1] ?? from;
+    const domain = address.slice(address.lastIndexOf("@") + 1);
+    const stack = Stack.of(this);
+    const arn = (resource: string, resourceName: string) =>
+      stack.formatArn({ service: "ses", resource, resourceName, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ["ses:SendEmail"],
+        resources: [
+          arn("identity", address),
+          arn("identity", domain),
+          ...(configurationSet === undefined ? [] : [arn("configuration-set", configurationSet)]),
+        ],
+      }),
+    );
+    return this;
+  }
+
   bindSetting(variable: string, value: string): this {
     this.#set(variable, value);
     return this;

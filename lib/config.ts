@@ -3,7 +3,11 @@ import { z } from "zod";
 import type { ScheduleName } from "../functions/function-table";
 import { gatewayConfigSchema, type RebillEndpoint } from "../functions/gateway/config";
 import { declineCodesSchema } from "../functions/gateway/decline-codes";
-import { chargePolicyOverridesSchema } from "../functions/lambda/environment";
+import {
+  chargePolicyOverridesSchema,
+  type MailSettings,
+  mailSettingsSchema,
+} from "../functions/lambda/environment";
 import { type PortalAction, portalActionsSchema } from "../functions/pages/portal-page";
 
 /**
@@ -71,6 +75,13 @@ const contextSchema = z.object({
   "billing:partnerTokenSchedule": scheduleExpression.default("rate(6 hours)"),
   "billing:reconciliationSchedule": scheduleExpression.default("cron(30 3 * * ? *)"),
   "billing:partnerWebhookSchedule": scheduleExpression.default("rate(1 day)"),
+  /** The date-driven customer mails (trial ending, renewal ahead, card expiring): daily, in the morning UTC. */
+  "billing:remindersSchedule": scheduleExpression.default("cron(0 9 * * ? *)"),
+  /**
+   * The customer mails: sender (an SES-verified identity), reply-to, support address, which mails, renewal notice
+   * days, configuration set; passed as MAIL_SETTINGS. Unset: no mail is sent.
+   */
+  "billing:mail": jsonObjectText(mailSettingsSchema).optional(),
   /**
    * Where stored tokens are re-billed: "tokenbilling" (the real gateway's token payment, the default) or "payment"
    * (the seed's non-ui payment with tokenbilling.token_id), passed as GATEWAY_REBILL_ENDPOINT.
@@ -115,6 +126,7 @@ export interface BillingConfig {
   readonly gatewayDeclineCodes?: z.output<typeof declineCodesOverrides>;
   readonly webhookHeaderPrefix?: string;
   readonly chargePolicy?: z.output<typeof chargePolicyOverridesSchema>;
+  readonly mail?: MailSettings;
   readonly alarmEmail?: string;
   readonly logRetention: RetentionDays;
   readonly declineRateAlarmPercent: number;
@@ -167,11 +179,13 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
       partnerToken: c["billing:partnerTokenSchedule"],
       reconciliation: c["billing:reconciliationSchedule"],
       partnerWebhook: c["billing:partnerWebhookSchedule"],
+      reminders: c["billing:remindersSchedule"],
     },
     gatewayRebillEndpoint: c["billing:gatewayRebillEndpoint"],
     gatewayDeclineCodes: c["billing:gatewayDeclineCodes"],
     webhookHeaderPrefix: c["billing:webhookHeaderPrefix"],
     chargePolicy: c["billing:chargePolicy"],
+    mail: c["billing:mail"],
     alarmEmail: c["billing:alarmEmail"],
     logRetention: c["billing:logRetentionDays"],
     declineRateAlarmPercent: c["billing:declineRateAlarmPercent"],

@@ -73,6 +73,14 @@ export const bind = {
     if (config.portalActions !== undefined)
       fn.bindSetting("PORTAL_ACTIONS", JSON.stringify(config.portalActions));
   }) satisfies Bind,
+  // SendEmail from the merchant's sender identity only; the page-link key signs the mails' portal links.
+  mail: ((fn, context) => {
+    bind.pages(fn, context);
+    const { config } = context;
+    if (config.mail === undefined) return;
+    fn.bindSetting("MAIL_SETTINGS", JSON.stringify(config.mail));
+    fn.bindMailSender(config.mail.from, config.mail.configuration_set);
+  }) satisfies Bind,
   chargePolicy: ((fn, { config }) => {
     if (config.chargePolicy !== undefined)
       fn.bindSetting("CHARGE_POLICY", JSON.stringify(config.chargePolicy));
@@ -102,6 +110,8 @@ export const COMPONENT_BINDS = {
   apiKeyDigests: [bind.merchantApiKeys],
   pages: [bind.pages],
   portal: [bind.portalActions],
+  mail: [bind.mail],
+  reminderIndex: [bind.tableRead],
 } satisfies Record<ComponentName, readonly Bind[]>;
 
 /** A function's binds: those of its service set's components, each once. */

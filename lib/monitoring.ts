@@ -53,6 +53,8 @@ export interface BillingMonitoringProps {
   readonly scheduleDeadLetters: IQueue;
   /** The table stream's failed batches (publish-events). */
   readonly eventDeadLetters: IQueue;
+  /** Billing events a bus rule's target (notify-customer) could not take in a day of retries. */
+  readonly ruleDeadLetters: IQueue;
   /** Our pages' HTTP API: a page that fails is a customer who cannot pay or fix a card. */
   readonly pagesApi: IHttpApi;
   readonly config: BillingConfig;
@@ -164,7 +166,19 @@ export class BillingMonitoring extends Construct {
   }
 
   /** Events are written with their state (the outboxes); these say when their delivery lags or fails. */
-  #eventDeliveryAlarms({ functions, eventDeadLetters }: BillingMonitoringProps) {
+  #eventDeliveryAlarms({ functions, eventDeadLetters, ruleDeadLetters }: BillingMonitoringProps) {
+    this.#alarm(
+      "EventRuleDeadLetters",
+      ruleDeadLetters.metricApproximateNumberOfMessagesVisible({
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(5),
+      }),
+      {
+        threshold: 0,
+        runbook:
+          "A billing event failed its bus rule's target (notify-customer: the customer's mail) for a day of retries. Each message is the event; read the function's logs (its event_id), fix the cause (SES refusing: sender not verified, sending paused, throttled), then replay the events (npx billing events replay --from … --to …): a mail already sent is never sent again. Purge the queue after.",
+      },
+    );
     const publisher = functions.find((fn) => fn.handlerName === "publish-events");
     if (publisher !== undefined) {
       this.#alarm(

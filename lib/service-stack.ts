@@ -23,6 +23,8 @@ import {
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { type IEventBus, Rule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
 import {
@@ -32,7 +34,9 @@ import {
   ScheduleTargetInput,
 } from "aws-cdk-lib/aws-scheduler";
 import { LambdaInvoke } from "aws-cdk-lib/aws-scheduler-targets";
+import { type IQueue, Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
+import { EVENT_SOURCE } from "../functions/adapters/eventbridge-publisher";
 import {
   type AnyFunctionSpec,
   BILLING_FUNCTIONS,
@@ -78,8 +82,14 @@ const SCHEDULES: { readonly [name in ScheduleName]: { description: string; maxEv
     description: "Partner PAYMENT_COMPLETED webhook registration check",
     maxEventAge: Duration.hours(6),
   },
+  reminders: {
+    description: "Customer mails a date calls for: trial ending, renewal ahead, card expiring",
+    maxEventAge: Duration.hours(6),
+  },
 };
 const SCHEDULE_RETRIES = 3;
+/** EventBridge's most: a target that fails (SES throttling, say) is retried with backoff for up to a day. */
+const RULE_RETRIES = 185;
 /** Under the HTTP API's 30 s integration timeout, so a slow handler fails in our logs, not only at the edge. */
 const DEFAULT_TIMEOUT_SECONDS = 29;
 const ASYNC_RETRIES = 2;
@@ -127,6 +137,18 @@ export class BillingServiceStack extends Stack {
     };
 
     const built = specs.map((spec) => ({ spec, fn: this.#function(spec, context, queues) }));
+    // The bus rules' targets give up after a day of retries; what they could not take waits here. Kept in this stack:
+    // a rule's dead-letter queue must allow the rule, which a queue in the data stack could not name without a cycle.
+    const ruleDeadLetters = new Queue(this, "EventRuleDeadLetters", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(
+      ruleDeadLetters,
+      "AwsSolutions-SQS3",
+      "This queue is itself a dead-letter queue (of the event bus rules' targets), which cdk-nag cannot see from an SQS redrive policy.",
+    );
     this.functions = built.map(({ fn }) => fn);
 
     const authorizers = built.filter(({ spec }) => spec.trigger.kind === "authorizer");
@@ -142,6 +164,8 @@ export class BillingServiceStack extends Stack {
       const trigger = spec.trigger;
       if (trigger.kind === "schedule") this.#schedule(trigger.schedule, fn, config, resources);
       if (trigger.kind === "unmatched") this.#unmatchedRoute(fn);
+      if (trigger.kind === "eventRule")
+        this.#eventRule(spec.name, trigger.eventTypes, fn, resources.eventBus, ruleDeadLetters);
       if (trigger.kind === "http")
         this.#routes(
           trigger.api === "pages" ? this.pagesApi : this.api,
@@ -156,6 +180,7 @@ export class BillingServiceStack extends Stack {
       queues: { ChargeWork: resources.chargeQueue, IntakeWork: resources.intakeQueue },
       scheduleDeadLetters: resources.scheduleDeadLetters,
       eventDeadLetters: resources.eventDeadLetters,
+      ruleDeadLetters,
       pagesApi: this.pagesApi,
       config,
     });
@@ -255,6 +280,28 @@ export class BillingServiceStack extends Stack {
         maxEventAge,
         deadLetterQueue: resources.scheduleDeadLetters,
       }),
+    });
+  }
+
+  /** A rule on the bus: these billing events to the function, retried for a day, then kept in the dead letters. */
+  #eventRule(
+    name: string,
+    eventTypes: readonly string[],
+    fn: BillingFunction,
+    eventBus: IEventBus,
+    deadLetters: IQueue,
+  ) {
+    new Rule(this, `${constructId(name)}Rule`, {
+      eventBus,
+      description: `Billing events to ${name}`,
+      eventPattern: { source: [EVENT_SOURCE], detailType: [...eventTypes] },
+      targets: [
+        new LambdaFunction(fn, {
+          deadLetterQueue: deadLetters,
+          retryAttempts: RULE_RETRIES,
+          maxEventAge: Duration.hours(24),
+        }),
+      ],
     });
   }
 

@@ -9,6 +9,7 @@ import * as SERVICE_SETS from "../functions/composition/service-sets";
 import type { AttemptSweepReport } from "../functions/core/attempt-sweep";
 import type { ChargePolicy } from "../functions/core/charge-policy";
 import type { ChargeRunReport } from "../functions/core/charge-run";
+import { MAIL_TEMPLATES } from "../functions/core/customer-mail";
 import { type OutboxEvent, outboxEventSchema } from "../functions/core/events";
 import { functionNamed } from "../functions/function-table";
 import type { DeclineCodes } from "../functions/gateway/decline-codes";
@@ -31,6 +32,7 @@ import {
 import { scheduledEvent } from "./lambda-context";
 import { LambdaFunctions } from "./lambda-functions";
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "./secrets-manager-stand-in";
+import { type SesStandIn, startSesStandIn } from "./ses-stand-in";
 import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
 import { receiveLambdaEvent } from "./sqs-lambda-event";
 import { LocalTableStream, type StreamPassReport } from "./table-stream";
@@ -72,6 +74,13 @@ export interface BillingStackOptions {
 /** The merchant's name our pages show in local mode. */
 export const LOCAL_MERCHANT_NAME = "Sandbox Shop";
 
+/** Local mode's mail settings: every mail the merchant can send, from the sandbox shop. */
+export const LOCAL_MAIL_SETTINGS = {
+  from: "Sandbox Shop <billing@sandbox-shop.test>",
+  support_email: "support@sandbox-shop.test",
+  templates: [...MAIL_TEMPLATES],
+} as const;
+
 /** The gateway secret's JSON for a sandbox merchant. */
 export function gatewaySecretOf(merchant: Merchant) {
   const { mid, apiKey, aesKeyHex, partnerApiKey } = merchant;
@@ -100,8 +109,10 @@ export class BillingStack {
     /** Where the webhook receivers queue what process-intake handles. */
     readonly intakeQueue: QueueWithDlq,
     readonly secretsManager: SecretsManagerStandIn,
-    /** Where every published event lands (`events` reads them back). */
+    /** Where every published event lands (`events` reads them back); its rules invoke their functions. */
     readonly eventBridge: EventBridgeStandIn,
+    /** Where every customer mail lands. */
+    readonly ses: SesStandIn,
     /** SDK clients reaching the emulators, on the shared clock. */
     readonly runtime: Runtime,
     /** What `runtime` was created with: another runtime like it is another container's. */
@@ -148,7 +159,8 @@ export class BillingStack {
     });
     const intakeQueue = await sqs.createQueueWithDlq("intake", { maxReceiveCount: 8, visibilityTimeout: 30 });
     const secretsManager = await startSecretsManagerStandIn(LOCAL_REGION);
-    const eventBridge = await startEventBridgeStandIn();
+    const eventBridge = await startEventBridgeStandIn(() => sandbox.clock.now());
+    const ses = await startSesStandIn(() => sandbox.clock.now());
     const gatewaySecretArn = secretsManager.setSecret(
       "billing/gateway",
       JSON.stringify(gatewaySecretOf(TEST_MERCHANT)),
@@ -170,6 +182,7 @@ export class BillingStack {
         sqs: sqs.endpoint,
         secretsManager: secretsManager.endpoint,
         eventBridge: eventBridge.endpoint,
+        sesv2: ses.endpoint,
       },
       clock: sandbox.clock,
     };
@@ -190,6 +203,15 @@ export class BillingStack {
       ...LOCAL_GATEWAY_TUNING,
       ...(options.gatewayTimeoutMs !== undefined && { gatewayTimeoutMs: options.gatewayTimeoutMs }),
     });
+    const functions = new LambdaFunctions(composition);
+    // The bus's rules, as CDK makes them from the function table: each invokes its function with the bus's envelope.
+    for (const { spec, trigger } of functions.withTrigger("eventRule")) {
+      eventBridge.rules.push({
+        name: spec.name,
+        detailTypes: trigger.eventTypes,
+        target: (event) => functions.invoke(spec.name, event),
+      });
+    }
     return new BillingStack(
       sandbox,
       dynamo,
@@ -198,12 +220,13 @@ export class BillingStack {
       intakeQueue,
       secretsManager,
       eventBridge,
+      ses,
       runtime,
       runtimeOptions,
       composition,
       await SERVICE_SETS.billing.from(composition),
       await SERVICE_SETS.eventDelivery.from(composition),
-      new LambdaFunctions(composition),
+      functions,
       settings,
     );
   }
@@ -238,6 +261,7 @@ export class BillingStack {
       AWS_ENDPOINT_URL_SQS: this.sqs.endpoint,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: this.secretsManager.endpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: this.eventBridge.endpoint,
+      AWS_ENDPOINT_URL_SESV2: this.ses.endpoint,
     };
   }
 
@@ -265,9 +289,14 @@ export class BillingStack {
     });
   }
 
-  /** Delivers every outbox that holds events, whenever they occurred: one pass of the stream over publish-events. */
-  deliverEvents(): Promise<StreamPassReport> {
-    return this.tableStream().pass();
+  /**
+   * Delivers every outbox that holds events, whenever they occurred: one pass of the stream over publish-events, then
+   * the bus's rules' invocations of what it published (the customer mails) to their end.
+   */
+  async deliverEvents(): Promise<StreamPassReport> {
+    const report = await this.tableStream().pass();
+    await this.eventBridge.settled();
+    return report;
   }
 
   /** Every entry the bus received so far, pending outboxes delivered first. */
@@ -347,6 +376,7 @@ export class BillingStack {
       this.dynamo.close(),
       this.secretsManager.close(),
       this.eventBridge.close(),
+      this.ses.close(),
     ]);
   }
 }
@@ -375,6 +405,7 @@ function stackVariables(
     PUBLIC_PAGES_BASE_URL: pagesBaseUrl,
     PAGE_LINK_SECRET_ARN: pageLinkSecretArn,
     MERCHANT_NAME: LOCAL_MERCHANT_NAME,
+    MAIL_SETTINGS: JSON.stringify(LOCAL_MAIL_SETTINGS),
     INTAKE_QUEUE_URL: parts.intakeQueue.queueUrl,
     WEBHOOK_SECRETS_ARN: webhookSecretsArn,
     ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),

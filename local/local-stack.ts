@@ -18,6 +18,7 @@ import { EventSourceMapping } from "./event-source-mapping";
 import { LocalHttpApi } from "./http-api";
 import { scheduledEvent } from "./lambda-context";
 import { LambdaFunctions } from "./lambda-functions";
+import { answerLocalMail } from "./mail-inbox";
 import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
 import type { LocalTableStream } from "./table-stream";
 import { TRY_IT_PAGE_ROUTES, tryItPages } from "./try-it-page";
@@ -164,6 +165,8 @@ export class LocalStack {
       // writes announced are delivered last.
       for (const mapping of mappings.toReversed()) await mapping.drain();
       for (const stream of streams) await stream.drain();
+      // The bus's rules (the customer mails) finish what the delivered events started.
+      await stack.eventBridge.settled();
     };
     const schedules = deployedSchedules();
     const scheduler = new LocalScheduler(
@@ -204,6 +207,7 @@ export class LocalStack {
             return toHttpResult(toErrorResponse(error));
           }
         },
+        listLocalMail: async (event: APIGatewayProxyEventV2) => answerLocalMail(event, stack.ses),
       },
       localPages: tryItPages(url, apiKey),
       now: () => stack.clock.now(),

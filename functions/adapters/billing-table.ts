@@ -27,6 +27,8 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *   transaction    pk TXN#<transaction_id>  sk TXN  (subscription_id, period, attempt: the one ledger line a gateway-run
  *                  charge is credited to; written once, by a create-only Put)
  *   token          pk TOKEN#<token_id>  sk TOKEN
+ *                  + list_pk expiry#<YYYYMM>#<shard>, list_sk <token_id>  when its card's expiry is known (the list
+ *                    index: tokens by expiry month, read by the card-expiry mails)
  *   refund         pk REFUND#<refund_id>  sk REFUND
  *                  + sub_pk SUB#<subscription_id>, sub_sk REFUND#<created_at ISO>#<refund_id>
  *                  + open_pk open-refund#<shard>, open_sk <lease_until ISO>#<refund_id>  while pending or unknown
@@ -351,6 +353,22 @@ export function loggedEventKeys(
     sk: `${EVENT_SK_PREFIX}${at}#${event.event_id}`,
     list_pk: eventLogPartition(new Date(at), shardOf(event.subscription_id, shards)),
     list_sk: `${at}#${event.event_id}`,
+  };
+}
+
+export function tokenExpiryPartition(month: string, shard: number): string {
+  return `expiry#${month}#${shard}`;
+}
+
+/** The list index keys of a token whose card's expiry (YYYYMM) is known, spread over the shards by subscription. */
+export function tokenExpiryKeys(
+  token: { readonly token_id: string; readonly subscription_id: string; readonly expiry?: string },
+  shards: number,
+) {
+  if (token.expiry === undefined) return {};
+  return {
+    list_pk: tokenExpiryPartition(token.expiry, shardOf(token.subscription_id, shards)),
+    list_sk: token.token_id,
   };
 }
 

@@ -56,6 +56,7 @@ import {
   subscriptionListKeys,
   subscriptionListPartition,
   TTL_ATTRIBUTE,
+  tokenExpiryKeys,
   tokenKey,
   transactionKey,
   utcIso,
@@ -380,7 +381,7 @@ async function putToken(table: TableContext, token: TokenRecord): Promise<void> 
     table.client.send(
       new PutCommand({
         TableName: table.tableName,
-        Item: { ...token, ...tokenKey(token.token_id) },
+        Item: { ...token, ...tokenKey(token.token_id), ...tokenExpiryKeys(token, table.shards) },
         ConditionExpression: "attribute_not_exists(#pk) OR #status = :active",
         ExpressionAttributeNames: { "#pk": "pk", "#status": "status" },
         ExpressionAttributeValues: { ":active": "active" },

@@ -10,6 +10,9 @@ export interface EventBridgePublisherOptions {
   readonly source?: string;
 }
 
+/** The `source` of every billing event on the bus: what rules and consumers match on. */
+export const EVENT_SOURCE = "billing.orchestrator";
+
 /** PutEvents takes at most 10 entries per call. */
 const MAX_ENTRIES = 10;
 
@@ -21,7 +24,7 @@ const MAX_ENTRIES = 10;
 export function createEventBridgePublisher({
   client,
   busName,
-  source = "billing.orchestrator",
+  source = EVENT_SOURCE,
 }: EventBridgePublisherOptions): EventPublisher {
   return {
     async publish(events) {

@@ -15,6 +15,7 @@ import {
   listSubscriptionsQuery,
   localClockBody,
   localClockView,
+  localMailListView,
   pauseSubscriptionBody,
   paymentMethodWindowView,
   portalSessionView,
@@ -63,6 +64,7 @@ export const RESPONSE_SCHEMAS = {
   PortalSession: portalSessionView,
   Refund: refundView,
   LocalClock: localClockView,
+  LocalMailList: localMailListView,
   WebhookAck: webhookAck,
   StatusReply: statusReplyText,
   Error: errorBody,
@@ -379,6 +381,17 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     body: json("LocalClockRequest"),
     answers: [{ status: 200, description: "The new time", schema: "LocalClock" }],
     errors: [400, 401],
+    localOnly: true,
+  },
+  {
+    operationId: "listLocalMail",
+    method: "GET",
+    path: "/local/mail",
+    summary:
+      "Local mode only: the mails sent to customers, newest first (an HTML inbox when a browser asks for text/html)",
+    auth: "none",
+    answers: [{ status: 200, description: "The mails", schema: "LocalMailList" }],
+    errors: [],
     localOnly: true,
   },
 ];

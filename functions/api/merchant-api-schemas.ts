@@ -428,6 +428,25 @@ export type RefundView = z.output<typeof refundView>;
 
 export const localClockView = z.strictObject({ now: isoInstant });
 
+/** GET /local/mail: every mail local mode's SES stand-in was given, newest first. */
+export const localMailListView = z.strictObject({
+  mails: z.array(
+    z.strictObject({
+      template: z.string().optional().describe("payment_failed, card_expiring, receipt, …"),
+      mail_id: z.string().optional().describe("What the mail was claimed under: one mail per id, ever."),
+      event_id: z.string().optional().describe("The event the mail answers (date-driven mails answer none)."),
+      message_id: z.string(),
+      from: z.string(),
+      to: z.array(z.string()),
+      reply_to: z.array(z.string()).optional(),
+      subject: z.string(),
+      text: z.string(),
+      html: z.string(),
+      sent_at: isoInstant,
+    }),
+  ),
+});
+
 /** Every error: a stable code, a message that never repeats the input, and the offending field when there is one. */
 export const errorBody = z.strictObject({
   error: z.strictObject({

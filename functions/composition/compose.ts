@@ -3,6 +3,7 @@ import { createDynamoDbBillingRepository } from "../adapters/dynamodb-billing-re
 import { dynamoDbClientOf, dynamoDbDocumentClientOf } from "../adapters/dynamodb-client";
 import { createDynamoDbIdempotencyStore } from "../adapters/dynamodb-idempotency-store";
 import { createDynamoDbLedgerReader } from "../adapters/dynamodb-ledger-reader";
+import { createDynamoDbReminderIndex } from "../adapters/dynamodb-reminder-index";
 import { createEventBridgePublisher, eventBridgeClientOf } from "../adapters/eventbridge-publisher";
 import { createGatewayTransactions } from "../adapters/gateway-transactions";
 import { createPartnerWebhooks } from "../adapters/partner-webhooks";
@@ -10,10 +11,17 @@ import { createPaymentGateway } from "../adapters/payment-gateway";
 import { createRandomIds } from "../adapters/random-ids";
 import { secretsManagerClientOf } from "../adapters/secrets-manager-client";
 import { createSecretsManagerTokenStore } from "../adapters/secrets-manager-token-store";
+import { createSesMailer, sesClientOf } from "../adapters/ses-mailer";
 import { createSqsChargeQueue } from "../adapters/sqs-charge-queue";
 import { sqsClientOf } from "../adapters/sqs-client";
 import { createSqsIntakeQueue } from "../adapters/sqs-intake-queue";
 import { DEFAULT_CHARGE_POLICY } from "../core/charge-policy";
+import {
+  DEFAULT_MAIL_TEMPLATES,
+  DEFAULT_RENEWAL_NOTICE_DAYS,
+  type Mailer,
+  type MailPolicy,
+} from "../core/customer-mail";
 import {
   PARTNER_TOKEN_REFRESH_WINDOW_MS,
   PARTNER_TOKEN_REFRESHER_WINDOW_MS,
@@ -28,10 +36,11 @@ import {
   environmentSchema,
   intakeVariablesSchema,
   loadEnvironment,
+  mailVariablesSchema,
   pageVariablesSchema,
   portalVariablesSchema,
 } from "../lambda/environment";
-import { checkoutLinksOf, createPageLinks } from "../pages/page-links";
+import { checkoutLinksOf, createPageLinks, portalLinkOf } from "../pages/page-links";
 import { PORTAL_ACTIONS, type PortalAction } from "../pages/portal-page";
 import type { Runtime } from "./runtime";
 import {
@@ -351,6 +360,58 @@ export const pages = /* @__PURE__ */ component({
     });
     return { links, checkoutLinks: checkoutLinksOf(links), merchantName: env.MERCHANT_NAME };
   },
+});
+
+/** A mail's portal link holds a week: a customer reads mail later than a page. */
+export const MAIL_PORTAL_LINK_MS = 7 * 24 * 3_600_000;
+
+/**
+ * The customer mails: which the merchant sends (none without MAIL_SETTINGS), and SES sending them with the portal
+ * links signed like the pages' own.
+ */
+export const mail = /* @__PURE__ */ component({
+  name: "mail",
+  variables: mailVariablesSchema,
+  maxAgeMs: SECRET_AGE_MS,
+  build: async ({ runtime, env }): Promise<{ readonly mailPolicy: MailPolicy; readonly mailer: Mailer }> => {
+    const settings = env.MAIL_SETTINGS;
+    const mailPolicy = {
+      templates: new Set(settings === undefined ? [] : (settings.templates ?? DEFAULT_MAIL_TEMPLATES)),
+      renewalNoticeDays: settings?.renewal_notice_days ?? DEFAULT_RENEWAL_NOTICE_DAYS,
+    };
+    if (settings === undefined) return { mailPolicy, mailer: NO_MAILER };
+    const links = createPageLinks({
+      keys: await readPageLinkKeys(runtime, env.PAGE_LINK_SECRET_ARN),
+      baseUrl: env.PUBLIC_PAGES_BASE_URL,
+      now: () => runtime.clock.now(),
+    });
+    const mailer = createSesMailer({
+      client: sesClientOf(runtime),
+      from: settings.from,
+      replyTo: settings.reply_to,
+      configurationSet: settings.configuration_set,
+      sender: {
+        merchantName: env.MERCHANT_NAME ?? settings.from,
+        supportAddress: settings.support_email ?? settings.reply_to,
+      },
+      portalUrlOf: (subscription_id, lang) =>
+        portalLinkOf(links, { subscription_id }, { ttlMs: MAIL_PORTAL_LINK_MS, lang }).url,
+    });
+    return { mailPolicy, mailer };
+  },
+});
+
+/** Without MAIL_SETTINGS no template is on, so nothing reaches the mailer. */
+const NO_MAILER: Mailer = {
+  send: () => Promise.reject(new Error("no mail is sent without MAIL_SETTINGS")),
+};
+
+/** The indexes the date-driven mails are found by. */
+export const reminderIndex = /* @__PURE__ */ component({
+  name: "reminderIndex",
+  variables: table,
+  build: ({ runtime, env }) =>
+    createDynamoDbReminderIndex({ client: dynamoDbDocumentClientOf(runtime), tableName: env.TABLE_NAME }),
 });
 
 /** The actions the customer portal offers (all unless the merchant chose). */

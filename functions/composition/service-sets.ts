@@ -12,12 +12,14 @@ import {
   intakeQueue,
   intakeQueueConsumer,
   ledger,
+  mail,
   pages,
   partnerTokenRefresher,
   partnerWebhooks,
   policy,
   portal,
   readRepository,
+  reminderIndex,
   repository,
   webhookSecrets,
   webhookUrls,
@@ -99,6 +101,18 @@ export const portalPages = /* @__PURE__ */ extended(billing, { pages, portal }, 
 /** The merchant API's plan changes and cancellations: these also hand work to the charge queue. */
 export const merchantApiChanges = /* @__PURE__ */ extended(billing, { idempotency }, (c) => ({
   idempotency: c.idempotency(),
+}));
+
+/** notify-customer: the subscription an event is about, the mails' claims, and the mail service. */
+export const customerMail = /* @__PURE__ */ serviceSet({ repository, mail, clock }, async (c) => ({
+  repository: c.repository(),
+  clock: c.clock(),
+  ...(await c.mail()),
+}));
+
+/** send-reminders: the same, and the indexes the date-driven mails are found by. */
+export const reminders = /* @__PURE__ */ extended(customerMail, { reminderIndex }, (c) => ({
+  reminders: c.reminderIndex(),
 }));
 
 /** publish-events and sweep-outbox: the outboxes and the bus they are delivered to. */

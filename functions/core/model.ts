@@ -39,11 +39,17 @@ export const externalIdSchema = z
   .string()
   .regex(/^[\x21-\x7e]{1,100}$/, "must be 1 to 100 visible ASCII characters");
 
+/** The languages we write to customers in (pages and mails). */
+export const customerLangSchema = z.enum(["en", "ko"]);
+export type CustomerLang = z.infer<typeof customerLangSchema>;
+
 export const customerSchema = z.object({
   name: z.string().min(1).max(100),
   email: z.email().max(254),
   phone: z.string().max(30).optional(),
   external_id: externalIdSchema.optional(),
+  /** The language of the customer's mails (and pages, unless asked otherwise); a checkout's lang sets it. */
+  lang: customerLangSchema.optional(),
 });
 
 export const METADATA_MAX_KEYS = 20;

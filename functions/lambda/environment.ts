@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MAIL_TEMPLATES } from "../core/customer-mail";
 import { isCurrencyCode } from "../core/money";
 import { gatewayConfigSchema } from "../gateway/config";
 import { declineCodesSchema } from "../gateway/decline-codes";
@@ -118,6 +119,27 @@ export const pageVariablesSchema = z.object({
   PUBLIC_PAGES_BASE_URL: z.url(),
   /** The merchant's name, shown on the pages. */
   MERCHANT_NAME: z.string().min(1).max(100).optional(),
+});
+
+/** MAIL_SETTINGS: the merchant's mails to customers (README, Customer e-mails); unknown keys are refused (typos). */
+export const mailSettingsSchema = z.strictObject({
+  /** The sender: an address (or "Name <address>") of an identity verified in SES. */
+  from: z.string().min(3).max(320),
+  reply_to: z.email().optional(),
+  /** Where customers write with questions, named in every mail; reply_to when unset. */
+  support_email: z.email().optional(),
+  /** Which mails are sent; every one but renewal_upcoming when unset. */
+  templates: z.array(z.enum(MAIL_TEMPLATES)).optional(),
+  /** renewal_upcoming goes this many days before a renewal. */
+  renewal_notice_days: z.number().int().min(1).max(60).optional(),
+  /** An SES configuration set (its event destinations see bounces and complaints). */
+  configuration_set: z.string().min(1).max(64).optional(),
+});
+export type MailSettings = z.infer<typeof mailSettingsSchema>;
+
+/** The mails' variables: their settings (no mail is sent without them) and the pages their links open. */
+export const mailVariablesSchema = pageVariablesSchema.extend({
+  MAIL_SETTINGS: jsonText.pipe(mailSettingsSchema).optional(),
 });
 
 /** The customer portal's settings. */

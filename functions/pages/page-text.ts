@@ -1,9 +1,9 @@
-import type { DeclineReason } from "../core/model";
+import { customerLangSchema, type DeclineReason } from "../core/model";
 
 // What our pages say, in each language they speak. A page's language is the one asked for (`?lang=`), else the
 // checkout's, else the browser's (Accept-Language), else English.
 
-export const PAGE_LANGS = ["en", "ko"] as const;
+export const PAGE_LANGS = customerLangSchema.options;
 export type PageLang = (typeof PAGE_LANGS)[number];
 
 /** Why a payment did not go through, as the customer is told: a decline's reason, or a try that never paid. */
@@ -218,7 +218,8 @@ export const PAGE_TEXT: Readonly<Record<PageLang, PageText>> = { en, ko };
 /** The gateway's window takes KR for Korean (its own codes); a checkout's lang may be either. */
 const LANG_ALIASES: Readonly<Record<string, PageLang>> = { kr: "ko" };
 
-const langOf = (code: string | undefined): PageLang | undefined => {
+/** Our language for a language code (ours, the gateway's KR, a browser's ko-KR); undefined when we speak none. */
+export const langOf = (code: string | undefined): PageLang | undefined => {
   const primary = code?.trim().slice(0, 2).toLowerCase() ?? "";
   return LANG_ALIASES[primary] ?? PAGE_LANGS.find((lang) => lang === primary);
 };

@@ -11,6 +11,11 @@ export const CONFIGURED_CONTEXT = {
   "billing:alarmEmail": "oncall@example.test",
   "billing:merchantName": "Example SaaS",
   "billing:portalActions": '["update_card","cancel"]',
+  "billing:mail": {
+    from: "Example SaaS <billing@example.test>",
+    support_email: "help@example.test",
+    configuration_set: "billing-mail",
+  },
 };
 
 /**

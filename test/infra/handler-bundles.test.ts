@@ -11,6 +11,7 @@ const DYNAMODB = "@aws-sdk/client-dynamodb";
 const SQS = "@aws-sdk/client-sqs";
 const SECRETS_MANAGER = "@aws-sdk/client-secrets-manager";
 const EVENTBRIDGE = "@aws-sdk/client-eventbridge";
+const SES = "@aws-sdk/client-sesv2";
 
 const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   clock: [],
@@ -34,6 +35,8 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   apiKeyDigests: [SECRETS_MANAGER],
   pages: [SECRETS_MANAGER],
   portal: [],
+  mail: [SECRETS_MANAGER, SES],
+  reminderIndex: [DYNAMODB],
 };
 
 async function sdkClientsOf(handler: FunctionName): Promise<string[]> {

@@ -27,6 +27,7 @@ describe("readBillingConfig", () => {
       partnerToken: "rate(6 hours)",
       reconciliation: "cron(30 3 * * ? *)",
       partnerWebhook: "rate(1 day)",
+      reminders: "cron(0 9 * * ? *)",
     });
     expect(config.alarmEmail).toBeUndefined();
     expect(config.chargePolicy).toBeUndefined();

@@ -133,7 +133,7 @@ describe("functions", () => {
 
   it("environment variables carry names, ARNs, URLs and settings only: no secret value, no card field", () => {
     const allowed =
-      /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|PORTAL_ACTIONS|WEBHOOK_HEADER_PREFIX|GATEWAY_(REBILL_ENDPOINT|DECLINE_CODES))$/;
+      /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|MAIL_SETTINGS|PORTAL_ACTIONS|WEBHOOK_HEADER_PREFIX|GATEWAY_(REBILL_ENDPOINT|DECLINE_CODES))$/;
     const forbidden = /card|cvc|pan\b|expiry|api_?key|aes|password|token(?!_SECRET_ARN)|secret(?!S?_ARN)/i;
     for (const fn of functions) {
       for (const [name, value] of Object.entries(fn.variables)) {
@@ -343,6 +343,7 @@ describe("triggers", () => {
   it("each schedule retries, then dead-letters; so do the scheduled functions' async invocations", () => {
     const schedules = resourcesOf(synth.service, "AWS::Scheduler::Schedule");
     expect(schedules.map(([, s]) => s.Properties?.ScheduleExpression).sort()).toEqual([
+      "cron(0 9 * * ? *)",
       "cron(30 3 * * ? *)",
       "rate(1 day)",
       "rate(1 hour)",
@@ -415,11 +416,69 @@ describe("triggers", () => {
   });
 });
 
+describe("customer mails", () => {
+  const mailers = () => functions.filter((fn) => "MAIL_SETTINGS" in fn.variables);
+
+  it("a rule on the bus hands the events that call for a mail to notify-customer, retried for a day, then dead-lettered", () => {
+    const rules = resourcesOf(synth.service, "AWS::Events::Rule");
+    expect(rules).toHaveLength(1);
+    const [, rule] = rules[0] ?? [];
+    const notify = functions.find((fn) => fn.handler === "notify-customer");
+    expect(rule?.Properties).toMatchObject({
+      EventBusName: { "Fn::ImportValue": expect.stringMatching(/Events/) },
+      EventPattern: {
+        source: ["billing.orchestrator"],
+        "detail-type": ["charge.failed", "charge.succeeded", "subscription.canceled"],
+      },
+      Targets: [
+        {
+          Arn: { "Fn::GetAtt": [notify?.logicalId, "Arn"] },
+          RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 },
+          DeadLetterConfig: {
+            Arn: { "Fn::GetAtt": [expect.stringMatching(/^EventRuleDeadLetters/), "Arn"] },
+          },
+        },
+      ],
+    });
+  });
+
+  it("only the mail functions get MAIL_SETTINGS, and may send as the merchant's sender only", () => {
+    expect(
+      mailers()
+        .map((fn) => fn.handler)
+        .sort(),
+    ).toEqual(["notify-customer", "send-reminders"]);
+    const senders = functions.filter((fn) =>
+      fn.statements.some((statement) => actionsOf(statement).some((action) => action.startsWith("ses:"))),
+    );
+    expect(senders.map((fn) => fn.handler).sort()).toEqual(["notify-customer", "send-reminders"]);
+    for (const fn of senders) {
+      expect(JSON.parse(String(fn.variables.MAIL_SETTINGS))).toEqual(CONFIGURED_CONTEXT["billing:mail"]);
+      const ses = fn.statements.filter((statement) => actionsOf(statement).some((a) => a.startsWith("ses:")));
+      expect(ses.map(actionsOf)).toEqual([["ses:SendEmail"]]);
+      const resources = JSON.stringify(ses[0]?.Resource);
+      for (const name of [
+        "identity/billing@example.test",
+        "identity/example.test",
+        "configuration-set/billing-mail",
+      ])
+        expect(resources, fn.handler).toContain(name);
+    }
+  });
+
+  it("without billing:mail no function gets MAIL_SETTINGS or may send mail", () => {
+    const { "billing:mail": _mail, ...withoutMail } = CONFIGURED_CONTEXT;
+    const unconfigured = JSON.stringify(synthBillingApp(withoutMail).service.toJSON());
+    expect(unconfigured).not.toContain("MAIL_SETTINGS");
+    expect(unconfigured).not.toContain("ses:SendEmail");
+  });
+});
+
 describe("pages", () => {
   const pageFunctions = () =>
     functions.filter((fn) => fn.handler.startsWith("serve-") && fn.handler.endsWith("-page"));
 
-  it("the page functions, create-checkout and create-portal-session read the page link key and the pages' URL, and may read that secret only", () => {
+  it("the page functions, create-checkout, create-portal-session and the customer mails read the page link key and the pages' URL, and may read that secret only", () => {
     const [linkSecret] = resourcesOf(synth.stateful, "AWS::SecretsManager::Secret")
       .map(([id]) => id)
       .filter((id) => id.startsWith("PageLinkKey"));
@@ -428,6 +487,8 @@ describe("pages", () => {
     expect(readers.map((fn) => fn.handler).sort()).toEqual([
       "create-checkout",
       "create-portal-session",
+      "notify-customer",
+      "send-reminders",
       "serve-checkout-page",
       "serve-portal-page",
     ]);

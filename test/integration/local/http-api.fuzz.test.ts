@@ -499,6 +499,7 @@ beforeAll(async () => {
   );
   add("merchant", merchantTarget("POST", "/local/clock", { body: { advance: "PT1S" }, requiresBody: true }));
   add("callback", callbackTarget("GET", "/openapi.json", {}));
+  add("callback", callbackTarget("GET", "/local/mail", {}));
   add("callback", callbackTarget("GET", "/webhooks/status", { query: completed.result }));
   add("callback", callbackTarget("POST", "/webhooks/status", { body: completed.result }));
   add(

@@ -40,6 +40,7 @@ const DOCUMENTED_ROUTES = [
   ["post", "/webhooks/partner"],
   ["post", "/webhooks/recurring"],
   ["post", "/local/clock"],
+  ["get", "/local/mail"],
 ] as const;
 
 describe("the merchant API's OpenAPI document", () => {
@@ -103,12 +104,12 @@ describe("the merchant API's OpenAPI document", () => {
     expect(operation("/v1/subscriptions/{id}", "get").responses).toHaveProperty("404");
   });
 
-  it("every merchant POST takes an Idempotency-Key; callbacks need no bearer", () => {
+  it("every merchant POST takes an Idempotency-Key; callbacks and the local inbox need no bearer", () => {
     for (const [method, path] of DOCUMENTED_ROUTES) {
       const op = operation(path, method);
       const headers = (op.parameters ?? []).filter((p) => p.in === "header").map((p) => p.name);
       const callback = path.startsWith("/webhooks/");
-      expect(op.security, `${method} ${path}`).toEqual(callback ? [] : undefined);
+      expect(op.security, `${method} ${path}`).toEqual(callback || path === "/local/mail" ? [] : undefined);
       expect(headers, `${method} ${path}`).toEqual(method === "post" && !callback ? ["Idempotency-Key"] : []);
       if (path.includes("{id}")) {
         expect(op.parameters).toContainEqual(

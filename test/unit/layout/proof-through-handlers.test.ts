@@ -24,6 +24,7 @@ const VOCABULARY = new Set([
 ]);
 /** From modules that also hold operations: the constants and pure helpers a test may name. */
 const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
+  "customer-mail": ["MAIL_TEMPLATES"],
   "event-delivery": ["EVERY_OUTBOX"],
   intake: ["STATUS_URL_GRACE_MS"],
   "intake-messages": ["parseIntakeMessage", "statusCallbackIntake"],

@@ -1,0 +1,115 @@
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import { z } from "zod";
+import type { AwsJsonServer } from "./aws-json-server";
+
+const content = z.looseObject({ Data: z.string() });
+
+/** SendEmail's input as the SDK writes it (simple content only: what our mailer sends). */
+const sendEmailInput = z.looseObject({
+  FromEmailAddress: z.string().min(1),
+  Destination: z.looseObject({ ToAddresses: z.array(z.string().min(1)).min(1).max(50) }),
+  ReplyToAddresses: z.array(z.string()).optional(),
+  Content: z.looseObject({
+    Simple: z.looseObject({
+      Subject: content,
+      Body: z.looseObject({ Text: content.optional(), Html: content.optional() }),
+    }),
+  }),
+  EmailTags: z
+    .array(
+      z.looseObject({ Name: z.string().regex(/^[\w-]{1,256}$/), Value: z.string().regex(/^[\w-]{1,256}$/) }),
+    )
+    .optional(),
+});
+
+/** A mail as the stand-in kept it: what GET /local/mail shows. */
+export interface KeptMail {
+  readonly message_id: string;
+  /** Our template (the mail's `template` tag). */
+  readonly template?: string;
+  readonly mail_id?: string;
+  readonly event_id?: string;
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly reply_to?: readonly string[];
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+  readonly sent_at: string;
+}
+
+export interface SesStandIn extends AwsJsonServer {
+  /** Every mail sent, oldest first. */
+  readonly mails: KeptMail[];
+  /** While set, every send is refused with this error type (MessageRejected, TooManyRequestsException …). */
+  refuseWith: string | undefined;
+}
+
+const OUTBOUND_EMAILS = "/v2/email/outbound-emails";
+
+/**
+ * SES v2's SendEmail in its REST-JSON protocol (POST /v2/email/outbound-emails), keeping every mail, so the mailer
+ * built from the environment (AWS_ENDPOINT_URL_SESV2) sends for real in local mode and tests. `now` stamps sent_at
+ * (the local clock).
+ */
+export async function startSesStandIn(now: () => Date): Promise<SesStandIn> {
+  const mails: KeptMail[] = [];
+  const state = { refuseWith: undefined as string | undefined };
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(Buffer.from(chunk));
+    const fail = (status: number, type: string, message: string): void => {
+      response
+        .writeHead(status, { "content-type": "application/json", "x-amzn-errortype": type })
+        .end(JSON.stringify({ message }));
+    };
+    if (request.method !== "POST" || request.url !== OUTBOUND_EMAILS)
+      return fail(404, "NotFoundException", `no operation at ${request.method} ${request.url}`);
+    if (state.refuseWith !== undefined)
+      return fail(state.refuseWith === "TooManyRequestsException" ? 429 : 400, state.refuseWith, "refused");
+    let json: unknown;
+    try {
+      json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      return fail(400, "BadRequestException", "the body is not JSON");
+    }
+    const input = sendEmailInput.safeParse(json, { reportInput: false });
+    if (!input.success) {
+      const issue = input.error.issues[0];
+      return fail(400, "BadRequestException", `${issue?.path.join(".")}: ${issue?.message}`);
+    }
+    const { FromEmailAddress, Destination, ReplyToAddresses, Content, EmailTags = [] } = input.data;
+    const tag = (name: string) => EmailTags.find((entry) => entry.Name === name)?.Value;
+    const message_id = randomUUID();
+    mails.push({
+      message_id,
+      template: tag("template"),
+      mail_id: tag("mail_id"),
+      event_id: tag("event_id"),
+      from: FromEmailAddress,
+      to: Destination.ToAddresses,
+      reply_to: ReplyToAddresses,
+      subject: Content.Simple.Subject.Data,
+      text: Content.Simple.Body.Text?.Data ?? "",
+      html: Content.Simple.Body.Html?.Data ?? "",
+      sent_at: now().toISOString(),
+    });
+    response
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ MessageId: message_id }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("the SES stand-in has no TCP port");
+  return Object.assign(state, {
+    mails,
+    endpoint: `http://127.0.0.1:${address.port}`,
+    close() {
+      server.closeAllConnections();
+      return new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  });
+}
