@@ -10,6 +10,7 @@ import { addDlqCommands } from "./dlq";
 import { addEventsCommands } from "./events";
 import { LOCAL_OUTPUTS_FILE } from "./local-outputs";
 import { addReconcileCommand } from "./reconcile";
+import { addSetupCommands } from "./setup";
 import { addSubscriptionsCommands } from "./subscriptions";
 
 const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr };
@@ -27,6 +28,8 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   "events replay":
     "npx billing --outputs cdk-outputs.json events replay --from 2027-03-01T00:00:00Z --to 2027-03-02T06:00:00Z",
   "clock advance": "npx billing --local clock advance P31D",
+  setup: "npx billing --outputs cdk-outputs.json setup",
+  "api-keys create": "npx billing --outputs cdk-outputs.json --profile prod api-keys create",
 };
 
 /** The commands that run something (no subcommands), by their path under the program: `events list`. */
@@ -104,6 +107,7 @@ export function billingProgram(io: CliIo, run: CommandRunner): Command {
   addDlqCommands(program, run);
   addEventsCommands(program, run);
   addClockCommands(program, run);
+  addSetupCommands(program, run);
   for (const [path, command] of leafCommands(program)) {
     const example = COMMAND_EXAMPLES[path];
     if (example !== undefined) command.addHelpText("after", `\nExample:\n  ${example}`);

@@ -197,6 +197,7 @@ export class BillingServiceStack extends Stack {
     const outputs: { readonly [id in keyof typeof SERVICE_OUTPUTS]?: string } = {
       ApiUrl: this.api.apiEndpoint,
       PagesUrl: context.pagesBaseUrl,
+      WebhookBaseUrl: context.webhookBaseUrl,
       PaymentBaseUrl: config.gatewayUrls.paymentBaseUrl,
       WebhookAdminBaseUrl: config.gatewayUrls.webhookAdminBaseUrl,
       PartnerBaseUrl: config.gatewayUrls.partnerBaseUrl,

@@ -21,6 +21,8 @@ export const STATEFUL_OUTPUTS = {
 export const SERVICE_OUTPUTS = {
   ApiUrl: "API_URL",
   PagesUrl: "PUBLIC_PAGES_BASE_URL",
+  /** Where the gateway reaches our webhooks: billing:publicWebhookBaseUrl, or ApiUrl + /webhooks. */
+  WebhookBaseUrl: "PUBLIC_WEBHOOK_BASE_URL",
   PaymentBaseUrl: "PAYMENT_BASE_URL",
   WebhookAdminBaseUrl: "WEBHOOK_ADMIN_BASE_URL",
   PartnerBaseUrl: "PARTNER_BASE_URL",

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { z } from "zod";
-import { MERCHANT_API_ROUTES } from "../functions/api/merchant-api-routes";
+import { MERCHANT_API_ROUTES, OPENAPI_PATH } from "../functions/api/merchant-api-routes";
 import type { HttpRoute } from "../functions/function-table";
 import type { PageRoute } from "../functions/pages/page-routes";
 import { apiGatewayEvent, authorizerEvent, matchPath } from "./api-gateway-event";
@@ -57,6 +57,11 @@ export interface HttpApiOptions {
   readonly localRoutes: Readonly<Record<string, LocalRouteHandler>>;
   /** Local mode's own pages (no authorizer, as our pages). */
   readonly localPages: readonly LocalPage[];
+  /**
+   * Local mode's OpenAPI document (its own routes too), served at GET /openapi.json in place of get-openapi's, whose
+   * document is the deployed API's.
+   */
+  readonly openApiDocument?: LocalRouteHandler;
   /** The time events carry (the local clock). */
   readonly now: () => Date;
   readonly onError: (route: string, error: unknown) => void;
@@ -83,7 +88,12 @@ export class LocalHttpApi {
     const pages = options.localPages.map(
       ({ method, path, serve }): Route => ({ method, path, auth: "none", target: { local: serve } }),
     );
-    this.#routes = [...deployed, ...local, ...pages];
+    const document = options.openApiDocument;
+    const documentRoutes = document
+      ? [{ method: "GET" as const, path: OPENAPI_PATH, auth: "none" as const, target: { local: document } }]
+      : [];
+    // The first match serves: local mode's document before get-openapi's.
+    this.#routes = [...documentRoutes, ...deployed, ...local, ...pages];
     this.#authorizer = options.functions.withTrigger("authorizer")[0]?.spec.name;
     this.#unmatched = options.functions.withTrigger("unmatched")[0]?.spec.name;
   }

@@ -8,6 +8,7 @@ import { hashApiKey } from "../functions/api/api-key";
 import { toErrorResponse } from "../functions/api/errors";
 import { bodyOf, ok, toHttpResult } from "../functions/api/http";
 import { localClockBody } from "../functions/api/merchant-api-schemas";
+import { buildOpenApiDocument } from "../functions/api/openapi";
 import type { ChargePolicy } from "../functions/core/charge-policy";
 import { readBillingConfig } from "../lib/config";
 import { functionNameVariable, INVOKED_FUNCTIONS, isInvokedFunction } from "../lib/stack-outputs";
@@ -210,6 +211,7 @@ export class LocalStack {
         listLocalMail: async (event: APIGatewayProxyEventV2) => answerLocalMail(event, stack.ses),
       },
       localPages: tryItPages(url, apiKey),
+      openApiDocument: async () => toHttpResult(ok(buildOpenApiDocument({ serverUrl: url, local: true }))),
       now: () => stack.clock.now(),
       onError,
     });

@@ -12,10 +12,12 @@ import {
   createRefundBody,
   createSubscriptionBody,
   errorBody,
+  gatewayRefusal,
   listSubscriptionsQuery,
   localClockBody,
   localClockView,
   localMailListView,
+  partnerReply,
   pauseSubscriptionBody,
   paymentMethodWindowView,
   portalSessionView,
@@ -66,6 +68,8 @@ export const RESPONSE_SCHEMAS = {
   LocalClock: localClockView,
   LocalMailList: localMailListView,
   WebhookAck: webhookAck,
+  GatewayRefusal: gatewayRefusal,
+  PartnerReply: partnerReply,
   StatusReply: statusReplyText,
   Error: errorBody,
 } as const satisfies Record<string, z.ZodType>;
@@ -80,7 +84,7 @@ export type HttpMethod = "GET" | "POST" | "DELETE";
  * listed by status, their body the Error schema.
  */
 export interface RouteAnswer {
-  readonly status: 200 | 201 | 202 | 400;
+  readonly status: 200 | 201 | 202 | 400 | 401 | 404;
   readonly description: string;
   readonly schema: ResponseSchemaName;
   /** JSON unless said otherwise. */
@@ -104,7 +108,7 @@ export interface MerchantApiRoute {
     readonly optional?: true;
   };
   readonly answers: readonly RouteAnswer[];
-  /** Error statuses besides 500, which every route may answer. */
+  /** Error statuses besides 500, which every route may answer; their body is the Error schema. */
   readonly errors: readonly (400 | 401 | 404 | 409 | 422 | 503)[];
   readonly localOnly?: true;
 }
@@ -329,7 +333,7 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     auth: "none",
     query: { freeForm: "WindowResult" },
     answers: STATUS_REPLIES,
-    errors: [401, 503],
+    errors: [],
   },
   {
     operationId: "receiveWindowResultForm",
@@ -339,7 +343,7 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     auth: "none",
     body: { schema: "WindowResult", mediaType: "application/x-www-form-urlencoded" },
     answers: STATUS_REPLIES,
-    errors: [401, 503],
+    errors: [],
   },
   {
     operationId: "receiveGatewayWebhook",
@@ -348,8 +352,19 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     summary: "Gateway webhook: signature and transmission time checked, de-duplicated",
     auth: "none",
     body: json("WebhookPayload"),
-    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
-    errors: [400, 401, 503],
+    answers: [
+      {
+        status: 200,
+        description: "Received (or a repeat of a delivery already taken)",
+        schema: "WebhookAck",
+      },
+      {
+        status: 401,
+        description: "Unsigned, tampered or outside ±300 s: rescode XXXX",
+        schema: "GatewayRefusal",
+      },
+    ],
+    errors: [],
   },
   {
     operationId: "receivePartnerEvent",
@@ -358,8 +373,11 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     summary: "Partner PAYMENT_COMPLETED: a hint, confirmed by retrieve",
     auth: "none",
     body: json("WebhookPayload"),
-    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
-    errors: [400, 503],
+    answers: [
+      { status: 200, description: "Received: CMN_0000", schema: "PartnerReply" },
+      { status: 400, description: "Not a partner event: INVALID_EVENT", schema: "PartnerReply" },
+    ],
+    errors: [],
   },
   {
     operationId: "receiveRecurringNotice",
@@ -369,8 +387,16 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
     auth: "none",
     query: { schema: recurringNoticeQuery },
     body: json("WebhookPayload"),
-    answers: [{ status: 200, description: "Received", schema: "WebhookAck" }],
-    errors: [400, 503],
+    answers: [
+      { status: 200, description: "Received", schema: "WebhookAck" },
+      { status: 400, description: "No subscription named: rescode EC00", schema: "GatewayRefusal" },
+      {
+        status: 404,
+        description: "The token is not the plan's secret (or no such plan): rescode EC00",
+        schema: "GatewayRefusal",
+      },
+    ],
+    errors: [],
   },
   {
     operationId: "advanceLocalClock",

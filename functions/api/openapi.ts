@@ -1,5 +1,16 @@
 import * as z from "zod";
 import {
+  ApiError,
+  gatewayFailure,
+  idempotencyKeyReused,
+  notFound,
+  notRefundable,
+  parseInput,
+  subscriptionCanceled,
+  toErrorResponse,
+  unauthorized,
+} from "./errors";
+import {
   MERCHANT_API_ROUTES,
   type MerchantApiRoute,
   REQUEST_SCHEMAS,
@@ -7,9 +18,13 @@ import {
   type ResponseSchemaName,
 } from "./merchant-api-routes";
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKey } from "./merchant-api-schemas";
+import { OPERATION_EXAMPLES, type OperationExample } from "./openapi-examples";
 
 // The OpenAPI 3.1 document of the merchant API, generated from the route table and its zod schemas with zod's own
-// JSON Schema output (draft 2020-12, the dialect of OpenAPI 3.1): nothing is written twice.
+// JSON Schema output (draft 2020-12, the dialect of OpenAPI 3.1): nothing is written twice. Two documents: the
+// deployed API's (served by get-openapi, written by scripts/write-openapi.ts) and local mode's, which adds the routes
+// only `npm start` serves (POST /local/clock). Both pass Redocly's recommended rules with no error or warning
+// (test/integration/api/openapi.lint.test.ts); every operation carries an example of its request and answers.
 
 type JsonObject = { [key: string]: unknown };
 
@@ -37,6 +52,13 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonObject {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+/** The example of an operation; every route has one (test/unit/api/openapi-examples.test.ts). */
+const exampleOf = (route: MerchantApiRoute): OperationExample =>
+  OPERATION_EXAMPLES[route.operationId] ?? { answers: {} };
+
+/** `{example}` when there is one. */
+const withExample = (example: unknown): JsonObject => (example === undefined ? {} : { example });
+
 const ERROR_DESCRIPTIONS = {
   400: "Invalid request: the field is named; values are never echoed",
   401: "Missing or invalid credentials",
@@ -47,51 +69,115 @@ const ERROR_DESCRIPTIONS = {
   503: "Gateway unavailable, or the outcome of an untracked change unknown: repeat after Retry-After",
 } as const;
 
-function errorAnswer(status: keyof typeof ERROR_DESCRIPTIONS): JsonObject {
+/** The first refusal of an input the route's own schema refuses: an unknown body field, a malformed id or limit. */
+function invalidInputError(route: MerchantApiRoute): unknown {
+  const body = route.body && REQUEST_SCHEMAS[route.body.schema];
+  const request = exampleOf(route).request;
+  const attempts: [z.ZodType | undefined, unknown][] = [
+    [body, typeof request === "object" ? { ...request, colour: "blue" } : { colour: "blue" }],
+    [route.pathParams, { id: "not an id!" }],
+    [route.query && "schema" in route.query ? route.query.schema : undefined, { limit: "500" }],
+  ];
+  for (const [schema, input] of attempts) {
+    if (schema === undefined) continue;
+    try {
+      parseInput(schema, input);
+    } catch (error) {
+      return error;
+    }
+  }
+  return new ApiError(400, "malformed_json", "the request body is not valid JSON");
+}
+
+/** What the API answers with each error status on this route, from the error mapper itself (errors.ts). */
+function errorExample(route: MerchantApiRoute, status: keyof typeof ERROR_DESCRIPTIONS): unknown {
+  const charges = route.path.startsWith("/v1/charges/");
+  const errors = {
+    400: () => invalidInputError(route),
+    401: unauthorized,
+    404: () => notFound(charges ? "charge" : "subscription"),
+    409: () => (route.method === "POST" ? idempotencyKeyReused() : subscriptionCanceled()),
+    422: () =>
+      route.path.endsWith("/refunds")
+        ? notRefundable("no successful charge with that id")
+        : gatewayFailure({
+            kind: "declined",
+            code: "DC51",
+            message: "insufficient funds",
+            errcode: "INSUFFICIENT_FUNDS",
+            reason: "insufficient_funds",
+          }),
+    500: () => new Error("unexpected"),
+    503: () => gatewayFailure({ kind: "unavailable", reason: "connection refused" }),
+  } satisfies Record<keyof typeof ERROR_DESCRIPTIONS, () => unknown>;
+  return toErrorResponse(errors[status]()).body;
+}
+
+function errorAnswer(route: MerchantApiRoute, status: keyof typeof ERROR_DESCRIPTIONS): JsonObject {
   const headers =
     status === 503
       ? { "Retry-After": { description: "Seconds to wait", schema: { type: "integer", minimum: 1 } } }
       : status === 401
-        ? { "WWW-Authenticate": { schema: { type: "string" } } }
+        ? { "WWW-Authenticate": { description: "Bearer", schema: { type: "string" } } }
         : undefined;
   return {
     description: ERROR_DESCRIPTIONS[status],
     ...(headers ? { headers } : {}),
-    content: { "application/json": { schema: ref("Error") } },
+    content: { "application/json": { schema: ref("Error"), example: errorExample(route, status) } },
   };
 }
 
 function answers(route: MerchantApiRoute): JsonObject {
   const out: JsonObject = {};
+  const examples = exampleOf(route).answers;
   for (const answer of route.answers) {
     const schema: ResponseSchemaName = answer.schema;
     out[String(answer.status)] = {
       description: answer.description,
-      content: { [answer.mediaType ?? "application/json"]: { schema: ref(schema) } },
+      content: {
+        [answer.mediaType ?? "application/json"]: {
+          schema: ref(schema),
+          ...withExample(examples[answer.status]),
+        },
+      },
     };
   }
-  for (const status of [...route.errors, 500 as const]) out[String(status)] ??= errorAnswer(status);
+  for (const status of [...route.errors, 500 as const]) out[String(status)] ??= errorAnswer(route, status);
   return out;
 }
 
 function parameters(route: MerchantApiRoute): JsonObject[] {
   const out: JsonObject[] = [];
+  const { query: examples = {} } = exampleOf(route);
   for (const [name, schema] of Object.entries(route.pathParams?.shape ?? {})) {
-    out.push({ name, in: "path", required: true, schema: jsonSchema(schema, "input") });
+    const description = route.path.startsWith("/v1/charges/")
+      ? "The charge's id (its order_id)"
+      : "The subscription's id";
+    out.push({ name, in: "path", required: true, description, schema: jsonSchema(schema, "input") });
   }
   if (route.query && "schema" in route.query) {
     for (const [name, schema] of Object.entries(route.query.schema.shape)) {
       const required = !(schema instanceof z.ZodOptional);
-      out.push({ name, in: "query", required, schema: jsonSchema(schema, "input") });
+      const { description, ...rest } = jsonSchema(schema, "input");
+      out.push({
+        name,
+        in: "query",
+        required,
+        ...(description === undefined ? {} : { description }),
+        schema: rest,
+        ...withExample(examples[name]),
+      });
     }
   } else if (route.query) {
     // Free-form: every query parameter is part of the value (the window result passed to verify).
     out.push({
       name: "result",
       in: "query",
+      description: "Every parameter of the window result, as the gateway sent it",
       style: "form",
       explode: true,
       schema: ref(route.query.freeForm),
+      ...withExample(examples.result),
     });
   }
   if (route.auth === "bearer" && route.method === "POST") {
@@ -99,13 +185,22 @@ function parameters(route: MerchantApiRoute): JsonObject[] {
       name: IDEMPOTENCY_KEY_HEADER,
       in: "header",
       required: false,
+      description: "Repeating a POST with the same key and body answers the first result",
       schema: jsonSchema(idempotencyKey, "input"),
     });
   }
   return out;
 }
 
-function tagOf(route: MerchantApiRoute): string {
+const TAGS = {
+  merchant:
+    "The merchant's own calls: Authorization: Bearer <merchant API key>; every POST honours Idempotency-Key",
+  "gateway callbacks":
+    "The gateway's calls to us, each checked its own way (verified with the gateway, signed, or the plan's secret); no API key",
+  "local mode": "Served by local mode (npm start) only: never deployed",
+} as const;
+
+function tagOf(route: MerchantApiRoute): keyof typeof TAGS {
   if (route.localOnly) return "local mode";
   return route.auth === "bearer" ? "merchant" : "gateway callbacks";
 }
@@ -122,7 +217,12 @@ function operation(route: MerchantApiRoute): JsonObject {
       ? {
           requestBody: {
             required: route.body.optional !== true,
-            content: { [route.body.mediaType]: { schema: ref(route.body.schema) } },
+            content: {
+              [route.body.mediaType]: {
+                schema: ref(route.body.schema),
+                ...withExample(exampleOf(route).request),
+              },
+            },
           },
         }
       : {}),
@@ -131,24 +231,63 @@ function operation(route: MerchantApiRoute): JsonObject {
   };
 }
 
-function componentSchemas(): Record<string, JsonObject> {
+/** The schemas the routes name (request and answer bodies, a free-form query; Error for every route's 500). */
+function componentSchemas(routes: readonly MerchantApiRoute[]): Record<string, JsonObject> {
+  const named = new Set<string>(["Error"]);
+  for (const route of routes) {
+    if (route.body) named.add(route.body.schema);
+    if (route.query && "freeForm" in route.query) named.add(route.query.freeForm);
+    for (const answer of route.answers) named.add(answer.schema);
+  }
   const schemas: Record<string, JsonObject> = {};
-  for (const [name, schema] of Object.entries(REQUEST_SCHEMAS)) schemas[name] = jsonSchema(schema, "input");
-  for (const [name, schema] of Object.entries(RESPONSE_SCHEMAS)) schemas[name] = jsonSchema(schema, "output");
+  for (const [name, schema] of Object.entries(REQUEST_SCHEMAS))
+    if (named.has(name)) schemas[name] = jsonSchema(schema, "input");
+  for (const [name, schema] of Object.entries(RESPONSE_SCHEMAS))
+    if (named.has(name)) schemas[name] = jsonSchema(schema, "output");
   return schemas;
 }
 
+/** Where a deployment serves it: the service stack's ApiUrl output (the HTTP API's $default stage). */
+const DEPLOYED_SERVER = {
+  url: "https://{apiId}.execute-api.{region}.amazonaws.com",
+  description: "A deployment: the service stack's ApiUrl output (npx cdk deploy --outputs-file)",
+  variables: {
+    apiId: { default: "a1b2c3d4e5", description: "The HTTP API's id, as ApiUrl names it" },
+    region: { default: "us-east-1", description: "The region the stacks are deployed to" },
+  },
+};
+
+/** Where `npm start` serves it. */
+const LOCAL_SERVER = {
+  url: "http://127.0.0.1:{port}",
+  description: "Local mode (npm start)",
+  variables: { port: { default: "3000", description: "npm start --port (PORT)" } },
+};
+
 export interface OpenApiOptions {
-  /** Base URL of a deployment (API Gateway stage URL, or the local router). */
+  /** Base URL the API is served at (the API Gateway URL a request came through, or local mode's). */
   readonly serverUrl?: string;
   readonly version?: string;
+  /** Local mode's document: the routes only `npm start` serves (POST /local/clock) too. */
+  readonly local?: boolean;
 }
 
 export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
+  const routes = MERCHANT_API_ROUTES.filter((route) => options.local === true || !route.localOnly);
   const paths: Record<string, Record<string, JsonObject>> = {};
-  for (const route of MERCHANT_API_ROUTES) {
+  for (const route of routes) {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };
   }
+  const tags = [...new Set(routes.map(tagOf))].map((name) => ({ name, description: TAGS[name] }));
+  const server =
+    options.serverUrl === undefined
+      ? options.local === true
+        ? LOCAL_SERVER
+        : DEPLOYED_SERVER
+      : {
+          url: options.serverUrl,
+          description: options.local === true ? LOCAL_SERVER.description : "This API",
+        };
   return {
     openapi: "3.1.0",
     info: {
@@ -157,15 +296,17 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       description:
         "Subscriptions billed through the card gateway. Amounts are decimal strings. Errors are " +
         '{"error":{"code","message","field"?}}; bad input never yields a 5xx.',
+      license: { name: "Apache License 2.0", identifier: "Apache-2.0" },
     },
-    ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
+    servers: [server],
     security: [{ bearer: [] }],
+    tags,
     paths,
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "The merchant API key" },
       },
-      schemas: componentSchemas(),
+      schemas: componentSchemas(routes),
     },
   };
 }

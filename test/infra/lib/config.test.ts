@@ -1,5 +1,11 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { BillingConfigError, PLACEHOLDER_GATEWAY_URLS, readBillingConfig } from "../../../lib/config";
+import {
+  BillingConfigError,
+  CONTEXT_KEYS,
+  PLACEHOLDER_GATEWAY_URLS,
+  readBillingConfig,
+} from "../../../lib/config";
 
 const problemsOf = (context: Record<string, unknown>): readonly string[] => {
   try {
@@ -85,5 +91,17 @@ describe("readBillingConfig", () => {
     expect(problemsOf({ "billing:chargePolicy": '{"dunningScheduleDay":[1]}' })).toEqual([
       expect.stringMatching(/^billing:chargePolicy: .*dunningScheduleDay/),
     ]);
+  });
+});
+
+describe("README, Deploying to AWS", () => {
+  it("names every context key the app reads, and none it does not", () => {
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+    const section = readme.slice(
+      readme.indexOf("## Deploying to AWS"),
+      readme.indexOf("### Alarms and runbook"),
+    );
+    const named = new Set(section.match(/billing:[A-Za-z]+/g));
+    expect([...named].sort()).toEqual([...CONTEXT_KEYS].sort());
   });
 });

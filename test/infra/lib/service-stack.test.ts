@@ -525,7 +525,7 @@ describe("pages", () => {
 });
 
 describe("outputs", () => {
-  it("name the API URL, the pages' URL, the gateway base URLs and the functions the ops CLI invokes, without exports", () => {
+  it("name the API URL, the pages' and webhooks' URLs, the gateway base URLs and the functions the ops CLI invokes, without exports", () => {
     const outputs = synth.service.findOutputs("*");
     const apiId = apiIdOf("Api");
     const pagesApiId = apiIdOf("PagesApi");
@@ -535,6 +535,7 @@ describe("outputs", () => {
     const expected: Record<keyof typeof SERVICE_OUTPUTS, unknown> = {
       ApiUrl: { "Fn::GetAtt": [apiId, "ApiEndpoint"] },
       PagesUrl: { "Fn::GetAtt": [pagesApiId, "ApiEndpoint"] },
+      WebhookBaseUrl: { "Fn::Join": ["", [{ "Fn::GetAtt": [apiId, "ApiEndpoint"] }, "/webhooks"]] },
       PaymentBaseUrl: CONFIGURED_CONTEXT["billing:paymentBaseUrl"],
       WebhookAdminBaseUrl: CONFIGURED_CONTEXT["billing:webhookAdminBaseUrl"],
       PartnerBaseUrl: CONFIGURED_CONTEXT["billing:partnerBaseUrl"],

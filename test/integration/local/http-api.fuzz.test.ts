@@ -649,6 +649,11 @@ describe("local API fuzz: hostile requests to every route", () => {
   it("still answers afterwards, no handler crashed and no prototype was polluted", async () => {
     const response = await send({ method: "GET", path: "/openapi.json" });
     expect(response.status).toBe(200);
+    // Local mode serves its own document: at its URL, with the routes only it serves.
+    expect(JSON.parse(response.text)).toMatchObject({
+      servers: [{ url: local.url }],
+      paths: { "/local/clock": { post: expect.anything() } },
+    });
     expect(Object.hasOwn(Object.prototype, "polluted")).toBe(false);
     expect(failures).toEqual([]);
   });

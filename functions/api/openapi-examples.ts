@@ -1,0 +1,286 @@
+import { STATUS_RECEIVED_REPLY, statusReply } from "../gateway/status-reply";
+import type { RouteAnswer } from "./merchant-api-routes";
+
+// One example per operation of the merchant API's OpenAPI document: its request (body, or the query of a callback)
+// and each success answer, as the API takes and gives them (the shapes of a local stack's answers, with the ids and
+// URLs of a deployment). test/unit/api/openapi-examples.test.ts parses each with its route's zod schema, so an
+// example cannot drift from what the API accepts or sends. The card number is a Luhn-valid number that is none of
+// the sandbox's test cards (it approves there, as any other valid number does).
+
+export interface OperationExample {
+  /** The request body, in the route's media type. */
+  readonly request?: unknown;
+  /** Query parameters by name (a free-form query: its one parameter's value). */
+  readonly query?: Readonly<Record<string, unknown>>;
+  /** Each answer of the route's own (RouteAnswer), by status; errors in the Error body come from errors.ts. */
+  readonly answers: Readonly<Partial<Record<RouteAnswer["status"], unknown>>>;
+}
+
+const SUBSCRIPTION_ID = "sub_besy6d53cv4qta33";
+const API = "https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com";
+const PAGES = "https://f6g7h8i9j0.execute-api.us-east-1.amazonaws.com";
+const SHOP = "https://shop.example.com";
+const SDK_URL = "https://api-test.eximbay.com/v1/javascriptSDK.js";
+const FGKEY = "A87BCF3EF2AE885CA3C08BBAB5B2F4B665863E3E5BD210EB1DDD28C51959AC89";
+const CREATED_AT = "2027-03-01T10:00:00.000Z";
+
+const customer = { name: "Ann Lee", email: "ann@example.com", external_id: "cus_1042" };
+const plan = { amount: "19.90", currency: "USD", interval_months: 1 };
+const card = { number: "4242424242424242", expiry: "203012", cvc: "737" };
+
+const subscription = {
+  subscription_id: SUBSCRIPTION_ID,
+  status: "active",
+  billing: "token",
+  external_id: "cus_1042",
+  metadata: { plan_name: "Starter" },
+  plan,
+  current_period: { index: 0, start: CREATED_AT, end: "2027-04-01T10:00:00.000Z" },
+  next_charge_at: "2027-04-01T10:00:00.000Z",
+  card: { first4: "4242", last4: "4242" },
+  cancel_at: null,
+  scheduled_plan: null,
+  trial_end: null,
+  resume_at: null,
+  created_at: CREATED_AT,
+};
+
+/** A sign-up or new card whose charge is being settled: the period is not paid yet. */
+const pendingSubscription = {
+  ...subscription,
+  status: "pending",
+  current_period: null,
+  next_charge_at: null,
+};
+
+const orderId = (period: number) => `${SUBSCRIPTION_ID}-${period}-0`;
+
+/** What the gateway's SDK takes: exactly the parameters ready was sent, and the fgkey. */
+const requestPay = (period: number, amount: string, returnUrl: string) => ({
+  payment: { transaction_type: "PAYMENT", order_id: orderId(period), currency: "USD", amount, lang: "EN" },
+  merchant: { mid: "1A2B3C4D5E" },
+  url: { return_url: returnUrl, status_url: `${API}/webhooks/status` },
+  buyer: { name: customer.name, email: customer.email },
+  other_param: { param1: customer.external_id },
+  tokenbilling: { token_creation: "Y" },
+  fgkey: FGKEY,
+});
+
+/** An ad hoc charge whose answer was lost: the attempt sweep settles it by retrieve. */
+const unsettledCharge = {
+  charge_id: orderId(5001),
+  kind: "ad_hoc",
+  period: 5001,
+  attempt: 0,
+  order_id: orderId(5001),
+  amount: "5.00",
+  currency: "USD",
+  status: "unknown",
+  refunded_amount: "0",
+  created_at: CREATED_AT,
+};
+const charge = { ...unsettledCharge, status: "succeeded", transaction_id: "1A2B3C4D5EW0000000000002" };
+
+const unsettledRefund = {
+  refund_id: "rf_sdw68g2s2xyceg2f",
+  charge_id: orderId(5001),
+  amount: "5.00",
+  currency: "USD",
+  reason: "customer request",
+  status: "unknown",
+  created_at: CREATED_AT,
+};
+const refund = { ...unsettledRefund, status: "succeeded", refund_transaction_id: "1A2B3C4D5EW0000000000003" };
+
+/** A window result as the real gateway posts it to status_url (long names, version 230; fgkey shortened). */
+const windowResult = {
+  mid: "1A2B3C4D5E",
+  transaction_type: "PAYMENT",
+  order_id: orderId(0),
+  currency: "USD",
+  amount: "19.90",
+  transaction_id: "1A2B3C4D5EW0000000000001",
+  rescode: "0000",
+  resmsg: "Success.",
+  version: "230",
+  fgkey: FGKEY,
+};
+
+const STATUS_ANSWERS = {
+  200: STATUS_RECEIVED_REPLY,
+  400: statusReply("EC00", "Invalid parameter: body is not a form or a JSON object of strings"),
+};
+
+const WEBHOOK_ACK = { rescode: "0000", resmsg: "Success" };
+
+export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
+  createCheckout: {
+    request: {
+      customer,
+      metadata: { plan_name: "Starter" },
+      plan,
+      billing: "token",
+      description: "Starter plan",
+      success_url: `${SHOP}/welcome`,
+      cancel_url: `${SHOP}/plans`,
+    },
+    answers: {
+      201: {
+        checkout_id: SUBSCRIPTION_ID,
+        subscription_id: SUBSCRIPTION_ID,
+        order_id: orderId(0),
+        checkout_url: `${PAGES}/pay/c2lnbmVkLWxpbmstdG9rZW4`,
+        fgkey: FGKEY,
+        sdk_url: SDK_URL,
+        request_pay: requestPay(0, "19.90", `${PAGES}/pay/c2lnbmVkLWxpbmstdG9rZW4/return`),
+      },
+    },
+  },
+  createPortalSession: {
+    request: { subscription_id: SUBSCRIPTION_ID, return_url: `${SHOP}/account`, lang: "en" },
+    answers: {
+      201: { url: `${PAGES}/portal/cG9ydGFsLWxpbmstdG9rZW4`, expires_at: "2027-03-01T10:15:00.000Z" },
+    },
+  },
+  createSubscription: {
+    request: { customer, metadata: { plan_name: "Starter" }, plan, billing: "token", card },
+    answers: { 201: subscription, 202: pendingSubscription },
+  },
+  listSubscriptions: {
+    query: { status: "active", limit: "1" },
+    answers: {
+      200: { data: [subscription], next_cursor: "eyJwIjoxMywiayI6InN1Yl9iZXN5NmQ1M2N2NHF0YTMzIn0" },
+    },
+  },
+  getSubscription: { answers: { 200: subscription } },
+  updateSubscription: {
+    request: { external_id: "cus_1042", metadata: { plan_name: "Starter", seats: "5" } },
+    answers: { 200: { ...subscription, metadata: { plan_name: "Starter", seats: "5" } } },
+  },
+  adjustSubscription: {
+    request: { amount: "29.90", at: "next_renewal" },
+    answers: { 200: { ...subscription, scheduled_plan: { ...plan, amount: "29.90" } } },
+  },
+  updatePaymentMethod: {
+    request: { card },
+    answers: {
+      200: subscription,
+      201: {
+        subscription_id: SUBSCRIPTION_ID,
+        order_id: orderId(5000),
+        fgkey: FGKEY,
+        sdk_url: SDK_URL,
+        request_pay: requestPay(5000, "0.01", `${SHOP}/card-updated`),
+      },
+      202: subscription,
+    },
+  },
+  pauseSubscription: {
+    request: { resume_at: "2027-05-01T00:00:00.000Z" },
+    answers: {
+      200: {
+        ...subscription,
+        status: "paused",
+        next_charge_at: "2027-05-01T00:00:00.000Z",
+        resume_at: "2027-05-01T00:00:00.000Z",
+      },
+    },
+  },
+  resumeSubscription: { answers: { 200: subscription } },
+  cancelSubscription: {
+    request: { at_period_end: true },
+    answers: { 200: { ...subscription, cancel_at: "2027-04-01T10:00:00.000Z" } },
+  },
+  createCharge: {
+    request: { amount: "5.00" },
+    answers: {
+      201: charge,
+      202: unsettledCharge,
+    },
+  },
+  listCharges: {
+    answers: {
+      200: {
+        charges: [
+          {
+            ...charge,
+            charge_id: orderId(0),
+            kind: "scheduled",
+            period: 0,
+            order_id: orderId(0),
+            amount: "19.90",
+            transaction_id: "1A2B3C4D5EW0000000000001",
+          },
+          charge,
+        ],
+      },
+    },
+  },
+  getReceipt: {
+    answers: {
+      200: {
+        charge_id: orderId(5001),
+        receipt_url: "https://api-test.eximbay.com/v1/payments/receipt/1A2B3C4D5EW0000000000002",
+      },
+    },
+  },
+  createRefund: {
+    request: { amount: "5.00", reason: "customer request" },
+    answers: {
+      201: refund,
+      202: unsettledRefund,
+    },
+  },
+  receiveWindowResult: { query: { result: windowResult }, answers: STATUS_ANSWERS },
+  receiveWindowResultForm: { request: windowResult, answers: STATUS_ANSWERS },
+  receiveGatewayWebhook: {
+    request: {
+      type: "CHARGEBACK",
+      data: {
+        mid: "1A2B3C4D5E",
+        order_id: orderId(0),
+        transaction_id: "1A2B3C4D5EW0000000000001",
+        currency: "USD",
+        amount: "19.90",
+        chargeback_status: "REPORTED",
+        chargeback_reason: "not recognized by the cardholder",
+        chargeback_report_date: "20270320",
+        chargeback_deadline: "20270410",
+      },
+    },
+    answers: { 200: WEBHOOK_ACK, 401: { rescode: "XXXX", resmsg: "signature_fail" } },
+  },
+  receivePartnerEvent: {
+    request: {
+      id: "evt_01J9Z3W8XK",
+      eventType: "PAYMENT_COMPLETED",
+      timestamp: "2027-03-01T19:00:02+09:00",
+      data: {
+        invoice: { invoiceNumber: orderId(0), status: "PAID" },
+        payment: {
+          transactionId: "1A2B3C4D5EW0000000000001",
+          amount: "19.90",
+          currency: "USD",
+          rescode: "0000",
+        },
+      },
+    },
+    answers: {
+      200: { code: "CMN_0000", message: "Success" },
+      400: { code: "INVALID_EVENT", message: "not a partner webhook event" },
+    },
+  },
+  receiveRecurringNotice: {
+    query: { subscription_id: SUBSCRIPTION_ID, token: "n0t1fy7ok3nOfTh3P1an" },
+    request: { order_id: orderId(1), recurring_id: "RC0000000123" },
+    answers: {
+      200: WEBHOOK_ACK,
+      400: { rescode: "EC00", resmsg: "Invalid parameter: subscription_id must be a subscription id" },
+      404: { rescode: "EC00", resmsg: "Invalid parameter: token" },
+    },
+  },
+  advanceLocalClock: {
+    request: { advance: "P31D" },
+    answers: { 200: { now: "2027-04-01T10:00:00.000Z" } },
+  },
+};
