@@ -283,4 +283,24 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     request: { advance: "P31D" },
     answers: { 200: { now: "2027-04-01T10:00:00.000Z" } },
   },
+  listLocalMail: {
+    answers: {
+      200: {
+        mails: [
+          {
+            template: "payment_failed",
+            mail_id: "payment_failed-6dc263bb-2c8e-4954-9eec-d72397a1ee85",
+            event_id: "6dc263bb-2c8e-4954-9eec-d72397a1ee85",
+            message_id: "0f8e2a4c-9d1b-4e7a-8c3f-5b6d7e8f9a0b",
+            from: "Sandbox Shop <billing@sandbox-shop.test>",
+            to: [customer.email],
+            subject: "Your payment to Sandbox Shop did not go through",
+            text: "Hello Ann Lee,\n\nWe could not charge $19.90 for your subscription …",
+            html: '<!doctype html><html lang="en">…</html>',
+            sent_at: "2027-04-01T10:05:00.000Z",
+          },
+        ],
+      },
+    },
+  },
 };
