@@ -25,7 +25,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   "dlq redrive": "npx billing --outputs cdk-outputs.json --profile prod dlq redrive --queue charge",
   "events list": "npx billing --local events list --subscription sub_4mjf0mp6q6kny7ba",
   "events replay":
-    "npx billing --outputs cdk-outputs.json events replay --from 2027-03-01T00:00:00Z --to 2027-03-02T06:00:00Z",
+    "npx billing --outputs cdk-outputs.json events replay --from 2027-03-01 --to 2027-03-02T06:00Z",
   "clock advance": "npx billing --local clock advance P31D",
 };
 

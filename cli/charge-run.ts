@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { type CommandRunner, emit } from "./cli-io";
+import { formatInstant } from "./dates";
 import { invokeFunction } from "./invoke";
 import { resolveTarget, withTarget } from "./target";
 
@@ -20,7 +21,7 @@ export function addChargeRunCommand(program: Command, run: CommandRunner): void 
           // Scheduler's plain input: the handler takes it as a run at the time it is invoked.
           const report = await invokeFunction(session, "run-charges", {}, chargeRunReportSchema);
           emit(out, { at: startedAt.toISOString(), ...report }, () => [
-            `charge run at ${startedAt.toISOString()}: ${report.enqueued} subscriptions enqueued (${report.pages} pages)`,
+            `charge run at ${formatInstant(startedAt)}: ${report.enqueued} subscriptions enqueued (${report.pages} pages)`,
           ]);
         });
       }),

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { localClockBody } from "../functions/api/merchant-api-schemas";
 import { argumentsOf, CliError, type CommandRunner, emit } from "./cli-io";
+import { formatInstant } from "./dates";
 import { resolveTarget } from "./target";
 
 const clockAnswer = z.object({ now: z.string() });
@@ -41,7 +42,7 @@ export function addClockCommands(program: Command, run: CommandRunner): void {
           );
         }
         const { now } = clockAnswer.parse(answer);
-        emit(out, { now }, () => [`local clock now ${now}`]);
+        emit(out, { now }, () => [`local clock now ${formatInstant(now)}`]);
       }),
     );
 }

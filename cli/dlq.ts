@@ -12,8 +12,9 @@ import { intakeQueue } from "../functions/composition/compose";
 import { environmentSchema } from "../functions/lambda/environment";
 import { redactText } from "../functions/lambda/redaction";
 import { type CommandRunner, emit, parseLimit } from "./cli-io";
+import { instantOrDash } from "./dates";
 import { resolveTarget, type TargetSession, withTarget } from "./target";
-import { formatTable } from "./text-table";
+import { formatTable, shortUuid } from "./text-table";
 
 // The work queues' dead-letter queues: what process-charges / process-intake failed maxReceiveCount times. Their
 // bodies hold ids only (charge messages, intake messages), never card data; they are printed redacted all the same.
@@ -114,6 +115,27 @@ async function redrive(session: TargetSession, queues: QueuePair) {
   }
 }
 
+/** A DLQ's message as the CLI shows it: ids and when, the body redacted. */
+export interface DlqMessage {
+  readonly message_id: string;
+  readonly receive_count: number;
+  readonly sent_at: string | undefined;
+  readonly body: string;
+}
+
+/** A DLQ's messages as a table: the message id shortened, the body last, cut to what is left of the width. */
+export function messageTable(messages: readonly DlqMessage[]): string {
+  return formatTable(
+    ["MESSAGE", "RECEIVES", "SENT", { title: "BODY", fit: "cut" }],
+    messages.map((message) => [
+      shortUuid(message.message_id),
+      String(message.receive_count),
+      instantOrDash(message.sent_at),
+      message.body,
+    ]),
+  );
+}
+
 export function addDlqCommands(program: Command, run: CommandRunner): void {
   const dlq = program.command("dlq").description("dead-letter queues of the work queues");
   const queueOption = () =>
@@ -128,7 +150,7 @@ export function addDlqCommands(program: Command, run: CommandRunner): void {
         const { queue, limit } = listOptions.parse(command.opts());
         await withTarget(await resolveTarget(command), async (session) => {
           const records = await peek(session, queuesOf(session, queue).dlq, limit);
-          const messages = records.map((record) => ({
+          const messages: DlqMessage[] = records.map((record) => ({
             message_id: record.messageId,
             receive_count: Number(record.attributes.ApproximateReceiveCount),
             sent_at: sentAt(record),
@@ -136,19 +158,7 @@ export function addDlqCommands(program: Command, run: CommandRunner): void {
           }));
           emit(out, { queue, messages }, () => [
             `${messages.length} messages on the ${queue} DLQ`,
-            ...(messages.length === 0
-              ? []
-              : [
-                  formatTable(
-                    ["MESSAGE", "RECEIVES", "SENT", "BODY"],
-                    messages.map((message) => [
-                      message.message_id,
-                      String(message.receive_count),
-                      message.sent_at ?? "-",
-                      message.body,
-                    ]),
-                  ),
-                ]),
+            ...(messages.length === 0 ? [] : [messageTable(messages)]),
           ]);
         });
       }),

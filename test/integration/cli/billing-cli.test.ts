@@ -109,10 +109,12 @@ describe("ops CLI on the local stack", () => {
     const table = await cli("subscriptions", "list");
     expect(table.code).toBe(0);
     const lines = table.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+EXTERNAL ID\s+PLAN\s+CURRENT PERIOD\s+NEXT CHARGE\s+CARD$/);
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+PLAN\s+PAID UNTIL\s+NEXT CHARGE\s+CARD\s+EXTERNAL ID$/);
     expect(lines).toHaveLength(5); // header, rule, 3 subscriptions
     expect(table.stdout).toContain("19.90 USD / 1 mo");
     expect(table.stdout).toContain("…1111");
+    // Times in the one form: UTC to the minute, the zone stated.
+    expect(table.stdout).toContain("2027-04-01 10:30Z");
     expect(table.stdout).not.toContain("4111111111111111");
 
     const all = await json(subscriptionList, "subscriptions", "list");
@@ -181,7 +183,7 @@ describe("ops CLI on the local stack", () => {
     // 09:30 on the day they are due (the jump's last charge run finds nothing), then past 10:30 without a charge run.
     await local.advanceClock("P30DT23H");
     const moved = await cli("clock", "advance", "PT1H15M");
-    expect(moved).toMatchObject({ code: 0, stdout: "local clock now 2027-04-01T10:45:00.000Z\n" });
+    expect(moved).toMatchObject({ code: 0, stdout: "local clock now 2027-04-01 10:45Z\n" });
     expect(local.clock.now().toISOString()).toBe("2027-04-01T10:45:00.000Z");
     for (const id of ids.slice(0, 2)) {
       expect((await json(chargeList, "charges", "list", id)).charges).toHaveLength(1);
@@ -192,7 +194,7 @@ describe("ops CLI on the local stack", () => {
     const pages = new Set(ids.slice(0, 2).map((id) => shardOf(id, DEFAULT_SHARDS))).size;
     expect(run).toEqual({
       code: 0,
-      stdout: `charge run at 2027-04-01T10:45:00.000Z: 2 subscriptions enqueued (${pages} pages)\n`,
+      stdout: `charge run at 2027-04-01 10:45Z: 2 subscriptions enqueued (${pages} pages)\n`,
       stderr: "",
     });
     await local.advanceClock("PT0S");
@@ -236,10 +238,10 @@ describe("ops CLI on the local stack", () => {
   });
 
   it("reconciles the ledger with the gateway: 0 mismatches, then a ledger line the gateway never saw", async () => {
-    const clean = await cli("reconcile", "--from", "20270301", "--to", "20270401");
+    const clean = await cli("reconcile", "--from", "20270301", "--to", "2027-04-01");
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
     expect(clean.stdout.split("\n")[0]).toBe(
-      "reconciled 20270301–20270401: 5 gateway records, 5 ledger lines, 5 matched, 0 mismatches",
+      "reconciled 2027-03-01 to 2027-04-01 (gateway days, KST): 5 gateway records, 5 ledger lines, 5 matched, 0 mismatches",
     );
 
     const now = local.clock.now().toISOString();
@@ -258,13 +260,25 @@ describe("ops CLI on the local stack", () => {
     const report = await cli("reconcile", "--from", "20270401", "--to", "20270401", "--json");
     expect(report.code).toBe(1);
     expect(JSON.parse(report.stdout)).toMatchObject({
+      from: "20270401",
+      to: "20270401",
       mismatches: [{ kind: "missing_at_gateway", transaction_id: "T-NOT-AT-GATEWAY" }],
     });
+    const table = await cli("reconcile", "--from", "2027-04-01", "--to", "2027-04-01");
+    expect(table.code).toBe(1);
+    expect(table.stdout).toMatch(/^AT +LINE +KIND +ORDER +TRANSACTION +DIFFERENCE$/m);
+    expect(table.stdout).toMatch(/ charge +missing_at_gateway .* T-NOT-AT-GATEWAY +ledger 19\.90$/m);
 
-    const bad = await cli("reconcile", "--from", "20270401", "--to", "2027-04-01");
-    expect(bad).toEqual(refused("--to must be YYYYMMDD"));
+    const bad = await cli("reconcile", "--from", "20270401", "--to", "2027-04-31");
+    expect(bad).toEqual(
+      refused('--to "2027-04-31" is not a calendar day: type it as 2027-03-01 or 20270301'),
+    );
     const reversed = await cli("reconcile", "--from", "20270402", "--to", "20270401");
-    expect(reversed).toEqual(refused("--from must not be after to"));
+    expect(reversed).toEqual(
+      refused(
+        "--from 20270402 is after --to 20270401: give the earlier day first, e.g. --from 2027-03-01 --to 2027-03-31",
+      ),
+    );
   }, 30_000);
 
   it("lists the logged events of a subscription and of a time range, and replays them under their own ids", async () => {
@@ -293,6 +307,7 @@ describe("ops CLI on the local stack", () => {
     expect(limited).toMatchObject({ events: [{}, {}], more: true });
     const table = await cli("events", "list", "--subscription", paying);
     expect(table.stdout.split("\n")[0]).toMatch(/^EVENT +TYPE +SUBSCRIPTION +ORDER +OCCURRED$/);
+    expect(table.stdout).toMatch(/^[0-9a-f]{8}… +subscription\.created +sub_\w+ +- +2027-03-01 10:30Z$/m);
 
     local.stack.eventBridge.entries.length = 0;
     // Two UTC days' slices, one replay-events invocation each.
@@ -311,11 +326,28 @@ describe("ops CLI on the local stack", () => {
     });
 
     expect(await cli("events", "list", "--subscription", canceled, "--from", "2027-03-01T00:00:00Z")).toEqual(
-      refused("give --subscription, or --from and --to, not both"),
+      refused("give --subscription, or --from and --to, not both: drop one of them"),
     );
     expect(
       await cli("events", "replay", "--from", "2027-04-02T00:00:00Z", "--to", "2027-03-01T00:00:00Z"),
-    ).toEqual(refused("--to must be after from"));
+    ).toEqual(
+      refused(
+        "--to (2027-03-01 00:00Z) must be after --from (2027-04-02 00:00Z), e.g. --from 2027-03-01 --to 2027-03-02T06:00Z",
+      ),
+    );
+    // ISO dates and the printed form are instants too.
+    const byDates = await json(
+      eventList,
+      "events",
+      "list",
+      "--from",
+      "2027-03-01",
+      "--to",
+      "2027-04-02 00:00Z",
+    );
+    expect(byDates.events.map((event) => event.event_id).sort()).toEqual(
+      inRange.events.map((event) => event.event_id).sort(),
+    );
     expect(
       (await cli("events", "list", "--from", "yesterday", "--to", "2027-03-01T00:00:00Z")).stderr,
     ).toMatch(/^billing: --from /);
@@ -373,7 +405,7 @@ describe("ops CLI on the local stack", () => {
     expect((await cli("nonsense")).code).toBe(1);
     expect(await cli("events", "list")).toEqual(
       refused(
-        "name the events: --subscription <id>, or --from and --to (ISO 8601 instants, e.g. 2027-03-01T00:00:00Z)",
+        "name the events: --subscription <id>, or --from and --to (ISO 8601 dates or instants), e.g. --from 2027-03-01 --to 2027-03-02T06:00Z",
       ),
     );
   });
