@@ -4,6 +4,10 @@ import { z } from "zod";
 /** Where the CLI writes: process.stdout/stderr, or buffers in a test. */
 export interface CliStream {
   write(text: string): unknown;
+  /** A terminal (progress bars are drawn on stderr only then). */
+  readonly isTTY?: boolean;
+  /** The terminal's width. */
+  readonly columns?: number;
 }
 
 export interface CliIo {

@@ -11,6 +11,7 @@ import type { OutboxEvent } from "../functions/core/events";
 import { CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
 import { formatInstant, INSTANT_FORMS, parseInstantOption } from "./dates";
 import { invokeFunction } from "./invoke";
+import { withProgress } from "./progress";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
 import { formatTable, shortUuid } from "./text-table";
 
@@ -121,11 +122,24 @@ export function addEventsCommands(program: Command, run: CommandRunner): void {
         const slices =
           "subscription_id" in request ? [request] : daySlices(new Date(request.from), new Date(request.to));
         await withTarget(await resolveTarget(command), async (session) => {
-          let published = 0;
-          for (const slice of slices) {
-            const report = await invokeFunction(session, "replay-events", slice, replayReportSchema);
-            published += report.published;
-          }
+          // One invocation per slice (a UTC day): the bar counts them; a day that re-published anything is noted.
+          const published = await withProgress(
+            out.io,
+            { label: "replaying", total: slices.length },
+            async (progress) => {
+              let count = 0;
+              for (const [index, slice] of slices.entries()) {
+                const report = await invokeFunction(session, "replay-events", slice, replayReportSchema);
+                count += report.published;
+                progress.update(index + 1, `${count} events re-published`);
+                if ("from" in slice && slices.length > 1 && report.published > 0)
+                  progress.note(
+                    `${formatInstant(slice.from)} to ${formatInstant(slice.to)}: re-published ${report.published} event(s) (${index + 1} of ${slices.length})`,
+                  );
+              }
+              return count;
+            },
+          );
           emit(out, { published }, () => [`re-published ${published} event(s)`]);
         });
       }),

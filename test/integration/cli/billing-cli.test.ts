@@ -183,7 +183,8 @@ describe("ops CLI on the local stack", () => {
     // 09:30 on the day they are due (the jump's last charge run finds nothing), then past 10:30 without a charge run.
     await local.advanceClock("P30DT23H");
     const moved = await cli("clock", "advance", "PT1H15M");
-    expect(moved).toMatchObject({ code: 0, stdout: "local clock now 2027-04-01 10:45Z\n" });
+    // No terminal here: no bar on stderr, and stdout the answer alone.
+    expect(moved).toEqual({ code: 0, stdout: "local clock now 2027-04-01 10:45Z\n", stderr: "" });
     expect(local.clock.now().toISOString()).toBe("2027-04-01T10:45:00.000Z");
     for (const id of ids.slice(0, 2)) {
       expect((await json(chargeList, "charges", "list", id)).charges).toHaveLength(1);
@@ -238,11 +239,18 @@ describe("ops CLI on the local stack", () => {
   });
 
   it("reconciles the ledger with the gateway: 0 mismatches, then a ledger line the gateway never saw", async () => {
+    // Day by day, one invocation each, as the daily schedule runs it; without a terminal a line per day that had
+    // anything to reconcile goes to stderr.
     const clean = await cli("reconcile", "--from", "20270301", "--to", "2027-04-01");
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
     expect(clean.stdout.split("\n")[0]).toBe(
       "reconciled 2027-03-01 to 2027-04-01 (gateway days, KST): 5 gateway records, 5 ledger lines, 5 matched, 0 mismatches",
     );
+    expect(clean.stderr.split("\n")).toEqual([
+      "2027-03-01: 3 gateway records, 3 ledger lines, 0 mismatches (day 1 of 32)",
+      "2027-04-01: 2 gateway records, 2 ledger lines, 0 mismatches (day 32 of 32)",
+      "",
+    ]);
 
     const now = local.clock.now().toISOString();
     await local.stack.services.repository.claimAttempt({
@@ -310,11 +318,15 @@ describe("ops CLI on the local stack", () => {
     expect(table.stdout).toMatch(/^[0-9a-f]{8}… +subscription\.created +sub_\w+ +- +2027-03-01 10:30Z$/m);
 
     local.stack.eventBridge.entries.length = 0;
-    // Two UTC days' slices, one replay-events invocation each.
+    // One replay-events invocation per UTC day; without a terminal a line per day that re-published anything.
     expect(await cli("events", "replay", ...range)).toEqual({
       code: 0,
       stdout: "re-published 12 event(s)\n",
-      stderr: "",
+      stderr: [
+        "2027-03-01 00:00Z to 2027-03-02 00:00Z: re-published 10 event(s) (1 of 32)",
+        "2027-04-01 00:00Z to 2027-04-02 00:00Z: re-published 2 event(s) (32 of 32)",
+        "",
+      ].join("\n"),
     });
     const republished = local.stack.eventBridge.entries.map((entry) => JSON.parse(entry.Detail));
     expect(republished.map((event) => event.event_id).sort()).toEqual(
