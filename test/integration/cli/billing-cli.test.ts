@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvokeCommand, LambdaClient, ResourceNotFoundException } from "@aws-sdk/client-lambda";
@@ -386,10 +387,11 @@ describe("ops CLI on the local stack", () => {
       }),
     );
 
+    // local-aws-sqs offers StartMessageMoveTask: the redrive is SQS's own move task, as on AWS.
     const redriven = await cli("dlq", "redrive", "--queue", "charge");
     expect(redriven).toEqual({
       code: 0,
-      stdout: "moved 2 messages from the charge DLQ to the charge queue\n",
+      stdout: "moved 2 messages from the charge DLQ to the charge queue (an SQS message move task)\n",
       stderr: "",
     });
     expect(await queueDepth(dlqUrl)).toBe(0);
@@ -402,6 +404,48 @@ describe("ops CLI on the local stack", () => {
       [1, "succeeded"],
     ]);
     expect(await queueDepth(queueUrl)).toBe(1);
+  });
+
+  it("redrives by receive, send and delete where SQS offers no message move task, saying so in one line", async () => {
+    const { CHARGE_DLQ_URL: dlqUrl = "", AWS_ENDPOINT_URL_SQS: sqsUrl = "" } = local.outputs().environment;
+    // The stack's SQS behind a stand-in that answers the move-task actions as AWS answers an action it does not know.
+    const standIn = await withoutMoveTasks(sqsUrl);
+    try {
+      const outputs = join(dir, "no-move-tasks.json");
+      const stack = local.outputs();
+      await writeFile(
+        outputs,
+        JSON.stringify({
+          ...stack,
+          environment: { ...stack.environment, AWS_ENDPOINT_URL_SQS: standIn.url },
+        }),
+      );
+      // Charge messages of a period already paid: consumed without a second charge once back.
+      for (let copy = 0; copy < 3; copy += 1)
+        await local.stack.sqs.client.send(
+          new SendMessageCommand({
+            QueueUrl: dlqUrl,
+            MessageBody: JSON.stringify({ subscription_id: ids[1], period: 1 }),
+          }),
+        );
+      const redriven = await runCli(["--local-outputs", outputs, "dlq", "redrive"]);
+      expect(redriven).toEqual({
+        code: 0,
+        stdout: "moved 3 messages from the charge DLQ to the charge queue (receive, send, delete)\n",
+        stderr:
+          "SQS here has no StartMessageMoveTask (UnknownOperationException): moving the messages by receive, send and delete\n",
+      });
+      expect(standIn.refused).toEqual(["AmazonSQS.ListMessageMoveTasks"]);
+      expect(await queueDepth(dlqUrl)).toBe(0);
+      await local.advanceClock("PT0S");
+      const { charges } = await json(chargeList, "charges", "list", ids[1] ?? "");
+      expect(charges.map((c) => [c.period, c.status])).toEqual([
+        [0, "succeeded"],
+        [1, "succeeded"],
+      ]);
+    } finally {
+      await standIn.close();
+    }
   });
 
   it("refuses bad input with the reason and exit 1", async () => {
@@ -484,3 +528,57 @@ describe("ops CLI targets", () => {
     );
   });
 });
+
+/**
+ * An SQS endpoint in front of `endpoint` that offers no message move tasks: StartMessageMoveTask and
+ * ListMessageMoveTasks get AWS's answer to an action it does not know (400 UnknownOperationException); every other
+ * request is passed on.
+ */
+async function withoutMoveTasks(endpoint: string) {
+  const refused: string[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const target = String(request.headers["x-amz-target"] ?? "");
+      if (target.endsWith("MessageMoveTask") || target.endsWith("MessageMoveTasks")) {
+        refused.push(target);
+        response.writeHead(400, { "content-type": "application/x-amz-json-1.0" });
+        response.end(JSON.stringify({ __type: "com.amazon.coral.service#UnknownOperationException" }));
+        return;
+      }
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).flatMap(([name, value]) =>
+          ["host", "content-length", "connection"].includes(name) || typeof value !== "string"
+            ? []
+            : [[name, value]],
+        ),
+      );
+      fetch(new URL(request.url ?? "/", endpoint), {
+        method: request.method,
+        headers,
+        body: chunks.length === 0 ? undefined : Buffer.concat(chunks),
+      })
+        .then(async (answer) => {
+          response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
+          response.end(Buffer.from(await answer.arrayBuffer()));
+        })
+        .catch(() => {
+          response.writeHead(502);
+          response.end();
+        });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string")
+    throw new Error("the stand-in is not listening on TCP");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    refused,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
