@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { ChargeView } from "../functions/api/merchant-api-schemas";
 import { chargeView } from "../functions/api/views";
 import { listCharges } from "../functions/core/charge-list";
-import { argumentsOf, CliError, type CommandRunner, emit, orDash } from "./cli-io";
+import { argumentsOf, CliError, type CommandRunner, emit, noSubscription, orDash } from "./cli-io";
 import { formatInstant } from "./dates";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
 import { formatTable, wrapLine } from "./text-table";
@@ -70,7 +70,7 @@ export function addChargesCommands(program: Command, run: CommandRunner): void {
         const [id = ""] = argumentsOf(command);
         await withTarget(await resolveTarget(command), async (session) => {
           const charges = await listCharges(id, { repository: await repositoryOf(session) });
-          if (charges === undefined) throw new CliError(`no subscription ${id}`);
+          if (charges === undefined) throw new CliError(noSubscription(id));
           const views = charges.map(chargeView);
           emit(out, { subscription_id: id, charges: views }, () => [chargeTable(views)]);
         });

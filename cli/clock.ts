@@ -16,7 +16,9 @@ const POLL_MS = 250;
 type LocalTarget = Extract<Target, { kind: "local" }>;
 
 const notAnswering = (target: LocalTarget) =>
-  new CliError(`the local stack of ${target.source} does not answer at ${target.apiUrl}`);
+  new CliError(
+    `the local stack of ${target.source} does not answer at ${target.apiUrl}: is npm start still running? Start it again`,
+  );
 
 /** The stack's shared clock now (the sandbox's GET /sandbox/clock). */
 async function stackNow(target: LocalTarget): Promise<Date> {
@@ -56,17 +58,21 @@ export function addClockCommands(program: Command, run: CommandRunner): void {
     .description("the local stack's shared clock")
     .command("advance")
     .description("move the local clock (schedules fire on the way, queues are drained)")
-    .argument("<duration>", "ISO 8601 duration, e.g. P31D or PT1H")
+    .argument("<duration>", "ISO 8601 duration, e.g. P31D (31 days), PT1H (an hour), P1M (a calendar month)")
     .action(
       run(async (command, out) => {
         const [advance = ""] = argumentsOf(command);
-        const target = await resolveTarget(command);
-        if (target.kind !== "local")
-          throw new CliError("clock advance works on the local stack only: a deployment runs on real time");
         const body = localClockBody.safeParse({ advance }, { reportInput: false });
         const duration = parseIsoDuration(advance);
         if (!body.success || duration === undefined)
-          throw new CliError(`${advance} is not an ISO 8601 duration such as P31D or PT1H`);
+          throw new CliError(
+            `<duration> ${JSON.stringify(advance)} is not an ISO 8601 duration: type e.g. P31D (31 days) or PT1H (an hour)`,
+          );
+        const target = await resolveTarget(command);
+        if (target.kind !== "local")
+          throw new CliError(
+            "clock advance works on the local stack only (a deployment runs on real time): pass --local",
+          );
         const start = await stackNow(target).catch(() => {
           throw notAnswering(target);
         });

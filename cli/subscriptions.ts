@@ -6,7 +6,15 @@ import { listCharges } from "../functions/core/charge-list";
 import { subscriptionStatus } from "../functions/core/model";
 import { InvalidCursorError, type SubscriptionPage } from "../functions/core/ports";
 import { amountColumn, chargeTable } from "./charges";
-import { argumentsOf, CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
+import {
+  argumentsOf,
+  CliError,
+  type CommandRunner,
+  emit,
+  noSubscription,
+  orDash,
+  parseLimit,
+} from "./cli-io";
 import { formatInstant, instantOrDash } from "./dates";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
 import { formatTable } from "./text-table";
@@ -75,7 +83,10 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
           try {
             page = await repository.listSubscriptions({ status, external_id: externalId }, { limit, cursor });
           } catch (error) {
-            if (error instanceof InvalidCursorError) throw new CliError(`--cursor ${error.message}`);
+            if (error instanceof InvalidCursorError)
+              throw new CliError(
+                `--cursor ${error.message}: pass the cursor the previous page printed (more: --cursor …), or leave it out`,
+              );
             throw error;
           }
           const views = page.subscriptions.map(subscriptionView);
@@ -100,8 +111,7 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
             listCharges(id, { repository }),
             repository.listRefunds(id),
           ]);
-          if (subscription === undefined || charges === undefined)
-            throw new CliError(`no subscription ${id}`);
+          if (subscription === undefined || charges === undefined) throw new CliError(noSubscription(id));
           const view = subscriptionView(subscription);
           const chargeViews = charges.map(chargeView);
           const refundViews = refunds.map(refundView);

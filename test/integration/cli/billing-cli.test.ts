@@ -32,6 +32,8 @@ const chargeList = z.object({
 });
 /** What an expected error gives: its message on stderr, nothing on stdout, exit 1. */
 const refused = (message: string) => ({ code: 1, stdout: "", stderr: `billing: ${message}\n` });
+const noSubscription =
+  "no subscription sub_missing at this target: find its id with subscriptions list (--external-id <id> for a customer's)";
 const eventList = z.object({
   events: z.array(z.looseObject({ event_id: z.string(), type: z.string() })),
   more: z.boolean(),
@@ -143,7 +145,9 @@ describe("ops CLI on the local stack", () => {
       [...ids].sort(),
     );
     expect(await cli("subscriptions", "list", "--cursor", "bm90LWEtY3Vyc29y")).toEqual(
-      refused("--cursor is not a cursor of this listing"),
+      refused(
+        "--cursor is not a cursor of this listing: pass the cursor the previous page printed (more: --cursor …), or leave it out",
+      ),
     );
     const ofCustomer = await json(subscriptionList, "subscriptions", "list", "--external-id", "acct_cli");
     expect(ofCustomer.subscriptions.map((s) => s.subscription_id)).toEqual([ids[0]]);
@@ -171,13 +175,13 @@ describe("ops CLI on the local stack", () => {
     expect(text.stdout).toMatch(/charges \(1\)\nCHARGE\s+KIND/);
 
     const unknown = await cli("subscriptions", "show", "sub_missing");
-    expect(unknown).toEqual(refused("no subscription sub_missing"));
+    expect(unknown).toEqual(refused(noSubscription));
   });
 
   it("lists a subscription's charges", async () => {
     const listed = await json(chargeList, "charges", "list", ids[1] ?? "");
     expect(listed.charges.map((c) => [c.period, c.status])).toEqual([[0, "succeeded"]]);
-    expect(await cli("charges", "list", "sub_missing")).toEqual(refused("no subscription sub_missing"));
+    expect(await cli("charges", "list", "sub_missing")).toEqual(refused(noSubscription));
   });
 
   it("moves the local clock, then runs the charge run on it: the due subscriptions are charged once", async () => {
@@ -450,14 +454,14 @@ describe("ops CLI on the local stack", () => {
 
   it("refuses bad input with the reason and exit 1", async () => {
     expect(await cli("clock", "advance", "31 days")).toEqual(
-      refused("31 days is not an ISO 8601 duration such as P31D or PT1H"),
+      refused('<duration> "31 days" is not an ISO 8601 duration: type e.g. P31D (31 days) or PT1H (an hour)'),
     );
     const status = await cli("subscriptions", "list", "--status", "late");
     expect(status.code).toBe(1);
     expect(status.stderr).toContain("error: option '--status <status>' argument 'late' is invalid");
     const limit = await cli("subscriptions", "list", "--limit", "0");
     expect(limit.code).toBe(1);
-    expect(limit.stderr).toContain("must be a whole number from 1 to 10000");
+    expect(limit.stderr).toContain("must be a whole number from 1 to 10000, e.g. --limit 100");
     expect((await cli("nonsense")).code).toBe(1);
     expect(await cli("events", "list")).toEqual(
       refused(
@@ -498,7 +502,7 @@ describe("ops CLI targets", () => {
     );
     const run = await runCli(["--outputs", outputs, "clock", "advance", "P1D"]);
     expect(run).toEqual(
-      refused("clock advance works on the local stack only: a deployment runs on real time"),
+      refused("clock advance works on the local stack only (a deployment runs on real time): pass --local"),
     );
   });
 
@@ -506,11 +510,15 @@ describe("ops CLI targets", () => {
     const outputs = join(dir, "partial.json");
     await writeFile(outputs, JSON.stringify({ BillingStateful: { Region: "eu-west-1" } }));
     const run = await runCli(["--outputs", outputs, "charges", "list", "sub_1"]);
-    expect(run).toEqual(refused(`${outputs} lacks what this command needs: TABLE_NAME is not set`));
+    expect(run).toEqual(
+      refused(
+        `${outputs} lacks what this command needs: TABLE_NAME is not set; deploy the current stacks and write it again: npx cdk deploy --all --outputs-file ${outputs}`,
+      ),
+    );
 
     await writeFile(outputs, JSON.stringify({ apiUrl: "x" }));
     expect((await runCli(["--outputs", outputs, "charge-run"])).stderr).toBe(
-      "billing: the outputs file is not what cdk deploy --outputs-file writes\n",
+      "billing: the outputs file is not what cdk deploy --outputs-file writes: write it with npx cdk deploy --all --outputs-file cdk-outputs.json and pass that file\n",
     );
     expect((await runCli(["--outputs", outputs, "--local", "charge-run"])).stderr).toContain(
       "pass either --outputs (AWS) or --local (local stack), not both",
@@ -519,12 +527,16 @@ describe("ops CLI targets", () => {
 
   it("needs the target named, and an AWS target to name the function it invokes", async () => {
     expect(await runCli(["subscriptions", "list"])).toEqual(
-      refused("name the target: --local (the stack of npm start) or --outputs <file> (a deployment)"),
+      refused(
+        "name the target: --local (the stack of npm start) or --outputs <file> (a deployment), e.g. npx billing --local subscriptions list",
+      ),
     );
     const outputs = join(dir, "no-functions.json");
     await writeFile(outputs, JSON.stringify({ BillingStateful: { Region: "eu-west-1", TableName: "t" } }));
     expect(await runCli(["--outputs", outputs, "charge-run"])).toEqual(
-      refused(`${outputs} lacks what this command needs: RUN_CHARGES_FUNCTION_NAME is not set`),
+      refused(
+        `${outputs} lacks what this command needs: RUN_CHARGES_FUNCTION_NAME is not set; deploy the current stacks and write it again: npx cdk deploy --all --outputs-file ${outputs}`,
+      ),
     );
   });
 });
