@@ -29,7 +29,9 @@ export function gatewayTimeInstant(yyyymmddhhmmss: string): Date {
   const hours = Number(yyyymmddhhmmss.slice(8, 10));
   const minutes = Number(yyyymmddhhmmss.slice(10, 12));
   const seconds = Number(yyyymmddhhmmss.slice(12, 14));
-  return new Date(gatewayDayStart(yyyymmddhhmmss.slice(0, 8)).getTime() + ((hours * 60 + minutes) * 60 + seconds) * 1000);
+  return new Date(
+    gatewayDayStart(yyyymmddhhmmss.slice(0, 8)).getTime() + ((hours * 60 + minutes) * 60 + seconds) * 1000,
+  );
 }
 
 /** The gateway's calendar, as its reconciliation readers take it. */
