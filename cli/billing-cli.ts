@@ -26,7 +26,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   "dlq redrive": "npx billing --outputs cdk-outputs.json --profile prod dlq redrive --queue charge",
   "events list": "npx billing --local events list --subscription sub_4mjf0mp6q6kny7ba",
   "events replay":
-    "npx billing --outputs cdk-outputs.json events replay --from 2027-03-01T00:00:00Z --to 2027-03-02T06:00:00Z",
+    "npx billing --outputs cdk-outputs.json events replay --from 2027-03-01 --to 2027-03-02T06:00Z",
   "clock advance": "npx billing --local clock advance P31D",
   setup: "npx billing --outputs cdk-outputs.json setup",
   "api-keys create": "npx billing --outputs cdk-outputs.json --profile prod api-keys create",
@@ -77,10 +77,34 @@ export async function runBillingCli(argv: readonly string[], io: CliIo = process
     const message =
       error instanceof CliError
         ? error.message
-        : `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+        : `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}${hintFor(error)}`;
     io.stderr.write(`billing: ${redactText(message)}\n`);
     return 1;
   }
+}
+
+/** What to do about the AWS SDK's errors an operator meets most (no credentials, no access, another Region). */
+const HINTS: readonly (readonly [RegExp, string])[] = [
+  [/^CredentialsProviderError$/, "no AWS credentials found: pass --profile <name> or set AWS_PROFILE"],
+  [
+    /^(ExpiredToken|ExpiredTokenException|TokenRefreshRequired)$/,
+    "the AWS session has expired: sign in again",
+  ],
+  [
+    /AccessDenied|^UnrecognizedClientException$/,
+    "the operator lacks a permission: see README, Ops CLI, for what it needs",
+  ],
+  [
+    /^(ResourceNotFoundException|QueueDoesNotExist|AWS\.SimpleQueueService\.NonExistentQueue)$/,
+    "not found at the target: pass --region if the stacks are in another Region, or write the outputs file again",
+  ],
+];
+
+/** " — what to do" about an unexpected error, when it is one of HINTS. */
+export function hintFor(error: unknown): string {
+  if (!(error instanceof Error)) return "";
+  const hint = HINTS.find(([name]) => name.test(error.name));
+  return hint === undefined ? "" : ` — ${hint[1]}`;
 }
 
 /** The CLI's commands, each with its options, its run and an example under its --help. */
@@ -99,7 +123,9 @@ export function billingProgram(io: CliIo, run: CommandRunner): Command {
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     })
-    .showHelpAfterError("(billing --help lists the commands)");
+    .showHelpAfterError(
+      "(billing --help lists the commands; add --help to a command for its options and an example)",
+    );
   addChargeRunCommand(program, run);
   addSubscriptionsCommands(program, run);
   addChargesCommands(program, run);

@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { type CommandRunner, emit } from "./cli-io";
+import { formatInstant } from "./dates";
 import { invokeFunction } from "./invoke";
+import { withProgress } from "./progress";
 import { resolveTarget, withTarget } from "./target";
 
 const chargeRunReportSchema = z.object({ enqueued: z.number().int(), pages: z.number().int() });
@@ -17,10 +19,14 @@ export function addChargeRunCommand(program: Command, run: CommandRunner): void 
       run(async (command, out) => {
         await withTarget(await resolveTarget(command), async (session) => {
           const startedAt = session.runtime.clock.now();
-          // Scheduler's plain input: the handler takes it as a run at the time it is invoked.
-          const report = await invokeFunction(session, "run-charges", {}, chargeRunReportSchema);
+          // Scheduler's plain input: the handler takes it as a run at the time it is invoked. It answers once, at
+          // the end: on a terminal the line says what runs and for how long.
+          const report = await withProgress(out.io, { label: "running" }, (progress) => {
+            progress.update(0, "run-charges (one message per due subscription)…");
+            return invokeFunction(session, "run-charges", {}, chargeRunReportSchema);
+          });
           emit(out, { at: startedAt.toISOString(), ...report }, () => [
-            `charge run at ${startedAt.toISOString()}: ${report.enqueued} subscriptions enqueued (${report.pages} pages)`,
+            `charge run at ${formatInstant(startedAt)}: ${report.enqueued} subscriptions enqueued (${report.pages} pages)`,
           ]);
         });
       }),

@@ -2,9 +2,10 @@ import type { Command } from "commander";
 import type { ChargeView } from "../functions/api/merchant-api-schemas";
 import { chargeView } from "../functions/api/views";
 import { listCharges } from "../functions/core/charge-list";
-import { argumentsOf, CliError, type CommandRunner, emit, orDash } from "./cli-io";
+import { argumentsOf, CliError, type CommandRunner, emit, noSubscription, orDash } from "./cli-io";
+import { formatInstant } from "./dates";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
-import { formatTable } from "./text-table";
+import { formatTable, wrapLine } from "./text-table";
 
 /** What to do next about a decline, in words. */
 const NEXT_STEPS = {
@@ -13,31 +14,45 @@ const NEXT_STEPS = {
   authentication: "the cardholder must confirm the payment in the window",
 } as const;
 
-/** One line per declined charge: its codes, why, and what can be done. */
+/** One line per declined charge (wrapped to fit): its codes, why, and what can be done. */
 function declineLines(charges: readonly ChargeView[]): string[] {
   return charges.flatMap(({ charge_id, decline }) => {
     if (decline === undefined) return [];
     const codes = [decline.rescode, decline.errcode].filter((code) => code !== undefined).join(" ");
     const why = decline.message === undefined ? "" : ` ${decline.message}`;
     const next = decline.next_step === undefined ? "" : ` Next: ${NEXT_STEPS[decline.next_step]}.`;
-    return [`${charge_id} declined (${codes}).${why}${next}`];
+    return [wrapLine(`${charge_id} declined (${codes}).${why}${next}`)];
   });
 }
 
-/** The ledger as a table (charges list, subscriptions show), each decline explained below it. */
+/**
+ * An amount column: the currency in its title when every row has the same one (a subscription's ledger), else in
+ * each cell.
+ */
+export function amountColumn(title: string, rows: readonly { readonly currency: string }[]) {
+  const currencies = [...new Set(rows.map((row) => row.currency))];
+  const [only] = currencies;
+  return currencies.length === 1 && only !== undefined
+    ? { title: `${title} ${only}`, cell: (amount: string) => amount }
+    : { title, cell: (amount: string, currency: string) => `${amount} ${currency}` };
+}
+
+/**
+ * The ledger as a table (charges list, subscriptions show), each decline explained below it. A charge's id is
+ * <subscription>-<period>-<attempt>, so period and attempt have no columns of their own (--json has them).
+ */
 export function chargeTable(charges: readonly ChargeView[]): string {
+  const amount = amountColumn("AMOUNT", charges);
   const table = formatTable(
-    ["CHARGE", "KIND", "PERIOD", "ATTEMPT", "AMOUNT", "STATUS", "REFUNDED", "TRANSACTION", "CREATED"],
+    ["CHARGE", "KIND", amount.title, "STATUS", "REFUNDED", "TRANSACTION", "CREATED"],
     charges.map((charge) => [
       charge.charge_id,
       charge.kind,
-      String(charge.period),
-      String(charge.attempt),
-      `${charge.amount} ${charge.currency}`,
+      amount.cell(charge.amount, charge.currency),
       charge.status,
-      charge.refunded_amount,
+      Number(charge.refunded_amount) === 0 ? "-" : amount.cell(charge.refunded_amount, charge.currency),
       orDash(charge.transaction_id),
-      charge.created_at,
+      formatInstant(charge.created_at),
     ]),
   );
   return [table, ...declineLines(charges)].join("\n");
@@ -55,7 +70,7 @@ export function addChargesCommands(program: Command, run: CommandRunner): void {
         const [id = ""] = argumentsOf(command);
         await withTarget(await resolveTarget(command), async (session) => {
           const charges = await listCharges(id, { repository: await repositoryOf(session) });
-          if (charges === undefined) throw new CliError(`no subscription ${id}`);
+          if (charges === undefined) throw new CliError(noSubscription(id));
           const views = charges.map(chargeView);
           emit(out, { subscription_id: id, charges: views }, () => [chargeTable(views)]);
         });

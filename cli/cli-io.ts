@@ -4,6 +4,10 @@ import { z } from "zod";
 /** Where the CLI writes: process.stdout/stderr, or buffers in a test. */
 export interface CliStream {
   write(text: string): unknown;
+  /** A terminal (progress bars are drawn on stderr only then). */
+  readonly isTTY?: boolean;
+  /** The terminal's width. */
+  readonly columns?: number;
 }
 
 export interface CliIo {
@@ -40,6 +44,10 @@ export function emit(out: CommandIo, value: unknown, human: () => readonly strin
   out.io.stdout.write(`${text}\n`);
 }
 
+/** A subscription id the target does not know, and how to find the right one. */
+export const noSubscription = (id: string): string =>
+  `no subscription ${id} at this target: find its id with subscriptions list (--external-id <id> for a customer's)`;
+
 /** A table cell of an optional value. */
 export const orDash = (value: string | null | undefined): string => value ?? "-";
 
@@ -49,6 +57,6 @@ const MAX_LIMIT = 10_000;
 export function parseLimit(value: string): number {
   const limit = Number(value);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
-    throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_LIMIT}`);
+    throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_LIMIT}, e.g. --limit 100`);
   return limit;
 }

@@ -1,19 +1,17 @@
-import {
-  ChangeMessageVisibilityBatchCommand,
-  SendMessageBatchCommand,
-  type SQSClient,
-} from "@aws-sdk/client-sqs";
 import { type Command, Option } from "commander";
 import { z } from "zod";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
-import { deleteBatch, receiveBatch } from "../functions/adapters/sqs-poller";
+import { receiveBatch } from "../functions/adapters/sqs-poller";
 import type { SqsRecord } from "../functions/adapters/sqs-work-results";
 import { intakeQueue } from "../functions/composition/compose";
 import { environmentSchema } from "../functions/lambda/environment";
 import { redactText } from "../functions/lambda/redaction";
 import { type CommandRunner, emit, parseLimit } from "./cli-io";
+import { instantOrDash } from "./dates";
+import { type QueuePair, redriveDlq, release } from "./dlq-redrive";
+import { withProgress } from "./progress";
 import { resolveTarget, type TargetSession, withTarget } from "./target";
-import { formatTable } from "./text-table";
+import { formatTable, shortUuid } from "./text-table";
 
 // The work queues' dead-letter queues: what process-charges / process-intake failed maxReceiveCount times. Their
 // bodies hold ids only (charge messages, intake messages), never card data; they are printed redacted all the same.
@@ -23,11 +21,6 @@ type QueueName = (typeof QUEUE_NAMES)[number];
 
 const chargeQueues = environmentSchema.pick({ CHARGE_QUEUE_URL: true }).extend({ CHARGE_DLQ_URL: z.url() });
 const intakeQueues = intakeQueue.variables.extend({ INTAKE_DLQ_URL: z.url() });
-
-interface QueuePair {
-  readonly source: string;
-  readonly dlq: string;
-}
 
 function queuesOf(session: TargetSession, queue: QueueName): QueuePair {
   if (queue === "charge") {
@@ -43,18 +36,6 @@ const waitSecondsOf = (session: TargetSession) => (session.target.kind === "aws"
 
 const redriveOptions = z.object({ queue: z.enum(QUEUE_NAMES) });
 const listOptions = redriveOptions.extend({ limit: z.number() });
-
-/** Makes received messages visible again at once (listing must not hide them from a redrive or the alarm). */
-async function release(sqs: SQSClient, queueUrl: string, records: readonly SqsRecord[]): Promise<void> {
-  for (let start = 0; start < records.length; start += 10) {
-    const entries = records.slice(start, start + 10).map((record, index) => ({
-      Id: String(index),
-      ReceiptHandle: record.receiptHandle,
-      VisibilityTimeout: 0,
-    }));
-    await sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
-  }
-}
 
 /** Up to `limit` messages of the queue, received and released. */
 async function peek(session: TargetSession, queueUrl: string, limit: number): Promise<SqsRecord[]> {
@@ -77,41 +58,25 @@ async function peek(session: TargetSession, queueUrl: string, limit: number): Pr
   return records;
 }
 
-/**
- * Moves every message of the DLQ back to its source queue: receive, send, then delete what was sent. A message SQS
- * did not accept stays on the DLQ (visible again after its visibility timeout). Redrive is safe: every step of the
- * consumers is a conditional write or de-duplicated. A message received twice (not deleted, or already back) is
- * left alone, and a receive that brings nothing new ends the run.
- */
-async function redrive(session: TargetSession, queues: QueuePair) {
-  const sqs = sqsClientOf(session.runtime);
-  const seen = new Set<string>();
-  const result = { moved: 0, not_moved: 0, not_deleted: 0 };
-  for (;;) {
-    const received = await receiveBatch(sqs, queues.dlq, 10, waitSecondsOf(session));
-    await release(
-      sqs,
-      queues.dlq,
-      received.filter((record) => seen.has(record.messageId)),
-    );
-    const batch = received.filter((record) => !seen.has(record.messageId));
-    if (batch.length === 0) return result;
-    for (const record of batch) seen.add(record.messageId);
-    const reply = await sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: queues.source,
-        Entries: batch.map((record, index) => ({ Id: String(index), MessageBody: record.body })),
-      }),
-    );
-    const unsent = (reply.Failed ?? []).map((entry) => ({
-      itemIdentifier: batch[Number(entry.Id)]?.messageId ?? "unknown",
-    }));
-    // Deleted only once sent: a failure in between leaves a copy on both queues, which the consumers tolerate.
-    const notDeleted = await deleteBatch(sqs, queues.dlq, batch, unsent);
-    result.moved += batch.length - unsent.length;
-    result.not_moved += unsent.length;
-    result.not_deleted += notDeleted.length;
-  }
+/** A DLQ's message as the CLI shows it: ids and when, the body redacted. */
+export interface DlqMessage {
+  readonly message_id: string;
+  readonly receive_count: number;
+  readonly sent_at: string | undefined;
+  readonly body: string;
+}
+
+/** A DLQ's messages as a table: the message id shortened, the body last, cut to what is left of the width. */
+export function messageTable(messages: readonly DlqMessage[]): string {
+  return formatTable(
+    ["MESSAGE", "RECEIVES", "SENT", { title: "BODY", fit: "cut" }],
+    messages.map((message) => [
+      shortUuid(message.message_id),
+      String(message.receive_count),
+      instantOrDash(message.sent_at),
+      message.body,
+    ]),
+  );
 }
 
 export function addDlqCommands(program: Command, run: CommandRunner): void {
@@ -128,7 +93,7 @@ export function addDlqCommands(program: Command, run: CommandRunner): void {
         const { queue, limit } = listOptions.parse(command.opts());
         await withTarget(await resolveTarget(command), async (session) => {
           const records = await peek(session, queuesOf(session, queue).dlq, limit);
-          const messages = records.map((record) => ({
+          const messages: DlqMessage[] = records.map((record) => ({
             message_id: record.messageId,
             receive_count: Number(record.attributes.ApproximateReceiveCount),
             sent_at: sentAt(record),
@@ -136,19 +101,7 @@ export function addDlqCommands(program: Command, run: CommandRunner): void {
           }));
           emit(out, { queue, messages }, () => [
             `${messages.length} messages on the ${queue} DLQ`,
-            ...(messages.length === 0
-              ? []
-              : [
-                  formatTable(
-                    ["MESSAGE", "RECEIVES", "SENT", "BODY"],
-                    messages.map((message) => [
-                      message.message_id,
-                      String(message.receive_count),
-                      message.sent_at ?? "-",
-                      message.body,
-                    ]),
-                  ),
-                ]),
+            ...(messages.length === 0 ? [] : [messageTable(messages)]),
           ]);
         });
       }),
@@ -161,13 +114,30 @@ export function addDlqCommands(program: Command, run: CommandRunner): void {
       run(async (command, out) => {
         const { queue } = redriveOptions.parse(command.opts());
         await withTarget(await resolveTarget(command), async (session) => {
-          const result = await redrive(session, queuesOf(session, queue));
-          if (result.not_moved > 0 || result.not_deleted > 0) out.fail();
+          const result = await withProgress(out.io, { label: "redriving" }, (progress) =>
+            redriveDlq(sqsClientOf(session.runtime), queuesOf(session, queue), {
+              progress,
+              pollMs: session.target.kind === "aws" ? 1000 : 100,
+              waitSeconds: waitSecondsOf(session),
+            }),
+          );
+          if (result.not_moved > 0 || result.not_deleted > 0 || result.failure !== undefined) out.fail();
+          const how =
+            result.method === "message_move_task" ? "an SQS message move task" : "receive, send, delete";
           emit(out, { queue, ...result }, () => [
-            `moved ${result.moved} messages from the ${queue} DLQ to the ${queue} queue`,
-            ...(result.not_moved > 0 ? [`${result.not_moved} were not accepted and stay on the DLQ`] : []),
+            `moved ${result.moved} messages from the ${queue} DLQ to the ${queue} queue (${how})`,
+            ...(result.failure === undefined
+              ? []
+              : [
+                  `the move task ended ${result.failure}: run dlq redrive again, or see the DLQ in the SQS console`,
+                ]),
+            ...(result.not_moved > 0
+              ? [`${result.not_moved} stay on the DLQ: see them with dlq list --queue ${queue}`]
+              : []),
             ...(result.not_deleted > 0
-              ? [`${result.not_deleted} were sent but not deleted: a copy stays on the DLQ`]
+              ? [
+                  `${result.not_deleted} were sent but not deleted: a copy stays on the DLQ (consumers de-duplicate)`,
+                ]
               : []),
           ]);
         });

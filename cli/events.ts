@@ -7,11 +7,13 @@ import {
   listLoggedEvents,
   replayReportSchema,
 } from "../functions/core/event-replay";
-import { fieldOf } from "../functions/gateway/errors";
+import type { OutboxEvent } from "../functions/core/events";
 import { CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
+import { formatInstant, INSTANT_FORMS, parseInstantOption } from "./dates";
 import { invokeFunction } from "./invoke";
+import { withProgress } from "./progress";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
-import { formatTable } from "./text-table";
+import { formatTable, shortUuid } from "./text-table";
 
 const DAY_MS = 86_400_000;
 
@@ -21,23 +23,36 @@ const selectionOptions = z.object({
   to: z.string().optional(),
 });
 
-/** --subscription, or --from and --to: the event log request they make, or a CliError naming the option. */
+const RANGE_EXAMPLE = "--from 2027-03-01 --to 2027-03-02T06:00Z";
+
+/** --subscription, or --from and --to: the event log request they make, or a CliError saying what to type. */
 function requestOf(command: Command): EventLogRequest {
   const { subscription, from, to } = selectionOptions.parse(command.opts());
   if (subscription === undefined && from === undefined && to === undefined)
     throw new CliError(
-      "name the events: --subscription <id>, or --from and --to (ISO 8601 instants, e.g. 2027-03-01T00:00:00Z)",
+      `name the events: --subscription <id>, or --from and --to (ISO 8601 dates or instants), e.g. ${RANGE_EXAMPLE}`,
     );
-  if (subscription !== undefined && (from !== undefined || to !== undefined))
-    throw new CliError("give --subscription, or --from and --to, not both");
-  const request = eventLogRequestSchema.safeParse(
-    subscription === undefined ? { from, to } : { subscription_id: subscription },
-    { reportInput: false },
-  );
-  if (!request.success) {
-    const [issue] = request.error.issues;
-    throw new CliError(issue ? `--${fieldOf(issue) || "from"} ${issue.message}` : "invalid selection");
+  if (subscription !== undefined) {
+    if (from !== undefined || to !== undefined)
+      throw new CliError("give --subscription, or --from and --to, not both: drop one of them");
+    const request = eventLogRequestSchema.safeParse(
+      { subscription_id: subscription },
+      { reportInput: false },
+    );
+    if (!request.success)
+      throw new CliError(
+        "--subscription must be a subscription id, e.g. --subscription sub_4mjf0mp6q6kny7ba",
+      );
+    return request.data;
   }
+  if (from === undefined || to === undefined)
+    throw new CliError(`give both ends of the range, --from and --to, e.g. ${RANGE_EXAMPLE}`);
+  const range = { from: parseInstantOption("--from", from), to: parseInstantOption("--to", to) };
+  const request = eventLogRequestSchema.safeParse(range, { reportInput: false });
+  if (!request.success)
+    throw new CliError(
+      `--to (${formatInstant(range.to)}) must be after --from (${formatInstant(range.from)}), e.g. ${RANGE_EXAMPLE}`,
+    );
   return request.data;
 }
 
@@ -58,8 +73,25 @@ export function daySlices(from: Date, to: Date): { readonly from: string; readon
 function withSelection(command: Command): Command {
   return command
     .option("--subscription <id>", "one subscription's events")
-    .option("--from <instant>", "events that occurred at or after this ISO 8601 instant")
-    .option("--to <instant>", "…and before this one");
+    .option(
+      "--from <instant>",
+      `events that occurred at or after this ISO 8601 date or instant: ${INSTANT_FORMS}`,
+    )
+    .option("--to <instant>", "…and before this one (same forms)");
+}
+
+/** Logged events as a table: ids shortened (--json has them whole). */
+export function eventTable(events: readonly OutboxEvent[]): string {
+  return formatTable(
+    ["EVENT", "TYPE", "SUBSCRIPTION", "ORDER", "OCCURRED"],
+    events.map((event) => [
+      shortUuid(event.event_id),
+      event.type,
+      event.subscription_id,
+      orDash("order_id" in event ? event.order_id : undefined),
+      formatInstant(event.occurred_at),
+    ]),
+  );
 }
 
 /** `events list` and `events replay`: the event log (README, Events), read and re-published. */
@@ -76,16 +108,7 @@ export function addEventsCommands(program: Command, run: CommandRunner): void {
           const repository = await repositoryOf(session);
           const found = await listLoggedEvents(eventLogQueryOf(request), limit, repository);
           emit(out, found, () => [
-            formatTable(
-              ["EVENT", "TYPE", "SUBSCRIPTION", "ORDER", "OCCURRED"],
-              found.events.map((event) => [
-                event.event_id,
-                event.type,
-                event.subscription_id,
-                orDash("order_id" in event ? event.order_id : undefined),
-                event.occurred_at,
-              ]),
-            ),
+            eventTable(found.events),
             ...(found.more ? [`more events than --limit ${limit}: narrow the range or raise --limit`] : []),
           ]);
         });
@@ -99,11 +122,24 @@ export function addEventsCommands(program: Command, run: CommandRunner): void {
         const slices =
           "subscription_id" in request ? [request] : daySlices(new Date(request.from), new Date(request.to));
         await withTarget(await resolveTarget(command), async (session) => {
-          let published = 0;
-          for (const slice of slices) {
-            const report = await invokeFunction(session, "replay-events", slice, replayReportSchema);
-            published += report.published;
-          }
+          // One invocation per slice (a UTC day): the bar counts them; a day that re-published anything is noted.
+          const published = await withProgress(
+            out.io,
+            { label: "replaying", total: slices.length },
+            async (progress) => {
+              let count = 0;
+              for (const [index, slice] of slices.entries()) {
+                const report = await invokeFunction(session, "replay-events", slice, replayReportSchema);
+                count += report.published;
+                progress.update(index + 1, `${count} events re-published`);
+                if ("from" in slice && slices.length > 1 && report.published > 0)
+                  progress.note(
+                    `${formatInstant(slice.from)} to ${formatInstant(slice.to)}: re-published ${report.published} event(s) (${index + 1} of ${slices.length})`,
+                  );
+              }
+              return count;
+            },
+          );
           emit(out, { published }, () => [`re-published ${published} event(s)`]);
         });
       }),

@@ -1,53 +1,138 @@
 import type { Command } from "commander";
-import { reconciliationPeriodSchema, reconciliationReportSchema } from "../functions/core/reconciliation";
-import { fieldOf } from "../functions/gateway/errors";
+import { z } from "zod";
+import {
+  type Mismatch,
+  type ReconciliationReport,
+  reconciliationPeriodSchema,
+  reconciliationReportSchema,
+} from "../functions/core/reconciliation";
 import { CliError, type CommandRunner, emit, orDash } from "./cli-io";
+import { DAY_FORMS, dayRange, formatDay, formatRecordTime, parseDayOption } from "./dates";
 import { invokeFunction } from "./invoke";
+import { withProgress } from "./progress";
 import { resolveTarget, withTarget } from "./target";
-import { formatTable } from "./text-table";
+import { formatTable, wrapLine } from "./text-table";
 
-/** `reconcile --from --to`: the reconcile-ledger function invoked for those days; exit 1 when anything differs. */
+/** What differs, in words: the amounts and status the kind is about. */
+function differenceOf(mismatch: Mismatch): string {
+  const gateway = `gateway ${orDash(mismatch.gateway_amount)}`;
+  const ledger = `ledger ${orDash(mismatch.ledger_amount)}`;
+  switch (mismatch.kind) {
+    case "missing_at_gateway":
+      return ledger;
+    case "missing_here":
+      return gateway;
+    case "amount_differs":
+      return `${gateway}, ${ledger}`;
+    case "status_differs":
+      return mismatch.ledger_status === "succeeded"
+        ? `${ledger} succeeded on another transaction`
+        : `${ledger} ${orDash(mismatch.ledger_status)}`;
+  }
+}
+
+/** The mismatches as a table: the gateway's times (Korea) and ours in the one form, what differs last (wrapped). */
+export function mismatchTable(mismatches: readonly Mismatch[]): string {
+  return formatTable(
+    ["AT", "LINE", "KIND", "ORDER", "TRANSACTION", { title: "DIFFERENCE", fit: "wrap" }],
+    mismatches.map((mismatch) => [
+      formatRecordTime(mismatch.at),
+      mismatch.line,
+      mismatch.kind,
+      mismatch.order_id,
+      orDash(mismatch.transaction_id),
+      differenceOf(mismatch),
+    ]),
+  );
+}
+
+const PERIOD_EXAMPLE = "--from 2027-03-01 --to 2027-03-31";
+
+const periodOptions = z.object({ from: z.string().optional(), to: z.string().optional() });
+
+/** --from and --to as the gateway days they name, or a CliError saying what to type. */
+function periodOf(command: Command): { readonly from: string; readonly to: string } {
+  const { from, to } = periodOptions.parse(command.opts());
+  if (from === undefined || to === undefined)
+    throw new CliError(
+      `name the days: --from and --to (${DAY_FORMS}, both included), e.g. ${PERIOD_EXAMPLE}`,
+    );
+  const period = { from: parseDayOption("--from", from), to: parseDayOption("--to", to) };
+  const checked = reconciliationPeriodSchema.safeParse(period, { reportInput: false });
+  if (!checked.success)
+    throw new CliError(
+      `--from ${from} is after --to ${to}: give the earlier day first, e.g. ${PERIOD_EXAMPLE}`,
+    );
+  return checked.data;
+}
+
+/** The reports of consecutive days as one report of the period. */
+function mergeReports(
+  period: { readonly from: string; readonly to: string },
+  reports: readonly ReconciliationReport[],
+): ReconciliationReport {
+  const sum = (field: "gateway_records" | "ledger_lines" | "matched") =>
+    reports.reduce((total, report) => total + report[field], 0);
+  return {
+    ...period,
+    gateway_records: sum("gateway_records"),
+    ledger_lines: sum("ledger_lines"),
+    matched: sum("matched"),
+    mismatches: reports.flatMap((report) => report.mismatches),
+    notices: [...new Set(reports.flatMap((report) => report.notices))],
+  };
+}
+
+/**
+ * `reconcile --from --to`: the reconcile-ledger function invoked once per gateway day, as its daily schedule runs it
+ * (each invocation stays far inside the function's timeout, and the bar counts the days); exit 1 when anything
+ * differs.
+ */
 export function addReconcileCommand(program: Command, run: CommandRunner): void {
   program
     .command("reconcile")
-    .description("compare the gateway's transactions with the ledger over UTC days (both inclusive)")
-    .requiredOption("--from <YYYYMMDD>", "first day")
-    .requiredOption("--to <YYYYMMDD>", "last day")
+    .description(
+      "compare the gateway's transactions with the ledger, day by day; days are the gateway's (Korea time, UTC+9)",
+    )
+    .option("--from <day>", `first day: ${DAY_FORMS}`)
+    .option("--to <day>", "last day, included (same forms)")
     .action(
       run(async (command, out) => {
-        const period = reconciliationPeriodSchema.safeParse(command.opts(), { reportInput: false });
-        if (!period.success) {
-          const [issue] = period.error.issues;
-          throw new CliError(issue ? `--${fieldOf(issue)} ${issue.message}` : "invalid period");
-        }
+        const period = periodOf(command);
+        const days = dayRange(period.from, period.to);
         await withTarget(await resolveTarget(command), async (session) => {
-          const report = await invokeFunction(
-            session,
-            "reconcile-ledger",
-            period.data,
-            reconciliationReportSchema,
+          const reports = await withProgress(
+            out.io,
+            { label: "reconciling", total: days.length },
+            async (progress) => {
+              const done: ReconciliationReport[] = [];
+              for (const [index, day] of days.entries()) {
+                const report = await invokeFunction(
+                  session,
+                  "reconcile-ledger",
+                  { from: day, to: day },
+                  reconciliationReportSchema,
+                );
+                done.push(report);
+                const mismatches = done.reduce((count, each) => count + each.mismatches.length, 0);
+                progress.update(index + 1, `${formatDay(day)}, ${mismatches} mismatches so far`);
+                const quiet = report.gateway_records + report.ledger_lines + report.mismatches.length === 0;
+                if (days.length > 1 && !quiet)
+                  progress.note(
+                    `${formatDay(day)}: ${report.gateway_records} gateway records, ${report.ledger_lines} ledger lines, ${report.mismatches.length} mismatches (day ${index + 1} of ${days.length})`,
+                  );
+              }
+              return done;
+            },
           );
+          const report = mergeReports(period, reports);
           if (report.mismatches.length > 0) out.fail();
           emit(out, report, () => [
-            `reconciled ${report.from}–${report.to}: ${report.gateway_records} gateway records, ${report.ledger_lines} ledger lines, ${report.matched} matched, ${report.mismatches.length} mismatches`,
-            ...(report.mismatches.length === 0
-              ? []
-              : [
-                  formatTable(
-                    ["KIND", "LINE", "ORDER", "TRANSACTION", "GATEWAY", "LEDGER", "STATUS", "AT"],
-                    report.mismatches.map((mismatch) => [
-                      mismatch.kind,
-                      mismatch.line,
-                      mismatch.order_id,
-                      orDash(mismatch.transaction_id),
-                      orDash(mismatch.gateway_amount),
-                      orDash(mismatch.ledger_amount),
-                      orDash(mismatch.ledger_status),
-                      mismatch.at,
-                    ]),
-                  ),
-                ]),
-            ...[...new Set(report.notices)].map((notice) => `gateway notice: ${notice}`),
+            wrapLine(
+              `reconciled ${formatDay(report.from)} to ${formatDay(report.to)} (gateway days, KST): ${report.gateway_records} gateway records, ${report.ledger_lines} ledger lines, ${report.matched} matched, ${report.mismatches.length} mismatches`,
+            ),
+            ...(report.mismatches.length === 0 ? [] : [mismatchTable(report.mismatches)]),
+            ...report.notices.map((notice) => `gateway notice: ${notice}`),
           ]);
         });
       }),

@@ -1,18 +1,27 @@
 import { type Command, Option } from "commander";
 import { z } from "zod";
-import type { SubscriptionView } from "../functions/api/merchant-api-schemas";
+import type { RefundView, SubscriptionView } from "../functions/api/merchant-api-schemas";
 import { chargeView, refundView, subscriptionView } from "../functions/api/views";
 import { listCharges } from "../functions/core/charge-list";
 import { subscriptionStatus } from "../functions/core/model";
 import { InvalidCursorError, type SubscriptionPage } from "../functions/core/ports";
-import { chargeTable } from "./charges";
-import { argumentsOf, CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
+import { amountColumn, chargeTable } from "./charges";
+import {
+  argumentsOf,
+  CliError,
+  type CommandRunner,
+  emit,
+  noSubscription,
+  orDash,
+  parseLimit,
+} from "./cli-io";
+import { formatInstant, instantOrDash } from "./dates";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
 import { formatTable } from "./text-table";
 
 /** The last paid period: its index and span. */
 const periodText = ({ current_period: period }: SubscriptionView) =>
-  period ? `#${period.index} ${period.start} → ${period.end}` : "-";
+  period ? `#${period.index} ${formatInstant(period.start)} → ${formatInstant(period.end)}` : "-";
 
 const listOptions = z.object({
   status: subscriptionStatus.optional(),
@@ -20,6 +29,41 @@ const listOptions = z.object({
   limit: z.number(),
   cursor: z.string().optional(),
 });
+
+/**
+ * Subscriptions as a table: the paid period by its end (subscriptions show has its span), the customer's
+ * external id last, cut to what is left of the width.
+ */
+export function subscriptionTable(views: readonly SubscriptionView[]): string {
+  return formatTable(
+    ["ID", "STATUS", "PLAN", "PAID UNTIL", "NEXT CHARGE", "CARD", { title: "EXTERNAL ID", fit: "cut" }],
+    views.map((view) => [
+      view.subscription_id,
+      view.status,
+      `${view.plan.amount} ${view.plan.currency} / ${view.plan.interval_months} mo`,
+      instantOrDash(view.current_period?.end),
+      instantOrDash(view.next_charge_at),
+      view.card ? `…${view.card.last4}` : "-",
+      orDash(view.external_id),
+    ]),
+  );
+}
+
+/** A subscription's refunds as a table, the reason last, cut to what is left of the width. */
+export function refundTable(refunds: readonly RefundView[]): string {
+  const amount = amountColumn("AMOUNT", refunds);
+  return formatTable(
+    ["REFUND", "CHARGE", amount.title, "STATUS", "CREATED", { title: "REASON", fit: "cut" }],
+    refunds.map((refund) => [
+      refund.refund_id,
+      refund.charge_id,
+      amount.cell(refund.amount, refund.currency),
+      refund.status,
+      formatInstant(refund.created_at),
+      refund.reason,
+    ]),
+  );
+}
 
 export function addSubscriptionsCommands(program: Command, run: CommandRunner): void {
   const subscriptions = program.command("subscriptions").description("read subscriptions");
@@ -39,23 +83,15 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
           try {
             page = await repository.listSubscriptions({ status, external_id: externalId }, { limit, cursor });
           } catch (error) {
-            if (error instanceof InvalidCursorError) throw new CliError(`--cursor ${error.message}`);
+            if (error instanceof InvalidCursorError)
+              throw new CliError(
+                `--cursor ${error.message}: pass the cursor the previous page printed (more: --cursor …), or leave it out`,
+              );
             throw error;
           }
           const views = page.subscriptions.map(subscriptionView);
           emit(out, { subscriptions: views, next_cursor: page.cursor ?? null }, () => [
-            formatTable(
-              ["ID", "STATUS", "EXTERNAL ID", "PLAN", "CURRENT PERIOD", "NEXT CHARGE", "CARD"],
-              views.map((view) => [
-                view.subscription_id,
-                view.status,
-                orDash(view.external_id),
-                `${view.plan.amount} ${view.plan.currency} / ${view.plan.interval_months} mo`,
-                periodText(view),
-                orDash(view.next_charge_at),
-                view.card ? `…${view.card.last4}` : "-",
-              ]),
-            ),
+            subscriptionTable(views),
             ...(page.cursor === undefined ? [] : [`more: --cursor ${page.cursor}`]),
           ]);
         });
@@ -75,8 +111,7 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
             listCharges(id, { repository }),
             repository.listRefunds(id),
           ]);
-          if (subscription === undefined || charges === undefined)
-            throw new CliError(`no subscription ${id}`);
+          if (subscription === undefined || charges === undefined) throw new CliError(noSubscription(id));
           const view = subscriptionView(subscription);
           const chargeViews = charges.map(chargeView);
           const refundViews = refunds.map(refundView);
@@ -84,30 +119,16 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
             `subscription ${view.subscription_id}: ${view.status}${view.status_reason ? ` (${view.status_reason})` : ""}`,
             `  plan          ${view.plan.amount} ${view.plan.currency} every ${view.plan.interval_months} month(s), ${view.billing}`,
             `  paid period   ${periodText(view)}`,
-            `  next charge   ${orDash(view.next_charge_at)}`,
+            `  next charge   ${instantOrDash(view.next_charge_at)}`,
             `  card          ${view.card ? `${view.card.first4} …${view.card.last4}` : "-"}`,
             `  dunning       ${view.dunning ? `step ${view.dunning.step}: ${view.dunning.reason}` : "-"}`,
-            `  created       ${view.created_at}`,
+            `  created       ${formatInstant(view.created_at)}`,
             "",
             `charges (${chargeViews.length})`,
             chargeTable(chargeViews),
             "",
             `refunds (${refundViews.length})`,
-            ...(refundViews.length === 0
-              ? []
-              : [
-                  formatTable(
-                    ["REFUND", "CHARGE", "AMOUNT", "STATUS", "REASON", "CREATED"],
-                    refundViews.map((refund) => [
-                      refund.refund_id,
-                      refund.charge_id,
-                      `${refund.amount} ${refund.currency}`,
-                      refund.status,
-                      refund.reason,
-                      refund.created_at,
-                    ]),
-                  ),
-                ]),
+            ...(refundViews.length === 0 ? [] : [refundTable(refundViews)]),
           ]);
         });
       }),

@@ -18,7 +18,11 @@ import { LOCAL_OUTPUTS_FILE, localOutputsSchema } from "./local-outputs";
 
 const NO_LOCAL_STACK = "no local stack running: start it with npm start (or pass --outputs for AWS)";
 
-const NO_TARGET = "name the target: --local (the stack of npm start) or --outputs <file> (a deployment)";
+const NO_TARGET =
+  "name the target: --local (the stack of npm start) or --outputs <file> (a deployment), e.g. npx billing --local subscriptions list";
+
+/** How an outputs file of the billing stacks is written. */
+const WRITE_OUTPUTS = "write it with npx cdk deploy --all --outputs-file cdk-outputs.json and pass that file";
 
 const targetOptionsSchema = z.object({
   local: z.boolean().optional(),
@@ -58,7 +62,8 @@ export function environmentFromCdkOutputs(outputs: unknown): {
   readonly apiUrl?: string;
 } {
   const parsed = cdkOutputsSchema.safeParse(outputs, { reportInput: false });
-  if (!parsed.success) throw new CliError("the outputs file is not what cdk deploy --outputs-file writes");
+  if (!parsed.success)
+    throw new CliError(`the outputs file is not what cdk deploy --outputs-file writes: ${WRITE_OUTPUTS}`);
   const variables = Object.values(parsed.data).flatMap((stack) =>
     Object.entries(stack).flatMap(([id, value]) =>
       isOutputId(id) ? [[STACK_OUTPUT_VARIABLES[id], value] as const] : [],
@@ -66,7 +71,7 @@ export function environmentFromCdkOutputs(outputs: unknown): {
   );
   if (variables.length === 0) {
     throw new CliError(
-      `the outputs file holds none of the billing stacks' outputs (${Object.keys(STACK_OUTPUT_VARIABLES).join(", ")})`,
+      `the outputs file holds none of the billing stacks' outputs (${Object.keys(STACK_OUTPUT_VARIABLES).join(", ")}): ${WRITE_OUTPUTS}`,
     );
   }
   const { API_URL: apiUrl, ...environment } = Object.fromEntries(variables);
@@ -79,12 +84,14 @@ async function readJson(file: string, missing: string): Promise<unknown> {
     text = await readFile(file, "utf8");
   } catch (error) {
     if (error instanceof Error && "code" in error && error.code === "ENOENT") throw new CliError(missing);
-    throw new CliError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(
+      `cannot read ${file} (${error instanceof Error ? error.message : String(error)}): check the path and its permissions`,
+    );
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw new CliError(`${file} is not JSON`);
+    throw new CliError(`${file} is not JSON: pass the file npm start or cdk deploy --outputs-file wrote`);
   }
 }
 
@@ -103,7 +110,10 @@ export async function resolveTarget(command: Command): Promise<Target> {
     const parsed = localOutputsSchema.safeParse(await readJson(source, NO_LOCAL_STACK), {
       reportInput: false,
     });
-    if (!parsed.success) throw new CliError(`${source} is not the outputs of npm start`);
+    if (!parsed.success)
+      throw new CliError(
+        `${source} is not the outputs of npm start: start the stack again (npm start) to rewrite it`,
+      );
     return { kind: "local", source, ...parsed.data };
   }
   if (local) throw new CliError("pass either --outputs (AWS) or --local (local stack), not both");
@@ -178,11 +188,16 @@ function runtimeOptionsOf(
   };
 }
 
-/** A missing or invalid variable, named with the file it should have come from. */
+/** A missing or invalid variable, named with the file it should have come from and how to write it again. */
 function lacking(target: Target, error: unknown): unknown {
-  return error instanceof EnvironmentError
-    ? new CliError(`${target.source} lacks what this command needs: ${error.problems.join("; ")}`)
-    : error;
+  if (!(error instanceof EnvironmentError)) return error;
+  const again =
+    target.kind === "local"
+      ? "start the stack again (npm start) to rewrite it"
+      : `deploy the current stacks and write it again: npx cdk deploy --all --outputs-file ${target.source}`;
+  return new CliError(
+    `${target.source} lacks what this command needs: ${error.problems.join("; ")}; ${again}`,
+  );
 }
 
 /**

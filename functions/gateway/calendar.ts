@@ -24,6 +24,16 @@ export function gatewayDayStart(yyyymmdd: string): Date {
   return new Date(Date.UTC(year, month - 1, day) - OFFSET_MS);
 }
 
+/** The instant of a gateway time (YYYYMMDDHHMMSS, as trade_date), read in Korea time. */
+export function gatewayTimeInstant(yyyymmddhhmmss: string): Date {
+  const hours = Number(yyyymmddhhmmss.slice(8, 10));
+  const minutes = Number(yyyymmddhhmmss.slice(10, 12));
+  const seconds = Number(yyyymmddhhmmss.slice(12, 14));
+  return new Date(
+    gatewayDayStart(yyyymmddhhmmss.slice(0, 8)).getTime() + ((hours * 60 + minutes) * 60 + seconds) * 1000,
+  );
+}
+
 /** The gateway's calendar, as its reconciliation readers take it. */
 export const gatewayCalendar = { dayOf: gatewayDate, dayStart: gatewayDayStart, shift: shiftGatewayDate };
 

@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvokeCommand, LambdaClient, ResourceNotFoundException } from "@aws-sdk/client-lambda";
@@ -31,6 +32,8 @@ const chargeList = z.object({
 });
 /** What an expected error gives: its message on stderr, nothing on stdout, exit 1. */
 const refused = (message: string) => ({ code: 1, stdout: "", stderr: `billing: ${message}\n` });
+const noSubscription =
+  "no subscription sub_missing at this target: find its id with subscriptions list (--external-id <id> for a customer's)";
 const eventList = z.object({
   events: z.array(z.looseObject({ event_id: z.string(), type: z.string() })),
   more: z.boolean(),
@@ -109,10 +112,12 @@ describe("ops CLI on the local stack", () => {
     const table = await cli("subscriptions", "list");
     expect(table.code).toBe(0);
     const lines = table.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+EXTERNAL ID\s+PLAN\s+CURRENT PERIOD\s+NEXT CHARGE\s+CARD$/);
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+PLAN\s+PAID UNTIL\s+NEXT CHARGE\s+CARD\s+EXTERNAL ID$/);
     expect(lines).toHaveLength(5); // header, rule, 3 subscriptions
     expect(table.stdout).toContain("19.90 USD / 1 mo");
     expect(table.stdout).toContain("…1111");
+    // Times in the one form: UTC to the minute, the zone stated.
+    expect(table.stdout).toContain("2027-04-01 10:30Z");
     expect(table.stdout).not.toContain("4111111111111111");
 
     const all = await json(subscriptionList, "subscriptions", "list");
@@ -140,7 +145,9 @@ describe("ops CLI on the local stack", () => {
       [...ids].sort(),
     );
     expect(await cli("subscriptions", "list", "--cursor", "bm90LWEtY3Vyc29y")).toEqual(
-      refused("--cursor is not a cursor of this listing"),
+      refused(
+        "--cursor is not a cursor of this listing: pass the cursor the previous page printed (more: --cursor …), or leave it out",
+      ),
     );
     const ofCustomer = await json(subscriptionList, "subscriptions", "list", "--external-id", "acct_cli");
     expect(ofCustomer.subscriptions.map((s) => s.subscription_id)).toEqual([ids[0]]);
@@ -168,20 +175,21 @@ describe("ops CLI on the local stack", () => {
     expect(text.stdout).toMatch(/charges \(1\)\nCHARGE\s+KIND/);
 
     const unknown = await cli("subscriptions", "show", "sub_missing");
-    expect(unknown).toEqual(refused("no subscription sub_missing"));
+    expect(unknown).toEqual(refused(noSubscription));
   });
 
   it("lists a subscription's charges", async () => {
     const listed = await json(chargeList, "charges", "list", ids[1] ?? "");
     expect(listed.charges.map((c) => [c.period, c.status])).toEqual([[0, "succeeded"]]);
-    expect(await cli("charges", "list", "sub_missing")).toEqual(refused("no subscription sub_missing"));
+    expect(await cli("charges", "list", "sub_missing")).toEqual(refused(noSubscription));
   });
 
   it("moves the local clock, then runs the charge run on it: the due subscriptions are charged once", async () => {
     // 09:30 on the day they are due (the jump's last charge run finds nothing), then past 10:30 without a charge run.
     await local.advanceClock("P30DT23H");
     const moved = await cli("clock", "advance", "PT1H15M");
-    expect(moved).toMatchObject({ code: 0, stdout: "local clock now 2027-04-01T10:45:00.000Z\n" });
+    // No terminal here: no bar on stderr, and stdout the answer alone.
+    expect(moved).toEqual({ code: 0, stdout: "local clock now 2027-04-01 10:45Z\n", stderr: "" });
     expect(local.clock.now().toISOString()).toBe("2027-04-01T10:45:00.000Z");
     for (const id of ids.slice(0, 2)) {
       expect((await json(chargeList, "charges", "list", id)).charges).toHaveLength(1);
@@ -192,7 +200,7 @@ describe("ops CLI on the local stack", () => {
     const pages = new Set(ids.slice(0, 2).map((id) => shardOf(id, DEFAULT_SHARDS))).size;
     expect(run).toEqual({
       code: 0,
-      stdout: `charge run at 2027-04-01T10:45:00.000Z: 2 subscriptions enqueued (${pages} pages)\n`,
+      stdout: `charge run at 2027-04-01 10:45Z: 2 subscriptions enqueued (${pages} pages)\n`,
       stderr: "",
     });
     await local.advanceClock("PT0S");
@@ -236,11 +244,18 @@ describe("ops CLI on the local stack", () => {
   });
 
   it("reconciles the ledger with the gateway: 0 mismatches, then a ledger line the gateway never saw", async () => {
-    const clean = await cli("reconcile", "--from", "20270301", "--to", "20270401");
+    // Day by day, one invocation each, as the daily schedule runs it; without a terminal a line per day that had
+    // anything to reconcile goes to stderr.
+    const clean = await cli("reconcile", "--from", "20270301", "--to", "2027-04-01");
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
     expect(clean.stdout.split("\n")[0]).toBe(
-      "reconciled 20270301–20270401: 5 gateway records, 5 ledger lines, 5 matched, 0 mismatches",
+      "reconciled 2027-03-01 to 2027-04-01 (gateway days, KST): 5 gateway records, 5 ledger lines, 5 matched, 0 mismatches",
     );
+    expect(clean.stderr.split("\n")).toEqual([
+      "2027-03-01: 3 gateway records, 3 ledger lines, 0 mismatches (day 1 of 32)",
+      "2027-04-01: 2 gateway records, 2 ledger lines, 0 mismatches (day 32 of 32)",
+      "",
+    ]);
 
     const now = local.clock.now().toISOString();
     await local.stack.services.repository.claimAttempt({
@@ -258,13 +273,25 @@ describe("ops CLI on the local stack", () => {
     const report = await cli("reconcile", "--from", "20270401", "--to", "20270401", "--json");
     expect(report.code).toBe(1);
     expect(JSON.parse(report.stdout)).toMatchObject({
+      from: "20270401",
+      to: "20270401",
       mismatches: [{ kind: "missing_at_gateway", transaction_id: "T-NOT-AT-GATEWAY" }],
     });
+    const table = await cli("reconcile", "--from", "2027-04-01", "--to", "2027-04-01");
+    expect(table.code).toBe(1);
+    expect(table.stdout).toMatch(/^AT +LINE +KIND +ORDER +TRANSACTION +DIFFERENCE$/m);
+    expect(table.stdout).toMatch(/ charge +missing_at_gateway .* T-NOT-AT-GATEWAY +ledger 19\.90$/m);
 
-    const bad = await cli("reconcile", "--from", "20270401", "--to", "2027-04-01");
-    expect(bad).toEqual(refused("--to must be YYYYMMDD"));
+    const bad = await cli("reconcile", "--from", "20270401", "--to", "2027-04-31");
+    expect(bad).toEqual(
+      refused('--to "2027-04-31" is not a calendar day: type it as 2027-03-01 or 20270301'),
+    );
     const reversed = await cli("reconcile", "--from", "20270402", "--to", "20270401");
-    expect(reversed).toEqual(refused("--from must not be after to"));
+    expect(reversed).toEqual(
+      refused(
+        "--from 20270402 is after --to 20270401: give the earlier day first, e.g. --from 2027-03-01 --to 2027-03-31",
+      ),
+    );
   }, 30_000);
 
   it("lists the logged events of a subscription and of a time range, and replays them under their own ids", async () => {
@@ -293,13 +320,18 @@ describe("ops CLI on the local stack", () => {
     expect(limited).toMatchObject({ events: [{}, {}], more: true });
     const table = await cli("events", "list", "--subscription", paying);
     expect(table.stdout.split("\n")[0]).toMatch(/^EVENT +TYPE +SUBSCRIPTION +ORDER +OCCURRED$/);
+    expect(table.stdout).toMatch(/^[0-9a-f]{8}… +subscription\.created +sub_\w+ +- +2027-03-01 10:30Z$/m);
 
     local.stack.eventBridge.entries.length = 0;
-    // Two UTC days' slices, one replay-events invocation each.
+    // One replay-events invocation per UTC day; without a terminal a line per day that re-published anything.
     expect(await cli("events", "replay", ...range)).toEqual({
       code: 0,
       stdout: "re-published 12 event(s)\n",
-      stderr: "",
+      stderr: [
+        "2027-03-01 00:00Z to 2027-03-02 00:00Z: re-published 10 event(s) (1 of 32)",
+        "2027-04-01 00:00Z to 2027-04-02 00:00Z: re-published 2 event(s) (32 of 32)",
+        "",
+      ].join("\n"),
     });
     const republished = local.stack.eventBridge.entries.map((entry) => JSON.parse(entry.Detail));
     expect(republished.map((event) => event.event_id).sort()).toEqual(
@@ -311,11 +343,28 @@ describe("ops CLI on the local stack", () => {
     });
 
     expect(await cli("events", "list", "--subscription", canceled, "--from", "2027-03-01T00:00:00Z")).toEqual(
-      refused("give --subscription, or --from and --to, not both"),
+      refused("give --subscription, or --from and --to, not both: drop one of them"),
     );
     expect(
       await cli("events", "replay", "--from", "2027-04-02T00:00:00Z", "--to", "2027-03-01T00:00:00Z"),
-    ).toEqual(refused("--to must be after from"));
+    ).toEqual(
+      refused(
+        "--to (2027-03-01 00:00Z) must be after --from (2027-04-02 00:00Z), e.g. --from 2027-03-01 --to 2027-03-02T06:00Z",
+      ),
+    );
+    // ISO dates and the printed form are instants too.
+    const byDates = await json(
+      eventList,
+      "events",
+      "list",
+      "--from",
+      "2027-03-01",
+      "--to",
+      "2027-04-02 00:00Z",
+    );
+    expect(byDates.events.map((event) => event.event_id).sort()).toEqual(
+      inRange.events.map((event) => event.event_id).sort(),
+    );
     expect(
       (await cli("events", "list", "--from", "yesterday", "--to", "2027-03-01T00:00:00Z")).stderr,
     ).toMatch(/^billing: --from /);
@@ -342,10 +391,11 @@ describe("ops CLI on the local stack", () => {
       }),
     );
 
+    // local-aws-sqs offers StartMessageMoveTask: the redrive is SQS's own move task, as on AWS.
     const redriven = await cli("dlq", "redrive", "--queue", "charge");
     expect(redriven).toEqual({
       code: 0,
-      stdout: "moved 2 messages from the charge DLQ to the charge queue\n",
+      stdout: "moved 2 messages from the charge DLQ to the charge queue (an SQS message move task)\n",
       stderr: "",
     });
     expect(await queueDepth(dlqUrl)).toBe(0);
@@ -360,20 +410,62 @@ describe("ops CLI on the local stack", () => {
     expect(await queueDepth(queueUrl)).toBe(1);
   });
 
+  it("redrives by receive, send and delete where SQS offers no message move task, saying so in one line", async () => {
+    const { CHARGE_DLQ_URL: dlqUrl = "", AWS_ENDPOINT_URL_SQS: sqsUrl = "" } = local.outputs().environment;
+    // The stack's SQS behind a stand-in that answers the move-task actions as AWS answers an action it does not know.
+    const standIn = await withoutMoveTasks(sqsUrl);
+    try {
+      const outputs = join(dir, "no-move-tasks.json");
+      const stack = local.outputs();
+      await writeFile(
+        outputs,
+        JSON.stringify({
+          ...stack,
+          environment: { ...stack.environment, AWS_ENDPOINT_URL_SQS: standIn.url },
+        }),
+      );
+      // Charge messages of a period already paid: consumed without a second charge once back.
+      for (let copy = 0; copy < 3; copy += 1)
+        await local.stack.sqs.client.send(
+          new SendMessageCommand({
+            QueueUrl: dlqUrl,
+            MessageBody: JSON.stringify({ subscription_id: ids[1], period: 1 }),
+          }),
+        );
+      const redriven = await runCli(["--local-outputs", outputs, "dlq", "redrive"]);
+      expect(redriven).toEqual({
+        code: 0,
+        stdout: "moved 3 messages from the charge DLQ to the charge queue (receive, send, delete)\n",
+        stderr:
+          "SQS here has no StartMessageMoveTask (UnknownOperationException): moving the messages by receive, send and delete\n",
+      });
+      expect(standIn.refused).toEqual(["AmazonSQS.ListMessageMoveTasks"]);
+      expect(await queueDepth(dlqUrl)).toBe(0);
+      await local.advanceClock("PT0S");
+      const { charges } = await json(chargeList, "charges", "list", ids[1] ?? "");
+      expect(charges.map((c) => [c.period, c.status])).toEqual([
+        [0, "succeeded"],
+        [1, "succeeded"],
+      ]);
+    } finally {
+      await standIn.close();
+    }
+  });
+
   it("refuses bad input with the reason and exit 1", async () => {
     expect(await cli("clock", "advance", "31 days")).toEqual(
-      refused("31 days is not an ISO 8601 duration such as P31D or PT1H"),
+      refused('<duration> "31 days" is not an ISO 8601 duration: type e.g. P31D (31 days) or PT1H (an hour)'),
     );
     const status = await cli("subscriptions", "list", "--status", "late");
     expect(status.code).toBe(1);
     expect(status.stderr).toContain("error: option '--status <status>' argument 'late' is invalid");
     const limit = await cli("subscriptions", "list", "--limit", "0");
     expect(limit.code).toBe(1);
-    expect(limit.stderr).toContain("must be a whole number from 1 to 10000");
+    expect(limit.stderr).toContain("must be a whole number from 1 to 10000, e.g. --limit 100");
     expect((await cli("nonsense")).code).toBe(1);
     expect(await cli("events", "list")).toEqual(
       refused(
-        "name the events: --subscription <id>, or --from and --to (ISO 8601 instants, e.g. 2027-03-01T00:00:00Z)",
+        "name the events: --subscription <id>, or --from and --to (ISO 8601 dates or instants), e.g. --from 2027-03-01 --to 2027-03-02T06:00Z",
       ),
     );
   });
@@ -410,7 +502,7 @@ describe("ops CLI targets", () => {
     );
     const run = await runCli(["--outputs", outputs, "clock", "advance", "P1D"]);
     expect(run).toEqual(
-      refused("clock advance works on the local stack only: a deployment runs on real time"),
+      refused("clock advance works on the local stack only (a deployment runs on real time): pass --local"),
     );
   });
 
@@ -418,11 +510,15 @@ describe("ops CLI targets", () => {
     const outputs = join(dir, "partial.json");
     await writeFile(outputs, JSON.stringify({ BillingStateful: { Region: "eu-west-1" } }));
     const run = await runCli(["--outputs", outputs, "charges", "list", "sub_1"]);
-    expect(run).toEqual(refused(`${outputs} lacks what this command needs: TABLE_NAME is not set`));
+    expect(run).toEqual(
+      refused(
+        `${outputs} lacks what this command needs: TABLE_NAME is not set; deploy the current stacks and write it again: npx cdk deploy --all --outputs-file ${outputs}`,
+      ),
+    );
 
     await writeFile(outputs, JSON.stringify({ apiUrl: "x" }));
     expect((await runCli(["--outputs", outputs, "charge-run"])).stderr).toBe(
-      "billing: the outputs file is not what cdk deploy --outputs-file writes\n",
+      "billing: the outputs file is not what cdk deploy --outputs-file writes: write it with npx cdk deploy --all --outputs-file cdk-outputs.json and pass that file\n",
     );
     expect((await runCli(["--outputs", outputs, "--local", "charge-run"])).stderr).toContain(
       "pass either --outputs (AWS) or --local (local stack), not both",
@@ -431,12 +527,70 @@ describe("ops CLI targets", () => {
 
   it("needs the target named, and an AWS target to name the function it invokes", async () => {
     expect(await runCli(["subscriptions", "list"])).toEqual(
-      refused("name the target: --local (the stack of npm start) or --outputs <file> (a deployment)"),
+      refused(
+        "name the target: --local (the stack of npm start) or --outputs <file> (a deployment), e.g. npx billing --local subscriptions list",
+      ),
     );
     const outputs = join(dir, "no-functions.json");
     await writeFile(outputs, JSON.stringify({ BillingStateful: { Region: "eu-west-1", TableName: "t" } }));
     expect(await runCli(["--outputs", outputs, "charge-run"])).toEqual(
-      refused(`${outputs} lacks what this command needs: RUN_CHARGES_FUNCTION_NAME is not set`),
+      refused(
+        `${outputs} lacks what this command needs: RUN_CHARGES_FUNCTION_NAME is not set; deploy the current stacks and write it again: npx cdk deploy --all --outputs-file ${outputs}`,
+      ),
     );
   });
 });
+
+/**
+ * An SQS endpoint in front of `endpoint` that offers no message move tasks: StartMessageMoveTask and
+ * ListMessageMoveTasks get AWS's answer to an action it does not know (400 UnknownOperationException); every other
+ * request is passed on.
+ */
+async function withoutMoveTasks(endpoint: string) {
+  const refused: string[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const target = String(request.headers["x-amz-target"] ?? "");
+      if (target.endsWith("MessageMoveTask") || target.endsWith("MessageMoveTasks")) {
+        refused.push(target);
+        response.writeHead(400, { "content-type": "application/x-amz-json-1.0" });
+        response.end(JSON.stringify({ __type: "com.amazon.coral.service#UnknownOperationException" }));
+        return;
+      }
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).flatMap(([name, value]) =>
+          ["host", "content-length", "connection"].includes(name) || typeof value !== "string"
+            ? []
+            : [[name, value]],
+        ),
+      );
+      fetch(new URL(request.url ?? "/", endpoint), {
+        method: request.method,
+        headers,
+        body: chunks.length === 0 ? undefined : Buffer.concat(chunks),
+      })
+        .then(async (answer) => {
+          response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
+          response.end(Buffer.from(await answer.arrayBuffer()));
+        })
+        .catch(() => {
+          response.writeHead(502);
+          response.end();
+        });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string")
+    throw new Error("the stand-in is not listening on TCP");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    refused,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -44,7 +44,7 @@ describe("the installed ops CLI", () => {
     expect(untargeted).toMatchObject({
       code: 1,
       stderr:
-        "billing: name the target: --local (the stack of npm start) or --outputs <file> (a deployment)\n",
+        "billing: name the target: --local (the stack of npm start) or --outputs <file> (a deployment), e.g. npx billing --local subscriptions list\n",
     });
   });
 });

@@ -28,11 +28,13 @@ describe("the CLI's charge table", () => {
       charge({ charge_id: "sub_cli-1-1", attempt: 1, status: "declined", decline: { rescode: "TK01" } }),
     ]);
     const lines = table.split("\n");
-    expect(lines.slice(-2)).toEqual([
-      "sub_cli-1-0 declined (DC51 INSUFFICIENT_FUNDS). The card has insufficient funds. Next: the same card may pay later (dunning retries it).",
+    // Wrapped to fit 120 columns, the rest indented.
+    expect(lines.slice(-3)).toEqual([
+      "sub_cli-1-0 declined (DC51 INSUFFICIENT_FUNDS). The card has insufficient funds. Next: the same card may pay later",
+      "  (dunning retries it).",
       "sub_cli-1-1 declined (TK01).",
     ]);
     // The header, its rule and the three charges above them.
-    expect(lines).toHaveLength(7);
+    expect(lines).toHaveLength(8);
   });
 });
