@@ -38,8 +38,11 @@ export interface BusEvent {
   readonly detail: unknown;
 }
 
-/** A target's tries of one event before it goes to the dead letters (EventBridge retries for a day; here at once). */
-const TARGET_TRIES = 3;
+/**
+ * A target's tries of one event before it goes to the dead letters: EventBridge tries up to 185 times over a day;
+ * here the tries follow each other at once, so fewer cover a target that fails now and then (a throttled mail service).
+ */
+const TARGET_TRIES = 10;
 
 export interface EventBridgeStandIn extends AwsJsonServer {
   /** Every entry put, oldest first (tests read it; local mode may forward it). */

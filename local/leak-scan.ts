@@ -230,5 +230,6 @@ export async function stackLeakSources(stack: BillingStack, input: StackLeakInpu
       where: `event ${index + 1}`,
       text: JSON.stringify(event),
     })),
+    ...stack.ses.mails.map((mail) => ({ where: `mail ${mail.mail_id}`, text: JSON.stringify(mail) })),
   ];
 }

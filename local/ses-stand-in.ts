@@ -42,8 +42,13 @@ export interface KeptMail {
 export interface SesStandIn extends AwsJsonServer {
   /** Every mail sent, oldest first. */
   readonly mails: KeptMail[];
-  /** While set, every send is refused with this error type (MessageRejected, TooManyRequestsException …). */
-  refuseWith: string | undefined;
+  /**
+   * Asked at every send: an error type to refuse it with (TooManyRequestsException answers 429, any other 400), or
+   * undefined to take it. Takes every mail unless replaced.
+   */
+  refusal: () => string | undefined;
+  /** Sends refused so far. */
+  refused: number;
 }
 
 const OUTBOUND_EMAILS = "/v2/email/outbound-emails";
@@ -55,7 +60,7 @@ const OUTBOUND_EMAILS = "/v2/email/outbound-emails";
  */
 export async function startSesStandIn(now: () => Date): Promise<SesStandIn> {
   const mails: KeptMail[] = [];
-  const state = { refuseWith: undefined as string | undefined };
+  const state = { refusal: (): string | undefined => undefined, refused: 0 };
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(Buffer.from(chunk));
@@ -66,8 +71,11 @@ export async function startSesStandIn(now: () => Date): Promise<SesStandIn> {
     };
     if (request.method !== "POST" || request.url !== OUTBOUND_EMAILS)
       return fail(404, "NotFoundException", `no operation at ${request.method} ${request.url}`);
-    if (state.refuseWith !== undefined)
-      return fail(state.refuseWith === "TooManyRequestsException" ? 429 : 400, state.refuseWith, "refused");
+    const refusal = state.refusal();
+    if (refusal !== undefined) {
+      state.refused += 1;
+      return fail(refusal === "TooManyRequestsException" ? 429 : 400, refusal, "refused");
+    }
     let json: unknown;
     try {
       json = JSON.parse(Buffer.concat(chunks).toString("utf8"));

@@ -55,6 +55,11 @@ export function chaosTable(report: ChaosReport): string {
       ...realFormRows(report.realForms),
       ["events on the bus (distinct event_ids)", count(report.events.distinct)],
       ["event copies (same event_id again; consumers de-duplicate)", count(report.events.duplicates)],
+      [
+        "customer mails",
+        `${count(report.mails.sent)} sent (${count(report.mails.owed)} owed receipts and ends), ` +
+          `${count(report.refusedMails)} sends refused by the mail service and retried`,
+      ],
       ["wall time", `${(report.wallMs / 1000).toFixed(1)} s`],
     ],
   );
@@ -87,6 +92,8 @@ export function chaosTable(report: ChaosReport): string {
       ["canceled with a live token", ...verdict(report.liveTokens)],
       ["events lost (a ledger fact or status without its event)", ...verdict(report.events.lost)],
       ["event copies that differ", ...verdict(report.events.inconsistent)],
+      ["mails sent twice for one event", ...verdict(report.mails.sentTwice)],
+      ["mails lost (an event that calls for one, unmailed)", ...verdict(report.mails.lost)],
       [
         "events never delivered",
         String(report.events.undelivered),

@@ -37,6 +37,7 @@ import { approximateMessageCount } from "../sqs-emulator";
 import { receiveLambdaEvent } from "../sqs-lambda-event";
 import type { LocalTableStream } from "../table-stream";
 import { accountForEvents, type EventAccount } from "./event-accounting";
+import { accountForMails, type MailAccount } from "./mail-accounting";
 import { type MerchantActionCounts, MerchantActions } from "./merchant-actions";
 
 // The chaos run (README, Proof under fire): subscriptions renewed month after month on the local runtime while the
@@ -99,6 +100,10 @@ export interface ChaosReport {
   readonly money: MoneyAudit;
   /** Event deliveries the bus refused while it was down. */
   readonly refusedDeliveries: number;
+  /** The customer mails, held against the events that call for them. */
+  readonly mails: MailAccount;
+  /** Sends the mail service refused (throttled), each retried by the bus. */
+  readonly refusedMails: number;
   /**
    * Card numbers, CVCs, keys or JWTs found in logs, table items, outboxes, queues, events or answers (each a
    * violation).
@@ -124,6 +129,8 @@ const SIGNUP_BATCHES = 3;
 const SETTLE_ROUNDS = 30;
 /** A lost answer costs a worker this long; latency spikes beyond it become unknown outcomes too. */
 const CHAOS_GATEWAY_TIMEOUT_MS = 300;
+/** The share of mail sends the mail service refuses (throttled). */
+const MAIL_REFUSAL_RATE = 0.05;
 /** Records per process-charges batch (the function table's batch size). */
 const WORKER_BATCH_SIZE = 10;
 /** The merchant client's first retry delay (up to 20 times it between its 10 retries). */
@@ -172,9 +179,10 @@ export function violationsOf(
     | "leaks"
     | "events"
     | "money"
+    | "mails"
   >,
 ): string[] {
-  const { events, money } = report;
+  const { events, money, mails } = report;
   return [
     ...report.doubleCharges.map((period) => `double charge: ${period}`),
     ...report.lostPeriods.map((line) => `lost period: ${line}`),
@@ -191,6 +199,8 @@ export function violationsOf(
     ...events.lost.map((line) => `lost event: ${line}`),
     ...events.inconsistent.map((line) => `event copies differ: ${line}`),
     ...(events.undelivered > 0 ? [`${events.undelivered} event(s) never left their outbox`] : []),
+    ...mails.sentTwice.map((line) => `mail sent twice: ${line}`),
+    ...mails.lost.map((line) => `mail lost: ${line}`),
   ];
 }
 
@@ -217,6 +227,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     eventStream: false,
   });
   const { stack } = local;
+  // The mail service throttles now and then: the bus's retries of notify-customer must still send each mail once.
+  const mailRefusals = createPrng(deriveSeed(options.seed, "chaos-mail"));
+  stack.ses.refusal = () =>
+    mailRefusals.next() < MAIL_REFUSAL_RATE ? "TooManyRequestsException" : undefined;
   const output = captureJsonOutput();
   // The table stream's deliveries, through publish-events, die after the bus took a record's events, before their
   // outbox is marked: those are published again, under the same event_ids. A stream of its own keeps the charge
@@ -304,6 +318,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await local.advanceClock("PT0S");
     await deliverAll(delivery, stack);
     await delivery.stop();
+    // What the bus's rules started (the customer mails) runs to its end.
+    await stack.eventBridge.settled();
     // Every view a merchant reads (each subscription and its ledger) goes to the leak scan with the other answers.
     await mapConcurrently(ids, 8, async (id) => {
       for (const path of [`/v1/subscriptions/${id}`, `/v1/subscriptions/${id}/charges`])
@@ -335,6 +351,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       handlerMetrics,
       merchantActions: merchant.counts,
       refusedDeliveries: stack.eventBridge.refused,
+      refusedMails: stack.ses.refused,
       faults: stack.sandbox.faults.counters().total,
       wallMs: Math.round(performance.now() - started),
     };
@@ -588,6 +605,15 @@ async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
       subscriptions: subscriptions.filter((subscription) => subscription !== undefined),
       attempts,
       undelivered,
+    }),
+    mails: accountForMails({
+      details: stack.eventBridge.entries.map((entry) => entry.Detail),
+      mails: stack.ses.mails,
+      attempts,
+      subscriptions: subscriptions.filter((subscription) => subscription !== undefined),
+      deadLetters: stack.eventBridge.deadLetters.map(
+        ({ event }) => outboxEventSchema.parse(event.detail).event_id,
+      ),
     }),
     chargebacks: chargedBack.length,
     // Each chargeback must be recorded here at the status the gateway last reported (reported, then deducted).

@@ -39,6 +39,10 @@ describe("chaos run", () => {
     expect(report.refusedDeliveries).toBeGreaterThan(0);
     expect(report.events.duplicates).toBeGreaterThan(0);
     expect(report.events.distinct).toBeGreaterThan(report.charged);
+    // Mails went out under those copies while the mail service refused some sends: each once, none lost.
+    expect(report.mails.owed).toBeGreaterThan(report.subscriptions);
+    expect(report.mails.sent).toBeGreaterThanOrEqual(report.mails.owed);
+    expect(report.refusedMails).toBeGreaterThan(0);
     // …and under the real gateway's own forms: no-status and short-name callbacks, token payments and deletions,
     // EM00/EX1000 answers, attempts voided by Q004, chargebacks that moved on after their report.
     const { realForms } = report;

@@ -56,6 +56,12 @@ describe("chaos invariants", () => {
         refunds: 2,
         prorations: 1,
       },
+      mails: {
+        sent: 3,
+        owed: 2,
+        sentTwice: ["receipt-evt_2 sent 2 times"],
+        lost: ["subscription.canceled evt_3 (sub_l) without its mail"],
+      },
     };
     expect(violationsOf(report)).toEqual([
       "double charge: sub_a/1",
@@ -72,6 +78,8 @@ describe("chaos invariants", () => {
       "lost event: charge.failed of sub_g-1-0",
       "event copies differ: evt_1 (charge.succeeded) differs between copies",
       "2 event(s) never left their outbox",
+      "mail sent twice: receipt-evt_2 sent 2 times",
+      "mail lost: subscription.canceled evt_3 (sub_l) without its mail",
     ]);
   });
 });
