@@ -28,6 +28,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   "events replay":
     "npx billing --outputs cdk-outputs.json events replay --from 2027-03-01 --to 2027-03-02T06:00Z",
   "clock advance": "npx billing --local clock advance P31D",
+  "events trigger": "npx billing --local events trigger charge.failed",
   setup: "npx billing --outputs cdk-outputs.json setup",
   "api-keys create": "npx billing --outputs cdk-outputs.json --profile prod api-keys create",
 };

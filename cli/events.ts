@@ -10,6 +10,7 @@ import {
 import type { OutboxEvent } from "../functions/core/events";
 import { CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
 import { formatInstant, INSTANT_FORMS, parseInstantOption } from "./dates";
+import { addEventsTriggerCommand } from "./events-trigger";
 import { invokeFunction } from "./invoke";
 import { withProgress } from "./progress";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
@@ -97,6 +98,7 @@ export function eventTable(events: readonly OutboxEvent[]): string {
 /** `events list` and `events replay`: the event log (README, Events), read and re-published. */
 export function addEventsCommands(program: Command, run: CommandRunner): void {
   const events = program.command("events").description("the event log: delivered events, kept for replay");
+  addEventsTriggerCommand(events, run);
   withSelection(events.command("list"))
     .description("logged events of a subscription or a time range, by when they occurred")
     .option("--limit <n>", "at most this many", parseLimit, 100)

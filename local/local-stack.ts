@@ -20,6 +20,7 @@ import { LocalHttpApi } from "./http-api";
 import { scheduledEvent } from "./lambda-context";
 import { LambdaFunctions } from "./lambda-functions";
 import { answerLocalMail } from "./mail-inbox";
+import { sandboxControl } from "./sandbox-controls";
 import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
 import type { LocalTableStream } from "./table-stream";
 import { TRY_IT_PAGE_ROUTES, tryItPages } from "./try-it-page";
@@ -133,6 +134,13 @@ export class LocalStack {
       dynamoDbEndpoint: options.dynamoDbEndpoint,
       tableName: options.dataDir === undefined ? undefined : PERSISTED_TABLE_NAME,
     });
+    // The gateway's CHARGEBACK webhooks reach local mode, as the merchant registers the URL with the real gateway.
+    await sandboxControl(
+      stack.sandbox.url,
+      "/sandbox/webhooks/chargeback-url",
+      { url: `${url}/webhooks/gateway` },
+      "PUT",
+    );
     const apiKey = options.apiKey ?? `mk_local_${randomBytes(24).toString("base64url")}`;
     const apiKeySecretArn = stack.secretsManager.setSecret(
       "billing/merchant-api-keys",

@@ -250,12 +250,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   delivery.start();
   try {
     const count = Math.max(1, Math.ceil(options.size / (renewals + 1)));
-    await sandboxControl(
-      local.sandboxUrl,
-      "/sandbox/webhooks/chargeback-url",
-      { url: `${local.url}/webhooks/gateway` },
-      "PUT",
-    );
     const windows = Math.max(4, Math.round(count * 0.05));
     const answers: string[] = [];
     // A patient merchant: a request with the same key still running (concurrent refunds under one key wait their
