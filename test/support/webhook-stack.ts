@@ -43,8 +43,8 @@ export function stackWithWebhooks(options: Omit<BillingStackOptions, "webhookBas
   };
   const container = new TestContainer(currentStack);
   const api = deployedMerchantApi(container);
-  /** A new container, with variables added to the stack's (the merchant API's key digests always). */
-  const renew = (variables: Record<string, string> = {}) =>
+  /** A new container, with variables added to the stack's or taken away (undefined); the API key digests always. */
+  const renew = (variables: Record<string, string | undefined> = {}) =>
     container.renew({ MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn, ...variables });
   beforeAll(async () => {
     receiver = await startWebhookReceiver(container);
