@@ -19,24 +19,28 @@ const selectionOptions = z.object({
   subscription: z.string().optional(),
   from: z.string().optional(),
   to: z.string().optional(),
+  endpoint: z.string().optional(),
 });
 
 /** --subscription, or --from and --to: the event log request they make, or a CliError naming the option. */
 function requestOf(command: Command): EventLogRequest {
-  const { subscription, from, to } = selectionOptions.parse(command.opts());
+  const { subscription, from, to, endpoint } = selectionOptions.parse(command.opts());
   if (subscription === undefined && from === undefined && to === undefined)
     throw new CliError(
       "name the events: --subscription <id>, or --from and --to (ISO 8601 instants, e.g. 2027-03-01T00:00:00Z)",
     );
   if (subscription !== undefined && (from !== undefined || to !== undefined))
     throw new CliError("give --subscription, or --from and --to, not both");
+  const only = endpoint === undefined ? {} : { endpoint_id: endpoint };
   const request = eventLogRequestSchema.safeParse(
-    subscription === undefined ? { from, to } : { subscription_id: subscription },
+    subscription === undefined ? { from, to, ...only } : { subscription_id: subscription, ...only },
     { reportInput: false },
   );
   if (!request.success) {
     const [issue] = request.error.issues;
-    throw new CliError(issue ? `--${fieldOf(issue) || "from"} ${issue.message}` : "invalid selection");
+    if (issue === undefined) throw new CliError("invalid selection");
+    const field = fieldOf(issue);
+    throw new CliError(`--${field === "endpoint_id" ? "endpoint" : field || "from"} ${issue.message}`);
   }
   return request.data;
 }
@@ -92,19 +96,32 @@ export function addEventsCommands(program: Command, run: CommandRunner): void {
       }),
     );
   withSelection(events.command("replay"))
-    .description("publish logged events to the bus again, under their own event_ids (consumers de-duplicate)")
+    .description(
+      "publish logged events to the bus again, under their own event_ids (consumers de-duplicate): every webhook endpoint subscribed to them receives them again",
+    )
+    .option(
+      "--endpoint <id>",
+      "only this webhook endpoint (we_…): the events are queued for it alone, not published to the bus",
+    )
     .action(
       run(async (command, out) => {
         const request = requestOf(command);
+        const only = request.endpoint_id === undefined ? {} : { endpoint_id: request.endpoint_id };
         const slices =
-          "subscription_id" in request ? [request] : daySlices(new Date(request.from), new Date(request.to));
+          "subscription_id" in request
+            ? [request]
+            : daySlices(new Date(request.from), new Date(request.to)).map((slice) => ({ ...slice, ...only }));
         await withTarget(await resolveTarget(command), async (session) => {
           let published = 0;
           for (const slice of slices) {
             const report = await invokeFunction(session, "replay-events", slice, replayReportSchema);
             published += report.published;
           }
-          emit(out, { published }, () => [`re-published ${published} event(s)`]);
+          emit(out, { published }, () => [
+            request.endpoint_id === undefined
+              ? `re-published ${published} event(s)`
+              : `queued ${published} event(s) for webhook endpoint ${request.endpoint_id}`,
+          ]);
         });
       }),
     );
