@@ -17,6 +17,12 @@ describe("the billing-signature header", () => {
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
   });
 
+  it("signs the README's example as the README shows it", () => {
+    expect(signBody("{}", "whsec_test", new Date(1_809_331_205_000))).toBe(
+      "t=1809331205,v1=ba9f4b6f9084b294b00703071a48184831d0ccfaa547194aaecfbc08fc82af6c",
+    );
+  });
+
   it("verifies as the README's receiver does: valid within 5 minutes, refused when tampered, stale or malformed", () => {
     const header = signBody(BODY, SECRET, AT);
     expect(verifySignature(header, BODY, SECRET, AT)).toBe("valid");
