@@ -6,6 +6,7 @@ import {
 } from "../../../functions/api/merchant-api-schemas";
 import { SIGNATURE_HEADER, verifySignature } from "../../../functions/shared/billing-signature";
 import { LocalStack } from "../../../local/local-stack";
+import { MerchantClient } from "../../../local/merchant-client";
 import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
 
 // Webhooks as `npm start` runs them: an endpoint registered over the local HTTP API, the bus stand-in's rule invoking
@@ -18,20 +19,13 @@ describe("webhooks on the local stack (npm start)", () => {
   let local: LocalStack;
   let receiver: RecordingServer;
   let answers: number[];
-
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${local.url}${path}`, {
-      method,
-      headers: { "content-type": "application/json", authorization: `Bearer ${local.apiKey}` },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, json: (await response.json()) as unknown };
-  };
+  let merchant: MerchantClient;
 
   beforeAll(async () => {
     answers = [500, 500, 503];
     receiver = await startRecordingServer(() => ({ status: answers.shift() ?? 200, json: {} }));
     local = await LocalStack.start({ port: 0, sandboxPort: 0, realTime: false, start: START });
+    merchant = new MerchantClient(local.url, local.apiKey);
   }, 60_000);
 
   afterAll(async () => {
@@ -40,20 +34,23 @@ describe("webhooks on the local stack (npm start)", () => {
   });
 
   it("delivers a sign-up's activation after three refusals, each retry at its time on the jumping clock", async () => {
-    const registered = await call("POST", "/v1/webhook-endpoints", {
-      url: `${receiver.url}/hooks`,
-      events: ["subscription.activated"],
-    });
+    const hooks = { url: `${receiver.url}/hooks`, events: ["subscription.activated"] };
+    const registered = await merchant.post("/v1/webhook-endpoints", hooks, "local-hooks-endpoint");
     expect(registered.status).toBe(201);
-    const endpoint = createdWebhookEndpointView.parse(registered.json);
+    const endpoint = createdWebhookEndpointView.parse(registered.body);
 
-    const signup = await call("POST", "/v1/subscriptions", {
-      customer: { name: "Local Hooks", email: "local-hooks@example.com" },
-      plan: { amount: "19.90", currency: "USD", interval_months: 1 },
-      card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
-    });
+    const customer = { name: "Local Hooks", email: "local-hooks@example.com" };
+    const signup = await merchant.post(
+      "/v1/subscriptions",
+      {
+        customer,
+        plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+        card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
+      },
+      "local-hooks-signup",
+    );
     expect(signup.status).toBe(201);
-    const id = z.object({ subscription_id: z.string() }).parse(signup.json).subscription_id;
+    const id = z.object({ subscription_id: z.string() }).parse(signup.body).subscription_id;
     await local.advanceClock("PT0S");
     expect(receiver.requests).toHaveLength(1);
     const firstAt = local.clock.now().getTime();
@@ -71,9 +68,10 @@ describe("webhooks on the local stack (npm start)", () => {
         verifySignature(String(request.headers[SIGNATURE_HEADER]), request.body, endpoint.secret, signedAt),
       ).toBe("valid");
     }
-    const deliveries = webhookDeliveryListView.parse(
-      (await call("GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json,
-    ).data;
+    const { data: deliveries } = await merchant.get(
+      `/v1/webhook-endpoints/${endpoint.id}/deliveries`,
+      webhookDeliveryListView,
+    );
     expect(deliveries).toMatchObject([{ status: "delivered", attempts: 4, last_status: 200 }]);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import type { z } from "zod";
 import {
   createdWebhookEndpointView,
   webhookDeliveryListView,
@@ -36,7 +36,7 @@ import { stackWithWebhooks } from "../../support/webhook-stack";
 
 const START = new Date("2027-05-03T08:00:00.000Z");
 const DECLINES_ON_RENEWAL = "4000000000000341";
-const { stack, call, renew } = stackWithWebhooks({ start: START });
+const { stack, call, renew, signUp, renewals } = stackWithWebhooks({ start: START });
 
 let receiver: RecordingServer;
 /** Per path: the statuses answered in turn (the last one repeats); "hang" answers after the sender gave up. */
@@ -94,18 +94,6 @@ async function settle(): Promise<void> {
   await stack().drainWebhookQueue(sender());
 }
 
-async function signUp(cardNumber = "4111111111111111"): Promise<string> {
-  const answer = await call("POST", "/v1/subscriptions", {
-    body: {
-      customer: { name: "Hook Customer", email: "hooks@example.com" },
-      plan: { amount: "19.90", currency: "USD", interval_months: 1 },
-      card: { number: cardNumber, expiry: "203012", cvc: "123" },
-    },
-  });
-  expect(answer.status, answer.text).toBe(201);
-  return z.object({ subscription_id: z.string() }).parse(answer.json).subscription_id;
-}
-
 const requestsTo = (path: string) => receiver.requests.filter((request) => pathOf(request) === path);
 const eventOf = (request: RecordedRequest) => outboxEventSchema.parse(JSON.parse(request.body));
 const signedAt = (request: RecordedRequest) =>
@@ -126,9 +114,7 @@ describe("webhooks to the SaaS", () => {
     expect(
       signUpDeliveries.map((delivery) => [delivery.status, delivery.attempts, delivery.last_status]),
     ).toEqual(Array(3).fill(["delivered", 1, 200]));
-    await stack().clock.advance("P31D");
-    await stack().chargeRun();
-    await stack().drainChargeQueue();
+    await renewals();
     await settle();
 
     const published = await busEventsOf(id);
@@ -283,9 +269,7 @@ describe("webhooks to the SaaS", () => {
     expect(endpoint.events).toEqual(["subscription.activated", "charge.failed"]);
     await signUp(DECLINES_ON_RENEWAL);
     await settle();
-    await stack().clock.advance("P31D");
-    await stack().chargeRun();
-    await stack().drainChargeQueue();
+    await renewals();
     await settle();
     expect(requestsTo("/some").map((request) => eventOf(request).type)).toEqual([
       "subscription.activated",
