@@ -209,7 +209,7 @@ export class BillingMonitoring extends Construct {
       {
         threshold: 0,
         runbook:
-          "A billing event failed its bus rule's target (notify-customer: the customer's mail) for a day of retries. Each message is the event; read the function's logs (its event_id), fix the cause (SES refusing: sender not verified, sending paused, throttled), then replay the events (npx billing events replay --from … --to …): a mail already sent is never sent again. Purge the queue after.",
+          "A billing event failed its bus rule's target (notify-customer: the customer's mail; queue-webhooks: its webhooks' fan-out) for a day of retries. Each message is the event; read the function's logs (its event_id), fix the cause (SES refusing: sender not verified, sending paused, throttled; the table or the webhook queue refusing), then replay the events (npx billing events replay --from … --to …): a mail already sent is never sent again, and webhook consumers de-duplicate on event_id. Purge the queue after.",
       },
     );
     const publisher = functions.find((fn) => fn.handlerName === "publish-events");
