@@ -8,6 +8,7 @@ import {
   replayReportSchema,
 } from "../functions/core/event-replay";
 import type { OutboxEvent } from "../functions/core/events";
+import { fieldOf } from "../functions/shared/zod-fields";
 import { CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
 import { formatInstant, INSTANT_FORMS, parseInstantOption } from "./dates";
 import { addEventsTriggerCommand } from "./events-trigger";
@@ -22,26 +23,29 @@ const selectionOptions = z.object({
   subscription: z.string().optional(),
   from: z.string().optional(),
   to: z.string().optional(),
+  endpoint: z.string().optional(),
 });
 
 const RANGE_EXAMPLE = "--from 2027-03-01 --to 2027-03-02T06:00Z";
 
 /** --subscription, or --from and --to: the event log request they make, or a CliError saying what to type. */
 function requestOf(command: Command): EventLogRequest {
-  const { subscription, from, to } = selectionOptions.parse(command.opts());
+  const { subscription, from, to, endpoint } = selectionOptions.parse(command.opts());
   if (subscription === undefined && from === undefined && to === undefined)
     throw new CliError(
       `name the events: --subscription <id>, or --from and --to (ISO 8601 dates or instants), e.g. ${RANGE_EXAMPLE}`,
     );
+  const only = endpoint === undefined ? {} : { endpoint_id: endpoint };
   if (subscription !== undefined) {
     if (from !== undefined || to !== undefined)
       throw new CliError("give --subscription, or --from and --to, not both: drop one of them");
     const request = eventLogRequestSchema.safeParse(
-      { subscription_id: subscription },
+      { subscription_id: subscription, ...only },
       { reportInput: false },
     );
     if (!request.success)
-      throw new CliError(
+      throw selectionError(
+        request.error.issues,
         "--subscription must be a subscription id, e.g. --subscription sub_4mjf0mp6q6kny7ba",
       );
     return request.data;
@@ -49,12 +53,20 @@ function requestOf(command: Command): EventLogRequest {
   if (from === undefined || to === undefined)
     throw new CliError(`give both ends of the range, --from and --to, e.g. ${RANGE_EXAMPLE}`);
   const range = { from: parseInstantOption("--from", from), to: parseInstantOption("--to", to) };
-  const request = eventLogRequestSchema.safeParse(range, { reportInput: false });
+  const request = eventLogRequestSchema.safeParse({ ...range, ...only }, { reportInput: false });
   if (!request.success)
-    throw new CliError(
+    throw selectionError(
+      request.error.issues,
       `--to (${formatInstant(range.to)}) must be after --from (${formatInstant(range.from)}), e.g. ${RANGE_EXAMPLE}`,
     );
   return request.data;
+}
+
+/** A refused selection's error: --endpoint's own, else the message of the option at fault. */
+function selectionError(issues: readonly z.core.$ZodIssue[], otherwise: string): CliError {
+  return issues.some((issue) => fieldOf(issue) === "endpoint_id")
+    ? new CliError("--endpoint must be a webhook endpoint id, e.g. --endpoint we_4mjf0mp6q6kny7ba")
+    : new CliError(otherwise);
 }
 
 /**
@@ -117,12 +129,21 @@ export function addEventsCommands(program: Command, run: CommandRunner): void {
       }),
     );
   withSelection(events.command("replay"))
-    .description("publish logged events to the bus again, under their own event_ids (consumers de-duplicate)")
+    .description(
+      "publish logged events to the bus again, under their own event_ids (consumers de-duplicate): every webhook endpoint subscribed to them receives them again",
+    )
+    .option(
+      "--endpoint <id>",
+      "only this webhook endpoint (we_…): the events are queued for it alone, not published to the bus",
+    )
     .action(
       run(async (command, out) => {
         const request = requestOf(command);
+        const only = request.endpoint_id === undefined ? {} : { endpoint_id: request.endpoint_id };
         const slices =
-          "subscription_id" in request ? [request] : daySlices(new Date(request.from), new Date(request.to));
+          "subscription_id" in request
+            ? [request]
+            : daySlices(new Date(request.from), new Date(request.to)).map((slice) => ({ ...slice, ...only }));
         await withTarget(await resolveTarget(command), async (session) => {
           // One invocation per slice (a UTC day): the bar counts them; a day that re-published anything is noted.
           const published = await withProgress(
@@ -142,7 +163,11 @@ export function addEventsCommands(program: Command, run: CommandRunner): void {
               return count;
             },
           );
-          emit(out, { published }, () => [`re-published ${published} event(s)`]);
+          emit(out, { published }, () => [
+            request.endpoint_id === undefined
+              ? `re-published ${published} event(s)`
+              : `queued ${published} event(s) for webhook endpoint ${request.endpoint_id}`,
+          ]);
         });
       }),
     );

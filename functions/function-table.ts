@@ -2,6 +2,7 @@ import { type HttpMethod, MERCHANT_API_ROUTES, OPENAPI_PATH } from "./api/mercha
 import type { HandlerDefinition } from "./composition/lambda-entry";
 import * as SERVICE_SETS from "./composition/service-sets";
 import type { BillingEvent } from "./core/events";
+import { WEBHOOK_EVENT_TYPES } from "./core/webhooks";
 import { run as adjustSubscription } from "./handlers/adjust-subscription";
 import { run as answerUnmatchedRoute } from "./handlers/answer-unmatched-route";
 import { run as authorizeMerchant } from "./handlers/authorize-merchant";
@@ -11,16 +12,21 @@ import { run as createCheckout } from "./handlers/create-checkout";
 import { run as createPortalSession } from "./handlers/create-portal-session";
 import { run as createRefund } from "./handlers/create-refund";
 import { run as createSubscription } from "./handlers/create-subscription";
+import { run as createWebhookEndpoint } from "./handlers/create-webhook-endpoint";
+import { run as deleteWebhookEndpoint } from "./handlers/delete-webhook-endpoint";
 import { run as getOpenapi } from "./handlers/get-openapi";
 import { run as getReceipt } from "./handlers/get-receipt";
 import { run as getSubscription } from "./handlers/get-subscription";
 import { run as listCharges } from "./handlers/list-charges";
 import { run as listSubscriptions } from "./handlers/list-subscriptions";
+import { run as listWebhookDeliveries } from "./handlers/list-webhook-deliveries";
+import { run as listWebhookEndpoints } from "./handlers/list-webhook-endpoints";
 import { run as notifyCustomer } from "./handlers/notify-customer";
 import { run as pauseSubscription } from "./handlers/pause-subscription";
 import { run as processCharges } from "./handlers/process-charges";
 import { run as processIntake } from "./handlers/process-intake";
 import { run as publishEvents } from "./handlers/publish-events";
+import { run as queueWebhooks } from "./handlers/queue-webhooks";
 import { run as receiveGatewayWebhook } from "./handlers/receive-gateway-webhook";
 import { run as receivePartnerEvent } from "./handlers/receive-partner-event";
 import { run as receiveRecurringNotice } from "./handlers/receive-recurring-notice";
@@ -32,6 +38,7 @@ import { run as replayEvents } from "./handlers/replay-events";
 import { run as resumeSubscription } from "./handlers/resume-subscription";
 import { run as runCharges } from "./handlers/run-charges";
 import { run as sendReminders } from "./handlers/send-reminders";
+import { run as sendWebhooks } from "./handlers/send-webhooks";
 import { run as serveCheckoutPage } from "./handlers/serve-checkout-page";
 import { run as servePortalPage } from "./handlers/serve-portal-page";
 import { run as sweepAttempts } from "./handlers/sweep-attempts";
@@ -54,7 +61,7 @@ export type ScheduleName =
   | "partnerWebhook"
   | "reminders";
 
-export type QueueName = "charge" | "intake";
+export type QueueName = "charge" | "intake" | "webhook";
 
 /** merchant: the merchant API and the gateway's webhooks. pages: our pages for customers, on an API of their own. */
 export type HttpApiName = "merchant" | "pages";
@@ -165,7 +172,7 @@ export const BILLING_FUNCTIONS = [
   declare({
     name: "replay-events",
     run: replayEvents,
-    services: SERVICE_SETS.eventDelivery,
+    services: SERVICE_SETS.eventReplay,
     trigger: { kind: "invoked" },
     // A subscription's events, or a time range's a page at a time (the CLI sends a day's or less per invocation).
     timeoutSeconds: 900,
@@ -189,6 +196,22 @@ export const BILLING_FUNCTIONS = [
       eventTypes: ["charge.failed", "charge.succeeded", "subscription.canceled"],
     },
     // SES's sending rate is the account's (14/s in a new one): the bus retries what a throttle refused.
+    concurrency: 5,
+  }),
+  // Our signed webhooks to the SaaS: every event queued per subscribed endpoint, then sent with backoff
+  declare({
+    name: "queue-webhooks",
+    run: queueWebhooks,
+    services: SERVICE_SETS.webhookFanOut,
+    trigger: { kind: "eventRule", eventTypes: [...WEBHOOK_EVENT_TYPES] },
+    concurrency: 5,
+  }),
+  declare({
+    name: "send-webhooks",
+    run: sendWebhooks,
+    services: SERVICE_SETS.webhookSender,
+    trigger: queue("webhook", 10),
+    // Each batch's records are sent side by side, each within the 10 s timeout.
     concurrency: 5,
   }),
   declare({
@@ -313,6 +336,32 @@ export const BILLING_FUNCTIONS = [
     services: SERVICE_SETS.merchantApi,
     trigger: api("createRefund"),
     concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "create-webhook-endpoint",
+    run: createWebhookEndpoint,
+    services: SERVICE_SETS.webhookEndpoints,
+    trigger: api("createWebhookEndpoint"),
+    concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "list-webhook-endpoints",
+    run: listWebhookEndpoints,
+    services: SERVICE_SETS.webhookQueries,
+    trigger: api("listWebhookEndpoints"),
+  }),
+  declare({
+    name: "delete-webhook-endpoint",
+    run: deleteWebhookEndpoint,
+    services: SERVICE_SETS.webhookEndpoints,
+    trigger: api("deleteWebhookEndpoint"),
+    concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "list-webhook-deliveries",
+    run: listWebhookDeliveries,
+    services: SERVICE_SETS.webhookQueries,
+    trigger: api("listWebhookDeliveries"),
   }),
   declare({
     name: "get-openapi",

@@ -2,7 +2,7 @@ import type { ComponentName } from "../functions/composition/service-set";
 import type { AnyFunctionSpec, QueueName } from "../functions/function-table";
 import type { BillingFunction, QueueAccess, TableAccess } from "./billing-function";
 import type { BillingConfig } from "./config";
-import type { BillingStatefulResources } from "./stateful-stack";
+import type { BillingStatefulResources, WorkQueue } from "./stateful-stack";
 
 /** What a bind may draw on: the stateful resources, the configuration, and where our webhooks are reached. */
 export interface BindContext {
@@ -21,12 +21,20 @@ const tableOf =
   (fn, { resources }) =>
     fn.bindTable(resources.table, resources.tableIndexes, access);
 
+/** Each queue's variable and its queue among the stateful resources. */
+const QUEUES = {
+  charge: { variable: "CHARGE_QUEUE_URL", of: (resources) => resources.chargeQueue },
+  intake: { variable: "INTAKE_QUEUE_URL", of: (resources) => resources.intakeQueue },
+  webhook: { variable: "WEBHOOK_QUEUE_URL", of: (resources) => resources.webhookQueue },
+} as const satisfies Record<
+  QueueName,
+  { variable: `${string}_QUEUE_URL`; of: (resources: BillingStatefulResources) => WorkQueue }
+>;
+
 const queueOf =
   (name: QueueName, access: QueueAccess): Bind =>
   (fn, { resources }) =>
-    name === "charge"
-      ? fn.bindQueue("CHARGE_QUEUE_URL", resources.chargeQueue.queue, access)
-      : fn.bindQueue("INTAKE_QUEUE_URL", resources.intakeQueue.queue, access);
+    fn.bindQueue(QUEUES[name].variable, QUEUES[name].of(resources).queue, access);
 
 /** The binds every function in the table is made of. */
 export const bind = {
@@ -36,6 +44,8 @@ export const bind = {
   chargeQueueConsume: queueOf("charge", "consume"),
   intakeQueueSend: queueOf("intake", "send"),
   intakeQueueConsume: queueOf("intake", "consume"),
+  webhookQueueSend: queueOf("webhook", "send"),
+  webhookQueueConsume: queueOf("webhook", "consume"),
   eventBus: ((fn, { resources }) => fn.bindEventBus(resources.eventBus)) satisfies Bind,
   gateway: ((fn, { resources, config }) => {
     fn.bindGateway(resources.secrets.gateway, config.gatewayUrls);
@@ -112,6 +122,12 @@ export const COMPONENT_BINDS = {
   portal: [bind.portalActions],
   mail: [bind.mail],
   reminderIndex: [bind.tableRead],
+  webhookStore: [bind.table],
+  webhookStoreReader: [bind.tableRead],
+  webhookQueue: [bind.webhookQueueSend],
+  webhookQueueConsumer: [bind.webhookQueueConsume],
+  // Never binds WEBHOOK_URL_POLICY: on AWS webhooks go to https URLs resolving to public addresses only.
+  webhookTransport: [],
 } satisfies Record<ComponentName, readonly Bind[]>;
 
 /** A function's binds: those of its service set's components, each once. */

@@ -35,7 +35,10 @@ type HandlerMetric =
   | "ChargebacksUnmatched"
   | "StatusCallbacksRejected"
   | "EventsDeliveredBySweep"
-  | "OutboxDeliveriesFailed";
+  | "OutboxDeliveriesFailed"
+  | "WebhooksDelivered"
+  | "WebhookAttemptsFailed"
+  | "WebhookDeliveriesFailed";
 
 /** Below this many charges in an hour the decline rate is not judged (one decline of two is not a trend). */
 const DECLINE_RATE_MIN_CHARGES = 10;
@@ -50,6 +53,11 @@ export interface BillingMonitoringProps {
   readonly functions: readonly BillingFunction[];
   /** Work queues by display name. */
   readonly queues: { readonly [name: string]: WorkQueue };
+  /**
+   * Our webhooks' delivery queue: apart from the work queues, as its messages wait out days of backoff by design (an
+   * old message is no backlog); its dead letters and the failed deliveries alarm.
+   */
+  readonly webhookQueue: WorkQueue;
   readonly scheduleDeadLetters: IQueue;
   /** The table stream's failed batches (publish-events). */
   readonly eventDeadLetters: IQueue;
@@ -89,8 +97,33 @@ export class BillingMonitoring extends Construct {
     const rates = this.#chargeAlarms(props.config);
     this.#operationsAlarms();
     this.#eventDeliveryAlarms(props);
+    this.#webhookAlarms(props);
     this.#pageAlarms(props);
     this.#dashboard(props, rates);
+  }
+
+  #webhookAlarms({ webhookQueue }: BillingMonitoringProps) {
+    this.#alarm(
+      "WebhookDeliveriesFailed",
+      billingMetric("WebhookDeliveriesFailed", Stats.SUM, Duration.minutes(15)),
+      {
+        threshold: 0,
+        runbook:
+          "A webhook endpoint answered no 2xx to a delivery for 3 days of retries: the SaaS missed that event. GET /v1/webhook-endpoints/{id}/deliveries shows which (status failed, the last HTTP status or error); send-webhooks logs each attempt (delivery_id, endpoint_id, event_id). Once the endpoint is fixed, replay its events to it: npx billing events replay --from … --to … --endpoint <id> (consumers de-duplicate on event_id).",
+      },
+    );
+    this.#alarm(
+      "WebhookDeliveryDeadLetters",
+      webhookQueue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(5),
+      }),
+      {
+        threshold: 0,
+        runbook:
+          "Webhook delivery DLQ not empty: send-webhooks itself kept failing on these messages (not the endpoint: its refusals are retried and then failed). Read its logs and its Errors alarm (the table unreachable, a malformed message), fix, then redrive the DLQ to the WebhookDelivery queue: a delivered event is never sent again, and a retrying one resumes where it was.",
+      },
+    );
   }
 
   #pageAlarms({ pagesApi }: BillingMonitoringProps) {
@@ -176,7 +209,7 @@ export class BillingMonitoring extends Construct {
       {
         threshold: 0,
         runbook:
-          "A billing event failed its bus rule's target (notify-customer: the customer's mail) for a day of retries. Each message is the event; read the function's logs (its event_id), fix the cause (SES refusing: sender not verified, sending paused, throttled), then replay the events (npx billing events replay --from … --to …): a mail already sent is never sent again. Purge the queue after.",
+          "A billing event failed its bus rule's target (notify-customer: the customer's mail; queue-webhooks: its webhooks' fan-out) for a day of retries. Each message is the event; read the function's logs (its event_id), fix the cause (SES refusing: sender not verified, sending paused, throttled; the table or the webhook queue refusing), then replay the events (npx billing events replay --from … --to …): a mail already sent is never sent again, and webhook consumers de-duplicate on event_id. Purge the queue after.",
       },
     );
     const publisher = functions.find((fn) => fn.handlerName === "publish-events");
@@ -389,6 +422,15 @@ export class BillingMonitoring extends Construct {
         title: "Webhooks refused",
         width: 8,
         left: [billingMetric("GatewayWebhooksRejected", Stats.SUM, Duration.minutes(5))],
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: "Our webhooks to the SaaS per hour",
+        width: 24,
+        left: (["WebhooksDelivered", "WebhookAttemptsFailed", "WebhookDeliveriesFailed"] as const).map(
+          (name) => billingMetric(name, Stats.SUM, hour).with({ label: name }),
+        ),
       }),
     );
     dashboard.addWidgets(new AlarmStatusWidget({ title: "Alarms", width: 24, alarms: this.alarms }));

@@ -134,6 +134,7 @@ export class BillingServiceStack extends Stack {
     const queues: { readonly [name in QueueName]: WorkQueue } = {
       charge: resources.chargeQueue,
       intake: resources.intakeQueue,
+      webhook: resources.webhookQueue,
     };
 
     const built = specs.map((spec) => ({ spec, fn: this.#function(spec, context, queues) }));
@@ -178,6 +179,7 @@ export class BillingServiceStack extends Stack {
     new BillingMonitoring(this, "Monitoring", {
       functions: this.functions,
       queues: { ChargeWork: resources.chargeQueue, IntakeWork: resources.intakeQueue },
+      webhookQueue: resources.webhookQueue,
       scheduleDeadLetters: resources.scheduleDeadLetters,
       eventDeadLetters: resources.eventDeadLetters,
       ruleDeadLetters,

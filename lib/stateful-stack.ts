@@ -14,6 +14,7 @@ import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { type IQueue, Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { billingTableDefinition, TTL_ATTRIBUTE } from "../functions/adapters/billing-table";
+import { WEBHOOK_MAX_RECEIVE_COUNT } from "../functions/core/webhooks";
 import { acknowledge } from "./nag";
 import type { STATEFUL_OUTPUTS } from "./stack-outputs";
 
@@ -35,6 +36,8 @@ export interface BillingStatefulResources {
   readonly tableIndexes: readonly string[];
   readonly chargeQueue: WorkQueue;
   readonly intakeQueue: WorkQueue;
+  /** One message per billing event and webhook endpoint, waiting out its backoff between attempts (3 days at most). */
+  readonly webhookQueue: WorkQueue;
   /** Scheduled invocations that could not be delivered or that failed every retry. */
   readonly scheduleDeadLetters: IQueue;
   /** Positions of table-stream batches publish-events failed every retry (the outbox sweep delivers their events). */
@@ -85,6 +88,11 @@ export class BillingStatefulStack extends Stack {
       tableIndexes: indexes,
       chargeQueue: new WorkQueueConstruct(this, "ChargeWork", { visibilityTimeout: Duration.minutes(6) }),
       intakeQueue: new WorkQueueConstruct(this, "IntakeWork", { visibilityTimeout: Duration.minutes(3) }),
+      // A delivery is retried for 3 days from its first attempt: its message (kept 4 days) outlives that.
+      webhookQueue: new WorkQueueConstruct(this, "WebhookDelivery", {
+        visibilityTimeout: Duration.minutes(3),
+        maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT,
+      }),
       scheduleDeadLetters,
       eventDeadLetters,
       eventBus: new EventBus(this, "Events", {
@@ -201,7 +209,11 @@ class WorkQueueConstruct extends Construct implements WorkQueue {
   readonly deadLetterQueue: Queue;
   readonly visibilityTimeout: Duration;
 
-  constructor(scope: Construct, id: string, props: { visibilityTimeout: Duration }) {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { visibilityTimeout: Duration; maxReceiveCount?: number },
+  ) {
     super(scope, id);
     this.visibilityTimeout = props.visibilityTimeout;
     this.deadLetterQueue = encryptedQueue(this, "DeadLetters", { retentionPeriod: Duration.days(14) });
@@ -210,7 +222,10 @@ class WorkQueueConstruct extends Construct implements WorkQueue {
       retentionPeriod: Duration.days(4),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+      deadLetterQueue: {
+        queue: this.deadLetterQueue,
+        maxReceiveCount: props.maxReceiveCount ?? MAX_RECEIVE_COUNT,
+      },
     });
   }
 }

@@ -11,7 +11,8 @@ import type { ChargePolicy } from "../functions/core/charge-policy";
 import type { ChargeRunReport } from "../functions/core/charge-run";
 import { MAIL_TEMPLATES } from "../functions/core/customer-mail";
 import { type OutboxEvent, outboxEventSchema } from "../functions/core/events";
-import { functionNamed } from "../functions/function-table";
+import { WEBHOOK_MAX_RECEIVE_COUNT } from "../functions/core/webhooks";
+import { type FunctionName, functionNamed, type QueueName } from "../functions/function-table";
 import type { DeclineCodes } from "../functions/gateway/decline-codes";
 import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
 import { type Sandbox, startSandbox } from "../sandbox/server";
@@ -108,6 +109,11 @@ export class BillingStack {
     readonly chargeQueue: QueueWithDlq,
     /** Where the webhook receivers queue what process-intake handles. */
     readonly intakeQueue: QueueWithDlq,
+    /**
+     * Our webhooks to the SaaS, one message per event and endpoint (send-webhooks consumes it). Its visibility
+     * timeouts, the retries' backoff, run on the stack's clock.
+     */
+    readonly webhookQueue: QueueWithDlq,
     readonly secretsManager: SecretsManagerStandIn,
     /** Where every published event lands (`events` reads them back); its rules invoke their functions. */
     readonly eventBridge: EventBridgeStandIn,
@@ -158,6 +164,11 @@ export class BillingStack {
       visibilityTimeout: options.visibilityTimeoutSeconds ?? 30,
     });
     const intakeQueue = await sqs.createQueueWithDlq("intake", { maxReceiveCount: 8, visibilityTimeout: 30 });
+    const webhookQueue = await sqs.createQueueWithDlq("webhook-delivery", {
+      maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT,
+      visibilityTimeout: 30,
+      clock: sandbox.clock,
+    });
     const secretsManager = await startSecretsManagerStandIn(LOCAL_REGION);
     const eventBridge = await startEventBridgeStandIn(() => sandbox.clock.now());
     const ses = await startSesStandIn(() => sandbox.clock.now());
@@ -198,7 +209,7 @@ export class BillingStack {
       policy: options.policy,
       declineCodes: options.declineCodes,
     };
-    const variables = stackVariables({ sandbox, chargeQueue, intakeQueue }, settings);
+    const variables = stackVariables({ sandbox, chargeQueue, intakeQueue, webhookQueue }, settings);
     const composition = compose(runtime, variables, {
       ...LOCAL_GATEWAY_TUNING,
       ...(options.gatewayTimeoutMs !== undefined && { gatewayTimeoutMs: options.gatewayTimeoutMs }),
@@ -218,6 +229,7 @@ export class BillingStack {
       sqs,
       chargeQueue,
       intakeQueue,
+      webhookQueue,
       secretsManager,
       eventBridge,
       ses,
@@ -345,11 +357,32 @@ export class BillingStack {
    * of the table's size, as many at once as the table's concurrency, until a receive finds nothing visible
    * (messages waiting out a retry delay are left for a later drain).
    */
-  async drainChargeQueue(functions: LambdaFunctions = this.functions): Promise<DrainReport> {
+  drainChargeQueue(functions: LambdaFunctions = this.functions): Promise<DrainReport> {
+    return this.#drain("process-charges", this.chargeQueue, functions);
+  }
+
+  /**
+   * send-webhooks fed as its event source mapping feeds it, until nothing on the webhook queue is visible: the
+   * deliveries queued so far get their attempt now; a retry waits until the clock passes its time.
+   */
+  drainWebhookQueue(functions: LambdaFunctions = this.functions): Promise<DrainReport> {
+    return this.#drain("send-webhooks", this.webhookQueue, functions);
+  }
+
+  /** The queue URLs by the function table's queue names. */
+  get queueUrls(): Readonly<Record<QueueName, string>> {
+    return {
+      charge: this.chargeQueue.queueUrl,
+      intake: this.intakeQueue.queueUrl,
+      webhook: this.webhookQueue.queueUrl,
+    };
+  }
+
+  async #drain(name: FunctionName, queue: QueueWithDlq, functions: LambdaFunctions): Promise<DrainReport> {
     const client = sqsClientOf(this.runtime);
-    const { queueUrl } = this.chargeQueue;
-    const spec = functionNamed("process-charges");
-    const invoke = functions.invoker(spec);
+    const { queueUrl } = queue;
+    const spec = functionNamed(name);
+    const invoke = (event: unknown) => functions.invoke(name, event);
     const batchSize = spec.trigger.kind === "queue" ? spec.trigger.batchSize : 10;
     const mapping = async (): Promise<DrainReport> => {
       let processed = 0;
@@ -386,6 +419,7 @@ function stackVariables(
     readonly sandbox: Sandbox;
     readonly chargeQueue: QueueWithDlq;
     readonly intakeQueue: QueueWithDlq;
+    readonly webhookQueue: QueueWithDlq;
   },
   settings: BillingStack["settings"],
 ): Record<string, string> {
@@ -407,6 +441,9 @@ function stackVariables(
     MERCHANT_NAME: LOCAL_MERCHANT_NAME,
     MAIL_SETTINGS: JSON.stringify(LOCAL_MAIL_SETTINGS),
     INTAKE_QUEUE_URL: parts.intakeQueue.queueUrl,
+    WEBHOOK_QUEUE_URL: parts.webhookQueue.queueUrl,
+    // Local mode's endpoints are the merchant's own servers on this machine: http, loopback.
+    WEBHOOK_URL_POLICY: "local",
     WEBHOOK_SECRETS_ARN: webhookSecretsArn,
     ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),
     ...(declineCodes === undefined ? {} : { GATEWAY_DECLINE_CODES: JSON.stringify(declineCodes) }),

@@ -149,7 +149,7 @@ export class LocalStack {
     const functions = new LambdaFunctions(
       stack.compose({}, { MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn }),
     );
-    const queueUrls = { charge: stack.chargeQueue.queueUrl, intake: stack.intakeQueue.queueUrl };
+    const { queueUrls } = stack;
     const consumed = functions
       .withTrigger("queue")
       .filter(({ trigger }) => options.chargeWorker !== false || trigger.queue !== "charge");
@@ -169,13 +169,18 @@ export class LocalStack {
       options.eventStream === false
         ? []
         : [stack.tableStream({ functions, onError: (error) => onError("publish-events", error) })];
+    const webhookMappings = mappings.filter(
+      (_mapping, index) => consumed[index]?.trigger.queue === "webhook",
+    );
     const drainQueues = async () => {
       // Intake work can enqueue charges (a window result completes a sign-up): intake first. The events their
       // writes announced are delivered last.
       for (const mapping of mappings.toReversed()) await mapping.drain();
       for (const stream of streams) await stream.drain();
-      // The bus's rules (the customer mails) finish what the delivered events started.
+      // The bus's rules (the customer mails, the webhooks' fan-out) finish what the delivered events started, and
+      // the webhooks they queued get their first attempt.
       await stack.eventBridge.settled();
+      for (const mapping of webhookMappings) await mapping.drain();
     };
     const schedules = deployedSchedules();
     const scheduler = new LocalScheduler(
@@ -255,6 +260,7 @@ export class LocalStack {
         ...this.stack.endpointVariables(),
         CHARGE_DLQ_URL: this.stack.chargeQueue.dlqUrl,
         INTAKE_DLQ_URL: this.stack.intakeQueue.dlqUrl,
+        WEBHOOK_DLQ_URL: this.stack.webhookQueue.dlqUrl,
         // Lambda's Invoke API is answered by this stack's own server, the functions named by their handlers.
         AWS_ENDPOINT_URL_LAMBDA: this.url,
         ...Object.fromEntries(

@@ -1,4 +1,5 @@
 import { createServer } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { createRequestHandler } from "local-aws-sqs";
 import type { SqsService } from "local-aws-sqs/dist/lib/sqsService";
@@ -11,6 +12,12 @@ export interface QueueWithDlq {
   readonly dlqUrl: string;
 }
 
+/** A clock the queue's visibility timeouts may run on instead of real time (the stack's shared clock). */
+export interface VisibilityClock {
+  now(): Date;
+  schedule(dueAt: Date, task: () => Promise<void>, label?: string): { cancel(): void };
+}
+
 export interface LocalSqs {
   /** e.g. http://127.0.0.1:54321 */
   readonly endpoint: string;
@@ -18,10 +25,17 @@ export interface LocalSqs {
   readonly client: SQSClient;
   /** Another client of the emulator, for tests that add middleware; destroyed by close(). */
   createClient(): SQSClient;
-  /** A queue `name` whose redrive policy moves a message to `name-dlq` after maxReceiveCount receives. */
+  /**
+   * A queue `name` whose redrive policy moves a message to `name-dlq` after maxReceiveCount receives. With `clock`,
+   * a ChangeMessageVisibility on it is measured on that clock, not in real time (see clockedVisibility).
+   */
   createQueueWithDlq(
     name: string,
-    options: { readonly maxReceiveCount: number; readonly visibilityTimeout: number },
+    options: {
+      readonly maxReceiveCount: number;
+      readonly visibilityTimeout: number;
+      readonly clock?: VisibilityClock;
+    },
   ): Promise<QueueWithDlq>;
   close(): Promise<void>;
 }
@@ -34,8 +48,9 @@ export async function startSqs(): Promise<LocalSqs> {
     // Tests reuse queue names across runs of one process; AWS's 60 s wait after a delete is not wanted here.
     emulateQueueCreationLifecycle: false,
   });
+  const clocks = new Map<string, VisibilityClock>();
   const server = createServer((req, res) => {
-    keepReceiveCountOnVisibilityChange(service);
+    keepReceiveCountOnVisibilityChange(service, clocks);
     requestHandler(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
@@ -63,7 +78,8 @@ export async function startSqs(): Promise<LocalSqs> {
     endpoint,
     client,
     createClient,
-    async createQueueWithDlq(name, { maxReceiveCount, visibilityTimeout }) {
+    async createQueueWithDlq(name, { maxReceiveCount, visibilityTimeout, clock }) {
+      if (clock !== undefined) clocks.set(name, clock);
       const dlqUrl = await createQueue(client, `${name}-dlq`, {});
       const arn = await client.send(
         new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ["QueueArn"] }),
@@ -167,25 +183,87 @@ let changingVisibility = false;
  * worker's backoff (which grows with the receive count) would skip steps. This keeps the count unchanged while a
  * visibility change runs; it patches each queue once, before the first request that could touch its messages.
  */
-function keepReceiveCountOnVisibilityChange(service: SqsService): void {
+function keepReceiveCountOnVisibilityChange(
+  service: SqsService,
+  clocks: ReadonlyMap<string, VisibilityClock>,
+): void {
   for (const queue of service.Queues) {
     if (patchedQueues.has(queue)) continue;
     patchedQueues.add(queue);
-    const changeVisibility = queue.changeVisibility.bind(queue);
-    queue.changeVisibility = (receiptHandle, visibilityTimeout) => {
+    const original = queue.changeVisibility.bind(queue);
+    const changeVisibility: typeof original = (receiptHandle, visibilityTimeout) => {
       changingVisibility = true;
       try {
-        return changeVisibility(receiptHandle, visibilityTimeout);
+        return original(receiptHandle, visibilityTimeout);
       } finally {
         changingVisibility = false;
       }
     };
+    const clock = clocks.get(queue.QueueName);
+    queue.changeVisibility =
+      clock === undefined ? changeVisibility : clockedVisibility(changeVisibility, clock);
     const newRecord = queue.newRecord;
     queue.newRecord = (record, delay) => {
       guardReceiveCount(record.attributes);
       return newRecord(record, delay);
     };
   }
+}
+
+/** Longer than any jump a test or a person makes while a message waits: only the clock makes it visible again. */
+const HIDDEN_SECONDS = 43_200;
+
+/** The message id a local-aws-sqs receipt handle names (base64 of a UUID and {date, MessageId, QueueName}). */
+function messageIdOf(receiptHandle: string): string {
+  const text = Buffer.from(receiptHandle, "base64").toString("utf8");
+  try {
+    const parsed: unknown = JSON.parse(text.slice(text.indexOf("{")));
+    if (typeof parsed === "object" && parsed !== null && "MessageId" in parsed)
+      return String(parsed.MessageId);
+  } catch {
+    // not one of the emulator's handles: the emulator answers it as SQS would
+  }
+  return receiptHandle;
+}
+
+/**
+ * SQS measures a message's visibility timeout in real time; on a queue given a clock (the webhook delivery queue,
+ * whose backoff runs for days) local mode measures it on the stack's clock instead: the message is hidden (for 12
+ * real hours) and a task on the clock makes it visible when its timeout has passed there — so a clock jump of a day
+ * brings every retry due within it back, each at its own time, and real time alone brings none back early. A later
+ * change of the same message's visibility replaces its task; a message deleted meanwhile is simply not found.
+ */
+function clockedVisibility(
+  changeVisibility: (receiptHandle: string, visibilityTimeout: string) => boolean,
+  clock: VisibilityClock,
+): (receiptHandle: string, visibilityTimeout: string) => boolean {
+  const pending = new Map<string, { cancel(): void }>();
+  return (receiptHandle, visibilityTimeout) => {
+    const seconds = Number(visibilityTimeout);
+    const messageId = messageIdOf(receiptHandle);
+    pending.get(messageId)?.cancel();
+    pending.delete(messageId);
+    if (!(seconds > 0)) return changeVisibility(receiptHandle, visibilityTimeout);
+    const found = changeVisibility(receiptHandle, String(HIDDEN_SECONDS));
+    if (!found) return false;
+    const dueAt = new Date(clock.now().getTime() + seconds * 1000);
+    const task = clock.schedule(
+      dueAt,
+      async () => {
+        pending.delete(messageId);
+        try {
+          changeVisibility(receiptHandle, "0");
+        } catch {
+          // deleted since, or moved to its DLQ: nothing to show
+        }
+        // The emulator makes it visible on its next timer tick; let that tick pass before the clock moves on.
+        await sleep(2);
+      },
+      `visibility of ${messageId}`,
+    );
+    pending.set(messageId, task);
+    return true;
+  };
 }
 
 function guardReceiveCount(attributes: unknown): void {

@@ -38,6 +38,12 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *   idempotency    pk IDEMPOTENCY  sk merchant-api#<SHA-256 of the Idempotency-Key>  (Powertools idempotency: status,
  *                  data = the kept response, validation = the request's digest, expires_at = TTL; see
  *                  dynamodb-idempotency-store.ts)
+ *   webhook        pk WEBHOOK  sk ENDPOINT#<slot, 2 digits>  (a webhook endpoint of the merchant: its id, URL, event
+ *   endpoint       types and signing secret; one of MAX_WEBHOOK_ENDPOINTS slots, each taken by a create-only Put, so the
+ *                  cap holds under concurrent registrations; listed by one Query of the partition)
+ *   webhook        pk WEBHOOK#<endpoint_id>  sk DELIVERY#<queued at ISO>#<delivery_id>  (one event for one endpoint:
+ *   delivery       status, attempts, last HTTP status or error, next attempt; expires_at = TTL, a retention after it
+ *                  was queued; an endpoint's recent deliveries are one Query, newest first)
  *
  * The due, open, ledger, outbox and event log indexes are sparse: an item is in them only while it carries their keys. Shards spread one
  * day's (or the open set's) writes over several index partitions; their count is fixed for the life of a table (items
@@ -64,6 +70,9 @@ export const ATTEMPT_SK_PREFIX = "CHARGE#";
 export const REFUND_SK_PREFIX = "REFUND#";
 export const EVENT_SK_PREFIX = "EVENT#";
 export const DUE_WATERMARK_KEY = { pk: "META", sk: "DUE_WATERMARK" } as const;
+export const WEBHOOK_ENDPOINTS_PARTITION = "WEBHOOK";
+export const WEBHOOK_ENDPOINT_SK_PREFIX = "ENDPOINT#";
+export const WEBHOOK_DELIVERY_SK_PREFIX = "DELIVERY#";
 
 /** Attributes that key the table and its indexes: never part of a record. */
 export const KEY_ATTRIBUTES: readonly string[] = [
@@ -185,6 +194,27 @@ export function attemptKey({ subscription_id, period, attempt }: AttemptKey) {
   return {
     pk: `SUB#${subscription_id}`,
     sk: `${ATTEMPT_SK_PREFIX}${padded(period, 4)}#${padded(attempt, 3)}`,
+  };
+}
+
+/** A webhook endpoint's place: one of the merchant's slots. */
+export function webhookEndpointKey(slot: number) {
+  return { pk: WEBHOOK_ENDPOINTS_PARTITION, sk: `${WEBHOOK_ENDPOINT_SK_PREFIX}${padded(slot, 2)}` };
+}
+
+export function webhookDeliveryPartition(endpointId: string): string {
+  return `${WEBHOOK_ENDPOINTS_PARTITION}#${endpointId}`;
+}
+
+/** A webhook delivery under its endpoint, sorted by when it was queued. */
+export function webhookDeliveryKey(delivery: {
+  readonly endpoint_id: string;
+  readonly created_at: string;
+  readonly delivery_id: string;
+}) {
+  return {
+    pk: webhookDeliveryPartition(delivery.endpoint_id),
+    sk: `${WEBHOOK_DELIVERY_SK_PREFIX}${utcIso(delivery.created_at)}#${delivery.delivery_id}`,
   };
 }
 

@@ -35,6 +35,10 @@ export function createRandomIds(): IdSource {
     refundId: () => `rf_${randomBase32(10)}`,
     notifyToken: () => randomBase32(20),
     refundIdFor: (requestKey, orderId) => `rf_${digest32(`refund:${orderId}:${requestKey}`)}`,
+    webhookEndpointId: () => `we_${randomBase32(10)}`,
+    webhookEndpointIdFor: (requestKey) => `we_${digest32(`webhook-endpoint:${requestKey}`)}`,
+    webhookSecret: () => `whsec_${randomBytes(32).toString("base64url")}`,
+    webhookDeliveryId: (source) => `wd_${digest32(`webhook-delivery:${source}`)}`,
   };
 }
 

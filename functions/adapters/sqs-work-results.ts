@@ -50,9 +50,12 @@ export interface QueueConsumer {
 export interface SqsWorkOptions<M> extends QueueConsumer {
   /** Turns a body into a message; throws on a malformed one (e.g. parseChargeMessage). */
   readonly parse: (body: string) => M;
-  readonly handler: (message: M, receiveCount: number) => Promise<WorkResult>;
+  /** `messageId`: SQS's id of the message, the same on every receive. */
+  readonly handler: (message: M, receiveCount: number, messageId: string) => Promise<WorkResult>;
   /** Records processed at once (default 10). */
   readonly concurrency?: number;
+  /** The longest retry delay (default MAX_RETRY_DELAY_SECONDS; SQS allows up to 12 hours). */
+  readonly maxDelaySeconds?: number;
 }
 
 /**
@@ -79,7 +82,7 @@ export async function processSqsRecords<M>(
 
 async function processRecord<M>(
   record: z.output<typeof sqsRecordSchema>,
-  { client, queueUrl, parse, handler }: SqsWorkOptions<M>,
+  { client, queueUrl, parse, handler, maxDelaySeconds = MAX_RETRY_DELAY_SECONDS }: SqsWorkOptions<M>,
 ): Promise<RecordResult> {
   const { messageId } = record;
   let message: M;
@@ -93,9 +96,9 @@ async function processRecord<M>(
     };
   }
   try {
-    const result = await handler(message, record.attributes.ApproximateReceiveCount);
+    const result = await handler(message, record.attributes.ApproximateReceiveCount, messageId);
     if (result.kind === "done") return { messageId, ...result };
-    const delaySeconds = visibilityFor(result.delaySeconds);
+    const delaySeconds = visibilityFor(result.delaySeconds, maxDelaySeconds);
     await client.send(
       new ChangeMessageVisibilityCommand({
         QueueUrl: queueUrl,
@@ -109,8 +112,12 @@ async function processRecord<M>(
   }
 }
 
-/** Whole seconds in [1, MAX_RETRY_DELAY_SECONDS]; 0 would redeliver at once and hot-loop the message. */
-function visibilityFor(delaySeconds: number): number {
-  if (!Number.isFinite(delaySeconds)) return MAX_RETRY_DELAY_SECONDS;
-  return Math.min(MAX_RETRY_DELAY_SECONDS, Math.max(1, Math.ceil(delaySeconds)));
+/** SQS's longest visibility timeout: 12 hours. */
+const SQS_MAX_VISIBILITY_SECONDS = 43_200;
+
+/** Whole seconds in [1, max]; 0 would redeliver at once and hot-loop the message. */
+function visibilityFor(delaySeconds: number, max: number): number {
+  const limit = Math.min(max, SQS_MAX_VISIBILITY_SECONDS);
+  if (!Number.isFinite(delaySeconds)) return limit;
+  return Math.min(limit, Math.max(1, Math.ceil(delaySeconds)));
 }

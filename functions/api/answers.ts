@@ -10,6 +10,7 @@ import type { ReceiptResult } from "../core/receipts";
 import type { RefundOutcome } from "../core/refunds";
 import type { SignupResult } from "../core/signup";
 import type { ChangeResult } from "../core/subscription-changes";
+import type { EndpointCreation, WebhookDelivery, WebhookEndpoint } from "../core/webhooks";
 import {
   ApiError,
   type ApiResponse,
@@ -22,7 +23,7 @@ import {
   subscriptionCanceled,
 } from "./errors";
 import { created, ok } from "./http";
-import { chargeView, refundView, subscriptionView } from "./views";
+import { chargeView, refundView, subscriptionView, webhookDeliveryView, webhookEndpointView } from "./views";
 
 // What each core result answers on the merchant API: a view with its status, or a thrown ApiError (errors.ts maps
 // it). One function per use case, so handlers stay wiring.
@@ -160,4 +161,26 @@ function refundRecordAnswer(refund: RefundRecord): ApiResponse {
     case "failed":
       throw new ApiError(422, refund.rescode ?? "refund_failed", "the refund was refused");
   }
+}
+
+/** A registered endpoint, with its secret: the one answer that shows it. */
+export function webhookEndpointCreatedAnswer(result: EndpointCreation): ApiResponse {
+  if (result.kind === "invalid_input") throw invalidInput(result);
+  if (result.kind === "full")
+    throw new ApiError(
+      409,
+      "too_many_webhook_endpoints",
+      "this account has as many webhook endpoints as it may: delete one first",
+    );
+  return created({ ...webhookEndpointView(result.endpoint), secret: result.endpoint.secret });
+}
+
+export function webhookEndpointAnswer(endpoint: WebhookEndpoint | undefined): ApiResponse {
+  if (endpoint === undefined) throw notFound("webhook endpoint");
+  return ok(webhookEndpointView(endpoint));
+}
+
+export function webhookDeliveriesAnswer(deliveries: readonly WebhookDelivery[] | undefined): ApiResponse {
+  if (deliveries === undefined) throw notFound("webhook endpoint");
+  return ok({ data: deliveries.map(webhookDeliveryView) });
 }

@@ -114,7 +114,7 @@ export const unauthorized = () =>
     "www-authenticate": "Bearer",
   });
 
-export const notFound = (what: "subscription" | "charge" | "route" | "customer") =>
+export const notFound = (what: "subscription" | "charge" | "route" | "customer" | "webhook endpoint") =>
   new ApiError(404, "not_found", `no such ${what}`);
 
 export const methodNotAllowed = (allowed: readonly string[]) =>

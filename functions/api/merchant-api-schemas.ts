@@ -15,6 +15,13 @@ import {
   subscriptionStatus,
   trialDaysSchema,
 } from "../core/model";
+import {
+  ALL_EVENT_TYPES,
+  MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_DELIVERY_STATUSES,
+  WEBHOOK_EVENT_TYPES,
+  webhookEventTypeSchema,
+} from "../core/webhooks";
 import { plaintextCard } from "../gateway/schemas/payment";
 import { lang, text, url } from "../gateway/schemas/primitives";
 
@@ -264,6 +271,34 @@ export const portalSessionView = z.strictObject({
   expires_at: z.iso.datetime().describe("Until when the link opens the portal."),
 });
 
+/** POST /v1/webhook-endpoints: where our signed webhooks go, and which events. */
+export const createWebhookEndpointBody = z.strictObject({
+  url: z
+    .string()
+    .min(1, "is required")
+    .max(2048, "must be at most 2048 characters")
+    .pipe(z.url({ protocol: /^https?$/, error: "must be an https URL" }))
+    .describe(
+      "Where every subscribed event is POSTed: https, resolving to public addresses only (checked now and at every send).",
+    ),
+  events: z
+    .array(webhookEventTypeSchema)
+    .min(1, "must name at least one event type")
+    .max(WEBHOOK_EVENT_TYPES.length, `must name at most ${WEBHOOK_EVENT_TYPES.length} event types`)
+    .refine((types) => !types.includes(ALL_EVENT_TYPES) || types.length === 1, {
+      error: `"${ALL_EVENT_TYPES}" stands alone`,
+    })
+    .refine((types) => new Set(types).size === types.length, { error: "must not repeat an event type" })
+    .default([ALL_EVENT_TYPES])
+    .describe(`The billing event types to receive, or ["${ALL_EVENT_TYPES}"] (the default) for every one.`),
+  description: text(200).optional().describe("Your note on what the endpoint is for."),
+});
+export type CreateWebhookEndpointBody = z.output<typeof createWebhookEndpointBody>;
+
+export const webhookEndpointIdParams = z.strictObject({
+  id: z.string().regex(/^we_[0-9a-z]{16}$/, "must be a webhook endpoint id"),
+});
+
 /** Subscription ids are short (`<id>-<period>-<attempt>` is a 30-character order_id). */
 export const subscriptionIdParams = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_]{1,24}$/, "must be a subscription id"),
@@ -425,6 +460,59 @@ export const refundView = z.strictObject({
   created_at: isoInstant,
 });
 export type RefundView = z.output<typeof refundView>;
+
+const webhookEndpointFields = {
+  id: z.string(),
+  url: z.string(),
+  events: z.array(webhookEventTypeSchema),
+  description: z.string().nullable(),
+  created_at: isoInstant,
+};
+
+/** An endpoint as listed and deleted: never its secret. */
+export const webhookEndpointView = z.strictObject(webhookEndpointFields);
+export type WebhookEndpointView = z.output<typeof webhookEndpointView>;
+
+/** The answer to its creation, the only one that shows the secret. */
+export const createdWebhookEndpointView = z.strictObject({
+  ...webhookEndpointFields,
+  secret: z
+    .string()
+    .describe(
+      "The endpoint's signing secret (whsec_…): shown only in this answer. Verify each delivery's billing-signature with it.",
+    ),
+});
+
+export const webhookEndpointListView = z.strictObject({
+  data: z.array(webhookEndpointView).max(MAX_WEBHOOK_ENDPOINTS),
+});
+
+export const webhookDeliveryView = z.strictObject({
+  id: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  status: z
+    .enum(WEBHOOK_DELIVERY_STATUSES)
+    .describe(
+      "retrying: waiting for its next attempt (the first included); delivered: a 2xx came back; failed: no 2xx in 3 days of retries.",
+    ),
+  attempts: z.number().int().min(0),
+  last_status: z.number().int().nullable().describe("The HTTP status of the last attempt; null without one."),
+  last_error: z
+    .string()
+    .nullable()
+    .describe("Why the last attempt got no HTTP status (timeout, connection refused, refused address)."),
+  next_attempt_at: isoInstant.nullable(),
+  first_attempt_at: isoInstant.nullable(),
+  last_attempt_at: isoInstant.nullable(),
+  created_at: isoInstant.describe("When the event was queued for the endpoint."),
+  updated_at: isoInstant,
+});
+export type WebhookDeliveryView = z.output<typeof webhookDeliveryView>;
+
+export const webhookDeliveryListView = z.strictObject({
+  data: z.array(webhookDeliveryView).describe("The endpoint's recent deliveries, newest first (at most 50)."),
+});
 
 export const localClockView = z.strictObject({ now: isoInstant });
 

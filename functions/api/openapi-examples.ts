@@ -67,6 +67,14 @@ const requestPay = (period: number, amount: string, returnUrl: string) => ({
 });
 
 /** An ad hoc charge whose answer was lost: the attempt sweep settles it by retrieve. */
+const webhookEndpoint = {
+  id: "we_3n5q7s9u1w3y5a7c",
+  url: `${SHOP}/billing-webhooks`,
+  events: ["charge.succeeded", "charge.failed"],
+  description: "access",
+  created_at: CREATED_AT,
+};
+
 const unsettledCharge = {
   charge_id: orderId(5001),
   kind: "ad_hoc",
@@ -277,6 +285,38 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       200: WEBHOOK_ACK,
       400: { rescode: "EC00", resmsg: "Invalid parameter: subscription_id must be a subscription id" },
       404: { rescode: "EC00", resmsg: "Invalid parameter: token" },
+    },
+  },
+  createWebhookEndpoint: {
+    request: {
+      url: `${SHOP}/billing-webhooks`,
+      events: ["charge.succeeded", "charge.failed"],
+      description: "access",
+    },
+    answers: { 201: { ...webhookEndpoint, secret: "whsec_Jq8v2Yx0cN4mT6pR1sW9uZ3bE5gK7hL2aD4fQ8iO0nM" } },
+  },
+  listWebhookEndpoints: { answers: { 200: { data: [webhookEndpoint] } } },
+  deleteWebhookEndpoint: { answers: { 200: webhookEndpoint } },
+  listWebhookDeliveries: {
+    answers: {
+      200: {
+        data: [
+          {
+            id: "wd_8k2m4p6r8t0v2x4z",
+            event_id: "6dc263bb-2c8e-4954-9eec-d72397a1ee85",
+            event_type: "charge.succeeded",
+            status: "retrying",
+            attempts: 2,
+            last_status: 503,
+            last_error: null,
+            next_attempt_at: "2027-03-01T10:03:00.000Z",
+            first_attempt_at: CREATED_AT,
+            last_attempt_at: "2027-03-01T10:01:00.000Z",
+            created_at: CREATED_AT,
+            updated_at: "2027-03-01T10:01:00.000Z",
+          },
+        ],
+      },
     },
   },
   advanceLocalClock: {

@@ -11,12 +11,15 @@ import {
   type Subscription,
 } from "../core/model";
 import { orderIdFor } from "../core/order-id";
+import type { WebhookDelivery, WebhookEndpoint } from "../core/webhooks";
 import type {
   ChargeView,
   CreateSubscriptionBody,
   DeclineView,
   RefundView,
   SubscriptionView,
+  WebhookDeliveryView,
+  WebhookEndpointView,
 } from "./merchant-api-schemas";
 
 // What the merchant API shows of the billing records: built field by field, so nothing stored (token_id, customer,
@@ -131,4 +134,32 @@ export function refundView(refund: RefundRecord): RefundView {
 /** What identifies a card without being card data (first and last four digits, expiry): for request digests. */
 export function maskedCardOf(card: CreateSubscriptionBody["card"]): MaskedCard & { readonly expiry: string } {
   return { first4: card.number.slice(0, 4), last4: card.number.slice(-4), expiry: card.expiry };
+}
+
+/** A webhook endpoint without its secret (only its creation's answer shows that). */
+export function webhookEndpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
+  return {
+    id: endpoint.endpoint_id,
+    url: endpoint.url,
+    events: [...endpoint.events],
+    description: endpoint.description ?? null,
+    created_at: endpoint.created_at,
+  };
+}
+
+export function webhookDeliveryView(delivery: WebhookDelivery): WebhookDeliveryView {
+  return {
+    id: delivery.delivery_id,
+    event_id: delivery.event_id,
+    event_type: delivery.event_type,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_status: delivery.last_status ?? null,
+    last_error: delivery.last_error ?? null,
+    next_attempt_at: delivery.status === "retrying" ? (delivery.next_attempt_at ?? null) : null,
+    first_attempt_at: delivery.first_attempt_at ?? null,
+    last_attempt_at: delivery.last_attempt_at ?? null,
+    created_at: delivery.created_at,
+    updated_at: delivery.updated_at,
+  };
 }

@@ -4,8 +4,10 @@ import { dynamoDbClientOf, dynamoDbDocumentClientOf } from "../adapters/dynamodb
 import { createDynamoDbIdempotencyStore } from "../adapters/dynamodb-idempotency-store";
 import { createDynamoDbLedgerReader } from "../adapters/dynamodb-ledger-reader";
 import { createDynamoDbReminderIndex } from "../adapters/dynamodb-reminder-index";
+import { createDynamoDbWebhookStore } from "../adapters/dynamodb-webhook-store";
 import { createEventBridgePublisher, eventBridgeClientOf } from "../adapters/eventbridge-publisher";
 import { createGatewayTransactions } from "../adapters/gateway-transactions";
+import { createHttpsWebhookTransport, WEBHOOK_URL_RULES } from "../adapters/https-webhook-transport";
 import { createPartnerWebhooks } from "../adapters/partner-webhooks";
 import { createPaymentGateway } from "../adapters/payment-gateway";
 import { createRandomIds } from "../adapters/random-ids";
@@ -15,6 +17,7 @@ import { createSesMailer, sesClientOf } from "../adapters/ses-mailer";
 import { createSqsChargeQueue } from "../adapters/sqs-charge-queue";
 import { sqsClientOf } from "../adapters/sqs-client";
 import { createSqsIntakeQueue } from "../adapters/sqs-intake-queue";
+import { createSqsWebhookQueue } from "../adapters/sqs-webhook-queue";
 import { DEFAULT_CHARGE_POLICY } from "../core/charge-policy";
 import {
   DEFAULT_MAIL_TEMPLATES,
@@ -33,12 +36,14 @@ import { createGatewayClient } from "../gateway/gateway-client";
 import { createPartnerTokenProvider, type PartnerTokenStore } from "../gateway/partner-token";
 import {
   authorizerEnvironment,
+  EnvironmentError,
   environmentSchema,
   intakeVariablesSchema,
   loadEnvironment,
   mailVariablesSchema,
   pageVariablesSchema,
   portalVariablesSchema,
+  webhookVariablesSchema,
 } from "../lambda/environment";
 import { checkoutLinksOf, createPageLinks, portalLinkOf } from "../pages/page-links";
 import { PORTAL_ACTIONS, type PortalAction } from "../pages/portal-page";
@@ -54,10 +59,11 @@ import {
 /** The variables a composition reads: a Lambda's process.env, or the ones local mode and the ops CLI hand over. */
 export type Variables = Readonly<Record<string, string | undefined>>;
 
-/** What tests and local mode may tune beyond the variables: the gateway client's patience. */
+/** What tests and local mode may tune beyond the variables: the gateway client's and a webhook's patience. */
 export interface CompositionTuning {
   readonly gatewayTimeoutMs?: number;
   readonly gatewayReadRetryMinDelayMs?: number;
+  readonly webhookTimeoutMs?: number;
 }
 
 /** What a component is built from: the process's runtime, the tuning, and its own variables (checked). */
@@ -111,6 +117,11 @@ const partnerVariables = gatewayVariables.extend(
 const eventBusVariables = environmentSchema.pick({ EVENT_BUS_NAME: true });
 const webhookBaseVariables = environmentSchema.pick({ PUBLIC_WEBHOOK_BASE_URL: true });
 const policyVariables = environmentSchema.pick({ CHARGE_POLICY: true });
+const webhookQueueVariables = webhookVariablesSchema.pick({ WEBHOOK_QUEUE_URL: true });
+const webhookUrlVariables = webhookVariablesSchema.pick({
+  WEBHOOK_URL_POLICY: true,
+  AWS_LAMBDA_FUNCTION_NAME: true,
+});
 /** The gateway webhook secrets and the header prefix. */
 const webhookSecretVariables = intakeVariablesSchema.pick({
   WEBHOOK_SECRETS_ARN: true,
@@ -419,6 +430,57 @@ export const portal = /* @__PURE__ */ component({
   name: "portal",
   variables: portalVariablesSchema,
   build: ({ env }): ReadonlySet<PortalAction> => new Set(env.PORTAL_ACTIONS ?? PORTAL_ACTIONS),
+});
+
+function webhookStoreOf({ runtime, env }: ComponentContext<typeof table>) {
+  return createDynamoDbWebhookStore({ client: dynamoDbDocumentClientOf(runtime), tableName: env.TABLE_NAME });
+}
+
+/** Our webhook endpoints and their deliveries in the billing table, read and written. */
+export const webhookStore = /* @__PURE__ */ component({
+  name: "webhookStore",
+  variables: table,
+  build: webhookStoreOf,
+});
+
+/** The same code as `webhookStore`: the read-only component differs in its grants. */
+export const webhookStoreReader = /* @__PURE__ */ component({
+  name: "webhookStoreReader",
+  variables: table,
+  build: webhookStoreOf,
+});
+
+/** The webhook delivery queue, sent to. */
+export const webhookQueue = /* @__PURE__ */ component({
+  name: "webhookQueue",
+  variables: webhookQueueVariables,
+  build: ({ runtime, env }) =>
+    createSqsWebhookQueue({ client: sqsClientOf(runtime), queueUrl: env.WEBHOOK_QUEUE_URL }),
+});
+
+/** What a consumer of the webhook queue needs to put a delivery back until its next attempt. */
+export const webhookQueueConsumer = /* @__PURE__ */ component({
+  name: "webhookQueueConsumer",
+  variables: webhookQueueVariables,
+  build: ({ runtime, env }) => ({ client: sqsClientOf(runtime), queueUrl: env.WEBHOOK_QUEUE_URL }),
+});
+
+/**
+ * Where webhooks go out: https to public addresses only, unless local mode says "local" (http, loopback) — which a
+ * Lambda function never may.
+ */
+export const webhookTransport = /* @__PURE__ */ component({
+  name: "webhookTransport",
+  variables: webhookUrlVariables,
+  build: ({ env, tuning }) => {
+    const policy = env.WEBHOOK_URL_POLICY ?? "public";
+    if (policy === "local" && env.AWS_LAMBDA_FUNCTION_NAME !== undefined)
+      throw new EnvironmentError(["WEBHOOK_URL_POLICY must not be local in a Lambda function"]);
+    return createHttpsWebhookTransport({
+      rules: WEBHOOK_URL_RULES[policy],
+      timeoutMs: tuning.webhookTimeoutMs,
+    });
+  },
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: a component of any variables, as the composition holds them.

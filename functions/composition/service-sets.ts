@@ -21,7 +21,12 @@ import {
   readRepository,
   reminderIndex,
   repository,
+  webhookQueue,
+  webhookQueueConsumer,
   webhookSecrets,
+  webhookStore,
+  webhookStoreReader,
+  webhookTransport,
   webhookUrls,
 } from "./compose";
 import { extended, serviceSet } from "./service-set";
@@ -121,6 +126,49 @@ export const eventDelivery = /* @__PURE__ */ serviceSet({ repository, events, cl
   events: c.events(),
   clock: c.clock(),
 }));
+
+/** replay-events: the delivery's, and the webhook endpoints and their queue (a replay to one endpoint). */
+export const eventReplay = /* @__PURE__ */ extended(
+  eventDelivery,
+  { webhookStoreReader, webhookQueue, ids },
+  (c) => ({ webhookStore: c.webhookStoreReader(), webhookQueue: c.webhookQueue(), ids: c.ids() }),
+);
+
+/** create-webhook-endpoint and delete-webhook-endpoint: the endpoints, their URLs checked, idempotency records. */
+export const webhookEndpoints = /* @__PURE__ */ serviceSet(
+  { webhookStore, webhookTransport, idempotency, ids, clock },
+  (c) => ({
+    store: c.webhookStore(),
+    transport: c.webhookTransport(),
+    idempotency: c.idempotency(),
+    ids: c.ids(),
+    clock: c.clock(),
+  }),
+);
+
+/** list-webhook-endpoints and list-webhook-deliveries: the endpoints and deliveries, read. */
+export const webhookQueries = /* @__PURE__ */ serviceSet({ webhookStoreReader, clock }, (c) => ({
+  store: c.webhookStoreReader(),
+  clock: c.clock(),
+}));
+
+/** queue-webhooks: the endpoints, read, and the delivery queue. */
+export const webhookFanOut = /* @__PURE__ */ serviceSet({ webhookStoreReader, webhookQueue, ids }, (c) => ({
+  store: c.webhookStoreReader(),
+  queue: c.webhookQueue(),
+  ids: c.ids(),
+}));
+
+/** send-webhooks: the deliveries written, the way out, and its own queue (a retry waits there). */
+export const webhookSender = /* @__PURE__ */ serviceSet(
+  { webhookStore, webhookTransport, webhookQueueConsumer, clock },
+  (c) => ({
+    store: c.webhookStore(),
+    transport: c.webhookTransport(),
+    consumer: c.webhookQueueConsumer(),
+    clock: c.clock(),
+  }),
+);
 
 /** The merchant API's reads: the table only. */
 export const queries = /* @__PURE__ */ serviceSet({ readRepository }, (c) => ({

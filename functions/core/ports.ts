@@ -399,4 +399,12 @@ export interface IdSource {
   notifyToken(): string;
   /** The refund_id of a request's idempotency key on a charge: the same key and charge always name the same refund. */
   refundIdFor(requestKey: string, orderId: string): string;
+  /** A new webhook endpoint's id. */
+  webhookEndpointId(): string;
+  /** The same, derived from a request's idempotency key: a retried registration names the same endpoint. */
+  webhookEndpointIdFor(requestKey: string): string;
+  /** A new endpoint's signing secret (whsec_ and 32 random bytes). */
+  webhookSecret(): string;
+  /** A delivery's id, derived from what it delivers (the same source names the same delivery). */
+  webhookDeliveryId(source: string): string;
 }

@@ -11,14 +11,26 @@ import { parseFields } from "../shared/zod-fields";
 
 /**
  * Invoked by the ops CLI (`billing events replay`): re-publishes the logged events of one subscription, or of a time
- * range, to the bus under their own event_ids, and answers how many.
+ * range, to the bus under their own event_ids (or, with endpoint_id, queues them for that webhook endpoint alone),
+ * and answers how many.
  */
 export async function run(
   event: unknown,
-  services: ServicesOf<typeof SERVICE_SETS.eventDelivery>,
+  services: ServicesOf<typeof SERVICE_SETS.eventReplay>,
 ): Promise<ReplayReport> {
   const request = parseFields(eventLogRequestSchema, event);
-  const report = await replayEvents(eventLogQueryOf(request), services);
+  const { endpoint_id: endpointId } = request;
+  const toEndpoint =
+    endpointId === undefined
+      ? undefined
+      : {
+          endpointId,
+          store: services.webhookStore,
+          queue: services.webhookQueue,
+          ids: services.ids,
+          clock: services.clock,
+        };
+  const report = await replayEvents(eventLogQueryOf(request), services, toEndpoint);
   logger.info("events replayed", { ...request, ...report });
   return report;
 }

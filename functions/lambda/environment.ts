@@ -142,6 +142,19 @@ export const mailVariablesSchema = pageVariablesSchema.extend({
   MAIL_SETTINGS: jsonText.pipe(mailSettingsSchema).optional(),
 });
 
+/** Our webhooks to the SaaS: their delivery queue and the URL rules. */
+export const webhookVariablesSchema = z.object({
+  /** One message per event and endpoint, consumed by send-webhooks. */
+  WEBHOOK_QUEUE_URL: z.url(),
+  /**
+   * "local" (local mode only): endpoints may be http and resolve to any address. Unset on AWS, where only https URLs
+   * resolving to public addresses are taken; refused wherever Lambda runs (AWS_LAMBDA_FUNCTION_NAME is set).
+   */
+  WEBHOOK_URL_POLICY: z.enum(["public", "local"]).optional(),
+  /** Set by Lambda itself in every function: the URL policy cannot be relaxed there. */
+  AWS_LAMBDA_FUNCTION_NAME: z.string().optional(),
+});
+
 /** The customer portal's settings. */
 export const portalVariablesSchema = z.object({
   /** JSON array: the actions the portal offers (update_card, retry_payment, cancel, resume); all when unset. */

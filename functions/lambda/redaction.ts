@@ -46,6 +46,8 @@ function isSensitiveKey(key: string, parentKey: string | undefined): boolean {
 }
 
 const JWT_SHAPED = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+/** Our webhook endpoints' signing secrets (whsec_ and base64url), wherever they show up. */
+const WEBHOOK_SECRET_SHAPED = /whsec_[A-Za-z0-9_-]+/g;
 
 /** Shorter values would mask ordinary words; no real credential is this short. */
 const MIN_SECRET_LENGTH = 8;
@@ -61,14 +63,15 @@ export function registerSecretValues(values: readonly (string | undefined)[]): v
 }
 
 /**
- * Masks registered secret values, card-number-shaped digit runs (keeping the last four) and JWT-shaped tokens
- * inside a text.
+ * Masks registered secret values, card-number-shaped digit runs (keeping the last four), JWT-shaped tokens and
+ * webhook signing secrets inside a text.
  */
 export function redactText(text: string): string {
   let masked = text;
   for (const value of secretValues) masked = masked.replaceAll(value, REDACTED);
   return masked
     .replace(JWT_SHAPED, "[JWT]")
+    .replace(WEBHOOK_SECRET_SHAPED, "[WEBHOOK SECRET]")
     .replace(DIGIT_RUN, (match, before: string, run: string, after: string | undefined) =>
       looksLikePan(run, before, after) ? `${before}[PAN ****${run.slice(-4)}]` : match,
     );

@@ -37,6 +37,11 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   portal: [],
   mail: [SECRETS_MANAGER, SES],
   reminderIndex: [DYNAMODB],
+  webhookStore: [DYNAMODB],
+  webhookStoreReader: [DYNAMODB],
+  webhookQueue: [SQS],
+  webhookQueueConsumer: [SQS],
+  webhookTransport: [],
 };
 
 async function sdkClientsOf(handler: FunctionName): Promise<string[]> {

@@ -23,6 +23,10 @@ const pauseSubscription = functionNamed("pause-subscription");
 const resumeSubscription = functionNamed("resume-subscription");
 const updatePaymentMethod = functionNamed("update-payment-method");
 const updateSubscription = functionNamed("update-subscription");
+const createWebhookEndpoint = functionNamed("create-webhook-endpoint");
+const listWebhookEndpoints = functionNamed("list-webhook-endpoints");
+const deleteWebhookEndpoint = functionNamed("delete-webhook-endpoint");
+const listWebhookDeliveries = functionNamed("list-webhook-deliveries");
 
 /** API Gateway in front of the merchant API's functions (wrapped handlers) in a container of the test's stack. */
 export const deployedMerchantApi = (container: TestContainer) =>
@@ -44,6 +48,10 @@ export const deployedMerchantApi = (container: TestContainer) =>
       listCharges: container.handler(listCharges),
       getReceipt: container.handler(getReceipt),
       createRefund: container.handler(createRefund),
+      createWebhookEndpoint: container.handler(createWebhookEndpoint),
+      listWebhookEndpoints: container.handler(listWebhookEndpoints),
+      deleteWebhookEndpoint: container.handler(deleteWebhookEndpoint),
+      listWebhookDeliveries: container.handler(listWebhookDeliveries),
       getOpenApi: container.handler(getOpenApi),
     },
   });

@@ -43,8 +43,8 @@ export function stackWithWebhooks(options: Omit<BillingStackOptions, "webhookBas
   };
   const container = new TestContainer(currentStack);
   const api = deployedMerchantApi(container);
-  /** A new container, with variables added to the stack's (the merchant API's key digests always). */
-  const renew = (variables: Record<string, string> = {}) =>
+  /** A new container, with variables added to the stack's or taken away (undefined); the API key digests always. */
+  const renew = (variables: Record<string, string | undefined> = {}) =>
     container.renew({ MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn, ...variables });
   beforeAll(async () => {
     receiver = await startWebhookReceiver(container);
@@ -87,6 +87,24 @@ export function stackWithWebhooks(options: Omit<BillingStackOptions, "webhookBas
       });
       expect(answer.status, answer.text).toBe(201);
       return checkoutView.parse(answer.json);
+    },
+    /** POST /v1/subscriptions of a monthly USD 19.90 token plan with this card, which must answer 201: its id. */
+    async signUp(cardNumber = VISA): Promise<string> {
+      const answer = await call("POST", "/v1/subscriptions", {
+        body: {
+          customer: { name: "Card Customer", email: "card@example.com" },
+          plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+          card: { number: cardNumber, expiry: "203012", cvc: "123" },
+        },
+      });
+      expect(answer.status, answer.text).toBe(201);
+      return z.object({ subscription_id: z.string() }).parse(answer.json).subscription_id;
+    },
+    /** The renewals a month on: the clock moved 31 days, the charge run, the charge worker. */
+    async renewals(): Promise<void> {
+      await currentStack().clock.advance("P31D");
+      await currentStack().chargeRun();
+      await currentStack().drainChargeQueue();
     },
     /** The customer pays in the window the fgkey opens; the sandbox's callbacks have reached us when it returns. */
     async payInWindow(fgkey: string, cardNumber = VISA): Promise<void> {

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
 import type { ComponentName } from "../../../functions/composition/service-set";
+import { WEBHOOK_EVENT_TYPES } from "../../../functions/core/webhooks";
 import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../../../functions/function-table";
 import { CHECKOUT_PAGE_ROUTES, PORTAL_PAGE_ROUTES } from "../../../functions/pages/page-routes";
 import { readBillingConfig } from "../../../lib/config";
@@ -240,8 +241,16 @@ describe("least privilege", () => {
       }
     }
     const readOnly = functions.filter((fn) =>
-      ["get-subscription", "list-charges", "reconcile-ledger"].includes(fn.handler),
+      [
+        "get-subscription",
+        "list-charges",
+        "reconcile-ledger",
+        "list-webhook-endpoints",
+        "list-webhook-deliveries",
+        "queue-webhooks",
+      ].includes(fn.handler),
     );
+    expect(readOnly).toHaveLength(6);
     for (const fn of readOnly) {
       const actions = fn.statements.flatMap(actionsOf).filter((a) => a.startsWith("dynamodb:"));
       expect(actions.sort(), fn.handler).toEqual(["dynamodb:GetItem", "dynamodb:Query"]);
@@ -299,7 +308,7 @@ describe("triggers", () => {
     const mappings = resourcesOf(synth.service, "AWS::Lambda::EventSourceMapping").filter(
       ([, mapping]) => mapping.Properties?.StartingPosition === undefined,
     );
-    expect(mappings).toHaveLength(2);
+    expect(mappings).toHaveLength(3);
     for (const [, mapping] of mappings) {
       expect(mapping.Properties).toMatchObject({
         FunctionResponseTypes: ["ReportBatchItemFailures"],
@@ -420,10 +429,12 @@ describe("customer mails", () => {
   const mailers = () => functions.filter((fn) => "MAIL_SETTINGS" in fn.variables);
 
   it("a rule on the bus hands the events that call for a mail to notify-customer, retried for a day, then dead-lettered", () => {
-    const rules = resourcesOf(synth.service, "AWS::Events::Rule");
+    const notify = functions.find((fn) => fn.handler === "notify-customer");
+    const rules = resourcesOf(synth.service, "AWS::Events::Rule").filter(([, candidate]) =>
+      JSON.stringify(candidate.Properties?.Targets).includes(String(notify?.logicalId)),
+    );
     expect(rules).toHaveLength(1);
     const [, rule] = rules[0] ?? [];
-    const notify = functions.find((fn) => fn.handler === "notify-customer");
     expect(rule?.Properties).toMatchObject({
       EventBusName: { "Fn::ImportValue": expect.stringMatching(/Events/) },
       EventPattern: {
@@ -471,6 +482,106 @@ describe("customer mails", () => {
     const unconfigured = JSON.stringify(synthBillingApp(withoutMail).service.toJSON());
     expect(unconfigured).not.toContain("MAIL_SETTINGS");
     expect(unconfigured).not.toContain("ses:SendEmail");
+  });
+});
+
+describe("webhooks to the SaaS", () => {
+  const fnOf = (handler: string) => functions.find((fn) => fn.handler === handler);
+  const webhookQueueActions = (handler: string) =>
+    fnOf(handler)
+      ?.statements.filter((s) =>
+        referencedIds(s.Resource).some((id) => id.startsWith("WebhookDeliveryQueue")),
+      )
+      .flatMap(actionsOf)
+      .sort();
+
+  it("a rule on the bus hands every billing event type to queue-webhooks, retried for a day, then dead-lettered", () => {
+    const fanOut = fnOf("queue-webhooks");
+    const rules = resourcesOf(synth.service, "AWS::Events::Rule").filter(([, rule]) =>
+      JSON.stringify(rule.Properties?.Targets).includes(String(fanOut?.logicalId)),
+    );
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.[1].Properties).toMatchObject({
+      EventBusName: { "Fn::ImportValue": expect.stringMatching(/Events/) },
+      EventPattern: { source: ["billing.orchestrator"], "detail-type": [...WEBHOOK_EVENT_TYPES] },
+      Targets: [
+        {
+          Arn: { "Fn::GetAtt": [fanOut?.logicalId, "Arn"] },
+          RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 },
+          DeadLetterConfig: {
+            Arn: { "Fn::GetAtt": [expect.stringMatching(/^EventRuleDeadLetters/), "Arn"] },
+          },
+        },
+      ],
+    });
+    expect(fanOut?.properties.ReservedConcurrentExecutions).toBe(5);
+  });
+
+  it("send-webhooks consumes the delivery queue, at most 5 batches at once, within the queue's visibility", () => {
+    const sender = fnOf("send-webhooks");
+    const mappings = resourcesOf(synth.service, "AWS::Lambda::EventSourceMapping").filter(([, mapping]) =>
+      JSON.stringify(mapping.Properties?.FunctionName).includes(String(sender?.logicalId)),
+    );
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]?.[1].Properties).toMatchObject({
+      EventSourceArn: { "Fn::ImportValue": expect.stringMatching(/WebhookDeliveryQueue/) },
+      BatchSize: 10,
+      ScalingConfig: { MaximumConcurrency: 5 },
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+    });
+    // 3 minutes of visibility, a sixth of it to run: a batch's 10 s POSTs side by side fit.
+    expect(sender?.properties.Timeout).toBe(30);
+  });
+
+  it("least privilege: the fan-out reads the table and sends, the sender writes deliveries and consumes, the API writes endpoints", () => {
+    const tableActions = (handler: string) =>
+      fnOf(handler)
+        ?.statements.flatMap(actionsOf)
+        .filter((action) => action.startsWith("dynamodb:"))
+        .sort();
+    expect(tableActions("queue-webhooks")).toEqual(["dynamodb:GetItem", "dynamodb:Query"]);
+    expect(webhookQueueActions("queue-webhooks")).toEqual([
+      "sqs:GetQueueAttributes",
+      "sqs:GetQueueUrl",
+      "sqs:SendMessage",
+    ]);
+    expect(webhookQueueActions("send-webhooks")).toContain("sqs:ChangeMessageVisibility");
+    expect(webhookQueueActions("send-webhooks")).not.toContain("sqs:SendMessage");
+    expect(tableActions("send-webhooks")).toContain("dynamodb:PutItem");
+    expect(webhookQueueActions("replay-events")).toContain("sqs:SendMessage");
+    for (const handler of ["create-webhook-endpoint", "delete-webhook-endpoint"]) {
+      expect(tableActions(handler), handler).toContain("dynamodb:PutItem");
+      expect(webhookQueueActions(handler), handler).toEqual([]);
+    }
+    const senders = functions.filter((fn) => "WEBHOOK_QUEUE_URL" in fn.variables).map((fn) => fn.handler);
+    expect(senders.sort()).toEqual(["queue-webhooks", "replay-events", "send-webhooks"]);
+  });
+
+  it("no function is told to relax the URL rules: on AWS webhooks go to https and public addresses only", () => {
+    for (const fn of functions) expect(fn.variables, fn.handler).not.toHaveProperty("WEBHOOK_URL_POLICY");
+  });
+
+  it("alarms on a delivery failed after 3 days and on the delivery queue's dead letters, not on its old messages", () => {
+    const alarms = resourcesOf(synth.service, "AWS::CloudWatch::Alarm");
+    const [failed] = alarms.filter(([id]) => /^MonitoringWebhookDeliveriesFailed/.test(id));
+    expect(failed?.[1].Properties).toMatchObject({
+      Namespace: "Billing",
+      MetricName: "WebhookDeliveriesFailed",
+      Dimensions: [{ Name: "service", Value: "billing" }],
+      Statistic: "Sum",
+      Threshold: 0,
+      ComparisonOperator: "GreaterThanThreshold",
+    });
+    expect(String(failed?.[1].Properties?.AlarmDescription)).toContain("--endpoint");
+    const [deadLetters] = alarms.filter(([id]) => /^MonitoringWebhookDeliveryDeadLetters/.test(id));
+    expect(JSON.stringify(deadLetters?.[1].Properties)).toMatch(/WebhookDeliveryDeadLetters/);
+    // A delivery waits up to 6 hours between attempts by design: no backlog alarm on the queue's oldest message.
+    const backlog = alarms.filter(
+      ([, alarm]) =>
+        JSON.stringify(alarm).includes("ApproximateAgeOfOldestMessage") &&
+        JSON.stringify(alarm).includes("WebhookDeliveryQueue"),
+    );
+    expect(backlog).toEqual([]);
   });
 });
 

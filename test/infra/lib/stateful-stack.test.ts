@@ -2,6 +2,7 @@ import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { billingTableDefinition, TTL_ATTRIBUTE } from "../../../functions/adapters/billing-table";
+import { WEBHOOK_MAX_RECEIVE_COUNT, webhookAttemptSchedule } from "../../../functions/core/webhooks";
 import type { STATEFUL_OUTPUTS } from "../../../lib/stack-outputs";
 import { MAX_RECEIVE_COUNT } from "../../../lib/stateful-stack";
 import { resourcesOf, synthBillingApp } from "../billing-app";
@@ -52,16 +53,21 @@ describe("billing table", () => {
 });
 
 describe("queues", () => {
-  it("every work queue redrives to a DLQ after MAX_RECEIVE_COUNT receives; every queue is encrypted and TLS-only", () => {
+  it("every work queue redrives to a DLQ after MAX_RECEIVE_COUNT receives (the webhook queue after its whole retry schedule); every queue is encrypted and TLS-only", () => {
     const queues = resourcesOf(synth.stateful, "AWS::SQS::Queue");
     const redriven = queues.filter(([, queue]) => queue.Properties?.RedrivePolicy !== undefined);
     expect(redriven.map(([id]) => id).sort()).toEqual([
       expect.stringMatching(/^ChargeWorkQueue/),
       expect.stringMatching(/^IntakeWorkQueue/),
+      expect.stringMatching(/^WebhookDeliveryQueue/),
     ]);
-    for (const [, queue] of redriven) {
-      expect(queue.Properties?.RedrivePolicy).toMatchObject({ maxReceiveCount: MAX_RECEIVE_COUNT });
+    for (const [id, queue] of redriven) {
+      const receives = id.startsWith("WebhookDelivery") ? WEBHOOK_MAX_RECEIVE_COUNT : MAX_RECEIVE_COUNT;
+      expect(queue.Properties?.RedrivePolicy).toMatchObject({ maxReceiveCount: receives });
+      // A delivery is retried for 3 days from its first attempt: its message outlives that.
+      expect(queue.Properties?.MessageRetentionPeriod).toBe(4 * 86_400);
     }
+    expect(WEBHOOK_MAX_RECEIVE_COUNT).toBeGreaterThan(webhookAttemptSchedule().length);
     for (const [id, queue] of queues) {
       expect(queue.Properties?.SqsManagedSseEnabled, id).toBe(true);
       expect(queue.Properties?.QueueName, id).toBeUndefined();
@@ -85,7 +91,7 @@ describe("queues", () => {
       JSON.stringify(alarm),
     );
     const deadLetterQueues = queues.filter(([, queue]) => queue.Properties?.RedrivePolicy === undefined);
-    expect(deadLetterQueues).toHaveLength(4);
+    expect(deadLetterQueues).toHaveLength(5);
     for (const [id] of deadLetterQueues) {
       const used = targets.includes(id) || schedules.includes(id) || mappings.includes(id);
       expect(used, `${id} is nobody's DLQ`).toBe(true);

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { DEFAULT_SHARDS, shardOf } from "../../../functions/adapters/billing-table";
 import type { LocalStack } from "../../../local/local-stack";
 import type { runCli as RunCli } from "../../support/cli-run";
+import { startRecordingServer } from "../../support/recording-server";
 
 // `npx billing …` against a local stack, in this process: reads, a charge run on the stack's clock, the clock,
 // reconciliation, the dead-letter queues, and the errors an operator meets.
@@ -341,6 +342,41 @@ describe("ops CLI on the local stack", () => {
       code: 0,
       stdout: "re-published 4 event(s)\n",
     });
+
+    // To one webhook endpoint alone: queued for it, not published to the bus; the local stack's sender POSTs them.
+    const receiver = await startRecordingServer();
+    try {
+      const hook = await call("POST", "/v1/webhook-endpoints", { url: `${receiver.url}/cli` });
+      const endpointId = z.object({ id: z.string() }).parse(hook.json).id;
+      local.stack.eventBridge.entries.length = 0;
+      expect(
+        await cli("events", "replay", "--subscription", canceled, "--endpoint", endpointId),
+      ).toMatchObject({
+        code: 0,
+        stdout: `queued 4 event(s) for webhook endpoint ${endpointId}\n`,
+      });
+      await local.advanceClock("PT0S");
+      expect(local.stack.eventBridge.entries).toEqual([]);
+      expect(receiver.requests.map((request) => JSON.parse(request.body).event_id).sort()).toEqual(
+        ofCanceled.events.map((event) => event.event_id).sort(),
+      );
+      expect(await cli("events", "replay", "--subscription", canceled, "--endpoint", "hook-1")).toEqual(
+        refused("--endpoint must be a webhook endpoint id"),
+      );
+      const unknown = await cli(
+        "events",
+        "replay",
+        "--subscription",
+        canceled,
+        "--endpoint",
+        "we_zzzzzzzzzzzzzzzz",
+      );
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain("no such webhook endpoint");
+      expect((await call("DELETE", `/v1/webhook-endpoints/${endpointId}`)).status).toBe(200);
+    } finally {
+      await receiver.close();
+    }
 
     expect(await cli("events", "list", "--subscription", canceled, "--from", "2027-03-01T00:00:00Z")).toEqual(
       refused("give --subscription, or --from and --to, not both: drop one of them"),

@@ -497,6 +497,23 @@ beforeAll(async () => {
       requiresBody: true,
     }),
   );
+  // Webhook endpoints subscribed to an event no route of the fuzz makes (a delivery would change state in the
+  // background): one to read the deliveries of, one the DELETE sample deletes.
+  const hookBody = {
+    url: "http://127.0.0.1:9/fuzz-hook",
+    events: ["chargeback.updated"],
+    description: "fuzz",
+  };
+  add("merchant", merchantTarget("POST", "/v1/webhook-endpoints", { body: hookBody, requiresBody: true }));
+  add("merchant", merchantTarget("GET", "/v1/webhook-endpoints", {}));
+  const hookId = async () =>
+    z.object({ id: z.string() }).parse(await setup("POST", "/v1/webhook-endpoints", hookBody)).id;
+  const [readHook, deletedHook] = [await hookId(), await hookId()];
+  add("merchant", merchantTarget("DELETE", "/v1/webhook-endpoints/{id}", { params: { id: deletedHook } }));
+  add(
+    "merchant",
+    merchantTarget("GET", "/v1/webhook-endpoints/{id}/deliveries", { params: { id: readHook } }),
+  );
   add("merchant", merchantTarget("POST", "/local/clock", { body: { advance: "PT1S" }, requiresBody: true }));
   add("callback", callbackTarget("GET", "/openapi.json", {}));
   add("callback", callbackTarget("GET", "/local/mail", {}));

@@ -22,4 +22,16 @@ describe("random ids", () => {
     expect(randomBase32(10)).toHaveLength(16);
     expect(randomBase32(1)).toHaveLength(2);
   });
+
+  it("names webhook endpoints as the API's path takes them, a key's always alike, and gives 32-byte secrets", () => {
+    const ids = createRandomIds();
+    expect(ids.webhookEndpointId()).toMatch(/^we_[0-9a-z]{16}$/);
+    expect(ids.webhookEndpointIdFor("key-1")).toMatch(/^we_[0-9a-z]{16}$/);
+    expect(ids.webhookEndpointIdFor("key-1")).toBe(ids.webhookEndpointIdFor("key-1"));
+    expect(ids.webhookEndpointIdFor("key-2")).not.toBe(ids.webhookEndpointIdFor("key-1"));
+    const secret = ids.webhookSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(secret.slice("whsec_".length), "base64url")).toHaveLength(32);
+    expect(ids.webhookDeliveryId("entry:we_1")).toBe(ids.webhookDeliveryId("entry:we_1"));
+  });
 });

@@ -53,6 +53,12 @@ describe("redactText", () => {
     );
   });
 
+  it("masks webhook signing secrets", () => {
+    expect(redactText('answered {"secret":"whsec_AbC-12_xyz"}')).toBe(
+      'answered {"secret":"[WEBHOOK SECRET]"}',
+    );
+  });
+
   it("masks JWT-shaped tokens", () => {
     expect(redactText(`Bearer ${JWT} rejected`)).toBe("Bearer [JWT] rejected");
   });

@@ -30,6 +30,13 @@ const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
   "intake-messages": ["parseIntakeMessage", "statusCallbackIntake"],
   "partner-webhook-setup": ["PAYMENT_COMPLETED_EVENT"],
   reconciliation: ["reconciliationReportSchema"],
+  webhooks: [
+    "WEBHOOK_EVENT_TYPES",
+    "WEBHOOK_MAX_RECEIVE_COUNT",
+    "WEBHOOK_RETRY_WINDOW_MS",
+    "webhookAttemptSchedule",
+    "webhookRetryDelaySeconds",
+  ],
 };
 
 const CORE_IMPORT = /\bimport\s+(type\s+)?([^;]*?)\s+from\s+"(?:\.\.\/)+functions\/core\/([a-z-]+)"/g;

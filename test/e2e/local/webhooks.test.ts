@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  createdWebhookEndpointView,
+  webhookDeliveryListView,
+} from "../../../functions/api/merchant-api-schemas";
+import { SIGNATURE_HEADER, verifySignature } from "../../../functions/shared/billing-signature";
+import { LocalStack } from "../../../local/local-stack";
+import { MerchantClient } from "../../../local/merchant-client";
+import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
+
+// Webhooks as `npm start` runs them: an endpoint registered over the local HTTP API, the bus stand-in's rule invoking
+// queue-webhooks, the event source mapping feeding send-webhooks from the delivery queue, and a clock jump that
+// steps through each retry at its own time (the queue's visibility runs on the stack's clock).
+
+const START = new Date("2027-06-01T09:00:00.000Z");
+
+describe("webhooks on the local stack (npm start)", () => {
+  let local: LocalStack;
+  let receiver: RecordingServer;
+  let answers: number[];
+  let merchant: MerchantClient;
+
+  beforeAll(async () => {
+    answers = [500, 500, 503];
+    receiver = await startRecordingServer(() => ({ status: answers.shift() ?? 200, json: {} }));
+    local = await LocalStack.start({ port: 0, sandboxPort: 0, realTime: false, start: START });
+    merchant = new MerchantClient(local.url, local.apiKey);
+  }, 60_000);
+
+  afterAll(async () => {
+    await local?.close();
+    await receiver?.close();
+  });
+
+  it("delivers a sign-up's activation after three refusals, each retry at its time on the jumping clock", async () => {
+    const hooks = { url: `${receiver.url}/hooks`, events: ["subscription.activated"] };
+    const registered = await merchant.post("/v1/webhook-endpoints", hooks, "local-hooks-endpoint");
+    expect(registered.status).toBe(201);
+    const endpoint = createdWebhookEndpointView.parse(registered.body);
+
+    const customer = { name: "Local Hooks", email: "local-hooks@example.com" };
+    const signup = await merchant.post(
+      "/v1/subscriptions",
+      {
+        customer,
+        plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+        card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
+      },
+      "local-hooks-signup",
+    );
+    expect(signup.status).toBe(201);
+    const id = z.object({ subscription_id: z.string() }).parse(signup.body).subscription_id;
+    await local.advanceClock("PT0S");
+    expect(receiver.requests).toHaveLength(1);
+    const firstAt = local.clock.now().getTime();
+
+    // One jump of 10 minutes: the retries due 1, 3 and 7 minutes after the first attempt each run at their time.
+    await local.advanceClock("PT10M");
+    const times = receiver.requests.map(
+      (request) => Number(/t=(\d+)/.exec(String(request.headers[SIGNATURE_HEADER]))?.[1]) * 1000 - firstAt,
+    );
+    expect(times).toEqual([0, 60_000, 180_000, 420_000]);
+    for (const request of receiver.requests) {
+      expect(JSON.parse(request.body)).toMatchObject({ type: "subscription.activated", subscription_id: id });
+      const signedAt = new Date(firstAt + (times[receiver.requests.indexOf(request)] ?? 0));
+      expect(
+        verifySignature(String(request.headers[SIGNATURE_HEADER]), request.body, endpoint.secret, signedAt),
+      ).toBe("valid");
+    }
+    const { data: deliveries } = await merchant.get(
+      `/v1/webhook-endpoints/${endpoint.id}/deliveries`,
+      webhookDeliveryListView,
+    );
+    expect(deliveries).toMatchObject([{ status: "delivered", attempts: 4, last_status: 200 }]);
+  }, 60_000);
+});
