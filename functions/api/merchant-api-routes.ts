@@ -468,7 +468,8 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
       "Local mode only: the mails sent to customers, newest first (an HTML inbox when a browser asks for text/html)",
     auth: "none",
     answers: [{ status: 200, description: "The mails", schema: "LocalMailList" }],
-    errors: [],
+    // A request local mode cannot read (as for every route).
+    errors: [400],
     localOnly: true,
   },
 ];
