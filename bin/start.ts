@@ -16,6 +16,11 @@ await startCommand(async (options) => {
   console.log(`sandbox: ${local.sandboxUrl}`);
   if (local.generatedApiKey !== undefined) console.log(`api key: ${local.generatedApiKey}`);
   console.log(`try it: ${local.tryItUrl}`);
+  if (options.forwardEvents !== undefined) {
+    const { forwardEvents } = await import("../local/forward-events");
+    const { secret } = await forwardEvents(local.url, local.apiKey, options.forwardEvents);
+    console.log(`events forwarded to ${options.forwardEvents}, signed (billing-signature) with ${secret}`);
+  }
   // For the ops CLI (npx billing …): where this stack's parts are.
   await mkdir(dirname(LOCAL_OUTPUTS_FILE), { recursive: true });
   await writeFile(LOCAL_OUTPUTS_FILE, `${JSON.stringify(local.outputs(), null, 2)}\n`, { mode: 0o600 });

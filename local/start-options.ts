@@ -33,6 +33,7 @@ const startFlags = z.object({
   faults: z.custom<FaultConfigOrSettings>().optional(),
   logLevel: z.enum(LOG_LEVELS),
   jumpResolution: z.string(),
+  forwardEvents: z.string().optional(),
 });
 
 /** --dynamodb-endpoint: the whole stack on another DynamoDB (e.g. DynamoDB Local) instead of dynalite. */
@@ -44,6 +45,8 @@ export const dynamoDbEndpointOption = () =>
 
 export interface StartOptions extends LocalStackOptions {
   readonly logLevel: (typeof LOG_LEVELS)[number];
+  /** Every event is POSTed here too, signed (a webhook endpoint of local mode's own). */
+  readonly forwardEvents?: string;
 }
 
 /**
@@ -82,6 +85,10 @@ export function startCommand(onStart: (options: StartOptions) => Promise<void>):
         "--jump-resolution <duration>",
         "coarsest spacing of one schedule's fires during a clock jump",
       ).default(DEFAULT_JUMP_RESOLUTION),
+    )
+    .option(
+      "--forward-events <url>",
+      "POST every event to this URL too, signed (billing-signature; the secret is printed)",
     )
     .action(async (flags: unknown) => {
       const { data, dynamodbEndpoint, ...rest } = startFlags.parse(flags);

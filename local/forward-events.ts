@@ -1,0 +1,31 @@
+import { randomUUID } from "node:crypto";
+import { createdWebhookEndpointView, webhookEndpointListView } from "../functions/api/merchant-api-schemas";
+import { MerchantClient } from "./merchant-client";
+
+// `npm start -- --forward-events <url>` (README, Local mode): every event POSTed to a URL on this machine, signed as
+// our webhooks are, so a SaaS runs its own access-granting code against them — Stripe's `stripe listen --forward-to`.
+// It is a webhook endpoint like any other, registered through the merchant API: the same delivery, signature and
+// retries on the local clock.
+
+/** Marks the endpoint as local mode's own: the next start with the same URL replaces it (its secret is not kept). */
+const DESCRIPTION = "npm start --forward-events";
+
+export interface ForwardedEvents {
+  readonly endpointId: string;
+  /** The signing secret of every forwarded event's billing-signature. */
+  readonly secret: string;
+}
+
+export async function forwardEvents(apiUrl: string, apiKey: string, url: string): Promise<ForwardedEvents> {
+  const client = new MerchantClient(apiUrl, apiKey);
+  const { data } = await client.get("/v1/webhook-endpoints", webhookEndpointListView);
+  for (const endpoint of data.filter((known) => known.url === url && known.description === DESCRIPTION))
+    await client.delete(`/v1/webhook-endpoints/${endpoint.id}`);
+  const answer = await client.post("/v1/webhook-endpoints", { url, description: DESCRIPTION }, randomUUID());
+  const created = createdWebhookEndpointView.safeParse(answer.body);
+  if (!created.success)
+    throw new Error(
+      `--forward-events ${url} was refused (HTTP ${answer.status}): ${JSON.stringify(answer.body)}`,
+    );
+  return { endpointId: created.data.id, secret: created.data.secret };
+}
