@@ -70,16 +70,27 @@ function openCardWindow(charges: readonly ChargeAttempt[]) {
   );
 }
 
-/** Back from the card window: what its latest payment came to (checking while it is open). */
+/**
+ * Back from the card window: what its latest payment came to — checking while it is open, and while its subscription
+ * has not yet taken the card it paid with (the line closes first, the subscription changes in the next write).
+ */
 function cardOutcome(entries: readonly PortalEntry[]) {
-  const latest = entries
-    .flatMap((entry) => entry.charges.filter((line) => line.purpose === "payment_method"))
-    .sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
+  const [latest] = entries
+    .flatMap(({ subscription, charges }) =>
+      charges.filter((line) => line.purpose === "payment_method").map((line) => ({ line, subscription })),
+    )
+    .sort((a, b) => b.line.created_at.localeCompare(a.line.created_at));
   if (latest === undefined) return {};
-  if (["pending", "retry", "unknown"].includes(latest.status))
-    return { notice: "card_checking" as const, waiting: true };
-  if (latest.status === "succeeded") return { notice: "card_updated" as const };
-  return { refusal: refusalReasonOf(latest) };
+  const { line, subscription } = latest;
+  const checking = { notice: "card_checking" as const, waiting: true };
+  if (["pending", "retry", "unknown"].includes(line.status)) return checking;
+  if (line.status !== "succeeded") return { refusal: refusalReasonOf(line) };
+  // A subscription canceled meanwhile never takes it: the page shows it canceled.
+  if (subscription.status === "canceled") return {};
+  const taken =
+    (line.token_id !== undefined && subscription.token_id === line.token_id) ||
+    (line.recurring_id !== undefined && subscription.recurring_id === line.recurring_id);
+  return taken ? { notice: "card_updated" as const } : checking;
 }
 
 /** The window's language in the gateway's codes. */

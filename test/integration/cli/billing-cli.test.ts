@@ -361,7 +361,7 @@ describe("ops CLI on the local stack", () => {
         ofCanceled.events.map((event) => event.event_id).sort(),
       );
       expect(await cli("events", "replay", "--subscription", canceled, "--endpoint", "hook-1")).toEqual(
-        refused("--endpoint must be a webhook endpoint id"),
+        refused("--endpoint must be a webhook endpoint id, e.g. --endpoint we_4mjf0mp6q6kny7ba"),
       );
       const unknown = await cli(
         "events",

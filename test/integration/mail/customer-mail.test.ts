@@ -122,4 +122,30 @@ describe("customer mails", () => {
       expect.stringMatching(/-7$/),
     ]);
   });
+
+  it("a trial's end is announced 3 days before, a renewal 7 days before, and a started subscription's end", async () => {
+    const email = "trial@example.com";
+    const id = await signUp({ email, trialDays: 14 });
+    const subscription = await stack().services.repository.getSubscription(id);
+    const trialEnd = new Date(subscription?.trial_end ?? "");
+    const dayBefore = (days: number) => new Date(trialEnd.getTime() - days * 86_400_000).toISOString();
+    await runReminders(dayBefore(4));
+    expect(templatesTo(email)).not.toContain("trial_ending");
+    await runReminders(dayBefore(3));
+    await runReminders(dayBefore(3));
+    const trialMails = mailsTo(email).filter((mail) => mail.template === "trial_ending");
+    expect(trialMails).toHaveLength(1);
+    expect(trialMails[0]?.text).toContain("Your free trial ends on");
+
+    const renewing = "renewing@example.com";
+    const renewingId = await signUp({ email: renewing });
+    const next = (await stack().services.repository.getSubscription(renewingId))?.next_charge_at ?? "";
+    await runReminders(new Date(Date.parse(next) - 7 * 86_400_000).toISOString());
+    expect(templatesTo(renewing)).toEqual(["receipt", "renewal_upcoming"]);
+
+    const canceled = await call("DELETE", `/v1/subscriptions/${renewingId}`);
+    expect(canceled.status, canceled.text).toBe(200);
+    await stack().deliverEvents();
+    expect(templatesTo(renewing)).toEqual(["receipt", "renewal_upcoming", "subscription_canceled"]);
+  });
 });
