@@ -13,22 +13,28 @@ import { withProgress } from "./progress";
 import { resolveTarget, type TargetSession, withTarget } from "./target";
 import { formatTable, shortUuid } from "./text-table";
 
-// The work queues' dead-letter queues: what process-charges / process-intake failed maxReceiveCount times. Their
-// bodies hold ids only (charge messages, intake messages), never card data; they are printed redacted all the same.
+// The work queues' dead-letter queues: what process-charges / process-intake / send-webhooks failed maxReceiveCount
+// times. Their bodies hold ids and events only (charge, intake and delivery messages), never card data or a webhook
+// secret; they are printed redacted all the same.
 
-const QUEUE_NAMES = ["charge", "intake"] as const;
+const QUEUE_NAMES = ["charge", "intake", "webhook"] as const;
 type QueueName = (typeof QUEUE_NAMES)[number];
 
 const chargeQueues = environmentSchema.pick({ CHARGE_QUEUE_URL: true }).extend({ CHARGE_DLQ_URL: z.url() });
 const intakeQueues = intakeQueue.variables.extend({ INTAKE_DLQ_URL: z.url() });
+const webhookQueues = z.object({ WEBHOOK_QUEUE_URL: z.url(), WEBHOOK_DLQ_URL: z.url() });
 
 function queuesOf(session: TargetSession, queue: QueueName): QueuePair {
   if (queue === "charge") {
     const env = session.environment(chargeQueues);
     return { source: env.CHARGE_QUEUE_URL, dlq: env.CHARGE_DLQ_URL };
   }
-  const env = session.environment(intakeQueues);
-  return { source: env.INTAKE_QUEUE_URL, dlq: env.INTAKE_DLQ_URL };
+  if (queue === "intake") {
+    const env = session.environment(intakeQueues);
+    return { source: env.INTAKE_QUEUE_URL, dlq: env.INTAKE_DLQ_URL };
+  }
+  const env = session.environment(webhookQueues);
+  return { source: env.WEBHOOK_QUEUE_URL, dlq: env.WEBHOOK_DLQ_URL };
 }
 
 /** SQS short polls sample a few servers and may answer empty while messages wait; the local emulator is one. */

@@ -121,7 +121,7 @@ export class BillingMonitoring extends Construct {
       {
         threshold: 0,
         runbook:
-          "Webhook delivery DLQ not empty: send-webhooks itself kept failing on these messages (not the endpoint: its refusals are retried and then failed). Read its logs and its Errors alarm (the table unreachable, a malformed message), fix, then redrive the DLQ to the WebhookDelivery queue: a delivered event is never sent again, and a retrying one resumes where it was.",
+          "Webhook delivery DLQ not empty: send-webhooks itself kept failing on these messages (not the endpoint: its refusals are retried and then failed). Read its logs and its Errors alarm (the table unreachable, a malformed message), fix, then redrive the DLQ to the WebhookDelivery queue (npx billing --outputs cdk-outputs.json dlq redrive --queue webhook): a delivered event is never sent again, and a retrying one resumes where it was.",
       },
     );
   }

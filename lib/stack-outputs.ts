@@ -10,6 +10,8 @@ export const STATEFUL_OUTPUTS = {
   ChargeDeadLetterQueueUrl: "CHARGE_DLQ_URL",
   IntakeQueueUrl: "INTAKE_QUEUE_URL",
   IntakeDeadLetterQueueUrl: "INTAKE_DLQ_URL",
+  WebhookQueueUrl: "WEBHOOK_QUEUE_URL",
+  WebhookDeadLetterQueueUrl: "WEBHOOK_DLQ_URL",
   GatewaySecretArn: "GATEWAY_SECRET_ARN",
   WebhookSecretsArn: "WEBHOOK_SECRETS_ARN",
   PartnerTokenSecretArn: "PARTNER_TOKEN_SECRET_ARN",

@@ -135,7 +135,7 @@ export class BillingStatefulStack extends Stack {
 
   /** What `cdk deploy --outputs-file` writes for the ops CLI; no exports, so nothing pins them. */
   #outputs() {
-    const { table, chargeQueue, intakeQueue, secrets } = this.resources;
+    const { table, chargeQueue, intakeQueue, webhookQueue, secrets } = this.resources;
     const outputs: { readonly [id in keyof typeof STATEFUL_OUTPUTS]: string } = {
       Region: this.region,
       TableName: table.tableName,
@@ -143,6 +143,8 @@ export class BillingStatefulStack extends Stack {
       ChargeDeadLetterQueueUrl: chargeQueue.deadLetterQueue.queueUrl,
       IntakeQueueUrl: intakeQueue.queue.queueUrl,
       IntakeDeadLetterQueueUrl: intakeQueue.deadLetterQueue.queueUrl,
+      WebhookQueueUrl: webhookQueue.queue.queueUrl,
+      WebhookDeadLetterQueueUrl: webhookQueue.deadLetterQueue.queueUrl,
       GatewaySecretArn: secrets.gateway.secretArn,
       WebhookSecretsArn: secrets.webhook.secretArn,
       PartnerTokenSecretArn: secrets.partnerToken.secretArn,

@@ -144,6 +144,8 @@ describe("outputs", () => {
       ChargeDeadLetterQueueUrl: only("AWS::SQS::Queue", "ChargeWorkDeadLetters"),
       IntakeQueueUrl: only("AWS::SQS::Queue", "IntakeWorkQueue"),
       IntakeDeadLetterQueueUrl: only("AWS::SQS::Queue", "IntakeWorkDeadLetters"),
+      WebhookQueueUrl: only("AWS::SQS::Queue", "WebhookDeliveryQueue"),
+      WebhookDeadLetterQueueUrl: only("AWS::SQS::Queue", "WebhookDeliveryDeadLetters"),
       GatewaySecretArn: only("AWS::SecretsManager::Secret", "GatewayCredentials"),
       WebhookSecretsArn: only("AWS::SecretsManager::Secret", "WebhookSecrets"),
       PartnerTokenSecretArn: only("AWS::SecretsManager::Secret", "PartnerToken"),

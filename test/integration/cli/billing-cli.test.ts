@@ -411,6 +411,7 @@ describe("ops CLI on the local stack", () => {
     const { CHARGE_DLQ_URL: dlqUrl = "", CHARGE_QUEUE_URL: queueUrl = "" } = local.outputs().environment;
     expect((await json(dlqList, "dlq", "list")).messages).toEqual([]);
     expect((await cli("dlq", "list", "--queue", "intake")).stdout).toBe("0 messages on the intake DLQ\n");
+    expect((await cli("dlq", "list", "--queue", "webhook")).stdout).toBe("0 messages on the webhook DLQ\n");
 
     // What the worker cannot parse ends there after maxReceiveCount receives; put it there directly.
     await local.stack.sqs.client.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: "{not json" }));
