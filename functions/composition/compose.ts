@@ -374,7 +374,7 @@ export const pages = /* @__PURE__ */ component({
 });
 
 /** A mail's portal link holds a week: a customer reads mail later than a page. */
-export const MAIL_PORTAL_LINK_MS = 7 * 24 * 3_600_000;
+const MAIL_PORTAL_LINK_MS = 7 * 24 * 3_600_000;
 
 /**
  * The customer mails: which the merchant sends (none without MAIL_SETTINGS), and SES sending them with the portal

@@ -31,9 +31,9 @@ export const DEFAULT_MAIL_TEMPLATES: readonly MailTemplate[] = MAIL_TEMPLATES.fi
 );
 export const DEFAULT_RENEWAL_NOTICE_DAYS = 7;
 /** trial_ending goes this many days before the trial's end. */
-export const TRIAL_NOTICE_DAYS = 3;
+const TRIAL_NOTICE_DAYS = 3;
 /** card_expiring goes this many days before the end of the card's expiry month (once each, largest first). */
-export const CARD_EXPIRY_NOTICE_DAYS = [30, 7] as const;
+const CARD_EXPIRY_NOTICE_DAYS = [30, 7] as const;
 
 /** What one mail tells, as facts: the mailer words it. */
 export interface CustomerMail {
@@ -245,7 +245,7 @@ async function cardExpiringMail(
 }
 
 /** YYYYMM of an instant's UTC month. */
-export const monthOf = (instant: Date): string => instant.toISOString().slice(0, 7).replace("-", "");
+const monthOf = (instant: Date): string => instant.toISOString().slice(0, 7).replace("-", "");
 
 function startOfNextMonth(instant: Date): Date {
   return new Date(Date.UTC(instant.getUTCFullYear(), instant.getUTCMonth() + 1, 1));
