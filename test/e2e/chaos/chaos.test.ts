@@ -55,5 +55,29 @@ describe("chaos run", () => {
     expect(realForms.internalErrors).toBeGreaterThan(0);
     expect(realForms.voidedByRetrieve).toBeGreaterThan(0);
     expect(realForms.chargebackStatusChanges).toBeGreaterThan(0);
+    // Webhooks to the SaaS's receivers, which answered 500/503 and hung past the sender's timeout at random: every
+    // event still reached every endpoint subscribed to it (the copies the bus received too), retried on the local
+    // clock, and the endpoint of a few types got those alone.
+    const endpoint = (name: string) => {
+      const found = report.webhooks.endpoints.find((candidate) => candidate.name === name);
+      if (found === undefined) throw new Error(`no webhook endpoint ${name} in the report`);
+      return found;
+    };
+    const flaky = endpoint("flaky");
+    const hanging = endpoint("hanging");
+    const healthy = endpoint("healthy");
+    for (const every of [flaky, hanging]) {
+      expect(every.owed).toBe(report.events.distinct);
+      expect(every.deliveries).toBe(report.events.published);
+      expect(every.copies).toBeGreaterThan(0);
+    }
+    expect(flaky.refused).toBeGreaterThan(0);
+    expect(flaky.retries).toBeGreaterThanOrEqual(flaky.refused);
+    expect(hanging.timedOut).toBeGreaterThan(0);
+    expect(hanging.retries).toBeGreaterThanOrEqual(hanging.timedOut);
+    expect(healthy.owed).toBeGreaterThan(report.subscriptions);
+    expect(healthy.owed).toBeLessThan(report.events.distinct / 2);
+    expect(report.webhookMetrics.attemptsFailed).toBeGreaterThan(0);
+    expect(report.webhookMetrics.deliveriesFailed).toBe(0);
   });
 });
