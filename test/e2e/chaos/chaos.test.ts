@@ -56,8 +56,8 @@ describe("chaos run", () => {
     expect(realForms.voidedByRetrieve).toBeGreaterThan(0);
     expect(realForms.chargebackStatusChanges).toBeGreaterThan(0);
     // Webhooks to the SaaS's receivers, which answered 500/503 and hung past the sender's timeout at random: every
-    // event still reached every endpoint subscribed to it (the copies the bus received too), retried on the local
-    // clock, and the endpoint of a few types got those alone.
+    // event still reached the endpoint subscribed to its type (the copies the bus received too), retried on the local
+    // clock; the failing endpoints' types cover every event, and the healthy one got its few types alone.
     const endpoint = (name: string) => {
       const found = report.webhooks.endpoints.find((candidate) => candidate.name === name);
       if (found === undefined) throw new Error(`no webhook endpoint ${name} in the report`);
@@ -66,17 +66,15 @@ describe("chaos run", () => {
     const flaky = endpoint("flaky");
     const hanging = endpoint("hanging");
     const healthy = endpoint("healthy");
-    for (const every of [flaky, hanging]) {
-      expect(every.owed).toBe(report.events.distinct);
-      expect(every.deliveries).toBe(report.events.published);
-      expect(every.copies).toBeGreaterThan(0);
-    }
+    expect(flaky.owed + hanging.owed).toBe(report.events.distinct);
+    expect(flaky.deliveries + hanging.deliveries).toBe(report.events.published);
+    expect(flaky.copies + hanging.copies).toBeGreaterThan(0);
     expect(flaky.refused).toBeGreaterThan(0);
     expect(flaky.retries).toBeGreaterThanOrEqual(flaky.refused);
     expect(hanging.timedOut).toBeGreaterThan(0);
     expect(hanging.retries).toBeGreaterThanOrEqual(hanging.timedOut);
     expect(healthy.owed).toBeGreaterThan(report.subscriptions);
-    expect(healthy.owed).toBeLessThan(report.events.distinct / 2);
+    expect(healthy.owed).toBeLessThan(hanging.owed);
     expect(report.webhookMetrics.attemptsFailed).toBeGreaterThan(0);
     expect(report.webhookMetrics.deliveriesFailed).toBe(0);
   });
