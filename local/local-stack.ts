@@ -69,6 +69,11 @@ export interface LocalStackOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** The gateway timeout of the in-process services (stack.services); the handlers keep a deployed function's. */
   readonly gatewayTimeoutMs?: number;
+  /**
+   * How long send-webhooks waits for an endpoint's answer (a deployed function's 10 s when unset): a run whose
+   * receivers hang on purpose (the chaos run) waits less.
+   */
+  readonly webhookTimeoutMs?: number;
   /** Where failures of scheduled runs, batches and requests are reported (stderr by default). */
   readonly onError?: (where: string, error: unknown) => void;
 }
@@ -147,7 +152,10 @@ export class LocalStack {
       JSON.stringify({ sha256: [hashApiKey(apiKey)] }),
     );
     const functions = new LambdaFunctions(
-      stack.compose({}, { MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn }),
+      stack.compose(
+        options.webhookTimeoutMs === undefined ? {} : { webhookTimeoutMs: options.webhookTimeoutMs },
+        { MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn },
+      ),
     );
     const { queueUrls } = stack;
     const consumed = functions

@@ -60,6 +60,20 @@ export function chaosTable(report: ChaosReport): string {
         `${count(report.mails.sent)} sent (${count(report.mails.owed)} owed receipts and ends), ` +
           `${count(report.refusedMails)} sends refused by the mail service and retried`,
       ],
+      ...report.webhooks.endpoints.map((endpoint) => [
+        `webhook endpoint "${endpoint.name}" (${endpoint.events}; ${endpoint.behaviour})`,
+        `${count(endpoint.deliveries)} deliveries of ${count(endpoint.owed)} events, ` +
+          `${count(endpoint.retries)} retries (${count(endpoint.refused)} answered 500/503, ` +
+          `${count(endpoint.timedOut)} timed out, ${count(endpoint.stale)} refused as stale), ` +
+          `${count(endpoint.copies)} copies accepted`,
+      ]),
+      [
+        "send-webhooks' own metrics",
+        `WebhooksDelivered ${count(report.webhookMetrics.delivered)}, ` +
+          `WebhookAttemptsFailed ${count(report.webhookMetrics.attemptsFailed)}, ` +
+          `WebhookDeliveriesFailed ${count(report.webhookMetrics.deliveriesFailed)}`,
+      ],
+      ["clock run on at the end for the last webhook retries", `${report.webhookSettleHours} h`],
       ["wall time", `${(report.wallMs / 1000).toFixed(1)} s`],
     ],
   );
@@ -94,6 +108,15 @@ export function chaosTable(report: ChaosReport): string {
       ["event copies that differ", ...verdict(report.events.inconsistent)],
       ["mails sent twice for one event", ...verdict(report.mails.sentTwice)],
       ["mails lost (an event that calls for one, unmailed)", ...verdict(report.mails.lost)],
+      ["webhooks lost (an event a subscribed endpoint never accepted)", ...verdict(report.webhooks.lost)],
+      [
+        "webhooks with a bad signature, headers unlike the body, or of a type not subscribed to",
+        ...verdict(report.webhooks.bad),
+      ],
+      [
+        "webhook deliveries left retrying or failed, unrecorded, or on the queue or its DLQ",
+        ...verdict(report.webhooks.unsettled),
+      ],
       [
         "events never delivered",
         String(report.events.undelivered),

@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
+import {
+  recordOf,
+  WEBHOOK_DELIVERY_SK_PREFIX,
+  webhookDeliveryPartition,
+} from "../../functions/adapters/billing-table";
+import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
 import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView, subscriptionView } from "../../functions/api/merchant-api-schemas";
@@ -9,6 +16,11 @@ import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
 import { outboxEventSchema } from "../../functions/core/events";
 import type { Plan, Subscription } from "../../functions/core/model";
 import { attemptKeyOf } from "../../functions/core/order-id";
+import {
+  WEBHOOK_EVENT_TYPES,
+  type WebhookDelivery,
+  webhookDeliverySchema,
+} from "../../functions/core/webhooks";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import { createPrng, deriveSeed } from "../../sandbox/shared/prng";
@@ -39,14 +51,17 @@ import type { LocalTableStream } from "../table-stream";
 import { accountForEvents, type EventAccount } from "./event-accounting";
 import { accountForMails, type MailAccount } from "./mail-accounting";
 import { type MerchantActionCounts, MerchantActions } from "./merchant-actions";
+import { accountForWebhooks, type ReceiverLog, type WebhookAccount } from "./webhook-accounting";
+import { type ReceiverSpec, startWebhookReceiver, type WebhookReceiver } from "./webhook-receivers";
 
 // The chaos run (README, Proof under fire): subscriptions renewed month after month on the local runtime while the
 // sandbox injects 5xx, timeouts after commit, latency spikes, duplicate callbacks and out-of-order webhooks; every
 // charge message is delivered twice and two charge runs overlap; workers die between every step of the charge
 // protocol and inside the attempt sweep; tokens are revoked in the middle of a run; event delivery dies between the
 // bus taking events and their outbox being marked, and the bus is down for a whole renewal; the merchant cancels,
-// pauses, resumes and gives new cards while the workers charge the same subscriptions. At the end: no period
-// charged twice, none lost, our ledger equal to the gateway's, every dead letter explained, every event delivered.
+// pauses, resumes and gives new cards while the workers charge the same subscriptions; the SaaS's webhook receivers
+// answer 500/503 or hang at random. At the end: no period charged twice, none lost, our ledger equal to the
+// gateway's, every dead letter explained, every event delivered — to the bus, and to every webhook endpoint.
 
 export interface ChaosOptions {
   /** Subscription-periods to charge: sign-ups × (renewals + 1). */
@@ -104,6 +119,16 @@ export interface ChaosReport {
   readonly mails: MailAccount;
   /** Sends the mail service refused (throttled), each retried by the bus. */
   readonly refusedMails: number;
+  /** Our webhooks, held against the bus's events, as the SaaS's receivers took them. */
+  readonly webhooks: WebhookAccount;
+  /** What send-webhooks' own metrics counted. */
+  readonly webhookMetrics: {
+    readonly delivered: number;
+    readonly attemptsFailed: number;
+    readonly deliveriesFailed: number;
+  };
+  /** Hours the clock ran on after the last step until every webhook retry had its turn. */
+  readonly webhookSettleHours: number;
   /**
    * Card numbers, CVCs, keys or JWTs found in logs, table items, outboxes, queues, events or answers (each a
    * violation).
@@ -137,6 +162,44 @@ const WORKER_BATCH_SIZE = 10;
 const MERCHANT_RETRY_DELAY_MS = 150;
 /** Records per publish-events batch (100 when deployed): smaller batches, more deliveries that can crash. */
 const DELIVERY_BATCH_SIZE = 10;
+/**
+ * send-webhooks' patience with an endpoint (10 s deployed): a hang costs its batch this long. The event loop this
+ * process shares with everything else now and then answers later than this: a retry and a copy, nothing worse.
+ */
+const CHAOS_WEBHOOK_TIMEOUT_MS = 500;
+/** The retry window (3 days) in hours: the clock runs on at most this long for the last retries. */
+const WEBHOOK_SETTLE_HOURS = 72;
+/** Longer than the delivery queue's visibility timeout (30 s), which runs in real time. */
+const WEBHOOK_SETTLE_REAL_MS = 40_000;
+
+/** Charges, refunds and chargebacks: what a SaaS's bookkeeping takes. The rest: subscriptions and cards. */
+const MONEY_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => /^(charge|refund|chargeback)\./.test(type));
+
+/**
+ * The SaaS's webhook endpoints: its bookkeeping takes the money events and answers 30 % of the requests with a 500
+ * or 503; its account service takes every other type and holds 10 % without an answer until the sender gives up —
+ * between them every event on the bus goes through an endpoint that fails; and a healthy one takes the events that
+ * grant or take away access. Each delivery costs this one process four table requests and a POST: with both failing
+ * endpoints taking every type, a run of 2,000 periods took 67 % longer.
+ */
+export const CHAOS_WEBHOOK_RECEIVERS: readonly ReceiverSpec[] = [
+  { name: "flaky", events: MONEY_EVENT_TYPES, errorRate: 0.3 },
+  {
+    name: "hanging",
+    events: WEBHOOK_EVENT_TYPES.filter((type) => !MONEY_EVENT_TYPES.includes(type)),
+    hangRate: 0.1,
+  },
+  {
+    name: "healthy",
+    events: [
+      "subscription.activated",
+      "subscription.past_due",
+      "subscription.canceled",
+      "subscription.paused",
+      "subscription.resumed",
+    ],
+  },
+];
 
 /**
  * The money path's faults (sandbox/faults/faults.ts): on REBILL, card payments, refunds, the attempt sweep's retrieve
@@ -180,9 +243,10 @@ export function violationsOf(
     | "events"
     | "money"
     | "mails"
+    | "webhooks"
   >,
 ): string[] {
-  const { events, money, mails } = report;
+  const { events, money, mails, webhooks } = report;
   return [
     ...report.doubleCharges.map((period) => `double charge: ${period}`),
     ...report.lostPeriods.map((line) => `lost period: ${line}`),
@@ -201,6 +265,9 @@ export function violationsOf(
     ...(events.undelivered > 0 ? [`${events.undelivered} event(s) never left their outbox`] : []),
     ...mails.sentTwice.map((line) => `mail sent twice: ${line}`),
     ...mails.lost.map((line) => `mail lost: ${line}`),
+    ...webhooks.lost.map((line) => `webhook lost: ${line}`),
+    ...webhooks.bad.map((line) => `bad webhook: ${line}`),
+    ...webhooks.unsettled.map((line) => `webhook unsettled: ${line}`),
   ];
 }
 
@@ -225,6 +292,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     visibilityTimeoutSeconds: 1,
     policy: { retryBaseSeconds: 1, retryMaxSeconds: 2 },
     eventStream: false,
+    webhookTimeoutMs: CHAOS_WEBHOOK_TIMEOUT_MS,
   });
   const { stack } = local;
   // The mail service throttles now and then: the bus's retries of notify-customer must still send each mail once.
@@ -248,6 +316,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     batchSize: DELIVERY_BATCH_SIZE,
   });
   delivery.start();
+  const receivers: WebhookReceiver[] = [];
   try {
     const count = Math.max(1, Math.ceil(options.size / (renewals + 1)));
     const windows = Math.max(4, Math.round(count * 0.05));
@@ -255,6 +324,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // A patient merchant: a request with the same key still running (concurrent refunds under one key wait their
     // turn behind lost answers) is asked again for up to half a minute.
     const client = new MerchantClient(local.url, local.apiKey, MERCHANT_RETRY_DELAY_MS);
+    // The SaaS registers its receivers before anything happens: every event on the bus is owed to each one
+    // subscribed to its type.
+    for (const spec of CHAOS_WEBHOOK_RECEIVERS) {
+      const draws = createPrng(deriveSeed(options.seed, `chaos-webhook-${spec.name}`));
+      receivers.push(await startWebhookReceiver(spec, client, draws.next, () => stack.clock.now()));
+    }
     const cardIds = await signUp(stack, client, count - windows, () => random.next(), progress, answers);
     stack.sandbox.faults.configure(CHAOS_FAULTS);
     const ids = [...cardIds, ...(await signUpThroughWindows(local, client, windows, answers))];
@@ -311,6 +386,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await stack.sandbox.deliveries.settled();
     await local.advanceClock("PT0S");
     await deliverAll(delivery, stack);
+    const webhookSettleHours = await settleWebhooks(local, delivery);
     await delivery.stop();
     // What the bus's rules started (the customer mails) runs to its end.
     await stack.eventBridge.settled();
@@ -319,11 +395,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       for (const path of [`/v1/subscriptions/${id}`, `/v1/subscriptions/${id}/charges`])
         answers.push(JSON.stringify(await client.get(path, z.unknown())));
     });
-    const invariants = await checkInvariants(stack, ids);
+    const invariants = await checkInvariants(
+      stack,
+      ids,
+      receivers.map((receiver) => receiver.log()),
+    );
     output.stop();
     const handlerMetrics = {
       chargesSucceeded: emfTotal(output.lines(), "ChargeSucceeded"),
       messagesFailed: emfTotal(output.lines(), "ChargeMessagesFailed"),
+    };
+    const webhookMetrics = {
+      delivered: emfTotal(output.lines(), "WebhooksDelivered"),
+      attemptsFailed: emfTotal(output.lines(), "WebhookAttemptsFailed"),
+      deliveriesFailed: emfTotal(output.lines(), "WebhookDeliveriesFailed"),
     };
     const sources = [
       ...(await stackLeakSources(stack, { output: output.text(), httpBodies: answers })),
@@ -343,6 +428,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       overlappingRuns: renewals,
       crashes: { ...crashes.counts, afterPublish: deliveryCrashes.counts.afterPublish },
       handlerMetrics,
+      webhookMetrics,
+      webhookSettleHours,
       merchantActions: merchant.counts,
       refusedDeliveries: stack.eventBridge.refused,
       refusedMails: stack.ses.refused,
@@ -353,7 +440,55 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     output.stop();
     await delivery.stop();
     await local.close();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
   }
+}
+
+/**
+ * The webhooks' retries wait on the local clock (1 minute, doubling): the clock runs on an hour at a time, each
+ * retry made at its own time and what it brings delivered, until nothing is left on the delivery queue — at most
+ * the retry window; then, for a little real time, what a failed invocation left to come back after the queue's
+ * visibility timeout (real seconds). Answers the hours the clock ran on.
+ */
+async function settleWebhooks(local: LocalStack, delivery: LocalTableStream): Promise<number> {
+  const { stack } = local;
+  const deadline = performance.now() + WEBHOOK_SETTLE_REAL_MS;
+  for (let hours = 0; ; ) {
+    await deliverAll(delivery, stack);
+    await stack.eventBridge.settled();
+    await local.advanceClock("PT0S");
+    const left = await approximateMessageCount(stack.sqs.client, stack.webhookQueue.queueUrl);
+    if (left === 0) return hours;
+    if (hours < WEBHOOK_SETTLE_HOURS) {
+      await local.advanceClock("PT1H");
+      hours += 1;
+    } else if (performance.now() < deadline) await sleep(1000);
+    else return hours;
+  }
+}
+
+/** Every delivery record of an endpoint (the deliveries route shows the last 50): its partition, page by page. */
+async function deliveriesOf(stack: BillingStack, endpointId: string): Promise<WebhookDelivery[]> {
+  const client = dynamoDbDocumentClientOf(stack.runtime);
+  const deliveries: WebhookDelivery[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: stack.tableName,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: {
+          ":pk": webhookDeliveryPartition(endpointId),
+          ":prefix": WEBHOOK_DELIVERY_SK_PREFIX,
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    deliveries.push(...(page.Items ?? []).map((item) => webhookDeliverySchema.parse(recordOf(item))));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return deliveries;
 }
 
 /** Delivers until no outbox holds events; a pass that crashed leaves some for the next (a bounded number). */
@@ -558,7 +693,11 @@ async function drainWaitingForInFlight(stack: BillingStack, functions: LambdaFun
   }
 }
 
-async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
+async function checkInvariants(
+  stack: BillingStack,
+  ids: readonly string[],
+  receivers: readonly ReceiverLog[],
+) {
   const comparison = await compareLedgers(stack, ids);
   const now = stack.clock.now();
   const subscriptions = await mapConcurrently(ids, 8, (id) => stack.services.repository.getSubscription(id));
@@ -608,6 +747,18 @@ async function checkInvariants(stack: BillingStack, ids: readonly string[]) {
       deadLetters: stack.eventBridge.deadLetters.map(
         ({ event }) => outboxEventSchema.parse(event.detail).event_id,
       ),
+    }),
+    webhooks: accountForWebhooks({
+      details: stack.eventBridge.entries.map((entry) => entry.Detail),
+      receivers,
+      deliveries: (
+        await Promise.all(receivers.map((receiver) => deliveriesOf(stack, receiver.endpointId)))
+      ).flat(),
+      queued: await approximateMessageCount(stack.sqs.client, stack.webhookQueue.queueUrl),
+      deadLetters: await approximateMessageCount(stack.sqs.client, stack.webhookQueue.dlqUrl),
+      fanOutsGivenUp: stack.eventBridge.deadLetters
+        .filter(({ rule }) => rule === "queue-webhooks")
+        .map(({ event }) => outboxEventSchema.parse(event.detail).event_id),
     }),
     chargebacks: chargedBack.length,
     // Each chargeback must be recorded here at the status the gateway last reported (reported, then deducted).

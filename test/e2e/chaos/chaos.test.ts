@@ -55,5 +55,27 @@ describe("chaos run", () => {
     expect(realForms.internalErrors).toBeGreaterThan(0);
     expect(realForms.voidedByRetrieve).toBeGreaterThan(0);
     expect(realForms.chargebackStatusChanges).toBeGreaterThan(0);
+    // Webhooks to the SaaS's receivers, which answered 500/503 and hung past the sender's timeout at random: every
+    // event still reached the endpoint subscribed to its type (the copies the bus received too), retried on the local
+    // clock; the failing endpoints' types cover every event, and the healthy one got its few types alone.
+    const endpoint = (name: string) => {
+      const found = report.webhooks.endpoints.find((candidate) => candidate.name === name);
+      if (found === undefined) throw new Error(`no webhook endpoint ${name} in the report`);
+      return found;
+    };
+    const flaky = endpoint("flaky");
+    const hanging = endpoint("hanging");
+    const healthy = endpoint("healthy");
+    expect(flaky.owed + hanging.owed).toBe(report.events.distinct);
+    expect(flaky.deliveries + hanging.deliveries).toBe(report.events.published);
+    expect(flaky.copies + hanging.copies).toBeGreaterThan(0);
+    expect(flaky.refused).toBeGreaterThan(0);
+    expect(flaky.retries).toBeGreaterThanOrEqual(flaky.refused);
+    expect(hanging.timedOut).toBeGreaterThan(0);
+    expect(hanging.retries).toBeGreaterThanOrEqual(hanging.timedOut);
+    expect(healthy.owed).toBeGreaterThan(report.subscriptions);
+    expect(healthy.owed).toBeLessThan(hanging.owed);
+    expect(report.webhookMetrics.attemptsFailed).toBeGreaterThan(0);
+    expect(report.webhookMetrics.deliveriesFailed).toBe(0);
   });
 });

@@ -62,6 +62,12 @@ describe("chaos invariants", () => {
         sentTwice: ["receipt-evt_2 sent 2 times"],
         lost: ["subscription.canceled evt_3 (sub_l) without its mail"],
       },
+      webhooks: {
+        endpoints: [],
+        lost: ["flaky: charge.succeeded evt_4 never accepted"],
+        bad: ["hanging: charge.failed evt_5: signature mismatch"],
+        unsettled: ["1 message(s) in the delivery queue's DLQ"],
+      },
     };
     expect(violationsOf(report)).toEqual([
       "double charge: sub_a/1",
@@ -80,6 +86,9 @@ describe("chaos invariants", () => {
       "2 event(s) never left their outbox",
       "mail sent twice: receipt-evt_2 sent 2 times",
       "mail lost: subscription.canceled evt_3 (sub_l) without its mail",
+      "webhook lost: flaky: charge.succeeded evt_4 never accepted",
+      "bad webhook: hanging: charge.failed evt_5: signature mismatch",
+      "webhook unsettled: 1 message(s) in the delivery queue's DLQ",
     ]);
   });
 });
