@@ -31,6 +31,8 @@ const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
   "partner-webhook-setup": ["PAYMENT_COMPLETED_EVENT"],
   reconciliation: ["reconciliationReportSchema"],
   webhooks: [
+    "ALL_EVENT_TYPES",
+    "webhookDeliverySchema",
     "WEBHOOK_EVENT_TYPES",
     "WEBHOOK_MAX_RECEIVE_COUNT",
     "WEBHOOK_RETRY_WINDOW_MS",
