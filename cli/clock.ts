@@ -13,9 +13,10 @@ const errorAnswer = z.object({ error: z.object({ message: z.string() }) });
 /** How often the stack's clock is read while it moves, for the bar. */
 const POLL_MS = 250;
 
-type LocalTarget = Extract<Target, { kind: "local" }>;
+export type LocalTarget = Extract<Target, { kind: "local" }>;
 
-const notAnswering = (target: LocalTarget) =>
+/** The local stack's API does not answer: what to do about it. */
+export const notAnswering = (target: LocalTarget) =>
   new CliError(
     `the local stack of ${target.source} does not answer at ${target.apiUrl}: is npm start still running? Start it again`,
   );
@@ -27,7 +28,7 @@ async function stackNow(target: LocalTarget): Promise<Date> {
 }
 
 /** POST /local/clock: the clock moved by `advance`, every schedule on the way fired and the queues drained. */
-async function moveClock(target: LocalTarget, advance: string): Promise<string> {
+export async function moveClock(target: LocalTarget, advance: string): Promise<string> {
   let response: Response;
   try {
     response = await fetch(new URL("/local/clock", target.apiUrl), {

@@ -1,13 +1,12 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { argumentsOf, CliError, type CommandRunner, emit } from "./cli-io";
-import { resolveTarget, type Target } from "./target";
+import { type LocalTarget, moveClock, notAnswering } from "./clock";
+import { resolveTarget } from "./target";
 
 // `events trigger <type>` (README, Ops CLI): on the local stack, makes the sandbox produce what is behind an event
 // type for a new test subscription — a sign-up, a renewal declined by the issuer, a chargeback, a refund … — through
 // the merchant API and the local clock, as a SaaS's own code would meet it. The clock moves for the whole stack.
-
-type LocalTarget = Extract<Target, { kind: "local" }>;
 
 /** The sandbox's test cards (README, Test cards). */
 const CARDS = {
@@ -32,9 +31,7 @@ class LocalApi {
         body: JSON.stringify(body),
       });
     } catch {
-      throw new CliError(
-        `the local stack of ${this.target.source} does not answer at ${this.target.apiUrl}: is npm start still running? Start it again`,
-      );
+      throw notAnswering(this.target);
     }
     const answer: unknown = await response.json().catch(() => undefined);
     if (!response.ok) {
@@ -61,8 +58,8 @@ class LocalApi {
     return subscriptionAnswer.parse(answer).subscription_id;
   }
 
-  advance(duration: string): Promise<unknown> {
-    return this.call("POST", "/local/clock", { advance: duration });
+  advance(duration: string): Promise<string> {
+    return moveClock(this.target, duration);
   }
 }
 

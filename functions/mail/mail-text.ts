@@ -36,8 +36,9 @@ export interface MailText {
   readonly linkNote: string;
 }
 
-const cardEnding = (last4: string | undefined, en: boolean) =>
-  last4 === undefined ? "" : en ? ` (card ending ${last4})` : ` (끝자리 ${last4} 카드)`;
+/** " (card ending 1111)" in each language; nothing when the card is not known. */
+const enCard = (last4: string | undefined) => (last4 === undefined ? "" : ` (card ending ${last4})`);
+const koCard = (last4: string | undefined) => (last4 === undefined ? "" : ` (끝자리 ${last4} 카드)`);
 
 const en: MailText = {
   greeting: (name) => `Hello ${name},`,
@@ -45,7 +46,7 @@ const en: MailText = {
     payment_failed: (facts) => ({
       subject: `Your payment to ${facts.merchant} did not go through`,
       paragraphs: [
-        `We could not charge ${facts.amount} for your subscription${cardEnding(facts.last4, true)} on ${facts.day}.`,
+        `We could not charge ${facts.amount} for your subscription${enCard(facts.last4)} on ${facts.day}.`,
         facts.declineReason === undefined ? "" : en.declineReasons[facts.declineReason],
         "Your subscription continues for now. Update your card, or retry with the same one, so it does not end.",
       ],
@@ -62,7 +63,7 @@ const en: MailText = {
     renewal_upcoming: (facts) => ({
       subject: `Your ${facts.merchant} subscription renews on ${facts.day}`,
       paragraphs: [
-        `On ${facts.day} we will charge ${facts.amount}${cardEnding(facts.last4, true)} for your subscription (${facts.price}).`,
+        `On ${facts.day} we will charge ${facts.amount}${enCard(facts.last4)} for your subscription (${facts.price}).`,
         "Nothing to do if that is what you want. You can change your card or cancel before then.",
       ],
       action: "Manage your subscription",
@@ -70,7 +71,7 @@ const en: MailText = {
     trial_ending: (facts) => ({
       subject: `Your free trial of ${facts.merchant} ends on ${facts.day}`,
       paragraphs: [
-        `Your free trial ends on ${facts.day}. Then your subscription starts at ${facts.price}${cardEnding(facts.last4, true)}.`,
+        `Your free trial ends on ${facts.day}. Then your subscription starts at ${facts.price}${enCard(facts.last4)}.`,
         "Nothing to do if you want to keep it. You can cancel before then and nothing will be charged.",
       ],
       action: "Manage your subscription",
@@ -78,7 +79,7 @@ const en: MailText = {
     receipt: (facts) => ({
       subject: `Your receipt from ${facts.merchant}`,
       paragraphs: [
-        `Thank you. We charged ${facts.amount}${cardEnding(facts.last4, true)} on ${facts.day} for your subscription (${facts.price}).`,
+        `Thank you. We charged ${facts.amount}${enCard(facts.last4)} on ${facts.day} for your subscription (${facts.price}).`,
         `Payment reference: ${facts.orderId}.`,
       ],
       action: "See your payments and receipts",
@@ -111,7 +112,7 @@ const ko: MailText = {
     payment_failed: (facts) => ({
       subject: `${facts.merchant} 결제가 완료되지 않았습니다`,
       paragraphs: [
-        `${facts.day}에 구독 요금 ${facts.amount}을(를) 결제하지 못했습니다${cardEnding(facts.last4, false)}.`,
+        `${facts.day}에 구독 요금 ${facts.amount}을(를) 결제하지 못했습니다${koCard(facts.last4)}.`,
         facts.declineReason === undefined ? "" : ko.declineReasons[facts.declineReason],
         "구독은 아직 유지됩니다. 구독이 해지되지 않도록 카드를 변경하거나 같은 카드로 다시 결제해 주세요.",
       ],
@@ -128,7 +129,7 @@ const ko: MailText = {
     renewal_upcoming: (facts) => ({
       subject: `${facts.merchant} 구독이 ${facts.day}에 갱신됩니다`,
       paragraphs: [
-        `${facts.day}에 구독(${facts.price}) 요금 ${facts.amount}이(가) 결제됩니다${cardEnding(facts.last4, false)}.`,
+        `${facts.day}에 구독(${facts.price}) 요금 ${facts.amount}이(가) 결제됩니다${koCard(facts.last4)}.`,
         "계속 이용하신다면 하실 일은 없습니다. 그 전에 카드를 변경하거나 해지할 수 있습니다.",
       ],
       action: "구독 관리",
@@ -136,7 +137,7 @@ const ko: MailText = {
     trial_ending: (facts) => ({
       subject: `${facts.merchant} 무료 체험이 ${facts.day}에 끝납니다`,
       paragraphs: [
-        `무료 체험이 ${facts.day}에 끝나고 ${facts.price} 구독이 시작됩니다${cardEnding(facts.last4, false)}.`,
+        `무료 체험이 ${facts.day}에 끝나고 ${facts.price} 구독이 시작됩니다${koCard(facts.last4)}.`,
         "계속 이용하신다면 하실 일은 없습니다. 그 전에 해지하시면 요금이 결제되지 않습니다.",
       ],
       action: "구독 관리",
@@ -144,7 +145,7 @@ const ko: MailText = {
     receipt: (facts) => ({
       subject: `${facts.merchant} 결제 영수증`,
       paragraphs: [
-        `감사합니다. ${facts.day}에 구독(${facts.price}) 요금 ${facts.amount}이(가) 결제되었습니다${cardEnding(facts.last4, false)}.`,
+        `감사합니다. ${facts.day}에 구독(${facts.price}) 요금 ${facts.amount}이(가) 결제되었습니다${koCard(facts.last4)}.`,
         `결제 번호: ${facts.orderId}`,
       ],
       action: "결제 내역과 영수증 보기",

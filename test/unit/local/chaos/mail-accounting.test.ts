@@ -21,8 +21,9 @@ const canceled = (id: string, subscription_id: string) =>
     event_id: id,
     occurred_at: at,
   });
+let sends = 0;
 const mail = (template: string, eventId: string): KeptMail => ({
-  message_id: `${template}-${eventId}-${Math.random()}`,
+  message_id: `message-${++sends}`,
   template,
   mail_id: `${template}-${eventId}`,
   event_id: eventId,
