@@ -25,14 +25,16 @@ export function containsCardNumber(text: string): boolean {
 
 // Digit groups joined by single spaces or dashes, as people type card numbers: 4111 1111 1111 1111, 4111-1111-….
 const GROUPED_DIGITS = /(^|[^0-9])([0-9]+(?:[ -][0-9]+)+)(?=([^0-9]|$))/g;
+// A UUID's dashed hex groups often end in digits only (…-9252-217368970725): an id, never a card someone typed.
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /**
  * Whether a free-text field holds a card number: a Luhn-valid run of 13–19 digits, written whole or in groups
- * separated by spaces or dashes (what a request must never carry outside its card fields).
+ * separated by spaces or dashes (what a request must never carry outside its card fields). UUIDs are ids.
  */
 export function holdsCardNumber(text: string): boolean {
   if (containsCardNumber(text)) return true;
-  for (const [, before = "", grouped = "", after] of text.matchAll(GROUPED_DIGITS)) {
+  for (const [, before = "", grouped = "", after] of text.replace(UUID, " ").matchAll(GROUPED_DIGITS)) {
     const digits = grouped.replace(/[ -]/g, "");
     if (digits.length >= 13 && looksLikePan(digits, before, after)) return true;
   }

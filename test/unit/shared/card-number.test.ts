@@ -14,7 +14,7 @@ describe("holdsCardNumber", () => {
       expect(holdsCardNumber(text), text).toBe(true);
   });
 
-  it("leaves ids, phone numbers, timestamps and numbers that fail Luhn alone", () => {
+  it("leaves ids (UUIDs too), phone numbers, timestamps and numbers that fail Luhn alone", () => {
     for (const text of [
       "4111 1111 1111 1112",
       "acct4111111111111111",
@@ -23,6 +23,8 @@ describe("holdsCardNumber", () => {
       "20270301101500",
       "order 1234 5678 9012",
       "12345678901234567890123",
+      "ac39dbf1-4f98-4d8c-9252-217368970725",
+      "key 23481386-4668-4527-a8ea-c2bbe5c72d9e",
       "",
     ])
       expect(holdsCardNumber(text), text).toBe(false);
