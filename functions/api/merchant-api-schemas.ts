@@ -6,15 +6,19 @@ import {
   billingMode,
   customerSchema,
   declineReasonSchema,
-  dunningSchema,
   externalIdSchema,
-  maskedCardSchema,
   metadataSchema,
   planSchema,
   refundStatus,
   subscriptionStatus,
   trialDaysSchema,
 } from "../core/model";
+import {
+  nextStepSchema,
+  planAmountSchema,
+  strictPlanSchema,
+  subscriptionViewSchema,
+} from "../core/subscription-view";
 import {
   ALL_EVENT_TYPES,
   MAX_WEBHOOK_ENDPOINTS,
@@ -31,16 +35,12 @@ import { lang, text, url } from "../gateway/schemas/primitives";
 // decimal strings, as on the gateway.
 
 const isoInstant = z.iso.datetime({ offset: true });
-const planAmount = planSchema.shape.amount.describe(
-  "Decimal string greater than 0, at most 99999999.99, with no more decimals than the currency has (none in KRW and JPY)",
-);
 
 const customer = z.strictObject(customerSchema.shape);
-const plan = z.strictObject({ ...planSchema.shape, amount: planAmount });
 /** A sign-up's plan: with trial_days, a free trial comes first. */
 const signupPlan = z
   .strictObject({
-    ...plan.shape,
+    ...strictPlanSchema.shape,
     trial_days: trialDaysSchema
       .optional()
       .describe(
@@ -173,7 +173,7 @@ export type PauseSubscriptionBody = z.output<typeof pauseSubscriptionBody>;
 /** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. */
 export const adjustSubscriptionBody = z
   .strictObject({
-    amount: planAmount,
+    amount: planAmountSchema,
     interval_months: planSchema.shape.interval_months
       .optional()
       .describe("A new interval, which always takes effect at the next renewal; omitted: unchanged."),
@@ -197,11 +197,11 @@ export const adjustSubscriptionBody = z
 export type AdjustSubscriptionBody = z.output<typeof adjustSubscriptionBody>;
 
 /** POST /v1/subscriptions/{id}/charges: an ad hoc REBILL of the stored token; the plan amount when omitted. */
-export const createChargeBody = z.strictObject({ amount: planAmount.optional() });
+export const createChargeBody = z.strictObject({ amount: planAmountSchema.optional() });
 export type CreateChargeBody = z.output<typeof createChargeBody>;
 
 /** POST /v1/charges/{id}/refunds: the whole remaining balance when amount is omitted. */
-export const createRefundBody = z.strictObject({ amount: planAmount.optional(), reason: text(200) });
+export const createRefundBody = z.strictObject({ amount: planAmountSchema.optional(), reason: text(200) });
 export type CreateRefundBody = z.output<typeof createRefundBody>;
 
 /** POST /local/clock (local mode only): moves the shared clock by an ISO 8601 duration. */
@@ -354,53 +354,8 @@ export const paymentMethodWindowView = z.strictObject({
   ...windowLaunch,
 });
 
-const billingPeriodView = z
-  .strictObject({ index: z.number().int().min(0), start: isoInstant, end: isoInstant })
-  .describe(
-    "The last paid period: access runs until `end`. Null before the first payment, and after a pause that outlasted it until the next payment.",
-  );
-
-/** What can be done about a decline. */
-const nextStep = z
-  .enum(["retry_later", "new_card", "authentication"])
-  .describe(
-    "What can be done: retry_later (the same card may pay later; dunning retries it), new_card (this card will not pay), authentication (the cardholder must confirm in the window).",
-  );
-
-export const subscriptionView = z.strictObject({
-  subscription_id: z.string(),
-  status: subscriptionStatus,
-  status_reason: z.string().optional(),
-  billing: billingMode,
-  external_id: z.string().nullable().describe("The customer's id in your system (customer.external_id)."),
-  metadata: z.record(z.string(), z.string()),
-  plan,
-  current_period: billingPeriodView.nullable(),
-  next_charge_at: isoInstant
-    .nullable()
-    .describe("Null when nothing is due here (gateway-managed, canceled)."),
-  card: z.strictObject(maskedCardSchema.shape).nullable(),
-  dunning: z
-    .strictObject({ ...dunningSchema.shape, next_step: nextStep.optional() })
-    .optional()
-    .describe("Past due: the retries so far, and the last decline's reason and next step."),
-  cancel_at: isoInstant
-    .nullable()
-    .describe("When a scheduled cancel takes effect (the paid period's end); null if none."),
-  scheduled_plan: plan
-    .nullable()
-    .describe(
-      "A plan change scheduled for the next renewal (POST …/adjust with at next_renewal); null if none.",
-    ),
-  trial_end: isoInstant
-    .nullable()
-    .describe("When the free trial ends and the first period is charged; null without a trial."),
-  resume_at: isoInstant
-    .nullable()
-    .describe("A paused subscription's automatic resume; null when paused until resumed, or not paused."),
-  created_at: isoInstant,
-});
-export type SubscriptionView = z.output<typeof subscriptionView>;
+export const subscriptionView = subscriptionViewSchema;
+export type { SubscriptionView } from "../core/subscription-view";
 
 export const subscriptionListView = z.strictObject({
   data: z.array(subscriptionView),
@@ -423,7 +378,7 @@ export const declineView = z
     errcode: z.string().optional().describe("The gateway's named reason (v2 errcode), when it sent one."),
     reason: declineReasonSchema.optional().describe("Why, in the customer's terms."),
     message: z.string().optional().describe("The reason in plain English, for people."),
-    next_step: nextStep.optional(),
+    next_step: nextStepSchema.optional(),
   })
   .describe("Why the payment was declined and what can be done about it.");
 export type DeclineView = z.output<typeof declineView>;

@@ -1,14 +1,10 @@
-import { subscriptionPeriod } from "../core/billing-period";
 import { chargeKindOf } from "../core/charge-kind";
 import {
   type ChargeAttempt,
   type DeclineReason,
-  type Dunning,
   type MaskedCard,
   nextStepOf,
-  type Plan,
   type RefundRecord,
-  type Subscription,
 } from "../core/model";
 import { orderIdFor } from "../core/order-id";
 import type { WebhookDelivery, WebhookEndpoint } from "../core/webhooks";
@@ -17,48 +13,14 @@ import type {
   CreateSubscriptionBody,
   DeclineView,
   RefundView,
-  SubscriptionView,
   WebhookDeliveryView,
   WebhookEndpointView,
 } from "./merchant-api-schemas";
 
 // What the merchant API shows of the billing records: built field by field, so nothing stored (token_id, customer,
-// lease) reaches a response unless a view declares it.
+// lease) reaches a response unless a view declares it. A subscription's view is the core's: events carry it too.
 
-const planView = ({ amount, currency, interval_months }: Plan) => ({ amount, currency, interval_months });
-
-export function subscriptionView(subscription: Subscription): SubscriptionView {
-  const { plan, period } = subscription;
-  // `period` is the next period to charge: the last paid one is just below it (none runs when it ended before a
-  // pause it resumed from).
-  const paid = period === 0 ? undefined : subscriptionPeriod(subscription, period - 1);
-  return {
-    subscription_id: subscription.subscription_id,
-    status: subscription.status,
-    ...(subscription.status_reason === undefined ? {} : { status_reason: subscription.status_reason }),
-    billing: subscription.billing_mode,
-    external_id: subscription.customer.external_id ?? null,
-    metadata: { ...subscription.metadata },
-    plan: planView(plan),
-    current_period: paid
-      ? { index: paid.index, start: paid.start.toISOString(), end: paid.end.toISOString() }
-      : null,
-    next_charge_at: subscription.next_charge_at ?? null,
-    card: subscription.card ? { first4: subscription.card.first4, last4: subscription.card.last4 } : null,
-    ...(subscription.dunning === undefined ? {} : { dunning: dunningView(subscription.dunning) }),
-    cancel_at: subscription.cancel_at ?? null,
-    trial_end: subscription.trial_end ?? null,
-    resume_at: subscription.resume_at ?? null,
-    scheduled_plan: subscription.scheduled_plan ? planView(subscription.scheduled_plan) : null,
-    created_at: subscription.created_at,
-  };
-}
-
-/** The dunning as stored, with what can be done about its last decline. */
-function dunningView(dunning: Dunning): NonNullable<SubscriptionView["dunning"]> {
-  const { decline_reason: reason } = dunning;
-  return { ...dunning, ...(reason === undefined ? {} : { next_step: nextStepOf(reason) }) };
-}
+export { subscriptionView } from "../core/subscription-view";
 
 /** A decline's reason in plain English (the API, the CLI); pages say it in the customer's language. */
 const DECLINE_MESSAGES: Readonly<Record<DeclineReason, string>> = {

@@ -1,0 +1,108 @@
+import * as z from "zod";
+import { subscriptionPeriod } from "./billing-period";
+import {
+  billingMode,
+  type Dunning,
+  dunningSchema,
+  maskedCardSchema,
+  nextStepOf,
+  type Plan,
+  planSchema,
+  type Subscription,
+  subscriptionStatus,
+} from "./model";
+
+// What a subscription shows of itself outside: the merchant API's answers and every event's `subscription` are this one
+// view, built field by field, so nothing stored (token_id, customer, notify_token) reaches either unless it is declared.
+
+const isoInstant = z.iso.datetime({ offset: true });
+
+export const planAmountSchema = planSchema.shape.amount.describe(
+  "Decimal string greater than 0, at most 99999999.99, with no more decimals than the currency has (none in KRW and JPY)",
+);
+
+/** A plan as the API takes and shows it: nothing more than its amount, currency and interval. */
+export const strictPlanSchema = z.strictObject({ ...planSchema.shape, amount: planAmountSchema });
+
+const billingPeriodView = z
+  .strictObject({ index: z.number().int().min(0), start: isoInstant, end: isoInstant })
+  .describe(
+    "The last paid period: access runs until `end`. Null before the first payment, and after a pause that outlasted it until the next payment.",
+  );
+
+/** What can be done about a decline. */
+export const nextStepSchema = z
+  .enum(["retry_later", "new_card", "authentication"])
+  .describe(
+    "What can be done: retry_later (the same card may pay later; dunning retries it), new_card (this card will not pay), authentication (the cardholder must confirm in the window).",
+  );
+
+export const subscriptionViewSchema = z.strictObject({
+  subscription_id: z.string(),
+  status: subscriptionStatus,
+  status_reason: z.string().optional(),
+  billing: billingMode,
+  external_id: z.string().nullable().describe("The customer's id in your system (customer.external_id)."),
+  metadata: z.record(z.string(), z.string()),
+  plan: strictPlanSchema,
+  current_period: billingPeriodView.nullable(),
+  next_charge_at: isoInstant
+    .nullable()
+    .describe("Null when nothing is due here (gateway-managed, canceled)."),
+  card: z.strictObject(maskedCardSchema.shape).nullable(),
+  dunning: z
+    .strictObject({ ...dunningSchema.shape, next_step: nextStepSchema.optional() })
+    .optional()
+    .describe("Past due: the retries so far, and the last decline's reason and next step."),
+  cancel_at: isoInstant
+    .nullable()
+    .describe("When a scheduled cancel takes effect (the paid period's end); null if none."),
+  scheduled_plan: strictPlanSchema
+    .nullable()
+    .describe(
+      "A plan change scheduled for the next renewal (POST …/adjust with at next_renewal); null if none.",
+    ),
+  trial_end: isoInstant
+    .nullable()
+    .describe("When the free trial ends and the first period is charged; null without a trial."),
+  resume_at: isoInstant
+    .nullable()
+    .describe("A paused subscription's automatic resume; null when paused until resumed, or not paused."),
+  created_at: isoInstant,
+});
+export type SubscriptionView = z.output<typeof subscriptionViewSchema>;
+
+const planView = ({ amount, currency, interval_months }: Plan) => ({ amount, currency, interval_months });
+
+/** The dunning as stored, with what can be done about its last decline. */
+function dunningView(dunning: Dunning): NonNullable<SubscriptionView["dunning"]> {
+  const { decline_reason: reason } = dunning;
+  return { ...dunning, ...(reason === undefined ? {} : { next_step: nextStepOf(reason) }) };
+}
+
+export function subscriptionView(subscription: Subscription): SubscriptionView {
+  const { plan, period } = subscription;
+  // `period` is the next period to charge: the last paid one is just below it (none runs when it ended before a
+  // pause it resumed from).
+  const paid = period === 0 ? undefined : subscriptionPeriod(subscription, period - 1);
+  return {
+    subscription_id: subscription.subscription_id,
+    status: subscription.status,
+    ...(subscription.status_reason === undefined ? {} : { status_reason: subscription.status_reason }),
+    billing: subscription.billing_mode,
+    external_id: subscription.customer.external_id ?? null,
+    metadata: { ...subscription.metadata },
+    plan: planView(plan),
+    current_period: paid
+      ? { index: paid.index, start: paid.start.toISOString(), end: paid.end.toISOString() }
+      : null,
+    next_charge_at: subscription.next_charge_at ?? null,
+    card: subscription.card ? { first4: subscription.card.first4, last4: subscription.card.last4 } : null,
+    ...(subscription.dunning === undefined ? {} : { dunning: dunningView(subscription.dunning) }),
+    cancel_at: subscription.cancel_at ?? null,
+    trial_end: subscription.trial_end ?? null,
+    resume_at: subscription.resume_at ?? null,
+    scheduled_plan: subscription.scheduled_plan ? planView(subscription.scheduled_plan) : null,
+    created_at: subscription.created_at,
+  };
+}
