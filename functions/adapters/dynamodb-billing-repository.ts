@@ -231,9 +231,13 @@ async function updateSubscription(
   const { next_charge_at, updated_at } = update.set;
   const due = next_charge_at === undefined ? {} : dueKeys(id, next_charge_at, updated_at, table.shards);
   const dueRemoved = remove.includes("next_charge_at") ? ["due_pk", "due_sk"] : [];
-  const expected = Object.entries(update.expect)
-    .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => (value === null ? absent(name) : equals(name, value)));
+  const { revision, ...fields } = update.expect;
+  const expected = [
+    ...Object.entries(fields)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => (value === null ? absent(name) : equals(name, value))),
+    ...revisionCondition("revision", revision),
+  ];
   const key = subscriptionKey(id);
   // A status change moves the subscription to that status's list partition; a new external_id is linked first.
   const listed =

@@ -6,9 +6,11 @@ import {
   type RefundRecord,
   type Subscription,
 } from "./model";
+import { nextStepSchema, subscriptionView, subscriptionViewSchema } from "./subscription-view";
 
 // The events a SaaS grants and revokes access by (README, Events). Each is written in the same conditional write as
 // the state it announces (the item's outbox), then delivered to the bus at least once under its stable event_id.
+// Every event carries `sequence` and `subscription` (README, Events: order), so a consumer can tell a stale one.
 
 /** Whom an event is about: the subscription, with the SaaS's own customer id and metadata (when it has them). */
 const subject = {
@@ -47,7 +49,8 @@ const refundFacts = {
   reason: z.string(),
 };
 
-export const billingEventSchema = z.discriminatedUnion("type", [
+/** What each type of event says, before it is placed among its subscription's events. */
+export const eventFactsSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("charge.succeeded"), ...chargeFacts, transaction_id: z.string().optional() }),
   z.object({
     type: z.literal("charge.failed"),
@@ -58,7 +61,7 @@ export const billingEventSchema = z.discriminatedUnion("type", [
     errcode: z.string().optional(),
     /** A decline's reason in the customer's terms, and what can be done about it. */
     decline_reason: declineReasonSchema.optional(),
-    next_step: z.enum(["retry_later", "new_card", "authentication"]).optional(),
+    next_step: nextStepSchema.optional(),
   }),
   /** A sign-up began: the subscription exists, pending its first payment. */
   z.object({
@@ -81,13 +84,15 @@ export const billingEventSchema = z.discriminatedUnion("type", [
   /** A cancel at the end of the paid period: access runs until `cancel_at`, then subscription.canceled follows. */
   z.object({ type: z.literal("subscription.cancel_scheduled"), ...subject, cancel_at: z.string() }),
   /**
-   * The plan, a plan change scheduled for the next renewal, the customer's external_id, the metadata or a scheduled
-   * cancel changed (`changed` names which).
+   * The plan, a plan change scheduled for the next renewal, the customer's external_id, the metadata, a scheduled
+   * cancel or the paid period (`current_period`: a renewal was paid) changed (`changed` names which).
    */
   z.object({
     type: z.literal("subscription.updated"),
     ...subject,
-    changed: z.array(z.enum(["plan", "scheduled_plan", "external_id", "metadata", "cancel_at"])),
+    changed: z.array(
+      z.enum(["plan", "scheduled_plan", "external_id", "metadata", "cancel_at", "current_period"]),
+    ),
   }),
   /**
    * The card the subscription is charged on was replaced: a new token (the old one deleted at the gateway), or a new
@@ -112,9 +117,45 @@ export const billingEventSchema = z.discriminatedUnion("type", [
   /** A later status of the same chargeback (e.g. deducted or resolved). */
   z.object({ type: z.literal("chargeback.updated"), ...chargebackFacts, previous_status: z.string() }),
 ]);
+export type EventFacts = z.infer<typeof eventFactsSchema>;
+
+/**
+ * Where an event stands among all the events of its subscription, and the subscription as it stands there: the view
+ * the merchant API answers with. A consumer keeps the view of the highest sequence it has seen.
+ */
+const placeShape = {
+  sequence: z.number().int().min(0),
+  subscription: subscriptionViewSchema,
+};
+
+export const billingEventSchema = z.intersection(eventFactsSchema, z.object(placeShape));
 export type BillingEvent = z.infer<typeof billingEventSchema>;
 
-type ChargeEvent<T extends BillingEvent["type"]> = Extract<BillingEvent, { readonly type: T }>;
+type ChargeEvent<T extends EventFacts["type"]> = Extract<EventFacts, { readonly type: T }>;
+
+/**
+ * Each revision of a subscription owns a block of sequence numbers: first the events of the write that made it, then
+ * the charge events (a ledger line's, written with the line, not the subscription) decided on it while it stood.
+ */
+const SEQUENCE_BLOCK = 1000;
+const CHARGE_EVENTS_AT = 500;
+
+/** The events a subscription's write announces, placed at the start of the revision it writes: `after`'s. */
+export function placedByWrite(after: Subscription, facts: readonly EventFacts[]): BillingEvent[] {
+  const view = subscriptionView(after);
+  const first = (after.revision ?? 0) * SEQUENCE_BLOCK;
+  return facts.map((event, index) => ({ ...event, sequence: first + index, subscription: view }));
+}
+
+/**
+ * A charge event, placed in the block of the subscription revision it was decided on (as read), after that revision's
+ * own events and before any later write's: a charge's later change (`step`: a refund, a chargeback's next status)
+ * after its close. Two charges' events placed on one revision may share a sequence; they carry the same view.
+ */
+export function placedOnCharge(subscription: Subscription, event: EventFacts, step = 0): BillingEvent {
+  const sequence = (subscription.revision ?? 0) * SEQUENCE_BLOCK + CHARGE_EVENTS_AT + step;
+  return { ...event, sequence, subscription: subscriptionView(subscription) };
+}
 
 /** An event's subject fields from the subscription it is about. */
 export function subjectOf(subscription: Subscription) {
@@ -131,23 +172,8 @@ export function chargeFactsOf(attempt: ChargeAttempt, subscription: Subscription
   return { ...subjectOf(subscription), period, attempt: attempt.attempt, order_id, amount, currency };
 }
 
-/** charge.succeeded of a succeeded attempt: written with the attempt's close. */
-export function chargeSucceededEvent(
-  attempt: ChargeAttempt,
-  subscription: Subscription,
-): ChargeEvent<"charge.succeeded"> {
-  return {
-    type: "charge.succeeded",
-    ...chargeFactsOf(attempt, subscription),
-    transaction_id: attempt.transaction_id,
-  };
-}
-
-/** charge.failed of a declined attempt, or of one the gateway refused as invalid: written with its close. */
-export function chargeFailedEvent(
-  attempt: ChargeAttempt,
-  subscription: Subscription,
-): ChargeEvent<"charge.failed"> {
+/** charge.failed of a declined attempt, or of one the gateway refused as invalid. */
+function chargeFailedFacts(attempt: ChargeAttempt, subscription: Subscription): ChargeEvent<"charge.failed"> {
   return {
     type: "charge.failed",
     ...chargeFactsOf(attempt, subscription),
@@ -160,21 +186,28 @@ export function chargeFailedEvent(
   };
 }
 
-/** The event a closed attempt of `subscription` announces with its close. */
+/**
+ * The event a closed attempt announces with its close (charge.succeeded or charge.failed), placed on `subscription`
+ * as the charge was decided on it.
+ */
 export function closedChargeEvent(attempt: ChargeAttempt, subscription: Subscription): BillingEvent {
-  return attempt.status === "succeeded"
-    ? chargeSucceededEvent(attempt, subscription)
-    : chargeFailedEvent(attempt, subscription);
+  return placedOnCharge(
+    subscription,
+    attempt.status === "succeeded"
+      ? {
+          type: "charge.succeeded",
+          ...chargeFactsOf(attempt, subscription),
+          transaction_id: attempt.transaction_id,
+        }
+      : chargeFailedFacts(attempt, subscription),
+  );
 }
 
-/** refund.succeeded or refund.failed of a refund record as it closes: written with its close. */
-export function closedRefundEvent(
-  refund: RefundRecord,
-  subscription: Subscription | undefined,
-): BillingEvent {
+/** refund.succeeded or refund.failed of a refund record as it closes, after its charge's close: written with it. */
+export function closedRefundEvent(refund: RefundRecord, subscription: Subscription): BillingEvent {
   const { refund_id, order_id, period, attempt, amount, currency, reason } = refund;
   const facts = {
-    ...(subscription === undefined ? { subscription_id: refund.subscription_id } : subjectOf(subscription)),
+    ...subjectOf(subscription),
     refund_id,
     order_id,
     period,
@@ -183,14 +216,24 @@ export function closedRefundEvent(
     currency,
     reason,
   };
-  return refund.status === "succeeded"
-    ? { type: "refund.succeeded", ...facts, refund_transaction_id: refund.refund_transaction_id }
-    : { type: "refund.failed", ...facts, rescode: refund.rescode };
+  return placedOnCharge(
+    subscription,
+    refund.status === "succeeded"
+      ? { type: "refund.succeeded", ...facts, refund_transaction_id: refund.refund_transaction_id }
+      : { type: "refund.failed", ...facts, rescode: refund.rescode },
+    1,
+  );
 }
 
 /** What the outbox adds to an event when it is written: the id consumers de-duplicate on, and when it happened. */
-const eventEnvelopeSchema = z.object({ event_id: z.string().min(1), occurred_at: z.iso.datetime() });
+const eventEnvelopeSchema = z.object({
+  event_id: z.string().min(1),
+  occurred_at: z.iso.datetime(),
+  // Read as stored: an event written before events were placed has neither, and a view written then may lack fields.
+  sequence: placeShape.sequence.optional(),
+  subscription: z.record(z.string(), z.unknown()).optional(),
+});
 
 /** An event as its outbox holds it and the bus carries it (the entry's detail). */
-export const outboxEventSchema = z.intersection(billingEventSchema, eventEnvelopeSchema);
+export const outboxEventSchema = z.intersection(eventFactsSchema, eventEnvelopeSchema);
 export type OutboxEvent = z.infer<typeof outboxEventSchema>;

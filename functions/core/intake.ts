@@ -1,7 +1,7 @@
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
 import { type CompletionDeps, completeCheckout } from "./checkout";
 import { applyChargebackReport, chargebackStatusOf } from "./disputes";
-import { chargeFactsOf } from "./events";
+import { chargeFactsOf, placedOnCharge } from "./events";
 import type { IntakeMessage } from "./intake-messages";
 import { OPEN_ATTEMPT_STATUSES } from "./model";
 import { attemptKeyOf } from "./order-id";
@@ -156,9 +156,13 @@ async function recordChargeback(
     expect: { status: "succeeded", dispute_revision: charge.dispute?.revision ?? 0 },
     set: { disputed: true, dispute, updated_at: deps.clock.now().toISOString() },
     events: [
-      charge.dispute === undefined
-        ? { type: "chargeback.received", ...facts }
-        : { type: "chargeback.updated", ...facts, previous_status: charge.dispute.status },
+      placedOnCharge(
+        subscription,
+        charge.dispute === undefined
+          ? { type: "chargeback.received", ...facts }
+          : { type: "chargeback.updated", ...facts, previous_status: charge.dispute.status },
+        dispute.revision,
+      ),
     ],
   });
   if (!marked) {

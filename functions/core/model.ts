@@ -174,6 +174,11 @@ export const subscriptionSchema = z.object({
       lang: z.string().optional(),
     })
     .optional(),
+  /**
+   * Counts the subscription's writes: each expects the revision it read and stores the next, so no two writes leave
+   * one revision. Its events' `sequence` is built on it (events.ts). Absent (0) on one written before revisions.
+   */
+  revision: z.number().int().min(1).optional(),
   created_at: isoInstant,
   updated_at: isoInstant,
 });

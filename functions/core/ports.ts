@@ -24,6 +24,8 @@ export interface SubscriptionExpectation {
   readonly status?: SubscriptionStatus;
   /** The last write's instant: a change decided on the subscription as read applies only if nothing wrote since. */
   readonly updated_at?: string;
+  /** The revision as read (0: none yet): every transition expects it, so the events it announces follow the last. */
+  readonly revision?: number;
   /** The scheduled cancel as read; null: none may be scheduled. */
   readonly cancel_at?: string | null;
   /** The stored token as read; null: none may be stored. */

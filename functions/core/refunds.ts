@@ -293,6 +293,9 @@ async function closeRefund(
   const { lease_until: _lease, ...rest } = open;
   const closed: RefundRecord = { ...rest, ...closing, updated_at: deps.clock.now().toISOString() };
   const subscription = await deps.repository.getSubscription(open.subscription_id);
+  // Subscriptions are never deleted: its events are placed on it.
+  if (subscription === undefined)
+    throw new Error(`refund ${open.refund_id}: no subscription ${open.subscription_id}`);
   const written = await deps.repository.updateRefund(open.refund_id, {
     expect: { status: open.status, lease_until: open.lease_until },
     set: { ...closing, updated_at: closed.updated_at },

@@ -1,6 +1,6 @@
 import { periodStartOf } from "./billing-period";
 import { refundSaleAfterCancel } from "./cancel-refund";
-import { chargeSucceededEvent, closedChargeEvent, subjectOf } from "./events";
+import { closedChargeEvent, placedByWrite, subjectOf } from "./events";
 import {
   type AttemptStatus,
   type BillingMode,
@@ -92,17 +92,21 @@ export async function openSignup(
       : { anchor_at: trialEnd, anchor_period: 1, trial_end: trialEnd }),
     period: 0,
     attempt: 0,
+    revision: 1,
     created_at: at,
     updated_at: at,
   };
-  const created = await deps.repository.createSubscription(fresh, [
-    {
-      type: "subscription.created",
-      ...subjectOf(fresh),
-      billing: fresh.billing_mode,
-      plan: { ...fresh.plan },
-    },
-  ]);
+  const created = await deps.repository.createSubscription(
+    fresh,
+    placedByWrite(fresh, [
+      {
+        type: "subscription.created",
+        ...subjectOf(fresh),
+        billing: fresh.billing_mode,
+        plan: { ...fresh.plan },
+      },
+    ]),
+  );
   const subscription = created ? fresh : await deps.repository.getSubscription(subscription_id);
   if (!subscription || (!created && request.request_key === undefined))
     throw new Error("subscription id collision");
@@ -202,7 +206,7 @@ export async function recordFirstPayment(
       expect: { status: attempt.status, lease_until: attempt.lease_until },
       set: { status: "succeeded", transaction_id, updated_at: at },
       remove: ["lease_until"],
-      events: [chargeSucceededEvent({ ...attempt, transaction_id }, subscription)],
+      events: [closedChargeEvent({ ...attempt, status: "succeeded", transaction_id }, subscription)],
     });
   }
   // A trial's verification goes back to the customer in full (a refund that fails stays on record for support).

@@ -1,6 +1,6 @@
 import { periodStartOf } from "./billing-period";
 import type { ChargePolicy } from "./charge-policy";
-import { type BillingEvent, subjectOf } from "./events";
+import { type EventFacts, placedByWrite, subjectOf } from "./events";
 import {
   type ChargeAttempt,
   type MaskedCard,
@@ -9,7 +9,13 @@ import {
   type Subscription,
   subscriptionSchema,
 } from "./model";
-import type { BillingRepository, Clock, RemovableSubscriptionField, SubscriptionUpdate } from "./ports";
+import type {
+  BillingRepository,
+  Clock,
+  RemovableSubscriptionField,
+  SubscriptionExpectation,
+  SubscriptionUpdate,
+} from "./ports";
 
 // The subscription's one state machine (README, Subscription lifecycle). Every change to a subscription is a pure step
 // from (subscription, input, now) to a transition — the conditional update and the events it announces — or a
@@ -120,7 +126,7 @@ const refused = (reason: string): Step => ({ kind: "refused", reason });
  * The one event a status change announces, about the subscription as it becomes; with the status unchanged, a cancel
  * newly scheduled announces itself.
  */
-function statusEvents(subscription: Subscription, after: Subscription): BillingEvent[] {
+function statusEvents(subscription: Subscription, after: Subscription): EventFacts[] {
   const subject = subjectOf(after);
   const reason = after.status_reason;
   if (after.status === subscription.status)
@@ -153,7 +159,7 @@ function statusEvents(subscription: Subscription, after: Subscription): BillingE
   }
 }
 
-type Changed = Extract<BillingEvent, { type: "subscription.updated" }>["changed"];
+type Changed = Extract<EventFacts, { type: "subscription.updated" }>["changed"];
 
 /**
  * A transition to `set`, guarded by `expect`: a status change announces itself, other changes of what a SaaS keys
@@ -164,16 +170,17 @@ function transition(
   now: Date,
   change: Pick<SubscriptionUpdate, "expect" | "set" | "remove"> & {
     readonly changed?: Changed;
-    readonly announce?: (after: Subscription) => BillingEvent[];
+    readonly announce?: (after: Subscription) => EventFacts[];
   },
 ): Step {
+  const revision = subscription.revision ?? 0;
   const update = {
-    expect: { status: subscription.status, ...change.expect },
-    set: { ...change.set, updated_at: now.toISOString() },
+    expect: { status: subscription.status, ...change.expect, revision },
+    set: { ...change.set, revision: revision + 1, updated_at: now.toISOString() },
     remove: change.remove,
   };
   const after = stateAfter(subscription, update);
-  const updated: BillingEvent[] =
+  const updated: EventFacts[] =
     change.changed === undefined
       ? []
       : [{ type: "subscription.updated", ...subjectOf(after), changed: change.changed }];
@@ -181,7 +188,11 @@ function transition(
     kind: "transition",
     update: {
       ...update,
-      events: [...statusEvents(subscription, after), ...updated, ...(change.announce?.(after) ?? [])],
+      events: placedByWrite(after, [
+        ...statusEvents(subscription, after),
+        ...updated,
+        ...(change.announce?.(after) ?? []),
+      ]),
     },
     after,
   };
@@ -440,6 +451,7 @@ function paidThrough(subscription: Subscription, attempt: ChargeAttempt) {
       set: advance,
       remove: [] as RemovableSubscriptionField[],
       nextPeriodStart: periodStartOf(subscription, advance.period),
+      changed: paidChanges(advance),
     };
   const reanchor =
     scheduled.interval_months === subscription.plan.interval_months
@@ -453,8 +465,17 @@ function paidThrough(subscription: Subscription, attempt: ChargeAttempt) {
     set,
     remove: ["scheduled_plan"] as RemovableSubscriptionField[],
     nextPeriodStart: periodStartOf({ ...subscription, ...set }, advance.period),
-    changed: ["plan"] as Changed,
+    changed: paidChanges(set),
   };
+}
+
+/**
+ * What a charge's write changes that a SaaS keys on: a paid period moves `current_period` on (a renewal announces it,
+ * the period's end being where access runs to), with the plan when a change scheduled for it took effect.
+ */
+function paidChanges(set: SubscriptionUpdate["set"]): Changed | undefined {
+  if (set.period === undefined) return undefined;
+  return [...(set.plan === undefined ? [] : (["plan"] as const)), "current_period"];
 }
 
 /**
@@ -601,6 +622,7 @@ function gatewayCharge(subscription: Subscription, attempt: ChargeAttempt, now: 
         expect,
         set: { period: attempt.period + 1, attempt: 0, status: "active" },
         remove: ["status_reason"],
+        changed: ["current_period"],
       })
     : transition(subscription, now, {
         expect,
@@ -622,8 +644,7 @@ function keepScheduledCancel(subscription: Subscription, closed: Step, now: Date
       expect,
       set: { ...set, cancel_at: nextChargeAt },
       remove,
-      // A plan change scheduled for this renewal took effect with it.
-      changed: set.plan === undefined ? undefined : ["plan"],
+      changed: paidChanges(set),
     });
   return transition(subscription, now, {
     expect,
@@ -677,7 +698,7 @@ function paymentMethodUpdated(
     ...(input.card === undefined ? {} : { card: input.card }),
   };
   const change = {
-    announce: (after: Subscription): BillingEvent[] => [
+    announce: (after: Subscription): EventFacts[] => [
       {
         type: "payment_method.updated",
         ...subjectOf(after),
@@ -770,42 +791,72 @@ export type Applied =
   | { readonly kind: "stale" }
   | { readonly kind: "refused"; readonly reason: string };
 
-/** Takes the next step of `subscription` (as read) on `input` and writes it, with its events, conditionally. */
-export async function applyInput(
-  subscription: Subscription,
-  input: SubscriptionInput,
-  deps: { readonly repository: Pick<BillingRepository, "updateSubscription">; readonly clock: Clock },
-): Promise<Applied> {
-  const step = nextStep(subscription, input, deps.clock.now());
-  if (step.kind === "refused") return step;
-  if (step.kind === "unchanged") return { kind: "unchanged", subscription };
-  const written = await deps.repository.updateSubscription(subscription.subscription_id, step.update);
-  if (!written) return { kind: "stale" };
-  return { kind: "applied", subscription: step.after, update: step.update };
+type ApplyDeps = {
+  readonly repository: Pick<BillingRepository, "updateSubscription" | "getSubscription">;
+  readonly clock: Clock;
+};
+
+/** Whether `subscription` still holds what a transition expects of it, its revision aside. */
+export function meetsExpectation(subscription: Subscription, expect: SubscriptionExpectation): boolean {
+  const { revision: _revision, ...fields } = expect;
+  return Object.entries(fields).every(([field, value]) => {
+    const held = subscription[field as keyof typeof fields];
+    return value === undefined || (value === null ? held === undefined : held === value);
+  });
 }
 
-/** How often a paid change is applied again after losing its write to another writer. */
-const PAID_CHANGE_TRIES = 20;
+/** How often a change is taken again on the subscription read anew after losing its write to another writer. */
+const CHANGE_TRIES = 20;
 
 /**
- * Applies a change money already paid for (a new card's payment, a prorated upgrade): a write lost to another writer is
- * not an answer — the subscription is read again and the input made for it applied again, until it applies, the
- * machine refuses it, or (under contention no real load produces) the tries run out.
+ * Takes the step of `inputFor(subscription)` and writes it with its events, conditionally; a lost write reads the
+ * subscription again and, while `tryAgain` says so, takes the step anew on it (until the tries, which no real load
+ * exhausts, run out).
  */
-export async function applyPaidInput(
+async function applyStep(
   subscription: Subscription,
   inputFor: (current: Subscription) => SubscriptionInput,
-  deps: {
-    readonly repository: Pick<BillingRepository, "updateSubscription" | "getSubscription">;
-    readonly clock: Clock;
-  },
+  deps: ApplyDeps,
+  tryAgain: (fresh: Subscription, lost: SubscriptionUpdate) => boolean,
 ): Promise<Applied> {
   let current = subscription;
   for (let tries = 1; ; tries += 1) {
-    const applied = await applyInput(current, inputFor(current), deps);
-    if (applied.kind !== "stale" || tries >= PAID_CHANGE_TRIES) return applied;
-    const fresh = await deps.repository.getSubscription(subscription.subscription_id);
-    if (fresh === undefined) return applied;
+    const step = nextStep(current, inputFor(current), deps.clock.now());
+    if (step.kind === "refused") return step;
+    if (step.kind === "unchanged") return { kind: "unchanged", subscription: current };
+    if (await deps.repository.updateSubscription(current.subscription_id, step.update))
+      return { kind: "applied", subscription: step.after, update: step.update };
+    const fresh =
+      tries < CHANGE_TRIES ? await deps.repository.getSubscription(current.subscription_id) : undefined;
+    if (fresh === undefined || !tryAgain(fresh, step.update)) return { kind: "stale" };
     current = fresh;
   }
+}
+
+/**
+ * Takes the next step of `subscription` (as read) on `input` and writes it, with its events, conditionally. Every
+ * write expects the revision read, so a write that lost only to a change it does not depend on (metadata written
+ * during a charge) is taken again on the subscription as it now is: its events then tell what it really became.
+ * A write whose own expectation no longer holds is stale.
+ */
+export function applyInput(subscription: Subscription, input: SubscriptionInput, deps: ApplyDeps) {
+  return applyStep(
+    subscription,
+    () => input,
+    deps,
+    (fresh, lost) => meetsExpectation(fresh, lost.expect),
+  );
+}
+
+/**
+ * Applies a change money already paid for (a new card's payment, a prorated upgrade): a write lost to another writer is
+ * not an answer — the subscription is read again and the input made for it applied again, until it applies or the
+ * machine refuses it.
+ */
+export function applyPaidInput(
+  subscription: Subscription,
+  inputFor: (current: Subscription) => SubscriptionInput,
+  deps: ApplyDeps,
+) {
+  return applyStep(subscription, inputFor, deps, () => true);
 }

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { type BillingEvent, billingEventSchema, type OutboxEvent } from "./events";
+import { type BillingEvent, eventFactsSchema, type OutboxEvent } from "./events";
 import type { Clock, IdSource } from "./ports";
 import { done, retry, type WorkResult } from "./work-result";
 
@@ -9,7 +9,7 @@ import { done, retry, type WorkResult } from "./work-result";
 // to read. The signature, the HTTP and the address checks are the poster's (an adapter); this module decides.
 
 /** Every billing event type an endpoint may subscribe to. */
-export const WEBHOOK_EVENT_TYPES = billingEventSchema.options.map(
+export const WEBHOOK_EVENT_TYPES = eventFactsSchema.options.map(
   (option) => option.shape.type.value,
 ) as readonly BillingEvent["type"][];
 

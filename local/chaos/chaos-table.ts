@@ -106,6 +106,10 @@ export function chaosTable(report: ChaosReport): string {
       ["canceled with a live token", ...verdict(report.liveTokens)],
       ["events lost (a ledger fact or status without its event)", ...verdict(report.events.lost)],
       ["event copies that differ", ...verdict(report.events.inconsistent)],
+      [
+        "events out of order (unplaced, a sequence with two views, a last view unlike the stored one)",
+        ...verdict(report.events.misordered),
+      ],
       ["mails sent twice for one event", ...verdict(report.mails.sentTwice)],
       ["mails lost (an event that calls for one, unmailed)", ...verdict(report.mails.lost)],
       ["webhooks lost (an event a subscribed endpoint never accepted)", ...verdict(report.webhooks.lost)],

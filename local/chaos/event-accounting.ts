@@ -1,10 +1,16 @@
 import { type OutboxEvent, outboxEventSchema } from "../../functions/core/events";
 import type { ChargeAttempt, Subscription, SubscriptionStatus } from "../../functions/core/model";
+import {
+  type SubscriptionView,
+  subscriptionView,
+  subscriptionViewSchema,
+} from "../../functions/core/subscription-view";
 
 // The chaos run's account of events (README, Events): what the bus received, held against what the ledger and the
 // subscriptions say happened. Every fact must have reached the bus at least once (copies allowed, each with the
 // same content under its event_id), and a consumer that folds a subscription's events in the order they arrived
-// must end with the status stored here.
+// must end with the status stored here. Every event is placed (sequence, subscription): one sequence never carries
+// two views, and a consumer that keeps the view of the highest sequence ends with the subscription as stored.
 
 export interface EventAccount {
   /** Entries the bus received, copies included. */
@@ -17,6 +23,11 @@ export interface EventAccount {
   readonly lost: readonly string[];
   /** event_ids received with different contents (each a violation). */
   readonly inconsistent: readonly string[];
+  /**
+   * Violations of the events' order: an event without its place or with another subscription's view, one sequence
+   * with two views, or a highest-sequenced view that differs from the stored subscription in what events announce.
+   */
+  readonly misordered: readonly string[];
   /** Events still in an outbox at the end (each a violation: delivery must have caught up). */
   readonly undelivered: number;
 }
@@ -57,6 +68,7 @@ export function accountForEvents(input: {
     duplicates: input.details.length - byId.size,
     lost: [...lostChargeEvents(events, input.attempts), ...lostStatusEvents(events, input.subscriptions)],
     inconsistent,
+    misordered: misorderedEvents(events, input.subscriptions),
     undelivered: input.undelivered,
   };
 }
@@ -106,4 +118,53 @@ function lostStatusEvents(events: readonly OutboxEvent[], subscriptions: readonl
       ? []
       : [`${subscription.subscription_id}: ${subscription.status} here, ${view} from its events`];
   });
+}
+
+/**
+ * What the events announce of a subscription: its view without what a write may change unannounced (a dunning
+ * retry's schedule and reason). In the schema's key order, whoever built the view.
+ */
+function announcedPart(view: SubscriptionView) {
+  const {
+    next_charge_at: _next,
+    dunning: _dunning,
+    status_reason: _reason,
+    ...announced
+  } = subscriptionViewSchema.parse(view);
+  return JSON.stringify(announced);
+}
+
+function misorderedEvents(events: readonly OutboxEvent[], subscriptions: readonly Subscription[]): string[] {
+  const misordered: string[] = [];
+  const bySequence = new Map<string, { readonly view: string; readonly event_id: string }>();
+  const highest = new Map<string, { readonly sequence: number; readonly view: SubscriptionView }>();
+  for (const event of events) {
+    const parsed = subscriptionViewSchema.safeParse(event.subscription);
+    if (event.sequence === undefined || !parsed.success) {
+      misordered.push(`${event.event_id} (${event.type}) has no sequence or subscription`);
+      continue;
+    }
+    const { sequence } = event;
+    const view = parsed.data;
+    if (view.subscription_id !== event.subscription_id) {
+      misordered.push(`${event.event_id} (${event.type}) carries ${view.subscription_id}'s view`);
+      continue;
+    }
+    const key = `${event.subscription_id} ${sequence}`;
+    const twin = bySequence.get(key);
+    const canonical = JSON.stringify(view);
+    if (twin === undefined) bySequence.set(key, { view: canonical, event_id: event.event_id });
+    else if (twin.view !== canonical)
+      misordered.push(`${event.event_id} and ${twin.event_id}: sequence ${sequence} with two views`);
+    const top = highest.get(event.subscription_id);
+    if (top === undefined || sequence > top.sequence) highest.set(event.subscription_id, { sequence, view });
+  }
+  for (const subscription of subscriptions) {
+    const top = highest.get(subscription.subscription_id);
+    if (top !== undefined && announcedPart(top.view) !== announcedPart(subscriptionView(subscription)))
+      misordered.push(
+        `${subscription.subscription_id}: the view of sequence ${top.sequence} is not the subscription as stored`,
+      );
+  }
+  return misordered;
 }

@@ -262,6 +262,7 @@ export function violationsOf(
     ...report.leaks.map((line) => `leak: ${line}`),
     ...events.lost.map((line) => `lost event: ${line}`),
     ...events.inconsistent.map((line) => `event copies differ: ${line}`),
+    ...events.misordered.map((line) => `event out of order: ${line}`),
     ...(events.undelivered > 0 ? [`${events.undelivered} event(s) never left their outbox`] : []),
     ...mails.sentTwice.map((line) => `mail sent twice: ${line}`),
     ...mails.lost.map((line) => `mail lost: ${line}`),

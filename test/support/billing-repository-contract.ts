@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { EVERY_OUTBOX } from "../../functions/core/event-delivery";
-import type { OutboxEvent } from "../../functions/core/events";
+import {
+  type BillingEvent,
+  closedChargeEvent,
+  closedRefundEvent,
+  type OutboxEvent,
+  placedByWrite,
+} from "../../functions/core/events";
 import type {
   AttemptKey,
   ChargeAttempt,
@@ -158,6 +164,21 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       ).toBe(false);
     });
 
+    it("counts revisions: 0 matches a subscription written without one, a revision read before a write fails", async () => {
+      const repository = await fresh();
+      await repository.createSubscription(subscription("sub-rev"));
+      const write = (revision: number) =>
+        repository.updateSubscription("sub-rev", {
+          expect: { revision },
+          set: { revision: revision + 1, updated_at: LATER },
+        });
+      expect(await write(1)).toBe(false);
+      expect(await write(0)).toBe(true);
+      expect(await write(0)).toBe(false);
+      expect(await write(1)).toBe(true);
+      expect(await write(1)).toBe(false);
+      expect((await repository.getSubscription("sub-rev"))?.revision).toBe(2);
+    });
     it("removes fields", async () => {
       const repository = await fresh();
       await repository.createSubscription(
@@ -631,16 +652,10 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
   });
 
   describe("outboxes", () => {
-    const canceled = {
-      type: "subscription.canceled",
-      subscription_id: "sub-ob",
-      reason: "canceled_by_merchant",
-    } as const;
-    const pastDue = {
-      type: "subscription.past_due",
-      subscription_id: "sub-ob",
-      reason: "payment_declined",
-    } as const;
+    const [canceled, pastDue] = placedByWrite(subscription("sub-ob"), [
+      { type: "subscription.canceled", subscription_id: "sub-ob", reason: "canceled_by_merchant" },
+      { type: "subscription.past_due", subscription_id: "sub-ob", reason: "payment_declined" },
+    ]) as [BillingEvent, BillingEvent];
     const pending = async (repository: BillingRepository, before = EVERY_OUTBOX) =>
       (await collect(repository.listPendingOutboxes(before))).items;
 
@@ -681,9 +696,7 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
         expect: { status: "pending", lease_until: attempt(key).lease_until },
         set: { status: "succeeded", updated_at: LATER },
         remove: ["lease_until"],
-        events: [
-          { type: "charge.succeeded", ...key, order_id: orderIdFor(key), amount: "10.00", currency: "USD" },
-        ],
+        events: [closedChargeEvent(attempt(key, { status: "succeeded" }), subscription("sub-ob"))],
       });
       expect(closed).toBe(true);
       const refs = await pending(repository);
@@ -698,13 +711,10 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       const repository = await fresh();
       const pendingRefund = refund("rf-ob");
       await repository.createRefund(pendingRefund);
-      const { refund_id, subscription_id, order_id, period, attempt, amount, currency, reason } =
-        pendingRefund;
-      const succeeded = {
-        type: "refund.succeeded",
-        ...{ refund_id, subscription_id, order_id, period, attempt, amount, currency, reason },
-        refund_transaction_id: "rt-1",
-      } as const;
+      const succeeded = closedRefundEvent(
+        { ...pendingRefund, status: "succeeded", refund_transaction_id: "rt-1" },
+        subscription(pendingRefund.subscription_id),
+      );
       const stale = await repository.updateRefund("rf-ob", {
         expect: { status: "unknown" },
         set: { status: "succeeded", updated_at: LATER },
@@ -727,7 +737,7 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
     it("lists an outbox by its oldest pending event, and forgets it once every event is delivered", async () => {
       const repository = await fresh();
       await repository.createSubscription(subscription("sub-ob"));
-      const write = (at: string, events: readonly (typeof canceled | typeof pastDue)[]) =>
+      const write = (at: string, events: readonly BillingEvent[]) =>
         repository.updateSubscription("sub-ob", { expect: {}, set: { updated_at: at }, events });
       await write(LATER, [pastDue]);
       await write(minutes(LATER, 10), [canceled]);

@@ -28,6 +28,7 @@ import {
   type SubscriptionUpdate,
   type TokenUpdate,
 } from "../../functions/core/ports";
+import { meetsExpectation } from "../../functions/core/subscription-machine";
 
 // The BillingRepository in memory, for tests of the core that need no emulator. It passes the same contract suite
 // as the DynamoDB repository (test/support/billing-repository-contract.ts): compare-and-set updates, create-only
@@ -120,10 +121,8 @@ export class MemoryBillingRepository implements BillingRepository {
   async updateSubscription(id: string, { expect, set, remove = [], events }: SubscriptionUpdate) {
     const current = this.subscriptions.get(id);
     if (!current) return false;
-    for (const [field, value] of Object.entries(expect)) {
-      const held = current[field as keyof typeof expect];
-      if (value === null ? held !== undefined : value !== undefined && held !== value) return false;
-    }
+    if (!meetsExpectation(current, expect)) return false;
+    if (expect.revision !== undefined && (current.revision ?? 0) !== expect.revision) return false;
     this.subscriptions.set(id, withRemoved(current, set, remove));
     this.announce(`sub:${id}`, events, set.updated_at);
     return true;

@@ -3,6 +3,7 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { placedByWrite } from "../../../functions/core/events";
 import { type LeakSecrets, leakSecretsOf, scanForLeaks, stackLeakSources } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
@@ -169,9 +170,9 @@ describe("leak scan of a realistic local run", () => {
     await repository.updateSubscription("sub_planted", {
       expect: { status: "active" },
       set: { status: "canceled", status_reason: "planted" },
-      events: [
+      events: placedByWrite(subscription("sub_planted"), [
         { type: "subscription.canceled", subscription_id: "sub_planted", reason: "card 4000 0000 0000 0002" },
-      ],
+      ]),
     });
     await local.stack.sqs.client.send(
       new SendMessageCommand({

@@ -155,7 +155,11 @@ describe("charge protocol", () => {
     const [attempt] = await repository.listAttempts(subscription.subscription_id);
     expect(attempt).toMatchObject({ order_id: `${subscription.subscription_id}-1-0`, status: "succeeded" });
     expect(attempt?.lease_until).toBeUndefined();
-    expect((await pendingEvents(repository)).map((e) => e.type)).toEqual(["charge.succeeded"]);
+    // The charge is placed on the subscription it was charged against; the paid period follows it.
+    expect((await pendingEvents(repository)).map(({ type, sequence }) => [type, sequence])).toEqual([
+      ["charge.succeeded", 500],
+      ["subscription.updated", 1000],
+    ]);
   });
 
   it("ignores duplicates: the same message twice, a stale period, a message before it is due", async () => {
@@ -263,7 +267,10 @@ describe("charge protocol", () => {
     await processChargeMessage(message(subscription), 2, deps);
     expect(gateway.charges.size).toBe(1);
     expect(await reload(subscription)).toMatchObject({ period: 2 });
-    expect((await pendingEvents(repository)).map((e) => e.type)).toEqual(["charge.succeeded"]);
+    expect((await pendingEvents(repository)).map((e) => e.type)).toEqual([
+      "charge.succeeded",
+      "subscription.updated",
+    ]);
   });
 
   it("when retrieve cannot answer, the attempt sweep postpones: 5 minutes, then hourly, then daily", async () => {
@@ -331,6 +338,7 @@ describe("declines and dunning", () => {
     expect(types.filter((type) => type.startsWith("subscription."))).toEqual([
       "subscription.past_due",
       "subscription.reactivated",
+      "subscription.updated",
     ]);
   });
 

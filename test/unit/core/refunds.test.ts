@@ -5,7 +5,7 @@ import type { ChargeAttempt } from "../../../functions/core/model";
 import { toCents } from "../../../functions/core/money";
 import type { BillingRepository } from "../../../functions/core/ports";
 import { type RefundDeps, refundCharge, settleOpenRefund } from "../../../functions/core/refunds";
-import { attempt } from "../../support/billing-repository-contract";
+import { attempt, subscription } from "../../support/billing-repository-contract";
 import { MemoryBillingRepository } from "../../support/memory-billing-repository";
 import { type RefundFate, RefundingGateway } from "../../support/refunding-gateway";
 
@@ -28,6 +28,7 @@ type CrashPoint = "none" | "afterClaim" | "afterHold" | "afterCall";
 async function setUp() {
   let now = START;
   const repository = new MemoryBillingRepository({ clock: { now: () => now } });
+  await repository.createSubscription(subscription(CHARGE.subscription_id));
   await repository.claimAttempt(CHARGE);
   const gateway = new RefundingGateway();
   gateway.sale(TRANSACTION, CHARGE.amount);

@@ -57,7 +57,7 @@ const afterClose = (
 describe("a renewal refused (dunning)", () => {
   it("moves to past_due after the first decline and retries after the first delay of the schedule", () => {
     const { update, events } = afterClose(subscription(), attempt());
-    expect(update.expect).toEqual({ period: 2, attempt: 0, status: "active", cancel_at: null });
+    expect(update.expect).toEqual({ period: 2, attempt: 0, status: "active", cancel_at: null, revision: 0 });
     expect(update.set).toMatchObject({
       status: "past_due",
       attempt: 1,
@@ -98,7 +98,7 @@ describe("a renewal refused (dunning)", () => {
       const { update, events } = afterClose(subscription(), attempt({ rescode: "TK", dead_end: reason }));
       expect(update.set).toMatchObject({ status: "past_due", status_reason: reason });
       expect(update.remove).toContain("next_charge_at");
-      expect(events).toEqual([{ type: "subscription.past_due", subscription_id: "sub_test", reason }]);
+      expect(events).toMatchObject([{ type: "subscription.past_due", subscription_id: "sub_test", reason }]);
     },
   );
 
@@ -108,7 +108,7 @@ describe("a renewal refused (dunning)", () => {
     expect(update.set).toMatchObject({ status: "past_due", status_reason: "card_required", attempt: 1 });
     expect(update.set.next_charge_at).toBeUndefined();
     expect(update.remove).toContain("next_charge_at");
-    expect(events).toEqual([
+    expect(events).toMatchObject([
       { type: "subscription.past_due", subscription_id: "sub_test", reason: "card_required" },
     ]);
   });
@@ -164,7 +164,13 @@ describe("a renewal paid", () => {
       subscription({ status: "past_due", attempt: 2 }),
       attempt({ attempt: 2, status: "succeeded", transaction_id: "T1" }),
     );
-    expect(update.expect).toEqual({ period: 2, attempt: 2, status: "past_due", cancel_at: null });
+    expect(update.expect).toEqual({
+      period: 2,
+      attempt: 2,
+      status: "past_due",
+      cancel_at: null,
+      revision: 0,
+    });
     expect(update.set).toMatchObject({
       status: "active",
       period: 3,
@@ -173,11 +179,38 @@ describe("a renewal paid", () => {
       next_charge_at: "2027-04-10T08:00:00.000Z",
     });
     expect(update.remove).toEqual(["dunning", "status_reason"]);
-    expect(events).toEqual([{ type: "subscription.reactivated", subscription_id: "sub_test" }]);
+    expect(events.map(({ type }) => type)).toEqual(["subscription.reactivated", "subscription.updated"]);
   });
 
-  it("announces nothing when an active subscription stays active: the charge's close announced the charge", () => {
-    expect(afterClose(subscription(), attempt({ status: "succeeded" })).events).toEqual([]);
+  it("announces the paid period when an active subscription stays active: the charge's close announced the charge", () => {
+    const { events } = afterClose(subscription(), attempt({ status: "succeeded" }));
+    expect(events).toMatchObject([
+      {
+        type: "subscription.updated",
+        changed: ["current_period"],
+        subscription: { current_period: { index: 2, start: "2027-03-10T08:00:00.000Z" } },
+      },
+    ]);
+  });
+});
+
+describe("every transition", () => {
+  it("expects the revision it read, writes the next, and places its events at the start of that revision", () => {
+    const read = subscription({ revision: 4, status: "past_due", attempt: 2, metadata: { plan: "gold" } });
+    const { update, events } = afterClose(read, attempt({ attempt: 2, status: "succeeded" }));
+    expect(update.expect.revision).toBe(4);
+    expect(update.set.revision).toBe(5);
+    expect(events.map(({ type, sequence }) => [type, sequence])).toEqual([
+      ["subscription.reactivated", 5000],
+      ["subscription.updated", 5001],
+    ]);
+    for (const event of events)
+      expect(event.subscription).toMatchObject({ status: "active", metadata: { plan: "gold" } });
+  });
+
+  it("counts a subscription written before revisions from 0", () => {
+    const { expect: expected, set, events } = transitionOf(subscription(), { kind: "cancel_at_period_end" });
+    expect([expected.revision, set.revision, events[0]?.sequence]).toEqual([0, 1, 1000]);
   });
 });
 
@@ -195,7 +228,7 @@ describe("a cancel scheduled for the end of the paid period", () => {
   it("is scheduled at the next charge's instant, announced once, for an active subscription billed here", () => {
     const { set, events } = transitionOf(subscription(), { kind: "cancel_at_period_end" });
     expect(set).toMatchObject({ cancel_at: "2027-03-10T08:00:00.000Z" });
-    expect(events).toEqual([
+    expect(events).toMatchObject([
       {
         type: "subscription.cancel_scheduled",
         subscription_id: "sub_test",

@@ -56,7 +56,7 @@ describe("sweepAttempts", () => {
 
     expect(report).toEqual({ examined: 4, resolved: 1, requeued: 2, deferred: 1, refunds: NO_REFUNDS });
     expect(queued.map((message) => message.subscription_id).sort()).toEqual(["sub_never", "sub_waiting"]);
-    expect(written.map((event) => event.type)).toEqual(["charge.succeeded"]);
+    expect(written.map((event) => event.type)).toEqual(["charge.succeeded", "subscription.updated"]);
     expect(recorded.values()).toMatchObject({
       AttemptsExamined: 4,
       AttemptsResolved: 1,

@@ -21,6 +21,7 @@ const VOCABULARY = new Set([
   "order-id",
   "outcome",
   "ports",
+  "subscription-view",
 ]);
 /** From modules that also hold operations: the constants and pure helpers a test may name. */
 const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
@@ -30,6 +31,7 @@ const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
   "intake-messages": ["parseIntakeMessage", "statusCallbackIntake"],
   "partner-webhook-setup": ["PAYMENT_COMPLETED_EVENT"],
   reconciliation: ["reconciliationReportSchema"],
+  "subscription-machine": ["meetsExpectation"],
   webhooks: [
     "ALL_EVENT_TYPES",
     "webhookDeliverySchema",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { BillingEvent } from "../../../../functions/core/events";
+import { type EventFacts, placedByWrite } from "../../../../functions/core/events";
+import type { Subscription } from "../../../../functions/core/model";
 import { accountForEvents } from "../../../../local/chaos/event-accounting";
 import { attempt, subscription } from "../../../support/billing-repository-contract";
 
@@ -21,8 +22,17 @@ const chargedBack = {
 };
 
 let ids = 0;
-const detail = (event: BillingEvent, eventId = `evt_${++ids}`) =>
-  JSON.stringify({ ...event, event_id: eventId, occurred_at: "2030-02-01T00:00:00.000Z" });
+/** An event as the bus carries it, placed by a write of `on` (the subscription as the fixture has it). */
+const detail = (
+  event: EventFacts,
+  eventId = `evt_${++ids}`,
+  on: Subscription = subscription(event.subscription_id),
+) =>
+  JSON.stringify({
+    ...placedByWrite(on, [event])[0],
+    event_id: eventId,
+    occurred_at: "2030-02-01T00:00:00.000Z",
+  });
 const facts = (line: typeof paid) => ({
   subscription_id: line.subscription_id,
   period: line.period,
@@ -33,17 +43,18 @@ const facts = (line: typeof paid) => ({
 });
 const succeeded = detail({ type: "charge.succeeded", ...facts(paid), transaction_id: "tx_1" }, "evt_paid");
 const failed = detail({ type: "charge.failed", ...facts(refused), reason: "declined", rescode: "1001" });
-const pastDue = detail({
-  type: "subscription.past_due",
-  subscription_id: "sub_b",
-  reason: "payment_declined",
-});
+const pastDueB = subscription("sub_b", { status: "past_due", revision: 2 });
+const pastDue = detail(
+  { type: "subscription.past_due", subscription_id: "sub_b", reason: "payment_declined" },
+  undefined,
+  pastDueB,
+);
 
 describe("the chaos run's event account", () => {
   it("finds every fact announced, and counts copies of an event_id as duplicates", () => {
     const account = accountForEvents({
       details: [succeeded, failed, succeeded, pastDue],
-      subscriptions: [subscription("sub_a"), subscription("sub_b", { status: "past_due" })],
+      subscriptions: [subscription("sub_a"), pastDueB],
       attempts: [paid, refused, attempt({ subscription_id: "sub_c", period: 1, attempt: 0 })],
       undelivered: 0,
     });
@@ -53,6 +64,7 @@ describe("the chaos run's event account", () => {
       duplicates: 1,
       lost: [],
       inconsistent: [],
+      misordered: [],
       undelivered: 0,
     });
   });
@@ -120,5 +132,36 @@ describe("the chaos run's event account", () => {
       undelivered: 0,
     });
     expect(account.inconsistent).toEqual(["evt_paid (charge.succeeded) differs between copies"]);
+  });
+
+  it("wants every event placed, one view per sequence, and the highest sequence's view as stored", () => {
+    const canceledB = subscription("sub_b", { status: "canceled", revision: 3 });
+    const canceled = { type: "subscription.canceled", subscription_id: "sub_b", reason: "canceled" } as const;
+    const inOrder = accountForEvents({
+      // Arrival order is not sequence order: the consumer keeps the view of the highest sequence.
+      details: [detail(canceled, "evt_c", canceledB), pastDue],
+      subscriptions: [canceledB],
+      attempts: [],
+      undelivered: 0,
+    });
+    expect(inOrder.misordered).toEqual([]);
+
+    const unplaced = JSON.stringify({
+      ...canceled,
+      event_id: "evt_u",
+      occurred_at: "2030-02-01T00:00:00.000Z",
+    });
+    const twoViews = detail(canceled, "evt_t", { ...canceledB, metadata: { plan: "gold" } });
+    const stale = accountForEvents({
+      details: [pastDue, unplaced, detail(canceled, "evt_c", canceledB), twoViews],
+      subscriptions: [{ ...canceledB, plan: { ...canceledB.plan, amount: "99.00" } }],
+      attempts: [],
+      undelivered: 0,
+    });
+    expect(stale.misordered).toEqual([
+      "evt_u (subscription.canceled) has no sequence or subscription",
+      "evt_t and evt_c: sequence 3000 with two views",
+      "sub_b: the view of sequence 3000 is not the subscription as stored",
+    ]);
   });
 });

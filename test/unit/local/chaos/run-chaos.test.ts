@@ -45,6 +45,7 @@ describe("chaos invariants", () => {
         duplicates: 1,
         lost: ["charge.failed of sub_g-1-0"],
         inconsistent: ["evt_1 (charge.succeeded) differs between copies"],
+        misordered: ["evt_6 and evt_7: sequence 2500 with two views"],
         undelivered: 2,
       },
       money: {
@@ -83,6 +84,7 @@ describe("chaos invariants", () => {
       "leak: card 4111…1111 in log line 3",
       "lost event: charge.failed of sub_g-1-0",
       "event copies differ: evt_1 (charge.succeeded) differs between copies",
+      "event out of order: evt_6 and evt_7: sequence 2500 with two views",
       "2 event(s) never left their outbox",
       "mail sent twice: receipt-evt_2 sent 2 times",
       "mail lost: subscription.canceled evt_3 (sub_l) without its mail",
