@@ -78,6 +78,8 @@ describe("cancel at period end", () => {
       "subscription.activated",
       "subscription.cancel_scheduled",
       "subscription.updated",
+      // The next period, paid.
+      "subscription.updated",
     ]);
   });
 

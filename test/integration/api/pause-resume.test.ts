@@ -67,6 +67,7 @@ describe("pause and resume", () => {
       "subscription.activated",
       "subscription.paused",
       "subscription.resumed",
+      "subscription.updated",
     ]);
     const resumedEvent = (await eventsOf(stack(), id)).find((event) => event.type === "subscription.resumed");
     expect(resumedEvent).toMatchObject({ next_charge_at: resumedAt });

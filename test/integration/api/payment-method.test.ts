@@ -96,6 +96,9 @@ describe("payment-method update", () => {
       "subscription.activated",
       "subscription.past_due",
       "subscription.reactivated",
+      // The overdue period the new card paid, then the next renewal.
+      "subscription.updated",
+      "subscription.updated",
     ]);
     expect(types.charges).toEqual(
       expect.arrayContaining(["charge.failed", "charge.succeeded", "payment_method.updated"]),

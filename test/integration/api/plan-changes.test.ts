@@ -98,7 +98,7 @@ describe("plan changes", () => {
     const updates = (await eventsOf(stack(), id)).filter((event) => event.type === "subscription.updated");
     expect(updates.map((event) => ("changed" in event ? event.changed : []))).toEqual([
       ["scheduled_plan"],
-      ["plan"],
+      ["plan", "current_period"],
     ]);
   });
 

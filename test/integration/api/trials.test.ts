@@ -65,6 +65,7 @@ describe("trials", () => {
       "subscription.created",
       "subscription.trial_started",
       "subscription.activated",
+      "subscription.updated",
     ]);
   });
 

@@ -145,6 +145,8 @@ describe("plan changes", () => {
         reason: "canceled_by_merchant",
         event_id: expect.any(String),
         occurred_at: expect.any(String),
+        sequence: expect.any(Number),
+        subscription: expect.objectContaining({ status: "canceled", status_reason: "canceled_by_merchant" }),
       },
     ]);
   });

@@ -104,7 +104,7 @@ const busEventsOf = async (id: string) =>
   (await stack().events()).filter((event) => event.subscription_id === id);
 
 describe("webhooks to the SaaS", () => {
-  it("a registered endpoint receives every event of a sign-up and a renewal as the bus carried it, signed and verifiable", async () => {
+  it("a registered endpoint receives every event of a sign-up and a renewal as the bus carried it, signed, verifiable and in sequence", async () => {
     const endpoint = await register("/all");
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(endpoint).toMatchObject({ events: ["*"], description: null });
@@ -123,8 +123,23 @@ describe("webhooks to the SaaS", () => {
       "charge.succeeded",
       "subscription.activated",
       "subscription.created",
+      "subscription.updated",
     ]);
     const received = requestsTo("/all");
+    // By sequence, each with the subscription as it stood: the renewal's charge, placed on the subscription it was
+    // charged against, before the paid period it moved the subscription to; the last is the subscription as it is.
+    const inSequence = received.map(eventOf).sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
+    expect(
+      inSequence.map(({ type, sequence, subscription }) => [type, sequence, subscription?.status]),
+    ).toEqual([
+      ["subscription.created", 1000, "pending"],
+      ["charge.succeeded", 1500, "pending"],
+      ["subscription.activated", 2000, "active"],
+      ["charge.succeeded", 2500, "active"],
+      ["subscription.updated", 3000, "active"],
+    ]);
+    const current = await call("GET", `/v1/subscriptions/${id}`);
+    expect(inSequence.at(-1)?.subscription).toEqual(current.json);
     expect(
       received
         .map(eventOf)
@@ -151,10 +166,13 @@ describe("webhooks to the SaaS", () => {
         "mismatch",
       );
     }
-    // A delivery is kept 30 days: a month on, only the renewal's is listed.
+    // A delivery is kept 30 days: a month on, only the renewal's are listed.
     const deliveries = await deliveriesOf(endpoint);
-    expect(deliveries).toMatchObject([
-      { event_id: published.at(-1)?.event_id, status: "delivered", attempts: 1, last_status: 200 },
+    expect(
+      deliveries.map(({ event_type, status, attempts }) => [event_type, status, attempts]).sort(),
+    ).toEqual([
+      ["charge.succeeded", "delivered", 1],
+      ["subscription.updated", "delivered", 1],
     ]);
     // The listing never shows a secret.
     expect(JSON.stringify(await listEndpoints())).not.toContain("whsec_");
