@@ -19,7 +19,8 @@ import type {
 
 // The subscription's one state machine (README, Subscription lifecycle). Every change to a subscription is a pure step
 // from (subscription, input, now) to a transition — the conditional update and the events it announces — or a
-// refusal; `applyInput` is the one place that writes a transition, in one conditional write with its events. A
+// refusal; `applyInput` is the one place that writes a transition, in one conditional write with its events. Each
+// transition moves the subscription to its next revision, on which its events' sequence is built (events.ts). A
 // charge's own event (charge.succeeded / charge.failed) belongs to its ledger line and is written with its close.
 //
 //   pending  ──first payment──▶ active ◀──renewal paid / gateway charge── past_due

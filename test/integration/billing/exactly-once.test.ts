@@ -280,6 +280,7 @@ describe("dunning", () => {
         "subscription.activated",
         "subscription.past_due",
         "subscription.reactivated",
+        "subscription.updated",
       ],
     });
     await expectExactlyOnce(stack, [id], 2);

@@ -309,12 +309,13 @@ describe("ops CLI on the local stack", () => {
     ]);
     const range = ["--from", "2027-03-01T00:00:00Z", "--to", "2027-04-02T00:00:00Z"];
     const inRange = await json(eventList, "events", "list", ...range);
-    // Three sign-ups (created, charged and activated each), the cancel, two renewals.
+    // Three sign-ups (created, charged and activated each), the cancel, two renewals (charged, their period paid).
     expect(inRange.events.map((event) => event.type).sort()).toEqual([
       ...Array.from({ length: 5 }, () => "charge.succeeded"),
       ...Array.from({ length: 3 }, () => "subscription.activated"),
       "subscription.canceled",
       ...Array.from({ length: 3 }, () => "subscription.created"),
+      ...Array.from({ length: 2 }, () => "subscription.updated"),
     ]);
     expect(inRange.more).toBe(false);
     const limited = await json(eventList, "events", "list", ...range, "--limit", "2");
@@ -327,10 +328,10 @@ describe("ops CLI on the local stack", () => {
     // One replay-events invocation per UTC day; without a terminal a line per day that re-published anything.
     expect(await cli("events", "replay", ...range)).toEqual({
       code: 0,
-      stdout: "re-published 12 event(s)\n",
+      stdout: "re-published 14 event(s)\n",
       stderr: [
         "2027-03-01 00:00Z to 2027-03-02 00:00Z: re-published 10 event(s) (1 of 32)",
-        "2027-04-01 00:00Z to 2027-04-02 00:00Z: re-published 2 event(s) (32 of 32)",
+        "2027-04-01 00:00Z to 2027-04-02 00:00Z: re-published 4 event(s) (32 of 32)",
         "",
       ].join("\n"),
     });

@@ -95,6 +95,7 @@ describe("processCharges", () => {
     expect(written.map((event) => event.type)).toEqual([
       "charge.succeeded",
       "charge.failed",
+      "subscription.updated",
       "subscription.past_due",
     ]);
     expect(recorded.values()).toEqual({

@@ -70,6 +70,8 @@ describe("run-charges and process-charges on the local stack", () => {
       "charge.succeeded",
       "charge.succeeded",
       "subscription.past_due",
+      "subscription.updated",
+      "subscription.updated",
     ]);
     expect(new Set((await stack.deliveredEntries()).map((entry) => entry.EventBusName))).toEqual(
       new Set(["billing-local"]),

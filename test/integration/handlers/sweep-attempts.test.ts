@@ -84,7 +84,10 @@ describe("sweep-attempts on the local stack", () => {
         entry.DetailType,
         JSON.parse(entry.Detail).subscription_id,
       ]),
-    ).toEqual([["charge.succeeded", charged]]);
+    ).toEqual([
+      ["charge.succeeded", charged],
+      ["subscription.updated", charged],
+    ]);
     const queued = await drainQueue(stack.sqs.client, stack.chargeQueue.queueUrl);
     expect(queued.map((record) => JSON.parse(record.body))).toEqual([
       { subscription_id: neverSent, period: 1 },
