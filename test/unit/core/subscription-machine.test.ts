@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChargePolicy } from "../../../functions/core/charge-policy";
 import { DEFAULT_CHARGE_POLICY, retryDelaySeconds } from "../../../functions/core/charge-policy";
+import { billingEventSchema } from "../../../functions/core/events";
 import type { ChargeAttempt, Subscription } from "../../../functions/core/model";
 import type { SubscriptionUpdate } from "../../../functions/core/ports";
 import { nextStep, type SubscriptionInput } from "../../../functions/core/subscription-machine";
@@ -204,8 +205,11 @@ describe("every transition", () => {
       ["subscription.reactivated", 5000],
       ["subscription.updated", 5001],
     ]);
-    for (const event of events)
+    for (const event of events) {
       expect(event.subscription).toMatchObject({ status: "active", metadata: { plan: "gold" } });
+      // What the bus and the webhooks carry: the strict view, nothing stored beyond it (no token, no customer).
+      expect(billingEventSchema.parse(event)).toEqual(event);
+    }
   });
 
   it("counts a subscription written before revisions from 0", () => {
