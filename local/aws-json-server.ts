@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { z } from "zod";
+import { type LoopbackServer, listenOnLoopback } from "./loopback-server";
 
 /** An error in the AWS JSON protocol's shape: `{"__type": type, "message"}` with an HTTP 4xx/5xx status. */
 export class AwsJsonError extends Error {
@@ -28,15 +29,12 @@ export function operation<S extends z.ZodType>(
   };
 }
 
-export interface AwsJsonServer {
-  /** e.g. http://127.0.0.1:54321 — what a client takes as its endpoint. */
-  readonly endpoint: string;
-  close(): Promise<void>;
-}
+export type AwsJsonServer = LoopbackServer;
 
 const JSON_CONTENT_TYPE = "application/x-amz-json-1.1";
 
-async function readBody(request: IncomingMessage): Promise<string> {
+/** A request's body as UTF-8 text. */
+export async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks).toString("utf8");
@@ -87,15 +85,5 @@ export async function startAwsJsonServer(
         .end(JSON.stringify({ __type: failure.type, message: failure.message }));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string")
-    throw new Error(`${targetPrefix} stand-in has no TCP port`);
-  return {
-    endpoint: `http://127.0.0.1:${address.port}`,
-    close() {
-      server.closeAllConnections();
-      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-    },
-  };
+  return listenOnLoopback(server, `the ${targetPrefix} stand-in`);
 }

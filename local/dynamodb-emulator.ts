@@ -4,6 +4,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import dynalite from "dynalite";
 import { billingTableDefinition } from "../functions/adapters/billing-table";
 import { createDynamoDbDocumentClient } from "../functions/adapters/dynamodb-client";
+import { listenOnLoopback } from "./loopback-server";
 
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" } as const;
 export const LOCAL_REGION = "us-east-1";
@@ -23,15 +24,8 @@ export interface LocalDynamoDb {
  */
 export async function startDynalite(options: { readonly path?: string } = {}): Promise<LocalDynamoDb> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: options.path });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("dynalite is not listening on TCP");
-  return connectDynamoDb(`http://127.0.0.1:${address.port}`, async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve, reject) =>
-      server.close((error) => (error ? reject(error) : resolve())),
-    );
-  });
+  const listening = await listenOnLoopback(server, "dynalite");
+  return connectDynamoDb(listening.endpoint, listening.close);
 }
 
 /**

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { z } from "zod";
-import type { AwsJsonServer } from "./aws-json-server";
+import { type AwsJsonServer, readBody } from "./aws-json-server";
+import { listenOnLoopback } from "./loopback-server";
 
 const content = z.looseObject({ Data: z.string() });
 
@@ -62,8 +63,7 @@ export async function startSesStandIn(now: () => Date): Promise<SesStandIn> {
   const mails: KeptMail[] = [];
   const state = { refusal: (): string | undefined => undefined, refused: 0 };
   const server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(Buffer.from(chunk));
+    const body = await readBody(request);
     const fail = (status: number, type: string, message: string): void => {
       response
         .writeHead(status, { "content-type": "application/json", "x-amzn-errortype": type })
@@ -78,7 +78,7 @@ export async function startSesStandIn(now: () => Date): Promise<SesStandIn> {
     }
     let json: unknown;
     try {
-      json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      json = JSON.parse(body);
     } catch {
       return fail(400, "BadRequestException", "the body is not JSON");
     }
@@ -107,17 +107,5 @@ export async function startSesStandIn(now: () => Date): Promise<SesStandIn> {
       .writeHead(200, { "content-type": "application/json" })
       .end(JSON.stringify({ MessageId: message_id }));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("the SES stand-in has no TCP port");
-  return Object.assign(state, {
-    mails,
-    endpoint: `http://127.0.0.1:${address.port}`,
-    close() {
-      server.closeAllConnections();
-      return new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      );
-    },
-  });
+  return Object.assign(state, { mails }, await listenOnLoopback(server, "the SES stand-in"));
 }

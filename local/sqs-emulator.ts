@@ -6,6 +6,7 @@ import type { SqsService } from "local-aws-sqs/dist/lib/sqsService";
 import { createSqsClient } from "../functions/adapters/sqs-client";
 import { receiveBatch } from "../functions/adapters/sqs-poller";
 import type { SqsRecord } from "../functions/adapters/sqs-work-results";
+import { listenOnLoopback } from "./loopback-server";
 
 export interface QueueWithDlq {
   readonly queueUrl: string;
@@ -56,13 +57,10 @@ export async function startSqs(): Promise<LocalSqs> {
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string")
-    throw new Error("SQS emulator is not listening on TCP");
+  const listening = await listenOnLoopback(server, "the SQS emulator");
   // Queue URLs carry the port: the emulator learns it only from here (as its own createSqsServer does).
-  service.PORT = address.port;
-  const endpoint = `http://127.0.0.1:${address.port}`;
+  service.PORT = listening.port;
+  const { endpoint } = listening;
   const clients: SQSClient[] = [];
   const createClient = () => {
     const created = createSqsClient({
@@ -93,8 +91,7 @@ export async function startSqs(): Promise<LocalSqs> {
     },
     close() {
       for (const created of clients) created.destroy();
-      server.closeAllConnections();
-      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      return listening.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import {
   SIGNATURE_HEADER,
   verifySignature,
 } from "../../functions/shared/billing-signature";
+import { listenOnLoopback } from "../loopback-server";
 import type { MerchantClient } from "../merchant-client";
 import type { ReceiverLog } from "./webhook-accounting";
 
@@ -92,11 +93,8 @@ export async function startWebhookReceiver(
   const server = createServer((request, response) => {
     handle(request, response).catch(() => answer(response, 500));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string")
-    throw new Error("the receiver is not listening on TCP");
-  const url = `http://127.0.0.1:${address.port}/billing-events`;
+  const listening = await listenOnLoopback(server, `the ${spec.name} receiver`);
+  const url = `${listening.endpoint}/billing-events`;
   const registered = await client.post(
     "/v1/webhook-endpoints",
     { url, events: spec.events, description: `chaos ${spec.name}` },
@@ -104,7 +102,7 @@ export async function startWebhookReceiver(
   );
   const created = createdWebhookEndpointView.safeParse(registered.body);
   if (!created.success) {
-    server.close();
+    await listening.close();
     throw new Error(`registering the ${spec.name} receiver answered ${registered.status}`);
   }
   secret = created.data.secret;
@@ -120,10 +118,7 @@ export async function startWebhookReceiver(
       accepted,
       bad,
     }),
-    close() {
-      server.closeAllConnections();
-      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-    },
+    close: listening.close,
   };
 }
 

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { listenOnLoopback } from "../../local/loopback-server";
 
 /** One request as the server received it. */
 export interface RecordedRequest {
@@ -63,11 +64,9 @@ export async function startRecordingServer(
       res.writeHead(500).end(String(error));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("server is not listening on TCP");
+  const listening = await listenOnLoopback(server, "the recording server");
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: listening.endpoint,
     requests,
     respondWith(next) {
       respond = next;
@@ -75,9 +74,6 @@ export async function startRecordingServer(
     reset() {
       requests.length = 0;
     },
-    close() {
-      server.closeAllConnections();
-      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-    },
+    close: listening.close,
   };
 }
