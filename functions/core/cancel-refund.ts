@@ -37,7 +37,7 @@ export async function refundUnusedPeriod(
     {
       charge,
       refund_id: `${charge.order_id}-X`,
-      amount: fromCents(cents),
+      amount: fromCents(cents, charge.currency),
       reason: `canceled, ${mode} refund`,
     },
     deps,

@@ -19,12 +19,15 @@ export function toCents(amount: string): number {
   return Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"));
 }
 
-export function fromCents(cents: number): string {
+/** Cents as the amount string of `currency`, with its decimals on the wire: "3.00" in USD, "1000" in KRW. */
+export function fromCents(cents: number, currency: string): string {
   if (!Number.isSafeInteger(cents) || cents < 0 || cents > MAX_AMOUNT_CENTS)
     throw new RangeError("cents must be a whole number from 0 to the gateway's limit");
+  const decimals = wireDecimals(currency);
   const whole = Math.floor(cents / 100);
-  const fraction = cents % 100;
-  return fraction === 0 ? String(whole) : `${whole}.${String(fraction).padStart(2, "0")}`;
+  if (decimals === 0) return String(whole);
+  const fraction = String(cents % 100).padStart(2, "0");
+  return `${whole}.${fraction.slice(0, decimals)}`;
 }
 
 /** `cents · numerator / denominator`, rounded down, computed exactly (bigint: the product may pass 2^53). */
@@ -58,9 +61,12 @@ export function currencyDecimals(currency: string): number | undefined {
  * minor unit is finer than the wire's 2 decimals). A currency ICU does not know never reaches here (amountProblem).
  */
 export function minorUnitCents(currency: string): number {
-  const decimals = Math.min(WIRE_DECIMALS, currencyDecimals(currency) ?? WIRE_DECIMALS);
-  return 10 ** (WIRE_DECIMALS - decimals);
+  return 10 ** (WIRE_DECIMALS - wireDecimals(currency));
 }
+
+/** The decimals an amount of `currency` is written with: its minor unit's, at most the wire's 2. */
+const wireDecimals = (currency: string) =>
+  Math.min(WIRE_DECIMALS, currencyDecimals(currency) ?? WIRE_DECIMALS);
 
 /**
  * The currencies the gateway publishes for its merchants (README, The real gateway): the default allow-list of the

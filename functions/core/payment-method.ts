@@ -161,7 +161,7 @@ export async function claimPaymentLine(
   deps: PaymentMethodDeps,
 ): Promise<{ readonly line: ChargeAttempt | undefined; readonly owed: boolean }> {
   if (!owesCurrentPeriod(subscription, deps.clock.now())) {
-    const amount = fromCents(minorUnitCents(subscription.plan.currency));
+    const amount = fromCents(minorUnitCents(subscription.plan.currency), subscription.plan.currency);
     const verification = { amount, verification: true as const, ...extras };
     return { line: await claimNextLine(subscription, ledger, verification, deps), owed: false };
   }

@@ -6,7 +6,7 @@ import { fromCents, type InvalidInput, invalidAmount, toCents } from "./money";
 import { unusedPartCents } from "./proration";
 import { pendingProrationLine, settleProration } from "./proration-settlement";
 import { type ChangeDeps, type ChangeResult, load, resultOf } from "./subscription-changes";
-import { applyInput } from "./subscription-machine";
+import { applyInput, planText, pricedOn, samePlan } from "./subscription-machine";
 
 // A plan change (README, Subscription lifecycle: adjust_plan). Now: the new amount from the next charge on, and with
 // proration "charge_now" an upgrade pays the difference for the rest of the paid period at once, as one proration line
@@ -31,12 +31,34 @@ export type PlanChangeResult =
   | { readonly kind: "pending"; readonly subscription: Subscription }
   | InvalidInput;
 
+/** How often a prorated change is priced again on a subscription another change moved meanwhile. */
+const PRICING_TRIES = 5;
+
 export async function changePlan(
   request: PlanChangeRequest,
   deps: ChangeDeps & ChargeDeps,
 ): Promise<PlanChangeResult> {
-  const subscription = await load(request.subscription_id, deps);
-  if (!subscription) return { kind: "not_found" };
+  for (let tries = 1; ; tries += 1) {
+    const subscription = await load(request.subscription_id, deps);
+    if (!subscription) return { kind: "not_found" };
+    const result = await changePlanOf(subscription, request, deps);
+    if (result.kind !== "priced_on_a_replaced_plan") return result;
+    if (tries === PRICING_TRIES)
+      return {
+        kind: "conflict",
+        reason: `the plan keeps changing meanwhile: it is ${planText(result.plan)}`,
+      };
+  }
+}
+
+/** Priced on a plan another change replaced before the proration started: nothing was charged; price it again. */
+type Repriced = { readonly kind: "priced_on_a_replaced_plan"; readonly plan: Plan };
+
+async function changePlanOf(
+  subscription: Subscription,
+  request: PlanChangeRequest,
+  deps: ChangeDeps & ChargeDeps,
+): Promise<PlanChangeResult | Repriced> {
   if (subscription.status === "canceled") return { kind: "conflict", reason: "subscription is canceled" };
   const invalid = invalidAmount(request.amount, subscription.plan.currency);
   if (invalid) return invalid;
@@ -62,23 +84,22 @@ export async function changePlan(
   return resultOf(await applyInput(subscription, { kind: "adjust_plan", plan, at }, deps));
 }
 
-/** The same plan: amount, interval and currency. */
-const samePlan = (a: Plan, b: Plan) =>
-  a.amount === b.amount && a.interval_months === b.interval_months && a.currency === b.currency;
-
 /**
  * An upgrade paid for at once (README, Subscription lifecycle: adjust with charge_now): the difference for what is left
  * of the paid period is one proration line, claimed first and named by the subscription's pending change before it is
  * charged, so a retried, repeated or concurrent request for the same change finds that line and charges nothing more,
- * and no other plan change is made until it is settled. Once paid, the change applies (settleProration), whoever
- * settles the line. Undefined when nothing is owed (a downgrade, no paid period running): the plan changes as usual.
+ * and no other plan change is made until it is settled. The start holds only while the subscription still has the plan
+ * and period the difference was priced on: a change priced on a plan another change has since replaced charges
+ * nothing and is priced again on the fresh subscription (where the plan asked for may already hold: nothing owed).
+ * Once paid, the change applies (settleProration), whoever settles the line. Undefined when nothing is owed (a
+ * downgrade, no paid period running): the plan changes as usual.
  */
 async function changePaidNow(
   subscription: Subscription,
   plan: Plan,
   requestKey: string | undefined,
   deps: ChangeDeps & ChargeDeps,
-): Promise<PlanChangeResult | undefined> {
+): Promise<PlanChangeResult | Repriced | undefined> {
   const pending = subscription.pending_plan;
   if (pending !== undefined && subscription.pending_plan_order !== undefined) {
     if (!samePlan(pending, plan))
@@ -96,22 +117,19 @@ async function changePaidNow(
   const line = await claimNextLine(
     subscription,
     ledger,
-    { amount: fromCents(cents), request_key: requestKey, purpose: "proration" },
+    { amount: fromCents(cents, plan.currency), request_key: requestKey, purpose: "proration" },
     deps,
   );
   if (!line) return { kind: "conflict", reason: "this subscription has no ad hoc charge left" };
   const started = await applyInput(
     subscription,
-    { kind: "plan_change_started", plan, order_id: line.order_id },
+    { kind: "plan_change_started", plan, order_id: line.order_id, priced_on: pricedOn(subscription) },
     deps,
   );
   if (started.kind !== "applied") {
-    // Another writer came first: nothing was sent on this line. The same change already pending is continued.
+    // Another writer came first: nothing was sent on this line. Priced again on the subscription as it now is.
     await voidAttempt(line, "not sent: the subscription changed before the proration", deps);
-    const current = await load(subscription.subscription_id, deps);
-    if (current?.pending_plan !== undefined && samePlan(current.pending_plan, plan))
-      return changePaidNow(current, plan, requestKey, deps);
-    return { kind: "conflict", reason: "subscription changed meanwhile; try again" };
+    return { kind: "priced_on_a_replaced_plan", plan: subscription.plan };
   }
   await chargeLine(started.subscription, subscription.token_id, line, deps);
   return orBeingSettled(

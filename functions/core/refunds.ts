@@ -61,7 +61,7 @@ export async function refundCharge(command: RefundCommand, deps: RefundDeps): Pr
     cents <= 0
       ? "nothing left to refund"
       : cents > balance
-        ? `amount exceeds the balance ${fromCents(balance)}`
+        ? `amount exceeds the balance ${fromCents(balance, charge.currency)}`
         : undefined;
   if (short !== undefined) {
     // The same refund asked again finds a balance that already counts it: it answers what it came to.
@@ -76,7 +76,7 @@ export async function refundCharge(command: RefundCommand, deps: RefundDeps): Pr
     order_id: charge.order_id,
     period: charge.period,
     attempt: charge.attempt,
-    amount: fromCents(cents),
+    amount: fromCents(cents, charge.currency),
     ...(command.amount === undefined ? { whole_balance: true as const } : {}),
     currency: charge.currency,
     reason: command.reason,
@@ -135,7 +135,8 @@ async function holdOnCharge(asked: RefundRecord, deps: RefundDeps): Promise<Hold
       record = corrected;
     }
     const cents = toCents(record.amount);
-    if (cents > balance) return { kind: "short", reason: `amount exceeds the balance ${fromCents(balance)}` };
+    if (cents > balance)
+      return { kind: "short", reason: `amount exceeds the balance ${fromCents(balance, charge.currency)}` };
     const held = await changeRefunds(charge, record.refund_id, record.amount, cents, deps);
     if (held) return { kind: "held", charge: held, record };
   }
@@ -150,7 +151,7 @@ async function correctAmount(
   balance: number,
   deps: RefundDeps,
 ): Promise<RefundRecord | undefined> {
-  const set = { amount: fromCents(balance), updated_at: deps.clock.now().toISOString() };
+  const set = { amount: fromCents(balance, record.currency), updated_at: deps.clock.now().toISOString() };
   const corrected = await deps.repository.updateRefund(record.refund_id, {
     expect: { status: record.status, lease_until: record.lease_until },
     set,
@@ -182,7 +183,7 @@ async function changeRefunds(
   const revision = charge.refund_revision ?? 0;
   const set = {
     refunds: { ...charge.refunds, [refundId]: entry },
-    refunded_amount: fromCents(toCents(charge.refunded_amount ?? "0") + deltaCents),
+    refunded_amount: fromCents(toCents(charge.refunded_amount ?? "0") + deltaCents, charge.currency),
     refund_revision: revision + 1,
     updated_at: deps.clock.now().toISOString(),
   };
@@ -215,7 +216,7 @@ async function sendRefund(
     type: cents === toCents(charge.amount) ? "F" : "P",
     amount: record.amount,
     original_amount: charge.amount,
-    balance: fromCents(before),
+    balance: fromCents(before, charge.currency),
     currency: charge.currency,
     reason: record.reason,
   });

@@ -138,7 +138,10 @@ export function periodZeroAttempt(subscription: Subscription, now: Date, leaseMs
     // A trial's card is verified by the smallest amount its currency allows, refunded once paid.
     ...(subscription.trial_end === undefined
       ? { amount: subscription.plan.amount }
-      : { amount: fromCents(minorUnitCents(subscription.plan.currency)), verification: true as const }),
+      : {
+          amount: fromCents(minorUnitCents(subscription.plan.currency), subscription.plan.currency),
+          verification: true as const,
+        }),
     status: "pending",
     lease_until: new Date(now.getTime() + leaseMs).toISOString(),
     created_at: at,

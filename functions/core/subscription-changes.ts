@@ -126,9 +126,10 @@ export async function cancelSubscription(
   const subscription = await load(subscriptionId, deps);
   if (!subscription) return { kind: "not_found" };
   const result = await cancelNow(subscription, deps);
-  // The refund follows the cancel: its outcome is on the charge and announced (refund.succeeded / refund.failed).
+  // The refund follows the cancel, priced on the subscription as the cancel wrote it (its period and schedule); its
+  // outcome is on the charge and announced (refund.succeeded / refund.failed).
   if (result.kind === "changed") {
-    await refundUnusedPeriod(subscription, refund, deps);
+    await refundUnusedPeriod(result.subscription, refund, deps);
     await refundSalesAfterCancel(result.subscription, deps);
   }
   return result;

@@ -72,9 +72,15 @@ export type SubscriptionInput =
   | { readonly kind: "adjust_plan"; readonly plan: Plan; readonly at: "now" | "next_renewal" }
   /**
    * An upgrade paid for at once: `plan` waits as pending_plan, no other plan change made meanwhile, until its proration
-   * line `order_id` is paid (plan_change_paid) or charged nothing (plan_change_abandoned).
+   * line `order_id` is paid (plan_change_paid) or charged nothing (plan_change_abandoned). `priced_on`: what the
+   * proration was computed from, which the subscription must still hold.
    */
-  | { readonly kind: "plan_change_started"; readonly plan: Plan; readonly order_id: string }
+  | {
+      readonly kind: "plan_change_started";
+      readonly plan: Plan;
+      readonly order_id: string;
+      readonly priced_on: PricedOn;
+    }
   | { readonly kind: "plan_change_paid"; readonly order_id: string }
   | { readonly kind: "plan_change_abandoned"; readonly order_id: string }
   /** No charges until resumed (token billing), or until `resume_at`, when the charge run resumes it. */
@@ -120,6 +126,38 @@ export type Step =
   | { readonly kind: "refused"; readonly reason: string };
 
 const DAY_MS = 86_400_000;
+
+/**
+ * What an amount computed from a subscription depends on: its plan and where its paid period lies. A decision priced on
+ * it (a proration) applies only while the subscription still holds it, however often its write is taken again.
+ */
+export interface PricedOn {
+  readonly plan: Plan;
+  readonly period: number;
+  readonly anchor_at: string;
+  readonly anchor_period?: number;
+}
+
+export const pricedOn = (subscription: Subscription): PricedOn => ({
+  plan: subscription.plan,
+  period: subscription.period,
+  anchor_at: subscription.anchor_at,
+  anchor_period: subscription.anchor_period,
+});
+
+/** The same plan: amount, interval and currency. */
+export const samePlan = (a: Plan, b: Plan) =>
+  a.amount === b.amount && a.interval_months === b.interval_months && a.currency === b.currency;
+
+const stillPricedOn = (subscription: Subscription, priced: PricedOn) =>
+  samePlan(subscription.plan, priced.plan) &&
+  subscription.period === priced.period &&
+  subscription.anchor_at === priced.anchor_at &&
+  subscription.anchor_period === priced.anchor_period;
+
+/** The plan as a person reads it, for a refusal that names it. */
+export const planText = (plan: Plan) =>
+  `${plan.amount} ${plan.currency} every ${plan.interval_months} month${plan.interval_months === 1 ? "" : "s"}`;
 
 const refused = (reason: string): Step => ({ kind: "refused", reason });
 
@@ -513,8 +551,13 @@ function planChangeStarted(
     plan.interval_months !== subscription.plan.interval_months
   )
     return refused("a prorated change keeps the currency and the interval");
+  if (!stillPricedOn(subscription, input.priced_on))
+    return refused(
+      `the proration was priced on a plan since replaced: the plan is ${planText(subscription.plan)}`,
+    );
+  // Every write expects the revision read; one taken again on a fresh read is decided again here, on what it holds.
   return transition(subscription, now, {
-    expect: { updated_at: subscription.updated_at, pending_plan_order: null },
+    expect: { period: subscription.period, pending_plan_order: null },
     set: { pending_plan: plan, pending_plan_order: input.order_id },
   });
 }

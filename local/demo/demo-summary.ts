@@ -91,7 +91,7 @@ function sumByCurrency(items: readonly { readonly currency: string; readonly cen
   const totals = new Map<string, number>();
   for (const { currency, cents } of items) totals.set(currency, (totals.get(currency) ?? 0) + cents);
   return new Map(
-    [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([c, cents]) => [c, fromCents(cents)]),
+    [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([c, cents]) => [c, fromCents(cents, c)]),
   );
 }
 

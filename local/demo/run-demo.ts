@@ -242,7 +242,7 @@ class Month {
       upgrades: () =>
         this.#change(ids("upgrade"), "upgraded with proration", {
           path: "/adjust",
-          body: (id: string) => ({ amount: upgraded(plans.get(id)?.amount), proration: "charge_now" }),
+          body: (id: string) => ({ amount: upgraded(plans.get(id)), proration: "charge_now" }),
           expect: { status: "active" },
         }),
       pauses: () => this.#change(ids("pause-resume"), undefined, { path: "/pause", body: {} }),
@@ -484,9 +484,9 @@ class Month {
 }
 
 /** An upgrade of the plan amount (the plan the customer signed up with). */
-function upgraded(amount: string | undefined): string {
-  if (amount === undefined) throw new Error("no plan to upgrade");
-  return fromCents(toCents(amount) + UPGRADE_CENTS);
+function upgraded(plan: { readonly amount: string; readonly currency: string } | undefined): string {
+  if (plan === undefined) throw new Error("no plan to upgrade");
+  return fromCents(toCents(plan.amount) + UPGRADE_CENTS, plan.currency);
 }
 
 function unexpected(what: string, answer: ApiAnswer): Error {

@@ -48,18 +48,23 @@ export class MoneyGateway extends RefundingGateway implements PaymentGateway {
       transactionId: sale.transaction_id,
       status: "SALE",
       amount: sale.amount,
-      balance: fromCents(toCents(sale.amount) - this.refundedCents(sale.transaction_id)),
+      balance: fromCents(toCents(sale.amount) - this.refundedCents(sale.transaction_id), sale.currency),
     }));
   }
 
   /** The refunds made, as the money audit reads them. */
   refundRecords(): { refundId: string; orderId: string; amount: string }[] {
-    const orderOf = new Map([...this.sales].map(([orderId, sale]) => [sale.transaction_id, orderId]));
-    return [...this.made].map(([refundId, refund]) => ({
-      refundId,
-      orderId: orderOf.get(refund.transaction_id) ?? "",
-      amount: fromCents(refund.cents),
-    }));
+    const saleOf = new Map(
+      [...this.sales].map(([orderId, sale]) => [sale.transaction_id, { orderId, sale }]),
+    );
+    return [...this.made].map(([refundId, refund]) => {
+      const sold = saleOf.get(refund.transaction_id);
+      return {
+        refundId,
+        orderId: sold?.orderId ?? "",
+        amount: fromCents(refund.cents, sold?.sale.currency ?? "USD"),
+      };
+    });
   }
 
   payWithCard = unused;

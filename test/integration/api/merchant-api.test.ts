@@ -114,7 +114,7 @@ describe("a subscription's life through the merchant API", () => {
 
     expect(first).toMatchObject({ status: 201, json: { amount: "2.34", status: "succeeded" } });
     expect(again.json).toEqual(first.json);
-    expect(rest).toMatchObject({ status: 201, json: { amount: "10" } });
+    expect(rest).toMatchObject({ status: 201, json: { amount: "10.00" } });
     expect(more.status).toBe(422);
     const refunds = [...stack().sandbox.state.payments.refunds()].filter(
       (entry) => entry.orderId === line?.charge_id,

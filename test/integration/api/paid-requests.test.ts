@@ -12,6 +12,7 @@ import { LambdaFunctions } from "../../../local/lambda-functions";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { type ApiCall, apiGateway, errorOf } from "../../support/merchant-api";
 import { storeApiKeyDigest } from "../../support/merchant-api-handlers";
+import { appliedPlans } from "../../support/outbox-events";
 
 // Requests that money pays for — a sign-up, a new card, an upgrade, an ad hoc charge — when what follows the payment
 // goes wrong (README, Exactly once): the same key retried, another write racing the one the payment made, the table
@@ -215,7 +216,7 @@ describe("prorated upgrades", () => {
     return id;
   }
 
-  it("charges one proration for concurrent requests of the same change, and none for a different one meanwhile", async () => {
+  it("charges each change applied under concurrent requests once, priced on the plan it replaced", async () => {
     const id = await tenDaysIn();
     const answers = await Promise.all([
       upgrade(id, "29.90", "upgrade-a"),
@@ -223,13 +224,17 @@ describe("prorated upgrades", () => {
       upgrade(id, "39.90", "upgrade-c"),
     ]);
     expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThanOrEqual(1);
-    expect(prorationSales(id)).toHaveLength(1);
     const stored = await stack.services.repository.getSubscription(id);
     expect(stored).toMatchObject({ plan: { amount: expect.stringMatching(/^(29|39)\.90$/) } });
     expect(stored?.pending_plan).toBeUndefined();
+    // Each upgrade applied was charged once, for the difference from the plan it replaced; a change priced on a plan
+    // another change replaced meanwhile was priced again (a downgrade by then: nothing charged).
+    const plans = ["19.90", ...appliedPlans(await stack.events(), id)];
+    const upgrades = plans.slice(1).filter((amount, index) => Number(amount) > Number(plans[index]));
+    expect(prorationSales(id)).toHaveLength(upgrades.length);
     // Repeated, the applied change charges nothing more.
     expect((await upgrade(id, stored?.plan.amount ?? "", "upgrade-d")).status).toBe(200);
-    expect(prorationSales(id)).toHaveLength(1);
+    expect(prorationSales(id)).toHaveLength(upgrades.length);
   });
 
   it("applies a paid upgrade over a write that raced it", async () => {

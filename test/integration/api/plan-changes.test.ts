@@ -121,3 +121,26 @@ describe("plan changes", () => {
     expect((await getView(id)).plan.amount).toBe("19.90");
   });
 });
+
+describe("concurrent plan changes", () => {
+  it("charges one upgrade once however many requests race with distinct keys, and nothing for the plan it already has", async () => {
+    const signedUp = await signUp();
+    const id = signedUp.subscription_id;
+    const left = await clockIntoPeriod(stack(), signedUp.current_period, 10);
+    // A write at the clock's instant: a whole change written in that instant leaves updated_at as the racers read it.
+    const noted = await call("POST", `/v1/subscriptions/${id}`, { body: { metadata: { seats: "3" } } });
+    expect(noted.status).toBe(200);
+    const body = { amount: "29.90", proration: "charge_now" };
+    const answers = await Promise.all(["race-1", "race-2", "race-3"].map((key) => adjust(id, body, key)));
+    for (const answer of answers) expect([200, 409]).toContain(answer.status);
+    expect(answers.some((answer) => answer.status === 200)).toBe(true);
+    const again = await adjust(id, body, "race-4");
+    expect(again.status).toBe(200);
+    expect(view.parse(again.json).plan.amount).toBe("29.90");
+    const proration = (Math.floor(1000 * left) / 100).toFixed(2);
+    expect(salesOf(id)).toEqual([
+      [0, "19.90"],
+      [5000, proration],
+    ]);
+  });
+});

@@ -89,18 +89,18 @@ describe("refunds", () => {
       call("POST", `/v1/charges/${chargeId}/refunds`, { body, idempotencyKey });
 
     const first = await refund({ amount: "20.00", reason: "partial" }, "r1");
-    expect(first).toMatchObject({ status: 201, json: { amount: "20", status: "succeeded" } });
+    expect(first).toMatchObject({ status: 201, json: { amount: "20.00", status: "succeeded" } });
     const again = await refund({ amount: "20.00", reason: "partial" }, "r1");
     expect(again).toMatchObject({ status: 201, json: first.json });
     const tooMuch = await refund({ amount: "40.00", reason: "too much" }, "r2");
     expect(tooMuch.status).toBe(422);
     expect(errorOf(tooMuch)).toMatchObject({
       code: "not_refundable",
-      message: "amount exceeds the balance 30",
+      message: "amount exceeds the balance 30.00",
     });
     const rest = await refund({ reason: "the rest" }, "r3");
-    expect(rest).toMatchObject({ status: 201, json: { amount: "30" } });
-    expect((await stack().services.repository.getAttempt(charge))?.refunded_amount).toBe("50");
+    expect(rest).toMatchObject({ status: 201, json: { amount: "30.00" } });
+    expect((await stack().services.repository.getAttempt(charge))?.refunded_amount).toBe("50.00");
 
     const sale = stack().sandbox.state.payments.findFinalTransaction(TEST_MERCHANT.mid, chargeId);
     expect(Number(sale?.balance)).toBe(0);

@@ -213,7 +213,7 @@ describe("create-refund", () => {
     );
     expect(partial).toMatchObject({
       status: 201,
-      json: { charge_id: `${id}-0-0`, amount: "9", status: "succeeded", reason: "goodwill" },
+      json: { charge_id: `${id}-0-0`, amount: "9.00", status: "succeeded", reason: "goodwill" },
     });
     const tooMuch = answerOf(
       await createRefund(call("POST", path, { body: { amount: "25.00", reason: "x" } }), services),

@@ -22,21 +22,26 @@ describe("money", () => {
       1990,
       MAX_AMOUNT_CENTS,
     ]);
-    expect([0, 100, 150, 105, 1990].map(fromCents)).toEqual(["0", "1", "1.50", "1.05", "19.90"]);
+    const usd = (cents: number) => fromCents(cents, "USD");
+    expect([0, 100, 150, 105, 1990].map(usd)).toEqual(["0.00", "1.00", "1.50", "1.05", "19.90"]);
+    // Written with the currency's decimals: none in KRW and JPY, at most the wire's 2 in BHD.
+    expect(fromCents(100_000, "KRW")).toBe("1000");
+    expect(fromCents(300, "JPY")).toBe("3");
+    expect(fromCents(1234, "BHD")).toBe("12.34");
   });
 
   it("rejects what is not an amount the gateway takes", () => {
     for (const bad of ["", "1.234", "-1", "1,00", "1e3", " 1", "100000000", "123456789012345678901234567890"])
       expect(() => toCents(bad)).toThrow(RangeError);
-    expect(() => fromCents(-1)).toThrow(RangeError);
-    expect(() => fromCents(1.5)).toThrow(RangeError);
-    expect(() => fromCents(MAX_AMOUNT_CENTS + 1)).toThrow(RangeError);
+    expect(() => fromCents(-1, "USD")).toThrow(RangeError);
+    expect(() => fromCents(1.5, "USD")).toThrow(RangeError);
+    expect(() => fromCents(MAX_AMOUNT_CENTS + 1, "USD")).toThrow(RangeError);
   });
 
   it("round-trips every amount up to the limit", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: MAX_AMOUNT_CENTS }), (cents) => {
-        expect(toCents(fromCents(cents))).toBe(cents);
+        expect(toCents(fromCents(cents, "USD"))).toBe(cents);
       }),
     );
   });

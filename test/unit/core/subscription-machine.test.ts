@@ -4,7 +4,7 @@ import { DEFAULT_CHARGE_POLICY, retryDelaySeconds } from "../../../functions/cor
 import { billingEventSchema } from "../../../functions/core/events";
 import type { ChargeAttempt, Subscription } from "../../../functions/core/model";
 import type { SubscriptionUpdate } from "../../../functions/core/ports";
-import { nextStep, type SubscriptionInput } from "../../../functions/core/subscription-machine";
+import { nextStep, pricedOn, type SubscriptionInput } from "../../../functions/core/subscription-machine";
 
 const now = new Date("2027-03-10T08:00:00.000Z");
 
@@ -309,5 +309,50 @@ describe("retry now (the customer portal)", () => {
       kind: "refused",
       reason: "nothing is overdue here",
     });
+  });
+});
+
+describe("a decision priced on what was read", () => {
+  const upgrade = { amount: "29.90", currency: "USD", interval_months: 1 };
+  const started = (current: Subscription, read: Subscription = current) =>
+    nextStep(
+      current,
+      { kind: "plan_change_started", plan: upgrade, order_id: "sub_test-5000-0", priced_on: pricedOn(read) },
+      now,
+    );
+
+  it("starts a prorated change only on the plan, period and anchor its proration was priced on", () => {
+    const read = subscription({ period: 3, next_charge_at: "2027-04-10T08:00:00.000Z" });
+    // Another write that changed nothing it was priced on (metadata): the start is taken on the fresh subscription.
+    const fresh = { ...read, metadata: { seats: "3" }, updated_at: now.toISOString(), revision: 1 };
+    expect(started(fresh, read)).toMatchObject({ kind: "transition", update: { expect: { period: 3 } } });
+    // Another change's plan, a renewal, a re-anchored schedule: nothing is started, the plan is named.
+    const replaced = started({ ...read, plan: upgrade }, read);
+    expect(replaced).toEqual({
+      kind: "refused",
+      reason: "the proration was priced on a plan since replaced: the plan is 29.90 USD every 1 month",
+    });
+    expect(started({ ...read, period: 4 }, read).kind).toBe("refused");
+    expect(started({ ...read, anchor_at: now.toISOString(), anchor_period: 3 }, read).kind).toBe("refused");
+  });
+
+  it("records a new card's payment only on the period and attempt it paid, with the card it replaces", () => {
+    const overdue = subscription({ status: "past_due", attempt: 1 });
+    const paid = attempt({ attempt: 1, order_id: "sub_test-2-1", status: "succeeded" });
+    const input = { kind: "payment_method_updated", token_id: "tok_2", paid } as const;
+    expect(transitionOf(overdue, input).expect).toMatchObject({ period: 2, attempt: 1, token_id: "tok_1" });
+    // The charge run paid the period meanwhile: the payment is not counted again for the next one.
+    expect(nextStep({ ...overdue, period: 3, attempt: 0, status: "active" }, input, now).kind).toBe(
+      "refused",
+    );
+    expect(nextStep({ ...overdue, attempt: 2 }, input, now).kind).toBe("refused");
+  });
+
+  it("cancels only on the status and period it was decided on (its refund is priced on what the cancel wrote)", () => {
+    const { expect: expected } = transitionOf(subscription(), {
+      kind: "cancel",
+      reason: "canceled_by_merchant",
+    });
+    expect(expected).toMatchObject({ status: "active", period: 2 });
   });
 });

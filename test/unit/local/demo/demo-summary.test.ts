@@ -182,7 +182,7 @@ describe("demo summary", () => {
       ["declined", 1],
       ["token_expired", 1],
     ]);
-    expect([...summary.refunded]).toEqual([["USD", "5"]]);
+    expect([...summary.refunded]).toEqual([["USD", "5.00"]]);
     // USD: 19.90 − 5.00 + 19.90 + 19.90; EUR: 9.90.
     expect([...summary.revenue]).toEqual([
       ["EUR", "9.90"],
