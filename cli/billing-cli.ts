@@ -9,6 +9,7 @@ import { addClockCommands } from "./clock";
 import { addDlqCommands } from "./dlq";
 import { addEventsCommands } from "./events";
 import { LOCAL_OUTPUTS_FILE } from "./local-outputs";
+import { addOpenCommands } from "./open-items";
 import { addReconcileCommand } from "./reconcile";
 import { addSetupCommands } from "./setup";
 import { addSubscriptionsCommands } from "./subscriptions";
@@ -22,6 +23,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   "subscriptions show": "npx billing --local subscriptions show sub_4mjf0mp6q6kny7ba",
   "charges list": "npx billing --local charges list sub_4mjf0mp6q6kny7ba",
   reconcile: "npx billing --local reconcile --from 20270301 --to 20270331",
+  "open list": "npx billing --outputs cdk-outputs.json open list --overdue",
   "dlq list": "npx billing --outputs cdk-outputs.json dlq list --queue intake",
   "dlq redrive": "npx billing --outputs cdk-outputs.json --profile prod dlq redrive --queue charge",
   "events list": "npx billing --local events list --subscription sub_4mjf0mp6q6kny7ba",
@@ -131,6 +133,7 @@ export function billingProgram(io: CliIo, run: CommandRunner): Command {
   addSubscriptionsCommands(program, run);
   addChargesCommands(program, run);
   addReconcileCommand(program, run);
+  addOpenCommands(program, run);
   addDlqCommands(program, run);
   addEventsCommands(program, run);
   addClockCommands(program, run);

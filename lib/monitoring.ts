@@ -29,6 +29,8 @@ type HandlerMetric =
   | ChargeMetric
   | "AttemptsDeferred"
   | "RefundsDeferred"
+  | "SweepItemsFailed"
+  | "SweepItemsOverdue"
   | "PartnerTokenHoursLeft"
   | "ReconciliationMismatches"
   | "GatewayWebhooksRejected"
@@ -293,6 +295,17 @@ export class BillingMonitoring extends Construct {
       evaluationPeriods: 2,
       runbook:
         "For two hours the attempt sweep could not settle open refunds (retrieve by refund_id unavailable, or the refund's cancel still without an answer). Check sweep-attempts' logs (refund_id) and the gateway's status; never refund these charges by hand: each refund holds its amount on its charge and settles, or is sent again under the same refund_id, once the gateway answers.",
+    });
+    this.#alarm("SweepItemsFailing", billingMetric("SweepItemsFailed", Stats.SUM, Duration.minutes(5)), {
+      threshold: 0,
+      evaluationPeriods: 3,
+      runbook:
+        "For three sweeps in a row the attempt sweep could not settle some open attempts or refunds: settling them threw. The others are settled regardless. sweep-attempts logs one 'sweep item failed' line per item (order_id or refund_id, and the error); `billing open list` shows them. Fix the cause; the next sweep takes them again. Never charge or refund them by hand.",
+    });
+    this.#alarm("SweepItemsOverdue", billingMetric("SweepItemsOverdue", Stats.MAXIMUM, hour), {
+      threshold: 0,
+      runbook:
+        "Charge attempts or refunds have been open for over a day: their outcome is still unknown to us. sweep-attempts logs their ids ('open past a day'); `billing open list --overdue` shows each with its age and state. Look each up at the gateway (retrieve by order_id or refund_id) before anything else; never charge or refund them again by hand: the sweep settles each once the gateway answers.",
     });
     return declineRate;
   }

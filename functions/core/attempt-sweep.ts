@@ -27,6 +27,13 @@ export interface AttemptSweepDeps extends ChargeDeps {
   readonly queue: ChargeQueue;
 }
 
+/** An item the sweep could not settle: which one, and why (an error's message, never a card field). */
+export interface SweepItemFailure {
+  /** The order_id of an attempt, or the refund_id of a refund. */
+  readonly id: string;
+  readonly error: string;
+}
+
 export interface AttemptSweepReport {
   readonly examined: number;
   /** Settled by retrieve. */
@@ -37,59 +44,104 @@ export interface AttemptSweepReport {
   readonly requeued: number;
   /** Refunds left open past their lease: settled (closed), or left for the next sweep. */
   readonly refunds: { readonly examined: number; readonly settled: number; readonly deferred: number };
+  /** Items whose settling threw: each left as it was for the next sweep, the others settled regardless. */
+  readonly failed: readonly SweepItemFailure[];
+  /** Attempts and refunds still open OVERDUE_AFTER_MS after they were made, by id: a person must look at them. */
+  readonly overdue: readonly string[];
 }
+
+/**
+ * How long an attempt or refund may stay open before a person is told: by then the sweep has tried it every 5 minutes,
+ * then hourly, and now tries daily.
+ */
+export const OVERDUE_AFTER_MS = DAY_MS;
+
+/** Whether an open item made at `createdAt` has been open past OVERDUE_AFTER_MS at `now`. */
+export const isOverdue = (createdAt: string, now: Date) =>
+  now.getTime() - Date.parse(createdAt) > OVERDUE_AFTER_MS;
 
 /**
  * Sweeps attempts and refunds left open past their lease — a worker crashed between claim and commit, or an unknown outcome was
  * never resolved — and settles each through retrieve by order_id. Work that needs a new gateway call goes back to the
  * charge queue, so the attempt sweep never charges anything itself. An ad hoc line is only settled: a voided one
  * stays voided (its request was answered; the merchant charges again if they want to), and none is ever queued.
+ * Each item is settled on its own: one that throws is reported by id and left for the next sweep, never holding back
+ * the items after it.
  */
 export async function runAttemptSweep(deps: AttemptSweepDeps): Promise<AttemptSweepReport> {
-  let examined = 0;
-  let resolved = 0;
-  let requeued = 0;
-  let deferred = 0;
+  const counts = { examined: 0, resolved: 0, requeued: 0, deferred: 0 };
+  const failed: SweepItemFailure[] = [];
+  const overdue: string[] = [];
   for await (const page of deps.repository.listOpenAttempts(deps.clock.now())) {
     for (const attempt of page) {
-      examined += 1;
-      const subscription = await deps.repository.getSubscription(attempt.subscription_id);
-      if (!subscription) continue;
-      const message = { subscription_id: attempt.subscription_id, period: attempt.period };
-      const adHoc = isAdHocPeriod(attempt.period);
-      if (attempt.status === "retry" && !adHoc) {
-        await deps.queue.send([message]);
-        requeued += 1;
-        continue;
-      }
-      const resolution = await resolveAttempt(subscription, attempt, 1, deps);
-      if (resolution.kind === "voided" && adHoc) {
-        // Nothing was charged: a proration's plan change is dropped.
-        if (attempt.purpose === "proration") await settleProrationOf({ ...attempt, status: "voided" }, deps);
-        resolved += 1;
-      } else if (resolution.kind === "voided") {
-        await deps.queue.send([message]);
-        requeued += 1;
-      } else if (resolution.result.kind === "done") {
-        resolved += 1;
-      } else {
-        await postpone(attempt, deps);
-        deferred += 1;
-      }
+      counts.examined += 1;
+      const outcome = await settledAlone(attempt.order_id, () => sweepAttempt(attempt, deps), failed);
+      if (outcome !== undefined) counts[outcome] += 1;
+      const stillOpen = outcome === undefined || outcome === "deferred";
+      if (stillOpen && isOverdue(attempt.created_at, deps.clock.now())) overdue.push(attempt.order_id);
     }
   }
-  return { examined, resolved, requeued, deferred, refunds: await settleOpenRefunds(deps) };
+  const refunds = await settleOpenRefunds(deps, failed, overdue);
+  return { ...counts, refunds, failed, overdue };
 }
 
-/** Refunds left open past their lease, each settled by retrieve on its refund_id (refunds.ts). */
-async function settleOpenRefunds(deps: AttemptSweepDeps): Promise<AttemptSweepReport["refunds"]> {
+/** Runs one item's settling; a throw is recorded against its id instead of ending the sweep. */
+async function settledAlone<T>(
+  id: string,
+  settle: () => Promise<T>,
+  failed: SweepItemFailure[],
+): Promise<T | undefined> {
+  try {
+    return await settle();
+  } catch (error) {
+    failed.push({ id, error: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+}
+
+/** What the sweep made of one open attempt; undefined when its subscription is gone. */
+async function sweepAttempt(
+  attempt: ChargeAttempt,
+  deps: AttemptSweepDeps,
+): Promise<"resolved" | "requeued" | "deferred" | undefined> {
+  const subscription = await deps.repository.getSubscription(attempt.subscription_id);
+  if (!subscription) return undefined;
+  const message = { subscription_id: attempt.subscription_id, period: attempt.period };
+  const adHoc = isAdHocPeriod(attempt.period);
+  if (attempt.status === "retry" && !adHoc) {
+    await deps.queue.send([message]);
+    return "requeued";
+  }
+  const resolution = await resolveAttempt(subscription, attempt, 1, deps);
+  if (resolution.kind === "voided" && adHoc) {
+    // Nothing was charged: a proration's plan change is dropped.
+    if (attempt.purpose === "proration") await settleProrationOf({ ...attempt, status: "voided" }, deps);
+    return "resolved";
+  }
+  if (resolution.kind === "voided") {
+    await deps.queue.send([message]);
+    return "requeued";
+  }
+  if (resolution.result.kind === "done") return "resolved";
+  await postpone(attempt, deps);
+  return "deferred";
+}
+
+/** Refunds left open past their lease, each settled by retrieve on its refund_id (refunds.ts), each on its own. */
+async function settleOpenRefunds(
+  deps: AttemptSweepDeps,
+  failed: SweepItemFailure[],
+  overdue: string[],
+): Promise<AttemptSweepReport["refunds"]> {
   const report = { examined: 0, settled: 0, deferred: 0 };
   for await (const page of deps.repository.listOpenRefunds(deps.clock.now())) {
     for (const refund of page) {
       report.examined += 1;
-      const settlement = await settleOpenRefund(refund, deps);
+      const settlement = await settledAlone(refund.refund_id, () => settleOpenRefund(refund, deps), failed);
       if (settlement === "settled") report.settled += 1;
       if (settlement === "deferred") report.deferred += 1;
+      const stillOpen = settlement === undefined || settlement === "deferred";
+      if (stillOpen && isOverdue(refund.created_at, deps.clock.now())) overdue.push(refund.refund_id);
     }
   }
   return report;

@@ -6,7 +6,7 @@ import { fromCents, type InvalidInput, invalidAmount, toCents } from "./money";
 import { unusedPartCents } from "./proration";
 import { pendingProrationLine, settleProration } from "./proration-settlement";
 import { type ChangeDeps, type ChangeResult, load, resultOf } from "./subscription-changes";
-import { applyInput, planText, pricedOn, samePlan } from "./subscription-machine";
+import { applyInput, planText, pricedOn, samePlan, stillPricedOn } from "./subscription-machine";
 
 // A plan change (README, Subscription lifecycle: adjust_plan). Now: the new amount from the next charge on, and with
 // proration "charge_now" an upgrade pays the difference for the rest of the paid period at once, as one proration line
@@ -69,7 +69,8 @@ async function changePlanOf(
   };
   const at =
     request.at ?? (plan.interval_months === subscription.plan.interval_months ? "now" : "next_renewal");
-  if (request.proration === "charge_now") {
+  const prorated = request.proration === "charge_now";
+  if (prorated) {
     if (at !== "now") return { kind: "conflict", reason: "charge_now prorates a change made now" };
     const paid = await changePaidNow(subscription, plan, request.request_key, deps);
     if (paid !== undefined) return paid;
@@ -81,7 +82,19 @@ async function changePlanOf(
     const outcome = await deps.gateway.adjustRecurring(subscription.recurring_id, plan.amount);
     if (outcome.kind !== "success") return { kind: "refused", failure: outcome };
   }
-  return resultOf(await applyInput(subscription, { kind: "adjust_plan", plan, at }, deps));
+  // Prorated, nothing was owed on the plan as read: on another plan it may be (a downgrade from it, an upgrade now).
+  const pricedOnRead = prorated ? pricedOn(subscription) : undefined;
+  const applied = await applyInput(
+    subscription,
+    { kind: "adjust_plan", plan, at, priced_on: pricedOnRead },
+    deps,
+  );
+  if (pricedOnRead !== undefined && (applied.kind === "refused" || applied.kind === "stale")) {
+    const current = await load(subscription.subscription_id, deps);
+    if (current !== undefined && !stillPricedOn(current, pricedOnRead))
+      return { kind: "priced_on_a_replaced_plan", plan: current.plan };
+  }
+  return resultOf(applied);
 }
 
 /**

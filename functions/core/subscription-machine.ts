@@ -68,8 +68,14 @@ export type SubscriptionInput =
   /**
    * A new plan: `now`, from the next charge on (same interval); `next_renewal`, scheduled: the next period is charged
    * at its amount and, once paid, the plan is replaced (a new interval re-anchors the schedule at that period).
+   * `priced_on`: a change asked to be prorated that found nothing owed holds only on what it found that on.
    */
-  | { readonly kind: "adjust_plan"; readonly plan: Plan; readonly at: "now" | "next_renewal" }
+  | {
+      readonly kind: "adjust_plan";
+      readonly plan: Plan;
+      readonly at: "now" | "next_renewal";
+      readonly priced_on?: PricedOn;
+    }
   /**
    * An upgrade paid for at once: `plan` waits as pending_plan, no other plan change made meanwhile, until its proration
    * line `order_id` is paid (plan_change_paid) or charged nothing (plan_change_abandoned). `priced_on`: what the
@@ -149,11 +155,14 @@ export const pricedOn = (subscription: Subscription): PricedOn => ({
 export const samePlan = (a: Plan, b: Plan) =>
   a.amount === b.amount && a.interval_months === b.interval_months && a.currency === b.currency;
 
-const stillPricedOn = (subscription: Subscription, priced: PricedOn) =>
+export const stillPricedOn = (subscription: Subscription, priced: PricedOn) =>
   samePlan(subscription.plan, priced.plan) &&
   subscription.period === priced.period &&
   subscription.anchor_at === priced.anchor_at &&
   subscription.anchor_period === priced.anchor_period;
+
+const replacedPlan = (subscription: Subscription) =>
+  `the proration was priced on a plan since replaced: the plan is ${planText(subscription.plan)}`;
 
 /** The plan as a person reads it, for a refusal that names it. */
 export const planText = (plan: Plan) =>
@@ -319,6 +328,8 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
     case "adjust_plan":
       if (subscription.pending_plan_order !== undefined)
         return refused("a plan change is being paid for: repeat once it is settled");
+      if (input.priced_on !== undefined && !stillPricedOn(subscription, input.priced_on))
+        return refused(replacedPlan(subscription));
       return adjustPlan(subscription, input, now);
     case "plan_change_started":
       return planChangeStarted(subscription, input, now);
@@ -551,10 +562,7 @@ function planChangeStarted(
     plan.interval_months !== subscription.plan.interval_months
   )
     return refused("a prorated change keeps the currency and the interval");
-  if (!stillPricedOn(subscription, input.priced_on))
-    return refused(
-      `the proration was priced on a plan since replaced: the plan is ${planText(subscription.plan)}`,
-    );
+  if (!stillPricedOn(subscription, input.priced_on)) return refused(replacedPlan(subscription));
   // Every write expects the revision read; one taken again on a fresh read is decided again here, on what it holds.
   return transition(subscription, now, {
     expect: { period: subscription.period, pending_plan_order: null },

@@ -100,6 +100,8 @@ describe("exactly once under faults", () => {
       requeued: 0,
       deferred: 0,
       refunds: { examined: 0, settled: 0, deferred: 0 },
+      failed: [],
+      overdue: [],
     });
     expect((await stack.drainChargeQueue()).processed).toBe(0);
 

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvokeCommand, LambdaClient, ResourceNotFoundException } from "@aws-sdk/client-lambda";
 import { GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DEFAULT_SHARDS, shardOf } from "../../../functions/adapters/billing-table";
+import { attemptKey, DEFAULT_SHARDS, shardOf } from "../../../functions/adapters/billing-table";
 import type { LocalStack } from "../../../local/local-stack";
 import type { runCli as RunCli } from "../../support/cli-run";
 import { startRecordingServer } from "../../support/recording-server";
@@ -294,6 +295,50 @@ describe("ops CLI on the local stack", () => {
       ),
     );
   }, 30_000);
+
+  it("lists the open charge attempts and refunds, the ones open past a day marked overdue", async () => {
+    const now = local.clock.now().getTime();
+    const open = (period: number, ageMs: number) => {
+      const at = new Date(now - ageMs).toISOString();
+      return local.stack.services.repository.claimAttempt({
+        subscription_id: ids[1] ?? "",
+        period,
+        attempt: 0,
+        order_id: `${ids[1]}-${period}-0`,
+        amount: "19.90",
+        currency: "USD",
+        status: "unknown",
+        lease_until: new Date(now + 3_600_000).toISOString(),
+        created_at: at,
+        updated_at: at,
+      });
+    };
+    await open(7, 2 * 86_400_000);
+    await open(8, 60_000);
+    const itemList = z.object({
+      items: z.array(z.looseObject({ kind: z.string(), id: z.string(), overdue: z.boolean() })),
+    });
+    const all = await json(itemList, "open", "list");
+    expect(all.items.map((item) => [item.id, item.overdue])).toEqual([
+      [`${ids[1]}-7-0`, true],
+      [`${ids[1]}-8-0`, false],
+    ]);
+    const overdue = await cli("open", "list", "--overdue");
+    expect(overdue.code).toBe(0);
+    expect(overdue.stdout).toMatch(/^KIND +ID +STATUS +AMOUNT +CREATED +SWEPT FROM +OVERDUE +NOTE$/m);
+    expect(overdue.stdout).toMatch(
+      new RegExp(`^charge +${ids[1]}-7-0 +unknown +19\\.90 USD .* yes +-$`, "m"),
+    );
+    expect(overdue.stdout).not.toContain(`${ids[1]}-8-0`);
+    // Taken out again, so the ledger the later tests read is as it was.
+    for (const period of [7, 8])
+      await local.stack.dynamo.client.send(
+        new DeleteCommand({
+          TableName: local.stack.tableName,
+          Key: attemptKey({ subscription_id: ids[1] ?? "", period, attempt: 0 }),
+        }),
+      );
+  });
 
   it("lists the logged events of a subscription and of a time range, and replays them under their own ids", async () => {
     // What the charge run announced is delivered (and logged) once the clock's move has drained everything.

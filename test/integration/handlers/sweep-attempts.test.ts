@@ -1,4 +1,6 @@
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { subscriptionKey } from "../../../functions/adapters/billing-table";
 import type { ChargeAttempt } from "../../../functions/core/model";
 import { orderIdFor } from "../../../functions/core/order-id";
 import { functionNamed } from "../../../functions/function-table";
@@ -23,8 +25,8 @@ let stack: BillingStack;
 let charged: string;
 let neverSent: string;
 
-async function claimStaleAttempt(subscriptionId: string): Promise<ChargeAttempt> {
-  const past = new Date(Date.now() - 10 * 60_000).toISOString();
+async function claimStaleAttempt(subscriptionId: string, age = 10 * 60_000): Promise<ChargeAttempt> {
+  const past = new Date(Date.now() - age).toISOString();
   const key = { subscription_id: subscriptionId, period: 1, attempt: 0 };
   const attempt: ChargeAttempt = {
     ...key,
@@ -77,6 +79,8 @@ describe("sweep-attempts on the local stack", () => {
       requeued: 1,
       deferred: 0,
       refunds: { examined: 0, settled: 0, deferred: 0 },
+      failed: [],
+      overdue: [],
     });
     expect((await stack.services.repository.getSubscription(charged))?.period).toBe(2);
     expect(
@@ -112,6 +116,57 @@ describe("sweep-attempts on the local stack", () => {
       requeued: 0,
       deferred: 0,
       refunds: { examined: 0, settled: 0, deferred: 0 },
+      failed: [],
+      overdue: [],
     });
+  });
+
+  it("settles each item on its own: one that throws every time is named, never holding back the refund behind it", async () => {
+    // A subscription item no reader can parse: sweeping its open attempt throws, sweep after sweep.
+    const [broken = "", refunded = ""] = await signUpCards(stack, ["4111111111111111", "5555555555554444"]);
+    const stuck = await claimStaleAttempt(broken, 2 * DAY);
+    await stack.dynamo.client.send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: subscriptionKey(broken),
+        UpdateExpression: "SET #plan = :bad",
+        ExpressionAttributeNames: { "#plan": "plan" },
+        ExpressionAttributeValues: { ":bad": "not a plan" },
+      }),
+    );
+    // Behind it, a refund of the other's sign-up left open (its worker crashed before holding it).
+    const past = new Date(Date.now() - 10 * 60_000).toISOString();
+    const refund = {
+      refund_id: "rf_behind_the_broken",
+      subscription_id: refunded,
+      order_id: orderIdFor({ subscription_id: refunded, period: 0, attempt: 0 }),
+      period: 0,
+      attempt: 0,
+      amount: "1.00",
+      currency: "USD",
+      reason: "goodwill",
+      status: "pending",
+      lease_until: past,
+      created_at: past,
+      updated_at: past,
+    } as const;
+    expect((await stack.services.repository.createRefund(refund)).created).toBe(true);
+    const output = captureOutput();
+
+    for (let sweep = 1; sweep <= 2; sweep += 1) {
+      const report = await sweepAttempts(
+        scheduledEvent(new Date().toISOString()),
+        stubContext("sweep-attempts"),
+      );
+      expect(report).toMatchObject({
+        failed: [{ id: stuck.order_id, error: expect.any(String) }],
+        overdue: [stuck.order_id],
+      });
+    }
+    expect((await stack.services.repository.getRefund(refund.refund_id))?.status).toBe("succeeded");
+    expect(output.metrics()).toMatchObject({ "Billing/SweepItemsFailed": 1, "Billing/SweepItemsOverdue": 1 });
+    expect(output.logs()).toContainEqual(
+      expect.objectContaining({ message: "sweep item failed", id: stuck.order_id }),
+    );
   });
 });

@@ -131,7 +131,15 @@ describe("chargeAdHoc", () => {
     const later = new Date(START.getTime() + 10 * 60_000);
     const report = await runAttemptSweep({ ...deps, clock: { now: () => later } });
 
-    expect(report).toEqual({ examined: 2, resolved: 2, requeued: 0, deferred: 0, refunds: NO_REFUNDS });
+    expect(report).toEqual({
+      examined: 2,
+      resolved: 2,
+      requeued: 0,
+      deferred: 0,
+      refunds: NO_REFUNDS,
+      failed: [],
+      overdue: [],
+    });
     expect(queued).toEqual([]);
     expect(await repository.getAttempt(unknown)).toMatchObject({
       status: "succeeded",

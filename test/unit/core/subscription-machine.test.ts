@@ -336,6 +336,17 @@ describe("a decision priced on what was read", () => {
     expect(started({ ...read, anchor_at: now.toISOString(), anchor_period: 3 }, read).kind).toBe("refused");
   });
 
+  it("makes a change asked to be prorated that owed nothing only on the plan it found nothing owed on", () => {
+    const read = subscription({ plan: { amount: "39.90", currency: "USD", interval_months: 1 } });
+    const input = { kind: "adjust_plan", plan: upgrade, at: "now", priced_on: pricedOn(read) } as const;
+    expect(nextStep(read, input, now).kind).toBe("transition");
+    // Another change moved the plan below it: the same change would now be owed, so this one is not made.
+    expect(nextStep({ ...read, plan: { ...upgrade, amount: "9.90" } }, input, now)).toEqual({
+      kind: "refused",
+      reason: "the proration was priced on a plan since replaced: the plan is 9.90 USD every 1 month",
+    });
+  });
+
   it("records a new card's payment only on the period and attempt it paid, with the card it replaces", () => {
     const overdue = subscription({ status: "past_due", attempt: 1 });
     const paid = attempt({ attempt: 1, order_id: "sub_test-2-1", status: "succeeded" });

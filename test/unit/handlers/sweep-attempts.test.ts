@@ -54,7 +54,15 @@ describe("sweepAttempts", () => {
 
     const report = await sweepAttempts(scheduledEvent(), deps);
 
-    expect(report).toEqual({ examined: 4, resolved: 1, requeued: 2, deferred: 1, refunds: NO_REFUNDS });
+    expect(report).toEqual({
+      examined: 4,
+      resolved: 1,
+      requeued: 2,
+      deferred: 1,
+      refunds: NO_REFUNDS,
+      failed: [],
+      overdue: [],
+    });
     expect(queued.map((message) => message.subscription_id).sort()).toEqual(["sub_never", "sub_waiting"]);
     expect(written.map((event) => event.type)).toEqual(["charge.succeeded", "subscription.updated"]);
     expect(recorded.values()).toMatchObject({
@@ -75,6 +83,8 @@ describe("sweepAttempts", () => {
       requeued: 0,
       deferred: 0,
       refunds: NO_REFUNDS,
+      failed: [],
+      overdue: [],
     });
     expect(recorded.values()).toMatchObject({ AttemptsExamined: 0, ChargeSucceeded: 0 });
   });
