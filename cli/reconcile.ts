@@ -79,6 +79,7 @@ function mergeReports(
     ledger_lines: sum("ledger_lines"),
     matched: sum("matched"),
     mismatches: reports.flatMap((report) => report.mismatches),
+    chargebacks_recorded: reports.flatMap((report) => report.chargebacks_recorded),
     notices: [...new Set(reports.flatMap((report) => report.notices))],
   };
 }
@@ -132,6 +133,9 @@ export function addReconcileCommand(program: Command, run: CommandRunner): void 
               `reconciled ${formatDay(report.from)} to ${formatDay(report.to)} (gateway days, KST): ${report.gateway_records} gateway records, ${report.ledger_lines} ledger lines, ${report.matched} matched, ${report.mismatches.length} mismatches`,
             ),
             ...(report.mismatches.length === 0 ? [] : [mismatchTable(report.mismatches)]),
+            ...report.chargebacks_recorded.map(
+              (orderId) => `chargeback deduction recorded on ${orderId} (no webhook had brought it)`,
+            ),
             ...report.notices.map((notice) => `gateway notice: ${notice}`),
           ]);
         });

@@ -214,14 +214,17 @@ export const intakeWorker = /* @__PURE__ */ extended(core, { intakeQueueConsumer
   consumer: c.intakeQueueConsumer(),
 }));
 
-/** reconcile-ledger: the reconciliation API and the ledger index. */
+/**
+ * reconcile-ledger: the reconciliation API and the ledger index; the table's writes for a chargeback deduction no
+ * webhook brought.
+ */
 export const reconciliation = /* @__PURE__ */ serviceSet(
-  { gatewayTransactions, ledger, readRepository, clock },
+  { gatewayTransactions, ledger, repository, clock },
   async (c) => ({
     transactions: await c.gatewayTransactions(),
     calendar: gatewayCalendar,
     ledger: c.ledger(),
-    repository: c.readRepository(),
+    repository: c.repository(),
     clock: c.clock(),
   }),
 );

@@ -1,4 +1,6 @@
-import type { Dispute } from "./model";
+import { chargeFactsOf, placedOnCharge } from "./events";
+import type { ChargeAttempt, Dispute } from "./model";
+import type { BillingRepository, Clock } from "./ports";
 
 // Chargebacks have a lifecycle (README, The real gateway): the gateway sends one transaction's CHARGEBACK webhook again
 // whenever its chargeback_status changes — reported, then deducted or resolved. Each status is recorded once.
@@ -70,4 +72,58 @@ export function applyChargebackReport(
     history: [...current.history, entry],
     revision: current.revision + 1,
   };
+}
+
+export interface ChargebackRecordingDeps {
+  readonly repository: Pick<BillingRepository, "getSubscription" | "updateAttempt">;
+  readonly clock: Clock;
+}
+
+/** What recording one chargeback report on a charge came to. */
+export type ChargebackRecording =
+  /** Stored on the charge and announced (chargeback.received, or chargeback.updated with the previous status). */
+  | { readonly kind: "recorded"; readonly status: string }
+  /** Its status was recorded before (a re-send, a replay, the webhook that reconciliation's report followed). */
+  | { readonly kind: "duplicate"; readonly status: string }
+  /** Another report changed the charge's dispute meanwhile: read the charge again and repeat. */
+  | { readonly kind: "raced" }
+  | { readonly kind: "no_subscription" };
+
+/**
+ * Records one chargeback report on a succeeded charge — however it arrived: the gateway's signed webhook, its
+ * re-sends, or reconciliation's listing of the deduction — with a compare-and-set on the dispute's revision, so each
+ * status is stored and announced once: the first as chargeback.received, later ones as chargeback.updated.
+ */
+export async function recordChargebackReport(
+  charge: ChargeAttempt,
+  report: ChargebackReport & { readonly chargeback_id?: string },
+  receivedAt: Date,
+  deps: ChargebackRecordingDeps,
+): Promise<ChargebackRecording> {
+  const { chargeback_id, ...facts } = report;
+  const dispute = applyChargebackReport(charge.dispute, facts, receivedAt);
+  if (!dispute) return { kind: "duplicate", status: chargebackStatusOf(facts) };
+  const subscription = await deps.repository.getSubscription(charge.subscription_id);
+  if (!subscription) return { kind: "no_subscription" };
+  const announced = {
+    ...chargeFactsOf(charge, subscription),
+    transaction_id: charge.transaction_id,
+    chargeback_id,
+    chargeback_status: dispute.status,
+    reason: dispute.reason,
+  };
+  const marked = await deps.repository.updateAttempt(charge, {
+    expect: { status: "succeeded", dispute_revision: charge.dispute?.revision ?? 0 },
+    set: { disputed: true, dispute, updated_at: deps.clock.now().toISOString() },
+    events: [
+      placedOnCharge(
+        subscription,
+        charge.dispute === undefined
+          ? { type: "chargeback.received", ...announced }
+          : { type: "chargeback.updated", ...announced, previous_status: charge.dispute.status },
+        dispute.revision,
+      ),
+    ],
+  });
+  return marked ? { kind: "recorded", status: dispute.status } : { kind: "raced" };
 }

@@ -1,7 +1,6 @@
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
 import { type CompletionDeps, completeCheckout } from "./checkout";
-import { applyChargebackReport, chargebackStatusOf } from "./disputes";
-import { chargeFactsOf, placedOnCharge } from "./events";
+import { recordChargebackReport } from "./disputes";
 import type { IntakeMessage } from "./intake-messages";
 import { OPEN_ATTEMPT_STATUSES } from "./model";
 import { attemptKeyOf } from "./order-id";
@@ -111,11 +110,11 @@ async function processGatewayWebhook(
 
 /**
  * CHARGEBACK: the charge is found by its order_id (our order ids name their ledger line) and must be a succeeded
- * charge with the webhook's transaction_id. Each chargeback status (reported, then deducted or resolved) is added
- * to the charge's dispute with a compare-and-set on its revision, so each is stored and announced once: the first as
- * chargeback.received, later ones as chargeback.updated. A write that lost a race is tried again through the queue,
- * so a status arriving at the same time as another is not dropped. A charge we cannot find (another system's order,
- * a gateway-managed recurring order) is reported for a human.
+ * charge with the webhook's transaction_id; each status is recorded once (disputes.ts). A write that lost a race is
+ * tried again through the queue, so a status arriving at the same time as another is not dropped. A line of ours whose
+ * outcome is still open (an answer lost, not yet settled by retrieve) is tried again through the queue too, until the
+ * attempt sweep has settled it. A charge we cannot find (another system's order, a gateway-managed recurring order) is
+ * reported for a human.
  */
 async function recordChargeback(
   message: GatewayMessage,
@@ -124,6 +123,11 @@ async function recordChargeback(
 ): Promise<IntakeResult> {
   const key = message.order_id === undefined ? undefined : attemptKeyOf(message.order_id);
   const charge = key && (await deps.repository.getAttempt(key));
+  if (charge !== undefined && OPEN_ATTEMPT_STATUSES.includes(charge.status))
+    return retried(
+      retryDelaySeconds(deps.policy, receiveCount),
+      `charge ${charge.order_id} is not settled yet (${charge.status}): its chargeback waits for it`,
+    );
   const sameCharge =
     charge?.status === "succeeded" &&
     message.transaction_id !== undefined &&
@@ -134,44 +138,24 @@ async function recordChargeback(
       `no succeeded charge for order ${message.order_id ?? "(none)"} and transaction ${message.transaction_id ?? "(none)"}`,
     );
   }
-  const report = message.chargeback ?? {};
-  const dispute = applyChargebackReport(charge.dispute, report, new Date(message.received_at));
-  if (!dispute) {
-    return finished(
-      "chargeback_duplicate",
-      `charge ${charge.order_id} already disputed with status ${chargebackStatusOf(report)}`,
-    );
+  const report = { ...message.chargeback, chargeback_id: message.chargeback_id };
+  const recorded = await recordChargebackReport(charge, report, new Date(message.received_at), deps);
+  switch (recorded.kind) {
+    case "recorded":
+      return finished("chargeback_recorded", `charge ${charge.order_id} disputed: ${recorded.status}`);
+    case "duplicate":
+      return finished(
+        "chargeback_duplicate",
+        `charge ${charge.order_id} already disputed with status ${recorded.status}`,
+      );
+    case "no_subscription":
+      return finished("chargeback_unmatched", `no subscription for order ${charge.order_id}`);
+    case "raced":
+      return retried(
+        retryDelaySeconds(deps.policy, receiveCount),
+        `charge ${charge.order_id} changed while recording its chargeback`,
+      );
   }
-  const subscription = await deps.repository.getSubscription(charge.subscription_id);
-  if (!subscription) return finished("chargeback_unmatched", `no subscription for order ${charge.order_id}`);
-  const { order_id, transaction_id } = charge;
-  const facts = {
-    ...chargeFactsOf(charge, subscription),
-    transaction_id,
-    chargeback_id: message.chargeback_id,
-    chargeback_status: dispute.status,
-    reason: dispute.reason,
-  };
-  const marked = await deps.repository.updateAttempt(charge, {
-    expect: { status: "succeeded", dispute_revision: charge.dispute?.revision ?? 0 },
-    set: { disputed: true, dispute, updated_at: deps.clock.now().toISOString() },
-    events: [
-      placedOnCharge(
-        subscription,
-        charge.dispute === undefined
-          ? { type: "chargeback.received", ...facts }
-          : { type: "chargeback.updated", ...facts, previous_status: charge.dispute.status },
-        dispute.revision,
-      ),
-    ],
-  });
-  if (!marked) {
-    return retried(
-      retryDelaySeconds(deps.policy, receiveCount),
-      `charge ${charge.order_id} changed while recording its chargeback`,
-    );
-  }
-  return finished("chargeback_recorded", `charge ${order_id} disputed: ${dispute.status}`);
 }
 
 type PartnerMessage = Extract<IntakeMessage, { kind: "partner" }>;

@@ -1,8 +1,9 @@
 import * as z from "zod";
+import { type ChargebackRecordingDeps, recordChargebackReport } from "./disputes";
 import type { ChargeAttempt, RefundRecord } from "./model";
 import { attemptKeyOf } from "./order-id";
 import { failureReason, type GatewayOutcome } from "./outcome";
-import type { BillingRepository } from "./ports";
+import type { BillingRepository, Clock } from "./ports";
 
 // Daily reconciliation (README, Ops CLI: billing reconcile): the gateway's transactions of a period against our
 // ledger (succeeded charges and succeeded refunds). Days are the gateway's calendar days (YYYYMMDD, in its own time
@@ -24,6 +25,8 @@ export interface GatewayRecord {
   readonly transaction_id: string;
   /** The payment a refund or chargeback reverses; undefined for a payment. */
   readonly reverses?: string;
+  /** A chargeback's deduction (the gateway took the money back), as the gateway marks it; else a refund. */
+  readonly chargeback?: boolean;
   readonly order_id: string;
   /** As the gateway states it: negative for a refund or chargeback. */
   readonly amount: string;
@@ -51,8 +54,13 @@ export interface ReconciliationDeps {
   readonly calendar: GatewayCalendar;
   readonly transactions: (from: string, to: string) => Promise<GatewayOutcome<GatewayRecords>>;
   readonly ledger: LedgerReader;
-  /** Point look-ups for gateway records whose ledger line succeeded here outside the listed days. */
-  readonly repository: Pick<BillingRepository, "getAttempt" | "listRefunds">;
+  /**
+   * Point look-ups for gateway records whose ledger line succeeded here outside the listed days; the writes of a
+   * chargeback deduction no webhook brought.
+   */
+  readonly repository: Pick<BillingRepository, "getAttempt" | "listRefunds"> &
+    ChargebackRecordingDeps["repository"];
+  readonly clock: Clock;
 }
 
 /** Whether eight digits name a real date (no 20270230): the same in every time zone. */
@@ -99,6 +107,8 @@ export const reconciliationReportSchema = z
     ledger_lines: z.number().int(),
     matched: z.number().int(),
     mismatches: z.array(mismatchSchema).readonly(),
+    /** Chargeback deductions the gateway lists that no webhook had brought: recorded on their charges now. */
+    chargebacks_recorded: z.array(z.string()).readonly(),
     /** resmsg of D entries that were no record ("no data"). */
     notices: z.array(z.string()).readonly(),
   })
@@ -187,7 +197,7 @@ async function checkGatewayRecord(
   record: GatewayRecord,
   ledger: LedgerIndex,
   deps: ReconciliationDeps,
-): Promise<Mismatch | undefined> {
+): Promise<Mismatch | { readonly kind: "recorded"; readonly order_id: string } | undefined> {
   const base = {
     order_id: record.order_id,
     transaction_id: record.transaction_id,
@@ -205,7 +215,8 @@ async function checkGatewayRecord(
   }
   const refund = await refundOf(record, ledger, deps);
   if (!refund) {
-    // A chargeback is no refund of ours: it matches a charge we marked disputed from its webhook.
+    // A chargeback is no refund of ours: it matches a charge disputed from its webhook, or is recorded now.
+    if (record.chargeback) return checkDeduction(record, deps, base);
     const original = ledger.chargesByTransaction.get(record.reverses);
     const key = attemptKeyOf(record.order_id);
     const charge = original ?? (key && (await deps.repository.getAttempt(key)));
@@ -222,6 +233,42 @@ async function checkGatewayRecord(
   if (!sameAmount(refund.amount, record.amount)) return { kind: "amount_differs", ...facts, ...base };
   return undefined;
 }
+
+/** How often a deduction is recorded again on a charge whose dispute another report moved meanwhile. */
+const DEDUCTION_TRIES = 3;
+
+/**
+ * A chargeback deduction the gateway lists: the charge it reverses must be ours and succeeded; its dispute is recorded
+ * as deducted unless it already is (the webhook came first). A deduction no webhook brought is recorded here,
+ * announced as any chargeback report is. Undefined when it matches; `recorded` carries its order_id.
+ */
+async function checkDeduction(
+  record: GatewayRecord,
+  deps: ReconciliationDeps,
+  base: Omit<Mismatch, "kind" | "line">,
+): Promise<Mismatch | { readonly kind: "recorded"; readonly order_id: string } | undefined> {
+  const key = attemptKeyOf(record.order_id);
+  for (let tries = 1; tries <= DEDUCTION_TRIES; tries += 1) {
+    const charge = key && (await deps.repository.getAttempt(key));
+    if (charge?.status !== "succeeded" || charge.transaction_id !== record.reverses)
+      return {
+        kind: "missing_here",
+        line: "refund",
+        ...base,
+        ledger_status: charge?.status,
+        ledger_amount: charge?.amount,
+      };
+    const report = { status: DEDUCTED, deduct_date: record.day };
+    const recorded = await recordChargebackReport(charge, report, deps.clock.now(), deps);
+    if (recorded.kind === "duplicate") return undefined;
+    if (recorded.kind === "recorded") return { kind: "recorded", order_id: charge.order_id };
+    if (recorded.kind === "no_subscription") break;
+  }
+  return { kind: "status_differs", line: "refund", ...base };
+}
+
+/** The status a listed deduction records: the gateway's own word for a chargeback that took the money. */
+const DEDUCTED = "DEDUCTION";
 
 /**
  * Compares the period's gateway transactions with our ledger. Every gateway record dated in the period must have a
@@ -244,10 +291,12 @@ export async function reconcile(
   const inPeriod = (day: string) => day >= period.from && day <= period.to;
 
   const mismatches: Mismatch[] = [];
+  const chargebacksRecorded: string[] = [];
   const periodRecords = records.filter((record) => inPeriod(record.day));
   for (const record of periodRecords) {
-    const mismatch = await checkGatewayRecord(record, ledger, deps);
-    if (mismatch) mismatches.push(mismatch);
+    const checked = await checkGatewayRecord(record, ledger, deps);
+    if (checked?.kind === "recorded") chargebacksRecorded.push(checked.order_id);
+    else if (checked) mismatches.push(checked);
   }
   const matched = periodRecords.length - mismatches.length;
 
@@ -267,6 +316,7 @@ export async function reconcile(
       ledger_lines: periodLines.length,
       matched,
       mismatches,
+      chargebacks_recorded: chargebacksRecorded,
       notices: gateway.value.notices,
     },
   };

@@ -31,6 +31,8 @@ export async function run(
     throw new Error(`reconciliation of ${period.from}–${period.to} failed: ${outcome.reason}`);
   const { report } = outcome;
   for (const mismatch of report.mismatches) logger.warn("reconciliation mismatch", { ...mismatch });
+  for (const orderId of report.chargebacks_recorded)
+    logger.warn("chargeback deduction recorded by reconciliation", { order_id: orderId });
   metrics.addMetric("ReconciliationMismatches", MetricUnit.Count, report.mismatches.length);
   metrics.addMetric("ReconciliationGatewayRecords", MetricUnit.Count, report.gateway_records);
   logger.info("reconciliation finished", {
@@ -41,6 +43,7 @@ export async function run(
     ledgerLines: report.ledger_lines,
     matched: report.matched,
     mismatches: report.mismatches.length,
+    chargebacksRecorded: report.chargebacks_recorded.length,
   });
   return report;
 }

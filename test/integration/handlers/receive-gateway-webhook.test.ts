@@ -338,4 +338,56 @@ describe("CHARGEBACK webhook intake", () => {
     expect(output.metrics()).toMatchObject({ "Billing/ChargebacksUnmatched": 1 });
     expect(await stack.deliveredEntries()).toHaveLength(published);
   });
+
+  it("a chargeback of a line whose outcome is still open waits for the sweep to settle it, then is recorded", async () => {
+    // A renewal whose REBILL the gateway took but whose answer was lost: the line is unknown until retrieve settles it.
+    const subscription = await stack.services.repository.getSubscription(subscriptionId);
+    if (subscription?.token_id === undefined) throw new Error("no token");
+    const now = stack.clock.now();
+    const key = { subscription_id: subscriptionId, period: subscription.period, attempt: 0 };
+    const line: ChargeAttempt = {
+      ...key,
+      order_id: `${subscriptionId}-${key.period}-0`,
+      amount: "19.90",
+      currency: "USD",
+      status: "unknown",
+      lease_until: new Date(now.getTime() + 60_000).toISOString(),
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    expect(await stack.services.repository.claimAttempt(line)).toEqual({ claimed: true });
+    const sold = await stack.services.gateway.rebill({
+      ...line,
+      token_id: subscription.token_id,
+      customer: subscription.customer,
+    });
+    if (sold.kind !== "success") throw new Error("the sandbox refused the sale");
+    const body = JSON.stringify({
+      rescode: "0000",
+      resmsg: "Success",
+      type: "CHARGEBACK",
+      data: { transaction_id: sold.value.transaction_id, order_id: line.order_id, chargeback_id: "C-OPEN" },
+    });
+    expect(replyOf(await sendSigned(body))).toEqual({ status: 200, json: ACK });
+    const delivery = await receiveLambdaEvent(stack.sqs.client, stack.intakeQueue.queueUrl);
+    const output = captureOutput();
+
+    const waiting = await processIntake(delivery, stubContext("process-intake"));
+    expect(waiting.batchItemFailures).toHaveLength(1);
+    expect(output.metrics()).toMatchObject({
+      "Billing/IntakeMessagesRetried": 1,
+      "Billing/ChargebacksUnmatched": 0,
+    });
+    expect((await stack.services.repository.getAttempt(key))?.disputed).toBeUndefined();
+
+    await stack.clock.advance(2 * 60_000);
+    expect((await stack.attemptSweep()).resolved).toBe(1);
+    // SQS delivers the retried message again.
+    expect((await processIntake(delivery, stubContext("process-intake"))).batchItemFailures).toEqual([]);
+    expect(await stack.services.repository.getAttempt(key)).toMatchObject({
+      status: "succeeded",
+      disputed: true,
+      dispute: { status: "REPORTED" },
+    });
+  });
 });

@@ -154,3 +154,43 @@ describe("reconcile-ledger on the local stack", () => {
     await expect(invoke({ from: "20260431", to: "20260401" })).rejects.toThrow(/from/);
   });
 });
+
+describe("a chargeback no webhook brought", () => {
+  it("is recorded on its charge from reconciliation's deduction, announced once", async () => {
+    const [, , third = ""] = ids;
+    const key = { subscription_id: third, period: 1, attempt: 0 };
+    const charge = () => stack().services.repository.getAttempt(key);
+    // The gateway's CHARGEBACK webhooks go nowhere (a closed port): only its transaction list tells of it.
+    const dead = await callSandbox(stack().sandbox, "/sandbox/webhooks/chargeback-url", {
+      method: "PUT",
+      body: { url: "http://127.0.0.1:9/gateway" },
+    });
+    expect(dead.status).toBe(200);
+    await stack().clock.set(new Date("2026-05-04T12:00:00.000Z"));
+    const filed = await callSandbox(stack().sandbox, "/sandbox/webhooks/chargeback", {
+      body: { transaction_id: (await charge())?.transaction_id },
+    });
+    expect(filed.status).toBe(200);
+    await stack().clock.set(new Date("2026-05-31T12:00:00.000Z"));
+    await stack().sandbox.deliveries.settled();
+    await drainIntake(container);
+    expect((await charge())?.disputed).toBeUndefined();
+    await stack().clearEvents();
+
+    const report = await invoke({ from: "20260501", to: "20260531" });
+    expect(report).toMatchObject({ mismatches: [], chargebacks_recorded: [`${third}-1-0`] });
+    expect(await charge()).toMatchObject({ disputed: true, dispute: { status: "DEDUCTION" } });
+    const announced = (await stack().events()).filter((event) => event.type.startsWith("chargeback."));
+    expect(announced).toMatchObject([
+      { type: "chargeback.received", order_id: `${third}-1-0`, chargeback_status: "DEDUCTION" },
+    ]);
+
+    // Reconciled again, it matches: nothing recorded twice, nothing announced again.
+    await stack().clearEvents();
+    expect(await invoke({ from: "20260501", to: "20260531" })).toMatchObject({
+      mismatches: [],
+      chargebacks_recorded: [],
+    });
+    expect(await stack().events()).toEqual([]);
+  });
+});

@@ -120,7 +120,11 @@ function depsOf(world: World) {
             item.attempt === key.attempt,
         ),
       listRefunds: async (id) => (world.refunds ?? []).filter((item) => item.subscription_id === id),
+      // Only a chargeback deduction writes (the integration tests record one): none of these worlds has one.
+      getSubscription: async () => undefined,
+      updateAttempt: async () => false,
     },
+    clock: { now: () => new Date("2027-03-02T00:00:00.000Z") },
   };
   return { deps, asked };
 }
@@ -140,7 +144,15 @@ describe("reconcile", () => {
     const outcome = await reconcile(DAY, deps);
     expect(outcome).toEqual({
       kind: "reconciled",
-      report: { ...DAY, gateway_records: 3, ledger_lines: 3, matched: 3, mismatches: [], notices: [] },
+      report: {
+        ...DAY,
+        gateway_records: 3,
+        ledger_lines: 3,
+        matched: 3,
+        mismatches: [],
+        chargebacks_recorded: [],
+        notices: [],
+      },
     });
     expect(asked).toEqual([{ from: "20270309", to: "20270311" }]);
   });
