@@ -14,6 +14,7 @@ import type { Declined, Failure, Invalid } from "./outcome";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "./ports";
 import { pendingProrationLine, settleProration } from "./proration-settlement";
 import { refundVerification } from "./refunds";
+import { finishPaidSignup } from "./signup-steps";
 import { applyInput } from "./subscription-machine";
 import { retireToken } from "./token-retirement";
 import { done, retry, type WorkResult } from "./work-result";
@@ -371,6 +372,13 @@ async function applyClosedAttempt(
     attempt.status === "succeeded"
       ? `charged ${attempt.order_id}`
       : `${attempt.status} ${attempt.order_id} (${attempt.rescode ?? ""})`;
+  // A sign-up's payment whose request stopped before the subscription had its token: finished with what the line
+  // names (read again: the listing it came from may not carry it), or ended and refunded (signup-steps.ts).
+  if (attempt.period === 0 && attempt.status === "succeeded" && subscription.status === "pending") {
+    const line = (await deps.repository.getAttempt(attempt)) ?? attempt;
+    const finished = await finishPaidSignup(subscription, line, deps);
+    if (finished !== "left") return done(`${note}; sign-up ${finished}`);
+  }
   const applied = await applyInput(
     subscription,
     { kind: "charge_closed", attempt, policy: deps.policy },

@@ -54,6 +54,8 @@ export interface OpenedSignup {
 /** The request key's sign-up already exists and has its period-0 attempt: it is answered, not started again. */
 export interface ReplayedSignup {
   readonly replayed: Subscription;
+  /** Its current period-0 line, when the replay met it. */
+  readonly line?: ChargeAttempt;
 }
 
 /**
@@ -121,7 +123,7 @@ export async function openSignup(
     const moved = await applyInput(subscription, { kind: "charge_voided", attempt: claim.existing }, deps);
     if (moved.kind === "applied") return openSignup(request, leaseMs, deps);
   }
-  return { replayed: subscription };
+  return { replayed: subscription, line: claim.existing };
 }
 
 /**
@@ -180,9 +182,12 @@ export interface FirstPayment {
 }
 
 /**
- * Period 0 is paid: the token is stored, the attempt closed as succeeded and the subscription made active at
- * period 1 (our charge run bills it under token billing; the gateway does under recurring billing). Only the write
- * that closes the attempt announces the charge, so a repeated call announces nothing new.
+ * Period 0 is paid: the token is stored, the open period-0 line names what the payment issued (token, plan,
+ * transaction), the subscription is made active at period 1 (our charge run bills it under token billing; the gateway
+ * does under recurring billing), and the line is closed as succeeded. The token is recorded before anything else can
+ * fail, and the line stays open until the subscription has it: a write that fails after the payment leaves a line the
+ * attempt sweep (or the same request again) finishes with its card (finishPaidSignup), never a paid sign-up without
+ * it. Only the write that closes the attempt announces the charge, so a repeated call announces nothing new.
  */
 export async function recordFirstPayment(
   { subscription, attempt }: OpenedSignup,
@@ -192,7 +197,8 @@ export async function recordFirstPayment(
   const at = deps.clock.now().toISOString();
   const { subscription_id } = subscription;
   const { transaction_id, token_id, recurring_id, card } = paid;
-  if (token_id !== undefined && card !== undefined && CLOSABLE_BY_PAYMENT.includes(attempt.status)) {
+  const closable = CLOSABLE_BY_PAYMENT.includes(attempt.status);
+  if (token_id !== undefined && card !== undefined && closable) {
     await deps.repository.putToken({
       token_id,
       subscription_id,
@@ -203,27 +209,76 @@ export async function recordFirstPayment(
       updated_at: at,
     });
   }
-  // The close announces the charge (in its own write): the money moved even if the subscription was canceled meanwhile.
-  if (CLOSABLE_BY_PAYMENT.includes(attempt.status)) {
+  const issued = { transaction_id, token_id, recurring_id };
+  if (closable && (token_id !== undefined || recurring_id !== undefined))
     await deps.repository.updateAttempt(attempt, {
       expect: { status: attempt.status, lease_until: attempt.lease_until },
-      set: { status: "succeeded", transaction_id, updated_at: at },
+      set: { ...issued, updated_at: at },
+    });
+  const activated = await applyInput(
+    subscription,
+    { kind: "first_payment", token_id, card, recurring_id },
+    deps,
+  );
+  // The close announces the charge (in its own write): the money moved even if the subscription was canceled meanwhile.
+  if (closable) {
+    await deps.repository.updateAttempt(attempt, {
+      expect: { status: attempt.status, lease_until: attempt.lease_until },
+      set: { status: "succeeded", ...issued, updated_at: at },
       remove: ["lease_until"],
       events: [closedChargeEvent({ ...attempt, status: "succeeded", transaction_id }, subscription)],
     });
   }
   // A trial's verification goes back to the customer in full (a refund that fails stays on record for support).
   if (attempt.verification) await refundVerification(attempt, deps);
-  const activated = await applyInput(
-    subscription,
-    { kind: "first_payment", token_id, card, recurring_id },
-    deps,
-  );
   if (activated.kind === "applied") return activated.subscription;
   // Canceled before its first payment settled: the sale goes back.
   await refundSaleAfterCancel({ ...attempt, status: "succeeded", transaction_id }, deps);
   // Already moved on (a repeated callback, or canceled meanwhile): answered as it stands.
   return (await deps.repository.getSubscription(subscription_id)) ?? subscription;
+}
+
+/** Whether a pending sign-up's period-0 line already names what its payment issued (recordFirstPayment's mark). */
+export const namesIssued = (line: ChargeAttempt) =>
+  line.period === 0 && (line.token_id !== undefined || line.recurring_id !== undefined);
+
+/**
+ * A pending sign-up's period 0 found paid after the request that paid it stopped (the attempt sweep settled its line,
+ * or the same request came again). Its line names the token (or plan) the payment issued: the sign-up is finished
+ * with it, its card read from the token's record. A card sign-up whose line names none lost what the gateway issued
+ * before it could be recorded: rather than a paid subscription with no card to bill, the sign-up ends
+ * (`signup_incomplete`) and its sale goes back in full. A window checkout's result may still bring its token: it is
+ * left to the charge close (README, Subscription lifecycle).
+ */
+export async function finishPaidSignup(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  deps: SignupStepDeps & Pick<RefundDeps, "gateway" | "policy">,
+): Promise<"finished" | "refunded" | "left"> {
+  if (namesIssued(line)) {
+    const token = line.token_id === undefined ? undefined : await deps.repository.getToken(line.token_id);
+    const opened = { subscription, attempt: line };
+    await recordFirstPayment(
+      opened,
+      {
+        transaction_id: line.transaction_id,
+        token_id: line.token_id,
+        recurring_id: line.recurring_id,
+        card: token?.card,
+      },
+      deps,
+    );
+    return "finished";
+  }
+  if (subscription.billing_mode !== "token" || line.window !== undefined) return "left";
+  const reason = "signup_incomplete";
+  await applyInput(
+    subscription,
+    { kind: "first_payment_refused", attempt: line.attempt, reason, retry: false },
+    deps,
+  );
+  await refundSaleAfterCancel(line, deps);
+  return "refunded";
 }
 
 /** A first payment the gateway refused: nothing was charged, so the attempt closes and the sign-up ends. */

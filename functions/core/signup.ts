@@ -5,8 +5,11 @@ import { type InvalidInput, invalidCurrency } from "./money";
 import type { Failure } from "./outcome";
 import type { BillingRepository, CardDetails, Clock, IdSource, NotifyUrl, PaymentGateway } from "./ports";
 import {
+  finishPaidSignup,
   type NewSubscription,
+  namesIssued,
   openSignup,
+  type ReplayedSignup,
   recordFirstPayment,
   recordRefusedSignup,
   recurringRegistration,
@@ -42,7 +45,7 @@ export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): 
   const invalid = invalidCurrency(request.plan.currency, deps.policy.currencies);
   if (invalid) return invalid;
   const signup = await openSignup(request, deps.policy.inflightWindowMs, deps);
-  if ("replayed" in signup) return replayedResult(signup.replayed);
+  if ("replayed" in signup) return replayedResult(await finishedReplay(signup, deps));
   const { subscription, attempt } = signup;
   const outcome = await deps.gateway.payWithCard({
     order_id: attempt.order_id,
@@ -81,6 +84,16 @@ export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): 
     },
     () => ({ kind: "pending", subscription }),
   );
+}
+
+/**
+ * The sign-up a retried request meets. Its first try was paid and recorded what the payment issued on the line, but
+ * stopped before the subscription had it: the retry finishes it now rather than leaving it to the attempt sweep.
+ */
+async function finishedReplay({ replayed, line }: ReplayedSignup, deps: SignupDeps): Promise<Subscription> {
+  if (replayed.status !== "pending" || line === undefined || !namesIssued(line)) return replayed;
+  await finishPaidSignup(replayed, line, deps);
+  return (await deps.repository.getSubscription(replayed.subscription_id)) ?? replayed;
 }
 
 /** What a retried sign-up answers: the state its first try reached (the attempt sweep settles a pending one). */

@@ -95,6 +95,24 @@ const tableDownForPaidCloses = decoration(repository, (built) => ({
   },
 }));
 
+/** The repository, except that every write making a pending sign-up active throws (the table unavailable, say). */
+const tableDownForActivation = decoration(repository, (built) => ({
+  ...built,
+  async updateSubscription(id, update) {
+    if (update.set.status === "active" && update.expect.period === 0)
+      throw new Error("the table is unavailable");
+    return built.updateSubscription(id, update);
+  },
+}));
+
+/** The repository, except that storing a token throws: the first write after a sign-up's payment. */
+const tokenStoreDown = decoration(repository, (built) => ({
+  ...built,
+  async putToken() {
+    throw new Error("the table is unavailable");
+  },
+}));
+
 /** Past the in-flight window, then the attempt sweep. */
 async function sweepLater() {
   await stack.clock.advance(DEFAULT_CHARGE_POLICY.inflightWindowMs + 60_000);
@@ -124,19 +142,58 @@ describe("sign-up retries", () => {
     expect(salesOf(view.parse(first.json).subscription_id)).toHaveLength(1);
   });
 
-  it("a sign-up whose record fails after the payment is pending, never an error; a retry is not paid again; the attempt sweep settles it", async () => {
+  it("a sign-up whose record fails after the payment is pending, never an error; a retry finishes it with its card, not paid again", async () => {
     const request = { body: signupBody(), idempotencyKey: "crashed" };
     const first = await merchantApi([tableDownForPaidCloses])("POST", "/v1/subscriptions", request);
     expect(first.status).toBe(202);
-    // A 202 is not kept: the retry runs again and meets its first try.
+    const id = view.parse(first.json).subscription_id;
+    // A 202 is not kept: the retry runs again, meets its first try and finishes it with the token its line names.
     const retry = await api("POST", "/v1/subscriptions", request);
-    expect(retry.status).toBe(202);
-    const id = view.parse(retry.json).subscription_id;
-    expect(id).toBe(view.parse(first.json).subscription_id);
+    expect(retry.status).toBe(201);
+    expect(view.parse(retry.json)).toMatchObject({
+      subscription_id: id,
+      status: "active",
+      card: { last4: "1111" },
+    });
     expect(salesOf(id)).toHaveLength(1);
 
+    // The line the failed close left open is settled by the sweep; the subscription keeps its card.
     expect((await sweepLater()).resolved).toBe(1);
-    expect(await stack.services.repository.getSubscription(id)).toMatchObject({ period: 1 });
+    const stored = await stack.services.repository.getSubscription(id);
+    expect(stored).toMatchObject({ status: "active", period: 1 });
+    expect(stack.sandbox.state.tokens.find(TEST_MERCHANT.mid, stored?.token_id ?? "")?.status).toBe("active");
+    expect(salesOf(id)).toHaveLength(1);
+  });
+
+  it("a sign-up paid while its writes fail is finished by the sweep with its card, without a retry", async () => {
+    const failed = await merchantApi([tableDownForActivation])("POST", "/v1/subscriptions", {
+      body: signupBody(),
+    });
+    expect(failed.status).toBe(202);
+    const id = view.parse(failed.json).subscription_id;
+    expect((await sweepLater()).resolved).toBe(1);
+    const stored = await stack.services.repository.getSubscription(id);
+    expect(stored).toMatchObject({ status: "active", period: 1, card: { last4: "1111" } });
+    expect(stack.sandbox.state.tokens.find(TEST_MERCHANT.mid, stored?.token_id ?? "")?.status).toBe("active");
+    expect(salesOf(id)).toHaveLength(1);
+  });
+
+  it("a sign-up whose token could not be recorded at all is ended and its payment refunded, never kept without a card", async () => {
+    const request = { body: signupBody(), idempotencyKey: "no-token-kept" };
+    const failed = await merchantApi([tokenStoreDown])("POST", "/v1/subscriptions", request);
+    expect(failed.status).toBe(202);
+    const id = view.parse(failed.json).subscription_id;
+    expect((await sweepLater()).resolved).toBe(1);
+    expect(await stack.services.repository.getSubscription(id)).toMatchObject({
+      status: "canceled",
+      status_reason: "signup_incomplete",
+      period: 0,
+    });
+    const [sale] = salesOf(id);
+    expect(Number(sale?.balance)).toBe(0);
+    const retry = await api("POST", "/v1/subscriptions", request);
+    expect(retry.status).toBe(422);
+    expect(errorOf(retry).code).toBe("SIGNUP_REFUSED");
     expect(salesOf(id)).toHaveLength(1);
   });
 

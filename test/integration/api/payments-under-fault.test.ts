@@ -8,7 +8,8 @@ import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 // A payment request that meets an HTTP 5xx from the gateway (README, Exactly once): nothing in the answer proves the
 // gateway did not act, so the outcome is unknown — 202, settled by the attempt sweep through retrieve — never read as
 // "nothing happened". Whether the gateway committed before failing (a 500 after commit) or not (a 503 before), the
-// same request with the same key then answers what it came to, and the customer pays once.
+// same request with the same key then answers what it came to, and the customer pays at most once (a sign-up whose
+// token was never learned is ended and refunded).
 
 const { call, stack, signUp } = merchantApiOnStack("mk_test_payments_fault_0123456789abcdef");
 
@@ -48,26 +49,33 @@ async function sweepLater(): Promise<void> {
 }
 
 describe("a payment request that meets a 5xx", () => {
-  it.each([
-    ["a 503 before the gateway did anything", { errorRate: 1 }],
-    ["a 500 after the gateway committed", { errorAfterCommitRate: 1 }],
-  ] as const)(
-    "a sign-up with %s is pending, then the same key answers its one payment",
-    async (_name, fault) => {
-      const key = `signup-${JSON.stringify(fault)}`;
-      const post = () =>
-        call("POST", "/v1/subscriptions", { body: signupBody("Grace Hopper"), idempotencyKey: key });
-      const first = await underFault("payments.payment", fault, post);
-      expect(first.status).toBe(202);
-      const id = view.parse(first.json).subscription_id;
+  const signUpUnderFault = async (fault: Partial<FaultSettings>) => {
+    const key = `signup-${JSON.stringify(fault)}`;
+    const post = () =>
+      call("POST", "/v1/subscriptions", { body: signupBody("Grace Hopper"), idempotencyKey: key });
+    const first = await underFault("payments.payment", fault, post);
+    expect(first.status).toBe(202);
+    await sweepLater();
+    return { id: view.parse(first.json).subscription_id, again: await post() };
+  };
 
-      await sweepLater();
-      const again = await post();
-      expect(again.status).toBe(201);
-      expect(view.parse(again.json).subscription_id).toBe(id);
-      expect(salesOf(id)).toEqual([0]);
-    },
-  );
+  it("a sign-up with a 503 before the gateway did anything is pending, then the same key pays once", async () => {
+    const { id, again } = await signUpUnderFault({ errorRate: 1 });
+    expect(again.status).toBe(201);
+    expect(view.parse(again.json)).toMatchObject({ subscription_id: id, status: "active" });
+    expect(salesOf(id)).toEqual([0]);
+  });
+
+  it("a sign-up with a 500 after the gateway committed never learned its token: ended, its one payment refunded", async () => {
+    const { id, again } = await signUpUnderFault({ errorAfterCommitRate: 1 });
+    // A paid subscription with no card to bill would be past_due at once: the sign-up ends and the sale goes back.
+    expect(again.status).toBe(422);
+    expect(salesOf(id)).toEqual([0]);
+    const sale = [...stack().sandbox.state.payments.payments()].find(
+      (payment) => attemptKeyOf(payment.orderId)?.subscription_id === id,
+    );
+    expect(Number(sale?.balance)).toBe(0);
+  });
 
   it.each([
     ["a 503 before the gateway did anything", { errorRate: 1 }, []],
