@@ -9,6 +9,8 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *                  + list_pk subs#<status>#<shard>, list_sk <created_at ISO>#<id>  (the list index: subscriptions by
  *                    status, for GET /v1/subscriptions; list_pk follows each status change)
  *                  + due_pk due#<yyyymmdd>#<shard>, due_sk <next_charge_at ISO>#<id>  while next_charge_at is set
+ *                  + open_pk open-checkout#<shard>, open_sk <checkout_expires_at ISO>#<id>  while a checkout is pending
+ *                    (the open index: the attempt sweep closes it once it has expired)
  *   charge attempt pk SUB#<id>  sk CHARGE#<period, 4 digits>#<attempt, 3 digits>
  *                  + open_pk open#<shard>, open_sk <lease_until ISO>#<order_id>  while pending, retry or unknown
  *                  + ledger_pk ledger#<yyyymmdd>#<shard>, ledger_sk <ISO>#C#<order_id>  from the write that makes
@@ -141,7 +143,8 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
           { AttributeName: "open_sk", KeyType: "RANGE" },
         ],
         // ALL: an attempt is ~0.5 KB, so a full copy costs the same index write unit as the keys alone, and the
-        // attempt sweep gets whole attempts without one GetItem each. Only open attempts are in the index (sparse).
+        // attempt sweep gets whole attempts without one GetItem each. Only open attempts and refunds and pending
+        // checkouts are in the index (sparse).
         Projection: { ProjectionType: "ALL" },
       },
       {
@@ -319,6 +322,19 @@ export function openRefundKeys(refundId: string, leaseUntil: string | undefined,
   return {
     open_pk: openRefundPartition(shardOf(refundId, shards)),
     open_sk: `${leaseUntil === undefined ? "" : utcIso(leaseUntil)}#${refundId}`,
+  };
+}
+
+/** Pending checkouts have partitions of their own in the open index, sorted by when they expire. */
+export function openCheckoutPartition(shard: number): string {
+  return `open-checkout#${shard}`;
+}
+
+/** The open index keys of a checkout while it is pending: what the attempt sweep lists once it has expired. */
+export function openCheckoutKeys(subscriptionId: string, expiresAt: string, shards: number) {
+  return {
+    open_pk: openCheckoutPartition(shardOf(subscriptionId, shards)),
+    open_sk: `${utcIso(expiresAt)}#${subscriptionId}`,
   };
 }
 

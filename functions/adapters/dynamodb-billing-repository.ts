@@ -42,6 +42,8 @@ import {
   dueKeys,
   ledgerKeys,
   OPEN_INDEX,
+  openCheckoutKeys,
+  openCheckoutPartition,
   openKeys,
   openPartition,
   openRefundKeys,
@@ -121,11 +123,13 @@ export function createDynamoDbBillingRepository(
     getSubscription: (id) => getRecord(table, subscriptionKey(id), subscriptionSchema),
     updateSubscription: (id, update) => updateSubscription(table, clock, id, update),
     listDue: (until) => listDueEntries(table, until),
+    listExpiredCheckouts: (before) =>
+      listOpenBefore(table, openCheckoutPartition, before, subscriptionSchema),
     listSubscriptions: (query, page) => listSubscriptions(table, query, page),
     claimAttempt: (attempt, events) => claimAttempt(table, attempt, events),
     getAttempt: (key) => getRecord(table, attemptKey(key), chargeAttemptSchema),
     updateAttempt: (key, update) => updateAttempt(table, clock, key, update),
-    listOpenAttempts: (before) => listOpenAttempts(table, before),
+    listOpenAttempts: (before) => listOpenBefore(table, openPartition, before, chargeAttemptSchema),
     listAttempts: (id) => listAttempts(table, id),
     claimTransaction: (id, line) => claimTransaction(table, id, line),
     putToken: (token) => putToken(table, token),
@@ -135,7 +139,7 @@ export function createDynamoDbBillingRepository(
     getRefund: (id) => getRecord(table, refundKey(id), refundRecordSchema),
     updateRefund: (id, update) => updateRefund(table, clock, id, update),
     listRefunds: (id) => listRefunds(table, id),
-    listOpenRefunds: (before) => listOpenRefunds(table, before),
+    listOpenRefunds: (before) => listOpenBefore(table, openRefundPartition, before, refundRecordSchema),
     recordOnce: (key, expiresAt) => recordOnce(table, clock, key, expiresAt),
     forgetOnce: (key) => forgetOnce(table, key),
     listPendingOutboxes: (before) => listPendingOutboxes(table, before),
@@ -214,9 +218,14 @@ async function createSubscription(
   const { subscription_id: id, next_charge_at, updated_at, customer } = subscription;
   const due = next_charge_at === undefined ? {} : dueKeys(id, next_charge_at, updated_at, table.shards);
   const listed = subscriptionListKeys(subscription, subscription.status, table.shards);
+  const { checkout_expires_at: expiresAt } = subscription;
+  const open =
+    subscription.status === "pending" && expiresAt !== undefined
+      ? openCheckoutKeys(id, expiresAt, table.shards)
+      : {};
   const key = subscriptionKey(id);
   const outbox = outboxAttributes(key, events, subscription.created_at, table.shards);
-  const item = { ...subscription, ...key, ...due, ...listed, ...outbox };
+  const item = { ...subscription, ...key, ...due, ...listed, ...open, ...outbox };
   if (customer.external_id !== undefined) await linkCustomer(table, customer.external_id, subscription);
   return conditionally(() => table.client.send(new PutCommand(putNew(table, item))));
 }
@@ -239,11 +248,12 @@ async function updateSubscription(
     ...revisionCondition("revision", revision),
   ];
   const key = subscriptionKey(id);
-  // A status change moves the subscription to that status's list partition; a new external_id is linked first.
+  // A status change moves the subscription to that status's list partition, and a checkout out of the open index (it
+  // is pending only once, from its creation); a new external_id is linked first.
+  const status = update.set.status;
   const listed =
-    update.set.status === undefined
-      ? {}
-      : { list_pk: subscriptionListPartition(update.set.status, shardOf(id, table.shards)) };
+    status === undefined ? {} : { list_pk: subscriptionListPartition(status, shardOf(id, table.shards)) };
+  const unlisted = status === undefined || status === "pending" ? [] : ["open_pk", "open_sk"];
   const externalId = update.set.customer?.external_id;
   if (externalId !== undefined) {
     const current = await getRecord(table, key, subscriptionSchema);
@@ -253,7 +263,7 @@ async function updateSubscription(
   return updateItem(table, key, {
     set: { ...update.set, ...due, ...listed },
     ...outboxPlan(key, update.events, updated_at ?? clock.now().toISOString(), table.shards),
-    remove: [...remove, ...dueRemoved],
+    remove: [...remove, ...dueRemoved, ...unlisted],
     conditions: expected,
   });
 }
@@ -329,15 +339,20 @@ function revisionCondition(attribute: string, revision: number | undefined): Con
   return [revision === 0 ? absent(attribute) : equals(attribute, revision)];
 }
 
-/** Open attempts whose lease ended before `before`. The index lags the table: the caller re-checks by condition. */
-async function* listOpenAttempts(
+/**
+ * The records of one kind of partition of the open index (open attempts, open refunds, pending checkouts) whose sort
+ * key — a lease, or a checkout's end — is before `before`. The index lags the table: the caller re-checks by condition
+ * (or reads each again).
+ */
+async function* listOpenBefore<T>(
   table: TableContext,
+  partition: (shard: number) => string,
   before: Date,
-): AsyncGenerator<readonly ChargeAttempt[]> {
-  const index = { name: OPEN_INDEX, partitionKey: "open_pk", sortKey: "open_sk", partition: openPartition };
-  const queries = queriesBelow(table, index, utcIso(before));
-  for await (const items of queryPages(table.client, queries)) {
-    yield items.map((item) => chargeAttemptSchema.parse(recordOf(item)));
+  schema: z.ZodType<T>,
+): AsyncGenerator<readonly T[]> {
+  const index = { name: OPEN_INDEX, partitionKey: "open_pk", sortKey: "open_sk", partition };
+  for await (const items of queryPages(table.client, queriesBelow(table, index, utcIso(before)))) {
+    yield items.map((item) => schema.parse(recordOf(item)));
   }
 }
 
@@ -439,19 +454,6 @@ async function createRefund(
     ...(open ? openRefundKeys(refund.refund_id, refund.lease_until, table.shards) : {}),
   });
   return existing ? { created: false, existing: refundRecordSchema.parse(existing) } : { created: true };
-}
-
-/** Open refunds whose lease ended before `before`. The index lags the table: the caller re-checks by condition. */
-async function* listOpenRefunds(table: TableContext, before: Date): AsyncGenerator<readonly RefundRecord[]> {
-  const index = {
-    name: OPEN_INDEX,
-    partitionKey: "open_pk",
-    sortKey: "open_sk",
-    partition: openRefundPartition,
-  };
-  for await (const items of queryPages(table.client, queriesBelow(table, index, utcIso(before)))) {
-    yield items.map((item) => refundRecordSchema.parse(recordOf(item)));
-  }
 }
 
 /** Oldest first (then by refund_id). From the index, so eventually consistent (see billing-table.ts). */

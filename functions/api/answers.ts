@@ -50,19 +50,20 @@ export function signupAnswer(result: SignupResult): ApiResponse {
   }
 }
 
-/** `pageUrl`: our hosted checkout page of a subscription. */
+/** `pageUrl`: our hosted checkout page of a subscription, its link valid until the checkout expires. */
 export function checkoutAnswer(
   result: CheckoutStart,
-  pageUrl: (subscriptionId: string) => string,
+  pageUrl: (subscriptionId: string, expiresAt: string) => string,
 ): ApiResponse {
   if (result.kind === "refused") throw gatewayFailure(result.failure);
   if (result.kind === "invalid_input") throw invalidInput(result);
-  const { checkout_id, subscription_id, order_id, fgkey, launch } = result.checkout;
+  const { checkout_id, subscription_id, order_id, expires_at, fgkey, launch } = result.checkout;
   return created({
     checkout_id,
     subscription_id,
     order_id,
-    checkout_url: pageUrl(subscription_id),
+    checkout_url: pageUrl(subscription_id, expires_at),
+    expires_at,
     fgkey,
     ...launch,
   });
@@ -82,8 +83,8 @@ export function paidChangeAnswer(result: PaymentMethodResult | PlanChangeResult)
 
 export function paymentMethodWindowAnswer(result: PaymentMethodWindowStart): ApiResponse {
   if (result.kind === "started") {
-    const { subscription_id, order_id, fgkey, launch } = result.window;
-    return created({ subscription_id, order_id, fgkey, ...launch });
+    const { subscription_id, order_id, expires_at, fgkey, launch } = result.window;
+    return created({ subscription_id, order_id, expires_at, fgkey, ...launch });
   }
   throw changeFailure(result);
 }

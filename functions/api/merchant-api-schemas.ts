@@ -60,6 +60,16 @@ const card = z
 
 // ───────────────────────────── requests ─────────────────────────────
 
+/** How long a link or a payment window holds, in whole minutes: at most a day. */
+const expiresInMinutes = z.number().int().min(1).max(1440);
+
+/** A payment window's life (a checkout's, a new card's), as the merchant may shorten it. */
+const windowExpiresInMinutes = expiresInMinutes
+  .optional()
+  .describe(
+    "How long the customer has to pay, 1 to 1440 minutes (default 1440, a day). Unpaid then, it expires (checkout.expired): nothing more can be paid, and a payment that still arrives is refunded in full.",
+  );
+
 /** POST /v1/checkouts: a payment-window sign-up. */
 const metadata = metadataSchema.describe(
   "Your own string map (at most 20 keys of 40 characters, values of 500), in every view and event of the subscription.",
@@ -81,6 +91,7 @@ export const createCheckoutBody = z.strictObject({
     .describe("What the customer buys, shown on the hosted checkout page (e.g. the plan's name)."),
   success_url: url.optional().describe("Where the hosted checkout page leads the customer once paid."),
   cancel_url: url.optional().describe("Where the hosted checkout page leads a customer who gives up."),
+  expires_in_minutes: windowExpiresInMinutes,
 });
 export type CreateCheckoutBody = z.output<typeof createCheckoutBody>;
 
@@ -102,7 +113,11 @@ export const updatePaymentMethodBody = z
   .strictObject({
     card: card.optional(),
     window: z
-      .strictObject({ return_url: url.optional(), lang: lang.optional() })
+      .strictObject({
+        return_url: url.optional(),
+        lang: lang.optional(),
+        expires_in_minutes: windowExpiresInMinutes,
+      })
       .optional()
       .describe(
         "Open a payment window instead: the answer's request_pay opens it, and its result completes the update.",
@@ -246,13 +261,9 @@ export const createPortalSessionBody = z
     lang: lang
       .optional()
       .describe("The portal's language (en, ko); the customer's browser decides otherwise."),
-    expires_in_minutes: z
-      .number()
-      .int()
-      .min(1)
-      .max(1440)
+    expires_in_minutes: expiresInMinutes
       .optional()
-      .describe("How long the link opens the portal (default 15 minutes)."),
+      .describe("How long the link opens the portal, 1 to 1440 minutes (default 15)."),
   })
   .superRefine((body, context) => {
     if ((body.subscription_id === undefined) === (body.external_id === undefined))
@@ -334,6 +345,10 @@ const windowLaunch = {
     ),
 };
 
+const windowExpiresAt = isoInstant.describe(
+  "When the window expires if it is not paid by then (checkout.expired); a payment after that is refunded.",
+);
+
 export const checkoutView = z.strictObject({
   checkout_id: z.string(),
   subscription_id: z.string(),
@@ -341,8 +356,9 @@ export const checkoutView = z.strictObject({
   checkout_url: z
     .url()
     .describe(
-      "Our hosted checkout page for the customer: what is bought, a pay button opening the window, then the outcome. A signed link, valid 24 hours.",
+      "Our hosted checkout page for the customer: what is bought, a pay button opening the window, then the outcome. A signed link, valid until expires_at.",
     ),
+  expires_at: windowExpiresAt,
   ...windowLaunch,
 });
 export type CheckoutView = z.output<typeof checkoutView>;
@@ -351,6 +367,7 @@ export type CheckoutView = z.output<typeof checkoutView>;
 export const paymentMethodWindowView = z.strictObject({
   subscription_id: z.string(),
   order_id: z.string(),
+  expires_at: windowExpiresAt,
   ...windowLaunch,
 });
 

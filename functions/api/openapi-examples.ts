@@ -131,6 +131,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       description: "Starter plan",
       success_url: `${SHOP}/welcome`,
       cancel_url: `${SHOP}/plans`,
+      expires_in_minutes: 60,
     },
     answers: {
       201: {
@@ -138,6 +139,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
         subscription_id: SUBSCRIPTION_ID,
         order_id: orderId(0),
         checkout_url: `${PAGES}/pay/c2lnbmVkLWxpbmstdG9rZW4`,
+        expires_at: "2027-03-01T11:00:00.000Z",
         fgkey: FGKEY,
         sdk_url: SDK_URL,
         request_pay: requestPay(0, "19.90", `${PAGES}/pay/c2lnbmVkLWxpbmstdG9rZW4/return`),
@@ -176,6 +178,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       201: {
         subscription_id: SUBSCRIPTION_ID,
         order_id: orderId(5000),
+        expires_at: "2027-03-02T10:00:00.000Z",
         fgkey: FGKEY,
         sdk_url: SDK_URL,
         request_pay: requestPay(5000, "0.01", `${SHOP}/card-updated`),

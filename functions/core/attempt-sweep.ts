@@ -1,5 +1,6 @@
 import { type ChargeDeps, resolveAttempt, settleProrationOf } from "./charge-engine";
 import { isAdHocPeriod } from "./charge-kind";
+import { expireCheckout } from "./checkout";
 import type { ChargeAttempt } from "./model";
 import type { ChargeQueue } from "./ports";
 import { settleOpenRefund } from "./refunds";
@@ -42,6 +43,11 @@ export interface AttemptSweepReport {
   readonly deferred: number;
   /** Handed back to the charge queue (voided attempts and attempts waiting for a retry whose message was lost). */
   readonly requeued: number;
+  /**
+   * Checkouts still pending past their end: closed as expired, or left for the next sweep (their try's line not yet
+   * settled by retrieve).
+   */
+  readonly checkouts: { readonly examined: number; readonly expired: number; readonly deferred: number };
   /** Refunds left open past their lease: settled (closed), or left for the next sweep. */
   readonly refunds: { readonly examined: number; readonly settled: number; readonly deferred: number };
   /** Items whose settling threw: each left as it was for the next sweep, the others settled regardless. */
@@ -65,8 +71,9 @@ export const isOverdue = (createdAt: string, now: Date) =>
  * never resolved — and settles each through retrieve by order_id. Work that needs a new gateway call goes back to the
  * charge queue, so the attempt sweep never charges anything itself. An ad hoc line is only settled: a voided one
  * stays voided (its request was answered; the merchant charges again if they want to), and none is ever queued.
- * Each item is settled on its own: one that throws is reported by id and left for the next sweep, never holding back
- * the items after it.
+ * Then checkouts still pending past their end are closed as expired, after the attempts, so a window's line settled by
+ * retrieve in this sweep lets its checkout close in the same one. Each item is settled on its own: one that throws is
+ * reported by id and left for the next sweep, never holding back the items after it.
  */
 export async function runAttemptSweep(deps: AttemptSweepDeps): Promise<AttemptSweepReport> {
   const counts = { examined: 0, resolved: 0, requeued: 0, deferred: 0 };
@@ -81,8 +88,9 @@ export async function runAttemptSweep(deps: AttemptSweepDeps): Promise<AttemptSw
       if (stillOpen && isOverdue(attempt.created_at, deps.clock.now())) overdue.push(attempt.order_id);
     }
   }
+  const checkouts = await expireCheckouts(deps, failed);
   const refunds = await settleOpenRefunds(deps, failed, overdue);
-  return { ...counts, refunds, failed, overdue };
+  return { ...counts, checkouts, refunds, failed, overdue };
 }
 
 /** Runs one item's settling; a throw is recorded against its id instead of ending the sweep. */
@@ -125,6 +133,25 @@ async function sweepAttempt(
   if (resolution.result.kind === "done") return "resolved";
   await postpone(attempt, deps);
   return "deferred";
+}
+
+/**
+ * Checkouts still pending past their end (from the open index), each closed on its own (checkout.ts: expireCheckout);
+ * one left open stays because its try's line is, which the attempts above report when overdue.
+ */
+async function expireCheckouts(
+  deps: AttemptSweepDeps,
+  failed: SweepItemFailure[],
+): Promise<AttemptSweepReport["checkouts"]> {
+  const report = { examined: 0, expired: 0, deferred: 0 };
+  for await (const page of deps.repository.listExpiredCheckouts(deps.clock.now())) {
+    for (const { subscription_id: id } of page) {
+      report.examined += 1;
+      const expiry = await settledAlone(id, () => expireCheckout(id, deps), failed);
+      if (expiry === "expired" || expiry === "deferred") report[expiry] += 1;
+    }
+  }
+  return report;
 }
 
 /** Refunds left open past their lease, each settled by retrieve on its refund_id (refunds.ts), each on its own. */

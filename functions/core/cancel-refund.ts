@@ -1,5 +1,5 @@
 import { isAdHocPeriod } from "./charge-kind";
-import type { ChargeAttempt, Subscription } from "./model";
+import { CHECKOUT_EXPIRED, type ChargeAttempt, type Subscription } from "./model";
 import { fromCents, toCents } from "./money";
 import { unusedPartCents } from "./proration";
 import { settleProration } from "./proration-settlement";
@@ -47,8 +47,9 @@ export async function refundUnusedPeriod(
 /**
  * A sale that settled after its subscription was canceled, for a period the subscription never reached (its charge was
  * in flight when the cancel came, or a sign-up's payment came after the checkout was canceled): the customer never gets
- * that period, so its sale goes back in full, once (its refund_id follows from the charge), announced as a refund. A
- * sale the subscription already counted, or an ad hoc charge, stays.
+ * that period, so its sale goes back in full, once (its refund_id follows from the charge), announced as a refund. So
+ * does a checkout's payment that came after the checkout expired. A sale the subscription already counted, or an ad
+ * hoc charge, stays.
  */
 export async function refundSaleAfterCancel(
   line: ChargeAttempt,
@@ -56,7 +57,9 @@ export async function refundSaleAfterCancel(
 ): Promise<RefundOutcome | undefined> {
   if (line.status !== "succeeded" || isAdHocPeriod(line.period)) return undefined;
   const subscription = await deps.repository.getSubscription(line.subscription_id);
-  return subscription && neverReached(subscription, line) ? refundNeverReached(line, deps) : undefined;
+  return subscription && neverReached(subscription, line)
+    ? refundNeverReached(subscription, line, deps)
+    : undefined;
 }
 
 /** A paid period line of a canceled subscription that never reached it. */
@@ -66,11 +69,21 @@ const neverReached = (subscription: Subscription, line: ChargeAttempt) =>
   !isAdHocPeriod(line.period) &&
   line.period >= subscription.period;
 
-const refundNeverReached = (line: ChargeAttempt, deps: RefundDeps) =>
-  refundCharge(
-    { charge: line, refund_id: `${line.order_id}-A`, reason: "canceled before the charge settled" },
+const refundNeverReached = (subscription: Subscription, line: ChargeAttempt, deps: RefundDeps) =>
+  refundWholeSale(
+    line,
+    subscription.status_reason === CHECKOUT_EXPIRED
+      ? PAID_AFTER_EXPIRY
+      : "canceled before the charge settled",
     deps,
   );
+
+/** Why a payment made in a window after the window expired goes back. */
+export const PAID_AFTER_EXPIRY = "expired before the payment settled";
+
+/** A sale that goes back whole, once: its refund_id follows from the charge. */
+export const refundWholeSale = (line: ChargeAttempt, reason: string, deps: RefundDeps) =>
+  refundCharge({ charge: line, refund_id: `${line.order_id}-A`, reason }, deps);
 
 /**
  * Every sale of a canceled subscription for something it never got goes back, once each: a period it never reached
@@ -83,6 +96,6 @@ export async function refundSalesAfterCancel(subscription: Subscription, deps: R
   const ledger = await deps.repository.listAttempts(subscription.subscription_id);
   for (const line of ledger) {
     if (line.order_id === subscription.pending_plan_order) await settleProration(subscription, line, deps);
-    else if (neverReached(subscription, line)) await refundNeverReached(line, deps);
+    else if (neverReached(subscription, line)) await refundNeverReached(subscription, line, deps);
   }
 }

@@ -1,7 +1,7 @@
 import { refundSaleAfterCancel, refundSalesAfterCancel } from "./cancel-refund";
 import { isAdHocPeriod } from "./charge-kind";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
-import { closedChargeEvent } from "./events";
+import { type BillingEvent, closedChargeEvent, expiredWindowEvent } from "./events";
 import {
   type AttemptKey,
   type ChargeAttempt,
@@ -255,16 +255,21 @@ export function recordUnknownOutcome(
   });
 }
 
-/** Closes an open attempt as voided: no transaction exists for it. False when it changed meanwhile. */
+/**
+ * Closes an open attempt as voided (announcing `events` in the same write): no transaction exists for it. False when
+ * it changed meanwhile.
+ */
 export function voidAttempt(
   attempt: ChargeAttempt,
   reason: string,
   deps: Pick<ChargeDeps, "repository" | "clock">,
+  events?: readonly BillingEvent[],
 ): Promise<boolean> {
   return deps.repository.updateAttempt(attempt, {
     expect: { status: attempt.status, lease_until: attempt.lease_until },
     set: { status: "voided", resmsg: reason, updated_at: deps.clock.now().toISOString() },
     remove: ["lease_until"],
+    events,
   });
 }
 
@@ -443,7 +448,8 @@ export type Resolution =
 
 /**
  * Retrieve by order_id decides an open attempt: a transaction → it succeeded (commit); none → it never happened
- * (voided; the next attempt gets a new order_id). Anything else → try again later.
+ * (voided; the next attempt gets a new order_id). Anything else → try again later. A new card's window is leased until
+ * it expires, so one found unpaid here has expired: its void announces checkout.expired.
  */
 export async function resolveAttempt(
   subscription: Subscription,
@@ -461,7 +467,8 @@ export async function resolveAttempt(
   }
   switch (found.value.state) {
     case "none": {
-      const voided = await voidAttempt(attempt, "no transaction at the gateway", deps);
+      const expired = attempt.purpose === "payment_method" ? [expiredWindowEvent(attempt, subscription)] : [];
+      const voided = await voidAttempt(attempt, "no transaction at the gateway", deps, expired);
       return voided
         ? { kind: "voided" }
         : { kind: "settled", result: done(`attempt ${attempt.order_id} changed while resolving`) };

@@ -1,12 +1,18 @@
 import type { ChargePolicy } from "./charge-policy";
-import { type ChargeAttempt, maskedCardSchema, type Subscription } from "./model";
+import {
+  type ChargeAttempt,
+  hasExpired,
+  maskedCardSchema,
+  OPEN_ATTEMPT_STATUSES,
+  type Subscription,
+} from "./model";
 import { type InvalidInput, invalidCurrency } from "./money";
 import { attemptKeyOf } from "./order-id";
 import type { GatewayOutcome } from "./outcome";
 import { failureReason } from "./outcome";
 import type { PaymentMethodResult } from "./payment-method";
 import { completePaymentMethodWindow } from "./payment-method-window";
-import { asRefusal, keepWindowLaunch, WINDOW_LEASE_MS } from "./payment-window";
+import { asRefusal, keepWindowLaunch, windowExpiry } from "./payment-window";
 import type { IdSource, NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "./ports";
 import {
   CLOSABLE_BY_PAYMENT,
@@ -20,6 +26,7 @@ import {
   recurringRegistration,
   type SignupStepDeps,
 } from "./signup-steps";
+import { applyInput } from "./subscription-machine";
 
 export interface CheckoutDeps extends SignupStepDeps {
   readonly gateway: PaymentGateway;
@@ -30,8 +37,11 @@ export interface CheckoutDeps extends SignupStepDeps {
   readonly recurringNotifyUrl: NotifyUrl;
   /** Our status_url webhook (`<webhook base>/status`): where the gateway sends the window result. */
   readonly statusUrl: string;
-  /** Our hosted checkout's return page for a subscription: where the window sends a hosted checkout's customer. */
-  readonly checkoutReturnUrl: (subscriptionId: string) => string;
+  /**
+   * Our hosted checkout's return page for a subscription, its link valid until the checkout expires: where the window
+   * sends a hosted checkout's customer.
+   */
+  readonly checkoutReturnUrl: (subscriptionId: string, expiresAt: string) => string;
 }
 
 export interface CheckoutRequest extends NewSubscription {
@@ -43,6 +53,8 @@ export interface CheckoutRequest extends NewSubscription {
   readonly description?: string;
   readonly success_url?: string;
   readonly cancel_url?: string;
+  /** How long the checkout waits for the customer (default: the window's life, a day). */
+  readonly expires_in_minutes?: number;
 }
 
 /** What the merchant's page needs to open the payment window. */
@@ -50,6 +62,8 @@ export interface Checkout extends WindowPrepared {
   readonly checkout_id: string;
   readonly subscription_id: string;
   readonly order_id: string;
+  /** When the checkout expires if it is not paid by then (its hosted page's link with it). */
+  readonly expires_at: string;
 }
 
 export type CheckoutStart =
@@ -62,7 +76,8 @@ export type CheckoutStart =
  * claimed, then ready — a PAYMENT window that also creates the token (token billing) or registers the gateway-managed
  * plan (recurring billing). The result comes back on status_url (completeCheckout). The checkout id is the
  * subscription id. Without a return_url the checkout is hosted: the window returns to our page, and a refused
- * payment leaves it pending for another try from there (reopenCheckout).
+ * payment leaves it pending for another try from there (reopenCheckout). Its period-0 line is leased until the
+ * checkout expires, when the attempt sweep settles it and closes a checkout still unpaid (expireCheckout).
  */
 export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps): Promise<CheckoutStart> {
   const invalid = invalidCurrency(request.plan.currency, deps.policy.currencies);
@@ -70,14 +85,16 @@ export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps
   const { return_url, lang, description, success_url, cancel_url } = request;
   const hosted_checkout =
     return_url === undefined ? { description, success_url, cancel_url, lang } : undefined;
+  const now = deps.clock.now();
+  const checkout_expires_at = windowExpiry(now, request.expires_in_minutes);
   // A checkout has no request key: each one opens its own window (ready charges nothing).
   const signup = await openSignup(
-    { ...request, request_key: undefined, hosted_checkout },
-    WINDOW_LEASE_MS,
+    { ...request, request_key: undefined, hosted_checkout, checkout_expires_at },
+    Date.parse(checkout_expires_at) - now.getTime(),
     deps,
   );
   if ("replayed" in signup) throw new Error("a checkout never replays a sign-up");
-  const outcome = await openWindow(signup, return_url, deps);
+  const outcome = await openWindow(signup, return_url, checkout_expires_at, deps);
   const { subscription, attempt } = signup;
   if (outcome.kind === "success") {
     const { subscription_id } = subscription;
@@ -87,6 +104,7 @@ export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps
         checkout_id: subscription_id,
         subscription_id,
         order_id: attempt.order_id,
+        expires_at: checkout_expires_at,
         ...outcome.value,
       },
     };
@@ -97,10 +115,11 @@ export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps
   return { kind: "refused", failure: refusal, subscription_id: subscription.subscription_id };
 }
 
-/** ready for the sign-up's claimed line, the launch kept on the line for our pages. */
+/** ready for the sign-up's claimed line (open until `expiresAt`), the launch kept on the line for our pages. */
 async function openWindow(
   { subscription, attempt }: OpenedSignup,
   returnUrl: string | undefined,
+  expiresAt: string,
   deps: CheckoutDeps,
 ): Promise<GatewayOutcome<WindowPrepared>> {
   const outcome = await deps.gateway.prepareWindow({
@@ -111,7 +130,7 @@ async function openWindow(
     billing: subscription.billing_mode,
     recurring: recurringRegistration(subscription, deps),
     status_url: deps.statusUrl,
-    return_url: returnUrl ?? deps.checkoutReturnUrl(subscription.subscription_id),
+    return_url: returnUrl ?? deps.checkoutReturnUrl(subscription.subscription_id, expiresAt),
     lang: subscription.hosted_checkout?.lang,
   });
   if (outcome.kind === "success") await keepWindowLaunch(attempt, outcome.value, deps);
@@ -123,25 +142,31 @@ export type CheckoutReopening =
   | { readonly kind: "opened"; readonly attempt: ChargeAttempt }
   /** A try is open already (another request opened it, or the customer has not paid yet): nothing new. */
   | { readonly kind: "open" }
-  /** Paid, canceled, unknown or not hosted: nothing to try again. */
+  /** Paid, canceled, expired, unknown or not hosted: nothing to try again. */
   | { readonly kind: "closed" }
   /** ready was refused (nothing charged): the customer may try once more. */
   | { readonly kind: "refused"; readonly failure: FirstPaymentRefusal };
 
 /**
- * A hosted checkout's next try after a refused payment (or an abandoned window the sweep voided): the same
- * subscription's next period-0 attempt, a new order_id, claimed before ready like the first. Concurrent tries claim
- * the same attempt key, so one window is opened.
+ * A hosted checkout's next try after a refused payment: the same subscription's next period-0 attempt, a new
+ * order_id, claimed before ready like the first and leased until the checkout expires. Concurrent tries claim the same
+ * attempt key, so one window is opened. An expired checkout opens nothing (the sweep closes it).
  */
 export async function reopenCheckout(subscriptionId: string, deps: CheckoutDeps): Promise<CheckoutReopening> {
   const subscription = await deps.repository.getSubscription(subscriptionId);
-  if (subscription?.status !== "pending" || subscription.hosted_checkout === undefined)
+  const now = deps.clock.now();
+  if (
+    subscription?.status !== "pending" ||
+    subscription.hosted_checkout === undefined ||
+    hasExpired(subscription.checkout_expires_at, now)
+  )
     return { kind: "closed" };
-  const attempt = periodZeroAttempt(subscription, deps.clock.now(), WINDOW_LEASE_MS);
+  const expiresAt = subscription.checkout_expires_at ?? windowExpiry(now, undefined);
+  const attempt = periodZeroAttempt(subscription, now, Date.parse(expiresAt) - now.getTime());
   const claim = await deps.repository.claimAttempt(attempt);
   if (!claim.claimed) return { kind: "open" };
   const signup = { subscription, attempt };
-  const outcome = await openWindow(signup, undefined, deps);
+  const outcome = await openWindow(signup, undefined, expiresAt, deps);
   if (outcome.kind === "success") return { kind: "opened", attempt };
   const refusal = asRefusal(outcome);
   await recordRefusedSignup(signup, refusal, `checkout_${refusal.kind}`, deps, true);
@@ -173,7 +198,8 @@ const rejected = (reason: string): CheckoutCompletion => ({ kind: "rejected", re
 /**
  * The status_url intake of a checkout. The query is verified with the gateway before anything is read from it; then
  * its order_id leads to the period-0 attempt. A sale stores the token, closes the attempt and activates the
- * subscription; a refusal closes the attempt and cancels the checkout. Every write is conditional, so the repeated
+ * subscription; a refusal closes the attempt and cancels the checkout. A result that comes after the checkout expired
+ * finds it canceled: a sale is recorded and refunded in full at once. Every write is conditional, so the repeated
  * calls the gateway may make change nothing.
  */
 export async function completeCheckout(query: string, deps: CompletionDeps): Promise<CheckoutCompletion> {
@@ -195,8 +221,10 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
       result,
       found.subscription,
     );
-  const signup = found?.attempt.period === 0 ? found : undefined;
-  if (!signup) return rejected("no checkout matches the window result");
+  const line = found?.attempt.period === 0 ? found : undefined;
+  if (!line) return rejected("no checkout matches the window result");
+  // Too late for a checkout past its end: it is closed first, so a payment goes back (recordFirstPayment).
+  const signup = { ...line, subscription: await closedIfExpired(line.subscription, deps) };
 
   const { outcome } = result;
   switch (outcome.kind) {
@@ -300,4 +328,44 @@ async function withStored(
 ): Promise<CheckoutCompletion> {
   const stored = await deps.repository.getSubscription(signup.subscription.subscription_id);
   return answer(stored ?? signup.subscription);
+}
+
+/** A checkout that waits for its payment past its end: the sweep or a late result closes it. */
+const pastItsEnd = (subscription: Subscription, now: Date) =>
+  subscription.status === "pending" && hasExpired(subscription.checkout_expires_at, now);
+
+/** A pending checkout past its end, closed as expired; the subscription as it stands then (unchanged otherwise). */
+async function closedIfExpired(subscription: Subscription, deps: SignupStepDeps): Promise<Subscription> {
+  if (!pastItsEnd(subscription, deps.clock.now())) return subscription;
+  const closed = await applyInput(subscription, { kind: "checkout_expired" }, deps);
+  if (closed.kind === "applied") return closed.subscription;
+  return (await deps.repository.getSubscription(subscription.subscription_id)) ?? subscription;
+}
+
+/**
+ * What the attempt sweep made of a checkout found past its end: closed; left for a later sweep (its try is being
+ * settled, or it changed meanwhile); or nothing to close (paid or closed since the index listed it).
+ */
+export type CheckoutExpiry = "expired" | "deferred" | "settled";
+
+/**
+ * Closes a checkout still pending past its end (the attempt sweep, from the open index): canceled, checkout_expired,
+ * announced as checkout.expired. Only once its current try's line is settled — retrieve (the sweep's attempt step)
+ * has found no sale, or the try was refused, or none was made — so a checkout whose sale the gateway holds is never
+ * expired: that sale completes it. A paid line whose subscription missed its activation waits for the repeated
+ * status_url that finishes it.
+ */
+export async function expireCheckout(subscriptionId: string, deps: SignupStepDeps): Promise<CheckoutExpiry> {
+  const subscription = await deps.repository.getSubscription(subscriptionId);
+  if (subscription === undefined || !pastItsEnd(subscription, deps.clock.now())) return "settled";
+  const line = await deps.repository.getAttempt({
+    subscription_id: subscriptionId,
+    period: 0,
+    attempt: subscription.attempt,
+  });
+  const unsettled =
+    line !== undefined && (OPEN_ATTEMPT_STATUSES.includes(line.status) || line.status === "succeeded");
+  if (unsettled) return "deferred";
+  const closed = await applyInput(subscription, { kind: "checkout_expired" }, deps);
+  return closed.kind === "applied" ? "expired" : "deferred";
 }

@@ -104,6 +104,19 @@ export const eventFactsSchema = z.discriminatedUnion("type", [
     /** The new card, masked (absent when the gateway's answer named none). */
     card: z.object({ first4: z.string(), last4: z.string() }).optional(),
   }),
+  /**
+   * A payment window was not completed before it expired (README, Hosted checkout): nothing was charged, and a payment
+   * made after `expires_at` is refunded. `signup`: a checkout, whose subscription is now canceled (checkout_expired)
+   * — it never started, so this is its only event after subscription.created; `payment_method`: a new card's window
+   * (its `order_id`), the card on file unchanged.
+   */
+  z.object({
+    type: z.literal("checkout.expired"),
+    ...subject,
+    purpose: z.enum(["signup", "payment_method"]),
+    order_id: z.string().optional(),
+    expires_at: z.string(),
+  }),
   /** A refund of a charge went through at the gateway (the charge's refunded amount includes it). */
   z.object({
     type: z.literal("refund.succeeded"),
@@ -201,6 +214,17 @@ export function closedChargeEvent(attempt: ChargeAttempt, subscription: Subscrip
         }
       : chargeFailedFacts(attempt, subscription),
   );
+}
+
+/** checkout.expired of a new card's window whose line closes unpaid, placed like the line's other events. */
+export function expiredWindowEvent(line: ChargeAttempt, subscription: Subscription): BillingEvent {
+  return placedOnCharge(subscription, {
+    type: "checkout.expired",
+    ...subjectOf(subscription),
+    purpose: "payment_method",
+    order_id: line.order_id,
+    expires_at: line.window?.expires_at ?? line.lease_until ?? line.updated_at,
+  });
 }
 
 /** refund.succeeded or refund.failed of a refund record as it closes, after its charge's close: written with it. */

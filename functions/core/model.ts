@@ -175,6 +175,11 @@ export const subscriptionSchema = z.object({
     })
     .optional(),
   /**
+   * A checkout's (POST /v1/checkouts) end: a sign-up still pending then is closed by the attempt sweep (canceled,
+   * checkout_expired), and a payment that arrives after it is refunded. Its hosted page's link expires with it.
+   */
+  checkout_expires_at: isoInstant.optional(),
+  /**
    * Counts the subscription's writes: each expects the revision it read and stores the next, so no two writes leave
    * one revision. Its events' `sequence` is built on it (events.ts). Absent (0) on one written before revisions.
    */
@@ -183,6 +188,13 @@ export const subscriptionSchema = z.object({
   updated_at: isoInstant,
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
+
+/** The status_reason of a checkout the sweep closed because its window expired unpaid (checkout.expired). */
+export const CHECKOUT_EXPIRED = "checkout_expired";
+
+/** Whether a window that ends at `expiresAt` (none: a checkout made before windows expired) has ended at `now`. */
+export const hasExpired = (expiresAt: string | undefined, now: Date): boolean =>
+  expiresAt !== undefined && Date.parse(expiresAt) <= now.getTime();
 
 /** The plan the current period is charged at: a change scheduled for this renewal, or the plan. */
 export const planDue = (subscription: Subscription): Plan => subscription.scheduled_plan ?? subscription.plan;
@@ -282,12 +294,16 @@ export const chargeAttemptSchema = z.object({
   dispute: disputeSchema.optional(),
   /** Ad hoc lines: a digest of the request that made the line, so that repeating the request finds it. */
   request_key: z.string().max(64).optional(),
-  /** A payment window's line: how a page opens the window prepared for it (never card data). */
+  /**
+   * A payment window's line: how a page opens the window prepared for it (never card data), and until when
+   * (`expires_at`, the line's lease as claimed: the sweep may postpone the lease, never the window's end).
+   */
   window: z
     .object({
       fgkey: z.string(),
       sdk_url: z.string(),
       request_pay: z.record(z.string(), z.unknown()),
+      expires_at: isoInstant.optional(),
     })
     .optional(),
   created_at: isoInstant,

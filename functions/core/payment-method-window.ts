@@ -1,7 +1,10 @@
 import { periodStartOf } from "./billing-period";
-import { refusalClosing, voidAttempt } from "./charge-engine";
+import { PAID_AFTER_EXPIRY, refundWholeSale } from "./cancel-refund";
+import { closeLine, refusalClosing, voidAttempt } from "./charge-engine";
+import { type BillingEvent, expiredWindowEvent } from "./events";
 import {
   type ChargeAttempt,
+  hasExpired,
   maskedCardSchema,
   OPEN_ATTEMPT_STATUSES,
   planDue,
@@ -17,14 +20,15 @@ import {
   unclaimed,
   unfitForNewCard,
 } from "./payment-method";
-import { asRefusal, keepWindowLaunch, WINDOW_LEASE_MS } from "./payment-window";
-import type { NotifyUrl, RecurringRegistration, WindowPrepared, WindowResult } from "./ports";
+import { asRefusal, keepWindowLaunch, windowExpiry } from "./payment-window";
+import type { NotifyUrl, RecurringRegistration, WindowOutcome, WindowPrepared, WindowResult } from "./ports";
 import { applyInput } from "./subscription-machine";
 
 // A new card typed in the gateway's payment window (README, Subscription lifecycle: payment_method_updated): the same
 // payment as with a card sent server to server — the overdue period, or the smallest amount refunded at once — on a
-// line marked payment_method and left to the customer for the window's lease. Its status_url result (verified like a
-// checkout's) completes the card update.
+// line marked payment_method and left to the customer until the window expires. Its status_url result (verified like
+// a checkout's) completes the card update; at the window's end the attempt sweep voids an unpaid line and announces
+// checkout.expired, and a payment that comes after that goes back.
 
 export interface PaymentMethodWindowDeps extends PaymentMethodDeps {
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
@@ -39,6 +43,8 @@ export interface PaymentMethodWindowRequest {
   readonly subscription_id: string;
   readonly return_url?: string;
   readonly lang?: string;
+  /** How long the window waits for the customer (default: the window's life, a day). */
+  readonly expires_in_minutes?: number;
 }
 
 export type PaymentMethodWindowStart =
@@ -47,6 +53,7 @@ export type PaymentMethodWindowStart =
       readonly window: WindowPrepared & {
         readonly subscription_id: string;
         readonly order_id: string;
+        readonly expires_at: string;
       };
     }
   | Exclude<PaymentMethodResult, { readonly kind: "changed" | "pending" }>;
@@ -61,7 +68,7 @@ export async function startPaymentMethodWindow(
   const unfit = unfitForNewCard(subscription);
   if (unfit !== undefined) return { kind: "conflict", reason: unfit };
   const ledger = await deps.repository.listAttempts(subscription.subscription_id);
-  const lease_until = new Date(deps.clock.now().getTime() + WINDOW_LEASE_MS).toISOString();
+  const lease_until = windowExpiry(deps.clock.now(), request.expires_in_minutes);
   const { line, owed } = await claimPaymentLine(
     subscription,
     ledger,
@@ -87,6 +94,7 @@ export async function startPaymentMethodWindow(
       window: {
         subscription_id: subscription.subscription_id,
         order_id: line.order_id,
+        expires_at: lease_until,
         ...outcome.value,
       },
     };
@@ -99,17 +107,22 @@ export async function startPaymentMethodWindow(
 /**
  * The verified status_url result of a new card's window: a sale stores the token and settles the line as the card
  * path does (the overdue period paid, or the verification refunded; the token replaced, the old one deleted); a
- * refusal closes it (an overdue period's next attempt gets a new order_id). Safe to repeat: every write is conditional.
+ * refusal closes it (an overdue period's next attempt gets a new order_id). A result that comes after the window
+ * expired finds its line voided (closed now, if the sweep has not yet): a sale is recorded and refunded in full at
+ * once, the card on file kept. Safe to repeat: every write is conditional.
  */
 export async function completePaymentMethodWindow(
   subscription: Subscription,
-  line: ChargeAttempt,
+  open: ChargeAttempt,
   result: WindowResult,
   deps: SettleDeps,
 ): Promise<PaymentMethodResult> {
+  const { outcome } = result;
+  const line = await closedIfExpired(subscription, open, deps);
+  if (line.status === "voided" && outcome.kind === "paid")
+    return refundLatePayment(subscription, line, outcome, deps);
   // A repeated result: the line as it closed decides.
   if (!OPEN_ATTEMPT_STATUSES.includes(line.status)) return settle(subscription, line, deps);
-  const { outcome } = result;
   if (outcome.kind === "refused") {
     const refusal = asRefusal(outcome.failure);
     if (refusal.kind === "unavailable") {
@@ -165,13 +178,58 @@ function newPlan(
   };
 }
 
-/** Nothing was charged on the line: voided, and an overdue period's next attempt gets a new order_id. */
+/**
+ * Nothing was charged on the line: voided (announcing `events`), and an overdue period's next attempt gets a new
+ * order_id. False when the line changed meanwhile.
+ */
 async function voidLine(
   subscription: Subscription,
   line: ChargeAttempt,
   reason: string,
   deps: Pick<SettleDeps, "repository" | "clock">,
-): Promise<void> {
-  if ((await voidAttempt(line, reason, deps)) && line.period === subscription.period)
+  events?: readonly BillingEvent[],
+): Promise<boolean> {
+  const voided = await voidAttempt(line, reason, deps, events);
+  if (voided && line.period === subscription.period)
     await applyInput(subscription, { kind: "charge_voided", attempt: line }, deps);
+  return voided;
+}
+
+/** A window's line still open past the window's end, closed as expired (as the sweep would); the line as it stands. */
+async function closedIfExpired(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  deps: SettleDeps,
+): Promise<ChargeAttempt> {
+  const open = OPEN_ATTEMPT_STATUSES.includes(line.status);
+  if (!open || !hasExpired(line.window?.expires_at, deps.clock.now())) return line;
+  const event = expiredWindowEvent(line, subscription);
+  if (await voidLine(subscription, line, "window expired", deps, [event]))
+    return { ...line, status: "voided" };
+  return (await deps.repository.getAttempt(line)) ?? line;
+}
+
+/**
+ * A sale in a window that had closed unpaid (expired, or refused as unavailable): the money is recorded on its line
+ * and goes back whole at once; the card on file stays, and the token or plan the sale issued is deleted at the gateway.
+ */
+async function refundLatePayment(
+  subscription: Subscription,
+  line: ChargeAttempt,
+  paid: Extract<WindowOutcome, { readonly kind: "paid" }>,
+  deps: SettleDeps,
+): Promise<PaymentMethodResult> {
+  const closed = await closeLine(
+    subscription,
+    line,
+    { status: "succeeded", transaction_id: paid.transaction_id },
+    deps,
+  );
+  if (closed !== undefined) await refundWholeSale(closed, PAID_AFTER_EXPIRY, deps);
+  if (paid.token_id !== undefined) await deps.gateway.deleteToken(paid.token_id);
+  if (paid.recurring_id !== undefined) await deps.gateway.deleteRecurring(paid.recurring_id);
+  return {
+    kind: "refused",
+    failure: { kind: "invalid", code: "WINDOW_EXPIRED", message: PAID_AFTER_EXPIRY },
+  };
 }

@@ -101,6 +101,11 @@ export interface BillingRepository {
   ): Promise<SubscriptionPage>;
   /** Subscriptions with next_charge_at ≤ until, page by page, from the due index (never a scan). `until` is now. */
   listDue(until: Date): AsyncIterable<readonly DueEntry[]>;
+  /**
+   * Checkouts still pending whose checkout_expires_at passed before `before`, page by page, from an index (never a
+   * scan; it lags the table, so the caller reads each again).
+   */
+  listExpiredCheckouts(before: Date): AsyncIterable<readonly Subscription[]>;
 
   /**
    * Writes a new attempt only if none exists for its key: the claim on the period. A line written closed announces

@@ -43,6 +43,8 @@ export interface NewSubscription {
   readonly request_key?: string;
   /** A hosted checkout's page settings (checkout.ts). */
   readonly hosted_checkout?: Subscription["hosted_checkout"];
+  /** A checkout's end (checkout.ts). */
+  readonly checkout_expires_at?: string;
 }
 
 /** A pending subscription and its claimed period-0 attempt, as stored. */
@@ -89,6 +91,9 @@ export async function openSignup(
     // A gateway-managed plan reports its charges to a URL only it knows.
     ...(request.billing === "recurring" ? { notify_token: deps.ids.notifyToken() } : {}),
     ...(request.hosted_checkout === undefined ? {} : { hosted_checkout: request.hosted_checkout }),
+    ...(request.checkout_expires_at === undefined
+      ? {}
+      : { checkout_expires_at: request.checkout_expires_at }),
     ...(trialEnd === undefined
       ? { anchor_at: at }
       : { anchor_at: trialEnd, anchor_period: 1, trial_end: trialEnd }),

@@ -2,7 +2,9 @@ import { periodStartOf } from "./billing-period";
 import type { ChargePolicy } from "./charge-policy";
 import { type EventFacts, placedByWrite, subjectOf } from "./events";
 import {
+  CHECKOUT_EXPIRED,
   type ChargeAttempt,
+  hasExpired,
   type MaskedCard,
   METADATA_MAX_KEYS,
   type Plan,
@@ -27,6 +29,7 @@ import type {
 //   pending  ──card verified (trial)──▶ trialing ──first period paid──▶ active (refused: past_due)
 //   pending  ──period 0 settled by retrieve, no token──▶ past_due (card_required)
 //   pending  ──first payment refused, cancel──▶ canceled
+//   pending  ──checkout's window expired unpaid──▶ canceled (checkout_expired)
 //   active   ──renewal refused, gateway charge refused──▶ past_due ──last dunning retry refused──▶ canceled
 //   past_due ──new card pays the overdue period──▶ active     past_due ──new card, nothing owed yet──▶ active
 //   past_due ──retry now: the next dunning retry brought forward (the charge worker charges it)──▶ past_due
@@ -51,6 +54,8 @@ export type SubscriptionInput =
       readonly reason: string;
       readonly retry: boolean;
     }
+  /** A checkout still pending at its expiry (checkout_expires_at): closed, announced as checkout.expired. */
+  | { readonly kind: "checkout_expired" }
   /**
    * The current attempt of our charge run closed: succeeded, declined or failed (our request was invalid). Also a
    * sign-up's period 0 whose outcome retrieve settled (the attempt sweep): it never learned a token.
@@ -200,8 +205,13 @@ function statusEvents(subscription: Subscription, after: Subscription): EventFac
       ];
     case "past_due":
       return [{ type: "subscription.past_due", ...subject, reason: reason ?? "payment_declined" }];
-    case "canceled":
+    case "canceled": {
+      // A checkout that never started is announced as what ended it, not as a subscription that was running.
+      const expiresAt = after.checkout_expires_at;
+      if (reason === CHECKOUT_EXPIRED && expiresAt !== undefined)
+        return [{ type: "checkout.expired", ...subject, purpose: "signup", expires_at: expiresAt }];
       return [{ type: "subscription.canceled", ...subject, reason: reason ?? "canceled" }];
+    }
     case "pending":
       return [];
   }
@@ -284,6 +294,14 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
             expect: { period: 0 },
             set: { status: "canceled", status_reason: input.reason },
           });
+    case "checkout_expired":
+      if (subscription.status !== "pending") return refused("not pending");
+      if (!hasExpired(subscription.checkout_expires_at, now)) return refused("the checkout has not expired");
+      // At the try whose line was found settled: a refusal recorded meanwhile is weighed again by the next sweep.
+      return transition(subscription, now, {
+        expect: position(subscription),
+        set: { status: "canceled", status_reason: CHECKOUT_EXPIRED },
+      });
     case "charge_closed":
     case "charge_voided":
     case "card_refused":

@@ -9,7 +9,9 @@ import { langOf } from "../pages/page-text";
 export function run(
   request: HttpRequest,
   services: CheckoutDeps &
-    IdempotencyServices & { readonly checkoutPageUrl: (subscriptionId: string) => string },
+    IdempotencyServices & {
+      readonly checkoutPageUrl: (subscriptionId: string, expiresAt: string) => string;
+    },
 ): Promise<HttpResult> {
   return serve(async () => {
     const body = bodyOf(request, createCheckoutBody);

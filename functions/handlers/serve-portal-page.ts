@@ -1,5 +1,5 @@
 import type { HttpRequest } from "../api/http";
-import type { ChargeAttempt, Subscription } from "../core/model";
+import { type ChargeAttempt, hasExpired, type Subscription } from "../core/model";
 import { attemptKeyOf } from "../core/order-id";
 import { type PaymentMethodWindowDeps, startPaymentMethodWindow } from "../core/payment-method-window";
 import type { BillingRepository } from "../core/ports";
@@ -60,12 +60,13 @@ async function subscriptionsOf(
   return found.filter((entry): entry is Subscription => entry !== undefined && entry.status !== "pending");
 }
 
-/** The new card's window of a subscription that still waits for the customer, if one does. */
-function openCardWindow(charges: readonly ChargeAttempt[]) {
+/** The new card's window of a subscription that still waits for the customer at `now`, if one does. */
+function openCardWindow(charges: readonly ChargeAttempt[], now: Date) {
   return charges.find(
     (line): line is ChargeAttempt & Required<Pick<ChargeAttempt, "window">> =>
       line.purpose === "payment_method" &&
       line.window !== undefined &&
+      !hasExpired(line.window.expires_at, now) &&
       (line.status === "pending" || line.status === "retry"),
   );
 }
@@ -143,7 +144,7 @@ export function run(request: HttpRequest, services: PortalPageServices): Promise
     const entry = entries.find(({ subscription }) => subscription.subscription_id === params.id);
     if (entry === undefined) return unknownLinkPage(lang);
     if (route === routeKeyOf(PORTAL_PAGE_ROUTES.card)) {
-      const line = openCardWindow(entry.charges);
+      const line = openCardWindow(entry.charges, services.clock.now());
       if (line === undefined) return seeOther(portalUrl);
       return cardWindowPage({ lang, subscription: entry.subscription, line, portalUrl });
     }

@@ -9,13 +9,17 @@ const ATTEMPT_METRICS = [
   "AttemptsResolved",
   "AttemptsRequeued",
   "AttemptsDeferred",
+  "CheckoutsExpired",
   "RefundsSettled",
   "RefundsDeferred",
   "SweepItemsFailed",
   "SweepItemsOverdue",
 ] as const;
 
-/** Scheduled attempt sweep: settles attempts and refunds left open past their lease through retrieve. */
+/**
+ * Scheduled attempt sweep: settles attempts and refunds left open past their lease through retrieve, and closes
+ * checkouts left unpaid past their end.
+ */
 export async function run(event: unknown, services: AttemptSweepDeps): Promise<AttemptSweepReport> {
   const invocation = scheduledEventSchema.parse(event);
   const counts = new MetricCounts([...CHARGE_METRICS, ...ATTEMPT_METRICS]);
@@ -34,6 +38,7 @@ export async function run(event: unknown, services: AttemptSweepDeps): Promise<A
   counts.add("AttemptsResolved", report.resolved);
   counts.add("AttemptsRequeued", report.requeued);
   counts.add("AttemptsDeferred", report.deferred);
+  counts.add("CheckoutsExpired", report.checkouts.expired);
   counts.add("RefundsSettled", report.refunds.settled);
   counts.add("RefundsDeferred", report.refunds.deferred);
   counts.add("SweepItemsFailed", failed.length);

@@ -1,12 +1,13 @@
 import { periodStartOf } from "../core/billing-period";
-import type { ChargeAttempt, Subscription } from "../core/model";
+import { CHECKOUT_EXPIRED, type ChargeAttempt, hasExpired, type Subscription } from "../core/model";
 import { html } from "./html";
 import { type PageContent, type PageResult, pageAnswer } from "./page-layout";
 import { dayText, moneyText, PAGE_TEXT, type PageLang, type RefusalReason } from "./page-text";
 import { actionForm, payButton, RETURN_SCRIPT } from "./window-launch";
 
 // The hosted checkout's page (README, Hosted checkout): what it shows follows from the subscription and its period-0
-// lines alone — the pay button while its window waits, "checking" while the result is on its way, the outcome after.
+// lines alone — the pay button while its window waits, "checking" while the result is on its way, the outcome after,
+// and once the checkout expired unpaid, that it did and nothing to pay.
 
 export type CheckoutState =
   /** The current try's window is prepared: the customer pays in it. */
@@ -16,17 +17,27 @@ export type CheckoutState =
   | { readonly kind: "paid" }
   /** The last try of a hosted checkout was refused (nothing charged): the customer may try again. */
   | { readonly kind: "refused"; readonly reason: RefusalReason }
+  /** Not paid before it expired (closed by the sweep, or about to be): nothing can be paid here any more. */
+  | { readonly kind: "expired" }
   | { readonly kind: "closed" };
 
+/** Whether a checkout expired unpaid at `now`: closed as expired, or still pending past its end. */
+export const checkoutExpired = (subscription: Subscription, now: Date): boolean =>
+  subscription.status === "canceled"
+    ? subscription.status_reason === CHECKOUT_EXPIRED
+    : subscription.status === "pending" && hasExpired(subscription.checkout_expires_at, now);
+
 /**
- * What the checkout page shows. `returned`: the customer is back from the window, so an open line means its result is
- * on its way rather than that the window still waits.
+ * What the checkout page shows at `now`. `returned`: the customer is back from the window, so an open line means its
+ * result is on its way rather than that the window still waits.
  */
 export function checkoutStateOf(
   subscription: Subscription,
   lines: readonly ChargeAttempt[],
   returned: boolean,
+  now: Date,
 ): CheckoutState {
+  if (checkoutExpired(subscription, now)) return { kind: "expired" };
   if (subscription.status === "canceled") return { kind: "closed" };
   if (subscription.status !== "pending") return { kind: "paid" };
   const line = (attempt: number) => lines.find((entry) => entry.period === 0 && entry.attempt === attempt);
@@ -128,7 +139,21 @@ ${actionForm(input.retryUrl, input.formToken, text.retry)}
 ${settings?.cancel_url === undefined ? "" : html`<p><a href="${settings.cancel_url}">${text.cancel}</a></p>`}`,
         { scripts: [RETURN_SCRIPT] },
       );
+    case "expired":
+      return expiredCheckoutPage(lang, subscription);
     case "closed":
       return content(text.closedTitle, html`<p>${text.closedNote}</p>`);
   }
+}
+
+/** A checkout that expired unpaid: it says so, and offers nothing to pay (410: it will not come back). */
+export function expiredCheckoutPage(lang: PageLang, subscription: Subscription): PageResult {
+  const text = PAGE_TEXT[lang];
+  const back = subscription.hosted_checkout?.cancel_url;
+  return pageAnswer(410, {
+    lang,
+    title: text.checkoutExpiredTitle,
+    main: html`<h1>${text.checkoutExpiredTitle}</h1><p>${text.checkoutExpiredNote}</p>
+${back === undefined ? "" : html`<p><a href="${back}">${text.back}</a></p>`}`,
+  });
 }

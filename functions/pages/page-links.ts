@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
-import { WINDOW_LEASE_MS } from "../core/payment-window";
 
 // Our pages are reached by links we sign (no session, no cookie): a link names what it opens — a checkout's
 // subscription, a customer's portal — and until when, under an HMAC key kept in Secrets Manager. A tampered, expired or
@@ -24,7 +23,8 @@ export type LinkClaims = z.infer<typeof claimsSchema>;
 
 export type LinkReading =
   | { readonly kind: "valid"; readonly claims: LinkClaims }
-  | { readonly kind: "expired" }
+  /** Ours and untampered, but past its time: what it named, so a page can say why it opens nothing. */
+  | { readonly kind: "expired"; readonly claims: LinkClaims }
   | { readonly kind: "invalid" };
 
 export interface PageLinksOptions {
@@ -74,7 +74,7 @@ export function createPageLinks({ keys, baseUrl, now }: PageLinksOptions) {
       }
       const claims = claimsSchema.safeParse(json);
       if (!claims.success || claims.data.s !== scope) return { kind: "invalid" };
-      if (claims.data.exp * 1000 <= now().getTime()) return { kind: "expired" };
+      if (claims.data.exp * 1000 <= now().getTime()) return { kind: "expired", claims: claims.data };
       return { kind: "valid", claims: claims.data };
     },
     /** A page's URL: `<base>/<path of segments>`, the token one of them. */
@@ -90,16 +90,18 @@ export function createPageLinks({ keys, baseUrl, now }: PageLinksOptions) {
 
 export type PageLinks = ReturnType<typeof createPageLinks>;
 
-/** A checkout's links hold as long as its window's line waits for the customer. */
-export const CHECKOUT_LINK_MS = WINDOW_LEASE_MS;
-
-/** A hosted checkout's page and the return page its window sends the customer to, by subscription. */
+/**
+ * A hosted checkout's page and the return page its window sends the customer to, by subscription: each holds until
+ * the checkout expires (`expiresAt`; to the second, never past it).
+ */
 export function checkoutLinksOf(links: PageLinks) {
-  const token = (subscriptionId: string) =>
-    links.sign({ s: "checkout", sub: subscriptionId, exp: links.expiry(CHECKOUT_LINK_MS) });
+  const token = (subscriptionId: string, expiresAt: string) =>
+    links.sign({ s: "checkout", sub: subscriptionId, exp: Math.floor(Date.parse(expiresAt) / 1000) });
   return {
-    pageUrl: (subscriptionId: string) => links.url("pay", token(subscriptionId)),
-    returnUrl: (subscriptionId: string) => links.url("pay", token(subscriptionId), "return"),
+    pageUrl: (subscriptionId: string, expiresAt: string) =>
+      links.url("pay", token(subscriptionId, expiresAt)),
+    returnUrl: (subscriptionId: string, expiresAt: string) =>
+      links.url("pay", token(subscriptionId, expiresAt), "return"),
   };
 }
 

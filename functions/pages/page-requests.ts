@@ -13,7 +13,8 @@ export const askedLangOf = (request: HttpRequest, stored?: string): PageLang =>
 
 export type LinkOpening =
   | { readonly ok: true; readonly token: string; readonly claims: LinkClaims }
-  | { readonly ok: false; readonly page: PageResult };
+  /** `expired`: what an expired link of ours named, for a page that says more than that it expired. */
+  | { readonly ok: false; readonly page: PageResult; readonly expired?: LinkClaims };
 
 /** The path's link, read for `scope`: a tampered, foreign or expired one is a 403 page saying so. */
 export function openLink(request: HttpRequest, links: PageLinks, scope: LinkScope): LinkOpening {
@@ -21,11 +22,13 @@ export function openLink(request: HttpRequest, links: PageLinks, scope: LinkScop
   const reading = links.read(token, scope);
   if (reading.kind === "valid") return { ok: true, token, claims: reading.claims };
   const text = PAGE_TEXT[askedLangOf(request)];
-  const page =
-    reading.kind === "expired"
-      ? notePage(403, askedLangOf(request), text.expiredTitle, text.expiredNote)
-      : notePage(403, askedLangOf(request), text.invalidTitle, text.invalidNote);
-  return { ok: false, page };
+  if (reading.kind === "expired")
+    return {
+      ok: false,
+      page: notePage(403, askedLangOf(request), text.expiredTitle, text.expiredNote),
+      expired: reading.claims,
+    };
+  return { ok: false, page: notePage(403, askedLangOf(request), text.invalidTitle, text.invalidNote) };
 }
 
 /** A link whose subject is gone (never ours, or removed): the same page as a link we never signed. */

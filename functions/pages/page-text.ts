@@ -64,6 +64,9 @@ const en = {
   retry: "Try again",
   closedTitle: "This checkout is closed",
   closedNote: "Nothing more can be paid here. Ask the shop for a new link.",
+  checkoutExpiredTitle: "This checkout has expired",
+  checkoutExpiredNote:
+    "The time to pay has run out, so nothing can be paid here. Nothing was charged, and a payment completed after that is refunded in full. Ask the shop for a new link.",
   expiredTitle: "This link has expired",
   expiredNote: "Ask the shop for a new link.",
   invalidTitle: "This link is not valid",
@@ -157,6 +160,9 @@ const ko: PageText = {
   retry: "다시 시도",
   closedTitle: "종료된 결제입니다",
   closedNote: "여기서는 더 이상 결제할 수 없습니다. 판매자에게 새 링크를 요청해 주세요.",
+  checkoutExpiredTitle: "결제 기한이 지났습니다",
+  checkoutExpiredNote:
+    "결제할 수 있는 시간이 지나 여기서는 더 이상 결제할 수 없습니다. 청구된 금액은 없으며, 기한이 지난 뒤 완료된 결제는 전액 환불됩니다. 판매자에게 새 링크를 요청해 주세요.",
   expiredTitle: "링크가 만료되었습니다",
   expiredNote: "판매자에게 새 링크를 요청해 주세요.",
   invalidTitle: "유효하지 않은 링크입니다",

@@ -254,6 +254,50 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
     });
   });
 
+  describe("listExpiredCheckouts", () => {
+    const pendingCheckout = (id: string, expiresAt: string) =>
+      subscription(id, {
+        status: "pending",
+        period: 0,
+        next_charge_at: undefined,
+        token_id: undefined,
+        card: undefined,
+        checkout_expires_at: expiresAt,
+      });
+
+    it("lists pending checkouts whose end passed, whole, and no longer once they leave pending", async () => {
+      const repository = await fresh({ pageSize: 2 });
+      const ended = ["sub-co-1", "sub-co-2", "sub-co-3"];
+      for (const [i, id] of ended.entries())
+        await repository.createSubscription(pendingCheckout(id, minutes("2030-01-01T12:00:00.000Z", i)));
+      await repository.createSubscription(pendingCheckout("sub-co-later", "2030-01-01T13:00:00.000Z"));
+      // A card sign-up pending its outcome has no end; an active subscription is no checkout to close.
+      await repository.createSubscription(subscription("sub-co-card", { status: "pending", period: 0 }));
+      await repository.createSubscription(subscription("sub-co-active", { checkout_expires_at: CREATED }));
+      const expiredBefore = async (iso: string) =>
+        (await collect(repository.listExpiredCheckouts(new Date(iso)))).items;
+
+      const listed = await expiredBefore("2030-01-01T12:30:00.000Z");
+      expect(listed.map((checkout) => checkout.subscription_id).sort()).toEqual(ended);
+      expect(listed.find((checkout) => checkout.subscription_id === "sub-co-1")).toEqual(
+        pendingCheckout("sub-co-1", "2030-01-01T12:00:00.000Z"),
+      );
+
+      // Paid (active) or closed (canceled): out of the listing, whatever its end.
+      for (const [id, status] of [
+        ["sub-co-1", "active"],
+        ["sub-co-2", "canceled"],
+      ] as const)
+        await repository.updateSubscription(id, { expect: {}, set: { status, updated_at: LATER } });
+      // A write that keeps it pending keeps it listed.
+      await repository.updateSubscription("sub-co-3", { expect: {}, set: { attempt: 1, updated_at: LATER } });
+      expect((await expiredBefore("2030-01-02T00:00:00.000Z")).map((c) => c.subscription_id).sort()).toEqual([
+        "sub-co-3",
+        "sub-co-later",
+      ]);
+    });
+  });
+
   describe("charge attempts", () => {
     const key = { subscription_id: "sub-a", period: 3, attempt: 0 };
 

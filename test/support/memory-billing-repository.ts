@@ -162,6 +162,19 @@ export class MemoryBillingRepository implements BillingRepository {
     yield* pagesOf(due, this.pageSize);
   }
 
+  async *listExpiredCheckouts(before: Date): AsyncGenerator<readonly Subscription[]> {
+    const expired = [...this.subscriptions.values()].filter(
+      (s) =>
+        s.status === "pending" &&
+        s.checkout_expires_at !== undefined &&
+        instant(s.checkout_expires_at) < before.getTime(),
+    );
+    yield* pagesOf(
+      expired.map((subscription) => copyOf(subscriptionSchema, subscription)),
+      this.pageSize,
+    );
+  }
+
   async claimAttempt(attempt: ChargeAttempt, events?: readonly BillingEvent[]): Promise<ClaimResult> {
     const existing = this.attempts.get(attemptId(attempt));
     if (existing) return { claimed: false, existing: copyOf(chargeAttemptSchema, existing) };

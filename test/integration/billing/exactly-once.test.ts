@@ -99,6 +99,7 @@ describe("exactly once under faults", () => {
       resolved: unknown.length,
       requeued: 0,
       deferred: 0,
+      checkouts: { examined: 0, expired: 0, deferred: 0 },
       refunds: { examined: 0, settled: 0, deferred: 0 },
       failed: [],
       overdue: [],

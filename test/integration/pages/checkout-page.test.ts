@@ -171,8 +171,50 @@ describe("the hosted checkout page", () => {
     ).toContain("카드로 결제");
   });
 
-  it("a tampered, foreign or expired link opens nothing: a clear 403 page, never a stack trace", async () => {
+  it("a checkout past its end says so, in its language, and offers nothing to pay; a retry meets the same page", async () => {
+    const started = await hosted({ expires_in_minutes: 10 });
+    await pay(started.fgkey, INSUFFICIENT_FUNDS);
+    const refused = await open(started.checkout_url);
+    expect(refused.text).toContain("The payment did not go through");
+    const form_token = hiddenField(refused.text, "form_token");
+
+    await stack().clock.advance("PT11M");
+    // Before the sweep has closed it, and after: the same page.
+    for (const sweep of [false, true]) {
+      if (sweep) await stack().attemptSweep();
+      const expired = await open(started.checkout_url);
+      expect(expired.status).toBe(410);
+      expect(expired.text).toContain("This checkout has expired");
+      expect(expired.text).toContain("a payment completed after that is refunded in full");
+      expect(expired.text).toContain('href="https://merchant.example/pricing"');
+      expect(expired.text).not.toContain("request-pay");
+      expect(expired.text).not.toContain("form_token");
+      const korean = await open(`${started.checkout_url}?lang=ko`);
+      expect(korean.text).toContain("결제 기한이 지났습니다");
+      const retried = await requestPage(container, "POST", `${started.checkout_url}/retry`, {
+        headers: { "sec-fetch-site": "same-origin" },
+        form: { form_token },
+      });
+      expect(retried.status).toBe(410);
+      expect(retried.text).toContain("This checkout has expired");
+      const back = await requestPage(container, "GET", `${started.checkout_url}/return`);
+      expect(back.status).toBe(410);
+    }
+    expect(await subscriptionOf(started.subscription_id)).toMatchObject({
+      status: "canceled",
+      status_reason: "checkout_expired",
+    });
+    // Nothing was opened for another try.
+    const charges = z
+      .object({ charges: z.array(z.object({ order_id: z.string() })) })
+      .parse((await call("GET", `/v1/subscriptions/${started.subscription_id}/charges`)).json);
+    expect(charges.charges.map(({ order_id }) => order_id)).toEqual([started.order_id]);
+  });
+
+  it("a tampered, foreign or expired link opens nothing: a clear 4xx page, never a stack trace", async () => {
     const started = await hosted();
+    const paid = await hosted();
+    await pay(paid.fgkey);
     const [payload = "", signature = ""] =
       new URL(started.checkout_url).pathname.split("/")[2]?.split(".") ?? [];
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
@@ -192,8 +234,14 @@ describe("the hosted checkout page", () => {
       expect(refused.text).not.toMatch(/Error|at .*\.ts/);
     }
     await stack().clock.advance("PT25H");
+    // The link expired with the checkout, unpaid: the page says the checkout expired.
     const expired = await open(started.checkout_url);
-    expect(expired.status).toBe(403);
-    expect(expired.text).toContain("This link has expired");
+    expect(expired.status).toBe(410);
+    expect(expired.text).toContain("This checkout has expired");
+    // A paid checkout's link only says that it expired.
+    const paidLink = await open(paid.checkout_url);
+    expect(paidLink.status).toBe(403);
+    expect(paidLink.text).toContain("This link has expired");
+    expect(paidLink.text).not.toMatch(/subscribed|4111/);
   });
 });

@@ -7,6 +7,7 @@ import type { RebillRequest } from "../../../functions/core/ports";
 import { dueSubscription, fakeChargeServices, START } from "../../support/fake-billing";
 
 const NO_REFUNDS = { examined: 0, settled: 0, deferred: 0 };
+const NO_CHECKOUTS = { examined: 0, expired: 0, deferred: 0 };
 
 const ID = "sub_0123456789abcdef";
 
@@ -136,6 +137,7 @@ describe("chargeAdHoc", () => {
       resolved: 2,
       requeued: 0,
       deferred: 0,
+      checkouts: NO_CHECKOUTS,
       refunds: NO_REFUNDS,
       failed: [],
       overdue: [],

@@ -143,7 +143,8 @@ describe("endpoints", () => {
     expect(isSubscribed({ events: ["*"] }, "refund.failed")).toBe(true);
     expect(isSubscribed({ events: ["charge.failed"] }, "charge.succeeded")).toBe(false);
     expect(WEBHOOK_EVENT_TYPES).toContain("chargeback.updated");
-    expect(WEBHOOK_EVENT_TYPES).toHaveLength(17);
+    expect(WEBHOOK_EVENT_TYPES).toContain("checkout.expired");
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(18);
   });
 });
 

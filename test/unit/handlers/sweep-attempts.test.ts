@@ -7,6 +7,7 @@ import { dueSubscription, fakeChargeServices, START } from "../../support/fake-b
 import { spyOnMetrics } from "../../support/metric-spy";
 
 const NO_REFUNDS = { examined: 0, settled: 0, deferred: 0 };
+const NO_CHECKOUTS = { examined: 0, expired: 0, deferred: 0 };
 
 let recorded: ReturnType<typeof spyOnMetrics>;
 beforeEach(() => {
@@ -59,6 +60,7 @@ describe("sweepAttempts", () => {
       resolved: 1,
       requeued: 2,
       deferred: 1,
+      checkouts: NO_CHECKOUTS,
       refunds: NO_REFUNDS,
       failed: [],
       overdue: [],
@@ -82,6 +84,7 @@ describe("sweepAttempts", () => {
       resolved: 0,
       requeued: 0,
       deferred: 0,
+      checkouts: NO_CHECKOUTS,
       refunds: NO_REFUNDS,
       failed: [],
       overdue: [],
