@@ -16,6 +16,8 @@ const CARDS = {
 } as const;
 
 const subscriptionAnswer = z.object({ subscription_id: z.string() });
+const TEST_CUSTOMER = { name: "Trigger Customer", email: "trigger@example.com", external_id: "cus_trigger" };
+const TEST_PLAN = { amount: "19.90", currency: "USD", interval_months: 1 };
 const errorAnswer = z.object({ error: z.object({ message: z.string() }) });
 
 /** The local stack's merchant API and clock, as the trigger's steps call them. */
@@ -46,14 +48,20 @@ class LocalApi {
   /** A test customer's token subscription on `card`: its id. */
   async signUp(card: string, trialDays?: number): Promise<string> {
     const answer = await this.call("POST", "/v1/subscriptions", {
-      customer: { name: "Trigger Customer", email: "trigger@example.com", external_id: "cus_trigger" },
-      plan: {
-        amount: "19.90",
-        currency: "USD",
-        interval_months: 1,
-        ...(trialDays && { trial_days: trialDays }),
-      },
+      customer: TEST_CUSTOMER,
+      plan: { ...TEST_PLAN, ...(trialDays && { trial_days: trialDays }) },
       card: { number: card, expiry: "203012", cvc: "123" },
+    });
+    return subscriptionAnswer.parse(answer).subscription_id;
+  }
+
+  /** A checkout of the test customer nobody pays: its id. */
+  async abandonedCheckout(): Promise<string> {
+    const answer = await this.call("POST", "/v1/checkouts", {
+      customer: TEST_CUSTOMER,
+      plan: TEST_PLAN,
+      billing: "token",
+      expires_in_minutes: 60,
     });
     return subscriptionAnswer.parse(answer).subscription_id;
   }
@@ -142,6 +150,14 @@ export const EVENT_TRIGGERS: Readonly<Record<string, Trigger>> = {
     run: signedUpThen((api, id) =>
       api.call("POST", `/v1/charges/${id}-0-0/refunds`, { amount: "1.00", reason: "events trigger" }),
     ),
+  },
+  "checkout.expired": {
+    does: "opens an hour's checkout nobody pays, then moves the clock 61 minutes (the attempt sweep closes it)",
+    run: async (api) => {
+      const id = await api.abandonedCheckout();
+      await api.advance("PT61M");
+      return id;
+    },
   },
   "chargeback.received": {
     does: "signs up with the chargeback test card, then moves the clock a day (the gateway reports it)",

@@ -95,6 +95,7 @@ describe("create-checkout", () => {
       subscription_id: expect.any(String),
       order_id: expect.stringMatching(/-0-0$/),
       checkout_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/pay\/[\w-]+\.[\w-]+$/),
+      expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       fgkey: expect.any(String),
       sdk_url: expect.stringMatching(/\/v1\/javascriptSDK\.js$/),
       request_pay: expect.objectContaining({ url: expect.objectContaining({ return_url: body.return_url }) }),

@@ -5,6 +5,7 @@ import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
 import {
   type CheckoutDeps,
   completeCheckout,
+  expireCheckout,
   reopenCheckout,
   startCheckout,
 } from "../../../functions/core/checkout";
@@ -177,5 +178,33 @@ describe("a hosted checkout's next try", () => {
     expect((await stored()).subscription).toMatchObject({ status: "canceled" });
     expect(await reopenCheckout(subscription_id, deps)).toEqual({ kind: "closed" });
     expect(await reopenCheckout("sub_unknown", deps)).toEqual({ kind: "closed" });
+  });
+});
+
+describe("a checkout past its end", () => {
+  it("waits for its try's line to be settled, then is closed once; a try is no longer offered", async () => {
+    const { deps, order_id, subscription_id, stored } = await pendingCheckout();
+    const end = new Date(NOW.getTime() + 24 * 3_600_000);
+    const { subscription, attempts } = await stored();
+    expect(subscription?.checkout_expires_at).toBe(end.toISOString());
+    expect(attempts).toMatchObject([{ order_id, status: "pending", lease_until: end.toISOString() }]);
+    const at = (instant: Date) => ({ ...deps, clock: { now: () => instant } });
+
+    expect(await expireCheckout(subscription_id, at(new Date(end.getTime() - 1)))).toBe("settled");
+    // Its line is open: retrieve (the sweep's attempt step) must say first whether the gateway holds a sale.
+    expect(await expireCheckout(subscription_id, at(end))).toBe("deferred");
+    const [line] = attempts;
+    if (line === undefined) throw new Error("no line");
+    await deps.repository.updateAttempt(line, {
+      expect: { status: "pending", lease_until: line.lease_until },
+      set: { status: "voided", updated_at: end.toISOString() },
+      remove: ["lease_until"],
+    });
+    expect(await expireCheckout(subscription_id, at(end))).toBe("expired");
+    expect(await expireCheckout(subscription_id, at(end))).toBe("settled");
+    const after = await stored();
+    expect(after.subscription).toMatchObject({ status: "canceled", status_reason: "checkout_expired" });
+    expect(after.events.map((event) => event.type)).toEqual(["subscription.created", "checkout.expired"]);
+    expect(await reopenCheckout(subscription_id, at(end))).toEqual({ kind: "closed" });
   });
 });

@@ -367,3 +367,38 @@ describe("a decision priced on what was read", () => {
     expect(expected).toMatchObject({ status: "active", period: 2 });
   });
 });
+
+describe("a checkout past its end (checkout_expired)", () => {
+  const pending = (expiresAt: string | undefined) =>
+    subscription({
+      status: "pending",
+      period: 0,
+      attempt: 1,
+      next_charge_at: undefined,
+      token_id: undefined,
+      revision: 2,
+      checkout_expires_at: expiresAt,
+    });
+  const expire = (current: Subscription) => nextStep(current, { kind: "checkout_expired" }, now);
+
+  it("cancels it at the try as read and announces checkout.expired alone, never subscription.canceled", () => {
+    const { events, ...update } = transitionOf(pending(now.toISOString()), { kind: "checkout_expired" });
+    expect(update.expect).toEqual({ status: "pending", period: 0, attempt: 1, revision: 2 });
+    expect(update.set).toMatchObject({ status: "canceled", status_reason: "checkout_expired", revision: 3 });
+    expect(events).toHaveLength(1);
+    expect(billingEventSchema.parse(events[0])).toMatchObject({
+      type: "checkout.expired",
+      purpose: "signup",
+      expires_at: now.toISOString(),
+      sequence: 3000,
+      subscription: { status: "canceled", status_reason: "checkout_expired" },
+    });
+  });
+
+  it("refuses one not yet at its end, one without an end, and one no longer pending", () => {
+    expect(expire(pending("2027-03-10T08:00:00.001Z"))).toMatchObject({ kind: "refused" });
+    expect(expire(pending(undefined))).toMatchObject({ kind: "refused" });
+    for (const status of ["active", "canceled"] as const)
+      expect(expire({ ...pending(now.toISOString()), status })).toMatchObject({ kind: "refused" });
+  });
+});
