@@ -180,7 +180,7 @@ function newPlan(
 
 /**
  * Nothing was charged on the line: voided (announcing `events`), and an overdue period's next attempt gets a new
- * order_id. False when the line changed meanwhile.
+ * order_id.
  */
 async function voidLine(
   subscription: Subscription,
@@ -188,11 +188,9 @@ async function voidLine(
   reason: string,
   deps: Pick<SettleDeps, "repository" | "clock">,
   events?: readonly BillingEvent[],
-): Promise<boolean> {
-  const voided = await voidAttempt(line, reason, deps, events);
-  if (voided && line.period === subscription.period)
+): Promise<void> {
+  if ((await voidAttempt(line, reason, deps, events)) && line.period === subscription.period)
     await applyInput(subscription, { kind: "charge_voided", attempt: line }, deps);
-  return voided;
 }
 
 /** A window's line still open past the window's end, closed as expired (as the sweep would); the line as it stands. */
@@ -203,9 +201,8 @@ async function closedIfExpired(
 ): Promise<ChargeAttempt> {
   const open = OPEN_ATTEMPT_STATUSES.includes(line.status);
   if (!open || !hasExpired(line.window?.expires_at, deps.clock.now())) return line;
-  const event = expiredWindowEvent(line, subscription);
-  if (await voidLine(subscription, line, "window expired", deps, [event]))
-    return { ...line, status: "voided" };
+  await voidLine(subscription, line, "window expired", deps, [expiredWindowEvent(line, subscription)]);
+  // Voided now, or closed meanwhile (the sweep, a repeated result): as stored, which the next write expects.
   return (await deps.repository.getAttempt(line)) ?? line;
 }
 
