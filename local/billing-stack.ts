@@ -17,6 +17,7 @@ import type { DeclineCodes } from "../functions/gateway/decline-codes";
 import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
 import { type Sandbox, startSandbox } from "../sandbox/server";
 import { type Merchant, TEST_MERCHANT } from "../sandbox/state/merchant-config";
+import { type AnyDecoration, decoratedComposition } from "./crash-injection";
 import {
   connectDynamoDb,
   LOCAL_CREDENTIALS,
@@ -58,6 +59,11 @@ export interface BillingStackOptions {
   readonly webhookBaseUrl?: string;
   /** Where our pages are served (local mode's server); unreachable by default. */
   readonly pagesBaseUrl?: string;
+  /**
+   * What the stack's own functions (its bus rules, its drains) meet wrapped, e.g. crashes (crash-injection.ts);
+   * `services` and `composition` stay plain.
+   */
+  readonly decorations?: readonly AnyDecoration[];
   /** The sandbox's port (0, the default, picks a free one). */
   readonly sandboxPort?: number;
   /** Where dynalite keeps its data across restarts (in memory when unset). */
@@ -214,7 +220,7 @@ export class BillingStack {
       ...LOCAL_GATEWAY_TUNING,
       ...(options.gatewayTimeoutMs !== undefined && { gatewayTimeoutMs: options.gatewayTimeoutMs }),
     });
-    const functions = new LambdaFunctions(composition);
+    const functions = new LambdaFunctions(decoratedComposition(composition, options.decorations ?? []));
     // The bus's rules, as CDK makes them from the function table: each invokes its function with the bus's envelope.
     for (const { spec, trigger } of functions.withTrigger("eventRule")) {
       eventBridge.rules.push({

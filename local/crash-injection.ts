@@ -6,6 +6,8 @@ import {
   events,
   gateway,
   repository,
+  webhookQueue,
+  webhookTransport,
 } from "../functions/composition/compose";
 import { attemptKeyOf } from "../functions/core/order-id";
 
@@ -52,7 +54,8 @@ export const crashBeforeCommit = (subscriptionIds: ReadonlySet<string>) =>
 
 /**
  * Where a worker can die: between each step of the charge protocol (README, Exactly once: how a charge is made),
- * inside the attempt sweep, and in event delivery between the bus taking the events and their outbox being marked.
+ * inside the attempt sweep, in event delivery between the bus taking the events and their outbox being marked, in
+ * queue-webhooks once its deliveries are queued, and in send-webhooks once the endpoint has taken a delivery.
  */
 export const CRASH_POINTS = [
   "afterClaim",
@@ -62,6 +65,8 @@ export const CRASH_POINTS = [
   "afterAdvance",
   "attemptSweep",
   "afterPublish",
+  "afterFanOut",
+  "afterWebhookPost",
 ] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
@@ -174,6 +179,30 @@ export class CrashInjector {
         payments: { ...built.payments, findOrder: crashing(built.payments.findOrder) },
       })),
       decoration(chargeQueue, (built) => ({ ...built, send: crashing(built.send) })),
+    ];
+  }
+
+  /**
+   * Our webhooks: queue-webhooks dying once its deliveries are queued (the bus retries it: they are queued again),
+   * send-webhooks once the endpoint answered, before the attempt is recorded (the message comes back: sent again).
+   */
+  webhooks(): readonly AnyDecoration[] {
+    return [
+      decoration(webhookQueue, (built) => ({
+        ...built,
+        send: async (messages) => {
+          await built.send(messages);
+          this.maybeCrash("afterFanOut");
+        },
+      })),
+      decoration(webhookTransport, (built) => ({
+        ...built,
+        post: async (...args: Parameters<typeof built.post>) => {
+          const outcome = await built.post(...args);
+          this.maybeCrash("afterWebhookPost");
+          return outcome;
+        },
+      })),
     ];
   }
 

@@ -15,6 +15,7 @@ import { functionNameVariable, INVOKED_FUNCTIONS, isInvokedFunction } from "../l
 import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
 import { addIsoDuration, parseIsoDuration } from "../sandbox/time/iso-duration";
 import { BillingStack, type BillingStackOptions } from "./billing-stack";
+import { type AnyDecoration, decoratedComposition } from "./crash-injection";
 import { EventSourceMapping } from "./event-source-mapping";
 import { LocalHttpApi } from "./http-api";
 import { scheduledEvent } from "./lambda-context";
@@ -76,6 +77,8 @@ export interface LocalStackOptions {
   readonly webhookTimeoutMs?: number;
   /** Where failures of scheduled runs, batches and requests are reported (stderr by default). */
   readonly onError?: (where: string, error: unknown) => void;
+  /** What every function the stack runs meets wrapped, e.g. crashes (crash-injection.ts). */
+  readonly decorations?: readonly AnyDecoration[];
 }
 
 /** The schedules of a deployment with this repository's cdk.json context. */
@@ -132,6 +135,7 @@ export class LocalStack {
       maxReceiveCount: options.maxReceiveCount,
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
       gatewayTimeoutMs: options.gatewayTimeoutMs,
+      decorations: options.decorations,
       webhookBaseUrl: `${url}/webhooks`,
       pagesBaseUrl: url,
       sandboxPort: options.sandboxPort,
@@ -152,9 +156,12 @@ export class LocalStack {
       JSON.stringify({ sha256: [hashApiKey(apiKey)] }),
     );
     const functions = new LambdaFunctions(
-      stack.compose(
-        options.webhookTimeoutMs === undefined ? {} : { webhookTimeoutMs: options.webhookTimeoutMs },
-        { MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn },
+      decoratedComposition(
+        stack.compose(
+          options.webhookTimeoutMs === undefined ? {} : { webhookTimeoutMs: options.webhookTimeoutMs },
+          { MERCHANT_API_KEY_HASH_SECRET_ARN: apiKeySecretArn },
+        ),
+        options.decorations ?? [],
       ),
     );
     const { queueUrls } = stack;

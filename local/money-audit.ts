@@ -27,8 +27,9 @@ export interface MoneyAudit {
    */
   readonly salesKeptAfterCancel: readonly string[];
   /**
-   * A proration kept without the plan change it paid for: still pending, or more kept than plan changes applied (unless
-   * the gateway refused its refund).
+   * A proration kept without the plan change it paid for: still pending, more kept than upgrades applied, or more
+   * money kept in prorations than the applied upgrades' differences come to over a whole period (unless the gateway
+   * refused its refund).
    */
   readonly prorationMismatches: readonly string[];
   /** What was audited. */
@@ -113,22 +114,25 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
     .map((line) => `${line.order_id}: kept, its subscription canceled before period ${line.period}`);
 
   const prorations = records.attempts.filter((line) => line.purpose === "proration");
-  const planChanges = new Map<string, number>();
-  for (const event of records.events)
-    if (event.type === "subscription.updated" && "changed" in event && event.changed.includes("plan"))
-      planChanges.set(event.subscription_id, (planChanges.get(event.subscription_id) ?? 0) + 1);
+  const upgrades = appliedUpgrades(records.events);
   const prorationMismatches: string[] = [];
-  const keptBySubscription = new Map<string, number>();
+  const keptBySubscription = new Map<string, { count: number; cents: number }>();
   for (const line of prorations.filter((line) => kept(line) && !refusedByGateway.has(line.order_id))) {
-    keptBySubscription.set(line.subscription_id, (keptBySubscription.get(line.subscription_id) ?? 0) + 1);
+    const sum = keptBySubscription.get(line.subscription_id) ?? { count: 0, cents: 0 };
+    keptBySubscription.set(line.subscription_id, {
+      count: sum.count + 1,
+      cents: sum.cents + cents(line.amount),
+    });
     if (subscriptions.get(line.subscription_id)?.pending_plan_order === line.order_id)
       prorationMismatches.push(`${line.order_id}: paid, its plan change still pending`);
   }
-  for (const [id, count] of keptBySubscription)
-    if (count > (planChanges.get(id) ?? 0))
+  for (const [id, sum] of keptBySubscription) {
+    const applied = upgrades.get(id) ?? { count: 0, cents: 0 };
+    if (sum.count > applied.count || sum.cents > applied.cents)
       prorationMismatches.push(
-        `${id}: ${count} prorations kept, ${planChanges.get(id) ?? 0} plan changes applied`,
+        `${id}: ${sum.count} prorations kept (${sum.cents} cents), ${applied.count} upgrades applied (${applied.cents} cents a period)`,
       );
+  }
 
   return {
     refundMismatches,
@@ -165,3 +169,50 @@ export async function auditStackMoney(
     events,
   });
 }
+
+/**
+ * The upgrades each subscription announced, from its plan at sign-up through every applied plan change in sequence
+ * (each event once, however many copies the bus holds): how many, and their differences summed in cents.
+ */
+function appliedUpgrades(events: readonly OutboxEvent[]): Map<string, { count: number; cents: number }> {
+  const plans = new Map<string, { sequence: number; amount: string }[]>();
+  const createdOnes = new Set<string>();
+  const seen = new Set<string>();
+  for (const event of events) {
+    if (seen.has(event.event_id)) continue;
+    seen.add(event.event_id);
+    const amount =
+      event.type === "subscription.created"
+        ? event.plan.amount
+        : event.type === "subscription.updated" && event.changed.includes("plan")
+          ? planAmountOf(event.subscription)
+          : undefined;
+    if (amount === undefined) continue;
+    if (event.type === "subscription.created") createdOnes.add(event.subscription_id);
+    const list = plans.get(event.subscription_id) ?? [];
+    list.push({ sequence: event.sequence ?? 0, amount });
+    plans.set(event.subscription_id, list);
+  }
+  const upgrades = new Map<string, { count: number; cents: number }>();
+  for (const [id, list] of plans) {
+    const sorted = list.sort((a, b) => a.sequence - b.sequence);
+    // A subscription written without its sign-up's event (a test's fixture) starts from a plan not known here: its
+    // first change may be an upgrade of any size.
+    const known = createdOnes.has(id);
+    const amounts = sorted.map((plan) => cents(plan.amount));
+    const rises = [
+      ...(known ? [] : [Number.POSITIVE_INFINITY]),
+      ...amounts.slice(1).map((amount, index) => amount - (amounts[index] ?? amount)),
+    ];
+    const up = rises.filter((rise) => rise > 0);
+    upgrades.set(id, { count: up.length, cents: up.reduce((sum, rise) => sum + rise, 0) });
+  }
+  return upgrades;
+}
+
+const planAmountOf = (view: Readonly<Record<string, unknown>> | undefined): string | undefined => {
+  const plan = view?.plan;
+  return typeof plan === "object" && plan !== null && "amount" in plan && typeof plan.amount === "string"
+    ? plan.amount
+    : undefined;
+};

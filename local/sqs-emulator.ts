@@ -28,7 +28,8 @@ export interface LocalSqs {
   createClient(): SQSClient;
   /**
    * A queue `name` whose redrive policy moves a message to `name-dlq` after maxReceiveCount receives. With `clock`,
-   * a ChangeMessageVisibility on it is measured on that clock, not in real time (see clockedVisibility).
+   * its visibility timeouts (a receive's, and a ChangeMessageVisibility's) are measured on that clock, not in real
+   * time (see clockedVisibility).
    */
   createQueueWithDlq(
     name: string,
@@ -199,6 +200,7 @@ function keepReceiveCountOnVisibilityChange(
     const clock = clocks.get(queue.QueueName);
     queue.changeVisibility =
       clock === undefined ? changeVisibility : clockedVisibility(changeVisibility, clock);
+    if (clock !== undefined) hideReceivedOnClock(queue);
     const newRecord = queue.newRecord;
     queue.newRecord = (record, delay) => {
       guardReceiveCount(record.attributes);
@@ -260,6 +262,22 @@ function clockedVisibility(
     );
     pending.set(messageId, task);
     return true;
+  };
+}
+
+/**
+ * On a queue given a clock, a received message's visibility timeout runs on that clock too: a consumer that dies
+ * holding it (a crashed invocation deletes nothing and changes nothing) sees it come back when the timeout has passed
+ * on the stack's clock, as on AWS after that much time, and not after real seconds while the clock jumps days.
+ */
+function hideReceivedOnClock(queue: SqsService["Queues"][number]): void {
+  const receive = queue.receive.bind(queue);
+  queue.receive = async (input: { readonly VisibilityTimeout?: unknown }) => {
+    const records: { readonly ReceiptHandle: string }[] = await receive(input);
+    const requested = Number(input.VisibilityTimeout);
+    const seconds = Number.isFinite(requested) ? requested : queue.VisibilityTimeout;
+    for (const record of records) queue.changeVisibility(record.ReceiptHandle, String(seconds));
+    return records;
   };
 }
 

@@ -367,10 +367,28 @@ export async function attemptWebhookDelivery(
       ? { ...base, status: "failed" }
       : { ...base, status: "retrying", next_attempt_at: nextAt.toISOString() };
   if (!(await deps.store.updateDelivery(next, delivery.attempts)))
-    return { outcome: "duplicate", work: done("another attempt was recorded first") };
+    return afterRecordedElsewhere(delivery, messageId, deps);
   if (next.status === "retrying")
     return { outcome: "retrying", work: retry(delaySeconds, "endpoint did not take it"), delivery: next };
   return { outcome: next.status, work: done(next.status), delivery: next };
+}
+
+/**
+ * Another attempt was recorded first: the same message received twice at once (its visibility ran out while this
+ * attempt waited on the endpoint). While the delivery is still retrying on this message, the message is its only way
+ * to a next attempt: it is kept until then, never deleted as a duplicate.
+ */
+async function afterRecordedElsewhere(
+  claimed: WebhookDelivery,
+  messageId: string,
+  deps: WebhookAttemptDeps,
+): Promise<WebhookAttempt> {
+  const recorded = (await deps.store.getDelivery(claimed)) ?? claimed;
+  if (recorded.status !== "retrying" || recorded.message_id !== messageId)
+    return { outcome: "duplicate", work: done("another attempt was recorded first"), delivery: recorded };
+  const nextAt = recorded.next_attempt_at === undefined ? deps.clock.now() : new Date(recorded.next_attempt_at);
+  const wait = Math.max(1, secondsBetween(deps.clock.now(), nextAt));
+  return { outcome: "not_due", work: retry(wait, "another attempt was recorded first"), delivery: recorded };
 }
 
 /** The delivery's record without what each attempt writes anew. */

@@ -100,7 +100,7 @@ export function chaosTable(report: ChaosReport): string {
       ],
       ["sales kept for a period after a cancel", ...verdict(report.money.salesKeptAfterCancel)],
       [
-        `prorations kept without their plan change (${count(report.money.prorations)} proration lines)`,
+        `proration sales beyond the upgrades applied, in count or amount, or paid with the change pending (${count(report.money.prorations)} proration lines)`,
         ...verdict(report.money.prorationMismatches),
       ],
       ["canceled with a live token", ...verdict(report.liveTokens)],

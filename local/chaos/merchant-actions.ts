@@ -7,8 +7,8 @@ import type { ApiAnswer, MerchantClient } from "../merchant-client";
 // The merchant's own requests in the chaos run, over HTTP while the charge workers renew the same subscriptions: cancels
 // at period end and cancels now with a prorated refund, pauses (refused while a period is being charged) and their
 // resumes a renewal later, new cards for past_due subscriptions in dunning, concurrent partial refunds of one charge
-// (shared and distinct keys, each asked again), upgrades with proration charge_now racing an edit and asked again
-// with a new key; and forgeries: recurring notices without the plan's secret, partner hints for orders never paid
+// (shared and distinct keys, each asked again), upgrades with proration charge_now to two amounts racing each other
+// and an edit, asked again with a new key; and forgeries: recurring notices without the plan's secret, partner hints for orders never paid
 // and for other subscriptions' sales. Whatever they race, no period may be charged twice or lost, and every sale and
 // refund must be the ledger's.
 
@@ -41,8 +41,9 @@ const CONFLICT_TRIES = 5;
 /** Refunds of one charge: this many keys, each sent twice at once; 3.00 each of 19.90, so some are refused. */
 const REFUND_KEYS = 8;
 const REFUND_AMOUNT = "3.00";
-/** What the upgrades ask for (from 19.90). */
+/** What the upgrades ask for (from 19.90), and what a third asks for at the same time under its own key. */
 const UPGRADED_AMOUNT = "29.90";
+const HIGHER_AMOUNT = "39.90";
 
 export class MerchantActions {
   readonly #paused: string[] = [];
@@ -129,7 +130,12 @@ export class MerchantActions {
         mapConcurrently(refused, CONCURRENCY, (id) => this.#pause(id, "2")),
         mapConcurrently(this.#refunding, CONCURRENCY, (id) => this.#refundRace(id, "again")),
         mapConcurrently(this.#upgrading, CONCURRENCY, (id) =>
-          Promise.all([this.#upgrade(id, "a"), this.#upgrade(id, "b"), this.#edit(id)]),
+          Promise.all([
+            this.#upgrade(id, "a"),
+            this.#upgrade(id, "b"),
+            this.#upgrade(id, "higher", HIGHER_AMOUNT),
+            this.#edit(id),
+          ]),
         ),
       ]);
     }
@@ -162,15 +168,13 @@ export class MerchantActions {
     );
   }
 
-  /** An upgrade with proration charge_now: 200, 202 (its proration being settled) or 409 (another change first). */
-  async #upgrade(id: string, key: string): Promise<void> {
-    const answer = await this.#call(
-      "POST",
-      id,
-      "/adjust",
-      { amount: UPGRADED_AMOUNT, proration: "charge_now" },
-      key,
-    );
+  /**
+   * A plan change with proration charge_now: 200, 202 (its proration being settled) or 409 (another change being paid
+   * for). Concurrent ones each price their own difference on the plan they find; a price computed on a plan another
+   * change replaced is priced again, never charged.
+   */
+  async #upgrade(id: string, key: string, amount = UPGRADED_AMOUNT): Promise<void> {
+    const answer = await this.#call("POST", id, "/adjust", { amount, proration: "charge_now" }, key);
     this.#count("upgrades");
     if (![200, 202, 409].includes(answer.status))
       throw new Error(`upgrade of ${id} answered ${answer.status}`);

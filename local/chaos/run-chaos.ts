@@ -277,6 +277,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const renewals = options.renewals ?? 3;
   const progress = options.onProgress ?? (() => undefined);
   const random = createPrng(deriveSeed(options.seed, "chaos"));
+  // Our webhooks' functions die too: queue-webhooks once it queued its deliveries (the bus tries it again),
+  // send-webhooks once an endpoint took a delivery (its message comes back). A stream of their own, as below.
+  const webhookCrashes = new CrashInjector(
+    createPrng(deriveSeed(options.seed, "chaos-webhooks")).next,
+    options.crashRate ?? 0.01,
+  );
   // The real handlers take the gateway's callbacks and webhooks (status_url, chargebacks) through the intake queue;
   // the charge runs, the charge queue's worker, the attempt sweep and the table stream's publish-events are invoked
   // here, each through its own row of the function table over a composition whose services crash (crash-injection.ts).
@@ -294,6 +300,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     policy: { retryBaseSeconds: 1, retryMaxSeconds: 2 },
     eventStream: false,
     webhookTimeoutMs: CHAOS_WEBHOOK_TIMEOUT_MS,
+    decorations: webhookCrashes.webhooks(),
+    // A simulated crash is the run's own doing: its message comes back; anything else is a failure to show.
+    onError: (where, error) => {
+      if (!isSimulatedCrash(error)) console.error(`local stack: ${where} failed:`, error);
+    },
   });
   const { stack } = local;
   // The mail service throttles now and then: the bus's retries of notify-customer must still send each mail once.
@@ -427,7 +438,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       revokedTokens,
       duplicateDeliveries,
       overlappingRuns: renewals,
-      crashes: { ...crashes.counts, afterPublish: deliveryCrashes.counts.afterPublish },
+      crashes: {
+        ...crashes.counts,
+        afterPublish: deliveryCrashes.counts.afterPublish,
+        afterFanOut: webhookCrashes.counts.afterFanOut,
+        afterWebhookPost: webhookCrashes.counts.afterWebhookPost,
+      },
       handlerMetrics,
       webhookMetrics,
       webhookSettleHours,

@@ -280,6 +280,22 @@ describe("an attempt", () => {
     expect(await deps.store.getDelivery(message)).toMatchObject({ status: "failed", attempts: 20 });
   });
 
+  it("the same message received twice at once keeps it for the next attempt, whichever records first", async () => {
+    const { deps } = setup([
+      { kind: "answered", status: 503 },
+      { kind: "answered", status: 503 },
+    ]);
+    const [one, other] = await Promise.all([
+      attemptWebhookDelivery(message, "m1", deps),
+      attemptWebhookDelivery(message, "m1", deps),
+    ]);
+    // One attempt is recorded; the other is not counted, and its receive is put back until the next attempt's time
+    // rather than deleted: the delivery, retrying on this message, would never be tried again.
+    expect([one.outcome, other.outcome].sort()).toEqual(["not_due", "retrying"]);
+    for (const attempt of [one, other]) expect(attempt.work).toMatchObject({ kind: "retry", delaySeconds: 60 });
+    expect(await deps.store.getDelivery(message)).toMatchObject({ status: "retrying", attempts: 1 });
+  });
+
   it("another message for the same delivery (a repeated fan-out) sends nothing", async () => {
     const { deps, posts } = setup([{ kind: "answered", status: 500 }]);
     await attemptWebhookDelivery(message, "m1", deps);

@@ -20,10 +20,26 @@ function clean(): MoneyRecords {
     ],
     refunds: [refund("rf-1", { subscription_id: "sub-m", order_id: "sub-m-1-0", status: "succeeded" })],
     gatewayRefunds: [{ refundId: "rf-1", orderId: "sub-m-1-0", amount: "5.00" }],
-    events: [
-      { type: "subscription.updated", subscription_id: "sub-m", changed: ["plan"] } as unknown as OutboxEvent,
-    ],
+    events: planEvents("29.90"),
   };
+}
+
+/** The plan at sign-up (19.90), then one applied change to `amount`, as the bus received them (the change twice). */
+function planEvents(amount: string): OutboxEvent[] {
+  const created = { event_id: "e-1", type: "subscription.created", subscription_id: "sub-m", sequence: 1000 };
+  const updated = {
+    event_id: "e-2",
+    type: "subscription.updated",
+    subscription_id: "sub-m",
+    changed: ["plan"],
+    sequence: 3000,
+    subscription: { plan: { amount, currency: "USD", interval_months: 1 } },
+  };
+  return [
+    { ...created, plan: { amount: "19.90", currency: "USD", interval_months: 1 } },
+    updated,
+    updated,
+  ] as unknown as OutboxEvent[];
 }
 
 describe("auditMoney", () => {
@@ -60,7 +76,19 @@ describe("auditMoney", () => {
     ]);
     expect(audit.prorationMismatches).toEqual([
       "sub-m-5000-0: paid, its plan change still pending",
-      "sub-m: 1 prorations kept, 0 plan changes applied",
+      "sub-m: 1 prorations kept (300 cents), 0 upgrades applied (0 cents a period)",
+    ]);
+  });
+
+  it("holds the prorations kept to the upgrades applied: more money than their differences is a mismatch", () => {
+    const records = clean();
+    // 3.00 kept for a change of 19.90 → 21.90: more than the whole period's difference.
+    expect(auditMoney({ ...records, events: planEvents("21.90") }).prorationMismatches).toEqual([
+      "sub-m: 1 prorations kept (300 cents), 1 upgrades applied (200 cents a period)",
+    ]);
+    // A downgrade owes nothing: a proration kept for it is a mismatch too.
+    expect(auditMoney({ ...records, events: planEvents("9.90") }).prorationMismatches).toEqual([
+      "sub-m: 1 prorations kept (300 cents), 0 upgrades applied (0 cents a period)",
     ]);
   });
 
