@@ -12,7 +12,7 @@ import type { GatewayOutcome } from "./outcome";
 import { failureReason } from "./outcome";
 import type { PaymentMethodResult } from "./payment-method";
 import { completePaymentMethodWindow } from "./payment-method-window";
-import { asRefusal, keepWindowLaunch, windowExpiry } from "./payment-window";
+import { asRefusal, keepWindowLaunch, retireIssued, windowExpiry } from "./payment-window";
 import type { IdSource, NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "./ports";
 import {
   CLOSABLE_BY_PAYMENT,
@@ -241,7 +241,7 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
     }
     case "paid": {
       const card = maskedCardSchema.safeParse(outcome.card);
-      await recordFirstPayment(
+      const recorded = await recordFirstPayment(
         signup,
         {
           transaction_id: outcome.transaction_id,
@@ -251,6 +251,8 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
         },
         deps,
       );
+      // Closed before its payment came (expired, canceled): its sale went back, and what it issued goes too.
+      if (recorded.status === "canceled") await retireIssued(outcome, deps);
       return withStored(signup, (subscription) => ({ kind: "paid", subscription }), deps);
     }
     case "awaiting_deposit":

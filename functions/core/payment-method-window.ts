@@ -20,7 +20,7 @@ import {
   unclaimed,
   unfitForNewCard,
 } from "./payment-method";
-import { asRefusal, keepWindowLaunch, windowExpiry } from "./payment-window";
+import { asRefusal, keepWindowLaunch, retireIssued, windowExpiry } from "./payment-window";
 import type { NotifyUrl, RecurringRegistration, WindowOutcome, WindowPrepared, WindowResult } from "./ports";
 import { applyInput } from "./subscription-machine";
 
@@ -223,8 +223,7 @@ async function refundLatePayment(
     deps,
   );
   if (closed !== undefined) await refundWholeSale(closed, PAID_AFTER_EXPIRY, deps);
-  if (paid.token_id !== undefined) await deps.gateway.deleteToken(paid.token_id);
-  if (paid.recurring_id !== undefined) await deps.gateway.deleteRecurring(paid.recurring_id);
+  await retireIssued(paid, deps);
   return {
     kind: "refused",
     failure: { kind: "invalid", code: "WINDOW_EXPIRED", message: PAID_AFTER_EXPIRY },

@@ -1,10 +1,10 @@
 import type { ChargeAttempt } from "./model";
 import type { Failure } from "./outcome";
-import type { BillingRepository, Clock, WindowPrepared } from "./ports";
+import type { BillingRepository, Clock, PaymentGateway, WindowOutcome, WindowPrepared } from "./ports";
 import type { FirstPaymentRefusal } from "./signup-steps";
 
 // What every payment window shares, a sign-up's (checkout.ts) or a new card's (payment-method-window.ts): how long it
-// is left to the customer, and how a refusal reads.
+// is left to the customer, how a refusal reads, and what becomes of a sale that came too late.
 
 /**
  * How long a payment window (a checkout, a new card's) is left to the customer unless the merchant asks otherwise
@@ -38,4 +38,27 @@ export async function keepWindowLaunch(
       updated_at: deps.clock.now().toISOString(),
     },
   });
+}
+
+/**
+ * What a window's sale issued when nothing will use it (its window had expired, its subscription is canceled): the
+ * token and the gateway-managed plan are deleted at the gateway — a plan left there would charge the customer again —
+ * and the vault, if it kept the token, says so. Best effort: a deletion the gateway refuses is left as it is.
+ */
+export async function retireIssued(
+  paid: Pick<Extract<WindowOutcome, { readonly kind: "paid" }>, "token_id" | "recurring_id">,
+  deps: {
+    readonly gateway: Pick<PaymentGateway, "deleteToken" | "deleteRecurring">;
+    readonly repository: Pick<BillingRepository, "updateToken">;
+    readonly clock: Clock;
+  },
+): Promise<void> {
+  if (paid.recurring_id !== undefined) await deps.gateway.deleteRecurring(paid.recurring_id);
+  if (paid.token_id === undefined) return;
+  const deleted = await deps.gateway.deleteToken(paid.token_id);
+  if (deleted.kind === "success")
+    await deps.repository.updateToken(paid.token_id, {
+      expect: { status: "active" },
+      set: { status: "deleted", updated_at: deps.clock.now().toISOString() },
+    });
 }

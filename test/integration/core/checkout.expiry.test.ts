@@ -7,6 +7,7 @@ import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { eventsOf } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { statusResultOf } from "../../support/payment-sandbox";
+import type { RecordedRequest } from "../../support/recording-server";
 import { drainIntake } from "../../support/webhook-receiver";
 import { discardIntake, stackWithWebhooks } from "../../support/webhook-stack";
 
@@ -49,6 +50,10 @@ const refundsAtGatewayOf = (orderId: string) =>
 /** Event types in their subscription's order (README, Events: sequence), then as they occurred. */
 const typesOf = (events: readonly OutboxEvent[]) =>
   events.toSorted((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0)).map((event) => event.type);
+
+/** What a window result issued (its token_id or recurring_id), as status_url received it. */
+const issuedBy = (callback: RecordedRequest, field: "token_id" | "recurring_id") =>
+  new URLSearchParams(statusResultOf(callback)).get(field) ?? "";
 
 /** The customer pays in the window; its result (posted to status_url) is processed. */
 async function pay(fgkey: string, cardNumber?: string) {
@@ -161,6 +166,23 @@ describe("a checkout not paid by its end", () => {
       amount: "29.00",
       reason: "expired before the payment settled",
     });
+    // Nothing will charge the token the late sale created: deleted at the gateway, and so in the vault.
+    const issued = issuedBy(statusCallback(), "token_id");
+    expect(stack().sandbox.state.tokens.find(TEST_MERCHANT.mid, issued)?.status).toBe("deleted");
+    expect(await stack().services.repository.getToken(issued)).toMatchObject({ status: "deleted" });
+  });
+
+  it("deletes the gateway-managed plan a late payment registered, so the gateway never charges it", async () => {
+    const started = await checkout({ billing: "recurring", expires_in_minutes: 15 });
+    await later(16);
+    expect((await stack().attemptSweep()).checkouts.expired).toBe(1);
+
+    await pay(started.fgkey);
+
+    const plan = issuedBy(statusCallback(), "recurring_id");
+    expect(stack().sandbox.state.recurring.find(TEST_MERCHANT.mid, plan)?.status).not.toBe("active");
+    expect(refundsAtGatewayOf(started.order_id)).toEqual([[`${started.order_id}-A`, "29.00"]]);
+    expect(await viewOf(started.subscription_id)).toMatchObject({ status: "canceled" });
   });
 
   it("closes it first when the result comes after its end but before the sweep: the payment goes back", async () => {
@@ -237,7 +259,7 @@ describe("a new card's window not paid by its end", () => {
 
     expect(await viewOf(id)).toMatchObject({ status: "active", card: before.card });
     expect(refundsAtGatewayOf(window.order_id)).toEqual([[`${window.order_id}-A`, "0.01"]]);
-    const issued = new URLSearchParams(statusResultOf(statusCallback())).get("token_id") ?? "";
+    const issued = issuedBy(statusCallback(), "token_id");
     expect(stack().sandbox.state.tokens.find(TEST_MERCHANT.mid, issued)?.status).toBe("deleted");
     expect(typesOf(await eventsOf(stack(), id))).toEqual([
       "checkout.expired",
