@@ -386,7 +386,8 @@ async function afterRecordedElsewhere(
   const recorded = (await deps.store.getDelivery(claimed)) ?? claimed;
   if (recorded.status !== "retrying" || recorded.message_id !== messageId)
     return { outcome: "duplicate", work: done("another attempt was recorded first"), delivery: recorded };
-  const nextAt = recorded.next_attempt_at === undefined ? deps.clock.now() : new Date(recorded.next_attempt_at);
+  const nextAt =
+    recorded.next_attempt_at === undefined ? deps.clock.now() : new Date(recorded.next_attempt_at);
   const wait = Math.max(1, secondsBetween(deps.clock.now(), nextAt));
   return { outcome: "not_due", work: retry(wait, "another attempt was recorded first"), delivery: recorded };
 }

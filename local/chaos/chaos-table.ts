@@ -7,7 +7,7 @@ const count = (value: number) => value.toLocaleString("en-US");
 /** The chaos run's table: what was thrown at the system, then each invariant with its count and verdict. */
 export function chaosTable(report: ChaosReport): string {
   const crashes = Object.entries(report.crashes).map(([point, times]) => `${point} ${times}`);
-  const { faults, merchantActions: merchant } = report;
+  const { faults, merchantActions: merchant, customerPages: pages } = report;
   const run = formatTable(
     ["run", "value"],
     [
@@ -36,8 +36,15 @@ export function chaosTable(report: ChaosReport): string {
       [
         "money requests racing the charges",
         `partial refunds ${merchant.refundRequests} (concurrent, shared and distinct keys; ${merchant.refundsMade} made, ` +
-          `${merchant.refundsRefused} refused past the balance), upgrades with charge_now ${merchant.upgrades} ` +
-          "(concurrent, racing an edit, asked again with a new key)",
+          `${merchant.refundsRefused} refused past the balance), plan changes with charge_now ${merchant.upgrades} ` +
+          "(concurrent to two amounts under distinct keys, racing an edit, asked again with a new key)",
+      ],
+      [
+        "customers' pages",
+        `hosted checkouts paid ${pages.hostedPaid}, refused then paid on the page's retry ${pages.hostedRetried}, ` +
+          `left to expire ${pages.hostedLeft}; portal: overdue retried with the card on file ${pages.portalRetries}, ` +
+          `paid with a new card ${pages.portalNewCards}, cancels at period end ${pages.portalCancels} ` +
+          `(${pages.portalActionsGone} no longer offered when posted)`,
       ],
       [
         "forgeries",
@@ -104,6 +111,7 @@ export function chaosTable(report: ChaosReport): string {
         ...verdict(report.money.prorationMismatches),
       ],
       ["canceled with a live token", ...verdict(report.liveTokens)],
+      ["checkouts left pending past their end", ...verdict(report.checkoutsLeftPending)],
       ["events lost (a ledger fact or status without its event)", ...verdict(report.events.lost)],
       ["event copies that differ", ...verdict(report.events.inconsistent)],
       [

@@ -109,7 +109,13 @@ function expectedChargeEvent(attempt: ChargeAttempt): string | undefined {
 function lostStatusEvents(events: readonly OutboxEvent[], subscriptions: readonly Subscription[]): string[] {
   const seen = new Map<string, SubscriptionStatus>();
   for (const event of events) {
-    const status = STATUS_EVENTS[event.type];
+    // A sign-up's checkout that expired unpaid announces its cancel as checkout.expired alone.
+    const status =
+      event.type === "checkout.expired"
+        ? event.purpose === "signup"
+          ? "canceled"
+          : undefined
+        : STATUS_EVENTS[event.type];
     if (status !== undefined && "subscription_id" in event) seen.set(event.subscription_id, status);
   }
   return subscriptions.flatMap((subscription) => {

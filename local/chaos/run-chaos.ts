@@ -48,9 +48,10 @@ import { sandboxControl } from "../sandbox-controls";
 import { approximateMessageCount } from "../sqs-emulator";
 import { receiveLambdaEvent } from "../sqs-lambda-event";
 import type { LocalTableStream } from "../table-stream";
+import { type CustomerPageCounts, CustomerPages } from "./customer-pages";
 import { accountForEvents, type EventAccount } from "./event-accounting";
 import { accountForMails, type MailAccount } from "./mail-accounting";
-import { type MerchantActionCounts, MerchantActions } from "./merchant-actions";
+import { type MerchantActionCounts, MerchantActions, pastDue } from "./merchant-actions";
 import { accountForWebhooks, type ReceiverLog, type WebhookAccount } from "./webhook-accounting";
 import { type ReceiverSpec, startWebhookReceiver, type WebhookReceiver } from "./webhook-receivers";
 
@@ -94,6 +95,10 @@ export interface ChaosReport {
   readonly handlerMetrics: { readonly chargesSucceeded: number; readonly messagesFailed: number };
   /** The merchant's requests racing the charge runs. */
   readonly merchantActions: MerchantActionCounts;
+  /** The customers' own pages: hosted checkouts and the portal. */
+  readonly customerPages: CustomerPageCounts;
+  /** Checkouts still pending after their end (each a violation: the sweep must have closed them). */
+  readonly checkoutsLeftPending: readonly string[];
   readonly faults: Readonly<FaultCounts>;
   /** The real gateway's own forms the run met. */
   readonly realForms: RealFormCounts;
@@ -148,6 +153,13 @@ const DECLINING_ON_REBILL_CARD = "4000000000000341";
 const CHARGEBACK_CARD = "4000000000000259";
 const CARD_EXPIRY = "203012";
 const CARD_CVC = "123";
+/** What customers type in a window: a card that pays, and one refused for insufficient funds. */
+const WINDOW_CARDS = {
+  approving: APPROVING_CARD,
+  refused: "4000000000009995",
+  expiry: CARD_EXPIRY,
+  cvc: CARD_CVC,
+};
 /** Sign-ups are spread over a day in these batches, so renewals fall in several charge runs. */
 const SIGNUP_BATCH_SPACING_MS = 8 * 3_600_000;
 const SIGNUP_BATCHES = 3;
@@ -239,6 +251,7 @@ export function violationsOf(
     | "deadLetters"
     | "unrecordedChargebacks"
     | "liveTokens"
+    | "checkoutsLeftPending"
     | "leaks"
     | "events"
     | "money"
@@ -254,6 +267,7 @@ export function violationsOf(
     ...report.deadLetters.unexplained.map((line) => `unexplained dead letter: ${line}`),
     ...report.unrecordedChargebacks.map((line) => `chargeback not recorded: ${line}`),
     ...report.liveTokens.map((line) => `live token: ${line}`),
+    ...report.checkoutsLeftPending.map((line) => `checkout left pending past its end: ${line}`),
     ...money.refundMismatches.map((line) => `refund mismatch: ${line}`),
     ...money.openRefunds.map((line) => `refund left open: ${line}`),
     ...money.transactionsCreditedTwice.map((line) => `transaction credited twice: ${line}`),
@@ -344,7 +358,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     const cardIds = await signUp(stack, client, count - windows, () => random.next(), progress, answers);
     stack.sandbox.faults.configure(CHAOS_FAULTS);
-    const ids = [...cardIds, ...(await signUpThroughWindows(local, client, windows, answers))];
+    const pages = new CustomerPages(client, local.sandboxUrl, WINDOW_CARDS, () => random.next(), answers);
+    const ids = [
+      ...cardIds,
+      ...(await signUpThroughWindows(local, client, windows, answers)),
+      ...(await pages.hostedCheckouts(windows, MONTHLY)),
+    ];
     const crashes = new CrashInjector(() => random.next(), options.crashRate ?? 0.01);
     const merchant = new MerchantActions(client, () => random.next(), answers);
     let duplicateDeliveries = 0;
@@ -376,8 +395,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       // The bus is down for the whole second renewal: its events wait in their outboxes.
       stack.eventBridge.outage = renewal === 2;
       await runs;
-      // The merchant's cancels, pauses, resumes and new cards race the workers charging this renewal.
-      await Promise.all([settle(), merchant.during(renewal, ids, stack.services.repository)]);
+      // The merchant's cancels, pauses, resumes and new cards, and the customers' portal, race the workers charging
+      // this renewal.
+      await Promise.all([
+        settle(),
+        merchant.during(renewal, ids, stack.services.repository),
+        renewal === 3 ? portalActions(pages, ids, stack) : undefined,
+      ]);
       // A resume charges at once: what it handed the workers is settled before the next renewal.
       await settle();
       await merchant.afterSettling(renewal);
@@ -448,6 +472,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       webhookMetrics,
       webhookSettleHours,
       merchantActions: merchant.counts,
+      customerPages: pages.counts,
       refusedDeliveries: stack.eventBridge.refused,
       refusedMails: stack.ses.refused,
       faults: stack.sandbox.faults.counters().total,
@@ -632,6 +657,25 @@ async function signUpThroughWindows(
   return ids;
 }
 
+/**
+ * The customers' portal during a renewal: the past_due customers the merchant gives no new card (every other one),
+ * and a few others cancelling at the period's end.
+ */
+async function portalActions(
+  pages: CustomerPages,
+  ids: readonly string[],
+  stack: BillingStack,
+): Promise<void> {
+  const overdue = (await pastDue(stack.services.repository, new Set(ids))).filter(
+    (_, index) => index % 2 === 1,
+  );
+  const overdueSet = new Set(overdue);
+  await pages.portal(
+    overdue,
+    ids.filter((id, index) => index % 40 === 13 && !overdueSet.has(id)),
+  );
+}
+
 async function revokeSomeTokens(
   stack: BillingStack,
   ids: readonly string[],
@@ -719,6 +763,7 @@ async function checkInvariants(
   const now = stack.clock.now();
   const subscriptions = await mapConcurrently(ids, 8, (id) => stack.services.repository.getSubscription(id));
   const lostPeriods: string[] = [];
+  const checkoutsLeftPending: string[] = [];
   let periodsDue = 0;
   let pastDue = 0;
   let canceled = 0;
@@ -733,6 +778,9 @@ async function checkInvariants(
     if (subscription.status === "past_due") pastDue += 1;
     const lost = lostPeriodOf(subscription, due);
     if (lost !== undefined) lostPeriods.push(lost);
+    const end = subscription.checkout_expires_at;
+    if (subscription.status === "pending" && end !== undefined && Date.parse(end) < now.getTime())
+      checkoutsLeftPending.push(`${subscription.subscription_id}: pending, its checkout ended ${end}`);
   }
   const attempts = (await mapConcurrently(ids, 8, (id) => stack.services.repository.listAttempts(id))).flat();
   const byOrder = new Map(attempts.map((attempt) => [attempt.order_id, attempt]));
@@ -793,6 +841,7 @@ async function checkInvariants(
     canceled,
     doubleCharges: comparison.doubleCharges,
     lostPeriods,
+    checkoutsLeftPending,
     mismatches: comparison.mismatches,
     liveTokens: comparison.liveTokens,
     deadLetters: await explainDeadLetters(stack),

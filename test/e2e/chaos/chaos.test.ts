@@ -25,6 +25,11 @@ describe("chaos run", () => {
     expect(merchant.pauses).toBeGreaterThan(0);
     expect(merchant.resumes).toBe(merchant.pauses);
     expect(merchant.cardUpdates + merchant.cardUpdatesRefused).toBeGreaterThan(0);
+    // The customers' own pages: hosted checkouts paid, refused then paid on the page's retry, left to expire; the
+    // portal's actions.
+    const pages = report.customerPages;
+    expect([pages.hostedPaid, pages.hostedRetried, pages.hostedLeft].every((count) => count > 0)).toBe(true);
+    expect(pages.portalRetries + pages.portalNewCards + pages.portalCancels).toBeGreaterThan(0);
     // Money under fire: concurrent partial refunds (some made, some refused past the balance), prorated upgrades,
     // forged notices and hints; 500s after commit on the money routes; all audited against the gateway.
     expect(merchant.refundsMade).toBeGreaterThan(0);

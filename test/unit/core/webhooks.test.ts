@@ -292,7 +292,8 @@ describe("an attempt", () => {
     // One attempt is recorded; the other is not counted, and its receive is put back until the next attempt's time
     // rather than deleted: the delivery, retrying on this message, would never be tried again.
     expect([one.outcome, other.outcome].sort()).toEqual(["not_due", "retrying"]);
-    for (const attempt of [one, other]) expect(attempt.work).toMatchObject({ kind: "retry", delaySeconds: 60 });
+    for (const attempt of [one, other])
+      expect(attempt.work).toMatchObject({ kind: "retry", delaySeconds: 60 });
     expect(await deps.store.getDelivery(message)).toMatchObject({ status: "retrying", attempts: 1 });
   });
 

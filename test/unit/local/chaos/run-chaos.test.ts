@@ -38,6 +38,7 @@ describe("chaos invariants", () => {
       },
       unrecordedChargebacks: ["sub_e-1-0: charged back at the gateway, not disputed here"],
       liveTokens: ["sub_f: canceled, token tok_f still active"],
+      checkoutsLeftPending: ["sub_m: pending, its checkout ended 2027-03-02T10:00:00.000Z"],
       leaks: ["card 4111…1111 in log line 3"],
       events: {
         published: 3,
@@ -76,6 +77,7 @@ describe("chaos invariants", () => {
       "unexplained dead letter: sub_d/3: due and unpaid",
       "chargeback not recorded: sub_e-1-0: charged back at the gateway, not disputed here",
       "live token: sub_f: canceled, token tok_f still active",
+      "checkout left pending past its end: sub_m: pending, its checkout ended 2027-03-02T10:00:00.000Z",
       "refund mismatch: rf_1: refunded 3.00 at the gateway, pending here",
       "refund left open: rf_2: unknown",
       "transaction credited twice: TX1: sub_h-1-0, sub_i-1-0",
