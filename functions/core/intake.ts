@@ -1,8 +1,9 @@
+import { closeAttempt } from "./charge-engine";
 import { type ChargePolicy, retryDelaySeconds } from "./charge-policy";
 import { type CompletionDeps, completeCheckout } from "./checkout";
 import { recordChargebackReport } from "./disputes";
 import type { IntakeMessage } from "./intake-messages";
-import { OPEN_ATTEMPT_STATUSES } from "./model";
+import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES } from "./model";
 import { attemptKeyOf } from "./order-id";
 import { recordRecurringCharge } from "./recurring-notice";
 import { recordFirstPayment } from "./signup-steps";
@@ -112,8 +113,8 @@ async function processGatewayWebhook(
  * CHARGEBACK: the charge is found by its order_id (our order ids name their ledger line) and must be a succeeded
  * charge with the webhook's transaction_id; each status is recorded once (disputes.ts). A write that lost a race is
  * tried again through the queue, so a status arriving at the same time as another is not dropped. A line of ours whose
- * outcome is still open (an answer lost, not yet settled by retrieve) is tried again through the queue too, until the
- * attempt sweep has settled it. A charge we cannot find (another system's order, a gateway-managed recurring order) is
+ * outcome is still open (an answer lost, not yet swept) is settled by retrieve first (settledByChargeback); while the
+ * gateway cannot show its sale yet, the chargeback is tried again through the queue. A charge we cannot find (another system's order, a gateway-managed recurring order) is
  * reported for a human.
  */
 async function recordChargeback(
@@ -122,7 +123,8 @@ async function recordChargeback(
   deps: IntakeDeps,
 ): Promise<IntakeResult> {
   const key = message.order_id === undefined ? undefined : attemptKeyOf(message.order_id);
-  const charge = key && (await deps.repository.getAttempt(key));
+  const found = key && (await deps.repository.getAttempt(key));
+  const charge = found && (await settledByChargeback(found, deps));
   if (charge !== undefined && OPEN_ATTEMPT_STATUSES.includes(charge.status))
     return retried(
       retryDelaySeconds(deps.policy, receiveCount),
@@ -156,6 +158,27 @@ async function recordChargeback(
         `charge ${charge.order_id} changed while recording its chargeback`,
       );
   }
+}
+
+/**
+ * A signed chargeback proves its order was sold: a line of ours still open (its answer lost, not yet swept) is settled
+ * now, by retrieve, as the attempt sweep would — closed paid when the gateway shows the sale, never voided on the
+ * chargeback's word (that is left to the sweep after the in-flight window). The line as it then stands.
+ */
+async function settledByChargeback(line: ChargeAttempt, deps: IntakeDeps): Promise<ChargeAttempt> {
+  if (!OPEN_ATTEMPT_STATUSES.includes(line.status)) return line;
+  const [sale, subscription] = await Promise.all([
+    deps.gateway.findOrder(line),
+    deps.repository.getSubscription(line.subscription_id),
+  ]);
+  if (sale.kind !== "success" || sale.value.state !== "paid" || subscription === undefined) return line;
+  await closeAttempt(
+    subscription,
+    line,
+    { status: "succeeded", transaction_id: sale.value.transaction_id },
+    deps,
+  );
+  return (await deps.repository.getAttempt(line)) ?? line;
 }
 
 type PartnerMessage = Extract<IntakeMessage, { kind: "partner" }>;
