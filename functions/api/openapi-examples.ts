@@ -84,7 +84,7 @@ const unsettledCharge = {
   amount: "5.00",
   currency: "USD",
   status: "unknown",
-  refunded_amount: "0",
+  refunded_amount: "0.00",
   created_at: CREATED_AT,
 };
 const charge = { ...unsettledCharge, status: "succeeded", transaction_id: "1A2B3C4D5EW0000000000002" };

@@ -6,6 +6,7 @@ import {
   nextStepOf,
   type RefundRecord,
 } from "../core/model";
+import { fromCents } from "../core/money";
 import { orderIdFor } from "../core/order-id";
 import type { WebhookDelivery, WebhookEndpoint } from "../core/webhooks";
 import type {
@@ -64,7 +65,7 @@ export function chargeView(attempt: ChargeAttempt): ChargeView {
     currency: attempt.currency,
     status: attempt.status,
     ...(attempt.transaction_id === undefined ? {} : { transaction_id: attempt.transaction_id }),
-    refunded_amount: attempt.refunded_amount ?? "0",
+    refunded_amount: attempt.refunded_amount ?? fromCents(0, attempt.currency),
     ...(attempt.status === "declined" && attempt.rescode !== undefined
       ? {
           decline: declineView({

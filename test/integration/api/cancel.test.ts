@@ -153,7 +153,7 @@ describe("cancel now with a refund", () => {
     const kept = chargeList.parse(
       (await call("GET", `/v1/subscriptions/${none.subscription_id}/charges`)).json,
     ).charges;
-    expect(kept[0]?.refunded_amount).toBe("0");
+    expect(kept[0]?.refunded_amount).toBe("0.00");
   });
 
   it("refuses a refund with a cancel at period end, naming the field and changing nothing", async () => {

@@ -149,7 +149,7 @@ describe("views", () => {
     expect(view).toMatchObject({
       charge_id: "sub_0123456789abcdef-3-0",
       order_id: "GW-ORDER-77",
-      refunded_amount: "0",
+      refunded_amount: "0.00",
     });
     expect(chargeIdParams.safeParse({ id: view.charge_id }).success).toBe(true);
 

@@ -12,7 +12,7 @@ const charge = (fields: Partial<ChargeView>): ChargeView => ({
   amount: "19.90",
   currency: "USD",
   status: "succeeded",
-  refunded_amount: "0",
+  refunded_amount: "0.00",
   created_at: "2027-04-01T10:00:00.000Z",
   ...fields,
 });

@@ -53,7 +53,7 @@ function charge(
     currency: "USD",
     status: "succeeded",
     transaction_id: `T-${order}`,
-    refunded_amount: "0",
+    refunded_amount: "0.00",
     created_at: AT,
     ...overrides,
   };
