@@ -41,6 +41,8 @@ const requestPay = z.looseObject({ fgkey: z.string() });
 export class CustomerPages {
   /** Portal sessions asked for so far: each under its own key. */
   #sessions = 0;
+  /** The hosted checkouts left unpaid: canceled once expired, so no merchant request is made of them. */
+  readonly leftToExpire = new Set<string>();
   #counts: CustomerPageCounts = {
     hostedPaid: 0,
     hostedRetried: 0,
@@ -84,6 +86,7 @@ export class CustomerPages {
         const fate = index % 3;
         if (fate === 2) {
           this.#count("hostedLeft");
+          this.leftToExpire.add(checkout.subscription_id);
           return checkout.subscription_id;
         }
         // The customer opens the page, whose pay button opens the window the checkout prepared.

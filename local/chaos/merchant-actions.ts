@@ -240,13 +240,14 @@ export class MerchantActions {
 
   /** A change met by a conflict (the subscription changed under it) is asked again, as a merchant would. */
   async #untilApplied(what: string, request: (tries: number) => Promise<ApiAnswer>): Promise<void> {
+    let last: ApiAnswer | undefined;
     for (let tries = 1; tries <= CONFLICT_TRIES; tries += 1) {
-      const answer = await request(tries);
-      if (answer.status === 200) return;
-      if (answer.status !== 409) break;
+      last = await request(tries);
+      if (last.status === 200) return;
+      if (last.status !== 409) break;
       await sleep(50);
     }
-    throw new Error(`${what} did not succeed`);
+    throw new Error(`${what} did not succeed: ${last?.status} ${JSON.stringify(last?.body)}`);
   }
 
   async #newCards(ids: readonly string[]): Promise<void> {

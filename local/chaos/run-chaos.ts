@@ -364,6 +364,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ...(await signUpThroughWindows(local, client, windows, answers)),
       ...(await pages.hostedCheckouts(windows, MONTHLY)),
     ];
+    // What the merchant and the customers act on: every subscription but the checkouts left to expire.
+    const live = ids.filter((id) => !pages.leftToExpire.has(id));
     const crashes = new CrashInjector(() => random.next(), options.crashRate ?? 0.01);
     const merchant = new MerchantActions(client, () => random.next(), answers);
     let duplicateDeliveries = 0;
@@ -399,8 +401,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       // this renewal.
       await Promise.all([
         settle(),
-        merchant.during(renewal, ids, stack.services.repository),
-        renewal === 3 ? portalActions(pages, ids, stack) : undefined,
+        merchant.during(renewal, live, stack.services.repository),
+        renewal === 3 ? portalActions(pages, live, stack) : undefined,
       ]);
       // A resume charges at once: what it handed the workers is settled before the next renewal.
       await settle();
