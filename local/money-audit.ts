@@ -170,13 +170,16 @@ export async function auditStackMoney(
   });
 }
 
-/**
- * The upgrades each subscription announced, from its plan at sign-up through every applied plan change in sequence
- * (each event once, however many copies the bus holds): how many, and their differences summed in cents.
- */
-function appliedUpgrades(events: readonly OutboxEvent[]): Map<string, { count: number; cents: number }> {
+/** A subscription's plan amounts as its events announce them, in sequence: the sign-up's (when its event is among them), then each applied change. */
+export interface PlanHistory {
+  readonly signedUp: boolean;
+  readonly amounts: readonly string[];
+}
+
+/** Each subscription's plan history from delivered events (each event once, however many copies the bus holds). */
+export function planHistories(events: readonly OutboxEvent[]): Map<string, PlanHistory> {
   const plans = new Map<string, { sequence: number; amount: string }[]>();
-  const createdOnes = new Set<string>();
+  const signedUp = new Set<string>();
   const seen = new Set<string>();
   for (const event of events) {
     if (seen.has(event.event_id)) continue;
@@ -188,20 +191,31 @@ function appliedUpgrades(events: readonly OutboxEvent[]): Map<string, { count: n
           ? planAmountOf(event.subscription)
           : undefined;
     if (amount === undefined) continue;
-    if (event.type === "subscription.created") createdOnes.add(event.subscription_id);
+    if (event.type === "subscription.created") signedUp.add(event.subscription_id);
     const list = plans.get(event.subscription_id) ?? [];
     list.push({ sequence: event.sequence ?? 0, amount });
     plans.set(event.subscription_id, list);
   }
+  return new Map(
+    [...plans].map(([id, list]) => [
+      id,
+      {
+        signedUp: signedUp.has(id),
+        amounts: list.sort((a, b) => a.sequence - b.sequence).map((plan) => plan.amount),
+      },
+    ]),
+  );
+}
+
+/** The upgrades each subscription announced: how many, and their differences summed in cents. */
+function appliedUpgrades(events: readonly OutboxEvent[]): Map<string, { count: number; cents: number }> {
   const upgrades = new Map<string, { count: number; cents: number }>();
-  for (const [id, list] of plans) {
-    const sorted = list.sort((a, b) => a.sequence - b.sequence);
+  for (const [id, history] of planHistories(events)) {
+    const amounts = history.amounts.map(cents);
     // A subscription written without its sign-up's event (a test's fixture) starts from a plan not known here: its
     // first change may be an upgrade of any size.
-    const known = createdOnes.has(id);
-    const amounts = sorted.map((plan) => cents(plan.amount));
     const rises = [
-      ...(known ? [] : [Number.POSITIVE_INFINITY]),
+      ...(history.signedUp ? [] : [Number.POSITIVE_INFINITY]),
       ...amounts.slice(1).map((amount, index) => amount - (amounts[index] ?? amount)),
     ];
     const up = rises.filter((rise) => rise > 0);

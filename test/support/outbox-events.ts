@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { OutboxEvent } from "../../functions/core/events";
 import type { BillingRepository } from "../../functions/core/ports";
 import { pendingOutboxContents } from "../../local/pending-outboxes";
@@ -14,20 +13,4 @@ export async function pendingEvents(
   return contents
     .flatMap(({ events }) => events)
     .sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at));
-}
-
-const planOfView = z.looseObject({ plan: z.object({ amount: z.string() }) });
-
-/** The plan amounts a subscription's events announce as applied, in their sequence: each change moves to the next. */
-export function appliedPlans(events: readonly OutboxEvent[], subscriptionId: string): string[] {
-  return events
-    .filter(
-      (event) =>
-        event.subscription_id === subscriptionId &&
-        event.type === "subscription.updated" &&
-        "changed" in event &&
-        event.changed.includes("plan"),
-    )
-    .sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0))
-    .map((event) => planOfView.parse(event.subscription).plan.amount);
 }

@@ -9,10 +9,10 @@ import { functionNamed } from "../../../functions/function-table";
 import { BillingStack, LOCAL_GATEWAY_TUNING } from "../../../local/billing-stack";
 import { type AnyDecoration, decoratedComposition, decoration } from "../../../local/crash-injection";
 import { LambdaFunctions } from "../../../local/lambda-functions";
+import { planHistories } from "../../../local/money-audit";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { type ApiCall, apiGateway, errorOf } from "../../support/merchant-api";
 import { storeApiKeyDigest } from "../../support/merchant-api-handlers";
-import { appliedPlans } from "../../support/outbox-events";
 
 // Requests that money pays for — a sign-up, a new card, an upgrade, an ad hoc charge — when what follows the payment
 // goes wrong (README, Exactly once): the same key retried, another write racing the one the payment made, the table
@@ -286,7 +286,8 @@ describe("prorated upgrades", () => {
     expect(stored?.pending_plan).toBeUndefined();
     // Each upgrade applied was charged once, for the difference from the plan it replaced; a change priced on a plan
     // another change replaced meanwhile was priced again (a downgrade by then: nothing charged).
-    const plans = ["19.90", ...appliedPlans(await stack.events(), id)];
+    const plans = planHistories(await stack.events()).get(id)?.amounts ?? [];
+    expect(plans[0]).toBe("19.90");
     const upgrades = plans.slice(1).filter((amount, index) => Number(amount) > Number(plans[index]));
     expect(prorationSales(id)).toHaveLength(upgrades.length);
     // Repeated, the applied change charges nothing more.

@@ -5,10 +5,10 @@ import { toCents } from "../../../functions/core/money";
 import { changePlan } from "../../../functions/core/plan-change";
 import type { BillingRepository, ChargeMessage } from "../../../functions/core/ports";
 import { unusedPartCents } from "../../../functions/core/proration";
+import { planHistories } from "../../../local/money-audit";
 import { dueSubscription, START } from "../../support/fake-billing";
 import { MemoryBillingRepository } from "../../support/memory-billing-repository";
 import { MoneyGateway } from "../../support/money-gateway";
-import { appliedPlans } from "../../support/outbox-events";
 
 // Concurrent plan changes (README, Subscription lifecycle: adjust with charge_now), each request with its own key, in
 // every order fast-check's scheduler can give the repository's and the gateway's answers, at one instant (so a whole
@@ -66,7 +66,7 @@ describe("concurrent plan changes", () => {
           for (const answer of await Promise.all(answers))
             expect(["changed", "conflict", "pending"]).toContain(answer.kind);
 
-          const plans = ["19.90", ...appliedPlans(memory.written, ID)];
+          const plans = ["19.90", ...(planHistories(memory.written).get(ID)?.amounts ?? [])];
           const subscription = await memory.getSubscription(ID);
           expect(subscription?.plan.amount).toBe(plans.at(-1));
           const owed = plans.slice(1).reduce((sum, amount, index) => {
