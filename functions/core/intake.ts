@@ -114,8 +114,8 @@ async function processGatewayWebhook(
  * charge with the webhook's transaction_id; each status is recorded once (disputes.ts). A write that lost a race is
  * tried again through the queue, so a status arriving at the same time as another is not dropped. A line of ours whose
  * outcome is still open (an answer lost, not yet swept) is settled by retrieve first (settledByChargeback); while the
- * gateway cannot show its sale yet, the chargeback is tried again through the queue. A charge we cannot find (another system's order, a gateway-managed recurring order) is
- * reported for a human.
+ * gateway cannot show its sale yet, the chargeback is tried again through the queue. A charge we cannot find (another
+ * system's order, a gateway-managed recurring order) is reported for a human.
  */
 async function recordChargeback(
   message: GatewayMessage,

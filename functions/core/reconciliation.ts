@@ -197,7 +197,7 @@ async function checkGatewayRecord(
   record: GatewayRecord,
   ledger: LedgerIndex,
   deps: ReconciliationDeps,
-): Promise<Mismatch | { readonly kind: "recorded"; readonly order_id: string } | undefined> {
+): Promise<Checked> {
   const base = {
     order_id: record.order_id,
     transaction_id: record.transaction_id,
@@ -234,6 +234,9 @@ async function checkGatewayRecord(
   return undefined;
 }
 
+/** What checking one gateway record came to: a mismatch, a chargeback deduction recorded now, or a match. */
+type Checked = Mismatch | { readonly kind: "recorded"; readonly order_id: string } | undefined;
+
 /** How often a deduction is recorded again on a charge whose dispute another report moved meanwhile. */
 const DEDUCTION_TRIES = 3;
 
@@ -246,7 +249,7 @@ async function checkDeduction(
   record: GatewayRecord,
   deps: ReconciliationDeps,
   base: Omit<Mismatch, "kind" | "line">,
-): Promise<Mismatch | { readonly kind: "recorded"; readonly order_id: string } | undefined> {
+): Promise<Checked> {
   const key = attemptKeyOf(record.order_id);
   for (let tries = 1; tries <= DEDUCTION_TRIES; tries += 1) {
     const charge = key && (await deps.repository.getAttempt(key));
