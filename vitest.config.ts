@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 // Four tiers, each a folder of test/ (test/unit, test/integration, test/e2e, test/infra) with its own vitest project
 // and script (README, Test tiers); `npm test` runs them all. Inside a tier a test sits at the path of the file it
-// tests, functions/ left out (test/unit/core/money.test.ts tests functions/core/money.ts).
+// tests, functions/ left out (test/unit/core/base/money.test.ts tests functions/core/base/money.ts).
 // - unit: pure logic, no socket (test/support/no-sockets.ts makes opening one fail the test);
 // - integration: the emulators and the sandbox, started by each file;
 // - e2e: local mode as `npm start` runs it, the demo, the chaos run and the benchmarks at small sizes, and the

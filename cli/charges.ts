@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { ChargeView } from "../functions/api/merchant-api-schemas";
 import { chargeView } from "../functions/api/views";
-import { listCharges } from "../functions/core/charge-list";
+import { listCharges } from "../functions/core/charging/charge-list";
 import { argumentsOf, CliError, type CommandRunner, emit, noSubscription, orDash } from "./cli-io";
 import { formatInstant } from "./dates";
 import { repositoryOf, resolveTarget, withTarget } from "./target";

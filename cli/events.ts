@@ -1,13 +1,13 @@
 import type { Command } from "commander";
 import { z } from "zod";
+import type { OutboxEvent } from "../functions/core/base/events";
 import {
   type EventLogRequest,
   eventLogQueryOf,
   eventLogRequestSchema,
   listLoggedEvents,
   replayReportSchema,
-} from "../functions/core/event-replay";
-import type { OutboxEvent } from "../functions/core/events";
+} from "../functions/core/delivery/event-replay";
 import { fieldOf } from "../functions/shared/zod-fields";
 import { CliError, type CommandRunner, emit, orDash, parseLimit } from "./cli-io";
 import { formatInstant, INSTANT_FORMS, parseInstantOption } from "./dates";

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { isOverdue } from "../functions/core/attempt-sweep";
-import type { ChargeAttempt } from "../functions/core/model";
-import type { BillingRepository } from "../functions/core/ports";
+import type { ChargeAttempt } from "../functions/core/base/model";
+import { isOverdue } from "../functions/core/intake/attempt-sweep";
+import type { BillingRepository } from "../functions/core/ports/ports";
 import { type CommandRunner, emit, orDash } from "./cli-io";
 import { formatInstant } from "./dates";
 import { repositoryOf, resolveTarget, withTarget } from "./target";

@@ -5,7 +5,7 @@ import {
   type ReconciliationReport,
   reconciliationPeriodSchema,
   reconciliationReportSchema,
-} from "../functions/core/reconciliation";
+} from "../functions/core/refunds/reconciliation";
 import { CliError, type CommandRunner, emit, orDash } from "./cli-io";
 import { DAY_FORMS, dayRange, formatDay, formatRecordTime, parseDayOption } from "./dates";
 import { invokeFunction } from "./invoke";

@@ -2,9 +2,9 @@ import { type Command, Option } from "commander";
 import { z } from "zod";
 import type { RefundView, SubscriptionView } from "../functions/api/merchant-api-schemas";
 import { chargeView, refundView, subscriptionView } from "../functions/api/views";
-import { listCharges } from "../functions/core/charge-list";
-import { subscriptionStatus } from "../functions/core/model";
-import { InvalidCursorError, type SubscriptionPage } from "../functions/core/ports";
+import { subscriptionStatus } from "../functions/core/base/model";
+import { listCharges } from "../functions/core/charging/charge-list";
+import { InvalidCursorError, type SubscriptionPage } from "../functions/core/ports/ports";
 import { amountColumn, chargeTable } from "./charges";
 import {
   argumentsOf,

@@ -1,8 +1,8 @@
 import { type HttpMethod, MERCHANT_API_ROUTES, OPENAPI_PATH } from "./api/merchant-api-routes";
 import type { HandlerDefinition } from "./composition/lambda-entry";
 import * as SERVICE_SETS from "./composition/service-sets";
-import type { BillingEvent } from "./core/events";
-import { WEBHOOK_EVENT_TYPES } from "./core/webhooks";
+import type { BillingEvent } from "./core/base/events";
+import { WEBHOOK_EVENT_TYPES } from "./core/delivery/webhooks";
 import { run as adjustSubscription } from "./handlers/adjust-subscription";
 import { run as answerUnmatchedRoute } from "./handlers/answer-unmatched-route";
 import { run as authorizeMerchant } from "./handlers/authorize-merchant";

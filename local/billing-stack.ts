@@ -6,12 +6,12 @@ import { type Composition, type CompositionTuning, compose } from "../functions/
 import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/composition/runtime";
 import type { ServicesOf } from "../functions/composition/service-set";
 import * as SERVICE_SETS from "../functions/composition/service-sets";
-import type { AttemptSweepReport } from "../functions/core/attempt-sweep";
-import type { ChargePolicy } from "../functions/core/charge-policy";
-import type { ChargeRunReport } from "../functions/core/charge-run";
-import { MAIL_TEMPLATES } from "../functions/core/customer-mail";
-import { type OutboxEvent, outboxEventSchema } from "../functions/core/events";
-import { WEBHOOK_MAX_RECEIVE_COUNT } from "../functions/core/webhooks";
+import type { ChargePolicy } from "../functions/core/base/charge-policy";
+import { type OutboxEvent, outboxEventSchema } from "../functions/core/base/events";
+import type { ChargeRunReport } from "../functions/core/charging/charge-run";
+import { MAIL_TEMPLATES } from "../functions/core/delivery/customer-mail";
+import { WEBHOOK_MAX_RECEIVE_COUNT } from "../functions/core/delivery/webhooks";
+import type { AttemptSweepReport } from "../functions/core/intake/attempt-sweep";
 import { type FunctionName, functionNamed, type QueueName } from "../functions/function-table";
 import type { DeclineCodes } from "../functions/gateway/decline-codes";
 import type { FaultConfigOrSettings } from "../sandbox/faults/faults";

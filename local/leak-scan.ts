@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
-import type { BillingRepository } from "../functions/core/ports";
+import type { BillingRepository } from "../functions/core/ports/ports";
 import { basicAuthorization } from "../functions/gateway/context";
 import { TEST_CARDS } from "../sandbox/acquirer/cards";
 import type { Merchant } from "../sandbox/state/merchant-config";

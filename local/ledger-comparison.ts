@@ -1,5 +1,5 @@
-import type { ChargeAttempt, Subscription } from "../functions/core/model";
-import { attemptKeyOf } from "../functions/core/order-id";
+import type { ChargeAttempt, Subscription } from "../functions/core/base/model";
+import { attemptKeyOf } from "../functions/core/base/order-id";
 import { addAmounts, compareAmounts, subtractAmounts } from "../sandbox/shared/decimal";
 import type { PaymentRecord } from "../sandbox/state/payment-store";
 import type { BillingStack } from "./billing-stack";

@@ -9,7 +9,7 @@ import { toErrorResponse } from "../functions/api/errors";
 import { bodyOf, ok, toHttpResult } from "../functions/api/http";
 import { localClockBody } from "../functions/api/merchant-api-schemas";
 import { buildOpenApiDocument } from "../functions/api/openapi";
-import type { ChargePolicy } from "../functions/core/charge-policy";
+import type { ChargePolicy } from "../functions/core/base/charge-policy";
 import { readBillingConfig } from "../lib/config";
 import { functionNameVariable, INVOKED_FUNCTIONS, isInvokedFunction } from "../lib/stack-outputs";
 import type { FaultConfigOrSettings } from "../sandbox/faults/faults";

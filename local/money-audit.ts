@@ -1,12 +1,12 @@
-import { isAdHocPeriod } from "../functions/core/charge-kind";
-import type { OutboxEvent } from "../functions/core/events";
+import { isAdHocPeriod } from "../functions/core/base/charge-kind";
+import type { OutboxEvent } from "../functions/core/base/events";
 import {
   type ChargeAttempt,
   OPEN_REFUND_STATUSES,
   type RefundRecord,
   type Subscription,
-} from "../functions/core/model";
-import { toCents } from "../functions/core/money";
+} from "../functions/core/base/model";
+import { toCents } from "../functions/core/base/money";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
 import type { RefundRecord as GatewayRefund } from "../sandbox/state/payment-store";
 import type { BillingStack } from "./billing-stack";

@@ -1,6 +1,6 @@
-import { EVERY_OUTBOX } from "../functions/core/event-delivery";
-import type { OutboxEvent } from "../functions/core/events";
-import type { BillingRepository, OutboxRef } from "../functions/core/ports";
+import type { OutboxEvent } from "../functions/core/base/events";
+import { EVERY_OUTBOX } from "../functions/core/delivery/event-delivery";
+import type { BillingRepository, OutboxRef } from "../functions/core/ports/ports";
 
 /** Every outbox that still holds events, whenever they occurred. */
 export async function pendingOutboxes(

@@ -8,8 +8,8 @@ import type {
   AttributeValue as LambdaAttributeValue,
 } from "aws-lambda";
 import { outboxAdditionsOf, outboxItemKey } from "../functions/adapters/dynamodb-outbox";
-import { EVERY_OUTBOX } from "../functions/core/event-delivery";
-import type { BillingRepository, OutboxRef } from "../functions/core/ports";
+import { EVERY_OUTBOX } from "../functions/core/delivery/event-delivery";
+import type { BillingRepository, OutboxRef } from "../functions/core/ports/ports";
 import { LOCAL_REGION } from "./dynamodb-emulator";
 import { pendingOutboxes } from "./pending-outboxes";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
-import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from "../core/model";
+import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from "../core/base/model";
 
 /**
  * The billing table: one table, subscriptions and their charge attempts (the ledger) under the same partition.

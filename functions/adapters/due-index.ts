@@ -5,8 +5,8 @@ import {
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { subscriptionSchema } from "../core/model";
-import type { DueEntry } from "../core/ports";
+import { subscriptionSchema } from "../core/base/model";
+import type { DueEntry } from "../core/ports/ports";
 import {
   addDueBuckets,
   DUE_INDEX,

@@ -10,7 +10,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import * as z from "zod";
-import type { BillingEvent } from "../core/events";
+import type { BillingEvent } from "../core/base/events";
 import {
   type AttemptKey,
   type ChargeAttempt,
@@ -23,8 +23,8 @@ import {
   subscriptionSchema,
   type TokenRecord,
   tokenRecordSchema,
-} from "../core/model";
-import { orderIdFor } from "../core/order-id";
+} from "../core/base/model";
+import { orderIdFor } from "../core/base/order-id";
 import type {
   AttemptUpdate,
   BillingRepository,
@@ -33,7 +33,7 @@ import type {
   RefundUpdate,
   SubscriptionUpdate,
   TokenUpdate,
-} from "../core/ports";
+} from "../core/ports/ports";
 import {
   ATTEMPT_SK_PREFIX,
   attemptKey,

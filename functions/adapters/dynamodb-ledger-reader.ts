@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { chargeAttemptSchema, refundRecordSchema } from "../core/model";
-import type { LedgerEntry, LedgerReader } from "../core/reconciliation";
+import { chargeAttemptSchema, refundRecordSchema } from "../core/base/model";
+import type { LedgerEntry, LedgerReader } from "../core/refunds/reconciliation";
 import {
   ATTEMPT_SK_PREFIX,
   DEFAULT_SHARDS,

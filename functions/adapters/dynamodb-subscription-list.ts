@@ -6,8 +6,8 @@ import {
   type QueryCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { type Subscription, subscriptionSchema, subscriptionStatus } from "../core/model";
-import { InvalidCursorError, type SubscriptionPage, type SubscriptionQuery } from "../core/ports";
+import { type Subscription, subscriptionSchema, subscriptionStatus } from "../core/base/model";
+import { InvalidCursorError, type SubscriptionPage, type SubscriptionQuery } from "../core/ports/ports";
 import {
   CUSTOMER_LINK_SK_PREFIX,
   customerLinkKey,

@@ -10,7 +10,7 @@ import {
   type WebhookStore,
   webhookDeliverySchema,
   webhookEndpointSchema,
-} from "../core/webhooks";
+} from "../core/delivery/webhooks";
 import {
   recordOf,
   TTL_ATTRIBUTE,

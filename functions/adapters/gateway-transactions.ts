@@ -1,5 +1,5 @@
-import type { GatewayOutcome } from "../core/outcome";
-import type { GatewayRecord, GatewayRecords } from "../core/reconciliation";
+import type { GatewayOutcome } from "../core/base/outcome";
+import type { GatewayRecord, GatewayRecords } from "../core/refunds/reconciliation";
 import type { ReconciliationClient } from "../gateway/reconciliation-client";
 import type { TransactionRecord } from "../gateway/schemas/reconciliation";
 

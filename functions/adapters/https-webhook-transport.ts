@@ -7,7 +7,11 @@ import {
 } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { WEBHOOK_TIMEOUT_MS, type WebhookPostOutcome, type WebhookTransport } from "../core/webhooks";
+import {
+  WEBHOOK_TIMEOUT_MS,
+  type WebhookPostOutcome,
+  type WebhookTransport,
+} from "../core/delivery/webhooks";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signBody } from "../shared/billing-signature";
 import { isPublicAddress } from "../shared/public-address";
 

@@ -1,4 +1,4 @@
-import type { PartnerWebhooks } from "../core/partner-webhook-setup";
+import type { PartnerWebhooks } from "../core/partner/partner-webhook-setup";
 import type { PartnerClient } from "../gateway/partner-client";
 
 /** The merchant's own webhook subscriptions through the partner client (no merchant id: the token's merchant). */

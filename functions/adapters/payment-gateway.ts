@@ -1,5 +1,5 @@
-import type { Customer, DeadEnd } from "../core/model";
-import { type Declined, type GatewayOutcome, success } from "../core/outcome";
+import type { Customer, DeadEnd } from "../core/base/model";
+import { type Declined, type GatewayOutcome, success } from "../core/base/outcome";
 import type {
   CardPaymentRequest,
   CardPaymentResult,
@@ -13,7 +13,7 @@ import type {
   WindowPrepared,
   WindowRequest,
   WindowResult,
-} from "../core/ports";
+} from "../core/ports/ports";
 import { gatewayDate } from "../gateway/calendar";
 import {
   DEFAULT_DECLINE_CODES,

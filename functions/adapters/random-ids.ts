@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { IdSource } from "../core/ports";
+import type { IdSource } from "../core/ports/ports";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 

@@ -6,8 +6,8 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import * as z from "zod";
-import { subscriptionSchema } from "../core/model";
-import type { ChargeMessage, ChargeQueue } from "../core/ports";
+import { subscriptionSchema } from "../core/base/model";
+import type { ChargeMessage, ChargeQueue } from "../core/ports/ports";
 import { mapConcurrently } from "../shared/map-concurrently";
 import { fieldOf } from "../shared/zod-fields";
 

@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { type WebhookQueue, webhookDeliveryMessageSchema } from "../core/webhooks";
+import { type WebhookQueue, webhookDeliveryMessageSchema } from "../core/delivery/webhooks";
 
 export interface SqsWebhookQueueOptions {
   readonly client: SQSClient;

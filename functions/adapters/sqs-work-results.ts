@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import * as z from "zod";
-import type { WorkResult } from "../core/work-result";
+import type { WorkResult } from "../core/base/work-result";
 import { mapConcurrently } from "../shared/map-concurrently";
 
 /** The fields of a Lambda SQS event record this module reads (the event carries more; they are ignored). */

@@ -1,16 +1,16 @@
-import type { AdHocChargeResult, NotChargeable } from "../core/ad-hoc-charge";
-import { refusalOfLine } from "../core/charge-engine";
-import type { CheckoutStart } from "../core/checkout";
-import type { ChargeAttempt, RefundRecord, Subscription } from "../core/model";
-import type { PaymentMethodResult } from "../core/payment-method";
-import type { PaymentMethodWindowStart } from "../core/payment-method-window";
-import type { PlanChangeResult } from "../core/plan-change";
-import type { SubscriptionPage } from "../core/ports";
-import type { ReceiptResult } from "../core/receipts";
-import type { RefundOutcome } from "../core/refunds";
-import type { SignupResult } from "../core/signup";
-import type { ChangeResult } from "../core/subscription-changes";
-import type { EndpointCreation, WebhookDelivery, WebhookEndpoint } from "../core/webhooks";
+import type { ChargeAttempt, RefundRecord, Subscription } from "../core/base/model";
+import type { AdHocChargeResult, NotChargeable } from "../core/charging/ad-hoc-charge";
+import { refusalOfLine } from "../core/charging/charge-engine";
+import type { ReceiptResult } from "../core/charging/receipts";
+import type { EndpointCreation, WebhookDelivery, WebhookEndpoint } from "../core/delivery/webhooks";
+import type { CheckoutStart } from "../core/lifecycle/checkout";
+import type { PaymentMethodResult } from "../core/lifecycle/payment-method";
+import type { PaymentMethodWindowStart } from "../core/lifecycle/payment-method-window";
+import type { PlanChangeResult } from "../core/lifecycle/plan-change";
+import type { ChangeResult } from "../core/lifecycle/subscription-changes";
+import type { SubscriptionPage } from "../core/ports/ports";
+import type { RefundOutcome } from "../core/refunds/refunds";
+import type { SignupResult } from "../core/signup/signup";
 import {
   ApiError,
   type ApiResponse,

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import type { InvalidInput } from "../core/money";
-import type { Failure } from "../core/outcome";
-import type { ChangeResult } from "../core/subscription-changes";
+import type { InvalidInput } from "../core/base/money";
+import type { Failure } from "../core/base/outcome";
+import type { ChangeResult } from "../core/lifecycle/subscription-changes";
 import { holdsCardNumber } from "../shared/card-number";
 import { fieldOf } from "../shared/zod-fields";
 import type { DeclineView, ErrorBody } from "./merchant-api-schemas";

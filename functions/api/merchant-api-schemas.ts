@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { chargeKind } from "../core/charge-kind";
+import { chargeKind } from "../core/base/charge-kind";
 import {
   amountFitsCurrency,
   attemptStatus,
@@ -12,20 +12,20 @@ import {
   refundStatus,
   subscriptionStatus,
   trialDaysSchema,
-} from "../core/model";
+} from "../core/base/model";
 import {
   nextStepSchema,
   planAmountSchema,
   strictPlanSchema,
   subscriptionViewSchema,
-} from "../core/subscription-view";
+} from "../core/base/subscription-view";
 import {
   ALL_EVENT_TYPES,
   MAX_WEBHOOK_ENDPOINTS,
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_TYPES,
   webhookEventTypeSchema,
-} from "../core/webhooks";
+} from "../core/delivery/webhooks";
 import { plaintextCard } from "../gateway/schemas/payment";
 import { lang, text, url } from "../gateway/schemas/primitives";
 
@@ -372,7 +372,7 @@ export const paymentMethodWindowView = z.strictObject({
 });
 
 export const subscriptionView = subscriptionViewSchema;
-export type { SubscriptionView } from "../core/subscription-view";
+export type { SubscriptionView } from "../core/base/subscription-view";
 
 export const subscriptionListView = z.strictObject({
   data: z.array(subscriptionView),

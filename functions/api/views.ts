@@ -1,14 +1,14 @@
-import { chargeKindOf } from "../core/charge-kind";
+import { chargeKindOf } from "../core/base/charge-kind";
 import {
   type ChargeAttempt,
   type DeclineReason,
   type MaskedCard,
   nextStepOf,
   type RefundRecord,
-} from "../core/model";
-import { fromCents } from "../core/money";
-import { orderIdFor } from "../core/order-id";
-import type { WebhookDelivery, WebhookEndpoint } from "../core/webhooks";
+} from "../core/base/model";
+import { fromCents } from "../core/base/money";
+import { orderIdFor } from "../core/base/order-id";
+import type { WebhookDelivery, WebhookEndpoint } from "../core/delivery/webhooks";
 import type {
   ChargeView,
   CreateSubscriptionBody,
@@ -21,7 +21,7 @@ import type {
 // What the merchant API shows of the billing records: built field by field, so nothing stored (token_id, customer,
 // lease) reaches a response unless a view declares it. A subscription's view is the core's: events carry it too.
 
-export { subscriptionView } from "../core/subscription-view";
+export { subscriptionView } from "../core/base/subscription-view";
 
 /** A decline's reason in plain English (the API, the CLI); pages say it in the customer's language. */
 const DECLINE_MESSAGES: Readonly<Record<DeclineReason, string>> = {

@@ -18,18 +18,18 @@ import { createSqsChargeQueue } from "../adapters/sqs-charge-queue";
 import { sqsClientOf } from "../adapters/sqs-client";
 import { createSqsIntakeQueue } from "../adapters/sqs-intake-queue";
 import { createSqsWebhookQueue } from "../adapters/sqs-webhook-queue";
-import { DEFAULT_CHARGE_POLICY } from "../core/charge-policy";
+import { DEFAULT_CHARGE_POLICY } from "../core/base/charge-policy";
 import {
   DEFAULT_MAIL_TEMPLATES,
   DEFAULT_RENEWAL_NOTICE_DAYS,
   type Mailer,
   type MailPolicy,
-} from "../core/customer-mail";
+} from "../core/delivery/customer-mail";
 import {
   PARTNER_TOKEN_REFRESH_WINDOW_MS,
   PARTNER_TOKEN_REFRESHER_WINDOW_MS,
-} from "../core/partner-token-refresh";
-import type { NotifyUrl } from "../core/ports";
+} from "../core/partner/partner-token-refresh";
+import type { NotifyUrl } from "../core/ports/ports";
 import { joinUrl } from "../gateway/context";
 import { DEFAULT_DECLINE_CODES } from "../gateway/decline-codes";
 import { createGatewayClient } from "../gateway/gateway-client";

@@ -2,9 +2,9 @@ import { paidChangeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { adjustSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
-import type { ChargeDeps } from "../core/charge-engine";
-import { changePlan } from "../core/plan-change";
-import type { ChangeDeps } from "../core/subscription-changes";
+import type { ChargeDeps } from "../core/charging/charge-engine";
+import { changePlan } from "../core/lifecycle/plan-change";
+import type { ChangeDeps } from "../core/lifecycle/subscription-changes";
 
 /**
  * POST /v1/subscriptions/{id}/adjust: a new plan, now or at the next renewal; an upgrade with charge_now pays the

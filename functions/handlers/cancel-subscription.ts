@@ -5,7 +5,7 @@ import {
   type ChangeDeps,
   cancelSubscription as cancel,
   cancelAtPeriodEnd,
-} from "../core/subscription-changes";
+} from "../core/lifecycle/subscription-changes";
 
 /**
  * DELETE /v1/subscriptions/{id}: now (with {"refund": "prorated" | "full"}, the last paid period given back), or with

@@ -2,8 +2,8 @@ import { adHocChargeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createChargeBody, subscriptionIdParams } from "../api/merchant-api-schemas";
-import { chargeAdHoc } from "../core/ad-hoc-charge";
-import type { ChargeDeps } from "../core/charge-engine";
+import { chargeAdHoc } from "../core/charging/ad-hoc-charge";
+import type { ChargeDeps } from "../core/charging/charge-engine";
 
 /**
  * POST /v1/subscriptions/{id}/charges: an ad hoc REBILL of the stored token, once per Idempotency-Key (the key's

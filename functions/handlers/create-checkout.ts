@@ -2,7 +2,7 @@ import { checkoutAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createCheckoutBody } from "../api/merchant-api-schemas";
-import { type CheckoutDeps, startCheckout } from "../core/checkout";
+import { type CheckoutDeps, startCheckout } from "../core/lifecycle/checkout";
 import { langOf } from "../pages/page-text";
 
 /** POST /v1/checkouts: a payment-window sign-up (ready); 201 with the fgkey and our hosted page's link. */

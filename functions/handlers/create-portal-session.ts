@@ -2,7 +2,7 @@ import { notFound } from "../api/errors";
 import { bodyOf, created, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createPortalSessionBody } from "../api/merchant-api-schemas";
-import type { BillingRepository } from "../core/ports";
+import type { BillingRepository } from "../core/ports/ports";
 import { type PageLinks, portalLinkOf } from "../pages/page-links";
 
 export interface PortalSessionServices extends IdempotencyServices {

@@ -3,9 +3,9 @@ import { notFound } from "../api/errors";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { chargeIdParams, createRefundBody } from "../api/merchant-api-schemas";
-import { attemptKeyOf } from "../core/order-id";
-import type { IdSource } from "../core/ports";
-import { type RefundDeps, refundCharge } from "../core/refunds";
+import { attemptKeyOf } from "../core/base/order-id";
+import type { IdSource } from "../core/ports/ports";
+import { type RefundDeps, refundCharge } from "../core/refunds/refunds";
 
 /** POST /v1/charges/{id}/refunds: full or partial refund of a charge. */
 export function run(

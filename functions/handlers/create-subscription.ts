@@ -3,7 +3,7 @@ import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createSubscriptionBody } from "../api/merchant-api-schemas";
 import { maskedCardOf } from "../api/views";
-import { type SignupDeps, signUpWithCard } from "../core/signup";
+import { type SignupDeps, signUpWithCard } from "../core/signup/signup";
 
 /**
  * POST /v1/subscriptions: sign-up with a card (non-ui payment, period 0 charged). The card lives in this request's

@@ -2,7 +2,7 @@ import { webhookEndpointCreatedAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createWebhookEndpointBody } from "../api/merchant-api-schemas";
-import { createWebhookEndpoint, type WebhookEndpointDeps } from "../core/webhooks";
+import { createWebhookEndpoint, type WebhookEndpointDeps } from "../core/delivery/webhooks";
 
 /**
  * POST /v1/webhook-endpoints: registers an endpoint (its URL checked: https, public addresses) and answers it with

@@ -4,8 +4,8 @@ import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { chargeIdParams } from "../api/merchant-api-schemas";
 import type { ServicesOf } from "../composition/service-set";
 import type * as SERVICE_SETS from "../composition/service-sets";
-import { attemptKeyOf } from "../core/order-id";
-import { receiptOf } from "../core/receipts";
+import { attemptKeyOf } from "../core/base/order-id";
+import { receiptOf } from "../core/charging/receipts";
 
 /** GET /v1/charges/{id}/receipt: the gateway's receipt page of the charge's transaction. */
 export function run(

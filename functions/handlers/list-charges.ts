@@ -3,7 +3,7 @@ import { type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { subscriptionIdParams } from "../api/merchant-api-schemas";
 import type { ServicesOf } from "../composition/service-set";
 import type * as SERVICE_SETS from "../composition/service-sets";
-import { listCharges as list } from "../core/charge-list";
+import { listCharges as list } from "../core/charging/charge-list";
 
 /** GET /v1/subscriptions/{id}/charges: scheduled and ad hoc lines, oldest first. */
 export function run(

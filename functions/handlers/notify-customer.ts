@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { type MailDeps, type MailOutcome, mailForEvent } from "../core/customer-mail";
-import { outboxEventSchema } from "../core/events";
+import { outboxEventSchema } from "../core/base/events";
+import { type MailDeps, type MailOutcome, mailForEvent } from "../core/delivery/customer-mail";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
 

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { parseChargeMessage } from "../adapters/sqs-charge-queue";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
-import { processChargeMessage } from "../core/charge-engine";
+import { processChargeMessage } from "../core/charging/charge-engine";
 import {
   CHARGE_METRICS,
   MESSAGE_METRICS,

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
-import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake";
-import { parseIntakeMessage } from "../core/intake-messages";
+import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake/intake";
+import { parseIntakeMessage } from "../core/intake/intake-messages";
 import { reportQueueResults } from "../lambda/charge-metrics";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
@@ -47,7 +47,7 @@ const INTAKE_METRICS: readonly IntakeMetric[] = [
 export type IntakeWorkerServices = IntakeDeps & { readonly consumer: QueueConsumer };
 
 /**
- * The intake processor (SQS, ReportBatchItemFailures): each message's kind decides what it changes (core/intake.ts);
+ * The intake processor (SQS, ReportBatchItemFailures): each message's kind decides what it changes (core/intake/intake.ts);
  * transient trouble is retried through the queue with backoff, as the charge worker does, up to the DLQ.
  */
 export async function run(event: SQSEvent, services: IntakeWorkerServices): Promise<SQSBatchResponse> {

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { outboxEventSchema } from "../core/events";
-import { queueWebhookDeliveries, type WebhookFanOutDeps } from "../core/webhooks";
+import { outboxEventSchema } from "../core/base/events";
+import { queueWebhookDeliveries, type WebhookFanOutDeps } from "../core/delivery/webhooks";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
 

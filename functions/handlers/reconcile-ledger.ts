@@ -6,7 +6,7 @@ import {
   type ReconciliationReport,
   reconcile,
   reconciliationPeriodSchema,
-} from "../core/reconciliation";
+} from "../core/refunds/reconciliation";
 import { logger, metrics } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";
 import { parseFields } from "../shared/zod-fields";

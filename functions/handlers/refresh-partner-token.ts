@@ -3,7 +3,7 @@ import {
   type PartnerTokenRefreshDeps,
   type PartnerTokenRefreshReport,
   refreshPartnerToken as refresh,
-} from "../core/partner-token-refresh";
+} from "../core/partner/partner-token-refresh";
 import { logger, metrics } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";
 

@@ -2,7 +2,7 @@ import {
   ensurePartnerWebhook,
   type PartnerWebhookSetup,
   type PartnerWebhookSetupDeps,
-} from "../core/partner-webhook-setup";
+} from "../core/partner/partner-webhook-setup";
 import { logger } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";
 

@@ -5,7 +5,7 @@ import {
   eventLogRequestSchema,
   type ReplayReport,
   replayEvents,
-} from "../core/event-replay";
+} from "../core/delivery/event-replay";
 import { logger } from "../lambda/observability";
 import { parseFields } from "../shared/zod-fields";
 

@@ -1,5 +1,5 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import { type ChargeRunDeps, type ChargeRunReport, runChargeRun } from "../core/charge-run";
+import { type ChargeRunDeps, type ChargeRunReport, runChargeRun } from "../core/charging/charge-run";
 import { logger, metrics } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";
 

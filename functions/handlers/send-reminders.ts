@@ -1,4 +1,9 @@
-import { type MailDeps, type ReminderIndex, type ReminderReport, sendReminders } from "../core/customer-mail";
+import {
+  type MailDeps,
+  type ReminderIndex,
+  type ReminderReport,
+  sendReminders,
+} from "../core/delivery/customer-mail";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";

@@ -6,7 +6,7 @@ import {
   WEBHOOK_RETRY_MAX_SECONDS,
   type WebhookAttemptDeps,
   type WebhookAttemptOutcome,
-} from "../core/webhooks";
+} from "../core/delivery/webhooks";
 import { reportQueueResults } from "../lambda/charge-metrics";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";

@@ -1,5 +1,5 @@
 import type { HttpRequest } from "../api/http";
-import { type CheckoutDeps, reopenCheckout } from "../core/checkout";
+import { type CheckoutDeps, reopenCheckout } from "../core/lifecycle/checkout";
 import { checkoutExpired, checkoutPage, checkoutStateOf, expiredCheckoutPage } from "../pages/checkout-page";
 import { type PageResult, seeOther, servePage } from "../pages/page-layout";
 import type { LinkClaims, PageLinks } from "../pages/page-links";

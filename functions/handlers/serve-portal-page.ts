@@ -1,9 +1,11 @@
 import type { HttpRequest } from "../api/http";
-import { type ChargeAttempt, hasExpired, type Subscription } from "../core/model";
-import { attemptKeyOf } from "../core/order-id";
-import { type PaymentMethodWindowDeps, startPaymentMethodWindow } from "../core/payment-method-window";
-import type { BillingRepository } from "../core/ports";
-import { receiptOf } from "../core/receipts";
+import { type ChargeAttempt, hasExpired, type Subscription } from "../core/base/model";
+import { attemptKeyOf } from "../core/base/order-id";
+import { receiptOf } from "../core/charging/receipts";
+import {
+  type PaymentMethodWindowDeps,
+  startPaymentMethodWindow,
+} from "../core/lifecycle/payment-method-window";
 import {
   type ChangeDeps,
   type ChangeResult,
@@ -11,7 +13,8 @@ import {
   resumeSubscription,
   retryOverdueNow,
   updateCustomer,
-} from "../core/subscription-changes";
+} from "../core/lifecycle/subscription-changes";
+import type { BillingRepository } from "../core/ports/ports";
 import { refusalReasonOf } from "../pages/checkout-page";
 import { type PageResult, seeOther, servePage } from "../pages/page-layout";
 import { type LinkClaims, type PageLinks, type PortalSubject, portalSubjectOf } from "../pages/page-links";

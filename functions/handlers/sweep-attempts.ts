@@ -1,4 +1,8 @@
-import { type AttemptSweepDeps, type AttemptSweepReport, runAttemptSweep } from "../core/attempt-sweep";
+import {
+  type AttemptSweepDeps,
+  type AttemptSweepReport,
+  runAttemptSweep,
+} from "../core/intake/attempt-sweep";
 import { CHARGE_METRICS, observeCharges } from "../lambda/charge-metrics";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";

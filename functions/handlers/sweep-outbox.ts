@@ -1,5 +1,9 @@
-import { type EventDeliveryDeps, type OutboxSweepReport, runOutboxSweep } from "../core/event-delivery";
-import type { Clock } from "../core/ports";
+import {
+  type EventDeliveryDeps,
+  type OutboxSweepReport,
+  runOutboxSweep,
+} from "../core/delivery/event-delivery";
+import type { Clock } from "../core/ports/ports";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";

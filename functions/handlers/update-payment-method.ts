@@ -3,8 +3,11 @@ import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams, updatePaymentMethodBody } from "../api/merchant-api-schemas";
 import { maskedCardOf } from "../api/views";
-import { updatePaymentMethod } from "../core/payment-method";
-import { type PaymentMethodWindowDeps, startPaymentMethodWindow } from "../core/payment-method-window";
+import { updatePaymentMethod } from "../core/lifecycle/payment-method";
+import {
+  type PaymentMethodWindowDeps,
+  startPaymentMethodWindow,
+} from "../core/lifecycle/payment-method-window";
 
 /**
  * POST /v1/subscriptions/{id}/payment-method: a new card (non-ui payment), or a payment window for the customer to

@@ -2,7 +2,7 @@ import { changeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams, updateSubscriptionBody } from "../api/merchant-api-schemas";
-import { type ChangeDeps, updateCustomer } from "../core/subscription-changes";
+import { type ChangeDeps, updateCustomer } from "../core/lifecycle/subscription-changes";
 
 /** POST /v1/subscriptions/{id}: the customer's external_id and the metadata, edited. */
 export function run(request: HttpRequest, services: ChangeDeps & IdempotencyServices): Promise<HttpResult> {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { IntakeQueue } from "../core/intake-messages";
-import type { BillingRepository, Clock } from "../core/ports";
+import type { IntakeQueue } from "../core/intake/intake-messages";
+import type { BillingRepository, Clock } from "../core/ports/ports";
 import type { ResultEnvelope } from "../gateway/schemas/primitives";
 import {
   verifyWebhook,

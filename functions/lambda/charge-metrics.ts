@@ -1,7 +1,7 @@
 import type { RecordResult } from "../adapters/sqs-work-results";
-import type { ChargeDeps } from "../core/charge-engine";
-import type { BillingEvent } from "../core/events";
-import type { GatewayOutcome } from "../core/outcome";
+import type { BillingEvent } from "../core/base/events";
+import type { GatewayOutcome } from "../core/base/outcome";
+import type { ChargeDeps } from "../core/charging/charge-engine";
 import type { Counter } from "./metric-counts";
 import { logger } from "./observability";
 

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { MAIL_TEMPLATES } from "../core/customer-mail";
-import { isCurrencyCode } from "../core/money";
+import { isCurrencyCode } from "../core/base/money";
+import { MAIL_TEMPLATES } from "../core/delivery/customer-mail";
 import { gatewayConfigSchema } from "../gateway/config";
 import { declineCodesSchema } from "../gateway/decline-codes";
 import { portalActionsSchema } from "../pages/portal-page";

@@ -1,5 +1,5 @@
-import { periodStartOf } from "../core/billing-period";
-import { CHECKOUT_EXPIRED, type ChargeAttempt, hasExpired, type Subscription } from "../core/model";
+import { periodStartOf } from "../core/base/billing-period";
+import { CHECKOUT_EXPIRED, type ChargeAttempt, hasExpired, type Subscription } from "../core/base/model";
 import { html } from "./html";
 import { type PageContent, type PageResult, pageAnswer } from "./page-layout";
 import { dayText, moneyText, PAGE_TEXT, type PageLang, type RefusalReason } from "./page-text";

@@ -1,4 +1,4 @@
-import { customerLangSchema, type DeclineReason } from "../core/model";
+import { customerLangSchema, type DeclineReason } from "../core/base/model";
 
 // What our pages say, in each language they speak. A page's language is the one asked for (`?lang=`), else the
 // checkout's, else the browser's (Accept-Language), else English.

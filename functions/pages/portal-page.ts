@@ -1,6 +1,6 @@
 import * as z from "zod";
-import type { ChargeAttempt, Subscription } from "../core/model";
-import { orderIdFor } from "../core/order-id";
+import type { ChargeAttempt, Subscription } from "../core/base/model";
+import { orderIdFor } from "../core/base/order-id";
 import { type Html, html } from "./html";
 import { type PageResult, pageAnswer } from "./page-layout";
 import {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkoutView, portalSessionView } from "../../functions/api/merchant-api-schemas";
-import type { Plan } from "../../functions/core/model";
+import type { Plan } from "../../functions/core/base/model";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { MerchantClient } from "../merchant-client";
 import { sandboxControl } from "../sandbox-controls";

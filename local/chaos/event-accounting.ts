@@ -1,10 +1,10 @@
-import { type OutboxEvent, outboxEventSchema } from "../../functions/core/events";
-import type { ChargeAttempt, Subscription, SubscriptionStatus } from "../../functions/core/model";
+import { type OutboxEvent, outboxEventSchema } from "../../functions/core/base/events";
+import type { ChargeAttempt, Subscription, SubscriptionStatus } from "../../functions/core/base/model";
 import {
   type SubscriptionView,
   subscriptionView,
   subscriptionViewSchema,
-} from "../../functions/core/subscription-view";
+} from "../../functions/core/base/subscription-view";
 
 // The chaos run's account of events (README, Events): what the bus received, held against what the ledger and the
 // subscriptions say happened. Every fact must have reached the bus at least once (copies allowed, each with the

@@ -1,5 +1,5 @@
-import { type OutboxEvent, outboxEventSchema } from "../../functions/core/events";
-import type { ChargeAttempt, Subscription } from "../../functions/core/model";
+import { type OutboxEvent, outboxEventSchema } from "../../functions/core/base/events";
+import type { ChargeAttempt, Subscription } from "../../functions/core/base/model";
 import type { KeptMail } from "../ses-stand-in";
 
 // The chaos run's account of the customer mails (README, Customer e-mails): the bus delivers events more than once

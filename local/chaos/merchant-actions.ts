@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Subscription } from "../../functions/core/model";
-import type { BillingRepository } from "../../functions/core/ports";
+import type { Subscription } from "../../functions/core/base/model";
+import type { BillingRepository } from "../../functions/core/ports/ports";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { ApiAnswer, MerchantClient } from "../merchant-client";
 

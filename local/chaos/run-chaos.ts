@@ -11,16 +11,16 @@ import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView, subscriptionView } from "../../functions/api/merchant-api-schemas";
 import { chargeQueue } from "../../functions/composition/compose";
-import { addMonthsClamped, periodStartOf } from "../../functions/core/billing-period";
-import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
-import { outboxEventSchema } from "../../functions/core/events";
-import type { Plan, Subscription } from "../../functions/core/model";
-import { attemptKeyOf } from "../../functions/core/order-id";
+import { addMonthsClamped, periodStartOf } from "../../functions/core/base/billing-period";
+import { DEFAULT_CHARGE_POLICY } from "../../functions/core/base/charge-policy";
+import { outboxEventSchema } from "../../functions/core/base/events";
+import type { Plan, Subscription } from "../../functions/core/base/model";
+import { attemptKeyOf } from "../../functions/core/base/order-id";
 import {
   WEBHOOK_EVENT_TYPES,
   type WebhookDelivery,
   webhookDeliverySchema,
-} from "../../functions/core/webhooks";
+} from "../../functions/core/delivery/webhooks";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import { createPrng, deriveSeed } from "../../sandbox/shared/prng";

@@ -1,4 +1,4 @@
-import type { Plan } from "../../functions/core/model";
+import type { Plan } from "../../functions/core/base/model";
 import { createPrng, deriveSeed, type Prng } from "../../sandbox/shared/prng";
 
 /** What happens to one customer in the scripted month. */

@@ -1,6 +1,6 @@
 import type { ChargeView, SubscriptionView } from "../../functions/api/merchant-api-schemas";
-import { OPEN_ATTEMPT_STATUSES } from "../../functions/core/model";
-import { fromCents, toCents } from "../../functions/core/money";
+import { OPEN_ATTEMPT_STATUSES } from "../../functions/core/base/model";
+import { fromCents, toCents } from "../../functions/core/base/money";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import type { LedgerComparison } from "../ledger-comparison";
 import { type RealFormCounts, realFormRows } from "../real-forms";

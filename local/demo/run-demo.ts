@@ -6,8 +6,8 @@ import {
   errorBody,
   subscriptionView,
 } from "../../functions/api/merchant-api-schemas";
-import type { ChargePolicy } from "../../functions/core/charge-policy";
-import { fromCents, toCents } from "../../functions/core/money";
+import type { ChargePolicy } from "../../functions/core/base/charge-policy";
+import { fromCents, toCents } from "../../functions/core/base/money";
 import type { DeclineCodes } from "../../functions/gateway/decline-codes";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultConfigInput } from "../../sandbox/faults/faults";

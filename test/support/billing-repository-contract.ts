@@ -1,26 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { EVERY_OUTBOX } from "../../functions/core/event-delivery";
 import {
   type BillingEvent,
   closedChargeEvent,
   closedRefundEvent,
   type OutboxEvent,
   placedByWrite,
-} from "../../functions/core/events";
+} from "../../functions/core/base/events";
 import type {
   AttemptKey,
   ChargeAttempt,
   RefundRecord,
   Subscription,
   TokenRecord,
-} from "../../functions/core/model";
-import { orderIdFor } from "../../functions/core/order-id";
+} from "../../functions/core/base/model";
+import { orderIdFor } from "../../functions/core/base/order-id";
+import { EVERY_OUTBOX } from "../../functions/core/delivery/event-delivery";
 import {
   type BillingRepository,
   type Clock,
   InvalidCursorError,
   type SubscriptionQuery,
-} from "../../functions/core/ports";
+} from "../../functions/core/ports/ports";
 
 // What every BillingRepository must do, whatever stores it: the DynamoDB repository (on dynalite, or DynamoDB Local
 // by BILLING_DYNAMODB_ENDPOINT) and the in-memory one run this same suite. Storage layout, index upkeep and request

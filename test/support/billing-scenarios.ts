@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { OutboxEvent } from "../../functions/core/events";
-import type { ChargeAttempt, Plan, Subscription } from "../../functions/core/model";
-import { attemptKeyOf } from "../../functions/core/order-id";
+import type { OutboxEvent } from "../../functions/core/base/events";
+import type { ChargeAttempt, Plan, Subscription } from "../../functions/core/base/model";
+import { attemptKeyOf } from "../../functions/core/base/order-id";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { BillingStack, DrainReport } from "../../local/billing-stack";
 import { TEST_MERCHANT } from "../../sandbox/state/merchant-config";

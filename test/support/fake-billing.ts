@@ -1,14 +1,14 @@
-import type { ChargeDeps } from "../../functions/core/charge-engine";
-import { DEFAULT_CHARGE_POLICY } from "../../functions/core/charge-policy";
-import type { Subscription } from "../../functions/core/model";
-import type { GatewayOutcome } from "../../functions/core/outcome";
+import { DEFAULT_CHARGE_POLICY } from "../../functions/core/base/charge-policy";
+import type { Subscription } from "../../functions/core/base/model";
+import type { GatewayOutcome } from "../../functions/core/base/outcome";
+import type { ChargeDeps } from "../../functions/core/charging/charge-engine";
 import type {
   ChargeGateway,
   ChargeMessage,
   OrderLookup,
   RebillRequest,
   RefundRequest,
-} from "../../functions/core/ports";
+} from "../../functions/core/ports/ports";
 import { subscription } from "./billing-repository-contract";
 import { MemoryBillingRepository, type MemoryBillingRepositoryOptions } from "./memory-billing-repository";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../../functions/core/events";
+import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../../functions/core/base/events";
 import {
   type AttemptKey,
   type ChargeAttempt,
@@ -13,7 +13,8 @@ import {
   subscriptionSchema,
   type TokenRecord,
   tokenRecordSchema,
-} from "../../functions/core/model";
+} from "../../functions/core/base/model";
+import { meetsExpectation } from "../../functions/core/machine/subscription-machine";
 import {
   type AttemptUpdate,
   type BillingRepository,
@@ -27,8 +28,7 @@ import {
   type SubscriptionQuery,
   type SubscriptionUpdate,
   type TokenUpdate,
-} from "../../functions/core/ports";
-import { meetsExpectation } from "../../functions/core/subscription-machine";
+} from "../../functions/core/ports/ports";
 
 // The BillingRepository in memory, for tests of the core that need no emulator. It passes the same contract suite
 // as the DynamoDB repository (test/support/billing-repository-contract.ts): compare-and-set updates, create-only

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { hashApiKey } from "../../functions/api/api-key";
-import { attemptKeyOf } from "../../functions/core/order-id";
+import { attemptKeyOf } from "../../functions/core/base/order-id";
 import { functionNamed } from "../../functions/function-table";
 import { BillingStack } from "../../local/billing-stack";
 import { TestContainer } from "./handler-env";

@@ -1,6 +1,11 @@
-import { fromCents, toCents } from "../../functions/core/money";
-import type { GatewayOutcome } from "../../functions/core/outcome";
-import type { OrderLookup, PaymentGateway, RebillRequest, RebillResult } from "../../functions/core/ports";
+import { fromCents, toCents } from "../../functions/core/base/money";
+import type { GatewayOutcome } from "../../functions/core/base/outcome";
+import type {
+  OrderLookup,
+  PaymentGateway,
+  RebillRequest,
+  RebillResult,
+} from "../../functions/core/ports/ports";
 import type { GatewayPayment } from "../../local/ledger-comparison";
 import { RefundingGateway } from "./refunding-gateway";
 

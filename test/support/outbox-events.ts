@@ -1,5 +1,5 @@
-import type { OutboxEvent } from "../../functions/core/events";
-import type { BillingRepository } from "../../functions/core/ports";
+import type { OutboxEvent } from "../../functions/core/base/events";
+import type { BillingRepository } from "../../functions/core/ports/ports";
 import { pendingOutboxContents } from "../../local/pending-outboxes";
 
 /**

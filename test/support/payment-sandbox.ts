@@ -1,4 +1,4 @@
-import type { GatewayOutcome } from "../../functions/core/outcome";
+import type { GatewayOutcome } from "../../functions/core/base/outcome";
 import type { GatewayConfigInput } from "../../functions/gateway/config";
 import type { PaymentInput, PlaintextCard, ReadyInput } from "../../functions/gateway/schemas/payment";
 import { STATUS_RECEIVED_REPLY } from "../../functions/gateway/status-reply";

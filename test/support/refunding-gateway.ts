@@ -1,5 +1,10 @@
-import type { GatewayOutcome } from "../../functions/core/outcome";
-import type { ChargeGateway, RefundLookup, RefundRequest, RefundResult } from "../../functions/core/ports";
+import type { GatewayOutcome } from "../../functions/core/base/outcome";
+import type {
+  ChargeGateway,
+  RefundLookup,
+  RefundRequest,
+  RefundResult,
+} from "../../functions/core/ports/ports";
 
 /** What one money call meets: answered, committed but the answer lost, failed before committing, or declined. */
 export type RefundFate = "ok" | "lost" | "failedBefore" | "declined";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { Plan } from "../../functions/core/model";
+import type { Plan } from "../../functions/core/base/model";
 import { functionNamed } from "../../functions/function-table";
 import { type BillingStack, LOCAL_GATEWAY_TUNING } from "../../local/billing-stack";
 import { LambdaFunctions } from "../../local/lambda-functions";

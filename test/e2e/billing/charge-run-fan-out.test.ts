@@ -2,7 +2,7 @@ import { performance } from "node:perf_hooks";
 import { afterAll, expect, it } from "vitest";
 import { dynamoDbDocumentClientOf } from "../../../functions/adapters/dynamodb-client";
 import { sqsClientOf } from "../../../functions/adapters/sqs-client";
-import { addMonthsClamped } from "../../../functions/core/billing-period";
+import { addMonthsClamped } from "../../../functions/core/base/billing-period";
 import { mapConcurrently } from "../../../functions/shared/map-concurrently";
 import { BillingStack } from "../../../local/billing-stack";
 import { countDynamoRequests, countSqsRequests, dynamoKinds } from "../../../local/sdk-request-counter";

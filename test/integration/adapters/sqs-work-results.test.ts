@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqsChargeQueue, parseChargeMessage } from "../../../functions/adapters/sqs-charge-queue";
 import { pollOnce, receiveBatch } from "../../../functions/adapters/sqs-poller";
 import { processSqsRecords } from "../../../functions/adapters/sqs-work-results";
-import type { ChargeMessage } from "../../../functions/core/ports";
-import type { WorkResult } from "../../../functions/core/work-result";
+import type { WorkResult } from "../../../functions/core/base/work-result";
+import type { ChargeMessage } from "../../../functions/core/ports/ports";
 import {
   approximateMessageCount,
   drainQueue,

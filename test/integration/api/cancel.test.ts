@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-policy";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { clockIntoPeriod, eventsOf, eventTypesOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { attemptKeyOf } from "../../../functions/core/order-id";
+import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { eventsOf } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { isAdHocPeriod } from "../../../functions/core/charge-kind";
-import { attemptKeyOf } from "../../../functions/core/order-id";
+import { isAdHocPeriod } from "../../../functions/core/base/charge-kind";
+import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { type ApiAnswer, type ApiCall, errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { idempotency, repository } from "../../../functions/composition/compose";
-import { isAdHocPeriod } from "../../../functions/core/charge-kind";
-import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
-import type { BillingEvent } from "../../../functions/core/events";
-import { attemptKeyOf } from "../../../functions/core/order-id";
+import { isAdHocPeriod } from "../../../functions/core/base/charge-kind";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-policy";
+import type { BillingEvent } from "../../../functions/core/base/events";
+import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { functionNamed } from "../../../functions/function-table";
 import { BillingStack, LOCAL_GATEWAY_TUNING } from "../../../local/billing-stack";
 import { type AnyDecoration, decoratedComposition, decoration } from "../../../local/crash-injection";

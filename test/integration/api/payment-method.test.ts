@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { attemptKeyOf } from "../../../functions/core/order-id";
+import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { functionNamed } from "../../../functions/function-table";
 import { LOCAL_GATEWAY_TUNING } from "../../../local/billing-stack";
 import { LambdaFunctions } from "../../../local/lambda-functions";

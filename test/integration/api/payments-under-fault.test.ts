@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
-import { attemptKeyOf } from "../../../functions/core/order-id";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-policy";
+import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import type { FaultSettings } from "../../../sandbox/faults/faults";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { addMonthsClamped } from "../../../functions/core/billing-period";
-import { attemptKeyOf } from "../../../functions/core/order-id";
+import { addMonthsClamped } from "../../../functions/core/base/billing-period";
+import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { clockIntoPeriod, eventsOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";

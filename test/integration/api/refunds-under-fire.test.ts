@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
-import { toCents } from "../../../functions/core/money";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-policy";
+import { toCents } from "../../../functions/core/base/money";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
 // Refunds through the merchant API while the gateway fails (README, Exactly once: refunds): concurrent partial refunds

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { dynamoDbDocumentClientOf } from "../../../functions/adapters/dynamodb-client";
 import { sqsClientOf } from "../../../functions/adapters/sqs-client";
-import { addMonthsClamped } from "../../../functions/core/billing-period";
-import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
-import type { Subscription } from "../../../functions/core/model";
+import { addMonthsClamped } from "../../../functions/core/base/billing-period";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-policy";
+import type { Subscription } from "../../../functions/core/base/model";
 import { BillingStack, type BillingStackOptions } from "../../../local/billing-stack";
 import { crashBeforeCommit, crashBeforeRebill, decoratedComposition } from "../../../local/crash-injection";
 import { LambdaFunctions } from "../../../local/lambda-functions";

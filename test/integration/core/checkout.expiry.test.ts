@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { paymentMethodWindowView } from "../../../functions/api/merchant-api-schemas";
-import type { OutboxEvent } from "../../../functions/core/events";
-import { attemptKeyOf } from "../../../functions/core/order-id";
+import type { OutboxEvent } from "../../../functions/core/base/events";
+import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { eventsOf } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";

@@ -20,7 +20,7 @@ import {
  * the handlers as deployed: create-checkout (ready) → the customer completes the window (sandbox route) → the
  * sandbox calls our status_url (receive-status-callback queues it) → process-intake verifies the query with the
  * gateway before anything changes. A new card's window (POST /v1/subscriptions/{id}/payment-method) completes the
- * same way. Window results the sandbox never sends are read in test/unit/core/checkout.test.ts; the intake's own
+ * same way. Window results the sandbox never sends are read in test/unit/core/lifecycle/checkout.test.ts; the intake's own
  * guarantees (a callback repeated or tampered with) in test/integration/handlers/receive-status-callback.test.ts.
  */
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { PAYMENT_COMPLETED_EVENT } from "../../../functions/core/partner-webhook-setup";
+import { PAYMENT_COMPLETED_EVENT } from "../../../functions/core/partner/partner-webhook-setup";
 import type { GatewayConfigInput } from "../../../functions/gateway/config";
 import { createGatewayContext, type GatewayContext } from "../../../functions/gateway/context";
 import { GatewayRequestError } from "../../../functions/gateway/errors";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ServicesOf } from "../../../functions/composition/service-set";
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
-import { AD_HOC_FIRST_PERIOD } from "../../../functions/core/charge-kind";
+import { AD_HOC_FIRST_PERIOD } from "../../../functions/core/base/charge-kind";
 import { run as adjustSubscription } from "../../../functions/handlers/adjust-subscription";
 import { run as cancelSubscription } from "../../../functions/handlers/cancel-subscription";
 import { run as createCharge } from "../../../functions/handlers/create-charge";

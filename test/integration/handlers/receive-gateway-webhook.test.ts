@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
-import type { ChargeAttempt } from "../../../functions/core/model";
+import type { ChargeAttempt } from "../../../functions/core/base/model";
 import { functionNamed } from "../../../functions/function-table";
 import {
   formatTransmissionTime,

@@ -1,8 +1,8 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscriptionKey } from "../../../functions/adapters/billing-table";
-import type { ChargeAttempt } from "../../../functions/core/model";
-import { orderIdFor } from "../../../functions/core/order-id";
+import type { ChargeAttempt } from "../../../functions/core/base/model";
+import { orderIdFor } from "../../../functions/core/base/order-id";
 import { functionNamed } from "../../../functions/function-table";
 import { BillingStack } from "../../../local/billing-stack";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { outboxEventSchema } from "../../../functions/core/events";
+import { outboxEventSchema } from "../../../functions/core/base/events";
 import { SIGNATURE_HEADER, verifySignature } from "../../../functions/shared/billing-signature";
 import { forwardEvents } from "../../../local/forward-events";
 import { LocalStack } from "../../../local/local-stack";

@@ -3,7 +3,7 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { placedByWrite } from "../../../functions/core/events";
+import { placedByWrite } from "../../../functions/core/base/events";
 import { type LeakSecrets, leakSecretsOf, scanForLeaks, stackLeakSources } from "../../../local/leak-scan";
 import type { LocalStack } from "../../../local/local-stack";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";

@@ -6,12 +6,12 @@ import {
   webhookDeliveryListView,
   webhookEndpointListView,
 } from "../../../functions/api/merchant-api-schemas";
-import { outboxEventSchema } from "../../../functions/core/events";
+import { outboxEventSchema } from "../../../functions/core/base/events";
 import {
   WEBHOOK_RETRY_WINDOW_MS,
   webhookAttemptSchedule,
   webhookRetryDelaySeconds,
-} from "../../../functions/core/webhooks";
+} from "../../../functions/core/delivery/webhooks";
 import {
   EVENT_ID_HEADER,
   EVENT_TYPE_HEADER,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createRandomIds, randomBase32 } from "../../../functions/adapters/random-ids";
-import { attemptKeyOf, orderIdFor } from "../../../functions/core/order-id";
+import { attemptKeyOf, orderIdFor } from "../../../functions/core/base/order-id";
 
 describe("random ids", () => {
   it("makes subscription ids whose order_ids fit the gateway's 30 characters for 10 years of attempts", () => {

@@ -13,7 +13,7 @@ import {
   subscriptionView as subscriptionViewSchema,
 } from "../../../functions/api/merchant-api-schemas";
 import { chargeView, refundView, subscriptionView } from "../../../functions/api/views";
-import type { ChargeAttempt, RefundRecord, Subscription } from "../../../functions/core/model";
+import type { ChargeAttempt, RefundRecord, Subscription } from "../../../functions/core/base/model";
 
 const customer = { name: "Ada", email: "ada@example.com" };
 const plan = { amount: "19.90", currency: "USD", interval_months: 1 };

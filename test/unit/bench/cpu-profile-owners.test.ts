@@ -8,7 +8,7 @@ describe("cpuByOwner", () => {
     const profile: CpuProfile = {
       nodes: [
         frame(1, "", "(idle)"),
-        frame(2, "file:///work/main/functions/core/charge-engine.ts"),
+        frame(2, "file:///work/main/functions/core/charging/charge-engine.ts"),
         frame(3, "/work/main/node_modules/@smithy/core/dist-cjs/index.js"),
         frame(4, "/work/main/node_modules/@aws-sdk/lib-dynamodb/dist-cjs/index.js"),
         frame(5, "file:///work/main/node_modules/zod/v4/core/core.js"),

@@ -6,8 +6,8 @@ import { mismatchTable } from "../../../cli/reconcile";
 import { refundTable, subscriptionTable } from "../../../cli/subscriptions";
 import { MAX_WIDTH } from "../../../cli/text-table";
 import type { ChargeView, RefundView, SubscriptionView } from "../../../functions/api/merchant-api-schemas";
-import type { OutboxEvent } from "../../../functions/core/events";
-import type { Mismatch } from "../../../functions/core/reconciliation";
+import type { OutboxEvent } from "../../../functions/core/base/events";
+import type { Mismatch } from "../../../functions/core/refunds/reconciliation";
 import { INSUFFICIENT_FUNDS_DECLINE } from "../../support/declines";
 
 // Every table the CLI prints fits MAX_WIDTH (120) columns, rendered from rows as long as they come: ids at their

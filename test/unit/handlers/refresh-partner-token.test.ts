@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { GatewayOutcome } from "../../../functions/core/outcome";
-import type { PartnerTokenRefreshDeps } from "../../../functions/core/partner-token-refresh";
+import type { GatewayOutcome } from "../../../functions/core/base/outcome";
+import type { PartnerTokenRefreshDeps } from "../../../functions/core/partner/partner-token-refresh";
 import type { PartnerToken } from "../../../functions/gateway/partner-token";
 import { run as refreshPartnerToken } from "../../../functions/handlers/refresh-partner-token";
 import { metrics } from "../../../functions/lambda/observability";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ChargeAttempt } from "../../../functions/core/model";
+import type { ChargeAttempt } from "../../../functions/core/base/model";
 import { run as sweepAttempts } from "../../../functions/handlers/sweep-attempts";
 import { metrics } from "../../../functions/lambda/observability";
 import { scheduledEvent } from "../../../local/lambda-context";

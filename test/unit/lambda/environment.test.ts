@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
-import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/charge-policy";
+import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-policy";
 import {
   type Environment,
   EnvironmentError,

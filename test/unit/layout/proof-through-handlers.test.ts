@@ -43,7 +43,8 @@ const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
-const CORE_IMPORT = /\bimport\s+(type\s+)?([^;]*?)\s+from\s+"(?:\.\.\/)+functions\/core\/([a-z-]+)"/g;
+const CORE_IMPORT =
+  /\bimport\s+(type\s+)?([^;]*?)\s+from\s+"(?:\.\.\/)+functions\/core\/[a-z-]+\/([a-z-]+)"/g;
 
 function sources(folder: string): string[] {
   if (!existsSync(folder)) return [];
@@ -76,16 +77,16 @@ const operationsTaken = (file: string) =>
       ? []
       : names
           .filter((name) => !PURE_NAMES[module]?.includes(name))
-          .map((name) => `${relative(ROOT, file)}: ${name} (functions/core/${module})`),
+          .map((name) => `${relative(ROOT, file)}: ${name} (core module ${module})`),
   );
 
 describe("the proof runs the real handlers", () => {
   it("reads value imports, leaving type-only ones out", () => {
     const text = [
-      'import { runChargeRun } from "../../functions/core/charge-run";',
-      'import type { ChargeRunReport } from "../../functions/core/charge-run";',
-      'import { type Clock, InvalidCursorError } from "../functions/core/ports";',
-      'import * as core from "../../../functions/core/signup";',
+      'import { runChargeRun } from "../../functions/core/charging/charge-run";',
+      'import type { ChargeRunReport } from "../../functions/core/charging/charge-run";',
+      'import { type Clock, InvalidCursorError } from "../functions/core/ports/ports";',
+      'import * as core from "../../../functions/core/signup/signup";',
     ].join("\n");
     expect(coreValueImports(text)).toEqual([
       { module: "charge-run", names: ["runChargeRun"] },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { OutboxEvent } from "../../../functions/core/events";
+import type { OutboxEvent } from "../../../functions/core/base/events";
 import { auditMoney, type MoneyRecords } from "../../../local/money-audit";
 import { attempt, refund, subscription } from "../../support/billing-repository-contract";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Subscription } from "../../../functions/core/model";
+import type { Subscription } from "../../../functions/core/base/model";
 import { actionsOf, PORTAL_ACTIONS, type PortalAction } from "../../../functions/pages/portal-page";
 
 // What the customer portal offers follows from the subscription's state alone (the page and the action's handler

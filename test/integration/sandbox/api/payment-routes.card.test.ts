@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { PAYMENT_COMPLETED_EVENT } from "../../../../functions/core/partner-webhook-setup";
+import { PAYMENT_COMPLETED_EVENT } from "../../../../functions/core/partner/partner-webhook-setup";
 import { encryptField } from "../../../../functions/gateway/card-crypto";
 import { RECORD_KINDS } from "../../../../sandbox/state/ledger";
 import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";

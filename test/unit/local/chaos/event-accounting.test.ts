@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type EventFacts, placedByWrite } from "../../../../functions/core/events";
-import type { Subscription } from "../../../../functions/core/model";
+import { type EventFacts, placedByWrite } from "../../../../functions/core/base/events";
+import type { Subscription } from "../../../../functions/core/base/model";
 import { accountForEvents } from "../../../../local/chaos/event-accounting";
 import { attempt, subscription } from "../../../support/billing-repository-contract";
 

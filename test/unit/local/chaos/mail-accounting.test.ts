@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChargeAttempt, Subscription } from "../../../../functions/core/model";
+import type { ChargeAttempt, Subscription } from "../../../../functions/core/base/model";
 import { accountForMails } from "../../../../local/chaos/mail-accounting";
 import type { KeptMail } from "../../../../local/ses-stand-in";
 

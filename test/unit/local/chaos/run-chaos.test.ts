@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Subscription } from "../../../../functions/core/model";
+import type { Subscription } from "../../../../functions/core/base/model";
 import { lostPeriodOf, periodsStartedBy, violationsOf } from "../../../../local/chaos/run-chaos";
 import { dueSubscription } from "../../../support/fake-billing";
 

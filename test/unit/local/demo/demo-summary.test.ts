@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChargeView, SubscriptionView } from "../../../../functions/api/merchant-api-schemas";
-import type { ChargeAttempt } from "../../../../functions/core/model";
+import type { ChargeAttempt } from "../../../../functions/core/base/model";
 import { journeyCounts, planCustomers } from "../../../../local/demo/customer-mix";
 import {
   type DemoObservations,
