@@ -14,7 +14,7 @@ import {
   type TokenRecord,
   tokenRecordSchema,
 } from "../../functions/core/base/model";
-import { meetsExpectation } from "../../functions/core/machine/subscription-machine";
+import { meetsExpectation } from "../../functions/core/machine/apply-input";
 import {
   type AttemptUpdate,
   type BillingRepository,

@@ -11,7 +11,7 @@ import {
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Failure, Invalid } from "../base/outcome";
 import { done, retry, type WorkResult } from "../base/work-result";
-import { applyInput } from "../machine/subscription-machine";
+import { applyInput } from "../machine/apply-input";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "../ports/ports";
 import { refundSaleAfterCancel, refundSalesAfterCancel } from "../refunds/cancel-refund";
 import { pendingProrationLine, settleProration } from "../refunds/proration-settlement";

@@ -1,6 +1,6 @@
 import { closedChargeEvent } from "../base/events";
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
-import { applyInput } from "../machine/subscription-machine";
+import { applyInput } from "../machine/apply-input";
 import type { BillingRepository, ChargeGateway, Clock } from "../ports/ports";
 
 export interface RecurringNoticeDeps {

@@ -10,7 +10,7 @@ import { type InvalidInput, invalidCurrency } from "../base/money";
 import { attemptKeyOf } from "../base/order-id";
 import type { GatewayOutcome } from "../base/outcome";
 import { failureReason } from "../base/outcome";
-import { applyInput } from "../machine/subscription-machine";
+import { applyInput } from "../machine/apply-input";
 import type { IdSource, NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "../ports/ports";
 import { asRefusal, keepWindowLaunch, retireIssued, windowExpiry } from "../signup/payment-window";
 import {

@@ -9,7 +9,7 @@ import {
   type Subscription,
 } from "../base/model";
 import { closeLine, refusalClosing, voidAttempt } from "../charging/charge-engine";
-import { applyInput } from "../machine/subscription-machine";
+import { applyInput } from "../machine/apply-input";
 import type {
   NotifyUrl,
   RecurringRegistration,

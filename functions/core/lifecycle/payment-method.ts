@@ -15,7 +15,7 @@ import {
   refusalOfLine,
   voidAttempt,
 } from "../charging/charge-engine";
-import { applyInput, applyPaidInput } from "../machine/subscription-machine";
+import { applyInput, applyPaidInput } from "../machine/apply-input";
 import type { CardDetails, PaymentGateway } from "../ports/ports";
 import { refundSaleAfterCancel } from "../refunds/cancel-refund";
 import { type RefundDeps, refundVerification } from "../refunds/refunds";

@@ -4,7 +4,8 @@ import { fromCents, type InvalidInput, invalidAmount, toCents } from "../base/mo
 import { unusedPartCents } from "../base/proration";
 import { chargeLine, claimNextLine } from "../charging/ad-hoc-charge";
 import { type ChargeDeps, refusalOfLine, voidAttempt } from "../charging/charge-engine";
-import { applyInput, planText, pricedOn, samePlan, stillPricedOn } from "../machine/subscription-machine";
+import { applyInput } from "../machine/apply-input";
+import { planText, pricedOn, samePlan, stillPricedOn } from "../machine/subscription-input";
 import { pendingProrationLine, settleProration } from "../refunds/proration-settlement";
 import { type ChangeDeps, type ChangeResult, load, resultOf } from "./subscription-changes";
 

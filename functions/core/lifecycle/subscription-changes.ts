@@ -1,7 +1,8 @@
 import type { ChargePolicy } from "../base/charge-policy";
 import type { Subscription } from "../base/model";
 import type { Failure } from "../base/outcome";
-import { type Applied, applyInput, type SubscriptionInput } from "../machine/subscription-machine";
+import { type Applied, applyInput } from "../machine/apply-input";
+import type { SubscriptionInput } from "../machine/subscription-input";
 import type { BillingRepository, ChargeQueue, Clock, PaymentGateway } from "../ports/ports";
 import { type CancelRefund, refundSalesAfterCancel, refundUnusedPeriod } from "../refunds/cancel-refund";
 

@@ -1,6 +1,6 @@
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
 import { attemptKeyOf } from "../base/order-id";
-import { applyPaidInput } from "../machine/subscription-machine";
+import { applyPaidInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/ports";
 import { type RefundDeps, refundCharge } from "./refunds";
 

@@ -14,7 +14,7 @@ import {
 import { fromCents, minorUnitCents } from "../base/money";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Invalid, Unavailable } from "../base/outcome";
-import { applyInput } from "../machine/subscription-machine";
+import { applyInput } from "../machine/apply-input";
 import type { BillingRepository, Clock, IdSource, NotifyUrl, RecurringRegistration } from "../ports/ports";
 import { refundSaleAfterCancel } from "../refunds/cancel-refund";
 import { type RefundDeps, refundVerification } from "../refunds/refunds";

@@ -31,7 +31,7 @@ const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
   "intake-messages": ["parseIntakeMessage", "statusCallbackIntake"],
   "partner-webhook-setup": ["PAYMENT_COMPLETED_EVENT"],
   reconciliation: ["reconciliationReportSchema"],
-  "subscription-machine": ["meetsExpectation"],
+  "apply-input": ["meetsExpectation"],
   webhooks: [
     "ALL_EVENT_TYPES",
     "webhookDeliverySchema",

@@ -5,7 +5,7 @@ import type { GatewayOutcome } from "../../../../functions/core/base/outcome";
 import { type ChargeDeps, processChargeMessage } from "../../../../functions/core/charging/charge-engine";
 import { runChargeRun } from "../../../../functions/core/charging/charge-run";
 import { runAttemptSweep } from "../../../../functions/core/intake/attempt-sweep";
-import { applyInput } from "../../../../functions/core/machine/subscription-machine";
+import { applyInput } from "../../../../functions/core/machine/apply-input";
 import type {
   BillingRepository,
   ChargeGateway,

@@ -10,11 +10,9 @@ import type {
   SubscriptionStatus,
 } from "../../../../functions/core/base/model";
 import { orderIdFor } from "../../../../functions/core/base/order-id";
-import {
-  nextStep,
-  type SubscriptionInput,
-  stateAfter,
-} from "../../../../functions/core/machine/subscription-machine";
+import type { SubscriptionInput } from "../../../../functions/core/machine/subscription-input";
+import { nextStep } from "../../../../functions/core/machine/subscription-machine";
+import { stateAfter } from "../../../../functions/core/machine/transition";
 import type { SubscriptionExpectation, SubscriptionUpdate } from "../../../../functions/core/ports/ports";
 
 // The state machine under random sequences of inputs (fast-check). Each input is taken against the subscription as

@@ -3,11 +3,8 @@ import type { ChargePolicy } from "../../../../functions/core/base/charge-policy
 import { DEFAULT_CHARGE_POLICY, retryDelaySeconds } from "../../../../functions/core/base/charge-policy";
 import { billingEventSchema } from "../../../../functions/core/base/events";
 import type { ChargeAttempt, Subscription } from "../../../../functions/core/base/model";
-import {
-  nextStep,
-  pricedOn,
-  type SubscriptionInput,
-} from "../../../../functions/core/machine/subscription-machine";
+import { pricedOn, type SubscriptionInput } from "../../../../functions/core/machine/subscription-input";
+import { nextStep } from "../../../../functions/core/machine/subscription-machine";
 import type { SubscriptionUpdate } from "../../../../functions/core/ports/ports";
 
 const now = new Date("2027-03-10T08:00:00.000Z");
