@@ -1,6 +1,6 @@
 import type { ChargeAttempt, RefundRecord, Subscription } from "../core/base/model";
 import type { AdHocChargeResult, NotChargeable } from "../core/charging/ad-hoc-charge";
-import { refusalOfLine } from "../core/charging/charge-engine";
+import { refusalOfLine } from "../core/charging/ledger-lines";
 import type { ReceiptResult } from "../core/charging/receipts";
 import type { EndpointCreation, WebhookDelivery, WebhookEndpoint } from "../core/delivery/webhooks";
 import type { CheckoutStart } from "../core/lifecycle/checkout";

@@ -2,14 +2,8 @@ import { orBeingSettled } from "../base/after-the-gateway";
 import { AD_HOC_FIRST_PERIOD, AD_HOC_LAST_PERIOD, isAdHocPeriod } from "../base/charge-kind";
 import type { ChargeAttempt, Subscription } from "../base/model";
 import { type InvalidInput, invalidAmount } from "../base/money";
-import {
-  type ChargeDeps,
-  closeAttempt,
-  pendingAttempt,
-  recordUnknownOutcome,
-  refusalClosing,
-  voidAttempt,
-} from "./charge-engine";
+import { type ChargeDeps, closeAttempt } from "./charge-engine";
+import { pendingAttempt, recordUnknownOutcome, refusalClosing, voidAttempt } from "./ledger-lines";
 
 export interface AdHocChargeCommand {
   readonly subscription_id: string;

@@ -1,15 +1,8 @@
 import { isAdHocPeriod } from "../base/charge-kind";
 import { type ChargePolicy, retryDelaySeconds } from "../base/charge-policy";
-import { type BillingEvent, closedChargeEvent, expiredWindowEvent } from "../base/events";
-import {
-  type AttemptKey,
-  type ChargeAttempt,
-  OPEN_ATTEMPT_STATUSES,
-  planDue,
-  type Subscription,
-} from "../base/model";
-import { orderIdFor } from "../base/order-id";
-import type { Declined, Failure, Invalid } from "../base/outcome";
+import { expiredWindowEvent } from "../base/events";
+import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, planDue, type Subscription } from "../base/model";
+import type { Failure } from "../base/outcome";
 import { done, retry, type WorkResult } from "../base/work-result";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "../ports/ports";
@@ -18,6 +11,15 @@ import { pendingProrationLine, settleProration } from "../refunds/proration-sett
 import { refundVerification } from "../refunds/refunds";
 import { retireToken } from "../refunds/token-retirement";
 import { finishPaidSignup } from "../signup/signup-steps";
+import {
+  type Closing,
+  closeLine,
+  leaseUntil,
+  pendingAttempt,
+  recordUnknownOutcome,
+  refusalClosing,
+  voidAttempt,
+} from "./ledger-lines";
 
 export interface ChargeDeps {
   readonly repository: BillingRepository;
@@ -91,29 +93,6 @@ async function resumeWhenDue(
   if (dueAt === undefined || Date.parse(dueAt) > deps.clock.now().getTime())
     return done(`resumed; next charge at ${dueAt ?? "none"}`);
   return chargeCurrentAttempt(resumed.subscription, receiveCount, deps);
-}
-
-function leaseUntil(deps: Pick<ChargeDeps, "clock" | "policy">): string {
-  return new Date(deps.clock.now().getTime() + deps.policy.inflightWindowMs).toISOString();
-}
-
-/** A new ledger line, pending for the in-flight window: what a claim writes before the gateway is called. */
-export function pendingAttempt(
-  key: AttemptKey,
-  charge: Pick<ChargeAttempt, "amount" | "currency">,
-  deps: Pick<ChargeDeps, "clock" | "policy">,
-): ChargeAttempt {
-  const now = deps.clock.now().toISOString();
-  return {
-    ...key,
-    order_id: orderIdFor(key),
-    amount: charge.amount,
-    currency: charge.currency,
-    status: "pending",
-    lease_until: leaseUntil(deps),
-    created_at: now,
-    updated_at: now,
-  };
 }
 
 function secondsUntil(instant: string | undefined, deps: ChargeDeps): number {
@@ -236,94 +215,6 @@ async function handleFailure(
 }
 
 /**
- * The charge may exist: never send it again. The attempt waits as unknown until retrieve decides it, once the
- * in-flight window has passed (the attempt sweep). False when the attempt changed meanwhile.
- */
-export function recordUnknownOutcome(
-  attempt: ChargeAttempt,
-  reason: string,
-  deps: ChargeDeps,
-): Promise<boolean> {
-  return deps.repository.updateAttempt(attempt, {
-    expect: { status: attempt.status, lease_until: attempt.lease_until },
-    set: {
-      status: "unknown",
-      lease_until: leaseUntil(deps),
-      resmsg: reason,
-      updated_at: deps.clock.now().toISOString(),
-    },
-  });
-}
-
-/**
- * Closes an open attempt as voided (announcing `events` in the same write): no transaction exists for it. False when
- * it changed meanwhile.
- */
-export function voidAttempt(
-  attempt: ChargeAttempt,
-  reason: string,
-  deps: Pick<ChargeDeps, "repository" | "clock">,
-  events?: readonly BillingEvent[],
-): Promise<boolean> {
-  return deps.repository.updateAttempt(attempt, {
-    expect: { status: attempt.status, lease_until: attempt.lease_until },
-    set: { status: "voided", resmsg: reason, updated_at: deps.clock.now().toISOString() },
-    remove: ["lease_until"],
-    events,
-  });
-}
-
-export type Closing = Pick<ChargeAttempt, "status"> &
-  Partial<
-    Pick<
-      ChargeAttempt,
-      | "rescode"
-      | "resmsg"
-      | "errcode"
-      | "dead_end"
-      | "decline_reason"
-      | "transaction_id"
-      | "token_id"
-      | "recurring_id"
-    >
-  >;
-
-/** The final state of an attempt the gateway refused: declined, or failed (our request was invalid). */
-export function refusalClosing(failure: Declined | Invalid): Closing {
-  return failure.kind === "declined"
-    ? {
-        status: "declined",
-        rescode: failure.code,
-        resmsg: failure.message,
-        errcode: failure.errcode,
-        dead_end: failure.deadEnd,
-        decline_reason: failure.reason,
-      }
-    : { status: "failed", rescode: failure.code, resmsg: failure.message };
-}
-
-/** What a closed line that charged nothing tells its caller: the refusal it was closed with; undefined otherwise. */
-export function refusalOfLine(line: ChargeAttempt): Failure | undefined {
-  switch (line.status) {
-    case "voided":
-      return { kind: "unavailable", reason: line.resmsg ?? "nothing was charged" };
-    case "declined":
-      return {
-        kind: "declined",
-        code: line.rescode ?? "DECLINED",
-        message: line.resmsg ?? "",
-        errcode: line.errcode,
-        deadEnd: line.dead_end,
-        reason: line.decline_reason,
-      };
-    case "failed":
-      return { kind: "invalid", code: line.rescode ?? "REQUEST", message: line.resmsg ?? "" };
-    default:
-      return undefined;
-  }
-}
-
-/**
  * Writes the attempt's final state (ledger first), announcing the charge in the same write, then moves the
  * subscription on (an ad hoc line is outside the schedule and moves nothing). Only the writer that closed the attempt
  * goes on, so each close is applied once.
@@ -337,28 +228,6 @@ export async function closeAttempt(
   const closed = await closeLine(subscription, attempt, closing, deps);
   if (!closed) return done(`attempt ${attempt.order_id} changed under us; left to its new owner`);
   return applyClosedAttempt(subscription, closed, deps);
-}
-
-/**
- * The ledger half of a close: the attempt's final state and the charge event it announces, in one conditional write.
- * The closed line, or undefined when the attempt changed meanwhile (its new owner closes it).
- */
-export async function closeLine(
-  subscription: Subscription,
-  attempt: ChargeAttempt,
-  closing: Closing,
-  deps: Pick<ChargeDeps, "repository" | "clock">,
-): Promise<ChargeAttempt | undefined> {
-  const { lease_until: _lease, ...rest } = attempt;
-  const updated_at = deps.clock.now().toISOString();
-  const closedAttempt: ChargeAttempt = { ...rest, ...closing, updated_at };
-  const closed = await deps.repository.updateAttempt(attempt, {
-    expect: { status: attempt.status, lease_until: attempt.lease_until },
-    set: { ...closing, updated_at },
-    remove: ["lease_until"],
-    events: [closedChargeEvent(closedAttempt, subscription)],
-  });
-  return closed ? closedAttempt : undefined;
 }
 
 async function applyClosedAttempt(

@@ -8,7 +8,7 @@ import {
   planDue,
   type Subscription,
 } from "../base/model";
-import { closeLine, refusalClosing, voidAttempt } from "../charging/charge-engine";
+import { closeLine, refusalClosing, voidAttempt } from "../charging/ledger-lines";
 import { applyInput } from "../machine/apply-input";
 import type {
   NotifyUrl,

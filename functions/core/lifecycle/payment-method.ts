@@ -5,8 +5,8 @@ import { type ChargeAttempt, type MaskedCard, planDue, type Subscription } from 
 import { fromCents, minorUnitCents } from "../base/money";
 import { type Failure, failureReason } from "../base/outcome";
 import { claimNextLine, type LineExtras } from "../charging/ad-hoc-charge";
+import type { ChargeDeps } from "../charging/charge-engine";
 import {
-  type ChargeDeps,
   type Closing,
   closeLine,
   pendingAttempt,
@@ -14,7 +14,7 @@ import {
   refusalClosing,
   refusalOfLine,
   voidAttempt,
-} from "../charging/charge-engine";
+} from "../charging/ledger-lines";
 import { applyInput, applyPaidInput } from "../machine/apply-input";
 import type { CardDetails, PaymentGateway } from "../ports/ports";
 import { refundSaleAfterCancel } from "../refunds/cancel-refund";

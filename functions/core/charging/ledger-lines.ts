@@ -1,0 +1,149 @@
+import type { ChargePolicy } from "../base/charge-policy";
+import { type BillingEvent, closedChargeEvent } from "../base/events";
+import type { AttemptKey, ChargeAttempt, Subscription } from "../base/model";
+import { orderIdFor } from "../base/order-id";
+import type { Declined, Failure, Invalid } from "../base/outcome";
+import type { BillingRepository, Clock } from "../ports/ports";
+
+// A ledger line's own writes: opened pending for the in-flight window, recorded unknown, voided or closed, each a
+// conditional write on the line as read. The charge engine, ad hoc charges and new cards' payments share them.
+
+/** What a line's writes need: the ledger, the clock and the in-flight window. */
+export interface LineDeps {
+  readonly repository: Pick<BillingRepository, "updateAttempt">;
+  readonly clock: Clock;
+  readonly policy: ChargePolicy;
+}
+
+export function leaseUntil(deps: Pick<LineDeps, "clock" | "policy">): string {
+  return new Date(deps.clock.now().getTime() + deps.policy.inflightWindowMs).toISOString();
+}
+
+/** A new ledger line, pending for the in-flight window: what a claim writes before the gateway is called. */
+export function pendingAttempt(
+  key: AttemptKey,
+  charge: Pick<ChargeAttempt, "amount" | "currency">,
+  deps: Pick<LineDeps, "clock" | "policy">,
+): ChargeAttempt {
+  const now = deps.clock.now().toISOString();
+  return {
+    ...key,
+    order_id: orderIdFor(key),
+    amount: charge.amount,
+    currency: charge.currency,
+    status: "pending",
+    lease_until: leaseUntil(deps),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/**
+ * The charge may exist: never send it again. The attempt waits as unknown until retrieve decides it, once the
+ * in-flight window has passed (the attempt sweep). False when the attempt changed meanwhile.
+ */
+export function recordUnknownOutcome(
+  attempt: ChargeAttempt,
+  reason: string,
+  deps: LineDeps,
+): Promise<boolean> {
+  return deps.repository.updateAttempt(attempt, {
+    expect: { status: attempt.status, lease_until: attempt.lease_until },
+    set: {
+      status: "unknown",
+      lease_until: leaseUntil(deps),
+      resmsg: reason,
+      updated_at: deps.clock.now().toISOString(),
+    },
+  });
+}
+
+/**
+ * Closes an open attempt as voided (announcing `events` in the same write): no transaction exists for it. False when
+ * it changed meanwhile.
+ */
+export function voidAttempt(
+  attempt: ChargeAttempt,
+  reason: string,
+  deps: Pick<LineDeps, "repository" | "clock">,
+  events?: readonly BillingEvent[],
+): Promise<boolean> {
+  return deps.repository.updateAttempt(attempt, {
+    expect: { status: attempt.status, lease_until: attempt.lease_until },
+    set: { status: "voided", resmsg: reason, updated_at: deps.clock.now().toISOString() },
+    remove: ["lease_until"],
+    events,
+  });
+}
+
+export type Closing = Pick<ChargeAttempt, "status"> &
+  Partial<
+    Pick<
+      ChargeAttempt,
+      | "rescode"
+      | "resmsg"
+      | "errcode"
+      | "dead_end"
+      | "decline_reason"
+      | "transaction_id"
+      | "token_id"
+      | "recurring_id"
+    >
+  >;
+
+/** The final state of an attempt the gateway refused: declined, or failed (our request was invalid). */
+export function refusalClosing(failure: Declined | Invalid): Closing {
+  return failure.kind === "declined"
+    ? {
+        status: "declined",
+        rescode: failure.code,
+        resmsg: failure.message,
+        errcode: failure.errcode,
+        dead_end: failure.deadEnd,
+        decline_reason: failure.reason,
+      }
+    : { status: "failed", rescode: failure.code, resmsg: failure.message };
+}
+
+/** What a closed line that charged nothing tells its caller: the refusal it was closed with; undefined otherwise. */
+export function refusalOfLine(line: ChargeAttempt): Failure | undefined {
+  switch (line.status) {
+    case "voided":
+      return { kind: "unavailable", reason: line.resmsg ?? "nothing was charged" };
+    case "declined":
+      return {
+        kind: "declined",
+        code: line.rescode ?? "DECLINED",
+        message: line.resmsg ?? "",
+        errcode: line.errcode,
+        deadEnd: line.dead_end,
+        reason: line.decline_reason,
+      };
+    case "failed":
+      return { kind: "invalid", code: line.rescode ?? "REQUEST", message: line.resmsg ?? "" };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The ledger half of a close: the attempt's final state and the charge event it announces, in one conditional write.
+ * The closed line, or undefined when the attempt changed meanwhile (its new owner closes it).
+ */
+export async function closeLine(
+  subscription: Subscription,
+  attempt: ChargeAttempt,
+  closing: Closing,
+  deps: Pick<LineDeps, "repository" | "clock">,
+): Promise<ChargeAttempt | undefined> {
+  const { lease_until: _lease, ...rest } = attempt;
+  const updated_at = deps.clock.now().toISOString();
+  const closedAttempt: ChargeAttempt = { ...rest, ...closing, updated_at };
+  const closed = await deps.repository.updateAttempt(attempt, {
+    expect: { status: attempt.status, lease_until: attempt.lease_until },
+    set: { ...closing, updated_at },
+    remove: ["lease_until"],
+    events: [closedChargeEvent(closedAttempt, subscription)],
+  });
+  return closed ? closedAttempt : undefined;
+}
