@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { ChargeAttempt } from "../functions/core/base/model";
 import { isOverdue } from "../functions/core/intake/attempt-sweep";
-import type { BillingRepository } from "../functions/core/ports/ports";
+import type { LedgerStore, RefundStore } from "../functions/core/ports/billing-repository";
 import { type CommandRunner, emit, orDash } from "./cli-io";
 import { formatInstant } from "./dates";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
@@ -44,10 +44,7 @@ const itemOf = (kind: OpenItem["kind"], id: string, record: OpenRecord, now: Dat
 });
 
 /** Every open attempt and refund, from the open indexes (never a Scan), oldest first. */
-async function openItems(
-  repository: Pick<BillingRepository, "listOpenAttempts" | "listOpenRefunds">,
-  now: Date,
-): Promise<OpenItem[]> {
+async function openItems(repository: LedgerStore & RefundStore, now: Date): Promise<OpenItem[]> {
   // The indexes are ordered by lease (ISO strings): leases before the last four-digit year are every open item.
   const ever = new Date("9999-12-31T23:59:59.999Z");
   const items: OpenItem[] = [];

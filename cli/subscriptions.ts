@@ -4,7 +4,7 @@ import type { RefundView, SubscriptionView } from "../functions/api/merchant-api
 import { chargeView, refundView, subscriptionView } from "../functions/api/views";
 import { subscriptionStatus } from "../functions/core/base/model";
 import { listCharges } from "../functions/core/charging/charge-list";
-import { InvalidCursorError, type SubscriptionPage } from "../functions/core/ports/ports";
+import { InvalidCursorError, type SubscriptionPage } from "../functions/core/ports/billing-repository";
 import { amountColumn, chargeTable } from "./charges";
 import {
   argumentsOf,

@@ -5,7 +5,7 @@ import { type Composition, compose } from "../functions/composition/compose";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/composition/runtime";
 import type { ServiceSet } from "../functions/composition/service-set";
 import * as SERVICE_SETS from "../functions/composition/service-sets";
-import type { Clock } from "../functions/core/ports/ports";
+import type { Clock } from "../functions/core/ports/clock";
 import { EnvironmentError, loadEnvironment } from "../functions/lambda/environment";
 import { STACK_OUTPUT_VARIABLES, type StackOutputId } from "../lib/stack-outputs";
 import { CliError } from "./cli-io";

@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
-import type { BillingRepository } from "../functions/core/ports/ports";
+import type { OutboxStore } from "../functions/core/ports/billing-repository";
 import { basicAuthorization } from "../functions/gateway/context";
 import { TEST_CARDS } from "../sandbox/acquirer/cards";
 import type { Merchant } from "../sandbox/state/merchant-config";
@@ -204,9 +204,7 @@ export async function queueSources(client: SQSClient): Promise<LeakSource[]> {
 }
 
 /** The events every pending outbox holds (delivered ones have left it: the bus's entries are scanned for those). */
-export async function outboxSources(
-  repository: Pick<BillingRepository, "listPendingOutboxes" | "readOutbox">,
-): Promise<LeakSource[]> {
+export async function outboxSources(repository: OutboxStore): Promise<LeakSource[]> {
   const contents = await pendingOutboxContents(repository);
   return contents.map(({ ref, events }) => ({ where: `outbox ${ref}`, text: JSON.stringify(events) }));
 }

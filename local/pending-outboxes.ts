@@ -1,11 +1,9 @@
 import type { OutboxEvent } from "../functions/core/base/events";
 import { EVERY_OUTBOX } from "../functions/core/delivery/event-delivery";
-import type { BillingRepository, OutboxRef } from "../functions/core/ports/ports";
+import type { OutboxRef, OutboxStore } from "../functions/core/ports/billing-repository";
 
 /** Every outbox that still holds events, whenever they occurred. */
-export async function pendingOutboxes(
-  repository: Pick<BillingRepository, "listPendingOutboxes">,
-): Promise<OutboxRef[]> {
+export async function pendingOutboxes(repository: OutboxStore): Promise<OutboxRef[]> {
   const refs: OutboxRef[] = [];
   for await (const page of repository.listPendingOutboxes(EVERY_OUTBOX)) refs.push(...page);
   return refs;
@@ -13,7 +11,7 @@ export async function pendingOutboxes(
 
 /** The events each pending outbox holds, in their written order. */
 export async function pendingOutboxContents(
-  repository: Pick<BillingRepository, "listPendingOutboxes" | "readOutbox">,
+  repository: OutboxStore,
 ): Promise<{ readonly ref: OutboxRef; readonly events: readonly OutboxEvent[] }[]> {
   const contents = [];
   for (const ref of await pendingOutboxes(repository))

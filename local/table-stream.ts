@@ -9,7 +9,7 @@ import type {
 } from "aws-lambda";
 import { outboxAdditionsOf, outboxItemKey } from "../functions/adapters/dynamodb-outbox";
 import { EVERY_OUTBOX } from "../functions/core/delivery/event-delivery";
-import type { BillingRepository, OutboxRef } from "../functions/core/ports/ports";
+import type { OutboxRef, OutboxStore } from "../functions/core/ports/billing-repository";
 import { LOCAL_REGION } from "./dynamodb-emulator";
 import { pendingOutboxes } from "./pending-outboxes";
 
@@ -40,7 +40,7 @@ function failedSequences(response: unknown): Set<string> {
 export interface LocalTableStreamOptions {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
-  readonly repository: Pick<BillingRepository, "listPendingOutboxes">;
+  readonly repository: OutboxStore;
   readonly batchSize: number;
   readonly invoke: (event: DynamoDBStreamEvent) => Promise<unknown>;
   readonly onError: (error: unknown) => void;

@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { subscriptionSchema } from "../core/base/model";
-import type { DueEntry } from "../core/ports/ports";
+import type { DueEntry } from "../core/ports/billing-repository";
 import {
   addDueBuckets,
   DUE_INDEX,

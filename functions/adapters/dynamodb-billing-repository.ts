@@ -29,11 +29,11 @@ import type {
   AttemptUpdate,
   BillingRepository,
   ClaimResult,
-  Clock,
   RefundUpdate,
   SubscriptionUpdate,
   TokenUpdate,
-} from "../core/ports/ports";
+} from "../core/ports/billing-repository";
+import type { Clock } from "../core/ports/clock";
 import {
   ATTEMPT_SK_PREFIX,
   attemptKey,

@@ -1,7 +1,7 @@
 import { BatchWriteCommand, type BatchWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { type OutboxEvent, outboxEventSchema } from "../core/base/events";
-import type { EventLogQuery } from "../core/ports/ports";
+import type { EventLogQuery } from "../core/ports/billing-repository";
 import {
   EVENT_SK_PREFIX,
   eventLogPartition,

@@ -6,8 +6,12 @@ import {
 } from "@aws-lambda-powertools/idempotency";
 import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { ApiResponse } from "../api/errors";
-import { type IdempotencyStore, type IdempotentRequest, storedResponseSchema } from "../api/idempotency";
+import {
+  type IdempotencyStore,
+  type IdempotentRequest,
+  type StoredResponse,
+  storedResponseSchema,
+} from "../core/ports/idempotency-store";
 import { TTL_ATTRIBUTE } from "./billing-table";
 
 /** Partition of the idempotency records in the billing table; the sort key is `merchant-api#<digest of the key>`. */
@@ -54,7 +58,7 @@ export function createDynamoDbIdempotencyStore(options: DynamoDbIdempotencyStore
   const inFlightMs = options.inFlightMs ?? 60_000;
   const lease = { getRemainingTimeInMillis: () => inFlightMs };
   const once = makeIdempotent(
-    async (_request: IdempotentRequest, _lease: typeof lease, work: () => Promise<ApiResponse>) =>
+    async (_request: IdempotentRequest, _lease: typeof lease, work: () => Promise<StoredResponse>) =>
       // A JSON copy: what is kept is exactly what is sent (no undefined fields, which DynamoDB cannot store).
       storedResponseSchema.parse(JSON.parse(JSON.stringify(await work()))),
     { persistenceStore, config, keyPrefix: KEY_PREFIX },

@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import * as z from "zod";
 import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../core/base/events";
-import type { OutboxRef } from "../core/ports/ports";
+import type { OutboxRef } from "../core/ports/billing-repository";
 import { OUTBOX_ATTRIBUTE, OUTBOX_INDEX, outboxKeys, outboxPartition, utcIso } from "./billing-table";
 import { conditionally, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
 import type { UpdatePlan } from "./update-expression";

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient, QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import type { ReminderIndex } from "../core/delivery/customer-mail";
+import type { ReminderIndex } from "../core/ports/mailer";
 import {
   DEFAULT_SHARDS,
   DUE_INDEX,

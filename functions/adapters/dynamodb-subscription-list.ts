@@ -7,7 +7,11 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { type Subscription, subscriptionSchema, subscriptionStatus } from "../core/base/model";
-import { InvalidCursorError, type SubscriptionPage, type SubscriptionQuery } from "../core/ports/ports";
+import {
+  InvalidCursorError,
+  type SubscriptionPage,
+  type SubscriptionQuery,
+} from "../core/ports/billing-repository";
 import {
   CUSTOMER_LINK_SK_PREFIX,
   customerLinkKey,

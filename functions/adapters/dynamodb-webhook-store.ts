@@ -10,7 +10,7 @@ import {
   type WebhookStore,
   webhookDeliverySchema,
   webhookEndpointSchema,
-} from "../core/delivery/webhooks";
+} from "../core/ports/webhook-ports";
 import {
   recordOf,
   TTL_ATTRIBUTE,

@@ -11,7 +11,7 @@ import {
   WEBHOOK_TIMEOUT_MS,
   type WebhookPostOutcome,
   type WebhookTransport,
-} from "../core/delivery/webhooks";
+} from "../core/ports/webhook-ports";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signBody } from "../shared/billing-signature";
 import { isPublicAddress } from "../shared/public-address";
 

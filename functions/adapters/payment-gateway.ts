@@ -13,7 +13,7 @@ import type {
   WindowPrepared,
   WindowRequest,
   WindowResult,
-} from "../core/ports/ports";
+} from "../core/ports/payment-gateway";
 import { gatewayDate } from "../gateway/calendar";
 import {
   DEFAULT_DECLINE_CODES,

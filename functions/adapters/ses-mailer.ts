@@ -1,5 +1,5 @@
 import { SESv2Client, SESv2ServiceException, SendEmailCommand } from "@aws-sdk/client-sesv2";
-import type { Mailer } from "../core/delivery/customer-mail";
+import type { Mailer } from "../core/ports/mailer";
 import { type MailSender, type PortalUrlOf, renderMail } from "../mail/render-mail";
 import type { SdkClientHost } from "./sdk-clients";
 

@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import * as z from "zod";
 import { subscriptionSchema } from "../core/base/model";
-import type { ChargeMessage, ChargeQueue } from "../core/ports/ports";
+import type { ChargeMessage, ChargeQueue } from "../core/ports/queues";
 import { mapConcurrently } from "../shared/map-concurrently";
 import { fieldOf } from "../shared/zod-fields";
 

@@ -2,13 +2,14 @@ import type { ChargeAttempt, RefundRecord, Subscription } from "../core/base/mod
 import type { AdHocChargeResult, NotChargeable } from "../core/charging/ad-hoc-charge";
 import { refusalOfLine } from "../core/charging/ledger-lines";
 import type { ReceiptResult } from "../core/charging/receipts";
-import type { EndpointCreation, WebhookDelivery, WebhookEndpoint } from "../core/delivery/webhooks";
+import type { EndpointCreation } from "../core/delivery/webhooks";
 import type { CheckoutStart } from "../core/lifecycle/checkout";
 import type { PaymentMethodResult } from "../core/lifecycle/payment-method";
 import type { PaymentMethodWindowStart } from "../core/lifecycle/payment-method-window";
 import type { PlanChangeResult } from "../core/lifecycle/plan-change";
 import type { ChangeResult } from "../core/lifecycle/subscription-changes";
-import type { SubscriptionPage } from "../core/ports/ports";
+import type { SubscriptionPage } from "../core/ports/billing-repository";
+import type { WebhookDelivery, WebhookEndpoint } from "../core/ports/webhook-ports";
 import type { RefundOutcome } from "../core/refunds/refunds";
 import type { SignupResult } from "../core/signup/signup";
 import {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import * as z from "zod";
+import type { IdempotencyStore } from "../core/ports/idempotency-store";
 import { headerOf } from "../lambda/http-event";
 import {
   ApiError,
@@ -14,37 +15,8 @@ import { IDEMPOTENCY_KEY_HEADER, idempotencyKey } from "./merchant-api-schemas";
 
 // Idempotency-Key on the merchant API's POSTs (README, Merchant API): the same key and request answer the first
 // response without a second effect; the same key with another request is a 409; a duplicate sent while the first is
-// still running is a 409 to repeat later. The store keeps the response (a view: never card data) under a digest of
-// the key, with a digest of the request to compare.
-
-export interface IdempotentRequest {
-  /** The Idempotency-Key as sent (the store keeps only its digest). */
-  readonly key: string;
-  /** A digest of what is asked: route, path parameters and body, card data left out. */
-  readonly fingerprint: string;
-}
-
-/** An answer as the store keeps it. */
-export const storedResponseSchema = z.object({
-  status: z.number().int(),
-  headers: z.record(z.string(), z.string()),
-  body: z.unknown(),
-});
-
-export type IdempotencyOutcome =
-  | { readonly kind: "completed"; readonly response: ApiResponse; readonly replayed: boolean }
-  /** The key was used with another request. */
-  | { readonly kind: "mismatch" }
-  /** The key's first request is still running. */
-  | { readonly kind: "in_progress" };
-
-export interface IdempotencyStore {
-  /**
-   * Runs `work` once per key and keeps its response, answered again to the same key and request. When `work`
-   * throws, nothing is kept and the key is free again.
-   */
-  run(request: IdempotentRequest, work: () => Promise<ApiResponse>): Promise<IdempotencyOutcome>;
-}
+// still running is a 409 to repeat later. The store (core/ports/idempotency-store.ts) keeps the response under a
+// digest of the key, with a digest of the request to compare.
 
 export interface IdempotencyServices {
   readonly idempotency: IdempotencyStore;

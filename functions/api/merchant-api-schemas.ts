@@ -25,7 +25,7 @@ import {
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_TYPES,
   webhookEventTypeSchema,
-} from "../core/delivery/webhooks";
+} from "../core/ports/webhook-ports";
 import { plaintextCard } from "../gateway/schemas/payment";
 import { lang, text, url } from "../gateway/schemas/primitives";
 

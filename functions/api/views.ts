@@ -8,7 +8,7 @@ import {
 } from "../core/base/model";
 import { fromCents } from "../core/base/money";
 import { orderIdFor } from "../core/base/order-id";
-import type { WebhookDelivery, WebhookEndpoint } from "../core/delivery/webhooks";
+import type { WebhookDelivery, WebhookEndpoint } from "../core/ports/webhook-ports";
 import type {
   ChargeView,
   CreateSubscriptionBody,

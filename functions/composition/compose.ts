@@ -22,14 +22,14 @@ import { DEFAULT_CHARGE_POLICY } from "../core/base/charge-policy";
 import {
   DEFAULT_MAIL_TEMPLATES,
   DEFAULT_RENEWAL_NOTICE_DAYS,
-  type Mailer,
   type MailPolicy,
 } from "../core/delivery/customer-mail";
 import {
   PARTNER_TOKEN_REFRESH_WINDOW_MS,
   PARTNER_TOKEN_REFRESHER_WINDOW_MS,
 } from "../core/partner/partner-token-refresh";
-import type { NotifyUrl } from "../core/ports/ports";
+import type { Mailer } from "../core/ports/mailer";
+import type { NotifyUrl } from "../core/ports/payment-gateway";
 import { joinUrl } from "../gateway/context";
 import { DEFAULT_DECLINE_CODES } from "../gateway/decline-codes";
 import { createGatewayClient } from "../gateway/gateway-client";

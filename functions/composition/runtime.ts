@@ -1,5 +1,5 @@
 import type { SdkClientHost, SdkService } from "../adapters/sdk-clients";
-import type { Clock } from "../core/ports/ports";
+import type { Clock } from "../core/ports/clock";
 import type { FetchLike } from "../gateway/transport";
 
 /** Where the SDK clients go when not by the SDK's own resolution (local mode, the ops CLI). */

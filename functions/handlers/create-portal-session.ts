@@ -2,11 +2,11 @@ import { notFound } from "../api/errors";
 import { bodyOf, created, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { createPortalSessionBody } from "../api/merchant-api-schemas";
-import type { BillingRepository } from "../core/ports/ports";
+import type { SubscriptionStore } from "../core/ports/billing-repository";
 import { type PageLinks, portalLinkOf } from "../pages/page-links";
 
 export interface PortalSessionServices extends IdempotencyServices {
-  readonly repository: Pick<BillingRepository, "getSubscription" | "listSubscriptions">;
+  readonly repository: SubscriptionStore;
   readonly links: PageLinks;
 }
 

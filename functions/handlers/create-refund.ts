@@ -4,7 +4,7 @@ import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api
 import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
 import { chargeIdParams, createRefundBody } from "../api/merchant-api-schemas";
 import { attemptKeyOf } from "../core/base/order-id";
-import type { IdSource } from "../core/ports/ports";
+import type { IdSource } from "../core/ports/clock";
 import { type RefundDeps, refundCharge } from "../core/refunds/refunds";
 
 /** POST /v1/charges/{id}/refunds: full or partial refund of a charge. */

@@ -4,7 +4,7 @@ import { type HttpRequest, type HttpResult, queryOf, serve } from "../api/http";
 import { listSubscriptionsQuery } from "../api/merchant-api-schemas";
 import type { ServicesOf } from "../composition/service-set";
 import type * as SERVICE_SETS from "../composition/service-sets";
-import { InvalidCursorError } from "../core/ports/ports";
+import { InvalidCursorError } from "../core/ports/billing-repository";
 
 /** Subscriptions on a page when the caller names no limit. */
 const DEFAULT_LIMIT = 20;

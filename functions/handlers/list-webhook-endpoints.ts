@@ -1,6 +1,6 @@
 import { type HttpRequest, type HttpResult, ok, serve } from "../api/http";
 import { webhookEndpointView } from "../api/views";
-import type { WebhookStore } from "../core/delivery/webhooks";
+import type { WebhookStore } from "../core/ports/webhook-ports";
 
 /** GET /v1/webhook-endpoints: every endpoint, without its secret. */
 export function run(

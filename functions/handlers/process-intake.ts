@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
 import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake/intake";
-import { parseIntakeMessage } from "../core/intake/intake-messages";
+import { parseIntakeMessage } from "../core/ports/intake-messages";
 import { reportQueueResults } from "../lambda/charge-metrics";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";

@@ -2,7 +2,7 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { ServicesOf } from "../composition/service-set";
 import type * as SERVICE_SETS from "../composition/service-sets";
-import { recurringNoticeIntake } from "../core/intake/intake-messages";
+import { recurringNoticeIntake } from "../core/ports/intake-messages";
 import { webhookAckReply } from "../gateway/webhook-signature";
 import { sameSecret } from "../inbound/same-secret";
 import { formOrJsonBodyOf, type HttpRequest, jsonReply } from "../lambda/http-event";

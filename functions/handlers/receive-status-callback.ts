@@ -2,7 +2,7 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { ServicesOf } from "../composition/service-set";
 import type * as SERVICE_SETS from "../composition/service-sets";
-import { statusCallbackIntake } from "../core/intake/intake-messages";
+import { statusCallbackIntake } from "../core/ports/intake-messages";
 import { STATUS_RECEIVED_REPLY, statusReply } from "../gateway/status-reply";
 import { callbackQueryOf, type HttpRequest, textReply } from "../lambda/http-event";
 import { logger, metrics } from "../lambda/observability";

@@ -1,9 +1,5 @@
-import {
-  type MailDeps,
-  type ReminderIndex,
-  type ReminderReport,
-  sendReminders,
-} from "../core/delivery/customer-mail";
+import { type MailDeps, type ReminderReport, sendReminders } from "../core/delivery/customer-mail";
+import type { ReminderIndex } from "../core/ports/mailer";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";

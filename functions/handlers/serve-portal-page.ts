@@ -14,7 +14,7 @@ import {
   retryOverdueNow,
   updateCustomer,
 } from "../core/lifecycle/subscription-changes";
-import type { BillingRepository } from "../core/ports/ports";
+import type { SubscriptionStore } from "../core/ports/billing-repository";
 import { refusalReasonOf } from "../pages/checkout-page";
 import { type PageResult, seeOther, servePage } from "../pages/page-layout";
 import { type LinkClaims, type PageLinks, type PortalSubject, portalSubjectOf } from "../pages/page-links";
@@ -49,7 +49,7 @@ const MAX_SUBSCRIPTIONS = 100;
 /** The link's subscriptions, as stored now: a sign-up that never started is not the customer's to manage. */
 async function subscriptionsOf(
   subject: PortalSubject,
-  repository: Pick<BillingRepository, "getSubscription" | "listSubscriptions">,
+  repository: SubscriptionStore,
 ): Promise<Subscription[]> {
   const found =
     subject.subscription_id !== undefined

@@ -3,7 +3,7 @@ import {
   type OutboxSweepReport,
   runOutboxSweep,
 } from "../core/delivery/event-delivery";
-import type { Clock } from "../core/ports/ports";
+import type { Clock } from "../core/ports/clock";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";

@@ -1,11 +1,11 @@
 import * as z from "zod";
+import { PAYMENT_COMPLETED_EVENT } from "../core/partner/partner-webhook-setup";
 import {
   checkedIntake,
   type Intake,
   MAX_DATE_LENGTH,
   MAX_REASON_LENGTH,
-} from "../core/intake/intake-messages";
-import { PAYMENT_COMPLETED_EVENT } from "../core/partner/partner-webhook-setup";
+} from "../core/ports/intake-messages";
 import { partnerWebhookEvent } from "../gateway/schemas/partner";
 
 // The gateway's partner events and signed webhooks, read into the intake messages process-intake handles: only ids

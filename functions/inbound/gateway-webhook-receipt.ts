@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import type { IntakeQueue } from "../core/intake/intake-messages";
-import type { BillingRepository, Clock } from "../core/ports/ports";
+import type { OnceRecords } from "../core/ports/billing-repository";
+import type { Clock } from "../core/ports/clock";
+import type { IntakeQueue } from "../core/ports/intake-messages";
 import type { ResultEnvelope } from "../gateway/schemas/primitives";
 import {
   verifyWebhook,
@@ -19,7 +20,7 @@ import { gatewayWebhookIntake } from "./gateway-notices";
 export const WEBHOOK_DEDUP_TTL_MS = 7 * 24 * 60 * 60_000;
 
 export interface GatewayWebhookDeps {
-  readonly repository: Pick<BillingRepository, "recordOnce" | "forgetOnce">;
+  readonly repository: OnceRecords;
   readonly queue: IntakeQueue;
   readonly clock: Clock;
   /** Every accepted secret: the current one and, during a rotation, the next. */

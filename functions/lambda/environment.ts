@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { isCurrencyCode } from "../core/base/money";
-import { MAIL_TEMPLATES } from "../core/delivery/customer-mail";
+import { MAIL_TEMPLATES } from "../core/ports/mailer";
 import { gatewayConfigSchema } from "../gateway/config";
 import { declineCodesSchema } from "../gateway/decline-codes";
 import { portalActionsSchema } from "../pages/portal-page";

@@ -1,5 +1,5 @@
 import type { DeclineReason } from "../core/base/model";
-import type { MailTemplate } from "../core/delivery/customer-mail";
+import type { MailTemplate } from "../core/ports/mailer";
 import type { PageLang } from "../pages/page-text";
 
 // What our mails to customers say, in each language we write. Each mail is a subject, paragraphs and at most one

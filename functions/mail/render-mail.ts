@@ -1,5 +1,5 @@
 import { planDue } from "../core/base/model";
-import type { CustomerMail } from "../core/delivery/customer-mail";
+import type { CustomerMail } from "../core/ports/mailer";
 import { html } from "../pages/html";
 import { dayText, langOf, moneyText, PAGE_TEXT, type PageLang } from "../pages/page-text";
 import { MAIL_TEXT, type MailFacts } from "./mail-text";

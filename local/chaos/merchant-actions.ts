@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Subscription } from "../../functions/core/base/model";
-import type { BillingRepository } from "../../functions/core/ports/ports";
+import type { BillingRepository } from "../../functions/core/ports/billing-repository";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { ApiAnswer, MerchantClient } from "../merchant-client";
 

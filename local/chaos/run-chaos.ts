@@ -20,7 +20,7 @@ import {
   WEBHOOK_EVENT_TYPES,
   type WebhookDelivery,
   webhookDeliverySchema,
-} from "../../functions/core/delivery/webhooks";
+} from "../../functions/core/ports/webhook-ports";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import { createPrng, deriveSeed } from "../../sandbox/shared/prng";

@@ -1,5 +1,5 @@
 import { outboxEventSchema } from "../../functions/core/base/events";
-import { ALL_EVENT_TYPES, type WebhookDelivery } from "../../functions/core/delivery/webhooks";
+import { ALL_EVENT_TYPES, type WebhookDelivery } from "../../functions/core/ports/webhook-ports";
 
 // The chaos run's account of our webhooks (README, Webhooks): receivers on loopback, registered as endpoints through
 // the merchant API, answer 500/503 and hang past the sender's timeout at random; yet every event on the bus must reach

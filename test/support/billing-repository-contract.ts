@@ -17,10 +17,10 @@ import { orderIdFor } from "../../functions/core/base/order-id";
 import { EVERY_OUTBOX } from "../../functions/core/delivery/event-delivery";
 import {
   type BillingRepository,
-  type Clock,
   InvalidCursorError,
   type SubscriptionQuery,
-} from "../../functions/core/ports/ports";
+} from "../../functions/core/ports/billing-repository";
+import type { Clock } from "../../functions/core/ports/clock";
 
 // What every BillingRepository must do, whatever stores it: the DynamoDB repository (on dynalite, or DynamoDB Local
 // by BILLING_DYNAMODB_ENDPOINT) and the in-memory one run this same suite. Storage layout, index upkeep and request

@@ -4,11 +4,11 @@ import type { GatewayOutcome } from "../../functions/core/base/outcome";
 import type { ChargeDeps } from "../../functions/core/charging/charge-engine";
 import type {
   ChargeGateway,
-  ChargeMessage,
   OrderLookup,
   RebillRequest,
   RefundRequest,
-} from "../../functions/core/ports/ports";
+} from "../../functions/core/ports/payment-gateway";
+import type { ChargeMessage } from "../../functions/core/ports/queues";
 import { subscription } from "./billing-repository-contract";
 import { MemoryBillingRepository, type MemoryBillingRepositoryOptions } from "./memory-billing-repository";
 

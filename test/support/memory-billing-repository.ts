@@ -19,7 +19,6 @@ import {
   type AttemptUpdate,
   type BillingRepository,
   type ClaimResult,
-  type Clock,
   type DueEntry,
   type EventLogQuery,
   InvalidCursorError,
@@ -28,7 +27,8 @@ import {
   type SubscriptionQuery,
   type SubscriptionUpdate,
   type TokenUpdate,
-} from "../../functions/core/ports/ports";
+} from "../../functions/core/ports/billing-repository";
+import type { Clock } from "../../functions/core/ports/clock";
 
 // The BillingRepository in memory, for tests of the core that need no emulator. It passes the same contract suite
 // as the DynamoDB repository (test/support/billing-repository-contract.ts): compare-and-set updates, create-only

@@ -3,7 +3,7 @@ import type {
   IdempotencyOutcome,
   IdempotencyStore,
   IdempotentRequest,
-} from "../../functions/api/idempotency";
+} from "../../functions/core/ports/idempotency-store";
 
 /** The IdempotencyStore's contract in memory, for unit tests (the DynamoDB store is tested on dynalite). */
 export class MemoryIdempotencyStore implements IdempotencyStore {

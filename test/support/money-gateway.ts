@@ -5,7 +5,7 @@ import type {
   PaymentGateway,
   RebillRequest,
   RebillResult,
-} from "../../functions/core/ports/ports";
+} from "../../functions/core/ports/payment-gateway";
 import type { GatewayPayment } from "../../local/ledger-comparison";
 import { RefundingGateway } from "./refunding-gateway";
 

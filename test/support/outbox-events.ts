@@ -1,14 +1,12 @@
 import type { OutboxEvent } from "../../functions/core/base/events";
-import type { BillingRepository } from "../../functions/core/ports/ports";
+import type { OutboxStore } from "../../functions/core/ports/billing-repository";
 import { pendingOutboxContents } from "../../local/pending-outboxes";
 
 /**
  * Every event the repository's outboxes still hold (none is delivered in these tests), oldest first: one outbox's
  * events in their written order, outboxes by when their events occurred.
  */
-export async function pendingEvents(
-  repository: Pick<BillingRepository, "listPendingOutboxes" | "readOutbox">,
-): Promise<OutboxEvent[]> {
+export async function pendingEvents(repository: OutboxStore): Promise<OutboxEvent[]> {
   const contents = await pendingOutboxContents(repository);
   return contents
     .flatMap(({ events }) => events)

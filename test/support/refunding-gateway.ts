@@ -4,7 +4,7 @@ import type {
   RefundLookup,
   RefundRequest,
   RefundResult,
-} from "../../functions/core/ports/ports";
+} from "../../functions/core/ports/payment-gateway";
 
 /** What one money call meets: answered, committed but the answer lost, failed before committing, or declined. */
 export type RefundFate = "ok" | "lost" | "failedBefore" | "declined";

@@ -5,7 +5,10 @@ import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, planDue, type Subscription }
 import type { Failure } from "../base/outcome";
 import { done, retry, type WorkResult } from "../base/work-result";
 import { applyInput } from "../machine/apply-input";
-import type { BillingRepository, ChargeGateway, ChargeMessage, Clock } from "../ports/ports";
+import type { BillingRepository } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import type { ChargeGateway } from "../ports/payment-gateway";
+import type { ChargeMessage } from "../ports/queues";
 import { refundSaleAfterCancel, refundSalesAfterCancel } from "../refunds/cancel-refund";
 import { pendingProrationLine, settleProration } from "../refunds/proration-settlement";
 import { refundVerification } from "../refunds/refunds";

@@ -1,5 +1,5 @@
 import type { ChargeAttempt } from "../base/model";
-import type { BillingRepository } from "../ports/ports";
+import type { BillingRepository } from "../ports/billing-repository";
 
 export interface ChargeListDeps {
   readonly repository: BillingRepository;

@@ -1,8 +1,10 @@
-import type { BillingRepository, ChargeQueue, Clock } from "../ports/ports";
+import type { SubscriptionStore } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import type { ChargeQueue } from "../ports/queues";
 
 export interface ChargeRunDeps {
   /** Only the due index: the run reads nothing else. */
-  readonly repository: Pick<BillingRepository, "listDue">;
+  readonly repository: SubscriptionStore;
   readonly queue: ChargeQueue;
   readonly clock: Clock;
 }

@@ -3,14 +3,15 @@ import { type BillingEvent, closedChargeEvent } from "../base/events";
 import type { AttemptKey, ChargeAttempt, Subscription } from "../base/model";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Failure, Invalid } from "../base/outcome";
-import type { BillingRepository, Clock } from "../ports/ports";
+import type { LedgerStore } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
 
 // A ledger line's own writes: opened pending for the in-flight window, recorded unknown, voided or closed, each a
 // conditional write on the line as read. The charge engine, ad hoc charges and new cards' payments share them.
 
 /** What a line's writes need: the ledger, the clock and the in-flight window. */
 export interface LineDeps {
-  readonly repository: Pick<BillingRepository, "updateAttempt">;
+  readonly repository: LedgerStore;
   readonly clock: Clock;
   readonly policy: ChargePolicy;
 }

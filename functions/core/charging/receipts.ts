@@ -1,9 +1,10 @@
 import type { AttemptKey } from "../base/model";
 import type { Failure } from "../base/outcome";
-import type { BillingRepository, PaymentGateway } from "../ports/ports";
+import type { LedgerStore, SubscriptionStore } from "../ports/billing-repository";
+import type { PaymentGateway } from "../ports/payment-gateway";
 
 export interface ReceiptDeps {
-  readonly repository: Pick<BillingRepository, "getAttempt" | "getSubscription">;
+  readonly repository: SubscriptionStore & LedgerStore;
   readonly gateway: Pick<PaymentGateway, "receiptUrl">;
 }
 

@@ -1,7 +1,9 @@
 import { closedChargeEvent } from "../base/events";
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
 import { applyInput } from "../machine/apply-input";
-import type { BillingRepository, ChargeGateway, Clock } from "../ports/ports";
+import type { BillingRepository } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import type { ChargeGateway } from "../ports/payment-gateway";
 
 export interface RecurringNoticeDeps {
   readonly repository: BillingRepository;

@@ -1,22 +1,20 @@
 import { isAdHocPeriod } from "../base/charge-kind";
 import type { OutboxEvent } from "../base/events";
-import type { ChargeAttempt, Subscription, TokenRecord } from "../base/model";
-import type { BillingRepository, Clock, DueEntry } from "../ports/ports";
+import type { Subscription, TokenRecord } from "../base/model";
+import type { LedgerStore, OnceRecords, SubscriptionStore, TokenStore } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import {
+  type CustomerMail,
+  MAIL_TEMPLATES,
+  type Mailer,
+  type MailTemplate,
+  type ReminderIndex,
+} from "../ports/mailer";
 
 // The mails a customer gets (README, Customer e-mails): each is decided here from an event or a date, claimed under
 // an id derived from what it tells (a redelivered event, a second run, a race claim the same id), then handed to the
 // mailer, which words it in the customer's language. The claim comes first: a mail is never sent twice, and a send
 // the mail service refused gives its claim back for the next try.
-
-export const MAIL_TEMPLATES = [
-  "payment_failed",
-  "card_expiring",
-  "renewal_upcoming",
-  "trial_ending",
-  "receipt",
-  "subscription_canceled",
-] as const;
-export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 
 /** Which mails the merchant sends, and how far ahead the date-driven ones go. */
 export interface MailPolicy {
@@ -35,44 +33,8 @@ const TRIAL_NOTICE_DAYS = 3;
 /** card_expiring goes this many days before the end of the card's expiry month (once each, largest first). */
 const CARD_EXPIRY_NOTICE_DAYS = [30, 7] as const;
 
-/** What one mail tells, as facts: the mailer words it. */
-export interface CustomerMail {
-  /** The mail's claim: one mail per id, ever. */
-  readonly mail_id: string;
-  readonly template: MailTemplate;
-  /** The event it answers (the date-driven mails answer none). */
-  readonly event_id?: string;
-  readonly subscription: Subscription;
-  /** The charge a payment_failed or receipt mail is about. */
-  readonly charge?: ChargeAttempt;
-  /** When the renewal (renewal_upcoming, trial_ending) is charged, or when the card stops working (card_expiring). */
-  readonly due_at?: string;
-}
-
-/** The mail service. */
-export interface Mailer {
-  /**
-   * Sends a mail. `refused`: the service answered that it did not take it (nothing was sent, a later try may). Throws
-   * when the outcome is unknown (a timeout after the request left).
-   */
-  send(
-    mail: CustomerMail,
-  ): Promise<{ readonly kind: "sent" } | { readonly kind: "refused"; readonly reason: string }>;
-}
-
-/** What the date-driven mails are found by: indexes, never a Scan. */
-export interface ReminderIndex {
-  /** Subscriptions whose next charge falls on the UTC day of `day`. */
-  listDueOn(day: Date): AsyncIterable<readonly DueEntry[]>;
-  /** The ids of tokens whose card expires in `month` (YYYYMM). */
-  listTokensExpiring(month: string): AsyncIterable<readonly string[]>;
-}
-
 export interface MailDeps {
-  readonly repository: Pick<
-    BillingRepository,
-    "getSubscription" | "getAttempt" | "getToken" | "recordOnce" | "forgetOnce"
-  >;
+  readonly repository: SubscriptionStore & LedgerStore & TokenStore & OnceRecords;
   readonly mailer: Mailer;
   readonly mailPolicy: MailPolicy;
   readonly clock: Clock;

@@ -1,5 +1,6 @@
 import type { OutboxEvent } from "../base/events";
-import type { BillingRepository, EventPublisher, OutboxRef } from "../ports/ports";
+import type { EventLog, OutboxRef, OutboxStore } from "../ports/billing-repository";
+import type { EventPublisher } from "../ports/queues";
 
 // Delivery of the outboxes (README, Events): the events a transition wrote with its state are published to the bus
 // at least once, logged for replay, then taken out of their outbox. A crash in between publishes them again
@@ -7,10 +8,7 @@ import type { BillingRepository, EventPublisher, OutboxRef } from "../ports/port
 // outbox for the next delivery.
 
 export interface EventDeliveryDeps {
-  readonly repository: Pick<
-    BillingRepository,
-    "listPendingOutboxes" | "readOutbox" | "markDelivered" | "logEvents"
-  >;
+  readonly repository: OutboxStore & EventLog;
   readonly events: EventPublisher;
 }
 

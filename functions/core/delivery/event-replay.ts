@@ -1,6 +1,8 @@
 import * as z from "zod";
 import type { OutboxEvent } from "../base/events";
-import type { BillingRepository, Clock, EventLogQuery, EventPublisher } from "../ports/ports";
+import type { EventLog, EventLogQuery } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import type { EventPublisher } from "../ports/queues";
 import { queueWebhookDeliveries, type WebhookFanOutDeps } from "./webhooks";
 
 // Replay of the event log (README, Events): a consumer that lost its own data catches up on a subscription's events
@@ -49,7 +51,7 @@ export const replayReportSchema = z
 export type ReplayReport = z.infer<typeof replayReportSchema>;
 
 export interface EventReplayDeps {
-  readonly repository: Pick<BillingRepository, "readEventLog">;
+  readonly repository: EventLog;
   readonly events: EventPublisher;
 }
 
@@ -112,7 +114,7 @@ async function endpointReplay(replay: EndpointReplay): Promise<(event: OutboxEve
 export async function listLoggedEvents(
   query: EventLogQuery,
   limit: number,
-  repository: Pick<BillingRepository, "readEventLog">,
+  repository: EventLog,
 ): Promise<{ readonly events: readonly OutboxEvent[]; readonly more: boolean }> {
   const events: OutboxEvent[] = [];
   for await (const page of repository.readEventLog(query)) {

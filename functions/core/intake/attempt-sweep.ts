@@ -2,7 +2,7 @@ import { isAdHocPeriod } from "../base/charge-kind";
 import type { ChargeAttempt } from "../base/model";
 import { type ChargeDeps, resolveAttempt, settleProrationOf } from "../charging/charge-engine";
 import { expireCheckout } from "../lifecycle/checkout";
-import type { ChargeQueue } from "../ports/ports";
+import type { ChargeQueue } from "../ports/queues";
 import { settleOpenRefund } from "../refunds/refunds";
 
 const MINUTE_MS = 60_000;

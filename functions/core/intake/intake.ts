@@ -5,9 +5,9 @@ import type { WorkResult } from "../base/work-result";
 import { closeAttempt } from "../charging/charge-engine";
 import { recordRecurringCharge } from "../charging/recurring-notice";
 import { type CompletionDeps, completeCheckout } from "../lifecycle/checkout";
+import type { IntakeMessage } from "../ports/intake-messages";
 import { recordChargebackReport } from "../refunds/disputes";
 import { recordFirstPayment } from "../signup/signup-steps";
-import type { IntakeMessage } from "./intake-messages";
 
 // process-intake (README, Merchant API: the webhook routes): what each queued delivery changes. Every path is safe to
 // run twice: status_url repeats, webhooks are re-sent, SQS delivers at least once.

@@ -11,7 +11,8 @@ import { attemptKeyOf } from "../base/order-id";
 import type { GatewayOutcome } from "../base/outcome";
 import { failureReason } from "../base/outcome";
 import { applyInput } from "../machine/apply-input";
-import type { IdSource, NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "../ports/ports";
+import type { IdSource } from "../ports/clock";
+import type { NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "../ports/payment-gateway";
 import { asRefusal, keepWindowLaunch, retireIssued, windowExpiry } from "../signup/payment-window";
 import {
   CLOSABLE_BY_PAYMENT,

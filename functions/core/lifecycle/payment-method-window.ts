@@ -16,7 +16,7 @@ import type {
   WindowOutcome,
   WindowPrepared,
   WindowResult,
-} from "../ports/ports";
+} from "../ports/payment-gateway";
 import { PAID_AFTER_EXPIRY, refundWholeSale } from "../refunds/cancel-refund";
 import { asRefusal, keepWindowLaunch, retireIssued, windowExpiry } from "../signup/payment-window";
 import {

@@ -16,7 +16,7 @@ import {
   voidAttempt,
 } from "../charging/ledger-lines";
 import { applyInput, applyPaidInput } from "../machine/apply-input";
-import type { CardDetails, PaymentGateway } from "../ports/ports";
+import type { CardDetails, PaymentGateway } from "../ports/payment-gateway";
 import { refundSaleAfterCancel } from "../refunds/cancel-refund";
 import { type RefundDeps, refundVerification } from "../refunds/refunds";
 import { retireToken } from "../refunds/token-retirement";

@@ -3,7 +3,10 @@ import type { Subscription } from "../base/model";
 import type { Failure } from "../base/outcome";
 import { type Applied, applyInput } from "../machine/apply-input";
 import type { SubscriptionInput } from "../machine/subscription-input";
-import type { BillingRepository, ChargeQueue, Clock, PaymentGateway } from "../ports/ports";
+import type { BillingRepository } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import type { PaymentGateway } from "../ports/payment-gateway";
+import type { ChargeQueue } from "../ports/queues";
 import { type CancelRefund, refundSalesAfterCancel, refundUnusedPeriod } from "../refunds/cancel-refund";
 
 export interface ChangeDeps {

@@ -1,5 +1,10 @@
 import type { Subscription } from "../base/model";
-import type { BillingRepository, Clock, SubscriptionExpectation, SubscriptionUpdate } from "../ports/ports";
+import type {
+  SubscriptionExpectation,
+  SubscriptionStore,
+  SubscriptionUpdate,
+} from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
 import type { SubscriptionInput } from "./subscription-input";
 import { nextStep } from "./subscription-machine";
 
@@ -11,7 +16,7 @@ export type Applied =
   | { readonly kind: "refused"; readonly reason: string };
 
 type ApplyDeps = {
-  readonly repository: Pick<BillingRepository, "updateSubscription" | "getSubscription">;
+  readonly repository: SubscriptionStore;
   readonly clock: Clock;
 };
 

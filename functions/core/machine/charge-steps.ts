@@ -1,7 +1,7 @@
 import { periodStartOf } from "../base/billing-period";
 import type { ChargePolicy } from "../base/charge-policy";
 import type { ChargeAttempt, Subscription } from "../base/model";
-import type { RemovableSubscriptionField, SubscriptionUpdate } from "../ports/ports";
+import type { RemovableSubscriptionField, SubscriptionUpdate } from "../ports/billing-repository";
 import type { Step, SubscriptionInput } from "./subscription-input";
 import { type Changed, chargeExpectation, position, refused, transition } from "./transition";
 

@@ -1,7 +1,7 @@
 import { periodStartOf } from "../base/billing-period";
 import { type EventFacts, subjectOf } from "../base/events";
 import { METADATA_MAX_KEYS, type Subscription } from "../base/model";
-import type { RemovableSubscriptionField } from "../ports/ports";
+import type { RemovableSubscriptionField } from "../ports/billing-repository";
 import { paidThrough } from "./charge-steps";
 import type { Step, SubscriptionInput } from "./subscription-input";
 import { type Changed, chargeExpectation, isCurrent, refused, transition } from "./transition";

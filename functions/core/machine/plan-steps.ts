@@ -1,5 +1,5 @@
 import type { Plan, Subscription } from "../base/model";
-import type { RemovableSubscriptionField } from "../ports/ports";
+import type { RemovableSubscriptionField } from "../ports/billing-repository";
 import { planText, type Step, type SubscriptionInput, stillPricedOn } from "./subscription-input";
 import { refused, transition } from "./transition";
 

@@ -1,6 +1,6 @@
 import type { ChargePolicy } from "../base/charge-policy";
 import type { ChargeAttempt, MaskedCard, Plan, Subscription } from "../base/model";
-import type { SubscriptionUpdate } from "../ports/ports";
+import type { SubscriptionUpdate } from "../ports/billing-repository";
 
 export type SubscriptionInput =
   /** Period 0 is paid: the sign-up is active at period 1, with what the gateway issued for it. */

@@ -1,6 +1,6 @@
 import { type EventFacts, placedByWrite, subjectOf } from "../base/events";
 import { CHECKOUT_EXPIRED, type ChargeAttempt, type Subscription, subscriptionSchema } from "../base/model";
-import type { SubscriptionUpdate } from "../ports/ports";
+import type { SubscriptionUpdate } from "../ports/billing-repository";
 import type { Step } from "./subscription-input";
 
 export const refused = (reason: string): Step => ({ kind: "refused", reason });

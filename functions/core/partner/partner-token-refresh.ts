@@ -1,5 +1,5 @@
 import type { GatewayOutcome } from "../base/outcome";
-import type { Clock } from "../ports/ports";
+import type { Clock } from "../ports/clock";
 
 const HOUR_MS = 3_600_000;
 

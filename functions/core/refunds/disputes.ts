@@ -1,6 +1,7 @@
 import { chargeFactsOf, placedOnCharge } from "../base/events";
 import type { ChargeAttempt, Dispute } from "../base/model";
-import type { BillingRepository, Clock } from "../ports/ports";
+import type { LedgerStore, SubscriptionStore } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
 
 // Chargebacks have a lifecycle (README, The real gateway): the gateway sends one transaction's CHARGEBACK webhook again
 // whenever its chargeback_status changes — reported, then deducted or resolved. Each status is recorded once.
@@ -75,7 +76,7 @@ export function applyChargebackReport(
 }
 
 export interface ChargebackRecordingDeps {
-  readonly repository: Pick<BillingRepository, "getSubscription" | "updateAttempt">;
+  readonly repository: SubscriptionStore & LedgerStore;
   readonly clock: Clock;
 }
 

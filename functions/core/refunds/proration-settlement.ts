@@ -1,7 +1,7 @@
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
 import { attemptKeyOf } from "../base/order-id";
 import { applyPaidInput } from "../machine/apply-input";
-import type { BillingRepository } from "../ports/ports";
+import type { LedgerStore } from "../ports/billing-repository";
 import { type RefundDeps, refundCharge } from "./refunds";
 
 /** What a proration line's state made of the plan change it pays for. */
@@ -58,7 +58,7 @@ export async function settleProration(
 /** The proration line paying for a subscription's pending plan change; undefined when none is pending. */
 export async function pendingProrationLine(
   subscription: Subscription,
-  repository: Pick<BillingRepository, "getAttempt">,
+  repository: LedgerStore,
 ): Promise<ChargeAttempt | undefined> {
   const key = subscription.pending_plan_order && attemptKeyOf(subscription.pending_plan_order);
   return key ? repository.getAttempt(key) : undefined;

@@ -2,7 +2,8 @@ import * as z from "zod";
 import type { ChargeAttempt, RefundRecord } from "../base/model";
 import { attemptKeyOf } from "../base/order-id";
 import { failureReason, type GatewayOutcome } from "../base/outcome";
-import type { BillingRepository, Clock } from "../ports/ports";
+import type { LedgerStore, RefundStore } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
 import { type ChargebackRecordingDeps, recordChargebackReport } from "./disputes";
 
 // Daily reconciliation (README, Ops CLI: billing reconcile): the gateway's transactions of a period against our
@@ -58,8 +59,7 @@ export interface ReconciliationDeps {
    * Point look-ups for gateway records whose ledger line succeeded here outside the listed days; the writes of a
    * chargeback deduction no webhook brought.
    */
-  readonly repository: Pick<BillingRepository, "getAttempt" | "listRefunds"> &
-    ChargebackRecordingDeps["repository"];
+  readonly repository: LedgerStore & RefundStore & ChargebackRecordingDeps["repository"];
   readonly clock: Clock;
 }
 

@@ -4,7 +4,9 @@ import { closedRefundEvent } from "../base/events";
 import type { AttemptKey, ChargeAttempt, RefundRecord } from "../base/model";
 import { fromCents, type InvalidInput, invalidAmount, toCents } from "../base/money";
 import type { Declined, Invalid, Unavailable, Unknown } from "../base/outcome";
-import type { BillingRepository, ChargeGateway, Clock } from "../ports/ports";
+import type { BillingRepository } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import type { ChargeGateway } from "../ports/payment-gateway";
 
 // Refunds move money like charges do, so they follow the same protocol (README, Exactly once: refunds): the refund is
 // claimed under its refund_id (derived from the intent: the request's key, the charge it gives back) before anything

@@ -1,12 +1,14 @@
 import type { Subscription } from "../base/model";
 import { failureReason } from "../base/outcome";
-import type { BillingRepository, ChargeGateway, Clock } from "../ports/ports";
+import type { TokenStore } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import type { ChargeGateway } from "../ports/payment-gateway";
 
 // A token the merchant no longer needs is deleted at the gateway (token deletion, README, The real gateway): a canceled
 // subscription's token can never be charged by mistake, or by anyone who obtained it.
 
 export interface TokenRetirementDeps {
-  readonly repository: Pick<BillingRepository, "getToken" | "updateToken">;
+  readonly repository: TokenStore;
   readonly gateway: Pick<ChargeGateway, "deleteToken">;
   readonly clock: Clock;
 }

@@ -1,6 +1,8 @@
 import type { ChargeAttempt } from "../base/model";
 import type { Failure } from "../base/outcome";
-import type { BillingRepository, Clock, PaymentGateway, WindowOutcome, WindowPrepared } from "../ports/ports";
+import type { BillingRepository, TokenStore } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import type { PaymentGateway, WindowOutcome, WindowPrepared } from "../ports/payment-gateway";
 import type { FirstPaymentRefusal } from "./signup-steps";
 
 // What every payment window shares, a sign-up's (checkout.ts) or a new card's (payment-method-window.ts): how long it
@@ -49,7 +51,7 @@ export async function retireIssued(
   paid: Pick<Extract<WindowOutcome, { readonly kind: "paid" }>, "token_id" | "recurring_id">,
   deps: {
     readonly gateway: Pick<PaymentGateway, "deleteToken" | "deleteRecurring">;
-    readonly repository: Pick<BillingRepository, "updateToken">;
+    readonly repository: TokenStore;
     readonly clock: Clock;
   },
 ): Promise<void> {

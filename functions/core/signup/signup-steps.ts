@@ -15,7 +15,9 @@ import { fromCents, minorUnitCents } from "../base/money";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Invalid, Unavailable } from "../base/outcome";
 import { applyInput } from "../machine/apply-input";
-import type { BillingRepository, Clock, IdSource, NotifyUrl, RecurringRegistration } from "../ports/ports";
+import type { BillingRepository } from "../ports/billing-repository";
+import type { Clock, IdSource } from "../ports/clock";
+import type { NotifyUrl, RecurringRegistration } from "../ports/payment-gateway";
 import { refundSaleAfterCancel } from "../refunds/cancel-refund";
 import { type RefundDeps, refundVerification } from "../refunds/refunds";
 

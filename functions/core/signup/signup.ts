@@ -3,14 +3,9 @@ import type { ChargePolicy } from "../base/charge-policy";
 import type { Subscription } from "../base/model";
 import { type InvalidInput, invalidCurrency } from "../base/money";
 import type { Failure } from "../base/outcome";
-import type {
-  BillingRepository,
-  CardDetails,
-  Clock,
-  IdSource,
-  NotifyUrl,
-  PaymentGateway,
-} from "../ports/ports";
+import type { BillingRepository } from "../ports/billing-repository";
+import type { Clock, IdSource } from "../ports/clock";
+import type { CardDetails, NotifyUrl, PaymentGateway } from "../ports/payment-gateway";
 import {
   finishPaidSignup,
   type NewSubscription,

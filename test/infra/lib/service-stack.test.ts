@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
 import type { ComponentName } from "../../../functions/composition/service-set";
-import { WEBHOOK_EVENT_TYPES } from "../../../functions/core/delivery/webhooks";
+import { WEBHOOK_EVENT_TYPES } from "../../../functions/core/ports/webhook-ports";
 import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../../../functions/function-table";
 import { CHECKOUT_PAGE_ROUTES, PORTAL_PAGE_ROUTES } from "../../../functions/pages/page-routes";
 import { readBillingConfig } from "../../../lib/config";

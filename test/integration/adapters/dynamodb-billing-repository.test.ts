@@ -18,7 +18,7 @@ import {
   type DynamoDbBillingRepositoryOptions,
 } from "../../../functions/adapters/dynamodb-billing-repository";
 import { createDynamoDbDocumentClient } from "../../../functions/adapters/dynamodb-client";
-import type { BillingRepository } from "../../../functions/core/ports/ports";
+import type { BillingRepository } from "../../../functions/core/ports/billing-repository";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/dynamodb-emulator";
 import {
   attempt,

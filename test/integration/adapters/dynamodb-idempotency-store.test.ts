@@ -7,7 +7,7 @@ import {
   IDEMPOTENCY_PARTITION,
 } from "../../../functions/adapters/dynamodb-idempotency-store";
 import type { ApiResponse } from "../../../functions/api/errors";
-import type { IdempotencyStore } from "../../../functions/api/idempotency";
+import type { IdempotencyStore } from "../../../functions/core/ports/idempotency-store";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/dynamodb-emulator";
 import { startTestDynamoDb } from "../../support/test-dynamodb";
 

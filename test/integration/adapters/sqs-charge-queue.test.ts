@@ -11,7 +11,7 @@ import {
   MalformedMessageError,
   parseChargeMessage,
 } from "../../../functions/adapters/sqs-charge-queue";
-import type { ChargeMessage } from "../../../functions/core/ports/ports";
+import type { ChargeMessage } from "../../../functions/core/ports/queues";
 import {
   approximateMessageCount,
   drainQueue,

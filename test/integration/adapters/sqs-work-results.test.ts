@@ -6,7 +6,7 @@ import { createSqsChargeQueue, parseChargeMessage } from "../../../functions/ada
 import { pollOnce, receiveBatch } from "../../../functions/adapters/sqs-poller";
 import { processSqsRecords } from "../../../functions/adapters/sqs-work-results";
 import type { WorkResult } from "../../../functions/core/base/work-result";
-import type { ChargeMessage } from "../../../functions/core/ports/ports";
+import type { ChargeMessage } from "../../../functions/core/ports/queues";
 import {
   approximateMessageCount,
   drainQueue,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { outboxItemKey } from "../../../functions/adapters/dynamodb-outbox";
 import { repository } from "../../../functions/composition/compose";
 import type { OutboxEvent } from "../../../functions/core/base/events";
-import type { OutboxRef } from "../../../functions/core/ports/ports";
+import type { OutboxRef } from "../../../functions/core/ports/billing-repository";
 import { decoratedComposition, decoration, SimulatedCrash } from "../../../local/crash-injection";
 import { LambdaFunctions } from "../../../local/lambda-functions";
 import { pendingOutboxes } from "../../../local/pending-outboxes";

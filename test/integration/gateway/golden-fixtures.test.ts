@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPaymentGateway } from "../../../functions/adapters/payment-gateway";
-import { statusCallbackIntake } from "../../../functions/core/intake/intake-messages";
+import { statusCallbackIntake } from "../../../functions/core/ports/intake-messages";
 import { createGatewayContext } from "../../../functions/gateway/context";
 import { DEFAULT_DECLINE_CODES } from "../../../functions/gateway/decline-codes";
 import { computeFgkey, verifyQueryFgkey } from "../../../functions/gateway/fgkey";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseChargeMessage } from "../../../functions/adapters/sqs-charge-queue";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
-import { parseIntakeMessage } from "../../../functions/core/intake/intake-messages";
+import { parseIntakeMessage } from "../../../functions/core/ports/intake-messages";
 import { BillingStack } from "../../../local/billing-stack";
 import { LambdaFunctions } from "../../../local/lambda-functions";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";

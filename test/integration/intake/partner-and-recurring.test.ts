@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { STATUS_URL_GRACE_MS } from "../../../functions/core/intake/intake";
-import { parseIntakeMessage } from "../../../functions/core/intake/intake-messages";
+import { parseIntakeMessage } from "../../../functions/core/ports/intake-messages";
 import { functionNamed } from "../../../functions/function-table";
 import { scheduledEvent, stubContext } from "../../../local/lambda-context";
 import { captureOutput } from "../../support/handler-env";

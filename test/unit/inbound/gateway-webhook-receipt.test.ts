@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { IntakeMessage } from "../../../functions/core/intake/intake-messages";
+import type { IntakeMessage } from "../../../functions/core/ports/intake-messages";
 import { formatTransmissionTime, signWebhookBody } from "../../../functions/gateway/webhook-signature";
 import {
   type GatewayWebhookDeps,

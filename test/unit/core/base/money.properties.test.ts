@@ -6,7 +6,8 @@ import { processChargeMessage } from "../../../../functions/core/charging/charge
 import { runAttemptSweep } from "../../../../functions/core/intake/attempt-sweep";
 import { changePlan } from "../../../../functions/core/lifecycle/plan-change";
 import { cancelSubscription } from "../../../../functions/core/lifecycle/subscription-changes";
-import type { BillingRepository, ChargeMessage } from "../../../../functions/core/ports/ports";
+import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
+import type { ChargeMessage } from "../../../../functions/core/ports/queues";
 import { refundCharge } from "../../../../functions/core/refunds/refunds";
 import { compareLedgerRecords } from "../../../../local/ledger-comparison";
 import { auditMoney } from "../../../../local/money-audit";

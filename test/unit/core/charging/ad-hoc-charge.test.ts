@@ -7,7 +7,7 @@ import {
 import { MAX_ORDER_ID_LENGTH } from "../../../../functions/core/base/order-id";
 import { chargeAdHoc } from "../../../../functions/core/charging/ad-hoc-charge";
 import { runAttemptSweep } from "../../../../functions/core/intake/attempt-sweep";
-import type { RebillRequest } from "../../../../functions/core/ports/ports";
+import type { RebillRequest } from "../../../../functions/core/ports/payment-gateway";
 import { dueSubscription, fakeChargeServices, START } from "../../../support/fake-billing";
 
 const NO_REFUNDS = { examined: 0, settled: 0, deferred: 0 };

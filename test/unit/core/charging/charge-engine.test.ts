@@ -6,13 +6,13 @@ import { type ChargeDeps, processChargeMessage } from "../../../../functions/cor
 import { runChargeRun } from "../../../../functions/core/charging/charge-run";
 import { runAttemptSweep } from "../../../../functions/core/intake/attempt-sweep";
 import { applyInput } from "../../../../functions/core/machine/apply-input";
+import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
 import type {
-  BillingRepository,
   ChargeGateway,
-  ChargeMessage,
   OrderLookup,
   RebillRequest,
-} from "../../../../functions/core/ports/ports";
+} from "../../../../functions/core/ports/payment-gateway";
+import type { ChargeMessage } from "../../../../functions/core/ports/queues";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
 import { pendingEvents } from "../../../support/outbox-events";
 

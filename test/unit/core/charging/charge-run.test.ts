@@ -1,20 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { runChargeRun } from "../../../../functions/core/charging/charge-run";
-import type { BillingRepository, ChargeMessage, DueEntry } from "../../../../functions/core/ports/ports";
+import type { DueEntry, SubscriptionStore } from "../../../../functions/core/ports/billing-repository";
+import type { ChargeMessage } from "../../../../functions/core/ports/queues";
+import { partialPort } from "../../../support/partial-port";
 
 const NOW = new Date("2027-03-01T10:00:00.000Z");
 const entry = (n: number): DueEntry => ({ subscription_id: `sub_${n}`, period: 1 });
 
 /** A due index of `pages` pages of two entries, recording when each page is read. */
-function dueIndex(pages: number, reads: string[]): Pick<BillingRepository, "listDue"> {
-  return {
+function dueIndex(pages: number, reads: string[]): SubscriptionStore {
+  return partialPort<SubscriptionStore>({
     async *listDue() {
       for (let page = 0; page < pages; page += 1) {
         reads.push(`read ${page}`);
         yield [entry(2 * page), entry(2 * page + 1)];
       }
     },
-  };
+  });
 }
 
 describe("runChargeRun", () => {

@@ -3,12 +3,11 @@ import { AD_HOC_FIRST_PERIOD } from "../../../../functions/core/base/charge-kind
 import type { OutboxEvent } from "../../../../functions/core/base/events";
 import type { ChargeAttempt } from "../../../../functions/core/base/model";
 import {
-  type CustomerMail,
   DEFAULT_MAIL_TEMPLATES,
-  type Mailer,
   MailRefused,
   mailForEvent,
 } from "../../../../functions/core/delivery/customer-mail";
+import type { CustomerMail, Mailer } from "../../../../functions/core/ports/mailer";
 import { renderMail } from "../../../../functions/mail/render-mail";
 import { dueSubscription, START } from "../../../support/fake-billing";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";

@@ -4,19 +4,21 @@ import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   isSubscribed,
-  MAX_WEBHOOK_ENDPOINTS,
   queueWebhookDeliveries,
-  WEBHOOK_EVENT_TYPES,
   WEBHOOK_MAX_RECEIVE_COUNT,
   WEBHOOK_RETRY_WINDOW_MS,
+  webhookAttemptSchedule,
+  webhookRetryDelaySeconds,
+} from "../../../../functions/core/delivery/webhooks";
+import {
+  MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_EVENT_TYPES,
   type WebhookDelivery,
   type WebhookDeliveryMessage,
   type WebhookEndpoint,
   type WebhookPostOutcome,
   type WebhookStore,
-  webhookAttemptSchedule,
-  webhookRetryDelaySeconds,
-} from "../../../../functions/core/delivery/webhooks";
+} from "../../../../functions/core/ports/webhook-ports";
 
 /** The store's contract in memory: create-only slots, create-only deliveries, updates compared on attempts. */
 function memoryStore() {

@@ -4,7 +4,8 @@ import { DEFAULT_CHARGE_POLICY } from "../../../../functions/core/base/charge-po
 import { toCents } from "../../../../functions/core/base/money";
 import { unusedPartCents } from "../../../../functions/core/base/proration";
 import { changePlan } from "../../../../functions/core/lifecycle/plan-change";
-import type { BillingRepository, ChargeMessage } from "../../../../functions/core/ports/ports";
+import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
+import type { ChargeMessage } from "../../../../functions/core/ports/queues";
 import { planHistories } from "../../../../local/money-audit";
 import { dueSubscription, START } from "../../../support/fake-billing";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";

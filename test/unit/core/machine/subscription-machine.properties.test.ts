@@ -13,7 +13,10 @@ import { orderIdFor } from "../../../../functions/core/base/order-id";
 import type { SubscriptionInput } from "../../../../functions/core/machine/subscription-input";
 import { nextStep } from "../../../../functions/core/machine/subscription-machine";
 import { stateAfter } from "../../../../functions/core/machine/transition";
-import type { SubscriptionExpectation, SubscriptionUpdate } from "../../../../functions/core/ports/ports";
+import type {
+  SubscriptionExpectation,
+  SubscriptionUpdate,
+} from "../../../../functions/core/ports/billing-repository";
 
 // The state machine under random sequences of inputs (fast-check). Each input is taken against the subscription as
 // read some transitions ago — a worker that read before others wrote — and its transition is written only if its

@@ -5,7 +5,7 @@ import { billingEventSchema } from "../../../../functions/core/base/events";
 import type { ChargeAttempt, Subscription } from "../../../../functions/core/base/model";
 import { pricedOn, type SubscriptionInput } from "../../../../functions/core/machine/subscription-input";
 import { nextStep } from "../../../../functions/core/machine/subscription-machine";
-import type { SubscriptionUpdate } from "../../../../functions/core/ports/ports";
+import type { SubscriptionUpdate } from "../../../../functions/core/ports/billing-repository";
 
 const now = new Date("2027-03-10T08:00:00.000Z");
 

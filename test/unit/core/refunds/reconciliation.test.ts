@@ -10,6 +10,7 @@ import {
   reconcile,
 } from "../../../../functions/core/refunds/reconciliation";
 import { gatewayCalendar } from "../../../../functions/gateway/calendar";
+import { partialPort } from "../../../support/partial-port";
 
 const DAY = { from: "20270310", to: "20270310" };
 
@@ -111,7 +112,7 @@ function depsOf(world: World) {
         );
       },
     },
-    repository: {
+    repository: partialPort<ReconciliationDeps["repository"]>({
       getAttempt: async (key) =>
         (world.charges ?? []).find(
           (item) =>
@@ -123,7 +124,7 @@ function depsOf(world: World) {
       // Only a chargeback deduction writes (the integration tests record one): none of these worlds has one.
       getSubscription: async () => undefined,
       updateAttempt: async () => false,
-    },
+    }),
     clock: { now: () => new Date("2027-03-02T00:00:00.000Z") },
   };
   return { deps, asked };

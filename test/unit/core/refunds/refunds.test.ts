@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CHARGE_POLICY } from "../../../../functions/core/base/charge-policy";
 import type { ChargeAttempt } from "../../../../functions/core/base/model";
 import { toCents } from "../../../../functions/core/base/money";
-import type { BillingRepository } from "../../../../functions/core/ports/ports";
+import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
 import { type RefundDeps, refundCharge, settleOpenRefund } from "../../../../functions/core/refunds/refunds";
 import { attempt, subscription } from "../../../support/billing-repository-contract";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";

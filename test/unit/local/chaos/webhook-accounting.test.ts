@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WebhookDelivery } from "../../../../functions/core/delivery/webhooks";
+import type { WebhookDelivery } from "../../../../functions/core/ports/webhook-ports";
 import { accountForWebhooks, type ReceiverLog } from "../../../../local/chaos/webhook-accounting";
 
 const at = "2027-03-01T10:00:00.000Z";

@@ -4,7 +4,7 @@ import {
   parseIntakeMessage,
   recurringNoticeIntake,
   statusCallbackIntake,
-} from "../../../../functions/core/intake/intake-messages";
+} from "../../../../functions/core/ports/intake-messages";
 import { gatewayWebhookIntake, partnerEventIntake } from "../../../../functions/inbound/gateway-notices";
 
 const NOW = new Date("2027-03-01T10:00:00.000Z");
