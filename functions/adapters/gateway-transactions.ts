@@ -1,6 +1,6 @@
 import type { GatewayOutcome } from "../core/base/outcome";
 import type { GatewayRecord, GatewayRecords } from "../core/refunds/reconciliation";
-import type { ReconciliationClient } from "../gateway/reconciliation-client";
+import type { ReconciliationClient } from "../gateway/resources/reconciliation";
 import type { TransactionRecord } from "../gateway/schemas/reconciliation";
 
 /**

@@ -31,7 +31,7 @@ import {
   type GatewayResult,
   SUCCESS_RESCODE,
 } from "../gateway/result";
-import { parseStatusQuery, type StatusQuery } from "../gateway/schemas/payment";
+import { parseStatusQuery, type StatusQuery } from "../gateway/schemas/payment-window";
 
 export interface PaymentGatewayOptions {
   /** Language of the gateway's customer-facing texts (receipts, e-mails). */

@@ -26,7 +26,7 @@ import {
   WEBHOOK_EVENT_TYPES,
   webhookEventTypeSchema,
 } from "../core/ports/webhook-ports";
-import { plaintextCard } from "../gateway/schemas/payment";
+import { plaintextCard } from "../gateway/schemas/payments";
 import { lang, text, url } from "../gateway/schemas/primitives";
 
 // The merchant API (README, Merchant API): request bodies, path parameters and headers as the API accepts them, and the

@@ -1,10 +1,10 @@
 import type { GatewayConfigInput } from "./config";
 import { createGatewayContext, type GatewayContextOptions } from "./context";
-import { createPartnerClient } from "./partner-client";
 import { createPartnerTokenProvider, type PartnerTokenStore } from "./partner-token";
 import { createPaymentClient } from "./payment-client";
-import { createReconciliationClient } from "./reconciliation-client";
-import { createWebhookAdminClient } from "./webhook-admin-client";
+import { createPartnerClient } from "./resources/partner";
+import { createReconciliationClient } from "./resources/reconciliation";
+import { createWebhookAdminClient } from "./resources/webhook-admin";
 
 export interface GatewayClientOptions extends GatewayContextOptions {
   /** Where the partner JWT is cached; in memory by default, Secrets Manager in the deployed functions. */

@@ -1,6 +1,7 @@
 import type { GatewayOutcome } from "../../functions/core/base/outcome";
 import type { GatewayConfigInput } from "../../functions/gateway/config";
-import type { PaymentInput, PlaintextCard, ReadyInput } from "../../functions/gateway/schemas/payment";
+import type { ReadyInput } from "../../functions/gateway/schemas/payment-window";
+import type { PaymentInput, PlaintextCard } from "../../functions/gateway/schemas/payments";
 import { STATUS_RECEIVED_REPLY } from "../../functions/gateway/status-reply";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/server";
 import { pathOf, type RecordedRequest, type RecordingServer, startRecordingServer } from "./recording-server";

@@ -6,7 +6,7 @@ import { DEFAULT_DECLINE_CODES } from "../../../functions/gateway/decline-codes"
 import { computeFgkey, verifyQueryFgkey } from "../../../functions/gateway/fgkey";
 import { createPaymentClient, type PaymentClient } from "../../../functions/gateway/payment-client";
 import { classifyRescode } from "../../../functions/gateway/result";
-import { parseStatusQuery } from "../../../functions/gateway/schemas/payment";
+import { parseStatusQuery } from "../../../functions/gateway/schemas/payment-window";
 import {
   parseTransmissionTime,
   signWebhookBody,

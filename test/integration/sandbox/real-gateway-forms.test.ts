@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseStatusQuery } from "../../../functions/gateway/schemas/payment";
+import { parseStatusQuery } from "../../../functions/gateway/schemas/payment-window";
 import { summarizeCard } from "../../../sandbox/acquirer/cards";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../../sandbox/server";
 import { carriesValidFgkey, fgkeyOf } from "../../../sandbox/shared/gateway-crypto";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { computeFgkey } from "../../../../functions/gateway/fgkey";
-import { parseStatusQuery } from "../../../../functions/gateway/schemas/payment";
+import { parseStatusQuery } from "../../../../functions/gateway/schemas/payment-window";
 import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import {
   BUYER,

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WindowLaunch } from "../../../../functions/gateway/payment-client";
+import type { WindowLaunch } from "../../../../functions/gateway/resources/payment-window";
 import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
 import { fillCardForm, launchBrowser, screenshot } from "../../../support/browser";
 import { type PaymentHarness, startPaymentHarness, succeeded } from "../../../support/payment-sandbox";

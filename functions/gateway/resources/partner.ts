@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import type { GatewayContext } from "./context";
-import { parseRequest } from "./errors";
-import { callPartnerApi, dataOf } from "./partner-call";
-import { createPartnerTokenProvider, type PartnerToken, type PartnerTokenProvider } from "./partner-token";
-import type { CallKind, GatewayResult } from "./result";
+import type { GatewayContext } from "../context";
+import { parseRequest } from "../errors";
+import { callPartnerApi, dataOf } from "../partner-call";
+import { createPartnerTokenProvider, type PartnerToken, type PartnerTokenProvider } from "../partner-token";
+import type { CallKind, GatewayResult } from "../result";
 import {
   type CreateWebhookRequest,
   createWebhookRequest,
@@ -17,8 +17,8 @@ import {
   type WebhookSubscription,
   webhookListResponse,
   webhookSubscriptionResponse,
-} from "./schemas/partner";
-import type { HttpMethod } from "./transport";
+} from "../schemas/partner";
+import type { HttpMethod } from "../transport";
 
 export interface PartnerClient {
   /** Requests a new access token now and stores it. */

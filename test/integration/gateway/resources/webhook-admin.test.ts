@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createGatewayContext } from "../../../functions/gateway/context";
-import { GatewayRequestError } from "../../../functions/gateway/errors";
+import { createGatewayContext } from "../../../../functions/gateway/context";
+import { GatewayRequestError } from "../../../../functions/gateway/errors";
+import { createWebhookAdminClient } from "../../../../functions/gateway/resources/webhook-admin";
 import {
   webhookInfoResponseSchema,
   webhookRegisterRequestSchema,
   webhookRegisterResponseSchema,
-} from "../../../functions/gateway/schemas/webhook-admin";
-import { createWebhookAdminClient } from "../../../functions/gateway/webhook-admin-client";
-import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
+} from "../../../../functions/gateway/schemas/webhook-admin";
+import { type RecordingServer, startRecordingServer } from "../../../support/recording-server";
 
 const HOOK_URL = "https://merchant.example/webhooks/gateway";
 const AUTHORIZATION = `Basic ${Buffer.from("test-api-key:").toString("base64")}`;

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { gatewayDate } from "./calendar";
-import { callMerchantApi, type GatewayContext } from "./context";
-import { GatewayRequestError, parseRequest } from "./errors";
-import { type GatewayResult, success } from "./result";
+import { gatewayDate } from "../calendar";
+import { callMerchantApi, type GatewayContext } from "../context";
+import { GatewayRequestError, parseRequest } from "../errors";
+import { type GatewayResult, success } from "../result";
 import {
   dayNumber,
   type ExpectedSettlementsResponse,
@@ -19,7 +19,7 @@ import {
   transactionsRangeSchema,
   transactionsRequestSchema,
   transactionsResponseSchema,
-} from "./schemas/reconciliation";
+} from "../schemas/reconciliation";
 
 /** The gateway keeps 5 years of transaction history. */
 export const TRANSACTION_HISTORY_YEARS = 5;

@@ -1,22 +1,22 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { PAYMENT_COMPLETED_EVENT } from "../../../functions/core/partner/partner-webhook-setup";
-import type { GatewayConfigInput } from "../../../functions/gateway/config";
-import { createGatewayContext, type GatewayContext } from "../../../functions/gateway/context";
-import { GatewayRequestError } from "../../../functions/gateway/errors";
-import { createPartnerClient, type PartnerClient } from "../../../functions/gateway/partner-client";
+import { PAYMENT_COMPLETED_EVENT } from "../../../../functions/core/partner/partner-webhook-setup";
+import type { GatewayConfigInput } from "../../../../functions/gateway/config";
+import { createGatewayContext, type GatewayContext } from "../../../../functions/gateway/context";
+import { GatewayRequestError } from "../../../../functions/gateway/errors";
 import {
   createInMemoryPartnerTokenStore,
   createPartnerTokenProvider,
   PARTNER_TOKEN_PATH,
   type PartnerTokenStore,
-} from "../../../functions/gateway/partner-token";
+} from "../../../../functions/gateway/partner-token";
+import { createPartnerClient, type PartnerClient } from "../../../../functions/gateway/resources/partner";
 import {
   partnerToken,
   partnerWebhookEvent,
   webhookListResponse,
-} from "../../../functions/gateway/schemas/partner";
+} from "../../../../functions/gateway/schemas/partner";
 
 const HOUR = 60 * 60 * 1000;
 const PARTNER_KEY = "test-partner-key";

@@ -1,6 +1,6 @@
-import { callMerchantApi, type GatewayContext } from "./context";
-import { parseRequest } from "./errors";
-import type { GatewayResult } from "./result";
+import { callMerchantApi, type GatewayContext } from "../context";
+import { parseRequest } from "../errors";
+import type { GatewayResult } from "../result";
 import {
   WEBHOOK_ADMIN_SUCCESS_CODES,
   type WebhookInfoResponse,
@@ -8,7 +8,7 @@ import {
   webhookInfoResponseSchema,
   webhookRegisterRequestSchema,
   webhookRegisterResponseSchema,
-} from "./schemas/webhook-admin";
+} from "../schemas/webhook-admin";
 
 export interface WebhookAdminClient {
   /** Registers the merchant's webhook URL for one payout type (a mutation: never retried). */

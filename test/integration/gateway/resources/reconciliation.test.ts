@@ -1,22 +1,22 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createGatewayContext } from "../../../functions/gateway/context";
-import { GatewayRequestError } from "../../../functions/gateway/errors";
+import { createGatewayContext } from "../../../../functions/gateway/context";
+import { GatewayRequestError } from "../../../../functions/gateway/errors";
 import {
   createReconciliationClient,
   earliestTransactionDate,
   splitDateRange,
-} from "../../../functions/gateway/reconciliation-client";
+} from "../../../../functions/gateway/resources/reconciliation";
 import {
   expectedSettlementsResponseSchema,
   settlementsResponseSchema,
   transactionsRequestSchema,
   transactionsResponseSchema,
-} from "../../../functions/gateway/schemas/reconciliation";
+} from "../../../../functions/gateway/schemas/reconciliation";
 import {
   type RecordedRequest,
   type RecordingServer,
   startRecordingServer,
-} from "../../support/recording-server";
+} from "../../../support/recording-server";
 
 const MID = "TESTMID001";
 const NOW = new Date("2024-06-15T09:00:00Z");
