@@ -8,7 +8,7 @@ import {
   StartMessageMoveTaskCommand,
 } from "@aws-sdk/client-sqs";
 import { deleteBatch, receiveBatch } from "../functions/adapters/sqs-poller";
-import type { SqsRecord } from "../functions/adapters/sqs-work-results";
+import type { SqsRecord } from "../functions/lambda/sqs-work-results";
 import { CliError } from "./cli-io";
 import type { Progress } from "./progress";
 

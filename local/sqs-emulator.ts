@@ -5,7 +5,7 @@ import { createRequestHandler } from "local-aws-sqs";
 import type { SqsService } from "local-aws-sqs/dist/lib/sqsService";
 import { createSqsClient } from "../functions/adapters/sqs-client";
 import { receiveBatch } from "../functions/adapters/sqs-poller";
-import type { SqsRecord } from "../functions/adapters/sqs-work-results";
+import type { SqsRecord } from "../functions/lambda/sqs-work-results";
 import { listenOnLoopback } from "./loopback-server";
 
 export interface QueueWithDlq {

@@ -7,9 +7,10 @@ import type {
   DynamoDBStreamEvent,
   AttributeValue as LambdaAttributeValue,
 } from "aws-lambda";
-import { outboxAdditionsOf, outboxItemKey } from "../functions/adapters/dynamodb-outbox";
+import { outboxItemKey } from "../functions/adapters/dynamodb-outbox";
 import { EVERY_OUTBOX } from "../functions/core/delivery/event-delivery";
 import type { OutboxRef, OutboxStore } from "../functions/core/ports/billing-repository";
+import { outboxAdditionsOf } from "../functions/inbound/outbox-stream";
 import { LOCAL_REGION } from "./dynamodb-emulator";
 import { pendingOutboxes } from "./pending-outboxes";
 

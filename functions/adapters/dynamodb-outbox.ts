@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { unmarshall } from "@aws-sdk/util-dynamodb";
 import * as z from "zod";
 import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../core/base/events";
 import type { OutboxRef } from "../core/ports/billing-repository";
@@ -58,7 +57,7 @@ export function outboxAttributes(
   return { [OUTBOX_ATTRIBUTE]: stampEvents(events, occurredAt), ...outboxKeys(key, occurredAt, shards) };
 }
 
-const outboxItemSchema = z.object({ [OUTBOX_ATTRIBUTE]: z.array(outboxEventSchema).default([]) });
+export const outboxItemSchema = z.object({ [OUTBOX_ATTRIBUTE]: z.array(outboxEventSchema).default([]) });
 
 async function readPending(table: TableContext, key: ItemKey): Promise<readonly OutboxEvent[]> {
   const { Item } = await table.client.send(
@@ -156,25 +155,4 @@ export async function* listPendingOutboxes(
   }
 }
 
-// A stream record's images in DynamoDB's attribute-value form; unmarshall checks each value's form itself.
-const imageSchema = z.record(z.string(), z.any());
-const streamRecordSchema = z.object({
-  dynamodb: z.object({
-    Keys: imageSchema,
-    NewImage: imageSchema.optional(),
-    OldImage: imageSchema.optional(),
-  }),
-});
-const itemKeySchema = z.object({ pk: z.string(), sk: z.string() });
-
-/** What one write of the table's stream added to an item's outbox: the events its old image did not hold. */
-export function outboxAdditionsOf(record: unknown): { ref: OutboxRef; events: readonly OutboxEvent[] } {
-  const { dynamodb } = streamRecordSchema.parse(record);
-  const outboxOf = (image: z.infer<typeof imageSchema> | undefined) =>
-    image === undefined ? [] : outboxItemSchema.parse(unmarshall(image))[OUTBOX_ATTRIBUTE];
-  const before = new Set(outboxOf(dynamodb.OldImage).map((event) => event.event_id));
-  return {
-    ref: outboxRefOf(itemKeySchema.parse(unmarshall(dynamodb.Keys))),
-    events: outboxOf(dynamodb.NewImage).filter((event) => !before.has(event.event_id)),
-  };
-}
+export const itemKeySchema = z.object({ pk: z.string(), sk: z.string() });

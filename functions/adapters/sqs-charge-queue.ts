@@ -5,49 +5,8 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import * as z from "zod";
-import { subscriptionSchema } from "../core/base/model";
-import type { ChargeMessage, ChargeQueue } from "../core/ports/queues";
+import { type ChargeQueue, toChargeMessage } from "../core/ports/queues";
 import { mapConcurrently } from "../shared/map-concurrently";
-import { fieldOf } from "../shared/zod-fields";
-
-/** The body of a charge message: ids only, never card data. */
-export const chargeMessageSchema = z.object({
-  subscription_id: z.string().min(1),
-  period: subscriptionSchema.shape.period,
-});
-
-/** A queued body that is not a charge message. Names the field, never the value. */
-export class MalformedMessageError extends Error {
-  override readonly name = "MalformedMessageError";
-  constructor(
-    readonly field: string,
-    readonly reason: string,
-  ) {
-    super(`malformed charge message: ${field}: ${reason}`);
-  }
-}
-
-function toChargeMessage(input: unknown): ChargeMessage {
-  const result = chargeMessageSchema.safeParse(input, { reportInput: false });
-  if (result.success) return result.data;
-  const [issue] = result.error.issues;
-  throw new MalformedMessageError(
-    issue ? (fieldOf(issue) ?? "(body)") : "(body)",
-    issue?.message ?? "invalid",
-  );
-}
-
-/** Parses a queued body (JSON {subscription_id, period}). */
-export function parseChargeMessage(body: string): ChargeMessage {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw new MalformedMessageError("(body)", "not JSON");
-  }
-  return toChargeMessage(json);
-}
 
 /** Some messages were not accepted by SQS after every retry: the caller must not treat them as queued. */
 export class ChargeQueueSendError extends Error {

@@ -36,16 +36,3 @@ export function createSqsWebhookQueue({ client, queueUrl }: SqsWebhookQueueOptio
     },
   };
 }
-
-/** Parses a queued body; throws (naming no value) when it is not a delivery message. */
-export function parseWebhookDeliveryMessage(body: string) {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw new Error("malformed webhook delivery: not JSON");
-  }
-  const parsed = webhookDeliveryMessageSchema.safeParse(json, { reportInput: false });
-  if (!parsed.success) throw new Error("malformed webhook delivery: not a delivery message");
-  return parsed.data;
-}

@@ -1,9 +1,12 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerResult } from "aws-lambda";
 import { checkAuthorization } from "../api/api-key";
-import type { ServicesOf } from "../composition/service-set";
-import type * as SERVICE_SETS from "../composition/service-sets";
 import { logger, metrics } from "../lambda/observability";
+
+/** The digests of the merchant API keys, read from their secret (cached by the reader). */
+export interface AuthorizerServices {
+  readonly apiKeyDigests: () => Promise<readonly string[]>;
+}
 
 /**
  * The merchant API's Lambda authorizer (HTTP API, payload 2.0, simple responses): `Authorization: Bearer <key>`,
@@ -11,7 +14,7 @@ import { logger, metrics } from "../lambda/observability";
  */
 export async function run(
   event: Pick<APIGatewayRequestAuthorizerEventV2, "headers" | "routeKey">,
-  services: ServicesOf<typeof SERVICE_SETS.authorizer>,
+  services: AuthorizerServices,
 ): Promise<APIGatewaySimpleAuthorizerResult> {
   const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === "authorization");
   const check = checkAuthorization(header?.[1], await services.apiKeyDigests());

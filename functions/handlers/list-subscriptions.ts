@@ -2,8 +2,7 @@ import { subscriptionListAnswer } from "../api/answers";
 import { ApiError } from "../api/errors";
 import { type HttpRequest, type HttpResult, queryOf, serve } from "../api/http";
 import { listSubscriptionsQuery } from "../api/merchant-api-schemas";
-import type { ServicesOf } from "../composition/service-set";
-import type * as SERVICE_SETS from "../composition/service-sets";
+import type { SubscriptionStore } from "../core/ports/billing-repository";
 import { InvalidCursorError } from "../core/ports/billing-repository";
 
 /** Subscriptions on a page when the caller names no limit. */
@@ -12,7 +11,7 @@ const DEFAULT_LIMIT = 20;
 /** GET /v1/subscriptions?status=&external_id=&limit=&cursor=: one page, from indexes. */
 export function run(
   request: HttpRequest,
-  services: ServicesOf<typeof SERVICE_SETS.queries>,
+  services: { readonly repository: SubscriptionStore },
 ): Promise<HttpResult> {
   return serve(async () => {
     const { cursor, limit = DEFAULT_LIMIT, ...query } = queryOf(request, listSubscriptionsQuery);

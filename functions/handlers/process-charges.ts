@@ -1,7 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { parseChargeMessage } from "../adapters/sqs-charge-queue";
-import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
 import { processChargeMessage } from "../core/charging/charge-engine";
+import { parseChargeMessage } from "../core/ports/queues";
 import {
   CHARGE_METRICS,
   MESSAGE_METRICS,
@@ -10,6 +9,7 @@ import {
 } from "../lambda/charge-metrics";
 import { MetricCounts } from "../lambda/metric-counts";
 import { metrics } from "../lambda/observability";
+import { processSqsRecords, type QueueConsumer } from "../lambda/sqs-work-results";
 
 type ChargeWorkerServices = Parameters<typeof observeCharges>[0] & { readonly consumer: QueueConsumer };
 

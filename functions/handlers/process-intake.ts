@@ -1,10 +1,10 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
 import { type IntakeDeps, type IntakeOutcome, processIntakeMessage } from "../core/intake/intake";
 import { parseIntakeMessage } from "../core/ports/intake-messages";
 import { reportQueueResults } from "../lambda/charge-metrics";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
+import { processSqsRecords, type QueueConsumer } from "../lambda/sqs-work-results";
 
 /** One metric per outcome worth watching; ChargebacksUnmatched and StatusCallbacksRejected want an alarm. */
 const OUTCOME_METRICS = {

@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
-import { outboxAdditionsOf } from "../adapters/dynamodb-outbox";
 import { deliverEvents, type EventDeliveryDeps } from "../core/delivery/event-delivery";
+import { outboxAdditionsOf } from "../inbound/outbox-stream";
 import { MetricCounts } from "../lambda/metric-counts";
 import { metrics } from "../lambda/observability";
 

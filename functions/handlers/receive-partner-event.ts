@@ -1,13 +1,11 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { ServicesOf } from "../composition/service-set";
-import type * as SERVICE_SETS from "../composition/service-sets";
-import { PARTNER_SUCCESS_CODE } from "../gateway/schemas/partner";
-import { partnerEventIntake } from "../inbound/gateway-notices";
+import type { CallbackServices } from "../inbound/gateway-notices";
+import { partnerEventIntake, partnerEventReply } from "../inbound/gateway-notices";
 import { type HttpRequest, jsonBodyOf, jsonReply } from "../lambda/http-event";
 import { logger, metrics } from "../lambda/observability";
 
-const received = () => jsonReply(200, { code: PARTNER_SUCCESS_CODE, message: "Success" });
+const received = () => jsonReply(200, partnerEventReply.received());
 
 /**
  * POST /webhooks/partner: a PAYMENT_COMPLETED event is queued as a hint (no signature is documented, so nothing
@@ -15,7 +13,7 @@ const received = () => jsonReply(200, { code: PARTNER_SUCCESS_CODE, message: "Su
  */
 export async function run(
   request: HttpRequest,
-  services: ServicesOf<typeof SERVICE_SETS.intakeReceiver>,
+  services: CallbackServices,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const intake = partnerEventIntake(jsonBodyOf(request), services.clock.now());
   if (intake.ok === "ignored") {
@@ -26,7 +24,7 @@ export async function run(
   if (!intake.ok) {
     metrics.addMetric("PartnerEventsRefused", MetricUnit.Count, 1);
     logger.warn("partner event refused", { reason: intake.reason });
-    return jsonReply(400, { code: "INVALID_EVENT", message: intake.reason });
+    return jsonReply(400, partnerEventReply.refused(intake.reason));
   }
   await services.queue.send(intake.message);
   metrics.addMetric("PartnerEventsQueued", MetricUnit.Count, 1);

@@ -1,9 +1,8 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { ServicesOf } from "../composition/service-set";
-import type * as SERVICE_SETS from "../composition/service-sets";
-import { recurringNoticeIntake } from "../core/ports/intake-messages";
-import { webhookAckReply } from "../gateway/webhook-signature";
+import type { SubscriptionStore } from "../core/ports/billing-repository";
+import type { CallbackServices } from "../inbound/gateway-notices";
+import { recurringNoticeIntake, recurringNoticeReply } from "../inbound/gateway-notices";
 import { sameSecret } from "../inbound/same-secret";
 import { formOrJsonBodyOf, type HttpRequest, jsonReply } from "../lambda/http-event";
 import { logger, metrics } from "../lambda/observability";
@@ -15,20 +14,19 @@ import { logger, metrics } from "../lambda/observability";
  */
 export async function run(
   request: HttpRequest,
-  services: ServicesOf<typeof SERVICE_SETS.recurringNoticeReceiver>,
+  services: CallbackServices & { readonly repository: SubscriptionStore },
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const query = new URLSearchParams(request.rawQueryString);
   const subscriptionId = query.get("subscription_id") ?? undefined;
   const intake = recurringNoticeIntake(subscriptionId, formOrJsonBodyOf(request), services.clock.now());
-  if (!intake.ok)
-    return refused(400, intake.reason, { rescode: "EC00", resmsg: `Invalid parameter: ${intake.reason}` });
+  if (!intake.ok) return refused(400, intake.reason, recurringNoticeReply.refused(intake.reason));
   // The intake checked subscription_id: it is there.
   const subscription = await services.repository.getSubscription(subscriptionId ?? "");
   if (!sameSecret(query.get("token"), subscription?.notify_token))
-    return refused(404, "unknown plan or token", { rescode: "EC00", resmsg: "Invalid parameter: token" });
+    return refused(404, "unknown plan or token", recurringNoticeReply.refused("token"));
   await services.queue.send(intake.message);
   metrics.addMetric("RecurringNoticesQueued", MetricUnit.Count, 1);
-  return jsonReply(200, webhookAckReply());
+  return jsonReply(200, recurringNoticeReply.received());
 }
 
 function refused(status: number, reason: string, body: object): APIGatewayProxyStructuredResultV2 {

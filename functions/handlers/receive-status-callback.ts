@@ -1,9 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { ServicesOf } from "../composition/service-set";
-import type * as SERVICE_SETS from "../composition/service-sets";
-import { statusCallbackIntake } from "../core/ports/intake-messages";
-import { STATUS_RECEIVED_REPLY, statusReply } from "../gateway/status-reply";
+import type { CallbackServices } from "../inbound/gateway-notices";
+import { statusCallbackIntake, statusCallbackReply } from "../inbound/gateway-notices";
 import { callbackQueryOf, type HttpRequest, textReply } from "../lambda/http-event";
 import { logger, metrics } from "../lambda/observability";
 
@@ -14,7 +12,7 @@ import { logger, metrics } from "../lambda/observability";
  */
 export async function run(
   request: HttpRequest,
-  services: ServicesOf<typeof SERVICE_SETS.intakeReceiver>,
+  services: CallbackServices,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const query = callbackQueryOf(request);
   const intake =
@@ -24,9 +22,9 @@ export async function run(
   if (!intake.ok) {
     metrics.addMetric("StatusCallbacksRefused", MetricUnit.Count, 1);
     logger.warn("status callback refused", { reason: intake.reason });
-    return textReply(400, statusReply("EC00", `Invalid parameter: ${intake.reason}`));
+    return textReply(400, statusCallbackReply.refused(intake.reason));
   }
   await services.queue.send(intake.message);
   metrics.addMetric("StatusCallbacksQueued", MetricUnit.Count, 1);
-  return textReply(200, STATUS_RECEIVED_REPLY);
+  return textReply(200, statusCallbackReply.received);
 }

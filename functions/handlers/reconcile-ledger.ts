@@ -1,6 +1,5 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { ServicesOf } from "../composition/service-set";
-import type * as SERVICE_SETS from "../composition/service-sets";
+import type { ReconciliationDeps } from "../core/refunds/reconciliation";
 import {
   previousDay,
   type ReconciliationReport,
@@ -19,10 +18,7 @@ const asksForPeriod = (event: unknown) =>
  * names. Puts ReconciliationMismatches (alarm when > 0), logs one line per mismatch (ids and amounts) and returns
  * the report. Fails the invocation when the gateway cannot answer.
  */
-export async function run(
-  event: unknown,
-  services: ServicesOf<typeof SERVICE_SETS.reconciliation>,
-): Promise<ReconciliationReport> {
+export async function run(event: unknown, services: ReconciliationDeps): Promise<ReconciliationReport> {
   const period = asksForPeriod(event)
     ? parseFields(reconciliationPeriodSchema, event)
     : previousDay(services.clock.now(), services.calendar);

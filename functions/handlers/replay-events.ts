@@ -1,5 +1,4 @@
-import type { ServicesOf } from "../composition/service-set";
-import type * as SERVICE_SETS from "../composition/service-sets";
+import type { EndpointReplay, EventReplayDeps } from "../core/delivery/event-replay";
 import {
   eventLogQueryOf,
   eventLogRequestSchema,
@@ -9,15 +8,18 @@ import {
 import { logger } from "../lambda/observability";
 import { parseFields } from "../shared/zod-fields";
 
+/** The event log and the bus; for a replay to one endpoint, the webhook store and queue. */
+interface EventReplayServices extends EventReplayDeps, Pick<EndpointReplay, "ids" | "clock"> {
+  readonly webhookStore: EndpointReplay["store"];
+  readonly webhookQueue: EndpointReplay["queue"];
+}
+
 /**
  * Invoked by the ops CLI (`billing events replay`): re-publishes the logged events of one subscription, or of a time
  * range, to the bus under their own event_ids (or, with endpoint_id, queues them for that webhook endpoint alone),
  * and answers how many.
  */
-export async function run(
-  event: unknown,
-  services: ServicesOf<typeof SERVICE_SETS.eventReplay>,
-): Promise<ReplayReport> {
+export async function run(event: unknown, services: EventReplayServices): Promise<ReplayReport> {
   const request = parseFields(eventLogRequestSchema, event);
   const { endpoint_id: endpointId } = request;
   const toEndpoint =

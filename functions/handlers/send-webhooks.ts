@@ -1,15 +1,15 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { parseWebhookDeliveryMessage } from "../adapters/sqs-webhook-queue";
-import { processSqsRecords, type QueueConsumer } from "../adapters/sqs-work-results";
 import {
   attemptWebhookDelivery,
   WEBHOOK_RETRY_MAX_SECONDS,
   type WebhookAttemptDeps,
   type WebhookAttemptOutcome,
 } from "../core/delivery/webhooks";
+import { parseWebhookDeliveryMessage } from "../core/ports/webhook-ports";
 import { reportQueueResults } from "../lambda/charge-metrics";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
+import { processSqsRecords, type QueueConsumer } from "../lambda/sqs-work-results";
 
 /** WebhookDeliveriesFailed wants an alarm: an endpoint took nothing for three days. */
 const OUTCOME_METRICS = {

@@ -1,15 +1,26 @@
 import * as z from "zod";
 import { PAYMENT_COMPLETED_EVENT } from "../core/partner/partner-webhook-setup";
+import type { Clock } from "../core/ports/clock";
 import {
   checkedIntake,
   type Intake,
+  type IntakeQueue,
   MAX_DATE_LENGTH,
   MAX_REASON_LENGTH,
 } from "../core/ports/intake-messages";
-import { partnerWebhookEvent } from "../gateway/schemas/partner";
+import { PARTNER_SUCCESS_CODE, partnerWebhookEvent } from "../gateway/schemas/partner";
+import { STATUS_RECEIVED_REPLY, statusReply } from "../gateway/status-reply";
+import { webhookAckReply } from "../gateway/webhook-signature";
 
-// The gateway's partner events and signed webhooks, read into the intake messages process-intake handles: only ids
-// and a chargeback's facts are kept.
+// Every gateway callback read into the intake messages process-intake handles — the payment window's status_url,
+// a plan's recurring_noti_url, partner events and signed webhooks — and the answer each expects in the gateway's own
+// words: only ids, the untouched status query and a chargeback's facts are kept.
+
+/** What a callback's receiver needs: the intake queue, and the clock that stamps what it queues. */
+export interface CallbackServices {
+  readonly queue: IntakeQueue;
+  readonly clock: Clock;
+}
 
 /** What a partner event comes to: a PAYMENT_COMPLETED hint, another event type (ignored), or unreadable. */
 export type PartnerIntake = Intake | { readonly ok: "ignored"; readonly eventType: string };
@@ -87,3 +98,47 @@ export function gatewayWebhookIntake(rawBody: string, now: Date): Intake {
     received_at: now.toISOString(),
   });
 }
+
+/** A status_url call: its query string, untouched (a leading "?" dropped). */
+export function statusCallbackIntake(query: string, now: Date): Intake {
+  return checkedIntake({
+    kind: "status",
+    query: query.startsWith("?") ? query.slice(1) : query,
+    received_at: now.toISOString(),
+  });
+}
+
+const recurringNoticeBody = z.object({
+  order_id: z.string().optional().catch(undefined),
+  recurring_id: z.string().optional().catch(undefined),
+});
+
+/** A recurring_noti_url call: subscription_id from our URL's query, the order and the plan from the gateway's body. */
+export function recurringNoticeIntake(subscriptionId: string | undefined, body: unknown, now: Date): Intake {
+  const read = recurringNoticeBody.safeParse(body);
+  return checkedIntake({
+    kind: "recurring",
+    subscription_id: subscriptionId,
+    order_id: read.success ? read.data.order_id : undefined,
+    recurring_id: (read.success && read.data.recurring_id) || undefined,
+    received_at: now.toISOString(),
+  });
+}
+
+/** What the status_url delivery is answered: form-encoded text; any answer but the received one brings it again. */
+export const statusCallbackReply = {
+  received: STATUS_RECEIVED_REPLY,
+  refused: (reason: string) => statusReply("EC00", `Invalid parameter: ${reason}`),
+};
+
+/** What a partner event is answered (JSON; a fresh object each call, as every reply body). */
+export const partnerEventReply = {
+  received: () => ({ code: PARTNER_SUCCESS_CODE, message: "Success" }),
+  refused: (reason: string) => ({ code: "INVALID_EVENT", message: reason }),
+};
+
+/** What a recurring notice is answered (JSON): `parameter` names what was wrong, never its value. */
+export const recurringNoticeReply = {
+  received: webhookAckReply,
+  refused: (parameter: string) => ({ rescode: "EC00", resmsg: `Invalid parameter: ${parameter}` }),
+};

@@ -1,9 +1,9 @@
-import type { RecordResult } from "../adapters/sqs-work-results";
 import type { BillingEvent } from "../core/base/events";
 import type { GatewayOutcome } from "../core/base/outcome";
 import type { ChargeDeps } from "../core/charging/charge-engine";
 import type { Counter } from "./metric-counts";
 import { logger } from "./observability";
+import type { RecordResult } from "./sqs-work-results";
 
 /** What became of charges: from the events the core's writes announced (each once per transition) and REBILL outcomes. */
 export const CHARGE_METRICS = [

@@ -7,7 +7,6 @@ import {
   webhookDeliveryPartition,
 } from "../../functions/adapters/billing-table";
 import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
-import { parseChargeMessage } from "../../functions/adapters/sqs-charge-queue";
 import { receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView, subscriptionView } from "../../functions/api/merchant-api-schemas";
 import { chargeQueue } from "../../functions/composition/compose";
@@ -16,6 +15,7 @@ import { DEFAULT_CHARGE_POLICY } from "../../functions/core/base/charge-policy";
 import { outboxEventSchema } from "../../functions/core/base/events";
 import type { Plan, Subscription } from "../../functions/core/base/model";
 import { attemptKeyOf } from "../../functions/core/base/order-id";
+import { parseChargeMessage } from "../../functions/core/ports/queues";
 import {
   WEBHOOK_EVENT_TYPES,
   type WebhookDelivery,

@@ -97,32 +97,6 @@ export function checkedIntake(input: unknown): Intake {
   return { ok: false, reason: `${issue?.path.join(".") || "(message)"} ${issue?.message ?? "is invalid"}` };
 }
 
-/** A status_url call: its query string, untouched (a leading "?" dropped). */
-export function statusCallbackIntake(query: string, now: Date): Intake {
-  return checkedIntake({
-    kind: "status",
-    query: query.startsWith("?") ? query.slice(1) : query,
-    received_at: now.toISOString(),
-  });
-}
-
-const recurringNoticeBody = z.object({
-  order_id: z.string().optional().catch(undefined),
-  recurring_id: z.string().optional().catch(undefined),
-});
-
-/** A recurring_noti_url call: subscription_id from our URL's query, the order and the plan from the gateway's body. */
-export function recurringNoticeIntake(subscriptionId: string | undefined, body: unknown, now: Date): Intake {
-  const read = recurringNoticeBody.safeParse(body);
-  return checkedIntake({
-    kind: "recurring",
-    subscription_id: subscriptionId,
-    order_id: read.success ? read.data.order_id : undefined,
-    recurring_id: (read.success && read.data.recurring_id) || undefined,
-    received_at: now.toISOString(),
-  });
-}
-
 /** Parses a queued body; throws (naming the field, never the value) when it is not an intake message. */
 export function parseIntakeMessage(body: string): IntakeMessage {
   let json: unknown;

@@ -80,6 +80,19 @@ export const webhookDeliveryMessageSchema = z.object({
 });
 export type WebhookDeliveryMessage = z.infer<typeof webhookDeliveryMessageSchema>;
 
+/** Parses a queued body; throws (naming no value) when it is not a delivery message. */
+export function parseWebhookDeliveryMessage(body: string): WebhookDeliveryMessage {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new Error("malformed webhook delivery: not JSON");
+  }
+  const parsed = webhookDeliveryMessageSchema.safeParse(json, { reportInput: false });
+  if (!parsed.success) throw new Error("malformed webhook delivery: not a delivery message");
+  return parsed.data;
+}
+
 /** The billing table's endpoints and delivery records. */
 export interface WebhookStore {
   /** Every endpoint (at most MAX_WEBHOOK_ENDPOINTS), read consistently. */

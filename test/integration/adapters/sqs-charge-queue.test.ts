@@ -5,13 +5,9 @@ import type {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  ChargeQueueSendError,
-  createSqsChargeQueue,
-  MalformedMessageError,
-  parseChargeMessage,
-} from "../../../functions/adapters/sqs-charge-queue";
+import { ChargeQueueSendError, createSqsChargeQueue } from "../../../functions/adapters/sqs-charge-queue";
 import type { ChargeMessage } from "../../../functions/core/ports/queues";
+import { MalformedMessageError, parseChargeMessage } from "../../../functions/core/ports/queues";
 import {
   approximateMessageCount,
   drainQueue,

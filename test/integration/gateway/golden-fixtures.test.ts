@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPaymentGateway } from "../../../functions/adapters/payment-gateway";
-import { statusCallbackIntake } from "../../../functions/core/ports/intake-messages";
 import { createGatewayContext } from "../../../functions/gateway/context";
 import { DEFAULT_DECLINE_CODES } from "../../../functions/gateway/decline-codes";
 import { computeFgkey, verifyQueryFgkey } from "../../../functions/gateway/fgkey";
@@ -13,7 +12,7 @@ import {
   verifyWebhook,
   webhookAckReply,
 } from "../../../functions/gateway/webhook-signature";
-import { gatewayWebhookIntake } from "../../../functions/inbound/gateway-notices";
+import { gatewayWebhookIntake, statusCallbackIntake } from "../../../functions/inbound/gateway-notices";
 import {
   CALLBACKS,
   CANCEL_REQUEST_INTEGRATION,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { carriesCardData, parseIntakeMessage } from "../../../../functions/core/ports/intake-messages";
 import {
-  carriesCardData,
-  parseIntakeMessage,
+  gatewayWebhookIntake,
+  partnerEventIntake,
   recurringNoticeIntake,
   statusCallbackIntake,
-} from "../../../../functions/core/ports/intake-messages";
-import { gatewayWebhookIntake, partnerEventIntake } from "../../../../functions/inbound/gateway-notices";
+} from "../../../../functions/inbound/gateway-notices";
 
 const NOW = new Date("2027-03-01T10:00:00.000Z");
 const RECEIVED = NOW.toISOString();

@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSqsChargeQueue, parseChargeMessage } from "../../../functions/adapters/sqs-charge-queue";
+import { createSqsChargeQueue } from "../../../functions/adapters/sqs-charge-queue";
 import { pollOnce, receiveBatch } from "../../../functions/adapters/sqs-poller";
-import { processSqsRecords } from "../../../functions/adapters/sqs-work-results";
 import type { WorkResult } from "../../../functions/core/base/work-result";
 import type { ChargeMessage } from "../../../functions/core/ports/queues";
+import { parseChargeMessage } from "../../../functions/core/ports/queues";
+import { processSqsRecords } from "../../../functions/lambda/sqs-work-results";
 import {
   approximateMessageCount,
   drainQueue,

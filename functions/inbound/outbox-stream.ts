@@ -1,0 +1,31 @@
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import * as z from "zod";
+import { OUTBOX_ATTRIBUTE } from "../adapters/billing-table";
+import { itemKeySchema, outboxItemSchema, outboxRefOf } from "../adapters/dynamodb-outbox";
+import type { OutboxEvent } from "../core/base/events";
+import type { OutboxRef } from "../core/ports/billing-repository";
+
+// The billing table's stream as publish-events receives it (README, Events): each record read into the events a
+// write added to an item's outbox, in the table's own encoding (adapters/dynamodb-outbox.ts).
+
+// A stream record's images in DynamoDB's attribute-value form; unmarshall checks each value's form itself.
+const imageSchema = z.record(z.string(), z.any());
+const streamRecordSchema = z.object({
+  dynamodb: z.object({
+    Keys: imageSchema,
+    NewImage: imageSchema.optional(),
+    OldImage: imageSchema.optional(),
+  }),
+});
+
+/** What one write of the table's stream added to an item's outbox: the events its old image did not hold. */
+export function outboxAdditionsOf(record: unknown): { ref: OutboxRef; events: readonly OutboxEvent[] } {
+  const { dynamodb } = streamRecordSchema.parse(record);
+  const outboxOf = (image: z.infer<typeof imageSchema> | undefined) =>
+    image === undefined ? [] : outboxItemSchema.parse(unmarshall(image))[OUTBOX_ATTRIBUTE];
+  const before = new Set(outboxOf(dynamodb.OldImage).map((event) => event.event_id));
+  return {
+    ref: outboxRefOf(itemKeySchema.parse(unmarshall(dynamodb.Keys))),
+    events: outboxOf(dynamodb.NewImage).filter((event) => !before.has(event.event_id)),
+  };
+}
