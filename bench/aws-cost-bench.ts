@@ -1,5 +1,5 @@
 import { LAMBDA_MEMORY_MB } from "../lib/lambda-bundling";
-import { dynamoKinds, total } from "../local/sdk-request-counter";
+import { dynamoKinds, total } from "../local/aws/sdk-request-counter";
 import type { Benchmark, BenchRow } from "./benchmark";
 import { ChargeBench } from "./charge-fixture";
 

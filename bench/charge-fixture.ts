@@ -7,9 +7,6 @@ import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { deleteBatch } from "../functions/adapters/sqs-poller";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
-import { scheduledEvent } from "../local/lambda-context";
-import type { LocalStack } from "../local/local-stack";
-import { MerchantClient } from "../local/merchant-client";
 import {
   type CapacityMeter,
   countDynamoRequests,
@@ -18,14 +15,17 @@ import {
   meterDynamoCapacity,
   meterIndexWrites,
   type RequestCounter,
-} from "../local/sdk-request-counter";
-import { approximateMessageCount, drainQueue } from "../local/sqs-emulator";
+} from "../local/aws/sdk-request-counter";
+import { approximateMessageCount, drainQueue } from "../local/aws/sqs-emulator";
+import { MerchantClient } from "../local/clients/merchant-client";
+import { scheduledEvent } from "../local/lambda/lambda-context";
+import type { LocalStack } from "../local/stack/local-stack";
 import { LineProcess } from "./line-process";
 
 // The charge path of local mode measured end to end: subscriptions signed up through local mode's merchant
 // API (POST /v1/subscriptions over HTTP, the sandbox's non-ui payment), made due by a direct repository write
 // (no clock jump, so no other schedule fires inside the measurement), then the real run-charges handler fans
-// them out and process-charges, behind local/local-stack's SQS event source mapping, charges them. Everything
+// them out and process-charges, behind local/stack/local-stack's SQS event source mapping, charges them. Everything
 // (handlers, dynalite, local-aws-sqs, the sandbox) shares this one process.
 
 const START = new Date("2027-03-01T09:00:00.000Z");
@@ -101,7 +101,7 @@ export class ChargeBench {
     readonly workerProfileDir?: string;
   }): Promise<ChargeBench> {
     quietHandlers();
-    const { LocalStack } = await import("../local/local-stack");
+    const { LocalStack } = await import("../local/stack/local-stack");
     const local = await LocalStack.start({
       realTime: false,
       start: START,

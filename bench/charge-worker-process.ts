@@ -3,9 +3,9 @@ import { parseArgs } from "node:util";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { compose } from "../functions/composition/compose";
 import { createRuntime } from "../functions/composition/runtime";
-import { LOCAL_GATEWAY_TUNING } from "../local/billing-stack";
-import { EventSourceMapping } from "../local/event-source-mapping";
-import { LambdaFunctions } from "../local/lambda-functions";
+import { EventSourceMapping } from "../local/lambda/event-source-mapping";
+import { LambdaFunctions } from "../local/lambda/lambda-functions";
+import { LOCAL_GATEWAY_TUNING } from "../local/stack/billing-stack";
 
 // The charge worker of the charge-throughput benchmark in a process of its own, as a Lambda container is: the real
 // process-charges handler over a composition of this process's environment (the stack's variables and

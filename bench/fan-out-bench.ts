@@ -4,9 +4,9 @@ import { DEFAULT_SHARDS, dueKeys, subscriptionKey } from "../functions/adapters/
 import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
-import { BillingStack } from "../local/billing-stack";
-import { countDynamoRequests, countSqsRequests, dynamoKinds } from "../local/sdk-request-counter";
-import { approximateMessageCount } from "../local/sqs-emulator";
+import { countDynamoRequests, countSqsRequests, dynamoKinds } from "../local/aws/sdk-request-counter";
+import { approximateMessageCount } from "../local/aws/sqs-emulator";
+import { BillingStack } from "../local/stack/billing-stack";
 import type { Benchmark, BenchRow } from "./benchmark";
 
 // P4: the charge run's fan-out: time to find N due subscriptions in the due index and enqueue one message

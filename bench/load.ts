@@ -1,4 +1,4 @@
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../local/raw-http";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../local/clients/raw-http";
 
 // A closed-loop HTTP load generator: `concurrency` requests in flight on keep-alive connections, a warm-up whose
 // answers are not counted, then a measured window.

@@ -2,7 +2,7 @@ import { cpus } from "node:os";
 import { z } from "zod";
 import { encryptField } from "../functions/gateway/card-crypto";
 import { basicAuthorization } from "../functions/gateway/context";
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../local/raw-http";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../local/clients/raw-http";
 import { TEST_MERCHANT } from "../sandbox/state/merchant-config";
 import type { Benchmark, BenchRow } from "./benchmark";
 import { LineProcess } from "./line-process";

@@ -1,4 +1,4 @@
-import { stopOnSignals } from "../local/stop-on-signals";
+import { stopOnSignals } from "../local/stack/stop-on-signals";
 import { describeSandbox, sandboxOptionsFromCli } from "../sandbox/cli";
 import { startSandbox } from "../sandbox/server";
 

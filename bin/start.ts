@@ -1,23 +1,23 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { startCommand } from "../local/start-options";
-import { stopOnSignals } from "../local/stop-on-signals";
+import { startCommand } from "../local/stack/start-options";
+import { stopOnSignals } from "../local/stack/stop-on-signals";
 import { describeSandbox } from "../sandbox/cli";
 
-// `npm start`: the whole system on this machine (local/local-stack.ts). Ctrl-C (or SIGTERM) stops it cleanly.
+// `npm start`: the whole system on this machine (local/stack/local-stack.ts). Ctrl-C (or SIGTERM) stops it cleanly.
 
 await startCommand(async (options) => {
   // Read by the handlers' logger and metrics when their module loads: set before the stack is imported.
   process.env.POWERTOOLS_LOG_LEVEL = options.logLevel.toUpperCase();
   process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
-  const { LocalStack, LOCAL_OUTPUTS_FILE } = await import("../local/local-stack");
+  const { LocalStack, LOCAL_OUTPUTS_FILE } = await import("../local/stack/local-stack");
   const local = await LocalStack.start(options);
   console.log(`merchant api: ${local.url}`);
   console.log(`sandbox: ${local.sandboxUrl}`);
   if (local.generatedApiKey !== undefined) console.log(`api key: ${local.generatedApiKey}`);
   console.log(`try it: ${local.tryItUrl}`);
   if (options.forwardEvents !== undefined) {
-    const { forwardEvents } = await import("../local/forward-events");
+    const { forwardEvents } = await import("../local/stack/forward-events");
     const { secret } = await forwardEvents(local.url, local.apiKey, options.forwardEvents);
     console.log(`events forwarded to ${options.forwardEvents}, signed (billing-signature) with ${secret}`);
   }

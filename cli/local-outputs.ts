@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// What `npm start` publishes for the ops CLI's --local target: the CLI's contract, written by local/local-stack.ts,
+// What `npm start` publishes for the ops CLI's --local target: the CLI's contract, written by local/stack/local-stack.ts,
 // so that the CLI imports nothing from local/ (no emulators, no dev dependencies).
 
 export const localOutputsSchema = z.object({

@@ -49,7 +49,7 @@ import { CHECKOUT_PAGE_ROUTES, type PageRoute, PORTAL_PAGE_ROUTES } from "./page
 
 // Every Lambda function, declared once: its name (functions/handlers/<name>.ts holds its `run`), the run, the service
 // set it runs over and what triggers it. CDK (lib/service-stack.ts: the function, its trigger, its variables and
-// grants from the set's components), local mode (local/lambda-functions.ts), the OpenAPI document's deployed routes,
+// grants from the set's components), local mode (local/lambda/lambda-functions.ts), the OpenAPI document's deployed routes,
 // the bundles (each function's entry is generated from its row: lib/lambda-bundling.ts) and the benchmarks read it.
 
 export type ScheduleName =

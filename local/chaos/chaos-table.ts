@@ -1,5 +1,5 @@
 import { formatTable } from "../../cli/text-table";
-import { realFormRows } from "../real-forms";
+import { realFormRows } from "../audit/real-forms";
 import type { ChaosReport } from "./run-chaos";
 
 const count = (value: number) => value.toLocaleString("en-US");

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { checkoutView, portalSessionView } from "../../functions/api/merchant-api-schemas";
 import type { Plan } from "../../functions/core/base/model";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
-import type { MerchantClient } from "../merchant-client";
-import { sandboxControl } from "../sandbox-controls";
+import type { MerchantClient } from "../clients/merchant-client";
+import { sandboxControl } from "../clients/sandbox-controls";
 
 // The customers' own pages in the chaos run, over HTTP as a browser posts them (the page's form token, same origin):
 // hosted checkouts paid at once, refused and tried again from the page, or left to expire; and the customer portal —

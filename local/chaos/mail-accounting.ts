@@ -1,6 +1,6 @@
 import { type OutboxEvent, outboxEventSchema } from "../../functions/core/base/events";
 import type { ChargeAttempt, Subscription } from "../../functions/core/base/model";
-import type { KeptMail } from "../ses-stand-in";
+import type { KeptMail } from "../aws/ses-stand-in";
 
 // The chaos run's account of the customer mails (README, Customer e-mails): the bus delivers events more than once
 // and the mail service refuses some sends, yet no event may get two mails and no event that calls for one may end

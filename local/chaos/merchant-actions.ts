@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Subscription } from "../../functions/core/base/model";
 import type { BillingRepository } from "../../functions/core/ports/billing-repository";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
-import type { ApiAnswer, MerchantClient } from "../merchant-client";
+import type { ApiAnswer, MerchantClient } from "../clients/merchant-client";
 
 // The merchant's own requests in the chaos run, over HTTP while the charge workers renew the same subscriptions: cancels
 // at period end and cancels now with a prorated refund, pauses (refused while a period is being charged) and their

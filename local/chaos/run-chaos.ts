@@ -25,7 +25,26 @@ import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import { createPrng, deriveSeed } from "../../sandbox/shared/prng";
 import { TEST_MERCHANT } from "../../sandbox/state/merchant-config";
-import { type BillingStack, LOCAL_GATEWAY_TUNING } from "../billing-stack";
+import {
+  type LeakSource,
+  leakSecretsOf,
+  outboxSources,
+  scanForLeaks,
+  stackLeakSources,
+} from "../audit/leak-scan";
+import { compareLedgers } from "../audit/ledger-comparison";
+import { auditStackMoney, type MoneyAudit } from "../audit/money-audit";
+import { type RealFormCounts, realFormCounts } from "../audit/real-forms";
+import { approximateMessageCount } from "../aws/sqs-emulator";
+import { MerchantClient } from "../clients/merchant-client";
+import { sandboxControl } from "../clients/sandbox-controls";
+import { deliverBatch } from "../lambda/event-source-mapping";
+import { scheduledEvent } from "../lambda/lambda-context";
+import { LambdaFunctions } from "../lambda/lambda-functions";
+import { pendingOutboxContents, pendingOutboxes } from "../lambda/pending-outboxes";
+import { receiveLambdaEvent } from "../lambda/sqs-lambda-event";
+import type { LocalTableStream } from "../lambda/table-stream";
+import { type BillingStack, LOCAL_GATEWAY_TUNING } from "../stack/billing-stack";
 import {
   type AnyDecoration,
   CrashInjector,
@@ -33,21 +52,8 @@ import {
   decoratedComposition,
   decoration,
   isSimulatedCrash,
-} from "../crash-injection";
-import { deliverBatch } from "../event-source-mapping";
-import { scheduledEvent } from "../lambda-context";
-import { LambdaFunctions } from "../lambda-functions";
-import { type LeakSource, leakSecretsOf, outboxSources, scanForLeaks, stackLeakSources } from "../leak-scan";
-import { compareLedgers } from "../ledger-comparison";
-import { LocalStack } from "../local-stack";
-import { MerchantClient } from "../merchant-client";
-import { auditStackMoney, type MoneyAudit } from "../money-audit";
-import { pendingOutboxContents, pendingOutboxes } from "../pending-outboxes";
-import { type RealFormCounts, realFormCounts } from "../real-forms";
-import { sandboxControl } from "../sandbox-controls";
-import { approximateMessageCount } from "../sqs-emulator";
-import { receiveLambdaEvent } from "../sqs-lambda-event";
-import type { LocalTableStream } from "../table-stream";
+} from "../stack/crash-injection";
+import { LocalStack } from "../stack/local-stack";
 import { type CustomerPageCounts, CustomerPages } from "./customer-pages";
 import { accountForEvents, type EventAccount } from "./event-accounting";
 import { accountForMails, type MailAccount } from "./mail-accounting";

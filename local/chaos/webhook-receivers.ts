@@ -6,8 +6,8 @@ import {
   SIGNATURE_HEADER,
   verifySignature,
 } from "../../functions/shared/billing-signature";
-import { listenOnLoopback } from "../loopback-server";
-import type { MerchantClient } from "../merchant-client";
+import { listenOnLoopback } from "../aws/loopback-server";
+import type { MerchantClient } from "../clients/merchant-client";
 import type { ReceiverLog } from "./webhook-accounting";
 
 // The SaaS's end of the chaos run's webhooks: HTTP receivers on loopback, each registered as an endpoint through the

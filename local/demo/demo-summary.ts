@@ -2,8 +2,8 @@ import type { ChargeView, SubscriptionView } from "../../functions/api/merchant-
 import { OPEN_ATTEMPT_STATUSES } from "../../functions/core/base/model";
 import { fromCents, toCents } from "../../functions/core/base/money";
 import type { FaultCounts } from "../../sandbox/faults/faults";
-import type { LedgerComparison } from "../ledger-comparison";
-import { type RealFormCounts, realFormRows } from "../real-forms";
+import type { LedgerComparison } from "../audit/ledger-comparison";
+import { type RealFormCounts, realFormRows } from "../audit/real-forms";
 
 // What the demo saw, reduced to its summary and its invariants: pure, so a violating ledger can be fed in by a test.
 

@@ -11,12 +11,12 @@ import { fromCents, toCents } from "../../functions/core/base/money";
 import type { DeclineCodes } from "../../functions/gateway/decline-codes";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { FaultConfigInput } from "../../sandbox/faults/faults";
-import { compareLedgers } from "../ledger-comparison";
-import { LocalStack } from "../local-stack";
-import { type ApiAnswer, MerchantClient } from "../merchant-client";
-import { realFormCounts } from "../real-forms";
-import { sandboxControl } from "../sandbox-controls";
-import { approximateMessageCount } from "../sqs-emulator";
+import { compareLedgers } from "../audit/ledger-comparison";
+import { realFormCounts } from "../audit/real-forms";
+import { approximateMessageCount } from "../aws/sqs-emulator";
+import { type ApiAnswer, MerchantClient } from "../clients/merchant-client";
+import { sandboxControl } from "../clients/sandbox-controls";
+import { LocalStack } from "../stack/local-stack";
 import { type DemoCustomer, flowOf, type Journey, planCustomers } from "./customer-mix";
 import {
   type DemoObservations,

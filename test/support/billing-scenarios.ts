@@ -3,7 +3,7 @@ import type { OutboxEvent } from "../../functions/core/base/events";
 import type { ChargeAttempt, Plan, Subscription } from "../../functions/core/base/model";
 import { attemptKeyOf } from "../../functions/core/base/order-id";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
-import type { BillingStack, DrainReport } from "../../local/billing-stack";
+import type { BillingStack, DrainReport } from "../../local/stack/billing-stack";
 import { TEST_MERCHANT } from "../../sandbox/state/merchant-config";
 import { cardSignups } from "./signups";
 

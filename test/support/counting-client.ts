@@ -1,5 +1,5 @@
 import { createDynamoDbDocumentClient } from "../../functions/adapters/dynamodb-client";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-emulator";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/aws/dynamodb-emulator";
 
 /** A document client of its own whose SDK commands are recorded, one entry per HTTP request sent. */
 export function countingClient(endpoint: string) {

@@ -4,7 +4,7 @@ import {
   signWebhookBody,
   webhookHeaderNames,
 } from "../../functions/gateway/webhook-signature";
-import type { RawRequest } from "../../local/raw-http";
+import type { RawRequest } from "../../local/clients/raw-http";
 
 // fast-check arbitraries of hostile HTTP requests against one route of a JSON API (or a page's form action), built
 // around a valid sample request: random JSON, the sample with one field mutated, non-JSON bodies, wrong content types

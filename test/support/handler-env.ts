@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Composition } from "../../functions/composition/compose";
 import { composedHandler, type HandlerDefinition } from "../../functions/composition/lambda-entry";
 import { createRuntime, type Runtime } from "../../functions/composition/runtime";
-import type { BillingStack } from "../../local/billing-stack";
+import type { BillingStack } from "../../local/stack/billing-stack";
 
 /**
  * A Lambda container on a stack: the functions run in their middleware over one composition of the stack's variables,

@@ -1,6 +1,6 @@
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll } from "vitest";
-import { LocalStack } from "../../local/local-stack";
+import { LocalStack } from "../../local/stack/local-stack";
 import { launchBrowser } from "./browser";
 
 // Pages as a person meets them: the whole local stack as `npm start` runs it (one HTTP server for the merchant API,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { hashApiKey } from "../../functions/api/api-key";
 import { attemptKeyOf } from "../../functions/core/base/order-id";
 import { functionNamed } from "../../functions/function-table";
-import { BillingStack } from "../../local/billing-stack";
+import { BillingStack } from "../../local/stack/billing-stack";
 import { TestContainer } from "./handler-env";
 import { type ApiCall, apiGateway } from "./merchant-api";
 

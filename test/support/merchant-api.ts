@@ -9,10 +9,10 @@ import { z } from "zod";
 import { createDynamoDbIdempotencyStore } from "../../functions/adapters/dynamodb-idempotency-store";
 import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
 import { errorBody } from "../../functions/api/merchant-api-schemas";
-import { apiGatewayEvent, authorizerEvent, matchPath } from "../../local/api-gateway-event";
-import type { BillingStack } from "../../local/billing-stack";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-emulator";
-import { stubContext } from "../../local/lambda-context";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/aws/dynamodb-emulator";
+import { apiGatewayEvent, authorizerEvent, matchPath } from "../../local/lambda/api-gateway-event";
+import { stubContext } from "../../local/lambda/lambda-context";
+import type { BillingStack } from "../../local/stack/billing-stack";
 
 // The merchant API as API Gateway (HTTP API, payload 2.0) presents it to Lambda: request events of the real shape,
 // the Lambda authorizer in front of the bearer routes, and the proxy result read back.

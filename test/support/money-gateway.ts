@@ -6,7 +6,7 @@ import type {
   RebillRequest,
   RebillResult,
 } from "../../functions/core/ports/payment-gateway";
-import type { GatewayPayment } from "../../local/ledger-comparison";
+import type { GatewayPayment } from "../../local/audit/ledger-comparison";
 import { RefundingGateway } from "./refunding-gateway";
 
 interface Sale {

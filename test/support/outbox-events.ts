@@ -1,6 +1,6 @@
 import type { OutboxEvent } from "../../functions/core/base/events";
 import type { OutboxStore } from "../../functions/core/ports/billing-repository";
-import { pendingOutboxContents } from "../../local/pending-outboxes";
+import { pendingOutboxContents } from "../../local/lambda/pending-outboxes";
 
 /**
  * Every event the repository's outboxes still hold (none is delivered in these tests), oldest first: one outbox's

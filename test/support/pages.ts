@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { HandlerDefinition } from "../../functions/composition/lambda-entry";
 import { BILLING_FUNCTIONS } from "../../functions/function-table";
-import { apiGatewayEvent, matchPath } from "../../local/api-gateway-event";
-import { stubContext } from "../../local/lambda-context";
+import { apiGatewayEvent, matchPath } from "../../local/lambda/api-gateway-event";
+import { stubContext } from "../../local/lambda/lambda-context";
 import type { TestContainer } from "./handler-env";
 
 // Our pages as their HTTP API invokes them: the route of a URL's path among the function table's page routes, the

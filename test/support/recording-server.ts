@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { listenOnLoopback } from "../../local/loopback-server";
+import { listenOnLoopback } from "../../local/aws/loopback-server";
 
 /** One request as the server received it. */
 export interface RecordedRequest {

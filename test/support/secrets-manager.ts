@@ -1,6 +1,9 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-emulator";
-import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "../../local/secrets-manager-stand-in";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/aws/dynamodb-emulator";
+import {
+  type SecretsManagerStandIn,
+  startSecretsManagerStandIn,
+} from "../../local/aws/secrets-manager-stand-in";
 
 export interface SecretsManagerUnderTest {
   readonly standIn: SecretsManagerStandIn;

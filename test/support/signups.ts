@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Plan } from "../../functions/core/base/model";
 import { functionNamed } from "../../functions/function-table";
-import { type BillingStack, LOCAL_GATEWAY_TUNING } from "../../local/billing-stack";
-import { LambdaFunctions } from "../../local/lambda-functions";
+import { LambdaFunctions } from "../../local/lambda/lambda-functions";
+import { type BillingStack, LOCAL_GATEWAY_TUNING } from "../../local/stack/billing-stack";
 import { answerOf, apiEvent } from "./merchant-api";
 
 /** What a card sign-up asks for: one customer, one plan, one test card. */

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ListQueuesCommand } from "@aws-sdk/client-sqs";
-import type { BillingStack } from "../../local/billing-stack";
-import { tableSources } from "../../local/leak-scan";
-import { pendingOutboxes } from "../../local/pending-outboxes";
-import { approximateMessageCount } from "../../local/sqs-emulator";
+import { tableSources } from "../../local/audit/leak-scan";
+import { approximateMessageCount } from "../../local/aws/sqs-emulator";
+import { pendingOutboxes } from "../../local/lambda/pending-outboxes";
+import type { BillingStack } from "../../local/stack/billing-stack";
 
 /**
  * Everything a request could change in a billing stack, comparable with toEqual: each table item (its keys and a

@@ -1,4 +1,4 @@
-import { connectDynamoDb, type LocalDynamoDb, startDynalite } from "../../local/dynamodb-emulator";
+import { connectDynamoDb, type LocalDynamoDb, startDynalite } from "../../local/aws/dynamodb-emulator";
 
 /**
  * The DynamoDB the storage and engine tests run against: the endpoint in BILLING_DYNAMODB_ENDPOINT when it is set

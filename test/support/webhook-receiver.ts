@@ -6,9 +6,9 @@ import type {
 } from "aws-lambda";
 import { deleteBatch } from "../../functions/adapters/sqs-poller";
 import { functionNamed } from "../../functions/function-table";
-import { apiGatewayEvent, type HttpRequestShape } from "../../local/api-gateway-event";
-import { stubContext } from "../../local/lambda-context";
-import { receiveLambdaEvent } from "../../local/sqs-lambda-event";
+import { apiGatewayEvent, type HttpRequestShape } from "../../local/lambda/api-gateway-event";
+import { stubContext } from "../../local/lambda/lambda-context";
+import { receiveLambdaEvent } from "../../local/lambda/sqs-lambda-event";
 import type { TestContainer } from "./handler-env";
 import { type RecordedRequest, type RecordingServer, startRecordingServer } from "./recording-server";
 

@@ -4,9 +4,9 @@ import { dynamoDbDocumentClientOf } from "../../../functions/adapters/dynamodb-c
 import { sqsClientOf } from "../../../functions/adapters/sqs-client";
 import { addMonthsClamped } from "../../../functions/core/base/billing-period";
 import { mapConcurrently } from "../../../functions/shared/map-concurrently";
-import { BillingStack } from "../../../local/billing-stack";
-import { countDynamoRequests, countSqsRequests, dynamoKinds } from "../../../local/sdk-request-counter";
-import { approximateMessageCount } from "../../../local/sqs-emulator";
+import { countDynamoRequests, countSqsRequests, dynamoKinds } from "../../../local/aws/sdk-request-counter";
+import { approximateMessageCount } from "../../../local/aws/sqs-emulator";
+import { BillingStack } from "../../../local/stack/billing-stack";
 import { MONTHLY } from "../../support/billing-scenarios";
 
 // The charge run at size (an e2e test): 10,000 due subscriptions listed by Query, never by Scan, and sent in

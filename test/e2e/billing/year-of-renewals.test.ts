@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { mapConcurrently } from "../../../functions/shared/map-concurrently";
-import { BillingStack } from "../../../local/billing-stack";
-import { compareLedgers } from "../../../local/ledger-comparison";
+import { compareLedgers } from "../../../local/audit/ledger-comparison";
+import { BillingStack } from "../../../local/stack/billing-stack";
 import { TestContainer } from "../../support/handler-env";
 import { merchantApiIn } from "../../support/merchant-api-in-container";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LocalStack } from "../../../local/local-stack";
+import { LocalStack } from "../../../local/stack/local-stack";
 
 /** A whole local run in one case: ~45 s alone, longer on a CI machine whose other worker runs the emulators too. */
 const LONG_RUN_MS = 120_000;

@@ -5,8 +5,8 @@ import {
   webhookDeliveryListView,
 } from "../../../functions/api/merchant-api-schemas";
 import { SIGNATURE_HEADER, verifySignature } from "../../../functions/shared/billing-signature";
-import { LocalStack } from "../../../local/local-stack";
-import { MerchantClient } from "../../../local/merchant-client";
+import { MerchantClient } from "../../../local/clients/merchant-client";
+import { LocalStack } from "../../../local/stack/local-stack";
 import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
 
 // Webhooks as `npm start` runs them: an endpoint registered over the local HTTP API, the bus stand-in's rule invoking

@@ -19,7 +19,7 @@ import {
 } from "../../../functions/adapters/dynamodb-billing-repository";
 import { createDynamoDbDocumentClient } from "../../../functions/adapters/dynamodb-client";
 import type { BillingRepository } from "../../../functions/core/ports/billing-repository";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/dynamodb-emulator";
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/aws/dynamodb-emulator";
 import {
   attempt,
   CREATED,

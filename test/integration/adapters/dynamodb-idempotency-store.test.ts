@@ -8,7 +8,7 @@ import {
 } from "../../../functions/adapters/dynamodb-idempotency-store";
 import type { ApiResponse } from "../../../functions/api/errors";
 import type { IdempotencyStore } from "../../../functions/core/ports/idempotency-store";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/dynamodb-emulator";
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/aws/dynamodb-emulator";
 import { startTestDynamoDb } from "../../support/test-dynamodb";
 
 let db: LocalDynamoDb;

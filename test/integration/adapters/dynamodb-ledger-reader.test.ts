@@ -4,7 +4,7 @@ import { createDynamoDbLedgerReader } from "../../../functions/adapters/dynamodb
 import type { ChargeAttempt, RefundRecord } from "../../../functions/core/base/model";
 import type { BillingRepository } from "../../../functions/core/ports/billing-repository";
 import type { LedgerEntry, LedgerReader } from "../../../functions/core/refunds/reconciliation";
-import type { LocalDynamoDb } from "../../../local/dynamodb-emulator";
+import type { LocalDynamoDb } from "../../../local/aws/dynamodb-emulator";
 import { attempt } from "../../support/billing-repository-contract";
 import { startTestDynamoDb } from "../../support/test-dynamodb";
 

@@ -15,7 +15,7 @@ import {
   type RecordedCommand,
   recordCommands,
   startSqs,
-} from "../../../local/sqs-emulator";
+} from "../../../local/aws/sqs-emulator";
 
 let sqs: LocalSqs;
 let commands: RecordedCommand[];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { chargeListView } from "../../../functions/api/merchant-api-schemas";
-import { sandboxControl } from "../../../local/sandbox-controls";
+import { sandboxControl } from "../../../local/clients/sandbox-controls";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
 // Every declined charge says why (README, Merchant API: decline reasons): the gateway's rescode and errcode, the

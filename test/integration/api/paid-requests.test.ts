@@ -6,10 +6,10 @@ import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-polic
 import type { BillingEvent } from "../../../functions/core/base/events";
 import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { functionNamed } from "../../../functions/function-table";
-import { BillingStack, LOCAL_GATEWAY_TUNING } from "../../../local/billing-stack";
-import { type AnyDecoration, decoratedComposition, decoration } from "../../../local/crash-injection";
-import { LambdaFunctions } from "../../../local/lambda-functions";
-import { planHistories } from "../../../local/money-audit";
+import { planHistories } from "../../../local/audit/money-audit";
+import { LambdaFunctions } from "../../../local/lambda/lambda-functions";
+import { BillingStack, LOCAL_GATEWAY_TUNING } from "../../../local/stack/billing-stack";
+import { type AnyDecoration, decoratedComposition, decoration } from "../../../local/stack/crash-injection";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { type ApiCall, apiGateway, errorOf } from "../../support/merchant-api";
 import { storeApiKeyDigest } from "../../support/merchant-api-handlers";

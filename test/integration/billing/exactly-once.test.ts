@@ -4,17 +4,21 @@ import { sqsClientOf } from "../../../functions/adapters/sqs-client";
 import { addMonthsClamped } from "../../../functions/core/base/billing-period";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-policy";
 import type { Subscription } from "../../../functions/core/base/model";
-import { BillingStack, type BillingStackOptions } from "../../../local/billing-stack";
-import { crashBeforeCommit, crashBeforeRebill, decoratedComposition } from "../../../local/crash-injection";
-import { LambdaFunctions } from "../../../local/lambda-functions";
-import { compareLedgers } from "../../../local/ledger-comparison";
+import { compareLedgers } from "../../../local/audit/ledger-comparison";
 import {
   countDynamoRequests,
   countSqsRequests,
   dynamoKinds,
   total,
-} from "../../../local/sdk-request-counter";
-import { approximateMessageCount } from "../../../local/sqs-emulator";
+} from "../../../local/aws/sdk-request-counter";
+import { approximateMessageCount } from "../../../local/aws/sqs-emulator";
+import { LambdaFunctions } from "../../../local/lambda/lambda-functions";
+import { BillingStack, type BillingStackOptions } from "../../../local/stack/billing-stack";
+import {
+  crashBeforeCommit,
+  crashBeforeRebill,
+  decoratedComposition,
+} from "../../../local/stack/crash-injection";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import {
   attemptsOf,

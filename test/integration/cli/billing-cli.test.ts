@@ -8,7 +8,7 @@ import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { attemptKey, DEFAULT_SHARDS, shardOf } from "../../../functions/adapters/billing-table";
-import type { LocalStack } from "../../../local/local-stack";
+import type { LocalStack } from "../../../local/stack/local-stack";
 import type { runCli as RunCli } from "../../support/cli-run";
 import { startRecordingServer } from "../../support/recording-server";
 
@@ -86,7 +86,7 @@ describe("ops CLI on the local stack", () => {
   };
 
   beforeAll(async () => {
-    const { LocalStack } = await import("../../../local/local-stack");
+    const { LocalStack } = await import("../../../local/stack/local-stack");
     // Weekly fires while jumping keep the month's jump short; the charge run still fires at each jump's end.
     local = await LocalStack.start({
       port: 0,

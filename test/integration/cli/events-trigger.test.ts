@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { EVENT_TRIGGERS as Triggers } from "../../../cli/events-trigger";
-import type { LocalStack as Stack } from "../../../local/local-stack";
+import type { LocalStack as Stack } from "../../../local/stack/local-stack";
 import type { runCli as RunCli } from "../../support/cli-run";
 
 // `npx billing --local events trigger <type>` on a local stack: each type's trigger produces that event for a new
@@ -16,7 +16,7 @@ process.env.POWERTOOLS_LOG_LEVEL = "ERROR";
 process.env.POWERTOOLS_METRICS_DISABLED = "true";
 const { runCli }: { runCli: typeof RunCli } = await import("../../support/cli-run");
 const { EVENT_TRIGGERS }: { EVENT_TRIGGERS: typeof Triggers } = await import("../../../cli/events-trigger");
-const { LocalStack }: { LocalStack: typeof Stack } = await import("../../../local/local-stack");
+const { LocalStack }: { LocalStack: typeof Stack } = await import("../../../local/stack/local-stack");
 
 const triggered = z.object({ type: z.string(), subscription_id: z.string(), did: z.string() });
 

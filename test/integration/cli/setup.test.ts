@@ -8,7 +8,7 @@ import { createRuntime } from "../../../functions/composition/runtime";
 import {
   type SecretsManagerStandIn,
   startSecretsManagerStandIn,
-} from "../../../local/secrets-manager-stand-in";
+} from "../../../local/aws/secrets-manager-stand-in";
 import type { runCli as RunCli } from "../../support/cli-run";
 
 // `npx billing --outputs cdk-outputs.json setup` and `api-keys create` after a deploy (README, Deploying to AWS), on

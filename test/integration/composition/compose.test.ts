@@ -5,9 +5,9 @@ import { createRuntime, type Runtime } from "../../../functions/composition/runt
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { functionNamed } from "../../../functions/function-table";
 import { logger } from "../../../functions/lambda/observability";
-import { apiGatewayEvent } from "../../../local/api-gateway-event";
-import { BillingStack, gatewaySecretOf } from "../../../local/billing-stack";
-import { stubContext } from "../../../local/lambda-context";
+import { apiGatewayEvent } from "../../../local/lambda/api-gateway-event";
+import { stubContext } from "../../../local/lambda/lambda-context";
+import { BillingStack, gatewaySecretOf } from "../../../local/stack/billing-stack";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { captureOutput } from "../../support/handler-env";
 

@@ -4,10 +4,10 @@ import { outboxItemKey } from "../../../functions/adapters/dynamodb-outbox";
 import { repository } from "../../../functions/composition/compose";
 import type { OutboxEvent } from "../../../functions/core/base/events";
 import type { OutboxRef } from "../../../functions/core/ports/billing-repository";
-import { decoratedComposition, decoration, SimulatedCrash } from "../../../local/crash-injection";
-import { LambdaFunctions } from "../../../local/lambda-functions";
-import { pendingOutboxes } from "../../../local/pending-outboxes";
-import { streamRecordOf } from "../../../local/table-stream";
+import { LambdaFunctions } from "../../../local/lambda/lambda-functions";
+import { pendingOutboxes } from "../../../local/lambda/pending-outboxes";
+import { streamRecordOf } from "../../../local/lambda/table-stream";
+import { decoratedComposition, decoration, SimulatedCrash } from "../../../local/stack/crash-injection";
 import { eventsOf } from "../../support/billing-scenarios";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 

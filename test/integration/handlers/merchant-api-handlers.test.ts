@@ -12,7 +12,7 @@ import { run as createSubscription } from "../../../functions/handlers/create-su
 import { run as getOpenApi } from "../../../functions/handlers/get-openapi";
 import { run as getSubscription } from "../../../functions/handlers/get-subscription";
 import { run as listCharges } from "../../../functions/handlers/list-charges";
-import { BillingStack } from "../../../local/billing-stack";
+import { BillingStack } from "../../../local/stack/billing-stack";
 import { INSUFFICIENT_FUNDS_DECLINE } from "../../support/declines";
 import { type ApiCall, answerOf, apiEvent, errorOf, stackIdempotency } from "../../support/merchant-api";
 

@@ -8,10 +8,10 @@ import {
   webhookHeaderNames,
 } from "../../../functions/gateway/webhook-signature";
 import { webhookDedupKey } from "../../../functions/inbound/gateway-webhook-receipt";
-import { BillingStack } from "../../../local/billing-stack";
-import { stubContext } from "../../../local/lambda-context";
-import { approximateMessageCount } from "../../../local/sqs-emulator";
-import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
+import { approximateMessageCount } from "../../../local/aws/sqs-emulator";
+import { stubContext } from "../../../local/lambda/lambda-context";
+import { receiveLambdaEvent } from "../../../local/lambda/sqs-lambda-event";
+import { BillingStack } from "../../../local/stack/billing-stack";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { captureOutput, TestContainer } from "../../support/handler-env";
 import type { RecordedRequest } from "../../support/recording-server";

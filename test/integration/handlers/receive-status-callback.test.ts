@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { approximateMessageCount } from "../../../local/sqs-emulator";
+import { approximateMessageCount } from "../../../local/aws/sqs-emulator";
 import { captureOutput } from "../../support/handler-env";
 import { statusResultOf } from "../../support/payment-sandbox";
 import { drainIntake, invokeRoute } from "../../support/webhook-receiver";

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { functionNamed } from "../../../functions/function-table";
 import { gatewayDate } from "../../../functions/gateway/calendar";
-import { stubContext } from "../../../local/lambda-context";
+import { stubContext } from "../../../local/lambda/lambda-context";
 import { renewAt } from "../../support/billing-scenarios";
 import { captureOutput } from "../../support/handler-env";
 import { callSandbox } from "../../support/sandbox-gateway";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { functionNamed } from "../../../functions/function-table";
-import { BillingStack } from "../../../local/billing-stack";
-import { scheduledEvent, stubContext } from "../../../local/lambda-context";
+import { scheduledEvent, stubContext } from "../../../local/lambda/lambda-context";
+import { BillingStack } from "../../../local/stack/billing-stack";
 import { captureOutput, TestContainer } from "../../support/handler-env";
 
 const refreshPartnerTokenDefinition = functionNamed("refresh-partner-token");

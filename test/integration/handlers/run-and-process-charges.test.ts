@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteBatch } from "../../../functions/adapters/sqs-poller";
 import { functionNamed } from "../../../functions/function-table";
-import { BillingStack } from "../../../local/billing-stack";
-import { scheduledEvent, stubContext } from "../../../local/lambda-context";
-import { compareLedgers } from "../../../local/ledger-comparison";
-import { approximateMessageCount } from "../../../local/sqs-emulator";
-import { receiveLambdaEvent } from "../../../local/sqs-lambda-event";
+import { compareLedgers } from "../../../local/audit/ledger-comparison";
+import { approximateMessageCount } from "../../../local/aws/sqs-emulator";
+import { scheduledEvent, stubContext } from "../../../local/lambda/lambda-context";
+import { receiveLambdaEvent } from "../../../local/lambda/sqs-lambda-event";
+import { BillingStack } from "../../../local/stack/billing-stack";
 import { captureOutput, TestContainer } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";
 

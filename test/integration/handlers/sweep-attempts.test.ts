@@ -4,9 +4,9 @@ import { subscriptionKey } from "../../../functions/adapters/billing-table";
 import type { ChargeAttempt } from "../../../functions/core/base/model";
 import { orderIdFor } from "../../../functions/core/base/order-id";
 import { functionNamed } from "../../../functions/function-table";
-import { BillingStack } from "../../../local/billing-stack";
-import { scheduledEvent, stubContext } from "../../../local/lambda-context";
-import { drainQueue } from "../../../local/sqs-emulator";
+import { drainQueue } from "../../../local/aws/sqs-emulator";
+import { scheduledEvent, stubContext } from "../../../local/lambda/lambda-context";
+import { BillingStack } from "../../../local/stack/billing-stack";
 import { captureOutput, TestContainer } from "../../support/handler-env";
 import { signUpCards } from "../../support/signups";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { STATUS_URL_GRACE_MS } from "../../../functions/core/intake/intake";
 import { parseIntakeMessage } from "../../../functions/core/ports/intake-messages";
 import { functionNamed } from "../../../functions/function-table";
-import { scheduledEvent, stubContext } from "../../../local/lambda-context";
+import { scheduledEvent, stubContext } from "../../../local/lambda/lambda-context";
 import { captureOutput } from "../../support/handler-env";
 import { drainIntake, invokeRoute } from "../../support/webhook-receiver";
 import { intakeOutcomes, processIntakeOnce, redeliver, stackWithWebhooks } from "../../support/webhook-stack";

@@ -14,7 +14,7 @@ import {
   type LocalSqs,
   recordCommands,
   startSqs,
-} from "../../../local/sqs-emulator";
+} from "../../../local/aws/sqs-emulator";
 
 let sqs: LocalSqs;
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { outboxEventSchema } from "../../../functions/core/base/events";
 import { SIGNATURE_HEADER, verifySignature } from "../../../functions/shared/billing-signature";
-import { forwardEvents } from "../../../local/forward-events";
-import { LocalStack } from "../../../local/local-stack";
-import { MerchantClient } from "../../../local/merchant-client";
+import { MerchantClient } from "../../../local/clients/merchant-client";
+import { forwardEvents } from "../../../local/stack/forward-events";
+import { LocalStack } from "../../../local/stack/local-stack";
 import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
 
 // `npm start -- --forward-events <url>`: local mode registers a webhook endpoint of its own through the merchant API,

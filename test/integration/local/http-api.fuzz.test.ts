@@ -16,10 +16,10 @@ import {
   type PageRoute,
   PORTAL_PAGE_ROUTES,
 } from "../../../functions/pages/page-routes";
-import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/leak-scan";
-import type { LocalStack } from "../../../local/local-stack";
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
-import { TRY_IT_PAGE_ROUTES, TRY_IT_TEST_CARDS } from "../../../local/try-it-page";
+import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/audit/leak-scan";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/clients/raw-http";
+import type { LocalStack } from "../../../local/stack/local-stack";
+import { TRY_IT_PAGE_ROUTES, TRY_IT_TEST_CARDS } from "../../../local/stack/try-it-page";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import {
   concretePath,
@@ -359,7 +359,7 @@ const withoutDedup = (state: StackState) => ({
 });
 
 beforeAll(async () => {
-  const { LocalStack } = await import("../../../local/local-stack");
+  const { LocalStack } = await import("../../../local/stack/local-stack");
   local = await LocalStack.start({
     port: 0,
     sandboxPort: 0,

@@ -4,8 +4,13 @@ import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { placedByWrite } from "../../../functions/core/base/events";
-import { type LeakSecrets, leakSecretsOf, scanForLeaks, stackLeakSources } from "../../../local/leak-scan";
-import type { LocalStack } from "../../../local/local-stack";
+import {
+  type LeakSecrets,
+  leakSecretsOf,
+  scanForLeaks,
+  stackLeakSources,
+} from "../../../local/audit/leak-scan";
+import type { LocalStack } from "../../../local/stack/local-stack";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { subscription } from "../../support/billing-repository-contract";
 import { captureFileOutput } from "../../support/handler-env";
@@ -56,7 +61,7 @@ const signup = (number: string, cvc: string) => ({ customer, plan, card: { numbe
 const idOf = (json: unknown) => z.object({ subscription_id: z.string() }).parse(json).subscription_id;
 
 beforeAll(async () => {
-  const { LocalStack } = await import("../../../local/local-stack");
+  const { LocalStack } = await import("../../../local/stack/local-stack");
   local = await LocalStack.start({ port: 0, sandboxPort: 0, realTime: false, start: START, apiKey: API_KEY });
   secrets = leakSecretsOf(TEST_MERCHANT, { merchantApiKeys: [API_KEY, WRONG_KEY], cvcs: CVCS });
 }, 60_000);

@@ -8,7 +8,7 @@ import {
   type SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SecretsManagerStandIn } from "../../../local/secrets-manager-stand-in";
+import type { SecretsManagerStandIn } from "../../../local/aws/secrets-manager-stand-in";
 import { startSecretsManagerUnderTest } from "../../support/secrets-manager";
 
 let standIn: SecretsManagerStandIn;

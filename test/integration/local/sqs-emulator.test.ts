@@ -5,7 +5,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { receiveBatch } from "../../../functions/adapters/sqs-poller";
-import { approximateMessageCount, type LocalSqs, startSqs } from "../../../local/sqs-emulator";
+import { approximateMessageCount, type LocalSqs, startSqs } from "../../../local/aws/sqs-emulator";
 import { SandboxClock } from "../../../sandbox/time/clock";
 
 let sqs: LocalSqs;

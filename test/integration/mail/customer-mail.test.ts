@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { functionNamed } from "../../../functions/function-table";
-import { scheduledEvent } from "../../../local/lambda-context";
-import type { KeptMail } from "../../../local/ses-stand-in";
+import type { KeptMail } from "../../../local/aws/ses-stand-in";
+import { scheduledEvent } from "../../../local/lambda/lambda-context";
 import { requestPage } from "../../support/pages";
 import { stackWithWebhooks } from "../../support/webhook-stack";
 

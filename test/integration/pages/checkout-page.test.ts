@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LOCAL_MERCHANT_NAME } from "../../../local/billing-stack";
+import { LOCAL_MERCHANT_NAME } from "../../../local/stack/billing-stack";
 import { hiddenField, type PageRequest, requestPage, scriptJson } from "../../support/pages";
 import { drainIntake } from "../../support/webhook-receiver";
 import { stackWithWebhooks } from "../../support/webhook-stack";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { encryptField } from "../../../functions/gateway/card-crypto";
 import { basicAuthorization } from "../../../functions/gateway/context";
 import { computeFgkey } from "../../../functions/gateway/fgkey";
-import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/raw-http";
+import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/clients/raw-http";
 import { summarizeCard } from "../../../sandbox/acquirer/cards";
 import { invalidField } from "../../../sandbox/api/payment-codes";
 import { bodyKindOf, type RouteDefinition, RouteTable } from "../../../sandbox/http/routes";

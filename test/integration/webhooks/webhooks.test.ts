@@ -18,7 +18,7 @@ import {
   SIGNATURE_HEADER,
   verifySignature,
 } from "../../../functions/shared/billing-signature";
-import { LambdaFunctions } from "../../../local/lambda-functions";
+import { LambdaFunctions } from "../../../local/lambda/lambda-functions";
 import { errorOf } from "../../support/merchant-api";
 import { spyOnMetrics } from "../../support/metric-spy";
 import {

@@ -14,7 +14,7 @@ describe("cpuByOwner", () => {
         frame(5, "file:///work/main/node_modules/zod/v4/core/core.js"),
         frame(6, "node:_http_client"),
         frame(7, "", "(garbage collector)"),
-        frame(8, "file:///work/main/local/event-source-mapping.ts"),
+        frame(8, "file:///work/main/local/lambda/event-source-mapping.ts"),
         frame(9, "/work/main/node_modules/undici/index.js"),
       ],
       samples: [1, 2, 3, 4, 5, 6, 7, 8, 9, 2],

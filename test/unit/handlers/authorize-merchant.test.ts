@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../../../functions/api/api-key";
 import { run as authorizeMerchant } from "../../../functions/handlers/authorize-merchant";
-import { authorizerEvent } from "../../../local/api-gateway-event";
+import { authorizerEvent } from "../../../local/lambda/api-gateway-event";
 import { captureOutput } from "../../support/handler-env";
 import { apiEvent } from "../../support/merchant-api";
 

@@ -4,7 +4,7 @@ import type { PartnerTokenRefreshDeps } from "../../../functions/core/partner/pa
 import type { PartnerToken } from "../../../functions/gateway/partner-token";
 import { run as refreshPartnerToken } from "../../../functions/handlers/refresh-partner-token";
 import { metrics } from "../../../functions/lambda/observability";
-import { scheduledEvent } from "../../../local/lambda-context";
+import { scheduledEvent } from "../../../local/lambda/lambda-context";
 import { spyOnMetrics } from "../../support/metric-spy";
 
 let recorded: ReturnType<typeof spyOnMetrics>;

@@ -5,7 +5,7 @@ import { createRuntime } from "../../../functions/composition/runtime";
 import { functionNamed } from "../../../functions/function-table";
 import { run as runCharges } from "../../../functions/handlers/run-charges";
 import { metrics } from "../../../functions/lambda/observability";
-import { scheduledEvent, stubContext } from "../../../local/lambda-context";
+import { scheduledEvent, stubContext } from "../../../local/lambda/lambda-context";
 import { dueSubscription, fakeChargeServices } from "../../support/fake-billing";
 import { spyOnMetrics } from "../../support/metric-spy";
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChargeAttempt } from "../../../functions/core/base/model";
 import { run as sweepAttempts } from "../../../functions/handlers/sweep-attempts";
 import { metrics } from "../../../functions/lambda/observability";
-import { scheduledEvent } from "../../../local/lambda-context";
+import { scheduledEvent } from "../../../local/lambda/lambda-context";
 import { dueSubscription, fakeChargeServices, START } from "../../support/fake-billing";
 import { spyOnMetrics } from "../../support/metric-spy";
 

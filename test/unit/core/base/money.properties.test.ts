@@ -9,8 +9,8 @@ import { cancelSubscription } from "../../../../functions/core/lifecycle/subscri
 import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
 import type { ChargeMessage } from "../../../../functions/core/ports/queues";
 import { refundCharge } from "../../../../functions/core/refunds/refunds";
-import { compareLedgerRecords } from "../../../../local/ledger-comparison";
-import { auditMoney } from "../../../../local/money-audit";
+import { compareLedgerRecords } from "../../../../local/audit/ledger-comparison";
+import { auditMoney } from "../../../../local/audit/money-audit";
 import { dueSubscription, START } from "../../../support/fake-billing";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
 import { MoneyGateway } from "../../../support/money-gateway";

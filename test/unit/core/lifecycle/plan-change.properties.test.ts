@@ -6,7 +6,7 @@ import { unusedPartCents } from "../../../../functions/core/base/proration";
 import { changePlan } from "../../../../functions/core/lifecycle/plan-change";
 import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
 import type { ChargeMessage } from "../../../../functions/core/ports/queues";
-import { planHistories } from "../../../../local/money-audit";
+import { planHistories } from "../../../../local/audit/money-audit";
 import { dueSubscription, START } from "../../../support/fake-billing";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
 import { MoneyGateway } from "../../../support/money-gateway";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChargeAttempt, Subscription } from "../../../../functions/core/base/model";
+import type { KeptMail } from "../../../../local/aws/ses-stand-in";
 import { accountForMails } from "../../../../local/chaos/mail-accounting";
-import type { KeptMail } from "../../../../local/ses-stand-in";
 
 const at = "2027-03-01T10:00:00.000Z";
 const charge = { subscription_id: "sub_a", attempt: 0, amount: "19.90", currency: "USD", occurred_at: at };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChargeView, SubscriptionView } from "../../../../functions/api/merchant-api-schemas";
 import type { ChargeAttempt } from "../../../../functions/core/base/model";
+import { compareLedgerRecords, type GatewayPayment } from "../../../../local/audit/ledger-comparison";
 import { journeyCounts, planCustomers } from "../../../../local/demo/customer-mix";
 import {
   type DemoObservations,
@@ -10,7 +11,6 @@ import {
   summarize,
   violationsOf,
 } from "../../../../local/demo/demo-summary";
-import { compareLedgerRecords, type GatewayPayment } from "../../../../local/ledger-comparison";
 import { FaultInjector } from "../../../../sandbox/faults/faults";
 
 const NOW = new Date("2027-03-18T09:00:00.000Z");

@@ -1,5 +1,5 @@
-import { CALLBACK_FORMS, type CallbackForm } from "../sandbox/acquirer/callback-forms";
-import type { Sandbox } from "../sandbox/server";
+import { CALLBACK_FORMS, type CallbackForm } from "../../sandbox/acquirer/callback-forms";
+import type { Sandbox } from "../../sandbox/server";
 
 /**
  * How much of the real gateway's own behaviour a run met (README, The real gateway): the forms only the real gateway

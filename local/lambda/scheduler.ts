@@ -1,6 +1,6 @@
 import { Cron } from "croner";
-import type { ClockScope, SandboxClock } from "../sandbox/time/clock";
-import { addIsoDuration, parseIsoDuration } from "../sandbox/time/iso-duration";
+import type { ClockScope, SandboxClock } from "../../sandbox/time/clock";
+import { addIsoDuration, parseIsoDuration } from "../../sandbox/time/iso-duration";
 
 // EventBridge Scheduler on the local clock: every schedule of the deployed app fires at its rate or cron times as
 // the shared clock passes them, in time order with the sandbox's own timed work (recurring plans, webhook resends).

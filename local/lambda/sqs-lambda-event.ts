@@ -1,7 +1,7 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
-import { receiveBatch } from "../functions/adapters/sqs-poller";
-import { LOCAL_REGION } from "./dynamodb-emulator";
+import { receiveBatch } from "../../functions/adapters/sqs-poller";
+import { LOCAL_REGION } from "../aws/dynamodb-emulator";
 
 /** The ARN Lambda's records name for a local queue (its URL's last segment is the queue's name). */
 export function localQueueArn(queueUrl: string): string {

@@ -7,11 +7,11 @@ import type {
   DynamoDBStreamEvent,
   AttributeValue as LambdaAttributeValue,
 } from "aws-lambda";
-import { outboxItemKey } from "../functions/adapters/dynamodb-outbox";
-import { EVERY_OUTBOX } from "../functions/core/delivery/event-delivery";
-import type { OutboxRef, OutboxStore } from "../functions/core/ports/billing-repository";
-import { outboxAdditionsOf } from "../functions/inbound/outbox-stream";
-import { LOCAL_REGION } from "./dynamodb-emulator";
+import { outboxItemKey } from "../../functions/adapters/dynamodb-outbox";
+import { EVERY_OUTBOX } from "../../functions/core/delivery/event-delivery";
+import type { OutboxRef, OutboxStore } from "../../functions/core/ports/billing-repository";
+import { outboxAdditionsOf } from "../../functions/inbound/outbox-stream";
+import { LOCAL_REGION } from "../aws/dynamodb-emulator";
 import { pendingOutboxes } from "./pending-outboxes";
 
 type Item = Record<string, unknown>;

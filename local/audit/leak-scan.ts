@@ -7,12 +7,12 @@ import {
 } from "@aws-sdk/client-sqs";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
-import type { OutboxStore } from "../functions/core/ports/billing-repository";
-import { basicAuthorization } from "../functions/gateway/context";
-import { TEST_CARDS } from "../sandbox/acquirer/cards";
-import type { Merchant } from "../sandbox/state/merchant-config";
-import type { BillingStack } from "./billing-stack";
-import { pendingOutboxContents } from "./pending-outboxes";
+import type { OutboxStore } from "../../functions/core/ports/billing-repository";
+import { basicAuthorization } from "../../functions/gateway/context";
+import { TEST_CARDS } from "../../sandbox/acquirer/cards";
+import type { Merchant } from "../../sandbox/state/merchant-config";
+import { pendingOutboxContents } from "../lambda/pending-outboxes";
+import type { BillingStack } from "../stack/billing-stack";
 
 // A leak scan over everything the billing system wrote: log lines, EMF metric dimensions, table items, queued
 // messages (queues and DLQs), published events and the HTTP answers a client received. It looks for card numbers

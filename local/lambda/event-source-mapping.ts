@@ -2,8 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
 import { z } from "zod";
-import { deleteBatch } from "../functions/adapters/sqs-poller";
-import { visibleMessageCount } from "./sqs-emulator";
+import { deleteBatch } from "../../functions/adapters/sqs-poller";
+import { visibleMessageCount } from "../aws/sqs-emulator";
 import { receiveLambdaEvent } from "./sqs-lambda-event";
 
 // Lambda's SQS event source mapping, locally: batches received from the queue in the Lambda event shape, the

@@ -1,7 +1,7 @@
 import type { GlobalSecondaryIndex } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it } from "vitest";
-import { billingTableDefinition } from "../../../functions/adapters/billing-table";
-import { indexWriteUnits, itemBytes } from "../../../local/index-write-units";
+import { billingTableDefinition } from "../../../../functions/adapters/billing-table";
+import { indexWriteUnits, itemBytes } from "../../../../local/aws/index-write-units";
 
 const index = (name: string, projection: GlobalSecondaryIndex["Projection"]): GlobalSecondaryIndex => ({
   IndexName: name,

@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
-import type { Composition } from "../functions/composition/compose";
-import { composedHandler } from "../functions/composition/lambda-entry";
-import { type AnyFunctionSpec, BILLING_FUNCTIONS, type FunctionSpec } from "../functions/function-table";
+import type { Composition } from "../../functions/composition/compose";
+import { composedHandler } from "../../functions/composition/lambda-entry";
+import { type AnyFunctionSpec, BILLING_FUNCTIONS, type FunctionSpec } from "../../functions/function-table";
 import { invocationContext } from "./lambda-context";
 
 /** What Lambda calls: a function's run wrapped in the middleware every function shares. */

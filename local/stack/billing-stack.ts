@@ -1,43 +1,43 @@
 import { randomBytes } from "node:crypto";
-import { initializeDueWatermark } from "../functions/adapters/due-index";
-import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
-import { sqsClientOf } from "../functions/adapters/sqs-client";
-import { type Composition, type CompositionTuning, compose } from "../functions/composition/compose";
-import { createRuntime, type Runtime, type RuntimeOptions } from "../functions/composition/runtime";
-import type { ServicesOf } from "../functions/composition/service-set";
-import * as SERVICE_SETS from "../functions/composition/service-sets";
-import type { ChargePolicy } from "../functions/core/base/charge-policy";
-import { type OutboxEvent, outboxEventSchema } from "../functions/core/base/events";
-import type { ChargeRunReport } from "../functions/core/charging/charge-run";
-import { WEBHOOK_MAX_RECEIVE_COUNT } from "../functions/core/delivery/webhooks";
-import type { AttemptSweepReport } from "../functions/core/intake/attempt-sweep";
-import { MAIL_TEMPLATES } from "../functions/core/ports/mailer";
-import { type FunctionName, functionNamed, type QueueName } from "../functions/function-table";
-import type { DeclineCodes } from "../functions/gateway/decline-codes";
-import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
-import { type Sandbox, startSandbox } from "../sandbox/server";
-import { type Merchant, TEST_MERCHANT } from "../sandbox/state/merchant-config";
-import { type AnyDecoration, decoratedComposition } from "./crash-injection";
+import { initializeDueWatermark } from "../../functions/adapters/due-index";
+import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
+import { sqsClientOf } from "../../functions/adapters/sqs-client";
+import { type Composition, type CompositionTuning, compose } from "../../functions/composition/compose";
+import { createRuntime, type Runtime, type RuntimeOptions } from "../../functions/composition/runtime";
+import type { ServicesOf } from "../../functions/composition/service-set";
+import * as SERVICE_SETS from "../../functions/composition/service-sets";
+import type { ChargePolicy } from "../../functions/core/base/charge-policy";
+import { type OutboxEvent, outboxEventSchema } from "../../functions/core/base/events";
+import type { ChargeRunReport } from "../../functions/core/charging/charge-run";
+import { WEBHOOK_MAX_RECEIVE_COUNT } from "../../functions/core/delivery/webhooks";
+import type { AttemptSweepReport } from "../../functions/core/intake/attempt-sweep";
+import { MAIL_TEMPLATES } from "../../functions/core/ports/mailer";
+import { type FunctionName, functionNamed, type QueueName } from "../../functions/function-table";
+import type { DeclineCodes } from "../../functions/gateway/decline-codes";
+import type { FaultConfigOrSettings } from "../../sandbox/faults/faults";
+import { type Sandbox, startSandbox } from "../../sandbox/server";
+import { type Merchant, TEST_MERCHANT } from "../../sandbox/state/merchant-config";
 import {
   connectDynamoDb,
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
   type LocalDynamoDb,
   startDynalite,
-} from "./dynamodb-emulator";
-import { deliverBatch } from "./event-source-mapping";
+} from "../aws/dynamodb-emulator";
 import {
   type EventBridgeStandIn,
   type PublishedEntry,
   startEventBridgeStandIn,
-} from "./eventbridge-stand-in";
-import { scheduledEvent } from "./lambda-context";
-import { LambdaFunctions } from "./lambda-functions";
-import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "./secrets-manager-stand-in";
-import { type SesStandIn, startSesStandIn } from "./ses-stand-in";
-import { type LocalSqs, type QueueWithDlq, startSqs } from "./sqs-emulator";
-import { receiveLambdaEvent } from "./sqs-lambda-event";
-import { LocalTableStream, type StreamPassReport } from "./table-stream";
+} from "../aws/eventbridge-stand-in";
+import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "../aws/secrets-manager-stand-in";
+import { type SesStandIn, startSesStandIn } from "../aws/ses-stand-in";
+import { type LocalSqs, type QueueWithDlq, startSqs } from "../aws/sqs-emulator";
+import { deliverBatch } from "../lambda/event-source-mapping";
+import { scheduledEvent } from "../lambda/lambda-context";
+import { LambdaFunctions } from "../lambda/lambda-functions";
+import { receiveLambdaEvent } from "../lambda/sqs-lambda-event";
+import { LocalTableStream, type StreamPassReport } from "../lambda/table-stream";
+import { type AnyDecoration, decoratedComposition } from "./crash-injection";
 
 /** The gateway client's patience in local mode: a deployment's timeout and the quickest read retry (the sandbox answers at once). */
 export const LOCAL_GATEWAY_TUNING = { gatewayTimeoutMs: 2_000, gatewayReadRetryMinDelayMs: 10 } as const;

@@ -1,6 +1,6 @@
-import type { OutboxEvent } from "../functions/core/base/events";
-import { EVERY_OUTBOX } from "../functions/core/delivery/event-delivery";
-import type { OutboxRef, OutboxStore } from "../functions/core/ports/billing-repository";
+import type { OutboxEvent } from "../../functions/core/base/events";
+import { EVERY_OUTBOX } from "../../functions/core/delivery/event-delivery";
+import type { OutboxRef, OutboxStore } from "../../functions/core/ports/billing-repository";
 
 /** Every outbox that still holds events, whenever they occurred. */
 export async function pendingOutboxes(repository: OutboxStore): Promise<OutboxRef[]> {

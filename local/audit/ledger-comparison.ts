@@ -1,8 +1,8 @@
-import type { ChargeAttempt, Subscription } from "../functions/core/base/model";
-import { attemptKeyOf } from "../functions/core/base/order-id";
-import { addAmounts, compareAmounts, subtractAmounts } from "../sandbox/shared/decimal";
-import type { PaymentRecord } from "../sandbox/state/payment-store";
-import type { BillingStack } from "./billing-stack";
+import type { ChargeAttempt, Subscription } from "../../functions/core/base/model";
+import { attemptKeyOf } from "../../functions/core/base/order-id";
+import { addAmounts, compareAmounts, subtractAmounts } from "../../sandbox/shared/decimal";
+import type { PaymentRecord } from "../../sandbox/state/payment-store";
+import type { BillingStack } from "../stack/billing-stack";
 
 export interface LedgerComparison {
   readonly ours: { readonly attempts: number; readonly succeeded: number };

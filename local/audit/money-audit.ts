@@ -1,15 +1,15 @@
-import { isAdHocPeriod } from "../functions/core/base/charge-kind";
-import type { OutboxEvent } from "../functions/core/base/events";
+import { isAdHocPeriod } from "../../functions/core/base/charge-kind";
+import type { OutboxEvent } from "../../functions/core/base/events";
 import {
   type ChargeAttempt,
   OPEN_REFUND_STATUSES,
   type RefundRecord,
   type Subscription,
-} from "../functions/core/base/model";
-import { toCents } from "../functions/core/base/money";
-import { mapConcurrently } from "../functions/shared/map-concurrently";
-import type { RefundRecord as GatewayRefund } from "../sandbox/state/payment-store";
-import type { BillingStack } from "./billing-stack";
+} from "../../functions/core/base/model";
+import { toCents } from "../../functions/core/base/money";
+import { mapConcurrently } from "../../functions/shared/map-concurrently";
+import type { RefundRecord as GatewayRefund } from "../../sandbox/state/payment-store";
+import type { BillingStack } from "../stack/billing-stack";
 
 // The money audit of the chaos run (README, Proof under fire): beyond "each period sold once", every movement of money
 // — sales and refunds of every kind — as the gateway made it against the ledger, line for line.

@@ -1,10 +1,10 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { z } from "zod";
-import { parseFaultsFlag } from "../sandbox/cli";
-import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
-import { seedFrom } from "../sandbox/shared/prng";
+import { parseFaultsFlag } from "../../sandbox/cli";
+import type { FaultConfigOrSettings } from "../../sandbox/faults/faults";
+import { seedFrom } from "../../sandbox/shared/prng";
+import { DEFAULT_JUMP_RESOLUTION } from "../lambda/scheduler";
 import type { LocalStackOptions } from "./local-stack";
-import { DEFAULT_JUMP_RESOLUTION } from "./scheduler";
 
 /** Log levels of the handlers' Powertools logger. */
 const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;

@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { createdWebhookEndpointView, webhookEndpointListView } from "../functions/api/merchant-api-schemas";
-import { MerchantClient } from "./merchant-client";
+import {
+  createdWebhookEndpointView,
+  webhookEndpointListView,
+} from "../../functions/api/merchant-api-schemas";
+import { MerchantClient } from "../clients/merchant-client";
 
 // `npm start -- --forward-events <url>` (README, Local mode): every event POSTed to a URL on this machine, signed as
 // our webhooks are, so a SaaS runs its own access-granting code against them — Stripe's `stripe listen --forward-to`.

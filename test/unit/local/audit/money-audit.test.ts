@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { OutboxEvent } from "../../../functions/core/base/events";
-import { auditMoney, type MoneyRecords } from "../../../local/money-audit";
-import { attempt, refund, subscription } from "../../support/billing-repository-contract";
+import type { OutboxEvent } from "../../../../functions/core/base/events";
+import { auditMoney, type MoneyRecords } from "../../../../local/audit/money-audit";
+import { attempt, refund, subscription } from "../../../support/billing-repository-contract";
 
 const paid = (period: number, overrides = {}) =>
   attempt(

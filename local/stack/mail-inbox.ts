@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { localMailListView } from "../functions/api/merchant-api-schemas";
-import { headerOf } from "../functions/lambda/http-event";
-import { type Html, html } from "../functions/pages/html";
-import { pageAnswer } from "../functions/pages/page-layout";
-import type { SesStandIn } from "./ses-stand-in";
+import { localMailListView } from "../../functions/api/merchant-api-schemas";
+import { headerOf } from "../../functions/lambda/http-event";
+import { type Html, html } from "../../functions/pages/html";
+import { pageAnswer } from "../../functions/pages/page-layout";
+import type { SesStandIn } from "../aws/ses-stand-in";
 
 // GET /local/mail (README, Customer e-mails): what local mode's SES stand-in was given, newest first — JSON for a
 // program, an inbox for a person (Accept: text/html), whose links can be clicked (the failed payment's portal link).

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { type CreateCheckoutBody, checkoutView, errorBody } from "../functions/api/merchant-api-schemas";
-import { headerOf, rawBodyOf } from "../functions/lambda/http-event";
-import { type Html, html } from "../functions/pages/html";
-import { type PageResult, pageAnswer, seeOther } from "../functions/pages/page-layout";
-import { refusedActionPage } from "../functions/pages/page-requests";
-import type { PageRoute } from "../functions/pages/page-routes";
-import { moneyText } from "../functions/pages/page-text";
-import type { LocalPage } from "./http-api";
-import { MerchantClient } from "./merchant-client";
+import { type CreateCheckoutBody, checkoutView, errorBody } from "../../functions/api/merchant-api-schemas";
+import { headerOf, rawBodyOf } from "../../functions/lambda/http-event";
+import { type Html, html } from "../../functions/pages/html";
+import { type PageResult, pageAnswer, seeOther } from "../../functions/pages/page-layout";
+import { refusedActionPage } from "../../functions/pages/page-requests";
+import type { PageRoute } from "../../functions/pages/page-routes";
+import { moneyText } from "../../functions/pages/page-text";
+import { MerchantClient } from "../clients/merchant-client";
+import type { LocalPage } from "../lambda/http-api";
 
 // The try-it page of local mode (`npm start` prints its URL; README, Local mode): a person picks a plan for a test
 // customer, is sent to the hosted checkout it starts and pays in the sandbox's window. Local mode serves it itself: it

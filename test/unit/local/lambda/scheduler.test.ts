@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LocalScheduler, nextFire } from "../../../local/scheduler";
-import { SandboxClock } from "../../../sandbox/time/clock";
+import { LocalScheduler, nextFire } from "../../../../local/lambda/scheduler";
+import { SandboxClock } from "../../../../sandbox/time/clock";
 
 const at = (iso: string) => new Date(iso);
 

@@ -3,27 +3,27 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { z } from "zod";
-import { LOCAL_OUTPUTS_FILE, type LocalOutputs } from "../cli/local-outputs";
-import { hashApiKey } from "../functions/api/api-key";
-import { toErrorResponse } from "../functions/api/errors";
-import { bodyOf, ok, toHttpResult } from "../functions/api/http";
-import { localClockBody } from "../functions/api/merchant-api-schemas";
-import { buildOpenApiDocument } from "../functions/api/openapi";
-import type { ChargePolicy } from "../functions/core/base/charge-policy";
-import { readBillingConfig } from "../lib/config";
-import { functionNameVariable, INVOKED_FUNCTIONS, isInvokedFunction } from "../lib/stack-outputs";
-import type { FaultConfigOrSettings } from "../sandbox/faults/faults";
-import { addIsoDuration, parseIsoDuration } from "../sandbox/time/iso-duration";
+import { LOCAL_OUTPUTS_FILE, type LocalOutputs } from "../../cli/local-outputs";
+import { hashApiKey } from "../../functions/api/api-key";
+import { toErrorResponse } from "../../functions/api/errors";
+import { bodyOf, ok, toHttpResult } from "../../functions/api/http";
+import { localClockBody } from "../../functions/api/merchant-api-schemas";
+import { buildOpenApiDocument } from "../../functions/api/openapi";
+import type { ChargePolicy } from "../../functions/core/base/charge-policy";
+import { readBillingConfig } from "../../lib/config";
+import { functionNameVariable, INVOKED_FUNCTIONS, isInvokedFunction } from "../../lib/stack-outputs";
+import type { FaultConfigOrSettings } from "../../sandbox/faults/faults";
+import { addIsoDuration, parseIsoDuration } from "../../sandbox/time/iso-duration";
+import { sandboxControl } from "../clients/sandbox-controls";
+import { EventSourceMapping } from "../lambda/event-source-mapping";
+import { LocalHttpApi } from "../lambda/http-api";
+import { scheduledEvent } from "../lambda/lambda-context";
+import { LambdaFunctions } from "../lambda/lambda-functions";
+import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "../lambda/scheduler";
+import type { LocalTableStream } from "../lambda/table-stream";
 import { BillingStack, type BillingStackOptions } from "./billing-stack";
 import { type AnyDecoration, decoratedComposition } from "./crash-injection";
-import { EventSourceMapping } from "./event-source-mapping";
-import { LocalHttpApi } from "./http-api";
-import { scheduledEvent } from "./lambda-context";
-import { LambdaFunctions } from "./lambda-functions";
 import { answerLocalMail } from "./mail-inbox";
-import { sandboxControl } from "./sandbox-controls";
-import { DEFAULT_JUMP_RESOLUTION, LocalScheduler } from "./scheduler";
-import type { LocalTableStream } from "./table-stream";
 import { TRY_IT_PAGE_ROUTES, tryItPages } from "./try-it-page";
 
 /** Re-exported for bin/start.ts, which loads this module anyway. */
@@ -85,7 +85,7 @@ export interface LocalStackOptions {
 function deployedSchedules() {
   const cdkJson = z
     .object({ context: z.record(z.string(), z.unknown()).default({}) })
-    .parse(JSON.parse(readFileSync(new URL("../cdk.json", import.meta.url), "utf8")));
+    .parse(JSON.parse(readFileSync(new URL("../../cdk.json", import.meta.url), "utf8")));
   return readBillingConfig((key) => cdkJson.context[key]).schedules;
 }
 
@@ -291,7 +291,7 @@ export class LocalStack {
     return this.stack.sandbox.url;
   }
 
-  /** The try-it page: a person starts a hosted checkout in a browser (local/try-it-page.ts). */
+  /** The try-it page: a person starts a hosted checkout in a browser (local/stack/try-it-page.ts). */
   get tryItUrl(): string {
     return `${this.url}${TRY_IT_PAGE_ROUTES.page.path}`;
   }

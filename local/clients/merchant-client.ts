@@ -1,6 +1,6 @@
 import pRetry from "p-retry";
 import type { z } from "zod";
-import { errorBody, IDEMPOTENCY_KEY_HEADER } from "../functions/api/merchant-api-schemas";
+import { errorBody, IDEMPOTENCY_KEY_HEADER } from "../../functions/api/merchant-api-schemas";
 
 export interface ApiAnswer {
   readonly status: number;

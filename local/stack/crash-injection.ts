@@ -8,8 +8,8 @@ import {
   repository,
   webhookQueue,
   webhookTransport,
-} from "../functions/composition/compose";
-import { attemptKeyOf } from "../functions/core/base/order-id";
+} from "../../functions/composition/compose";
+import { attemptKeyOf } from "../../functions/core/base/order-id";
 
 /** What a worker process dying mid-protocol looks like to the code around it: the call throws, nothing after runs. */
 export class SimulatedCrash extends Error {
