@@ -18,7 +18,7 @@ import { IDEMPOTENCY_KEY_HEADER, idempotencyKey } from "./merchant-api-schemas";
 // still running is a 409 to repeat later. The store (core/ports/idempotency-store.ts) keeps the response under a
 // digest of the key, with a digest of the request to compare.
 
-export interface IdempotencyServices {
+export interface IdempotencyDeps {
   readonly idempotency: IdempotencyStore;
 }
 
@@ -78,7 +78,7 @@ async function settled(handle: () => Promise<ApiResponse>): Promise<ApiResponse>
  */
 export async function idempotentPost(
   request: HttpRequest,
-  services: IdempotencyServices,
+  services: IdempotencyDeps,
   body: unknown,
   handle: (requestKey: string | undefined) => Promise<ApiResponse>,
 ): Promise<ApiResponse> {

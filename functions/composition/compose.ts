@@ -140,7 +140,7 @@ export const ids = /* @__PURE__ */ component({
   build: () => createRandomIds(),
 });
 
-function repositoryOf({ runtime, env }: ComponentContext<typeof table>) {
+function createRepository({ runtime, env }: ComponentContext<typeof table>) {
   return createDynamoDbBillingRepository({
     client: dynamoDbDocumentClientOf(runtime),
     tableName: env.TABLE_NAME,
@@ -152,14 +152,14 @@ function repositoryOf({ runtime, env }: ComponentContext<typeof table>) {
 export const repository = /* @__PURE__ */ component({
   name: "repository",
   variables: table,
-  build: repositoryOf,
+  build: createRepository,
 });
 
 /** The same code as `repository`: the read-only component differs in its grants. */
 export const readRepository = /* @__PURE__ */ component({
   name: "readRepository",
   variables: table,
-  build: repositoryOf,
+  build: createRepository,
 });
 
 export const ledger = /* @__PURE__ */ component({

@@ -1,6 +1,6 @@
 import { paidChangeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
-import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
+import { type IdempotencyDeps, idempotentPost } from "../api/idempotency";
 import { adjustSubscriptionBody, subscriptionIdParams } from "../api/merchant-api-schemas";
 import type { ChargeDeps } from "../core/charging/charge-engine";
 import { changePlan } from "../core/lifecycle/plan-change";
@@ -12,7 +12,7 @@ import type { ChangeDeps } from "../core/lifecycle/subscription-changes";
  */
 export function run(
   request: HttpRequest,
-  services: ChangeDeps & ChargeDeps & IdempotencyServices,
+  services: ChangeDeps & ChargeDeps & IdempotencyDeps,
 ): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);

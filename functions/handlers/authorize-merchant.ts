@@ -4,7 +4,7 @@ import { checkAuthorization } from "../api/api-key";
 import { logger, metrics } from "../lambda/observability";
 
 /** The digests of the merchant API keys, read from their secret (cached by the reader). */
-export interface AuthorizerServices {
+export interface AuthorizerDeps {
   readonly apiKeyDigests: () => Promise<readonly string[]>;
 }
 
@@ -14,7 +14,7 @@ export interface AuthorizerServices {
  */
 export async function run(
   event: Pick<APIGatewayRequestAuthorizerEventV2, "headers" | "routeKey">,
-  services: AuthorizerServices,
+  services: AuthorizerDeps,
 ): Promise<APIGatewaySimpleAuthorizerResult> {
   const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === "authorization");
   const check = checkAuthorization(header?.[1], await services.apiKeyDigests());

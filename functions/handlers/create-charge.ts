@@ -1,6 +1,6 @@
 import { adHocChargeAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
-import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
+import { type IdempotencyDeps, idempotentPost } from "../api/idempotency";
 import { createChargeBody, subscriptionIdParams } from "../api/merchant-api-schemas";
 import { chargeAdHoc } from "../core/charging/ad-hoc-charge";
 import type { ChargeDeps } from "../core/charging/charge-engine";
@@ -9,7 +9,7 @@ import type { ChargeDeps } from "../core/charging/charge-engine";
  * POST /v1/subscriptions/{id}/charges: an ad hoc REBILL of the stored token, once per Idempotency-Key (the key's
  * digest is also kept on the ledger line).
  */
-export function run(request: HttpRequest, services: ChargeDeps & IdempotencyServices): Promise<HttpResult> {
+export function run(request: HttpRequest, services: ChargeDeps & IdempotencyDeps): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);
     const body = bodyOf(request, createChargeBody);

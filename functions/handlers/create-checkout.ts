@@ -1,6 +1,6 @@
 import { checkoutAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
-import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
+import { type IdempotencyDeps, idempotentPost } from "../api/idempotency";
 import { createCheckoutBody } from "../api/merchant-api-schemas";
 import { type CheckoutDeps, startCheckout } from "../core/lifecycle/checkout";
 import { langOf } from "../pages/page-text";
@@ -9,7 +9,7 @@ import { langOf } from "../pages/page-text";
 export function run(
   request: HttpRequest,
   services: CheckoutDeps &
-    IdempotencyServices & {
+    IdempotencyDeps & {
       readonly checkoutPageUrl: (subscriptionId: string, expiresAt: string) => string;
     },
 ): Promise<HttpResult> {

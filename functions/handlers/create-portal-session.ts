@@ -1,11 +1,11 @@
 import { notFound } from "../api/errors";
 import { bodyOf, created, type HttpRequest, type HttpResult, serve } from "../api/http";
-import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
+import { type IdempotencyDeps, idempotentPost } from "../api/idempotency";
 import { createPortalSessionBody } from "../api/merchant-api-schemas";
 import type { SubscriptionStore } from "../core/ports/billing-repository";
 import { type PageLinks, portalLinkOf } from "../pages/page-links";
 
-export interface PortalSessionServices extends IdempotencyServices {
+export interface PortalSessionDeps extends IdempotencyDeps {
   readonly repository: SubscriptionStore;
   readonly links: PageLinks;
 }
@@ -14,7 +14,7 @@ export interface PortalSessionServices extends IdempotencyServices {
  * POST /v1/portal-sessions: a signed link to the customer portal of one subscription or of every subscription of a
  * customer (external_id); 404 when there is none. Nothing is stored: the link carries its scope and expiry.
  */
-export function run(request: HttpRequest, services: PortalSessionServices): Promise<HttpResult> {
+export function run(request: HttpRequest, services: PortalSessionDeps): Promise<HttpResult> {
   return serve(async () => {
     const body = bodyOf(request, createPortalSessionBody);
     return idempotentPost(request, services, body, async () => {

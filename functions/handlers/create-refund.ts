@@ -1,7 +1,7 @@
 import { refundAnswer } from "../api/answers";
 import { notFound } from "../api/errors";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
-import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
+import { type IdempotencyDeps, idempotentPost } from "../api/idempotency";
 import { chargeIdParams, createRefundBody } from "../api/merchant-api-schemas";
 import { attemptKeyOf } from "../core/base/order-id";
 import type { IdSource } from "../core/ports/clock";
@@ -10,7 +10,7 @@ import { type RefundDeps, refundCharge } from "../core/refunds/refunds";
 /** POST /v1/charges/{id}/refunds: full or partial refund of a charge. */
 export function run(
   request: HttpRequest,
-  services: RefundDeps & IdempotencyServices & { readonly ids: IdSource },
+  services: RefundDeps & IdempotencyDeps & { readonly ids: IdSource },
 ): Promise<HttpResult> {
   return serve(async () => {
     const chargeId = pathOf(request, chargeIdParams).id;

@@ -1,6 +1,6 @@
 import { webhookEndpointCreatedAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
-import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
+import { type IdempotencyDeps, idempotentPost } from "../api/idempotency";
 import { createWebhookEndpointBody } from "../api/merchant-api-schemas";
 import { createWebhookEndpoint, type WebhookEndpointDeps } from "../core/delivery/webhooks";
 
@@ -10,7 +10,7 @@ import { createWebhookEndpoint, type WebhookEndpointDeps } from "../core/deliver
  */
 export function run(
   request: HttpRequest,
-  services: WebhookEndpointDeps & IdempotencyServices,
+  services: WebhookEndpointDeps & IdempotencyDeps,
 ): Promise<HttpResult> {
   return serve(async () => {
     const body = bodyOf(request, createWebhookEndpointBody);

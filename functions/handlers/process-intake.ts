@@ -44,13 +44,13 @@ const INTAKE_METRICS: readonly IntakeMetric[] = [
   ...Object.values(QUEUE_METRICS),
 ];
 
-export type IntakeWorkerServices = IntakeDeps & { readonly consumer: QueueConsumer };
+export type IntakeWorkerDeps = IntakeDeps & { readonly consumer: QueueConsumer };
 
 /**
  * The intake processor (SQS, ReportBatchItemFailures): each message's kind decides what it changes (core/intake/intake.ts);
  * transient trouble is retried through the queue with backoff, as the charge worker does, up to the DLQ.
  */
-export async function run(event: SQSEvent, services: IntakeWorkerServices): Promise<SQSBatchResponse> {
+export async function run(event: SQSEvent, services: IntakeWorkerDeps): Promise<SQSBatchResponse> {
   const counts = new MetricCounts(INTAKE_METRICS);
   const outcome = await processSqsRecords(event.Records, {
     ...services.consumer,

@@ -1,6 +1,6 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { CallbackServices } from "../inbound/gateway-notices";
+import type { CallbackDeps } from "../inbound/gateway-notices";
 import { partnerEventIntake, partnerEventReply } from "../inbound/gateway-notices";
 import { type HttpRequest, jsonBodyOf, jsonReply } from "../lambda/http-event";
 import { logger, metrics } from "../lambda/observability";
@@ -13,7 +13,7 @@ const received = () => jsonReply(200, partnerEventReply.received());
  */
 export async function run(
   request: HttpRequest,
-  services: CallbackServices,
+  services: CallbackDeps,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const intake = partnerEventIntake(jsonBodyOf(request), services.clock.now());
   if (intake.ok === "ignored") {

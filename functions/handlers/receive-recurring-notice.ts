@@ -1,7 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { SubscriptionStore } from "../core/ports/billing-repository";
-import type { CallbackServices } from "../inbound/gateway-notices";
+import type { CallbackDeps } from "../inbound/gateway-notices";
 import { recurringNoticeIntake, recurringNoticeReply } from "../inbound/gateway-notices";
 import { sameSecret } from "../inbound/same-secret";
 import { formOrJsonBodyOf, type HttpRequest, jsonReply } from "../lambda/http-event";
@@ -14,7 +14,7 @@ import { logger, metrics } from "../lambda/observability";
  */
 export async function run(
   request: HttpRequest,
-  services: CallbackServices & { readonly repository: SubscriptionStore },
+  services: CallbackDeps & { readonly repository: SubscriptionStore },
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const query = new URLSearchParams(request.rawQueryString);
   const subscriptionId = query.get("subscription_id") ?? undefined;

@@ -1,6 +1,6 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { CallbackServices } from "../inbound/gateway-notices";
+import type { CallbackDeps } from "../inbound/gateway-notices";
 import { statusCallbackIntake, statusCallbackReply } from "../inbound/gateway-notices";
 import { callbackQueryOf, type HttpRequest, textReply } from "../lambda/http-event";
 import { logger, metrics } from "../lambda/observability";
@@ -12,7 +12,7 @@ import { logger, metrics } from "../lambda/observability";
  */
 export async function run(
   request: HttpRequest,
-  services: CallbackServices,
+  services: CallbackDeps,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const query = callbackQueryOf(request);
   const intake =

@@ -9,7 +9,7 @@ import { logger } from "../lambda/observability";
 import { parseFields } from "../shared/zod-fields";
 
 /** The event log and the bus; for a replay to one endpoint, the webhook store and queue. */
-interface EventReplayServices extends EventReplayDeps, Pick<EndpointReplay, "ids" | "clock"> {
+interface ReplayRequestDeps extends EventReplayDeps, Pick<EndpointReplay, "ids" | "clock"> {
   readonly webhookStore: EndpointReplay["store"];
   readonly webhookQueue: EndpointReplay["queue"];
 }
@@ -19,7 +19,7 @@ interface EventReplayServices extends EventReplayDeps, Pick<EndpointReplay, "ids
  * range, to the bus under their own event_ids (or, with endpoint_id, queues them for that webhook endpoint alone),
  * and answers how many.
  */
-export async function run(event: unknown, services: EventReplayServices): Promise<ReplayReport> {
+export async function run(event: unknown, services: ReplayRequestDeps): Promise<ReplayReport> {
   const request = parseFields(eventLogRequestSchema, event);
   const { endpoint_id: endpointId } = request;
   const toEndpoint =

@@ -36,14 +36,14 @@ const WEBHOOK_METRICS: readonly WebhookMetric[] = [
   ...Object.values(QUEUE_METRICS),
 ];
 
-export type WebhookSenderServices = WebhookAttemptDeps & { readonly consumer: QueueConsumer };
+export type WebhookSenderDeps = WebhookAttemptDeps & { readonly consumer: QueueConsumer };
 
 /**
  * The webhook sender (SQS, ReportBatchItemFailures): each record is one event for one endpoint, POSTed signed; an
  * endpoint that does not answer 2xx gets it again after the backoff (the message's visibility), for three days from
  * the first attempt, then the delivery is failed (README, Webhooks).
  */
-export async function run(event: SQSEvent, services: WebhookSenderServices): Promise<SQSBatchResponse> {
+export async function run(event: SQSEvent, services: WebhookSenderDeps): Promise<SQSBatchResponse> {
   const counts = new MetricCounts(WEBHOOK_METRICS);
   const outcome = await processSqsRecords(event.Records, {
     ...services.consumer,

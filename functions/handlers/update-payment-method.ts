@@ -1,6 +1,6 @@
 import { paidChangeAnswer, paymentMethodWindowAnswer } from "../api/answers";
 import { bodyOf, type HttpRequest, type HttpResult, pathOf, serve } from "../api/http";
-import { type IdempotencyServices, idempotentPost } from "../api/idempotency";
+import { type IdempotencyDeps, idempotentPost } from "../api/idempotency";
 import { subscriptionIdParams, updatePaymentMethodBody } from "../api/merchant-api-schemas";
 import { maskedCardOf } from "../api/views";
 import { updatePaymentMethod } from "../core/lifecycle/payment-method";
@@ -16,7 +16,7 @@ import {
  */
 export function run(
   request: HttpRequest,
-  services: PaymentMethodWindowDeps & IdempotencyServices,
+  services: PaymentMethodWindowDeps & IdempotencyDeps,
 ): Promise<HttpResult> {
   return serve(async () => {
     const { id } = pathOf(request, subscriptionIdParams);

@@ -17,7 +17,7 @@ import { webhookAckReply } from "../gateway/webhook-signature";
 // words: only ids, the untouched status query and a chargeback's facts are kept.
 
 /** What a callback's receiver needs: the intake queue, and the clock that stamps what it queues. */
-export interface CallbackServices {
+export interface CallbackDeps {
   readonly queue: IntakeQueue;
   readonly clock: Clock;
 }
