@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { ChargeView } from "../functions/api/merchant-api-schemas";
+import type { ChargeView } from "../functions/api/merchant-api-views";
 import { chargeView } from "../functions/api/views";
 import { listCharges } from "../functions/core/charging/charge-list";
 import { argumentsOf, CliError, type CommandRunner, emit, noSubscription, orDash } from "./cli-io";

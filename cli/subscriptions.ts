@@ -1,8 +1,9 @@
 import { type Command, Option } from "commander";
 import { z } from "zod";
-import type { RefundView, SubscriptionView } from "../functions/api/merchant-api-schemas";
+import type { RefundView } from "../functions/api/merchant-api-views";
 import { chargeView, refundView, subscriptionView } from "../functions/api/views";
 import { subscriptionStatus } from "../functions/core/base/model";
+import type { SubscriptionView } from "../functions/core/base/subscription-view";
 import { listCharges } from "../functions/core/charging/charge-list";
 import { InvalidCursorError, type SubscriptionPage } from "../functions/core/ports/billing-repository";
 import { amountColumn, chargeTable } from "./charges";

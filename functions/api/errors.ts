@@ -4,7 +4,7 @@ import type { Failure } from "../core/base/outcome";
 import type { ChangeResult } from "../core/lifecycle/subscription-changes";
 import { holdsCardNumber } from "../shared/card-number";
 import { fieldOf } from "../shared/zod-fields";
-import type { DeclineView, ErrorBody } from "./merchant-api-schemas";
+import type { DeclineView, ErrorBody } from "./merchant-api-views";
 import { declineView } from "./views";
 
 // Every failure the merchant API can meet, mapped to one HTTP answer (README, Merchant API). Messages never repeat

@@ -1,40 +1,25 @@
 import * as z from "zod";
-import { chargeKind } from "../core/base/charge-kind";
 import {
   amountFitsCurrency,
-  attemptStatus,
   billingMode,
   customerSchema,
-  declineReasonSchema,
   externalIdSchema,
   metadataSchema,
   planSchema,
-  refundStatus,
   subscriptionStatus,
   trialDaysSchema,
 } from "../core/base/model";
-import {
-  nextStepSchema,
-  planAmountSchema,
-  strictPlanSchema,
-  subscriptionViewSchema,
-} from "../core/base/subscription-view";
-import {
-  ALL_EVENT_TYPES,
-  MAX_WEBHOOK_ENDPOINTS,
-  WEBHOOK_DELIVERY_STATUSES,
-  WEBHOOK_EVENT_TYPES,
-  webhookEventTypeSchema,
-} from "../core/ports/webhook-ports";
+import { planAmountSchema, strictPlanSchema } from "../core/base/subscription-view";
+import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES, webhookEventTypeSchema } from "../core/ports/webhook-ports";
 import { plaintextCard } from "../gateway/schemas/payments";
 import { lang, text, url } from "../gateway/schemas/primitives";
 
-// The merchant API (README, Merchant API): request bodies, path parameters and headers as the API accepts them, and the
-// views it answers with. Objects are strict both ways: an unknown request key is refused naming it, and a view can
+// The merchant API (README, Merchant API): request bodies, path parameters and headers as the API accepts them (the
+// views it answers with are in merchant-api-views.ts, the gateway's callbacks in gateway-callback-schemas.ts). Objects are strict both ways: an unknown request key is refused naming it, and a view can
 // never carry a field it does not declare (no token_id, no customer data, never card number or CVC). Amounts are
 // decimal strings, as on the gateway.
 
-const isoInstant = z.iso.datetime({ offset: true });
+export const isoInstant = z.iso.datetime({ offset: true });
 
 const customer = z.strictObject(customerSchema.shape);
 /** A sign-up's plan: with trial_days, a free trial comes first. */
@@ -57,8 +42,6 @@ const card = z
     cvc: plaintextCard.shape.cvc,
   })
   .describe("Card data, sent to the gateway encrypted and then forgotten: never stored or returned.");
-
-// ───────────────────────────── requests ─────────────────────────────
 
 /** How long a link or a payment window holds, in whole minutes: at most a day. */
 const expiresInMinutes = z.number().int().min(1).max(1440);
@@ -329,226 +312,3 @@ export const idempotencyKey = z
   .string()
   .regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 visible ASCII characters")
   .describe("Repeating a POST with the same key and body answers the first result.");
-
-// ───────────────────────────── responses ─────────────────────────────
-
-/** What a page needs to open the gateway's payment window. */
-const windowLaunch = {
-  fgkey: z.string().describe("The window's integrity key (also inside request_pay)."),
-  sdk_url: z
-    .url()
-    .describe("The gateway's payment window SDK for the configured environment: load it on the page."),
-  request_pay: z
-    .record(z.string(), z.unknown())
-    .describe(
-      "Pass unchanged to the SDK's EXIMBAY.request_pay(): the fgkey plus exactly the parameters the window was prepared with (any difference fails the gateway's fgkey check).",
-    ),
-};
-
-const windowExpiresAt = isoInstant.describe(
-  "When the window expires if it is not paid by then (checkout.expired); a payment after that is refunded.",
-);
-
-export const checkoutView = z.strictObject({
-  checkout_id: z.string(),
-  subscription_id: z.string(),
-  order_id: z.string(),
-  checkout_url: z
-    .url()
-    .describe(
-      "Our hosted checkout page for the customer: what is bought, a pay button opening the window, then the outcome. A signed link, valid until expires_at.",
-    ),
-  expires_at: windowExpiresAt,
-  ...windowLaunch,
-});
-export type CheckoutView = z.output<typeof checkoutView>;
-
-/** A new card's payment window: request_pay opens it; its status_url result completes the update. */
-export const paymentMethodWindowView = z.strictObject({
-  subscription_id: z.string(),
-  order_id: z.string(),
-  expires_at: windowExpiresAt,
-  ...windowLaunch,
-});
-
-export const subscriptionView = subscriptionViewSchema;
-export type { SubscriptionView } from "../core/base/subscription-view";
-
-export const subscriptionListView = z.strictObject({
-  data: z.array(subscriptionView),
-  next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last."),
-});
-export type SubscriptionListView = z.output<typeof subscriptionListView>;
-
-export const receiptView = z.strictObject({
-  charge_id: z.string(),
-  receipt_url: z
-    .string()
-    .describe("The gateway's receipt page of the charge's transaction, for the customer."),
-});
-export type ReceiptView = z.output<typeof receiptView>;
-
-/** A decline, as the merchant API shows it (a declined charge, a refused sign-up). */
-export const declineView = z
-  .strictObject({
-    rescode: z.string().describe("The gateway's result code."),
-    errcode: z.string().optional().describe("The gateway's named reason (v2 errcode), when it sent one."),
-    reason: declineReasonSchema.optional().describe("Why, in the customer's terms."),
-    message: z.string().optional().describe("The reason in plain English, for people."),
-    next_step: nextStepSchema.optional(),
-  })
-  .describe("Why the payment was declined and what can be done about it.");
-export type DeclineView = z.output<typeof declineView>;
-
-export const chargeView = z.strictObject({
-  charge_id: z.string(),
-  kind: chargeKind.describe(
-    "scheduled: a billing period (period counts from 0); ad_hoc: a charge made through this API (period ≥ 5000).",
-  ),
-  period: z.number().int().min(0),
-  attempt: z.number().int().min(0),
-  order_id: z.string(),
-  amount: z.string(),
-  currency: z.string(),
-  status: attemptStatus,
-  transaction_id: z.string().optional(),
-  refunded_amount: z.string(),
-  decline: declineView.optional(),
-  created_at: isoInstant,
-});
-export type ChargeView = z.output<typeof chargeView>;
-
-export const chargeListView = z.strictObject({ charges: z.array(chargeView) });
-export type ChargeListView = z.output<typeof chargeListView>;
-
-export const refundView = z.strictObject({
-  refund_id: z.string(),
-  charge_id: z.string(),
-  amount: z.string(),
-  currency: z.string(),
-  reason: z.string(),
-  status: refundStatus,
-  refund_transaction_id: z.string().optional(),
-  created_at: isoInstant,
-});
-export type RefundView = z.output<typeof refundView>;
-
-const webhookEndpointFields = {
-  id: z.string(),
-  url: z.string(),
-  events: z.array(webhookEventTypeSchema),
-  description: z.string().nullable(),
-  created_at: isoInstant,
-};
-
-/** An endpoint as listed and deleted: never its secret. */
-export const webhookEndpointView = z.strictObject(webhookEndpointFields);
-export type WebhookEndpointView = z.output<typeof webhookEndpointView>;
-
-/** The answer to its creation, the only one that shows the secret. */
-export const createdWebhookEndpointView = z.strictObject({
-  ...webhookEndpointFields,
-  secret: z
-    .string()
-    .describe(
-      "The endpoint's signing secret (whsec_…): shown only in this answer. Verify each delivery's billing-signature with it.",
-    ),
-});
-
-export const webhookEndpointListView = z.strictObject({
-  data: z.array(webhookEndpointView).max(MAX_WEBHOOK_ENDPOINTS),
-});
-
-export const webhookDeliveryView = z.strictObject({
-  id: z.string(),
-  event_id: z.string(),
-  event_type: z.string(),
-  status: z
-    .enum(WEBHOOK_DELIVERY_STATUSES)
-    .describe(
-      "retrying: waiting for its next attempt (the first included); delivered: a 2xx came back; failed: no 2xx in 3 days of retries.",
-    ),
-  attempts: z.number().int().min(0),
-  last_status: z.number().int().nullable().describe("The HTTP status of the last attempt; null without one."),
-  last_error: z
-    .string()
-    .nullable()
-    .describe("Why the last attempt got no HTTP status (timeout, connection refused, refused address)."),
-  next_attempt_at: isoInstant.nullable(),
-  first_attempt_at: isoInstant.nullable(),
-  last_attempt_at: isoInstant.nullable(),
-  created_at: isoInstant.describe("When the event was queued for the endpoint."),
-  updated_at: isoInstant,
-});
-export type WebhookDeliveryView = z.output<typeof webhookDeliveryView>;
-
-export const webhookDeliveryListView = z.strictObject({
-  data: z.array(webhookDeliveryView).describe("The endpoint's recent deliveries, newest first (at most 50)."),
-});
-
-export const localClockView = z.strictObject({ now: isoInstant });
-
-/** GET /local/mail: every mail local mode's SES stand-in was given, newest first. */
-export const localMailListView = z.strictObject({
-  mails: z.array(
-    z.strictObject({
-      template: z.string().optional().describe("payment_failed, card_expiring, receipt, …"),
-      mail_id: z.string().optional().describe("What the mail was claimed under: one mail per id, ever."),
-      event_id: z.string().optional().describe("The event the mail answers (date-driven mails answer none)."),
-      message_id: z.string(),
-      from: z.string(),
-      to: z.array(z.string()),
-      reply_to: z.array(z.string()).optional(),
-      subject: z.string(),
-      text: z.string(),
-      html: z.string(),
-      sent_at: isoInstant,
-    }),
-  ),
-});
-
-/** Every error: a stable code, a message that never repeats the input, and the offending field when there is one. */
-export const errorBody = z.strictObject({
-  error: z.strictObject({
-    code: z.string(),
-    message: z.string(),
-    field: z.string().optional(),
-    decline: declineView.optional(),
-  }),
-});
-export type ErrorBody = z.output<typeof errorBody>;
-
-// ───────────────────────────── gateway callbacks (authenticated each its own way) ─────────────────────────────
-
-/** The window result on status_url, passed to verify exactly as received. */
-export const windowResultParams = z
-  .record(z.string(), z.string())
-  .describe("The window result (verify fields) exactly as the gateway sent it; verified before use.");
-
-/** A signed webhook or partner event: the raw body is what the signature covers. */
-export const webhookPayload = z.looseObject({}).describe("The event as the gateway sent it.");
-
-/** recurring_noti_url's query: our subscription, and its plan's secret (compared in constant time). */
-export const recurringNoticeQuery = z.strictObject({
-  subscription_id: subscriptionIdParams.shape.id,
-  token: z.string().min(1).describe("The plan's secret, as registered in the recurring_noti_url."),
-});
-
-/** The reply the gateway expects before it stops re-sending. */
-export const webhookAck = z.strictObject({ rescode: z.literal("0000"), resmsg: z.string() });
-
-/** A callback refused in the gateway's own words: rescode EC00 (invalid parameter) or XXXX (signature_fail). */
-export const gatewayRefusal = z
-  .strictObject({ rescode: z.string().regex(/^(?!0000$)[A-Z0-9]{4}$/), resmsg: z.string() })
-  .describe("A refusal in the gateway's dialect: EC00 (invalid parameter), XXXX (signature_fail).");
-
-/** The partner API's reply to an event: received, or refused as unreadable. */
-export const partnerReply = z
-  .strictObject({ code: z.enum(["CMN_0000", "INVALID_EVENT"]), message: z.string() })
-  .describe("In the partner API's dialect: CMN_0000 (received) or INVALID_EVENT (not a partner event).");
-
-/** The text status_url answers: `rescode=0000&resmsg=Success` once taken, another rescode when refused. */
-export const statusReplyText = z
-  .string()
-  .regex(/^rescode=[A-Z0-9]+&resmsg=[^&]*$/)
-  .describe("Form-encoded text: rescode=0000&resmsg=Success once taken; rescode=EC00&resmsg=… when refused.");

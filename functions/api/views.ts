@@ -9,14 +9,14 @@ import {
 import { fromCents } from "../core/base/money";
 import { orderIdFor } from "../core/base/order-id";
 import type { WebhookDelivery, WebhookEndpoint } from "../core/ports/webhook-ports";
+import type { CreateSubscriptionBody } from "./merchant-api-schemas";
 import type {
   ChargeView,
-  CreateSubscriptionBody,
   DeclineView,
   RefundView,
   WebhookDeliveryView,
   WebhookEndpointView,
-} from "./merchant-api-schemas";
+} from "./merchant-api-views";
 
 // What the merchant API shows of the billing records: built field by field, so nothing stored (token_id, customer,
 // lease) reaches a response unless a view declares it. A subscription's view is the core's: events carry it too.

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { checkoutView, portalSessionView } from "../../functions/api/merchant-api-schemas";
+import { portalSessionView } from "../../functions/api/merchant-api-schemas";
+import { checkoutView } from "../../functions/api/merchant-api-views";
 import type { Plan } from "../../functions/core/base/model";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { MerchantClient } from "../clients/merchant-client";

@@ -8,7 +8,7 @@ import {
 } from "../../functions/adapters/billing-table";
 import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
 import { receiveBatch } from "../../functions/adapters/sqs-poller";
-import { checkoutView, subscriptionView } from "../../functions/api/merchant-api-schemas";
+import { checkoutView, subscriptionView } from "../../functions/api/merchant-api-views";
 import { chargeQueue } from "../../functions/composition/compose";
 import { addMonthsClamped, periodStartOf } from "../../functions/core/base/billing-period";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/base/charge-policy";

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createdWebhookEndpointView } from "../../functions/api/merchant-api-schemas";
+import { createdWebhookEndpointView } from "../../functions/api/merchant-api-views";
 import {
   EVENT_ID_HEADER,
   EVENT_TYPE_HEADER,

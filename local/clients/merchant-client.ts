@@ -1,6 +1,7 @@
 import pRetry from "p-retry";
 import type { z } from "zod";
-import { errorBody, IDEMPOTENCY_KEY_HEADER } from "../../functions/api/merchant-api-schemas";
+import { IDEMPOTENCY_KEY_HEADER } from "../../functions/api/merchant-api-schemas";
+import { errorBody } from "../../functions/api/merchant-api-views";
 
 export interface ApiAnswer {
   readonly status: number;

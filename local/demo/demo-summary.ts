@@ -1,6 +1,7 @@
-import type { ChargeView, SubscriptionView } from "../../functions/api/merchant-api-schemas";
+import type { ChargeView } from "../../functions/api/merchant-api-views";
 import { OPEN_ATTEMPT_STATUSES } from "../../functions/core/base/model";
 import { fromCents, toCents } from "../../functions/core/base/money";
+import type { SubscriptionView } from "../../functions/core/base/subscription-view";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import type { LedgerComparison } from "../audit/ledger-comparison";
 import { type RealFormCounts, realFormRows } from "../audit/real-forms";

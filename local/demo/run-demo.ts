@@ -5,7 +5,7 @@ import {
   checkoutView,
   errorBody,
   subscriptionView,
-} from "../../functions/api/merchant-api-schemas";
+} from "../../functions/api/merchant-api-views";
 import type { ChargePolicy } from "../../functions/core/base/charge-policy";
 import { fromCents, toCents } from "../../functions/core/base/money";
 import type { DeclineCodes } from "../../functions/gateway/decline-codes";

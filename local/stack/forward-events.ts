@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  createdWebhookEndpointView,
-  webhookEndpointListView,
-} from "../../functions/api/merchant-api-schemas";
+import { createdWebhookEndpointView, webhookEndpointListView } from "../../functions/api/merchant-api-views";
 import { MerchantClient } from "../clients/merchant-client";
 
 // `npm start -- --forward-events <url>` (README, Local mode): every event POSTed to a URL on this machine, signed as

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { localMailListView } from "../../functions/api/merchant-api-schemas";
+import { localMailListView } from "../../functions/api/merchant-api-views";
 import { headerOf } from "../../functions/lambda/http-event";
 import { type Html, html } from "../../functions/pages/html";
 import { pageAnswer } from "../../functions/pages/page-layout";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { type CreateCheckoutBody, checkoutView, errorBody } from "../../functions/api/merchant-api-schemas";
+import type { CreateCheckoutBody } from "../../functions/api/merchant-api-schemas";
+import { checkoutView, errorBody } from "../../functions/api/merchant-api-views";
 import { headerOf, rawBodyOf } from "../../functions/lambda/http-event";
 import { type Html, html } from "../../functions/pages/html";
 import { type PageResult, pageAnswer, seeOther } from "../../functions/pages/page-layout";

@@ -1,4 +1,4 @@
-import type { DeclineView } from "../../functions/api/merchant-api-schemas";
+import type { DeclineView } from "../../functions/api/merchant-api-views";
 
 /** How the merchant API shows the sandbox's insufficient-funds card's decline (4000000000009995). */
 export const INSUFFICIENT_FUNDS_DECLINE: DeclineView = {

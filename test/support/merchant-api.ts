@@ -8,7 +8,7 @@ import type {
 import { z } from "zod";
 import { createDynamoDbIdempotencyStore } from "../../functions/adapters/dynamodb-idempotency-store";
 import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
-import { errorBody } from "../../functions/api/merchant-api-schemas";
+import { errorBody } from "../../functions/api/merchant-api-views";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/aws/dynamodb-emulator";
 import { apiGatewayEvent, authorizerEvent, matchPath } from "../../local/lambda/api-gateway-event";
 import { stubContext } from "../../local/lambda/lambda-context";

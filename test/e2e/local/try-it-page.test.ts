@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { subscriptionListView } from "../../../functions/api/merchant-api-schemas";
+import { subscriptionListView } from "../../../functions/api/merchant-api-views";
 import { headingOf, payInPopup, screenshot, waitForHeading } from "../../support/browser";
 import { localStackInBrowser } from "../../support/local-stack-in-browser";
 

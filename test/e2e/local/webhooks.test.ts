@@ -3,7 +3,7 @@ import { z } from "zod";
 import {
   createdWebhookEndpointView,
   webhookDeliveryListView,
-} from "../../../functions/api/merchant-api-schemas";
+} from "../../../functions/api/merchant-api-views";
 import { SIGNATURE_HEADER, verifySignature } from "../../../functions/shared/billing-signature";
 import { MerchantClient } from "../../../local/clients/merchant-client";
 import { LocalStack } from "../../../local/stack/local-stack";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { checkoutView } from "../../../functions/api/merchant-api-schemas";
+import { checkoutView } from "../../../functions/api/merchant-api-views";
 import { headingOf, payInPopup, screenshot, waitForHeading } from "../../support/browser";
 import { localStackInBrowser } from "../../support/local-stack-in-browser";
 

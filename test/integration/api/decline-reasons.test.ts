@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { chargeListView } from "../../../functions/api/merchant-api-schemas";
+import { chargeListView } from "../../../functions/api/merchant-api-views";
 import { sandboxControl } from "../../../local/clients/sandbox-controls";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 

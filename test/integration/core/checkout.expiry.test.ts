@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { paymentMethodWindowView } from "../../../functions/api/merchant-api-schemas";
+import { paymentMethodWindowView } from "../../../functions/api/merchant-api-views";
 import type { OutboxEvent } from "../../../functions/core/base/events";
 import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { paymentMethodWindowView, subscriptionListView } from "../../../functions/api/merchant-api-schemas";
+import { paymentMethodWindowView, subscriptionListView } from "../../../functions/api/merchant-api-views";
 import { computeFgkey } from "../../../functions/gateway/fgkey";
 import { TEST_MERCHANT } from "../../../sandbox/state/merchant-config";
 import { captureOutput } from "../../support/handler-env";

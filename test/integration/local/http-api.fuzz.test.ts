@@ -3,8 +3,9 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { webhookAck } from "../../../functions/api/gateway-callback-schemas";
 import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
-import { errorBody, webhookAck } from "../../../functions/api/merchant-api-schemas";
+import { errorBody } from "../../../functions/api/merchant-api-views";
 import { BILLING_FUNCTIONS } from "../../../functions/function-table";
 import {
   formatTransmissionTime,

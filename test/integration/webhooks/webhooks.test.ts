@@ -5,7 +5,7 @@ import {
   createdWebhookEndpointView,
   webhookDeliveryListView,
   webhookEndpointListView,
-} from "../../../functions/api/merchant-api-schemas";
+} from "../../../functions/api/merchant-api-views";
 import { outboxEventSchema } from "../../../functions/core/base/events";
 import {
   WEBHOOK_RETRY_WINDOW_MS,

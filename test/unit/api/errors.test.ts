@@ -19,9 +19,9 @@ import {
 import {
   createRefundBody,
   createSubscriptionBody,
-  errorBody,
   subscriptionIdParams,
 } from "../../../functions/api/merchant-api-schemas";
+import { errorBody } from "../../../functions/api/merchant-api-views";
 import { INSUFFICIENT_FUNDS_DECLINE } from "../../support/declines";
 
 const CARD_NUMBER = "4111111111111111";

@@ -1,17 +1,19 @@
 import { describe, expect, it } from "vitest";
 import {
   chargeIdParams,
-  chargeView as chargeViewSchema,
   createChargeBody,
   createCheckoutBody,
   createRefundBody,
   createSubscriptionBody,
   idempotencyKey,
   localClockBody,
-  refundView as refundViewSchema,
   subscriptionIdParams,
-  subscriptionView as subscriptionViewSchema,
 } from "../../../functions/api/merchant-api-schemas";
+import {
+  chargeView as chargeViewSchema,
+  refundView as refundViewSchema,
+  subscriptionView as subscriptionViewSchema,
+} from "../../../functions/api/merchant-api-views";
 import { chargeView, refundView, subscriptionView } from "../../../functions/api/views";
 import type { ChargeAttempt, RefundRecord, Subscription } from "../../../functions/core/base/model";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chargeTable } from "../../../cli/charges";
-import type { ChargeView } from "../../../functions/api/merchant-api-schemas";
+import type { ChargeView } from "../../../functions/api/merchant-api-views";
 import { INSUFFICIENT_FUNDS_DECLINE } from "../../support/declines";
 
 const charge = (fields: Partial<ChargeView>): ChargeView => ({

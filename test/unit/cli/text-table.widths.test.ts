@@ -5,8 +5,9 @@ import { eventTable } from "../../../cli/events";
 import { mismatchTable } from "../../../cli/reconcile";
 import { refundTable, subscriptionTable } from "../../../cli/subscriptions";
 import { MAX_WIDTH } from "../../../cli/text-table";
-import type { ChargeView, RefundView, SubscriptionView } from "../../../functions/api/merchant-api-schemas";
+import type { ChargeView, RefundView } from "../../../functions/api/merchant-api-views";
 import type { OutboxEvent } from "../../../functions/core/base/events";
+import type { SubscriptionView } from "../../../functions/core/base/subscription-view";
 import type { Mismatch } from "../../../functions/core/refunds/reconciliation";
 import { INSUFFICIENT_FUNDS_DECLINE } from "../../support/declines";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ChargeView, SubscriptionView } from "../../../../functions/api/merchant-api-schemas";
+import type { ChargeView } from "../../../../functions/api/merchant-api-views";
 import type { ChargeAttempt } from "../../../../functions/core/base/model";
+import type { SubscriptionView } from "../../../../functions/core/base/subscription-view";
 import { compareLedgerRecords, type GatewayPayment } from "../../../../local/audit/ledger-comparison";
 import { journeyCounts, planCustomers } from "../../../../local/demo/customer-mix";
 import {
