@@ -1,8 +1,8 @@
 import * as z from "zod";
-import type * as COMPONENTS from "./compose";
+import type * as COMPONENTS from "./components";
 import type { Component, Composition } from "./compose";
 
-/** The name of every component of the composition (functions/composition/compose.ts). */
+/** The name of every component of the composition (functions/composition/components.ts). */
 export type ComponentName = {
   [K in keyof typeof COMPONENTS]: (typeof COMPONENTS)[K] extends Component<infer N, z.ZodObject, unknown>
     ? N

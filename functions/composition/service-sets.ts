@@ -28,7 +28,7 @@ import {
   webhookStoreReader,
   webhookTransport,
   webhookUrls,
-} from "./compose";
+} from "./components";
 import { extended, serviceSet } from "./service-set";
 
 // Every service set, named by the rows of functions/function-table.ts. A function's generated entry imports only its

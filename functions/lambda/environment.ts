@@ -44,7 +44,7 @@ const secretId = required;
 
 /**
  * Every variable a handler may read. Only identifiers and URLs live here: secrets are fetched by ARN. Each component
- * of the composition picks the ones it reads (functions/composition/compose.ts); a function's list, which its CDK
+ * of the composition picks the ones it reads (functions/composition/components.ts); a function's list, which its CDK
  * function must set, follows from its service set.
  */
 export const environmentSchema = z.object({
