@@ -9,7 +9,7 @@ import {
 import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
 import { receiveBatch } from "../../functions/adapters/sqs-poller";
 import { checkoutView, subscriptionView } from "../../functions/api/merchant-api-views";
-import { chargeQueue } from "../../functions/composition/compose";
+import { chargeQueue } from "../../functions/composition/components";
 import { addMonthsClamped, periodStartOf } from "../../functions/core/base/billing-period";
 import { DEFAULT_CHARGE_POLICY } from "../../functions/core/base/charge-policy";
 import { outboxEventSchema } from "../../functions/core/base/events";

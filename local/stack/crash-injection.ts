@@ -1,14 +1,13 @@
 import type { z } from "zod";
 import {
-  type Component,
-  type Composition,
   chargeQueue,
   events,
   gateway,
   repository,
   webhookQueue,
   webhookTransport,
-} from "../../functions/composition/compose";
+} from "../../functions/composition/components";
+import type { Component, Composition } from "../../functions/composition/compose";
 import { attemptKeyOf } from "../../functions/core/base/order-id";
 
 /** What a worker process dying mid-protocol looks like to the code around it: the call throws, nothing after runs. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { idempotency, repository } from "../../../functions/composition/compose";
+import { idempotency, repository } from "../../../functions/composition/components";
 import { isAdHocPeriod } from "../../../functions/core/base/charge-kind";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-policy";
 import type { BillingEvent } from "../../../functions/core/base/events";

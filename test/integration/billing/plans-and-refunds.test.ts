@@ -1,7 +1,7 @@
 import { ChangeMessageVisibilityCommand } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { repository } from "../../../functions/composition/compose";
+import { repository } from "../../../functions/composition/components";
 import { functionNamed } from "../../../functions/function-table";
 import { LambdaFunctions } from "../../../local/lambda/lambda-functions";
 import { receiveLambdaEvent } from "../../../local/lambda/sqs-lambda-event";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { outboxItemKey } from "../../../functions/adapters/dynamodb-outbox";
-import { repository } from "../../../functions/composition/compose";
+import { repository } from "../../../functions/composition/components";
 import type { OutboxEvent } from "../../../functions/core/base/events";
 import type { OutboxRef } from "../../../functions/core/ports/billing-repository";
 import { LambdaFunctions } from "../../../local/lambda/lambda-functions";

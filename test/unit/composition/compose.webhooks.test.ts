@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compose, webhookTransport } from "../../../functions/composition/compose";
+import { webhookTransport } from "../../../functions/composition/components";
+import { compose } from "../../../functions/composition/compose";
 import { createRuntime } from "../../../functions/composition/runtime";
 import { EnvironmentError } from "../../../functions/lambda/environment";
 
