@@ -7,6 +7,12 @@ import { PAGE_TEXT, type PageLang, pageLangOf } from "./page-text";
 // What every page handler reads of a request: the link in its path, the language asked for, and — for an action —
 // whether the form really came from our page.
 
+/** What every page is served with: the links that open our pages, and the merchant's name they show. */
+export interface PageSettings {
+  readonly links: PageLinks;
+  readonly merchantName?: string;
+}
+
 /** The page's language before anything is read: asked for (`?lang=`), else the browser's. */
 export const askedLangOf = (request: HttpRequest, stored?: string): PageLang =>
   pageLangOf(request.queryStringParameters?.lang, stored, headerOf(request, "accept-language"));

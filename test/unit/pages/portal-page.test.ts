@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Subscription } from "../../../functions/core/base/model";
 import { actionsOf, PORTAL_ACTIONS, type PortalAction } from "../../../functions/pages/portal-page";
 
-// What the customer portal offers follows from the subscription's state alone (the page and the action's handler
-// both ask actionsOf).
+// What the customer portal offers follows from the subscription's state alone (the page and the posted action,
+// portal-actions.ts, both ask actionsOf).
 
 const subscription = (fields: Partial<Subscription>): Subscription => ({
   subscription_id: "sub_portal",
