@@ -1,10 +1,7 @@
 import type { HttpRequest } from "../api/http";
-import type { CheckoutDeps } from "../core/lifecycle/checkout";
-import { checkoutAnswer } from "../pages/checkout-requests";
+import { type CheckoutPageDeps, checkoutAnswer } from "../pages/checkout-requests";
 import { type PageResult, servePage } from "../pages/page-layout";
-import { askedLangOf, type PageSettings } from "../pages/page-requests";
-
-export type CheckoutPageServices = CheckoutDeps & PageSettings;
+import { askedLangOf } from "../pages/page-requests";
 
 /**
  * The hosted checkout (README, Hosted checkout): GET /pay/{token} shows the checkout as it stands; the window's
@@ -13,6 +10,6 @@ export type CheckoutPageServices = CheckoutDeps & PageSettings;
  * from status_url, verified. The link expires with the checkout: once it has, any of them says the checkout expired
  * (if it did; a paid one's link only that the link expired).
  */
-export function run(request: HttpRequest, services: CheckoutPageServices): Promise<PageResult> {
+export function run(request: HttpRequest, services: CheckoutPageDeps): Promise<PageResult> {
   return servePage(askedLangOf(request), () => checkoutAnswer(request, services));
 }

@@ -1,12 +1,8 @@
 import type { HttpRequest } from "../api/http";
-import type { PaymentMethodWindowDeps } from "../core/lifecycle/payment-method-window";
-import type { ChangeDeps } from "../core/lifecycle/subscription-changes";
 import { type PageResult, servePage } from "../pages/page-layout";
 import { askedLangOf } from "../pages/page-requests";
-import type { PortalSettings } from "../pages/portal-actions";
+import type { PortalPageDeps } from "../pages/portal-actions";
 import { portalAnswer } from "../pages/portal-requests";
-
-export type PortalPageServices = ChangeDeps & PaymentMethodWindowDeps & PortalSettings;
 
 /**
  * The customer portal (README, Customer portal): GET /portal/{token} shows the link's subscriptions and charges; an
@@ -15,6 +11,6 @@ export type PortalPageServices = ChangeDeps & PaymentMethodWindowDeps & PortalSe
  * returns to /portal/{token}/return; a paid charge's receipt is the gateway's page. Nothing outside the link's
  * subscriptions is ever read into a page.
  */
-export function run(request: HttpRequest, services: PortalPageServices): Promise<PageResult> {
+export function run(request: HttpRequest, services: PortalPageDeps): Promise<PageResult> {
   return servePage(askedLangOf(request), () => portalAnswer(request, services));
 }

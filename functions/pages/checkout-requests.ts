@@ -16,10 +16,10 @@ import { CHECKOUT_PAGE_ROUTES, routeKeyOf } from "./page-routes";
 // What each request of the hosted checkout comes to, under its link: the window's return, the next try after a
 // refused payment, the checkout as it stands. An expired link says the checkout expired when it did.
 
-export type CheckoutServices = CheckoutDeps & PageSettings;
+export type CheckoutPageDeps = CheckoutDeps & PageSettings;
 
 /** A request of the checkout (CHECKOUT_PAGE_ROUTES, by its route key), answered under the link in its path. */
-export async function checkoutAnswer(request: HttpRequest, services: CheckoutServices): Promise<PageResult> {
+export async function checkoutAnswer(request: HttpRequest, services: CheckoutPageDeps): Promise<PageResult> {
   const link = openLink(request, services.links, "checkout");
   if (!link.ok)
     return link.expired === undefined
@@ -61,7 +61,7 @@ async function expiredLinkPage(
   request: HttpRequest,
   claims: LinkClaims,
   linkExpired: PageResult,
-  services: CheckoutServices,
+  services: CheckoutPageDeps,
 ): Promise<PageResult> {
   const subscription = await services.repository.getSubscription(claims.sub);
   if (subscription === undefined || !checkoutExpired(subscription, services.clock.now())) return linkExpired;

@@ -26,7 +26,7 @@ export interface PortalSettings extends PageSettings {
   readonly portalActions: ReadonlySet<PortalAction>;
 }
 
-export type PortalServices = ChangeDeps & PaymentMethodWindowDeps & PortalSettings;
+export type PortalPageDeps = ChangeDeps & PaymentMethodWindowDeps & PortalSettings;
 
 /** Where an action answers from: the portal's link and its URL, in the page's language. */
 export interface PortalPlace {
@@ -50,7 +50,7 @@ const doneUrl = (portalUrl: string, result: ChangeResult, notice: PortalNotice) 
 export async function portalActionAnswer(
   request: HttpRequest,
   entry: PortalEntry,
-  services: PortalServices,
+  services: PortalPageDeps,
   place: PortalPlace,
 ): Promise<PageResult> {
   const { lang } = place;
@@ -65,7 +65,7 @@ export async function portalActionAnswer(
 async function act(
   action: ActionPath,
   subscriptionId: string,
-  services: PortalServices,
+  services: PortalPageDeps,
   { portalUrl, lang }: PortalPlace,
 ): Promise<PageResult> {
   switch (action) {

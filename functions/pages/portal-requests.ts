@@ -8,7 +8,7 @@ import { type LinkClaims, type PortalSubject, portalSubjectOf } from "./page-lin
 import { askedLangOf, openLink, unknownLinkPage } from "./page-requests";
 import { PORTAL_PAGE_ROUTES, routeKeyOf } from "./page-routes";
 import type { PageLang } from "./page-text";
-import { noticeOf, type PortalServices, portalActionAnswer } from "./portal-actions";
+import { noticeOf, type PortalPageDeps, portalActionAnswer } from "./portal-actions";
 import { cardOutcome, openCardWindow } from "./portal-card-window";
 import { cardWindowPage, type PortalEntry, portalPage } from "./portal-page";
 
@@ -37,7 +37,7 @@ async function subscriptionsOf(
 }
 
 /** A request of the portal (PORTAL_PAGE_ROUTES, by its route key), answered under the link in its path. */
-export async function portalAnswer(request: HttpRequest, services: PortalServices): Promise<PageResult> {
+export async function portalAnswer(request: HttpRequest, services: PortalPageDeps): Promise<PageResult> {
   const link = openLink(request, services.links, "portal");
   if (!link.ok) return link.page;
   const subject = portalSubjectOf(link.claims.sub);
@@ -82,7 +82,7 @@ export async function portalAnswer(request: HttpRequest, services: PortalService
 /** The portal's page: the link's subscriptions, and what the last action or the card window came to. */
 function overview(
   request: HttpRequest,
-  services: PortalServices,
+  services: PortalPageDeps,
   link: { readonly token: string; readonly claims: LinkClaims },
   entries: readonly PortalEntry[],
   lang: PageLang,
