@@ -69,9 +69,9 @@ export interface BillingStackOptions {
   /** Where dynalite keeps its data across restarts (in memory when unset). */
   readonly dataDir?: string;
   /**
-   * A DynamoDB endpoint to use instead of dynalite, e.g. AWS's DynamoDB Local (README, Tests); each stack makes its
-   * own table there. BILLING_DYNAMODB_ENDPOINT when unset, so the whole proof (tests, local mode, the demo, the chaos
-   * run) runs on it unchanged.
+   * A DynamoDB endpoint to use instead of dynalite, e.g. AWS's DynamoDB Local (README, Test tiers); each stack makes
+   * its own table there. BILLING_DYNAMODB_ENDPOINT when unset, so the whole proof (tests, local mode, the demo, the
+   * chaos run) runs on it unchanged.
    */
   readonly dynamoDbEndpoint?: string;
   /** The billing table's name (a fresh one when unset; give one to find a persisted table again). */

@@ -6,7 +6,7 @@ import { defineRoute, type RouteContext, type RouteDefinition, type SandboxReque
 import { readyRequest } from "./payment-requests";
 import { finishWindow } from "./payment-sandbox-routes";
 
-// The payment window a person sees (README, The sandbox): the SDK a merchant's page loads, whose
+// The payment window a person sees (README, The gateway sandbox): the SDK a merchant's page loads, whose
 // EXIMBAY.request_pay(params) opens the window — params must be the fgkey plus exactly what ready was sent, or the
 // window shows the gateway's error and nothing is paid —, a card form, a payer-authentication step for the card that
 // asks for one, and the way back: the result to status_url (a form POST), the browser to return_url (a form POST).

@@ -2,7 +2,7 @@ import { connectDynamoDb, type LocalDynamoDb, startDynalite } from "../../local/
 
 /**
  * The DynamoDB the storage and engine tests run against: the endpoint in BILLING_DYNAMODB_ENDPOINT when it is set
- * (DynamoDB Local, see README "Tests"), dynalite in this process otherwise.
+ * (DynamoDB Local, see README "Test tiers"), dynalite in this process otherwise.
  */
 export function startTestDynamoDb(): Promise<LocalDynamoDb> {
   const endpoint = process.env.BILLING_DYNAMODB_ENDPOINT;

@@ -94,12 +94,12 @@ describe("readBillingConfig", () => {
   });
 });
 
-describe("README, Deploying to AWS", () => {
+describe("docs/deploying.md, Deploying to AWS", () => {
   it("names every context key the app reads, and none it does not", () => {
-    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
-    const section = readme.slice(
-      readme.indexOf("## Deploying to AWS"),
-      readme.indexOf("### Alarms and runbook"),
+    const deploying = readFileSync(new URL("../../../docs/deploying.md", import.meta.url), "utf8");
+    const section = deploying.slice(
+      deploying.indexOf("# Deploying to AWS"),
+      deploying.indexOf("## Alarms and runbook"),
     );
     const named = new Set(section.match(/billing:[A-Za-z]+/g));
     expect([...named].sort()).toEqual([...CONTEXT_KEYS].sort());
