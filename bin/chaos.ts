@@ -21,7 +21,8 @@ await new Command("chaos")
     // their modules load: set before the run is imported.
     process.env.POWERTOOLS_LOG_LEVEL ??= "DEBUG";
     process.env.POWERTOOLS_METRICS_DISABLED ??= "false";
-    const { runChaos, violationsOf } = await import("../local/chaos/run-chaos");
+    const { runChaos } = await import("../local/chaos/run-chaos");
+    const { violationsOf } = await import("../local/chaos/chaos-report");
     const { chaosTable } = await import("../local/chaos/chaos-table");
     const seed = flags.seed ?? randomInt(1, 2 ** 31);
     console.log(`chaos run: seed ${seed}, ${flags.size} subscription-periods (repeat with --seed ${seed})`);

@@ -1,6 +1,6 @@
 import { formatTable } from "../../cli/text-table";
 import { realFormRows } from "../audit/real-forms";
-import type { ChaosReport } from "./run-chaos";
+import type { ChaosReport } from "./chaos-report";
 
 const count = (value: number) => value.toLocaleString("en-US");
 

@@ -5,6 +5,8 @@ import type { Plan } from "../../functions/core/base/model";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { MerchantClient } from "../clients/merchant-client";
 import { sandboxControl } from "../clients/sandbox-controls";
+import type { BillingStack } from "../stack/billing-stack";
+import { pastDue } from "./merchant-actions";
 
 // The customers' own pages in the chaos run, over HTTP as a browser posts them (the page's form token, same origin):
 // hosted checkouts paid at once, refused and tried again from the page, or left to expire; and the customer portal —
@@ -214,6 +216,25 @@ export class CustomerPages {
   #count(what: keyof CustomerPageCounts): void {
     this.#counts = { ...this.#counts, [what]: this.#counts[what] + 1 };
   }
+}
+
+/**
+ * The customers' portal during a renewal: the past_due customers the merchant gives no new card (every other one),
+ * and a few others cancelling at the period's end.
+ */
+export async function portalActions(
+  pages: CustomerPages,
+  ids: readonly string[],
+  stack: BillingStack,
+): Promise<void> {
+  const overdue = (await pastDue(stack.services.repository, new Set(ids))).filter(
+    (_, index) => index % 2 === 1,
+  );
+  const overdueSet = new Set(overdue);
+  await pages.portal(
+    overdue,
+    ids.filter((id, index) => index % 40 === 13 && !overdueSet.has(id)),
+  );
 }
 
 /** The window a page opens (its request_pay block). */

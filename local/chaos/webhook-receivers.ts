@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createdWebhookEndpointView } from "../../functions/api/merchant-api-views";
+import { WEBHOOK_EVENT_TYPES } from "../../functions/core/ports/webhook-ports";
 import {
   EVENT_ID_HEADER,
   EVENT_TYPE_HEADER,
@@ -31,6 +32,35 @@ export interface WebhookReceiver {
   log(): ReceiverLog;
   close(): Promise<void>;
 }
+
+/** Charges, refunds and chargebacks: what a SaaS's bookkeeping takes. The rest: subscriptions and cards. */
+const MONEY_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => /^(charge|refund|chargeback)\./.test(type));
+
+/**
+ * The SaaS's webhook endpoints: its bookkeeping takes the money events and answers 30 % of the requests with a 500
+ * or 503; its account service takes every other type and holds 10 % without an answer until the sender gives up —
+ * between them every event on the bus goes through an endpoint that fails; and a healthy one takes the events that
+ * grant or take away access. Each delivery costs this one process four table requests and a POST: with both failing
+ * endpoints taking every type, a run of 2,000 periods took 67 % longer.
+ */
+export const CHAOS_WEBHOOK_RECEIVERS: readonly ReceiverSpec[] = [
+  { name: "flaky", events: MONEY_EVENT_TYPES, errorRate: 0.3 },
+  {
+    name: "hanging",
+    events: WEBHOOK_EVENT_TYPES.filter((type) => !MONEY_EVENT_TYPES.includes(type)),
+    hangRate: 0.1,
+  },
+  {
+    name: "healthy",
+    events: [
+      "subscription.activated",
+      "subscription.past_due",
+      "subscription.canceled",
+      "subscription.paused",
+      "subscription.resumed",
+    ],
+  },
+];
 
 /** A hang ends when the sender gives up; a sender more patient than this gets a 504 instead (counted the same). */
 const LONGEST_HANG_MS = 30_000;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runChaos, violationsOf } from "../../../local/chaos/run-chaos";
+import { violationsOf } from "../../../local/chaos/chaos-report";
+import { runChaos } from "../../../local/chaos/run-chaos";
 
 // The chaos run at CI size (npm run chaos runs it at 10,000 subscription-periods): faults, duplicate deliveries,
 // overlapping runs, crashes at every step and revoked tokens, then the invariants of README "Exactly once: how a
