@@ -6,11 +6,8 @@ import {
   errorBody,
   subscriptionView,
 } from "../../functions/api/merchant-api-views";
-import type { ChargePolicy } from "../../functions/core/base/charge-policy";
 import { fromCents, toCents } from "../../functions/core/base/money";
-import type { DeclineCodes } from "../../functions/gateway/decline-codes";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
-import type { FaultConfigInput } from "../../sandbox/faults/faults";
 import { compareLedgers } from "../audit/ledger-comparison";
 import { realFormCounts } from "../audit/real-forms";
 import { approximateMessageCount } from "../aws/sqs-emulator";
@@ -18,6 +15,15 @@ import { type ApiAnswer, MerchantClient } from "../clients/merchant-client";
 import { sandboxControl } from "../clients/sandbox-controls";
 import { LocalStack } from "../stack/local-stack";
 import { type DemoCustomer, flowOf, type Journey, planCustomers } from "./customer-mix";
+import {
+  DEMO_DECLINE_CODES,
+  DEMO_FAULTS,
+  DEMO_POLICY,
+  DEMO_START,
+  JUMP_RESOLUTION,
+  SCRIPT,
+  type ScriptEvent,
+} from "./demo-script";
 import {
   type DemoObservations,
   type DemoSummary,
@@ -46,38 +52,6 @@ export interface DemoResult {
   readonly exitCode: 0 | 1;
 }
 
-/** A fixed start, so every run meets the same calendar (renewals on the 15th, month lengths). */
-export const DEMO_START = new Date("2027-01-15T09:00:00.000Z");
-
-/** Transient failures come back after 1–4 s instead of 30–900 s, so they resolve within the run. */
-const DEMO_POLICY: Partial<ChargePolicy> = { retryBaseSeconds: 1, retryMaxSeconds: 4 };
-/**
- * A revoked token (TK02) is an ordinary decline here, so that a card blocked over a renewal and unblocked before the
- * first dunning retry is recovered by that retry.
- */
-const DEMO_DECLINE_CODES: Partial<DeclineCodes> = { tokenRevokedCodes: [] };
-
-/**
- * Modest faults on every gateway route; timeouts after commit on the sign-up and REBILL routes only. Each
- * of those costs the handler's whole gateway timeout (10 s, not configurable from the environment) of wall time, so
- * they are rarer once the month runs: a sign-up's wait overlaps the other sign-ups, a renewal's holds up its day.
- */
-const FAULTS: Readonly<Record<"signups" | "month", FaultConfigInput>> = {
-  signups: {
-    // Window results mostly in the real gateway's form, some in the seed's or with the older short names.
-    global: { errorRate: 0.05, duplicateStatusUrlRate: 0.3, mixedCallbackFormRate: 0.3 },
-    routes: { "payments.payment": { timeoutAfterCommitRate: 0.03 } },
-  },
-  month: {
-    global: { errorRate: 0.05, duplicateStatusUrlRate: 0.3, mixedCallbackFormRate: 0.3 },
-    routes: {
-      "payments.payment": { timeoutAfterCommitRate: 0.01 },
-      // The gateway's own internal errors on renewals: unknown outcomes that retrieve settles (Q004 voids them).
-      "payments.tokenbilling.rebill": { timeoutAfterCommitRate: 0.01, internalErrorRate: 0.02 },
-    },
-  },
-};
-
 /** Requests in flight at once (sign-ups, reads): each mostly waits on dynalite, so 16 keep both cores busy. */
 const CONCURRENCY = 16;
 const CARD_EXPIRY = "203012";
@@ -85,45 +59,6 @@ const CARD_EXPIRY = "203012";
 const SHOP_RETURN_URL = "https://shop.example/subscribed";
 const CARD_CVC = "123";
 const QUEUE_SETTLE_TIMEOUT_MS = 120_000;
-
-/**
- * Schedules fire at most once a week while the clock jumps between the script's days (each fire-set of the five
- * schedules costs about a second of dynalite work); every step still ends with one fire of each, so the work due on a
- * script day is done that day.
- */
-const JUMP_RESOLUTION = "P7D";
-
-/** What happens on a day of the script, once that day's schedules have fired. */
-type Event =
-  | "extras"
-  | "upgrades"
-  | "dead-and-blocked-cards"
-  | "pauses"
-  | "unblock-cards"
-  | "cancels"
-  | "card-updates"
-  | "resumes";
-
-/**
- * The script, in days after the start: the clock stops on these days. Renewals fall on day 31 (15 Feb) and day 59
- * (15 Mar). A decline on day 31 is retried after 1, 3, 5 and 7 days, the last decline cancels: the first retry on day
- * 32, the later ones at the weekly fires of the jump to day 59.
- */
-const SCRIPT: readonly { readonly day: number; readonly event?: Event }[] = [
-  { day: 1, event: "extras" },
-  { day: 10, event: "upgrades" },
-  { day: 20, event: "dead-and-blocked-cards" },
-  { day: 21, event: "pauses" },
-  // After the renewal has declined, before the first dunning retry.
-  { day: 31, event: "unblock-cards" },
-  { day: 32, event: "cancels" },
-  // past_due since the renewal, after a dunning retry: a new card pays the overdue period.
-  { day: 33, event: "card-updates" },
-  // The paid period ended during the pause: the resume re-anchors the schedule and charges at once.
-  { day: 45, event: "resumes" },
-  { day: 59 },
-  { day: 62 },
-];
 
 /** The new card a card-update customer gives. */
 const NEW_CARD = "5555555555554444";
@@ -158,7 +93,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     jumpResolution: JUMP_RESOLUTION,
     start: DEMO_START,
     seed,
-    faults: FAULTS.signups,
+    faults: DEMO_FAULTS.signups,
     policy: DEMO_POLICY,
     declineCodes: DEMO_DECLINE_CODES,
     // Faults make handlers fail now and then; the platform retries them (counted, not printed).
@@ -229,7 +164,7 @@ class Month {
         .flatMap((signup) => signup.subscriptionId ?? [])
         .slice(0, count);
     const plans = new Map(signups.map((signup) => [signup.subscriptionId, signup.customer.plan]));
-    const events: Readonly<Record<Event, () => Promise<void>>> = {
+    const events: Readonly<Record<ScriptEvent, () => Promise<void>>> = {
       extras: async () => {
         await this.#extras(ids("renews", 4), ids("gateway-recurring", 1));
         await this.#change(ids("cancel-at-period-end"), "canceled at period end", {
@@ -265,7 +200,7 @@ class Month {
       "unblock-cards": () => this.#tokenAction(ids("card-blocked"), "reactivate"),
       cancels: () => this.#cancel([...ids("renews").slice(-1), ...ids("gateway-recurring").slice(1, 2)]),
     };
-    this.local.stack.sandbox.faults.configure(FAULTS.month);
+    this.local.stack.sandbox.faults.configure(DEMO_FAULTS.month);
     const lastDay = SCRIPT.at(-1)?.day ?? 0;
     await this.progress.step("clock (days)", lastDay, async (tick) => {
       let today = 0;
