@@ -1,6 +1,8 @@
 import * as z from "zod";
+import { MAX_GATEWAY_PLAN_INTERVAL_MONTHS, MAX_INTERVAL_MONTHS } from "../core/base/billing-period";
 import {
   amountFitsCurrency,
+  type BillingMode,
   billingMode,
   customerSchema,
   externalIdSchema,
@@ -15,9 +17,9 @@ import { plaintextCard } from "../gateway/schemas/payments";
 import { lang, text, url } from "../gateway/schemas/primitives";
 
 // The merchant API (README, Merchant API): request bodies, path parameters and headers as the API accepts them (the
-// views it answers with are in merchant-api-views.ts, the gateway's callbacks in gateway-callback-schemas.ts). Objects are strict both ways: an unknown request key is refused naming it, and a view can
-// never carry a field it does not declare (no token_id, no customer data, never card number or CVC). Amounts are
-// decimal strings, as on the gateway.
+// views it answers with are in merchant-api-views.ts, the gateway's callbacks in gateway-callback-schemas.ts). Objects
+// are strict both ways: an unknown request key is refused naming it, and a view can never carry a field it does not
+// declare (no token_id, no customer data, never card number or CVC). Amounts are decimal strings, as on the gateway.
 
 export const isoInstant = z.iso.datetime({ offset: true });
 
@@ -58,34 +60,51 @@ const metadata = metadataSchema.describe(
   "Your own string map (at most 20 keys of 40 characters, values of 500), in every view and event of the subscription.",
 );
 
-export const createCheckoutBody = z.strictObject({
-  customer,
-  metadata: metadata.optional(),
-  plan: signupPlan,
-  billing: billingMode,
-  return_url: url
-    .optional()
-    .describe(
-      "Your page the customer's browser returns to from the window (your page then shows the outcome; a refused payment cancels the checkout). Without it the checkout is hosted: open checkout_url, our page shows the outcome and offers another try.",
-    ),
-  lang: lang.optional(),
-  description: text(200)
-    .optional()
-    .describe("What the customer buys, shown on the hosted checkout page (e.g. the plan's name)."),
-  success_url: url.optional().describe("Where the hosted checkout page leads the customer once paid."),
-  cancel_url: url.optional().describe("Where the hosted checkout page leads a customer who gives up."),
-  expires_in_minutes: windowExpiresInMinutes,
-});
+/** A plan the gateway charges itself keeps the gateway's interval limit; token billing takes any up to 36 months. */
+function gatewayPlanInterval(
+  body: { readonly billing: BillingMode; readonly plan: { readonly interval_months: number } },
+  context: z.RefinementCtx,
+) {
+  if (body.billing === "recurring" && body.plan.interval_months > MAX_GATEWAY_PLAN_INTERVAL_MONTHS)
+    context.addIssue({
+      code: "custom",
+      path: ["plan", "interval_months"],
+      message: `must be at most ${MAX_GATEWAY_PLAN_INTERVAL_MONTHS} with billing "recurring" (the gateway's limit for the plans it charges); token billing takes 1 to ${MAX_INTERVAL_MONTHS}`,
+    });
+}
+
+export const createCheckoutBody = z
+  .strictObject({
+    customer,
+    metadata: metadata.optional(),
+    plan: signupPlan,
+    billing: billingMode,
+    return_url: url
+      .optional()
+      .describe(
+        "Your page the customer's browser returns to from the window (your page then shows the outcome; a refused payment cancels the checkout). Without it the checkout is hosted: open checkout_url, our page shows the outcome and offers another try.",
+      ),
+    lang: lang.optional(),
+    description: text(200)
+      .optional()
+      .describe("What the customer buys, shown on the hosted checkout page (e.g. the plan's name)."),
+    success_url: url.optional().describe("Where the hosted checkout page leads the customer once paid."),
+    cancel_url: url.optional().describe("Where the hosted checkout page leads a customer who gives up."),
+    expires_in_minutes: windowExpiresInMinutes,
+  })
+  .superRefine(gatewayPlanInterval);
 export type CreateCheckoutBody = z.output<typeof createCheckoutBody>;
 
 /** POST /v1/subscriptions: a server-to-server sign-up; period 0 is charged at once. */
-export const createSubscriptionBody = z.strictObject({
-  customer,
-  metadata: metadata.optional(),
-  plan: signupPlan,
-  billing: billingMode.default("token"),
-  card,
-});
+export const createSubscriptionBody = z
+  .strictObject({
+    customer,
+    metadata: metadata.optional(),
+    plan: signupPlan,
+    billing: billingMode.default("token"),
+    card,
+  })
+  .superRefine(gatewayPlanInterval);
 export type CreateSubscriptionBody = z.output<typeof createSubscriptionBody>;
 
 /**

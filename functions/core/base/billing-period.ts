@@ -1,10 +1,13 @@
 /**
- * Billing periods: interval 1–10 months anchored on the sign-up instant, with end-of-month clamping measured from the
+ * Billing periods: interval 1–36 months anchored on the sign-up instant, with end-of-month clamping measured from the
  * anchor day each time (Jan 31 → Feb 28/29 → Mar 31), so a short month never shifts later periods. UTC.
  */
 
 export const MIN_INTERVAL_MONTHS = 1;
-export const MAX_INTERVAL_MONTHS = 10;
+/** Token billing: we charge each period, so any whole number of months up to three years (12 is the annual plan). */
+export const MAX_INTERVAL_MONTHS = 36;
+/** A plan the gateway charges itself (billing "recurring") repeats every 1 to 10 months: the gateway's own limit. */
+export const MAX_GATEWAY_PLAN_INTERVAL_MONTHS = 10;
 
 function daysInMonth(year: number, monthIndex: number): number {
   return new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();

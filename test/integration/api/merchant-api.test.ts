@@ -131,6 +131,50 @@ describe("a subscription's life through the merchant API", () => {
   });
 });
 
+describe("plan intervals", () => {
+  const salesAtTheGateway = () => [...stack().sandbox.state.payments.payments()].length;
+
+  it("signs up token plans of 12 and 36 months, their first period as long as the plan", async () => {
+    for (const interval_months of [12, 36]) {
+      const answer = await call("POST", "/v1/subscriptions", {
+        body: { ...signUpBody(), plan: { ...plan, interval_months } },
+      });
+      expect(answer.status).toBe(201);
+      const view = z
+        .object({
+          plan: z.object({ interval_months: z.number() }),
+          current_period: z.object({ start: z.string(), end: z.string() }),
+        })
+        .parse(answer.json);
+      expect(view.plan.interval_months).toBe(interval_months);
+      const end = new Date(view.current_period.start);
+      end.setUTCMonth(end.getUTCMonth() + interval_months);
+      expect(view.current_period.end).toBe(end.toISOString());
+    }
+  });
+
+  it("refuses a gateway-managed plan past the gateway's 10 months, saying why, and asks the gateway nothing", async () => {
+    const before = salesAtTheGateway();
+    const refusals = [
+      await call("POST", "/v1/subscriptions", {
+        body: { ...signUpBody(), plan: { ...plan, interval_months: 12 }, billing: "recurring" },
+      }),
+      await call("POST", "/v1/checkouts", {
+        body: { customer, plan: { ...plan, interval_months: 11 }, billing: "recurring" },
+      }),
+      await call("POST", "/v1/subscriptions", {
+        body: { ...signUpBody(), plan: { ...plan, interval_months: 37 } },
+      }),
+    ];
+    for (const answer of refusals) {
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer).field).toBe("plan.interval_months");
+    }
+    expect(errorOf(refusals[0] as ApiAnswer).message).toMatch(/at most 10 with billing "recurring"/);
+    expect(salesAtTheGateway()).toBe(before);
+  });
+});
+
 describe("refusals", () => {
   it("answers 422 with the decline code for a declining card", async () => {
     const answer = await call("POST", "/v1/subscriptions", { body: signUpBody("4000000000000002") });

@@ -324,6 +324,13 @@ describe("billing periods through the charge run", () => {
       "2028-11-30T12:00:00.000Z",
     ]);
   });
+
+  it("bills an annual plan from Feb 29, 2028 on Feb 28 of 2029 and 2030", { timeout: 60_000 }, async () => {
+    await expectRenewals(new Date("2028-02-29T12:00:00.000Z"), 12, [
+      "2029-02-28T12:00:00.000Z",
+      "2030-02-28T12:00:00.000Z",
+    ]);
+  });
 });
 
 describe("cost", () => {

@@ -39,6 +39,15 @@ describe("request schemas", () => {
         card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
       }).success,
     ).toBe(true);
+    for (const interval_months of [12, 36])
+      expect(
+        createCheckoutBody.safeParse({ customer, plan: { ...plan, interval_months }, billing: "token" })
+          .success,
+      ).toBe(true);
+    expect(
+      createCheckoutBody.safeParse({ customer, plan: { ...plan, interval_months: 10 }, billing: "recurring" })
+        .success,
+    ).toBe(true);
     expect(createChargeBody.safeParse({}).success).toBe(true);
     expect(createRefundBody.safeParse({ amount: "5", reason: "goodwill" }).success).toBe(true);
     expect(localClockBody.safeParse({ advance: "P31D" }).success).toBe(true);
@@ -52,9 +61,24 @@ describe("request schemas", () => {
     ["a refund without reason", createRefundBody, { amount: "5" }],
     ["an unknown billing mode", createCheckoutBody, { customer, plan, billing: "monthly" }],
     [
-      "a plan of 11 months",
+      "a plan of 37 months",
       createCheckoutBody,
-      { customer, plan: { ...plan, interval_months: 11 }, billing: "token" },
+      { customer, plan: { ...plan, interval_months: 37 }, billing: "token" },
+    ],
+    [
+      "a gateway-managed plan of 11 months",
+      createCheckoutBody,
+      { customer, plan: { ...plan, interval_months: 11 }, billing: "recurring" },
+    ],
+    [
+      "a gateway-managed sign-up of 12 months",
+      createSubscriptionBody,
+      {
+        customer,
+        plan: { ...plan, interval_months: 12 },
+        billing: "recurring",
+        card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
+      },
     ],
     [
       "a return_url that is not http(s)",

@@ -48,11 +48,21 @@ describe("billingPeriod", () => {
     }
   });
 
-  it("rejects intervals outside 1–10 months", () => {
+  it("rejects intervals outside 1–36 months", () => {
     expect(() => billingPeriod(utc("2027-01-01T00:00:00Z"), 0, 0)).toThrow(/interval_months/);
-    expect(() => billingPeriod(utc("2027-01-01T00:00:00Z"), 11, 0)).toThrow(/interval_months/);
+    expect(() => billingPeriod(utc("2027-01-01T00:00:00Z"), 37, 0)).toThrow(/interval_months/);
     expect(() => billingPeriod(utc("2027-01-01T00:00:00Z"), 1.5, 0)).toThrow(/interval_months/);
   });
+});
+
+it("bills an annual plan from Feb 29 on Feb 28 of the years after, and a 36-month plan three years on", () => {
+  const leapDay = utc("2028-02-29T08:00:00Z");
+  expect([1, 2, 4].map((index) => billingPeriod(leapDay, 12, index).start)).toEqual([
+    utc("2029-02-28T08:00:00Z"),
+    utc("2030-02-28T08:00:00Z"),
+    utc("2032-02-29T08:00:00Z"),
+  ]);
+  expect(billingPeriod(utc("2027-03-31T00:00:00Z"), 36, 0).end).toEqual(utc("2030-03-31T00:00:00Z"));
 });
 
 describe("periodIndexAt", () => {
