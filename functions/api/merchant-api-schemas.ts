@@ -11,6 +11,7 @@ import {
   subscriptionStatus,
   trialDaysSchema,
 } from "../core/base/model";
+import { totalProblem } from "../core/base/plan-price";
 import { planAmountSchema, strictPlanSchema } from "../core/base/subscription-view";
 import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES, webhookEventTypeSchema } from "../core/ports/webhook-ports";
 import { plaintextCard } from "../gateway/schemas/payments";
@@ -73,11 +74,34 @@ function gatewayPlanInterval(
     });
 }
 
+/** Seats: each period charges the plan's amount times this. */
+const quantity = planSchema.shape.quantity
+  .unwrap()
+  .optional()
+  .describe("Seats, 1 to 10000 (default 1): each period charges the plan's amount times this.");
+
+/** A sign-up's period total must remain an amount the gateway takes. */
+function chargeableTotal(
+  body: { readonly plan: { readonly amount: string }; readonly quantity?: number },
+  context: z.RefinementCtx,
+) {
+  const message = totalProblem({ amount: body.plan.amount, quantity: body.quantity });
+  if (message !== undefined) context.addIssue({ code: "custom", path: ["quantity"], message });
+}
+
+/** The rules a sign-up's plan meets whichever way it signs up. */
+function signupRules(body: SignupShape, context: z.RefinementCtx) {
+  gatewayPlanInterval(body, context);
+  chargeableTotal(body, context);
+}
+type SignupShape = Parameters<typeof gatewayPlanInterval>[0] & Parameters<typeof chargeableTotal>[0];
+
 export const createCheckoutBody = z
   .strictObject({
     customer,
     metadata: metadata.optional(),
     plan: signupPlan,
+    quantity,
     billing: billingMode,
     return_url: url
       .optional()
@@ -92,7 +116,7 @@ export const createCheckoutBody = z
     cancel_url: url.optional().describe("Where the hosted checkout page leads a customer who gives up."),
     expires_in_minutes: windowExpiresInMinutes,
   })
-  .superRefine(gatewayPlanInterval);
+  .superRefine(signupRules);
 export type CreateCheckoutBody = z.output<typeof createCheckoutBody>;
 
 /** POST /v1/subscriptions: a server-to-server sign-up; period 0 is charged at once. */
@@ -101,10 +125,11 @@ export const createSubscriptionBody = z
     customer,
     metadata: metadata.optional(),
     plan: signupPlan,
+    quantity,
     billing: billingMode.default("token"),
     card,
   })
-  .superRefine(gatewayPlanInterval);
+  .superRefine(signupRules);
 export type CreateSubscriptionBody = z.output<typeof createSubscriptionBody>;
 
 /**

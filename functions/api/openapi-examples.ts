@@ -34,7 +34,7 @@ const subscription = {
   billing: "token",
   external_id: "cus_1042",
   metadata: { plan_name: "Starter" },
-  plan,
+  plan: { ...plan, quantity: 1 },
   current_period: { index: 0, start: CREATED_AT, end: "2027-04-01T10:00:00.000Z" },
   next_charge_at: "2027-04-01T10:00:00.000Z",
   card: { first4: "4242", last4: "4242" },
@@ -169,7 +169,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   adjustSubscription: {
     request: { amount: "29.90", at: "next_renewal" },
-    answers: { 200: { ...subscription, scheduled_plan: { ...plan, amount: "29.90" } } },
+    answers: { 200: { ...subscription, scheduled_plan: { ...plan, amount: "29.90", quantity: 1 } } },
   },
   updatePaymentMethod: {
     request: { card },

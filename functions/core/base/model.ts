@@ -5,6 +5,10 @@ import { amountProblem, isCurrencyCode } from "./money";
 // The billing records the core reads and writes. Card data never appears here: a token_id and the masked card only.
 
 const isoInstant = z.iso.datetime({ offset: true });
+
+export const MIN_QUANTITY = 1;
+/** Seats on one subscription: enough for any team, small enough that a period's total stays an amount. */
+export const MAX_QUANTITY = 10_000;
 const decimal = z
   .string()
   .regex(
@@ -19,6 +23,12 @@ export const planSchema = z.object({
     .regex(/^[A-Z]{3}$/, "must be a 3-letter currency code")
     .refine(isCurrencyCode, "must be an ISO 4217 currency code"),
   interval_months: z.number().int().min(MIN_INTERVAL_MONTHS).max(MAX_INTERVAL_MONTHS),
+  /** Seats: each period charges `amount` (the unit amount) times this. Absent: one. */
+  quantity: z.number().int().min(MIN_QUANTITY).max(MAX_QUANTITY).optional(),
+  /** The catalog's price the plan was taken from (absent: a plan written inline). */
+  price_id: z.string().optional(),
+  /** The name of what is sold: the price's product, shown on pages and sent as the gateway's product line. */
+  product: z.string().max(100).optional(),
 });
 export type Plan = z.infer<typeof planSchema>;
 

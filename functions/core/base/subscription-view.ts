@@ -11,6 +11,7 @@ import {
   type Subscription,
   subscriptionStatus,
 } from "./model";
+import { quantityOf } from "./plan-price";
 
 // What a subscription shows of itself outside: the merchant API's answers and every event's `subscription` are this one
 // view, built field by field, so nothing stored (token_id, customer, notify_token) reaches either unless it is declared.
@@ -21,8 +22,23 @@ export const planAmountSchema = planSchema.shape.amount.describe(
   "Decimal string greater than 0, at most 99999999.99, with no more decimals than the currency has (none in KRW and JPY)",
 );
 
-/** A plan as the API takes and shows it: nothing more than its amount, currency and interval. */
-export const strictPlanSchema = z.strictObject({ ...planSchema.shape, amount: planAmountSchema });
+/** A plan as the API takes it inline: nothing more than its amount, currency and interval. */
+export const strictPlanSchema = z.strictObject({
+  amount: planAmountSchema,
+  currency: planSchema.shape.currency,
+  interval_months: planSchema.shape.interval_months,
+});
+
+/** A plan as the API shows it: the unit amount, the seats, and the catalog's price it came from. */
+const planViewSchema = z.strictObject({
+  ...strictPlanSchema.shape,
+  amount: planAmountSchema.describe(
+    "The unit amount: each period charges it times `quantity` (less any discount). A decimal string greater than 0, at most 99999999.99, with no more decimals than the currency has (none in KRW and JPY)",
+  ),
+  quantity: planSchema.shape.quantity.unwrap().describe("Seats: 1 unless told."),
+  price_id: z.string().optional().describe("The catalog's price (POST /v1/prices) the plan was taken from."),
+  product: z.string().optional().describe("The price's product name."),
+});
 
 const billingPeriodView = z
   .strictObject({ index: z.number().int().min(0), start: isoInstant, end: isoInstant })
@@ -44,7 +60,7 @@ export const subscriptionViewSchema = z.strictObject({
   billing: billingMode,
   external_id: z.string().nullable().describe("The customer's id in your system (customer.external_id)."),
   metadata: z.record(z.string(), z.string()),
-  plan: strictPlanSchema,
+  plan: planViewSchema,
   current_period: billingPeriodView.nullable(),
   next_charge_at: isoInstant
     .nullable()
@@ -57,7 +73,7 @@ export const subscriptionViewSchema = z.strictObject({
   cancel_at: isoInstant
     .nullable()
     .describe("When a scheduled cancel takes effect (the paid period's end); null if none."),
-  scheduled_plan: strictPlanSchema
+  scheduled_plan: planViewSchema
     .nullable()
     .describe(
       "A plan change scheduled for the next renewal (POST …/adjust with at next_renewal); null if none.",
@@ -72,7 +88,14 @@ export const subscriptionViewSchema = z.strictObject({
 });
 export type SubscriptionView = z.output<typeof subscriptionViewSchema>;
 
-const planView = ({ amount, currency, interval_months }: Plan) => ({ amount, currency, interval_months });
+const planView = (plan: Plan): z.output<typeof planViewSchema> => ({
+  amount: plan.amount,
+  currency: plan.currency,
+  interval_months: plan.interval_months,
+  quantity: quantityOf(plan),
+  ...(plan.price_id === undefined ? {} : { price_id: plan.price_id }),
+  ...(plan.product === undefined ? {} : { product: plan.product }),
+});
 
 /** The dunning as stored, with what can be done about its last decline. */
 function dunningView(dunning: Dunning): NonNullable<SubscriptionView["dunning"]> {

@@ -2,6 +2,7 @@ import { orBeingSettled } from "../base/after-the-gateway";
 import { AD_HOC_FIRST_PERIOD, AD_HOC_LAST_PERIOD, isAdHocPeriod } from "../base/charge-kind";
 import type { ChargeAttempt, Subscription } from "../base/model";
 import { type InvalidInput, invalidAmount } from "../base/money";
+import { planTotal } from "../base/plan-price";
 import { type ChargeDeps, closeAttempt } from "./charge-engine";
 import { pendingAttempt, recordUnknownOutcome, refusalClosing, voidAttempt } from "./ledger-lines";
 
@@ -82,7 +83,7 @@ export async function claimNextLine(
   deps: Pick<ChargeDeps, "repository" | "clock" | "policy">,
 ): Promise<ChargeAttempt | undefined> {
   const taken = ledger.filter((line) => isAdHocPeriod(line.period)).map((line) => line.period);
-  const amount = command.amount ?? subscription.plan.amount;
+  const amount = command.amount ?? planTotal(subscription.plan);
   for (
     let period = Math.max(AD_HOC_FIRST_PERIOD - 1, ...taken) + 1;
     period <= AD_HOC_LAST_PERIOD;

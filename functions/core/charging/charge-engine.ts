@@ -1,8 +1,9 @@
 import { isAdHocPeriod } from "../base/charge-kind";
 import { type ChargePolicy, retryDelaySeconds } from "../base/charge-policy";
 import { expiredWindowEvent } from "../base/events";
-import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, planDue, type Subscription } from "../base/model";
+import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
 import type { Failure } from "../base/outcome";
+import { periodCharge } from "../base/plan-price";
 import { done, retry, type WorkResult } from "../base/work-result";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
@@ -112,7 +113,7 @@ async function chargeCurrentAttempt(
     period: subscription.period,
     attempt: subscription.attempt,
   };
-  const attempt = pendingAttempt(key, planDue(subscription), deps);
+  const attempt = pendingAttempt(key, periodCharge(subscription), deps);
   const claim = await deps.repository.claimAttempt(attempt);
   if (claim.claimed) return callGateway(subscription, attempt, receiveCount, deps);
   return continueExisting(subscription, claim.existing, receiveCount, deps);

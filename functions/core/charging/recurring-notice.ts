@@ -1,5 +1,6 @@
 import { closedChargeEvent } from "../base/events";
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
+import { planTotal } from "../base/plan-price";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock } from "../ports/clock";
@@ -50,7 +51,8 @@ export async function recordRecurringCharge(
   const recorded = ledger.find((line) => line.order_id === notice.order_id);
   if (recorded !== undefined) return duplicateOf(subscription, recorded, deps);
 
-  const { amount, currency } = subscription.plan;
+  const { currency } = subscription.plan;
+  const amount = planTotal(subscription.plan);
   const found = await deps.gateway.findOrder({ order_id: notice.order_id, amount, currency });
   if (found.kind === "unavailable" || found.kind === "unknown")
     return { kind: "retry", reason: found.reason };
@@ -85,7 +87,8 @@ function isSaleOfPlan(
   sale: { readonly amount?: string; readonly currency?: string },
   subscription: Subscription,
 ): boolean {
-  const { amount, currency } = subscription.plan;
+  const { currency } = subscription.plan;
+  const amount = planTotal(subscription.plan);
   // Compared as numbers: the gateway may write 19.9 for 19.90 (both decimals parse to the same double).
   const sameAmount = sale.amount === undefined || Number(sale.amount) === Number(amount);
   return sameAmount && (sale.currency === undefined || sale.currency === currency);

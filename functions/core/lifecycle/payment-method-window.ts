@@ -8,6 +8,7 @@ import {
   planDue,
   type Subscription,
 } from "../base/model";
+import { periodCharge } from "../base/plan-price";
 import { closeLine, refusalClosing, voidAttempt } from "../charging/ledger-lines";
 import { applyInput } from "../machine/apply-input";
 import type {
@@ -177,7 +178,7 @@ function newPlan(
   if (subscription.billing_mode !== "recurring") return undefined;
   const plan = planDue(subscription);
   return {
-    amount: plan.amount,
+    amount: periodCharge(subscription).amount,
     interval_months: plan.interval_months,
     first_charge_at: periodStartOf(subscription, subscription.period + (owed ? 1 : 0)).toISOString(),
     notify_url: deps.recurringNotifyUrl(subscription),

@@ -1,9 +1,10 @@
 import { orBeingSettled } from "../base/after-the-gateway";
 import { periodStartOf } from "../base/billing-period";
 import { isAdHocPeriod } from "../base/charge-kind";
-import { type ChargeAttempt, type MaskedCard, planDue, type Subscription } from "../base/model";
+import type { ChargeAttempt, MaskedCard, Subscription } from "../base/model";
 import { fromCents, minorUnitCents } from "../base/money";
 import { type Failure, failureReason } from "../base/outcome";
+import { periodCharge } from "../base/plan-price";
 import { claimNextLine, type LineExtras } from "../charging/ad-hoc-charge";
 import type { ChargeDeps } from "../charging/charge-engine";
 import {
@@ -170,7 +171,7 @@ export async function claimPaymentLine(
     period: subscription.period,
     attempt: subscription.attempt,
   };
-  const line = { ...pendingAttempt(key, planDue(subscription), deps), ...extras };
+  const line = { ...pendingAttempt(key, periodCharge(subscription), deps), ...extras };
   return { line: (await deps.repository.claimAttempt(line)).claimed ? line : undefined, owed: true };
 }
 

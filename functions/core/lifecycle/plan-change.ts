@@ -1,6 +1,7 @@
 import { orBeingSettled } from "../base/after-the-gateway";
 import type { Plan, Subscription } from "../base/model";
-import { fromCents, type InvalidInput, invalidAmount, toCents } from "../base/money";
+import { fromCents, type InvalidInput, invalidAmount } from "../base/money";
+import { planTotal, planTotalCents } from "../base/plan-price";
 import { unusedPartCents } from "../base/proration";
 import { chargeLine, claimNextLine } from "../charging/ad-hoc-charge";
 import type { ChargeDeps } from "../charging/charge-engine";
@@ -81,7 +82,7 @@ async function changePlanOf(
     // The gateway's plan is changed first; ours only once the gateway agreed.
     if (subscription.recurring_id === undefined)
       return { kind: "conflict", reason: "no gateway plan registered yet" };
-    const outcome = await deps.gateway.adjustRecurring(subscription.recurring_id, plan.amount);
+    const outcome = await deps.gateway.adjustRecurring(subscription.recurring_id, planTotal(plan));
     if (outcome.kind !== "success") return { kind: "refused", failure: outcome };
   }
   // Prorated, nothing was owed on the plan as read: on another plan it may be (a downgrade from it, an upgrade now).
@@ -180,6 +181,6 @@ async function continuePaidChange(
 /** The new amount's excess over the old for the rest of the paid period (same interval); 0 for a downgrade. */
 function prorationCents(subscription: Subscription, plan: Plan, now: Date): number {
   if (subscription.status !== "active" || subscription.period === 0) return 0;
-  const cents = toCents(plan.amount) - toCents(subscription.plan.amount);
+  const cents = planTotalCents(plan) - planTotalCents(subscription.plan);
   return unusedPartCents(subscription, subscription.period - 1, { cents, currency: plan.currency }, now);
 }

@@ -1,5 +1,6 @@
 import type { ChargePolicy } from "../base/charge-policy";
 import type { ChargeAttempt, MaskedCard, Plan, Subscription } from "../base/model";
+import { quantityOf } from "../base/plan-price";
 import type { SubscriptionUpdate } from "../ports/billing-repository";
 
 export type SubscriptionInput =
@@ -120,9 +121,12 @@ export const pricedOn = (subscription: Subscription): PricedOn => ({
   anchor_period: subscription.anchor_period,
 });
 
-/** The same plan: amount, interval and currency. */
+/** The same plan: amount, seats, interval and currency. */
 export const samePlan = (a: Plan, b: Plan) =>
-  a.amount === b.amount && a.interval_months === b.interval_months && a.currency === b.currency;
+  a.amount === b.amount &&
+  quantityOf(a) === quantityOf(b) &&
+  a.interval_months === b.interval_months &&
+  a.currency === b.currency;
 
 export const stillPricedOn = (subscription: Subscription, priced: PricedOn) =>
   samePlan(subscription.plan, priced.plan) &&
@@ -132,4 +136,4 @@ export const stillPricedOn = (subscription: Subscription, priced: PricedOn) =>
 
 /** The plan as a person reads it, for a refusal that names it. */
 export const planText = (plan: Plan) =>
-  `${plan.amount} ${plan.currency} every ${plan.interval_months} month${plan.interval_months === 1 ? "" : "s"}`;
+  `${quantityOf(plan) === 1 ? "" : `${quantityOf(plan)} × `}${plan.amount} ${plan.currency} every ${plan.interval_months} month${plan.interval_months === 1 ? "" : "s"}`;

@@ -14,6 +14,7 @@ import {
 import { fromCents, minorUnitCents } from "../base/money";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Invalid, Unavailable } from "../base/outcome";
+import { planTotal } from "../base/plan-price";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";
@@ -37,6 +38,8 @@ export interface NewSubscription {
   readonly metadata?: Metadata;
   /** trial_days: a free trial; the card is verified by the smallest charge (refunded at once), period 1 follows. */
   readonly plan: Plan & { readonly trial_days?: number };
+  /** Seats (absent: one). */
+  readonly quantity?: number;
   readonly billing: BillingMode;
   /**
    * The digest of the caller's idempotency key, when there is one: the subscription id is derived from it, so a
@@ -78,7 +81,8 @@ export async function openSignup(
       ? deps.ids.subscriptionId()
       : deps.ids.subscriptionIdFor(request.request_key);
   // A trial is period 0, free: the schedule is anchored at its end, where period 1 starts.
-  const { trial_days: trialDays, ...plan } = request.plan;
+  const { trial_days: trialDays, ...inline } = request.plan;
+  const plan = request.quantity === undefined ? inline : { ...inline, quantity: request.quantity };
   const trialEnd =
     trialDays === undefined ? undefined : new Date(now.getTime() + trialDays * DAY_MS).toISOString();
   const fresh: Subscription = {
@@ -146,7 +150,7 @@ export function periodZeroAttempt(subscription: Subscription, now: Date, leaseMs
     currency: subscription.plan.currency,
     // A trial's card is verified by the smallest amount its currency allows, refunded once paid.
     ...(subscription.trial_end === undefined
-      ? { amount: subscription.plan.amount }
+      ? { amount: planTotal(subscription.plan) }
       : {
           amount: fromCents(minorUnitCents(subscription.plan.currency), subscription.plan.currency),
           verification: true as const,
@@ -165,7 +169,7 @@ export function recurringRegistration(
 ): RecurringRegistration | undefined {
   if (subscription.billing_mode !== "recurring") return undefined;
   return {
-    amount: subscription.plan.amount,
+    amount: planTotal(subscription.plan),
     interval_months: subscription.plan.interval_months,
     first_charge_at: periodStartOf(subscription, 1).toISOString(),
     notify_url: deps.recurringNotifyUrl(subscription),

@@ -44,7 +44,7 @@ const subscription: SubscriptionView = {
   billing: "token",
   external_id: "x".repeat(100),
   metadata: {},
-  plan: { amount: AMOUNT, currency: "USD", interval_months: 10 },
+  plan: { amount: AMOUNT, currency: "USD", interval_months: 10, quantity: 1 },
   current_period: { index: 120, start: AT, end: AT },
   next_charge_at: AT,
   card: { first4: "4111", last4: "1111", expiry: "203012" } as SubscriptionView["card"],

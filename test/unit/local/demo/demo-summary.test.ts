@@ -24,7 +24,7 @@ function subscription(id: string, overrides: Partial<SubscriptionView> = {}): Su
     billing: "token",
     external_id: null,
     metadata: {},
-    plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+    plan: { amount: "19.90", currency: "USD", interval_months: 1, quantity: 1 },
     current_period: { index: 2, start: "2027-03-15T09:00:00.000Z", end: "2027-04-15T09:00:00.000Z" },
     next_charge_at: "2027-04-15T09:00:00.000Z",
     card: { first4: "4111", last4: "1111" },
