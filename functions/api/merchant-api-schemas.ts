@@ -212,10 +212,13 @@ export const pauseSubscriptionBody = z.strictObject({
 });
 export type PauseSubscriptionBody = z.output<typeof pauseSubscriptionBody>;
 
-/** POST /v1/subscriptions/{id}/adjust: the plan amount from the next charge on. */
+/** POST /v1/subscriptions/{id}/adjust: a new unit amount, new seats, or both. */
 export const adjustSubscriptionBody = z
   .strictObject({
-    amount: planAmountSchema,
+    amount: planAmountSchema.optional().describe("A new unit amount; omitted: unchanged."),
+    quantity: quantity.describe(
+      "New seats, 1 to 10000; omitted: unchanged. Fewer seats take effect at the next renewal unless at is now.",
+    ),
     interval_months: planSchema.shape.interval_months
       .optional()
       .describe("A new interval, which always takes effect at the next renewal; omitted: unchanged."),
@@ -229,12 +232,16 @@ export const adjustSubscriptionBody = z
       .enum(["now", "next_renewal"])
       .optional()
       .describe(
-        "now: the new amount from the next charge on. next_renewal: scheduled (scheduled_plan) until the next period is charged at it. Default: now, or next_renewal with a new interval.",
+        "now: the new total from the next charge on. next_renewal: scheduled (scheduled_plan) until the next period is charged at it. Default: now, or next_renewal with a new interval or fewer seats (token billing).",
       ),
   })
   .refine((body) => body.proration !== "charge_now" || body.at !== "next_renewal", {
     path: ["proration"],
     message: "charge_now prorates a change made now, not one scheduled for the next renewal",
+  })
+  .refine((body) => body.amount !== undefined || body.quantity !== undefined, {
+    path: ["amount"],
+    message: "give amount, quantity or both",
   });
 export type AdjustSubscriptionBody = z.output<typeof adjustSubscriptionBody>;
 

@@ -84,14 +84,23 @@ export const eventFactsSchema = z.discriminatedUnion("type", [
   /** A cancel at the end of the paid period: access runs until `cancel_at`, then subscription.canceled follows. */
   z.object({ type: z.literal("subscription.cancel_scheduled"), ...subject, cancel_at: z.string() }),
   /**
-   * The plan, a plan change scheduled for the next renewal, the customer's external_id, the metadata, a scheduled
-   * cancel or the paid period (`current_period`: a renewal was paid) changed (`changed` names which).
+   * The plan, its seats (`quantity`), a plan change scheduled for the next renewal, the customer's external_id, the
+   * metadata, a scheduled cancel or the paid period (`current_period`: a renewal was paid) changed (`changed` names
+   * which).
    */
   z.object({
     type: z.literal("subscription.updated"),
     ...subject,
     changed: z.array(
-      z.enum(["plan", "scheduled_plan", "external_id", "metadata", "cancel_at", "current_period"]),
+      z.enum([
+        "plan",
+        "quantity",
+        "scheduled_plan",
+        "external_id",
+        "metadata",
+        "cancel_at",
+        "current_period",
+      ]),
     ),
   }),
   /**

@@ -1,7 +1,7 @@
 import { orBeingSettled } from "../base/after-the-gateway";
 import type { Plan, Subscription } from "../base/model";
 import { fromCents, type InvalidInput, invalidAmount } from "../base/money";
-import { planTotal, planTotalCents } from "../base/plan-price";
+import { planTotal, planTotalCents, quantityOf, totalProblem } from "../base/plan-price";
 import { unusedPartCents } from "../base/proration";
 import { chargeLine, claimNextLine } from "../charging/ad-hoc-charge";
 import type { ChargeDeps } from "../charging/charge-engine";
@@ -11,18 +11,22 @@ import { planText, pricedOn, samePlan, stillPricedOn } from "../machine/subscrip
 import { pendingProrationLine, settleProration } from "../refunds/proration-settlement";
 import { type ChangeDeps, type ChangeResult, load, resultOf } from "./subscription-changes";
 
-// A plan change (README, Subscription lifecycle: adjust_plan). Now: the new amount from the next charge on, and with
-// proration "charge_now" an upgrade pays the difference for the rest of the paid period at once, as one proration line
-// per change (the plan changes once it is paid, whoever settles the line). At the next renewal: scheduled; a new
-// interval always waits for it, so a paid period never changes length.
+// A plan change (README, Subscription lifecycle: adjust_plan): a new amount, new seats, or both. Now: the new total from
+// the next charge on, and with proration "charge_now" an upgrade pays the difference for the rest of the paid period at
+// once, as one proration line per change (the plan changes once it is paid, whoever settles the line). At the next
+// renewal: scheduled; a new interval always waits for it, so a paid period never changes length, and so does a
+// decrease of seats unless asked for now.
 
 export interface PlanChangeRequest {
   readonly subscription_id: string;
-  readonly amount: string;
+  /** Omitted: the current unit amount. */
+  readonly amount?: string;
+  /** Seats; omitted: the current seats. */
+  readonly quantity?: number;
   /** Omitted: the current interval. */
   readonly interval_months?: number;
   readonly proration: "none" | "charge_now";
-  /** Omitted: now, or the next renewal when the interval changes. */
+  /** Omitted: now, or the next renewal when the interval changes or token billing's seats decrease. */
   readonly at?: "now" | "next_renewal";
   /** The digest of the caller's idempotency key, kept on the proration line. */
   readonly request_key?: string;
@@ -63,15 +67,9 @@ async function changePlanOf(
   deps: ChangeDeps & ChargeDeps,
 ): Promise<PlanChangeResult | Repriced> {
   if (subscription.status === "canceled") return { kind: "conflict", reason: "subscription is canceled" };
-  const invalid = invalidAmount(request.amount, subscription.plan.currency);
-  if (invalid) return invalid;
-  const plan: Plan = {
-    amount: request.amount,
-    currency: subscription.plan.currency,
-    interval_months: request.interval_months ?? subscription.plan.interval_months,
-  };
-  const at =
-    request.at ?? (plan.interval_months === subscription.plan.interval_months ? "now" : "next_renewal");
+  const plan = requestedPlan(subscription.plan, request);
+  if ("kind" in plan) return plan;
+  const at = request.at ?? defaultTiming(subscription, plan);
   const prorated = request.proration === "charge_now";
   if (prorated) {
     if (at !== "now") return { kind: "conflict", reason: "charge_now prorates a change made now" };
@@ -178,7 +176,35 @@ async function continuePaidChange(
   }
 }
 
-/** The new amount's excess over the old for the rest of the paid period (same interval); 0 for a downgrade. */
+/**
+ * The plan asked for: the current one with what the request changes. A new amount or interval is no longer the catalog's
+ * price (its product stays what is sold); new seats alone keep the price.
+ */
+function requestedPlan(current: Plan, request: PlanChangeRequest): Plan | InvalidInput {
+  const amount = request.amount ?? current.amount;
+  const invalid = invalidAmount(amount, current.currency);
+  if (invalid) return invalid;
+  const interval = request.interval_months ?? current.interval_months;
+  const { price_id: _price, ...unpriced } = current;
+  const repriced = amount !== current.amount || interval !== current.interval_months;
+  const plan: Plan = {
+    ...(repriced ? unpriced : current),
+    amount,
+    interval_months: interval,
+    ...(request.quantity === undefined ? {} : { quantity: request.quantity }),
+  };
+  const tooMuch = totalProblem(plan);
+  return tooMuch === undefined ? plan : { kind: "invalid_input", field: "quantity", message: tooMuch };
+}
+
+/** Now, unless the change must wait for the paid period's end: a new interval, or fewer seats on token billing. */
+function defaultTiming(subscription: Subscription, plan: Plan): "now" | "next_renewal" {
+  if (plan.interval_months !== subscription.plan.interval_months) return "next_renewal";
+  const fewerSeats = quantityOf(plan) < quantityOf(subscription.plan);
+  return fewerSeats && subscription.billing_mode === "token" ? "next_renewal" : "now";
+}
+
+/** The new total's excess over the old for the rest of the paid period (same interval); 0 for a downgrade. */
 function prorationCents(subscription: Subscription, plan: Plan, now: Date): number {
   if (subscription.status !== "active" || subscription.period === 0) return 0;
   const cents = planTotalCents(plan) - planTotalCents(subscription.plan);

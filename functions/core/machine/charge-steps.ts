@@ -1,8 +1,9 @@
 import { periodStartOf } from "../base/billing-period";
 import type { ChargePolicy } from "../base/charge-policy";
 import type { ChargeAttempt, Subscription } from "../base/model";
+import { periodCharge } from "../base/plan-price";
 import type { RemovableSubscriptionField, SubscriptionUpdate } from "../ports/billing-repository";
-import type { Step, SubscriptionInput } from "./subscription-input";
+import { planChanges, type Step, type SubscriptionInput } from "./subscription-input";
 import { type Changed, chargeExpectation, position, refused, transition } from "./transition";
 
 const DAY_MS = 86_400_000;
@@ -90,18 +91,18 @@ export function chargePaid(subscription: Subscription, attempt: ChargeAttempt, n
 
 /**
  * Period `attempt.period` is paid: the next one is current. A plan change scheduled for this renewal takes effect if
- * the period was charged at its amount (a charge already in flight when it was scheduled leaves it for the next),
+ * the period was charged at its total (a charge already in flight when it was scheduled leaves it for the next),
  * re-anchoring the schedule at the paid period when the interval changes.
  */
 export function paidThrough(subscription: Subscription, attempt: ChargeAttempt) {
   const advance = { period: attempt.period + 1, attempt: 0 };
   const scheduled = subscription.scheduled_plan;
-  if (scheduled === undefined || scheduled.amount !== attempt.amount)
+  if (scheduled === undefined || periodCharge(subscription).amount !== attempt.amount)
     return {
       set: advance,
       remove: [] as RemovableSubscriptionField[],
       nextPeriodStart: periodStartOf(subscription, advance.period),
-      changed: paidChanges(advance),
+      changed: paidChanges(subscription, advance),
     };
   const reanchor =
     scheduled.interval_months === subscription.plan.interval_months
@@ -115,7 +116,7 @@ export function paidThrough(subscription: Subscription, attempt: ChargeAttempt) 
     set,
     remove: ["scheduled_plan"] as RemovableSubscriptionField[],
     nextPeriodStart: periodStartOf({ ...subscription, ...set }, advance.period),
-    changed: paidChanges(set),
+    changed: paidChanges(subscription, set),
   };
 }
 
@@ -123,9 +124,9 @@ export function paidThrough(subscription: Subscription, attempt: ChargeAttempt) 
  * What a charge's write changes that a SaaS keys on: a paid period moves `current_period` on (a renewal announces it,
  * the period's end being where access runs to), with the plan when a change scheduled for it took effect.
  */
-function paidChanges(set: SubscriptionUpdate["set"]): Changed | undefined {
+function paidChanges(subscription: Subscription, set: SubscriptionUpdate["set"]): Changed | undefined {
   if (set.period === undefined) return undefined;
-  return [...(set.plan === undefined ? [] : (["plan"] as const)), "current_period"];
+  return [...(set.plan === undefined ? [] : planChanges(subscription.plan, set.plan)), "current_period"];
 }
 
 /**
@@ -207,7 +208,7 @@ export function keepScheduledCancel(subscription: Subscription, closed: Step, no
       expect,
       set: { ...set, cancel_at: nextChargeAt },
       remove,
-      changed: paidChanges(set),
+      changed: paidChanges(subscription, set),
     });
   return transition(subscription, now, {
     expect,

@@ -1,6 +1,13 @@
 import type { Plan, Subscription } from "../base/model";
 import type { RemovableSubscriptionField } from "../ports/billing-repository";
-import { planText, type Step, type SubscriptionInput, stillPricedOn } from "./subscription-input";
+import {
+  planChanges,
+  planText,
+  type Step,
+  type SubscriptionInput,
+  samePlan,
+  stillPricedOn,
+} from "./subscription-input";
 import { refused, transition } from "./transition";
 
 export const replacedPlan = (subscription: Subscription) =>
@@ -56,8 +63,7 @@ export function adjustPlan(
 ): Step {
   const { plan } = input;
   if (plan.currency !== subscription.plan.currency) return refused("the currency cannot change");
-  const same = (a: Plan | undefined) =>
-    a !== undefined && a.amount === plan.amount && a.interval_months === plan.interval_months;
+  const same = (a: Plan | undefined) => a !== undefined && samePlan(a, plan);
   // A paid change applies over whatever was written since it started; any other is decided on the state as read.
   const expect = paid?.expect ?? { updated_at: subscription.updated_at };
   if (input.at === "now") {
@@ -66,7 +72,7 @@ export function adjustPlan(
     if (same(subscription.plan) && subscription.scheduled_plan === undefined && paid === undefined)
       return { kind: "unchanged" };
     const dropped = subscription.scheduled_plan === undefined ? [] : (["scheduled_plan"] as const);
-    const changed = [...(same(subscription.plan) ? [] : (["plan"] as const)), ...dropped];
+    const changed = [...planChanges(subscription.plan, plan), ...dropped];
     return transition(subscription, now, {
       expect,
       set: same(subscription.plan) ? {} : { plan },

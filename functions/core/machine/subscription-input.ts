@@ -134,6 +134,16 @@ export const stillPricedOn = (subscription: Subscription, priced: PricedOn) =>
   subscription.anchor_at === priced.anchor_at &&
   subscription.anchor_period === priced.anchor_period;
 
+/** What a subscription.updated names of a plan replaced by another: its price, its seats, or both. */
+export function planChanges(from: Plan, to: Plan): ("plan" | "quantity")[] {
+  const priced =
+    from.amount !== to.amount || from.interval_months !== to.interval_months || from.price_id !== to.price_id;
+  return [
+    ...(priced ? (["plan"] as const) : []),
+    ...(quantityOf(from) === quantityOf(to) ? [] : (["quantity"] as const)),
+  ];
+}
+
 /** The plan as a person reads it, for a refusal that names it. */
 export const planText = (plan: Plan) =>
   `${quantityOf(plan) === 1 ? "" : `${quantityOf(plan)} × `}${plan.amount} ${plan.currency} every ${plan.interval_months} month${plan.interval_months === 1 ? "" : "s"}`;
