@@ -85,6 +85,8 @@ function chargeableTotal(
   body: { readonly plan: { readonly amount: string }; readonly quantity?: number },
   context: z.RefinementCtx,
 ) {
+  // Refinements run over fields that failed their own checks too: only a well-formed amount has a total.
+  if (!planAmountSchema.safeParse(body.plan.amount).success) return;
   const message = totalProblem({ amount: body.plan.amount, quantity: body.quantity });
   if (message !== undefined) context.addIssue({ code: "custom", path: ["quantity"], message });
 }

@@ -88,7 +88,14 @@ export const chargeView = z.strictObject({
   period: z.number().int().min(0),
   attempt: z.number().int().min(0),
   order_id: z.string(),
-  amount: z.string(),
+  amount: z.string().describe("What was charged: amount_before_discount less discount."),
+  amount_before_discount: z
+    .string()
+    .describe("The plan's total for the period (unit amount × seats), or the ad hoc amount."),
+  discount: z
+    .string()
+    .describe('What a coupon took off ("0.00" when none), rounded in the customer\'s favour.'),
+  coupon_id: z.string().optional().describe("The coupon whose discount this charge had."),
   currency: z.string(),
   status: attemptStatus,
   transaction_id: z.string().optional(),

@@ -85,8 +85,8 @@ export const eventFactsSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("subscription.cancel_scheduled"), ...subject, cancel_at: z.string() }),
   /**
    * The plan, its seats (`quantity`), a plan change scheduled for the next renewal, the customer's external_id, the
-   * metadata, a scheduled cancel or the paid period (`current_period`: a renewal was paid) changed (`changed` names
-   * which).
+   * metadata, a scheduled cancel, the paid period (`current_period`: a renewal was paid) or the discount (a coupon
+   * applied, removed, or ended after its last charge) changed (`changed` names which).
    */
   z.object({
     type: z.literal("subscription.updated"),
@@ -100,6 +100,7 @@ export const eventFactsSchema = z.discriminatedUnion("type", [
         "metadata",
         "cancel_at",
         "current_period",
+        "discount",
       ]),
     ),
   }),

@@ -77,6 +77,24 @@ export const metadataSchema = z
 export type Metadata = z.infer<typeof metadataSchema>;
 export type Customer = z.infer<typeof customerSchema>;
 
+/**
+ * A coupon as applied to a subscription: its terms are copied here when it is applied, so a charge reads nothing more.
+ * `charges_left` counts the period charges it still takes off (once: 1; repeating: its duration_in_months at first);
+ * absent: forever.
+ */
+export const discountSchema = z.object({
+  coupon_id: z.string(),
+  code: z.string().optional(),
+  /** Basis points off (1 to 10000: 0.01 % to 100 %). */
+  percent_off_bp: z.number().int().min(1).max(10_000).optional(),
+  /** An amount off each charge, in the plan's currency. */
+  amount_off: decimal.optional(),
+  duration: z.enum(["once", "repeating", "forever"]),
+  charges_left: z.number().int().min(1).optional(),
+  applied_at: isoInstant,
+});
+export type Discount = z.infer<typeof discountSchema>;
+
 export const subscriptionStatus = z.enum(["pending", "trialing", "active", "past_due", "paused", "canceled"]);
 export type SubscriptionStatus = z.infer<typeof subscriptionStatus>;
 
@@ -165,6 +183,8 @@ export const subscriptionSchema = z.object({
    */
   notify_token: z.string().optional(),
   dunning: dunningSchema.optional(),
+  /** A coupon taking something off each period charge while it lasts. */
+  discount: discountSchema.optional(),
   status_reason: z.string().optional(),
   /** A cancel scheduled for the end of the paid period: nothing more is charged, access runs until then. */
   cancel_at: isoInstant.optional(),
@@ -264,6 +284,10 @@ export const chargeAttemptSchema = z.object({
   order_id: z.string().max(30),
   amount: decimal,
   currency: z.string(),
+  /** A discounted line: the amount before the discount, the discount, and the coupon it came from. */
+  amount_before_discount: decimal.optional(),
+  discount: decimal.optional(),
+  coupon_id: z.string().optional(),
   status: attemptStatus,
   /** Open attempts only: until when the claim holds (pending) or when to resolve (unknown). */
   lease_until: isoInstant.optional(),

@@ -1,7 +1,8 @@
-import { type Plan, planDue, type Subscription } from "./model";
-import { fromCents, MAX_AMOUNT_CENTS, toCents } from "./money";
+import { type Discount, type Plan, planDue, type Subscription } from "./model";
+import { fromCents, MAX_AMOUNT_CENTS, minorUnitCents, toCents } from "./money";
 
-// What a plan costs per period: its unit amount times its seats. Every charge, proration and page reads it here.
+// What a plan costs per period: its unit amount times its seats, less the subscription's discount while it lasts.
+// Every charge, proration and page reads it here.
 
 /** Seats on the plan: absent means one. */
 export const quantityOf = (plan: Pick<Plan, "quantity">): number => plan.quantity ?? 1;
@@ -23,10 +24,55 @@ export const totalProblem = (plan: Pick<Plan, "amount" | "quantity">): string | 
     ? `the amount times the quantity must be at most ${fromCents(MAX_AMOUNT_CENTS, "USD")}`
     : undefined;
 
-/** What the subscription's current period is charged: its due plan's total. */
-export const periodCharge = (
-  subscription: Subscription,
-): { readonly amount: string; readonly currency: string } => {
-  const plan = planDue(subscription);
-  return { amount: planTotal(plan), currency: plan.currency };
-};
+const BASIS_POINTS = 10_000;
+
+/**
+ * What a discount takes off a total of `cents`, in the customer's favour: a percentage rounded up to the currency's
+ * minor unit, an amount off whole; never more than the total.
+ */
+export function discountCents(
+  cents: number,
+  discount: Pick<Discount, "percent_off_bp" | "amount_off">,
+  currency: string,
+): number {
+  if (discount.amount_off !== undefined) return Math.min(cents, toCents(discount.amount_off));
+  const unit = minorUnitCents(currency);
+  const off = BigInt(cents) * BigInt(discount.percent_off_bp ?? 0);
+  const units = (off + BigInt(BASIS_POINTS * unit) - 1n) / BigInt(BASIS_POINTS * unit);
+  return Math.min(cents, Number(units) * unit);
+}
+
+/** A charge of one period: what is charged, and, when a discount took part of it, the total before and the part. */
+export interface PeriodCharge {
+  readonly amount: string;
+  readonly currency: string;
+  readonly amount_before_discount?: string;
+  readonly discount?: string;
+  readonly coupon_id?: string;
+}
+
+/** What `plan` charges for a period with `discount` (none: its total). */
+export function chargeOf(plan: Plan, discount: Discount | undefined): PeriodCharge {
+  const total = planTotal(plan);
+  if (discount === undefined) return { amount: total, currency: plan.currency };
+  const cents = planTotalCents(plan);
+  const off = discountCents(cents, discount, plan.currency);
+  return {
+    amount: fromCents(cents - off, plan.currency),
+    currency: plan.currency,
+    amount_before_discount: fromCents(cents, plan.currency),
+    discount: fromCents(off, plan.currency),
+    coupon_id: discount.coupon_id,
+  };
+}
+
+/** What the subscription's current period is charged: its due plan, less its discount. */
+export const periodCharge = (subscription: Subscription): PeriodCharge =>
+  chargeOf(planDue(subscription), subscription.discount);
+
+/** The cents a plan's period charges with the subscription's discount (what a proration compares). */
+export const chargedCents = (plan: Plan, discount: Discount | undefined): number =>
+  toCents(chargeOf(plan, discount).amount);
+
+/** Whether a period charge moves no money (a whole discount): recorded paid, never sent to the gateway. */
+export const isFreeCharge = (charge: { readonly amount: string }): boolean => toCents(charge.amount) === 0;

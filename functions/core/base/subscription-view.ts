@@ -2,7 +2,9 @@ import * as z from "zod";
 import { subscriptionPeriod } from "./billing-period";
 import {
   billingMode,
+  type Discount,
   type Dunning,
+  discountSchema,
   dunningSchema,
   maskedCardSchema,
   nextStepOf,
@@ -53,6 +55,20 @@ export const nextStepSchema = z
     "What can be done: retry_later (the same card may pay later; dunning retries it), new_card (this card will not pay), authentication (the cardholder must confirm in the window).",
   );
 
+/** A coupon as applied to a subscription. */
+export const discountViewSchema = z.strictObject({
+  coupon_id: z.string(),
+  code: z.string().optional(),
+  percent_off: z.number().optional().describe("Percent off each charge (0 < p ≤ 100)."),
+  amount_off: z.string().optional().describe("An amount off each charge, in the plan's currency."),
+  duration: discountSchema.shape.duration,
+  charges_left: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The period charges it still takes off, this one included; null: forever."),
+});
+
 export const subscriptionViewSchema = z.strictObject({
   subscription_id: z.string(),
   status: subscriptionStatus,
@@ -78,6 +94,9 @@ export const subscriptionViewSchema = z.strictObject({
     .describe(
       "A plan change scheduled for the next renewal (POST …/adjust with at next_renewal); null if none.",
     ),
+  discount: discountViewSchema
+    .nullable()
+    .describe("A coupon taking something off each period charge while it lasts; null if none."),
   trial_end: isoInstant
     .nullable()
     .describe("When the free trial ends and the first period is charged; null without a trial."),
@@ -96,6 +115,18 @@ const planView = (plan: Plan): z.output<typeof planViewSchema> => ({
   ...(plan.price_id === undefined ? {} : { price_id: plan.price_id }),
   ...(plan.product === undefined ? {} : { product: plan.product }),
 });
+
+/** A discount as stored, its percentage in percent. */
+function discountView(discount: Discount): z.output<typeof discountViewSchema> {
+  return {
+    coupon_id: discount.coupon_id,
+    ...(discount.code === undefined ? {} : { code: discount.code }),
+    ...(discount.percent_off_bp === undefined ? {} : { percent_off: discount.percent_off_bp / 100 }),
+    ...(discount.amount_off === undefined ? {} : { amount_off: discount.amount_off }),
+    duration: discount.duration,
+    charges_left: discount.charges_left ?? null,
+  };
+}
 
 /** The dunning as stored, with what can be done about its last decline. */
 function dunningView(dunning: Dunning): NonNullable<SubscriptionView["dunning"]> {
@@ -123,6 +154,7 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
     card: subscription.card ? { first4: subscription.card.first4, last4: subscription.card.last4 } : null,
     ...(subscription.dunning === undefined ? {} : { dunning: dunningView(subscription.dunning) }),
     cancel_at: subscription.cancel_at ?? null,
+    discount: subscription.discount === undefined ? null : discountView(subscription.discount),
     trial_end: subscription.trial_end ?? null,
     resume_at: subscription.resume_at ?? null,
     scheduled_plan: subscription.scheduled_plan ? planView(subscription.scheduled_plan) : null,

@@ -3,7 +3,7 @@ import { type ChargePolicy, retryDelaySeconds } from "../base/charge-policy";
 import { expiredWindowEvent } from "../base/events";
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
 import type { Failure } from "../base/outcome";
-import { periodCharge } from "../base/plan-price";
+import { isFreeCharge, periodCharge } from "../base/plan-price";
 import { done, retry, type WorkResult } from "../base/work-result";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
@@ -162,6 +162,8 @@ async function callGateway(
   receiveCount: number,
   deps: ChargeDeps,
 ): Promise<WorkResult> {
+  // A whole discount: nothing to ask of the gateway (README, Coupons); the zero line is paid as it stands.
+  if (isFreeCharge(attempt)) return closeAttempt(subscription, attempt, { status: "succeeded" }, deps);
   if (subscription.token_id === undefined) {
     return closeAttempt(
       subscription,

@@ -3,6 +3,7 @@ import { type BillingEvent, closedChargeEvent } from "../base/events";
 import type { AttemptKey, ChargeAttempt, Subscription } from "../base/model";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Failure, Invalid } from "../base/outcome";
+import type { PeriodCharge } from "../base/plan-price";
 import type { LedgerStore } from "../ports/billing-repository";
 import type { Clock } from "../ports/clock";
 
@@ -23,15 +24,14 @@ export function leaseUntil(deps: Pick<LineDeps, "clock" | "policy">): string {
 /** A new ledger line, pending for the in-flight window: what a claim writes before the gateway is called. */
 export function pendingAttempt(
   key: AttemptKey,
-  charge: Pick<ChargeAttempt, "amount" | "currency">,
+  charge: PeriodCharge,
   deps: Pick<LineDeps, "clock" | "policy">,
 ): ChargeAttempt {
   const now = deps.clock.now().toISOString();
   return {
     ...key,
     order_id: orderIdFor(key),
-    amount: charge.amount,
-    currency: charge.currency,
+    ...charge,
     status: "pending",
     lease_until: leaseUntil(deps),
     created_at: now,

@@ -1,7 +1,7 @@
 import { orBeingSettled } from "../base/after-the-gateway";
 import type { Plan, Subscription } from "../base/model";
 import { fromCents, type InvalidInput, invalidAmount } from "../base/money";
-import { planTotal, planTotalCents, quantityOf, totalProblem } from "../base/plan-price";
+import { chargedCents, planTotal, quantityOf, totalProblem } from "../base/plan-price";
 import { unusedPartCents } from "../base/proration";
 import { chargeLine, claimNextLine } from "../charging/ad-hoc-charge";
 import type { ChargeDeps } from "../charging/charge-engine";
@@ -204,9 +204,13 @@ function defaultTiming(subscription: Subscription, plan: Plan): "now" | "next_re
   return fewerSeats && subscription.billing_mode === "token" ? "next_renewal" : "now";
 }
 
-/** The new total's excess over the old for the rest of the paid period (same interval); 0 for a downgrade. */
+/**
+ * The new charge's excess over the old for the rest of the paid period (same interval; both with the discount running
+ * now); 0 for a downgrade.
+ */
 function prorationCents(subscription: Subscription, plan: Plan, now: Date): number {
   if (subscription.status !== "active" || subscription.period === 0) return 0;
-  const cents = planTotalCents(plan) - planTotalCents(subscription.plan);
+  const { discount } = subscription;
+  const cents = chargedCents(plan, discount) - chargedCents(subscription.plan, discount);
   return unusedPartCents(subscription, subscription.period - 1, { cents, currency: plan.currency }, now);
 }

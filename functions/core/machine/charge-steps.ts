@@ -3,6 +3,7 @@ import type { ChargePolicy } from "../base/charge-policy";
 import type { ChargeAttempt, Subscription } from "../base/model";
 import { periodCharge } from "../base/plan-price";
 import type { RemovableSubscriptionField, SubscriptionUpdate } from "../ports/billing-repository";
+import { discountUsed } from "./discount-steps";
 import { planChanges, type Step, type SubscriptionInput } from "./subscription-input";
 import { type Changed, chargeExpectation, position, refused, transition } from "./transition";
 
@@ -42,9 +43,17 @@ export function firstPayment(
   paid: Extract<SubscriptionInput, { kind: "first_payment" }>,
   now: Date,
 ): Step {
+  // The sign-up's charge is the first its discount takes part in; a trial's verification is none.
+  const used = discountUsed(
+    subscription,
+    subscription.trial_end === undefined ? subscription.discount?.coupon_id : undefined,
+  );
   return transition(subscription, now, {
     expect: { period: 0 },
+    remove: used.remove,
+    changed: used.changed.length === 0 ? undefined : [...used.changed],
     set: {
+      ...used.set,
       status: subscription.trial_end === undefined ? "active" : "trialing",
       period: 1,
       token_id: paid.token_id,
@@ -95,6 +104,18 @@ export function chargePaid(subscription: Subscription, attempt: ChargeAttempt, n
  * re-anchoring the schedule at the paid period when the interval changes.
  */
 export function paidThrough(subscription: Subscription, attempt: ChargeAttempt) {
+  const planned = planAfterPayment(subscription, attempt);
+  const used = discountUsed(subscription, attempt.coupon_id);
+  return {
+    set: { ...planned.set, ...used.set },
+    remove: [...planned.remove, ...used.remove],
+    nextPeriodStart: planned.nextPeriodStart,
+    changed: planned.changed && [...planned.changed, ...used.changed],
+  };
+}
+
+/** The plan after period `attempt.period` is paid: the next period, and a scheduled change that takes effect. */
+function planAfterPayment(subscription: Subscription, attempt: ChargeAttempt) {
   const advance = { period: attempt.period + 1, attempt: 0 };
   const scheduled = subscription.scheduled_plan;
   if (scheduled === undefined || periodCharge(subscription).amount !== attempt.amount)

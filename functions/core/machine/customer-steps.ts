@@ -3,6 +3,7 @@ import { type EventFacts, subjectOf } from "../base/events";
 import { METADATA_MAX_KEYS, type Subscription } from "../base/model";
 import type { RemovableSubscriptionField } from "../ports/billing-repository";
 import { paidThrough } from "./charge-steps";
+import { discountEdit } from "./discount-steps";
 import type { Step, SubscriptionInput } from "./subscription-input";
 import { type Changed, chargeExpectation, isCurrent, refused, transition } from "./transition";
 
@@ -82,7 +83,9 @@ export function updateCustomer(
   );
   if (Object.keys(merged).length > METADATA_MAX_KEYS)
     return refused(`metadata would have more than ${METADATA_MAX_KEYS} keys`);
-  const changed: Changed = [];
+  const discount = input.discount === undefined ? undefined : discountEdit(subscription, input.discount);
+  if (typeof discount === "string") return refused(discount);
+  const changed: Changed = [...(discount?.changed ?? [])];
   const undoCancel = input.cancel_at_period_end === false && subscription.cancel_at !== undefined;
   if (undoCancel) changed.push("cancel_at");
   if (externalId !== current) changed.push("external_id");
@@ -96,10 +99,12 @@ export function updateCustomer(
     set: {
       ...(changed.includes("external_id") ? { customer: nextCustomer } : {}),
       ...(hasMetadata ? { metadata: merged } : {}),
+      ...discount?.set,
     },
     remove: [
       ...(hasMetadata ? [] : (["metadata"] as const)),
       ...(undoCancel ? (["cancel_at"] as const) : []),
+      ...(discount?.remove ?? []),
     ],
     changed,
   });

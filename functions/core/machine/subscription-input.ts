@@ -1,5 +1,5 @@
 import type { ChargePolicy } from "../base/charge-policy";
-import type { ChargeAttempt, MaskedCard, Plan, Subscription } from "../base/model";
+import type { ChargeAttempt, Discount, MaskedCard, Plan, Subscription } from "../base/model";
 import { quantityOf } from "../base/plan-price";
 import type { SubscriptionUpdate } from "../ports/billing-repository";
 
@@ -92,6 +92,8 @@ export type SubscriptionInput =
   | {
       readonly kind: "update_customer";
       readonly external_id?: string | null;
+      /** A coupon's discount applied, or null: removed. */
+      readonly discount?: Discount | null;
       readonly metadata?: Readonly<Record<string, string>>;
       readonly cancel_at_period_end?: false;
     };
@@ -104,11 +106,14 @@ export type Step =
   | { readonly kind: "refused"; readonly reason: string };
 
 /**
- * What an amount computed from a subscription depends on: its plan and where its paid period lies. A decision priced on
- * it (a proration) applies only while the subscription still holds it, however often its write is taken again.
+ * What an amount computed from a subscription depends on: its plan, its discount and where its paid period lies. A
+ * decision priced on it (a proration) applies only while the subscription still holds it, however often its write is
+ * taken again.
  */
 export interface PricedOn {
   readonly plan: Plan;
+  /** The coupon whose discount the amount was computed with (undefined: none). */
+  readonly coupon_id?: string;
   readonly period: number;
   readonly anchor_at: string;
   readonly anchor_period?: number;
@@ -116,6 +121,7 @@ export interface PricedOn {
 
 export const pricedOn = (subscription: Subscription): PricedOn => ({
   plan: subscription.plan,
+  coupon_id: subscription.discount?.coupon_id,
   period: subscription.period,
   anchor_at: subscription.anchor_at,
   anchor_period: subscription.anchor_period,
@@ -130,6 +136,7 @@ export const samePlan = (a: Plan, b: Plan) =>
 
 export const stillPricedOn = (subscription: Subscription, priced: PricedOn) =>
   samePlan(subscription.plan, priced.plan) &&
+  subscription.discount?.coupon_id === priced.coupon_id &&
   subscription.period === priced.period &&
   subscription.anchor_at === priced.anchor_at &&
   subscription.anchor_period === priced.anchor_period;

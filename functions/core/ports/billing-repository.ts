@@ -38,7 +38,8 @@ export type RemovableSubscriptionField =
   | "resume_at"
   | "scheduled_plan"
   | "pending_plan"
-  | "pending_plan_order";
+  | "pending_plan_order"
+  | "discount";
 
 export interface SubscriptionUpdate {
   readonly expect: SubscriptionExpectation;

@@ -14,7 +14,7 @@ import {
 import { fromCents, minorUnitCents } from "../base/money";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Invalid, Unavailable } from "../base/outcome";
-import { planTotal } from "../base/plan-price";
+import { isFreeCharge, periodCharge, planTotal } from "../base/plan-price";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";
@@ -144,15 +144,17 @@ export async function openSignup(
 export function periodZeroAttempt(subscription: Subscription, now: Date, leaseMs: number): ChargeAttempt {
   const at = now.toISOString();
   const key = { subscription_id: subscription.subscription_id, period: 0, attempt: subscription.attempt };
+  const charge = periodCharge(subscription);
   return {
     ...key,
     order_id: orderIdFor(key),
-    currency: subscription.plan.currency,
-    // A trial's card is verified by the smallest amount its currency allows, refunded once paid.
-    ...(subscription.trial_end === undefined
-      ? { amount: planTotal(subscription.plan) }
+    // A trial's card, and one whose first period is free, is verified by the smallest amount its currency allows,
+    // refunded once paid.
+    ...(subscription.trial_end === undefined && !isFreeCharge(charge)
+      ? charge
       : {
-          amount: fromCents(minorUnitCents(subscription.plan.currency), subscription.plan.currency),
+          amount: fromCents(minorUnitCents(charge.currency), charge.currency),
+          currency: charge.currency,
           verification: true as const,
         }),
     status: "pending",

@@ -10,6 +10,8 @@ const charge = (fields: Partial<ChargeView>): ChargeView => ({
   attempt: 0,
   order_id: "sub_cli-1-0",
   amount: "19.90",
+  amount_before_discount: "19.90",
+  discount: "0.00",
   currency: "USD",
   status: "succeeded",
   refunded_amount: "0.00",

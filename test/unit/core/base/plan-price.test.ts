@@ -1,0 +1,60 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Discount, Plan } from "../../../../functions/core/base/model";
+import { fromCents } from "../../../../functions/core/base/money";
+import { chargeOf, discountCents, planTotal } from "../../../../functions/core/base/plan-price";
+
+// A period's price (README, Seats and Coupons): the unit amount times the seats, less a discount rounded in the
+// customer's favour to the currency's minor unit, never below zero.
+
+const plan: Plan = { amount: "19.90", currency: "USD", interval_months: 1 };
+const coupon = (terms: Partial<Discount>): Discount => ({
+  coupon_id: "co_1",
+  duration: "forever",
+  applied_at: "2027-01-01T00:00:00.000Z",
+  ...terms,
+});
+
+describe("a period's price", () => {
+  it("is the plan's amount as written for one seat, and the unit amount times the seats otherwise", () => {
+    expect(planTotal({ ...plan, amount: "19.9" })).toBe("19.9");
+    expect(planTotal({ ...plan, quantity: 3 })).toBe("59.70");
+    expect(planTotal({ amount: "1000", currency: "KRW", quantity: 7 })).toBe("7000");
+  });
+
+  it("rounds a percentage off up to the minor unit, and takes an amount off whole, never more than the total", () => {
+    expect(discountCents(1990, { percent_off_bp: 1500 }, "USD")).toBe(299); // 2.985 → 2.99
+    expect(discountCents(100_000, { percent_off_bp: 3333 }, "KRW")).toBe(33_400); // 333.3 → 334 won
+    expect(discountCents(1990, { amount_off: "25.00" }, "USD")).toBe(1990);
+    expect(chargeOf({ ...plan, quantity: 2 }, coupon({ percent_off_bp: 1000 }))).toEqual({
+      amount: "35.82",
+      currency: "USD",
+      amount_before_discount: "39.80",
+      discount: "3.98",
+      coupon_id: "co_1",
+    });
+    expect(chargeOf(plan, coupon({ percent_off_bp: 10_000 })).amount).toBe("0.00");
+    expect(chargeOf(plan, undefined)).toEqual({ amount: "19.90", currency: "USD" });
+  });
+
+  it("never charges more than the exact discounted price, nor a minor unit less, nor below zero", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 99_999_999 }),
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.constantFrom("USD", "KRW", "JPY"),
+        (cents, bp, currency) => {
+          const unit = currency === "USD" ? 1 : 100;
+          const total = Math.floor(cents / unit) * unit || unit;
+          const off = discountCents(total, { percent_off_bp: bp }, currency);
+          const exact = (total * bp) / 10_000;
+          expect(off).toBeGreaterThanOrEqual(exact);
+          expect(off - exact).toBeLessThan(unit);
+          expect(off % unit).toBe(0);
+          expect(off).toBeLessThanOrEqual(total);
+          expect(() => fromCents(total - off, currency)).not.toThrow();
+        },
+      ),
+    );
+  });
+});
