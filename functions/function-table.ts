@@ -9,15 +9,18 @@ import { run as authorizeMerchant } from "./handlers/authorize-merchant";
 import { run as cancelSubscription } from "./handlers/cancel-subscription";
 import { run as createCharge } from "./handlers/create-charge";
 import { run as createCheckout } from "./handlers/create-checkout";
+import { run as createCoupon } from "./handlers/create-coupon";
 import { run as createPortalSession } from "./handlers/create-portal-session";
 import { run as createRefund } from "./handlers/create-refund";
 import { run as createSubscription } from "./handlers/create-subscription";
 import { run as createWebhookEndpoint } from "./handlers/create-webhook-endpoint";
 import { run as deleteWebhookEndpoint } from "./handlers/delete-webhook-endpoint";
+import { run as getCoupon } from "./handlers/get-coupon";
 import { run as getOpenapi } from "./handlers/get-openapi";
 import { run as getReceipt } from "./handlers/get-receipt";
 import { run as getSubscription } from "./handlers/get-subscription";
 import { run as listCharges } from "./handlers/list-charges";
+import { run as listCoupons } from "./handlers/list-coupons";
 import { run as listSubscriptions } from "./handlers/list-subscriptions";
 import { run as listWebhookDeliveries } from "./handlers/list-webhook-deliveries";
 import { run as listWebhookEndpoints } from "./handlers/list-webhook-endpoints";
@@ -336,6 +339,25 @@ export const BILLING_FUNCTIONS = [
     services: SERVICE_SETS.merchantApi,
     trigger: api("createRefund"),
     concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "create-coupon",
+    run: createCoupon,
+    services: SERVICE_SETS.coupons,
+    trigger: api("createCoupon"),
+    concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "list-coupons",
+    run: listCoupons,
+    services: SERVICE_SETS.couponQueries,
+    trigger: api("listCoupons"),
+  }),
+  declare({
+    name: "get-coupon",
+    run: getCoupon,
+    services: SERVICE_SETS.couponQueries,
+    trigger: api("getCoupon"),
   }),
   declare({
     name: "create-webhook-endpoint",

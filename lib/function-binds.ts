@@ -122,6 +122,8 @@ export const COMPONENT_BINDS = {
   portal: [bind.portalActions],
   mail: [bind.mail],
   reminderIndex: [bind.tableRead],
+  couponStore: [bind.table],
+  couponStoreReader: [bind.tableRead],
   webhookStore: [bind.table],
   webhookStoreReader: [bind.tableRead],
   webhookQueue: [bind.webhookQueueSend],

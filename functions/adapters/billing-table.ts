@@ -35,6 +35,12 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *                  + sub_pk SUB#<subscription_id>, sub_sk REFUND#<created_at ISO>#<refund_id>
  *                  + open_pk open-refund#<shard>, open_sk <lease_until ISO>#<refund_id>  while pending or unknown
  *                  + ledger_pk, ledger_sk <ISO>#R#<refund_id>  likewise, once the refund succeeded
+ *   coupon         pk COUPON  sk <coupon_id>  (a coupon of the merchant, all in one partition: listed by one Query,
+ *                  ordered by id; times_redeemed, and for a capped coupon redeemed_by, the string set of the
+ *                  subscriptions that redeemed it, so a retried redemption counts once: a capped coupon's item grows by
+ *                  a subscription id per redemption, at most MAX_REDEMPTIONS_LIMIT of them)
+ *   coupon code    pk COUPON_CODE#<code, upper case>  sk COUPON_CODE  (coupon_id: the coupon that holds the code;
+ *                  create-only, written before the coupon, so no two coupons share a code whatever its case)
  *   dedup record   pk DEDUP#<key>  sk DEDUP  (or DEDUP#<sha256 hex>, DEDUP#SHA256: see dedupKey)
  *                  + expires_at <epoch seconds>: the table's TTL attribute (dedup and idempotency records)
  *   idempotency    pk IDEMPOTENCY  sk merchant-api#<SHA-256 of the Idempotency-Key>  (Powertools idempotency: status,
@@ -73,6 +79,14 @@ export const REFUND_SK_PREFIX = "REFUND#";
 export const EVENT_SK_PREFIX = "EVENT#";
 export const DUE_WATERMARK_KEY = { pk: "META", sk: "DUE_WATERMARK" } as const;
 export const WEBHOOK_ENDPOINTS_PARTITION = "WEBHOOK";
+export const COUPONS_PARTITION = "COUPON";
+
+export const couponKey = (couponId: string) => ({ pk: COUPONS_PARTITION, sk: couponId });
+/** Codes match without regard to case: their item is keyed by the code in upper case. */
+export const couponCodeKey = (code: string) => ({
+  pk: `COUPON_CODE#${code.toUpperCase()}`,
+  sk: "COUPON_CODE",
+});
 export const WEBHOOK_ENDPOINT_SK_PREFIX = "ENDPOINT#";
 export const WEBHOOK_DELIVERY_SK_PREFIX = "DELIVERY#";
 

@@ -2,6 +2,7 @@ import type { ChargeAttempt, RefundRecord, Subscription } from "../core/base/mod
 import type { AdHocChargeResult, NotChargeable } from "../core/charging/ad-hoc-charge";
 import { refusalOfLine } from "../core/charging/ledger-lines";
 import type { ReceiptResult } from "../core/charging/receipts";
+import type { CouponCreation } from "../core/coupons/coupons";
 import type { EndpointCreation } from "../core/delivery/webhooks";
 import type { CheckoutStart } from "../core/lifecycle/checkout";
 import type { PaymentMethodResult } from "../core/lifecycle/payment-method";
@@ -9,9 +10,11 @@ import type { PaymentMethodWindowStart } from "../core/lifecycle/payment-method-
 import type { PlanChangeResult } from "../core/lifecycle/plan-change";
 import type { ChangeResult } from "../core/lifecycle/subscription-changes";
 import type { SubscriptionPage } from "../core/ports/billing-repository";
+import type { Coupon, CouponPage } from "../core/ports/coupon-store";
 import type { WebhookDelivery, WebhookEndpoint } from "../core/ports/webhook-ports";
 import type { RefundOutcome } from "../core/refunds/refunds";
 import type { SignupResult } from "../core/signup/signup";
+import { couponViewOf } from "./coupon-schemas";
 import {
   ApiError,
   type ApiResponse,
@@ -21,6 +24,7 @@ import {
   invalidInput,
   notFound,
   notRefundable,
+  signupConflict,
   subscriptionCanceled,
 } from "./errors";
 import { created, ok } from "./http";
@@ -48,6 +52,8 @@ export function signupAnswer(result: SignupResult): ApiResponse {
       throw gatewayFailure(result.failure);
     case "invalid_input":
       throw invalidInput(result);
+    case "conflict":
+      throw signupConflict(result.reason);
   }
 }
 
@@ -58,6 +64,7 @@ export function checkoutAnswer(
 ): ApiResponse {
   if (result.kind === "refused") throw gatewayFailure(result.failure);
   if (result.kind === "invalid_input") throw invalidInput(result);
+  if (result.kind === "conflict") throw signupConflict(result.reason);
   const { checkout_id, subscription_id, order_id, expires_at, fgkey, launch } = result.checkout;
   return created({
     checkout_id,
@@ -186,3 +193,22 @@ export function webhookDeliveriesAnswer(deliveries: readonly WebhookDelivery[] |
   if (deliveries === undefined) throw notFound("webhook endpoint");
   return ok({ data: deliveries.map(webhookDeliveryView) });
 }
+
+export function couponCreatedAnswer(result: CouponCreation, now: Date): ApiResponse {
+  switch (result.kind) {
+    case "created":
+      return created(couponViewOf(result.coupon, now));
+    case "invalid_input":
+      throw invalidInput(result);
+    case "conflict":
+      throw new ApiError(409, "coupon_conflict", result.reason);
+  }
+}
+
+export const couponAnswer = (coupon: Coupon | undefined, now: Date): ApiResponse => {
+  if (coupon === undefined) throw new ApiError(404, "not_found", "no such coupon");
+  return ok(couponViewOf(coupon, now));
+};
+
+export const couponListAnswer = (page: CouponPage, now: Date): ApiResponse =>
+  ok({ data: page.coupons.map((coupon) => couponViewOf(coupon, now)), next_cursor: page.cursor ?? null });

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { InvalidInput } from "../core/base/money";
 import type { Failure } from "../core/base/outcome";
 import type { ChangeResult } from "../core/lifecycle/subscription-changes";
+import { InvalidCursorError } from "../core/ports/billing-repository";
 import { holdsCardNumber } from "../shared/card-number";
 import { fieldOf } from "../shared/zod-fields";
 import type { DeclineView, ErrorBody } from "./merchant-api-views";
@@ -108,6 +109,20 @@ export function readJsonBody(text: string | undefined): unknown {
 /** A request the core refused before anything was written or sent (an amount its currency cannot carry, …). */
 export const invalidInput = ({ field, message }: InvalidInput) =>
   new ApiError(400, "invalid_request", message, field);
+
+/** A listing's page; a cursor that is not one of this listing's is a 400 naming `cursor`. */
+export async function pageOrBadCursor<T>(list: () => Promise<T>): Promise<T> {
+  try {
+    return await list();
+  } catch (error) {
+    if (error instanceof InvalidCursorError)
+      throw new ApiError(400, "invalid_request", error.message, "cursor");
+    throw error;
+  }
+}
+
+/** A sign-up refused before anything was written: what it asked for cannot be had (a coupon used up, …). */
+export const signupConflict = (reason: string) => new ApiError(409, "signup_conflict", reason);
 
 export const unauthorized = () =>
   new ApiError(401, "unauthorized", "a valid API key is required (Authorization: Bearer <key>)", undefined, {

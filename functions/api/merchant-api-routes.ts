@@ -1,5 +1,12 @@
 import type { z } from "zod";
 import {
+  couponIdParams,
+  couponListView,
+  couponView,
+  createCouponBody,
+  listCouponsQuery,
+} from "./coupon-schemas";
+import {
   gatewayRefusal,
   partnerReply,
   recurringNoticeQuery,
@@ -61,6 +68,7 @@ export const REQUEST_SCHEMAS = {
   CreateChargeRequest: createChargeBody,
   CreateRefundRequest: createRefundBody,
   CreateWebhookEndpointRequest: createWebhookEndpointBody,
+  CreateCouponRequest: createCouponBody,
   LocalClockRequest: localClockBody,
   WindowResult: windowResultParams,
   WebhookPayload: webhookPayload,
@@ -80,6 +88,8 @@ export const RESPONSE_SCHEMAS = {
   CreatedWebhookEndpoint: createdWebhookEndpointView,
   WebhookEndpointList: webhookEndpointListView,
   WebhookDeliveryList: webhookDeliveryListView,
+  Coupon: couponView,
+  CouponList: couponListView,
   LocalClock: localClockView,
   LocalMailList: localMailListView,
   WebhookAck: webhookAck,
@@ -339,6 +349,37 @@ export const MERCHANT_API_ROUTES: readonly MerchantApiRoute[] = [
       { status: 202, description: "Outcome unknown: check the refund later", schema: "Refund" },
     ],
     errors: [...POST_ERRORS, 404, 422, 503],
+  },
+  {
+    operationId: "createCoupon",
+    method: "POST",
+    path: "/v1/coupons",
+    summary:
+      "Create a coupon: a percentage or an amount off each charge, once, for some charges or forever, with an optional code, cap and deadline",
+    auth: "bearer",
+    body: json("CreateCouponRequest"),
+    answers: [{ status: 201, description: "Created", schema: "Coupon" }],
+    errors: POST_ERRORS,
+  },
+  {
+    operationId: "listCoupons",
+    method: "GET",
+    path: "/v1/coupons",
+    summary: "The coupons, a page at a time, with how often each was redeemed",
+    auth: "bearer",
+    query: { schema: listCouponsQuery },
+    answers: [{ status: 200, description: "One page", schema: "CouponList" }],
+    errors: [400, 401],
+  },
+  {
+    operationId: "getCoupon",
+    method: "GET",
+    path: "/v1/coupons/{id}",
+    summary: "A coupon, with how often it was redeemed and whether it can still be",
+    auth: "bearer",
+    pathParams: couponIdParams,
+    answers: [{ status: 200, description: "The coupon", schema: "Coupon" }],
+    errors: [400, 401, 404],
   },
   {
     operationId: "createWebhookEndpoint",

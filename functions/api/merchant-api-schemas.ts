@@ -16,6 +16,7 @@ import { planAmountSchema, strictPlanSchema } from "../core/base/subscription-vi
 import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES, webhookEventTypeSchema } from "../core/ports/webhook-ports";
 import { plaintextCard } from "../gateway/schemas/payments";
 import { lang, text, url } from "../gateway/schemas/primitives";
+import { couponReference } from "./coupon-schemas";
 
 // The merchant API (README, Merchant API): request bodies, path parameters and headers as the API accepts them (the
 // views it answers with are in merchant-api-views.ts, the gateway's callbacks in gateway-callback-schemas.ts). Objects
@@ -104,6 +105,7 @@ export const createCheckoutBody = z
     metadata: metadata.optional(),
     plan: signupPlan,
     quantity,
+    coupon: couponReference.optional(),
     billing: billingMode,
     return_url: url
       .optional()
@@ -128,6 +130,7 @@ export const createSubscriptionBody = z
     metadata: metadata.optional(),
     plan: signupPlan,
     quantity,
+    coupon: couponReference.optional(),
     billing: billingMode.default("token"),
     card,
   })
@@ -174,13 +177,20 @@ export const updateSubscriptionBody = z
       .literal(false)
       .optional()
       .describe("false undoes a cancel scheduled for the end of the paid period."),
+    coupon: couponReference
+      .nullable()
+      .optional()
+      .describe(
+        "A coupon's id or code: its discount from the next period charge on, replacing any other; null removes the discount.",
+      ),
   })
   .refine(
     (body) =>
       body.external_id !== undefined ||
       body.metadata !== undefined ||
-      body.cancel_at_period_end !== undefined,
-    { error: "must name external_id, metadata or cancel_at_period_end" },
+      body.cancel_at_period_end !== undefined ||
+      body.coupon !== undefined,
+    { error: "must name external_id, metadata, cancel_at_period_end or coupon" },
   );
 export type UpdateSubscriptionBody = z.output<typeof updateSubscriptionBody>;
 

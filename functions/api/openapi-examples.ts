@@ -76,6 +76,21 @@ const webhookEndpoint = {
   created_at: CREATED_AT,
 };
 
+const coupon = {
+  coupon_id: "co_4hq7x2m9k3p8w5tz",
+  code: "LAUNCH20",
+  percent_off: 20,
+  amount_off: null,
+  currency: null,
+  duration: "repeating",
+  duration_in_months: 3,
+  max_redemptions: 100,
+  redeem_by: null,
+  times_redeemed: 0,
+  valid: true,
+  created_at: CREATED_AT,
+};
+
 const unsettledCharge = {
   charge_id: orderId(5001),
   kind: "ad_hoc",
@@ -294,6 +309,18 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       404: { rescode: "EC00", resmsg: "Invalid parameter: token" },
     },
   },
+  createCoupon: {
+    request: {
+      percent_off: 20,
+      duration: "repeating",
+      duration_in_months: 3,
+      max_redemptions: 100,
+      code: "LAUNCH20",
+    },
+    answers: { 201: coupon },
+  },
+  listCoupons: { query: { limit: "20" }, answers: { 200: { data: [coupon], next_cursor: null } } },
+  getCoupon: { answers: { 200: { ...coupon, times_redeemed: 42 } } },
   createWebhookEndpoint: {
     request: {
       url: `${SHOP}/billing-webhooks`,

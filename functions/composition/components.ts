@@ -1,5 +1,6 @@
 import { createDynamoDbBillingRepository } from "../adapters/dynamodb-billing-repository";
 import { dynamoDbClientOf, dynamoDbDocumentClientOf } from "../adapters/dynamodb-client";
+import { createDynamoDbCouponStore } from "../adapters/dynamodb-coupons";
 import { createDynamoDbIdempotencyStore } from "../adapters/dynamodb-idempotency-store";
 import { createDynamoDbLedgerReader } from "../adapters/dynamodb-ledger-reader";
 import { createDynamoDbReminderIndex } from "../adapters/dynamodb-reminder-index";
@@ -394,6 +395,24 @@ export const portal = /* @__PURE__ */ component({
   name: "portal",
   variables: portalVariablesSchema,
   build: ({ env }): ReadonlySet<PortalAction> => new Set(env.PORTAL_ACTIONS ?? PORTAL_ACTIONS),
+});
+
+function couponStoreOf({ runtime, env }: ComponentContext<typeof table>) {
+  return createDynamoDbCouponStore({ client: dynamoDbDocumentClientOf(runtime), tableName: env.TABLE_NAME });
+}
+
+/** The merchant's coupons in the billing table, read and redeemed. */
+export const couponStore = /* @__PURE__ */ component({
+  name: "couponStore",
+  variables: table,
+  build: couponStoreOf,
+});
+
+/** The same code as `couponStore`: the read-only component differs in its grants. */
+export const couponStoreReader = /* @__PURE__ */ component({
+  name: "couponStoreReader",
+  variables: table,
+  build: couponStoreOf,
 });
 
 function webhookStoreOf({ runtime, env }: ComponentContext<typeof table>) {

@@ -4,6 +4,8 @@ import {
   chargeQueue,
   chargeQueueConsumer,
   clock,
+  couponStore,
+  couponStoreReader,
   events,
   gateway,
   gatewayTransactions,
@@ -35,13 +37,17 @@ import { extended, serviceSet } from "./service-set";
 // own set, so its bundle keeps only that set; the sets are built by calls, which esbuild drops when unused only when
 // marked pure.
 
-/** The billing core without the charge queue: what charges, signs up and takes in results. */
+/**
+ * The billing core without the charge queue: what charges, signs up and takes in results, and the coupons a sign-up
+ * or an edit redeems.
+ */
 const core = /* @__PURE__ */ serviceSet(
-  { repository, gateway, webhookUrls, policy, ids, clock },
+  { repository, couponStore, gateway, webhookUrls, policy, ids, clock },
   async (c) => {
     const built = await c.gateway();
     return {
       repository: c.repository(),
+      coupons: c.couponStore(),
       gateway: built.payments,
       gatewayClient: built.client,
       policy: c.policy(),
@@ -145,6 +151,20 @@ export const webhookEndpoints = /* @__PURE__ */ serviceSet(
     clock: c.clock(),
   }),
 );
+
+/** create-coupon: the coupons, idempotency records. */
+export const coupons = /* @__PURE__ */ serviceSet({ couponStore, idempotency, ids, clock }, (c) => ({
+  coupons: c.couponStore(),
+  idempotency: c.idempotency(),
+  ids: c.ids(),
+  clock: c.clock(),
+}));
+
+/** list-coupons and get-coupon: the coupons, read. */
+export const couponQueries = /* @__PURE__ */ serviceSet({ couponStoreReader, clock }, (c) => ({
+  coupons: c.couponStoreReader(),
+  clock: c.clock(),
+}));
 
 /** list-webhook-endpoints and list-webhook-deliveries: the endpoints and deliveries, read. */
 export const webhookQueries = /* @__PURE__ */ serviceSet({ webhookStoreReader, clock }, (c) => ({

@@ -1,9 +1,8 @@
 import { subscriptionListAnswer } from "../api/answers";
-import { ApiError } from "../api/errors";
+import { pageOrBadCursor } from "../api/errors";
 import { type HttpRequest, type HttpResult, queryOf, serve } from "../api/http";
 import { listSubscriptionsQuery } from "../api/merchant-api-schemas";
 import type { SubscriptionStore } from "../core/ports/billing-repository";
-import { InvalidCursorError } from "../core/ports/billing-repository";
 
 /** Subscriptions on a page when the caller names no limit. */
 const DEFAULT_LIMIT = 20;
@@ -15,12 +14,7 @@ export function run(
 ): Promise<HttpResult> {
   return serve(async () => {
     const { cursor, limit = DEFAULT_LIMIT, ...query } = queryOf(request, listSubscriptionsQuery);
-    try {
-      return subscriptionListAnswer(await services.repository.listSubscriptions(query, { limit, cursor }));
-    } catch (error) {
-      if (error instanceof InvalidCursorError)
-        throw new ApiError(400, "invalid_request", error.message, "cursor");
-      throw error;
-    }
+    const page = await pageOrBadCursor(() => services.repository.listSubscriptions(query, { limit, cursor }));
+    return subscriptionListAnswer(page);
   });
 }

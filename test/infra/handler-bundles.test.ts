@@ -37,6 +37,8 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   portal: [],
   mail: [SECRETS_MANAGER, SES],
   reminderIndex: [DYNAMODB],
+  couponStore: [DYNAMODB],
+  couponStoreReader: [DYNAMODB],
   webhookStore: [DYNAMODB],
   webhookStoreReader: [DYNAMODB],
   webhookQueue: [SQS],

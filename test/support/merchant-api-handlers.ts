@@ -1,57 +1,35 @@
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { hashApiKey } from "../../functions/api/api-key";
+import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
 import { attemptKeyOf } from "../../functions/core/base/order-id";
-import { functionNamed } from "../../functions/function-table";
+import { type AnyFunctionSpec, BILLING_FUNCTIONS, functionNamed } from "../../functions/function-table";
 import { BillingStack } from "../../local/stack/billing-stack";
 import { TestContainer } from "./handler-env";
 import { type ApiCall, apiGateway } from "./merchant-api";
 
-const adjustSubscription = functionNamed("adjust-subscription");
 const authorizeMerchant = functionNamed("authorize-merchant");
-const cancelSubscription = functionNamed("cancel-subscription");
-const createCharge = functionNamed("create-charge");
-const createCheckout = functionNamed("create-checkout");
-const createPortalSession = functionNamed("create-portal-session");
-const createRefund = functionNamed("create-refund");
-const createSubscription = functionNamed("create-subscription");
 const getOpenApi = functionNamed("get-openapi");
-const getReceipt = functionNamed("get-receipt");
-const getSubscription = functionNamed("get-subscription");
-const listCharges = functionNamed("list-charges");
-const listSubscriptions = functionNamed("list-subscriptions");
-const pauseSubscription = functionNamed("pause-subscription");
-const resumeSubscription = functionNamed("resume-subscription");
-const updatePaymentMethod = functionNamed("update-payment-method");
-const updateSubscription = functionNamed("update-subscription");
-const createWebhookEndpoint = functionNamed("create-webhook-endpoint");
-const listWebhookEndpoints = functionNamed("list-webhook-endpoints");
-const deleteWebhookEndpoint = functionNamed("delete-webhook-endpoint");
-const listWebhookDeliveries = functionNamed("list-webhook-deliveries");
+
+/** Every merchant API route's function, by the route's operationId: what the deployed API routes to. */
+const ROUTED_FUNCTIONS = (BILLING_FUNCTIONS as readonly AnyFunctionSpec[]).flatMap((spec) =>
+  spec.trigger.kind === "http" && spec.trigger.api === "merchant"
+    ? spec.trigger.routes.flatMap((route) => {
+        const documented = MERCHANT_API_ROUTES.find(
+          (each) => each.method === route.method && each.path === route.path,
+        );
+        return documented === undefined ? [] : [[documented.operationId, spec] as const];
+      })
+    : [],
+);
 
 /** API Gateway in front of the merchant API's functions (wrapped handlers) in a container of the test's stack. */
 export const deployedMerchantApi = (container: TestContainer) =>
   apiGateway({
     authorizer: container.handler(authorizeMerchant),
     handlers: {
-      createCheckout: container.handler(createCheckout),
-      createPortalSession: container.handler(createPortalSession),
-      createSubscription: container.handler(createSubscription),
-      listSubscriptions: container.handler(listSubscriptions),
-      getSubscription: container.handler(getSubscription),
-      updateSubscription: container.handler(updateSubscription),
-      adjustSubscription: container.handler(adjustSubscription),
-      updatePaymentMethod: container.handler(updatePaymentMethod),
-      pauseSubscription: container.handler(pauseSubscription),
-      resumeSubscription: container.handler(resumeSubscription),
-      cancelSubscription: container.handler(cancelSubscription),
-      createCharge: container.handler(createCharge),
-      listCharges: container.handler(listCharges),
-      getReceipt: container.handler(getReceipt),
-      createRefund: container.handler(createRefund),
-      createWebhookEndpoint: container.handler(createWebhookEndpoint),
-      listWebhookEndpoints: container.handler(listWebhookEndpoints),
-      deleteWebhookEndpoint: container.handler(deleteWebhookEndpoint),
-      listWebhookDeliveries: container.handler(listWebhookDeliveries),
+      ...Object.fromEntries(
+        ROUTED_FUNCTIONS.map(([operationId, spec]) => [operationId, container.handler(spec)]),
+      ),
       getOpenApi: container.handler(getOpenApi),
     },
   });

@@ -10,8 +10,10 @@ import { type InvalidInput, invalidCurrency } from "../base/money";
 import { attemptKeyOf } from "../base/order-id";
 import type { GatewayOutcome } from "../base/outcome";
 import { failureReason } from "../base/outcome";
+import type { Conflict } from "../coupons/coupons";
 import { applyInput } from "../machine/apply-input";
 import type { IdSource } from "../ports/clock";
+import type { CouponStore } from "../ports/coupon-store";
 import type { NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "../ports/payment-gateway";
 import { asRefusal, keepWindowLaunch, retireIssued, windowExpiry } from "../signup/payment-window";
 import {
@@ -25,6 +27,7 @@ import {
   recordRefusedSignup,
   recurringRegistration,
   type SignupStepDeps,
+  withCoupon,
 } from "../signup/signup-steps";
 import type { PaymentMethodResult } from "./payment-method";
 import { completePaymentMethodWindow } from "./payment-method-window";
@@ -36,6 +39,8 @@ export interface CheckoutDeps extends SignupStepDeps {
   readonly policy: Pick<ChargePolicy, "currencies" | "inflightWindowMs">;
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
   readonly recurringNotifyUrl: NotifyUrl;
+  /** The coupons a checkout redeems. */
+  readonly coupons: CouponStore;
   /** Our status_url webhook (`<webhook base>/status`): where the gateway sends the window result. */
   readonly statusUrl: string;
   /**
@@ -70,7 +75,8 @@ export interface Checkout extends WindowPrepared {
 export type CheckoutStart =
   | { readonly kind: "started"; readonly checkout: Checkout }
   | { readonly kind: "refused"; readonly failure: FirstPaymentRefusal; readonly subscription_id: string }
-  | InvalidInput;
+  | InvalidInput
+  | Conflict;
 
 /**
  * Window sign-up (README, Merchant API: POST /v1/checkouts): a pending subscription with its period-0 attempt
@@ -89,8 +95,10 @@ export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps
   const now = deps.clock.now();
   const checkout_expires_at = windowExpiry(now, request.expires_in_minutes);
   // A checkout has no request key: each one opens its own window (ready charges nothing).
+  const discounted = await withCoupon({ ...request, request_key: undefined }, deps);
+  if ("kind" in discounted) return discounted;
   const signup = await openSignup(
-    { ...request, request_key: undefined, hosted_checkout, checkout_expires_at },
+    { ...discounted, hosted_checkout, checkout_expires_at },
     Date.parse(checkout_expires_at) - now.getTime(),
     deps,
   );

@@ -1,10 +1,13 @@
 import type { ChargePolicy } from "../base/charge-policy";
-import type { Subscription } from "../base/model";
+import type { Discount, Subscription } from "../base/model";
+import type { InvalidInput } from "../base/money";
 import type { Failure } from "../base/outcome";
+import { redeemCoupon } from "../coupons/coupons";
 import { type Applied, applyInput } from "../machine/apply-input";
 import type { SubscriptionInput } from "../machine/subscription-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock } from "../ports/clock";
+import type { CouponStore } from "../ports/coupon-store";
 import type { PaymentGateway } from "../ports/payment-gateway";
 import type { ChargeQueue } from "../ports/queues";
 import { type CancelRefund, refundSalesAfterCancel, refundUnusedPeriod } from "../refunds/cancel-refund";
@@ -43,17 +46,51 @@ async function applyTo(
   return resultOf(await applyInput(subscription, input, deps));
 }
 
-/** The SaaS's own references (README, Subscription lifecycle: update_customer). */
+/** What a subscription's edit may change besides its coupon (README, Subscription lifecycle: update_customer). */
+interface CustomerEdit {
+  readonly external_id?: string | null;
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly cancel_at_period_end?: false;
+}
+
+/** The SaaS's own references, and an undone scheduled cancel. */
 export function updateCustomer(
   subscriptionId: string,
-  change: {
-    readonly external_id?: string | null;
-    readonly metadata?: Readonly<Record<string, string>>;
-    readonly cancel_at_period_end?: false;
-  },
+  change: CustomerEdit,
   deps: Pick<ChangeDeps, "repository" | "clock">,
 ): Promise<ChangeResult> {
   return applyTo(subscriptionId, { kind: "update_customer", ...change }, deps);
+}
+
+/**
+ * The same, and the coupon (POST /v1/subscriptions/{id}): a coupon is redeemed for the subscription first (counted
+ * once however often it is applied), and its discount takes part from the next period charge on; null removes it.
+ */
+export async function editSubscription(
+  subscriptionId: string,
+  change: CustomerEdit & { readonly coupon?: string | null },
+  deps: Pick<ChangeDeps, "repository" | "clock"> & { readonly coupons: CouponStore },
+): Promise<ChangeResult | InvalidInput> {
+  const { coupon, ...edits } = change;
+  if (coupon === undefined) return updateCustomer(subscriptionId, edits, deps);
+  const subscription = await load(subscriptionId, deps);
+  if (!subscription) return { kind: "not_found" };
+  let discount: Discount | null = null;
+  if (coupon !== null) {
+    const grant = await redeemCoupon(
+      coupon,
+      {
+        subscription_id: subscriptionId,
+        currency: subscription.plan.currency,
+        billing: subscription.billing_mode,
+        applied: subscription.discount?.coupon_id,
+      },
+      deps,
+    );
+    if (grant.kind !== "granted") return grant;
+    discount = grant.discount;
+  }
+  return resultOf(await applyInput(subscription, { kind: "update_customer", ...edits, discount }, deps));
 }
 
 /** No charges until resumed, or until `resumeAt` (README, Subscription lifecycle: pause). */

@@ -5,19 +5,22 @@ import {
   type BillingMode,
   type ChargeAttempt,
   type Customer,
+  type Discount,
   type MaskedCard,
   type Metadata,
   OPEN_ATTEMPT_STATUSES,
   type Plan,
   type Subscription,
 } from "../base/model";
-import { fromCents, minorUnitCents } from "../base/money";
+import { fromCents, type InvalidInput, minorUnitCents } from "../base/money";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Invalid, Unavailable } from "../base/outcome";
 import { isFreeCharge, periodCharge, planTotal } from "../base/plan-price";
+import { type Conflict, redeemCoupon } from "../coupons/coupons";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";
+import type { CouponStore } from "../ports/coupon-store";
 import type { NotifyUrl, RecurringRegistration } from "../ports/payment-gateway";
 import { refundSaleAfterCancel } from "../refunds/cancel-refund";
 import { type RefundDeps, refundVerification } from "../refunds/refunds";
@@ -40,6 +43,12 @@ export interface NewSubscription {
   readonly plan: Plan & { readonly trial_days?: number };
   /** Seats (absent: one). */
   readonly quantity?: number;
+  /** A coupon (its id or code) to redeem for the new subscription. */
+  readonly coupon?: string;
+  /** Chosen before the sign-up opens when a coupon is redeemed for it first (withCoupon). */
+  readonly subscription_id?: string;
+  /** The redeemed coupon's terms. */
+  readonly discount?: Discount;
   readonly billing: BillingMode;
   /**
    * The digest of the caller's idempotency key, when there is one: the subscription id is derived from it, so a
@@ -50,6 +59,26 @@ export interface NewSubscription {
   readonly hosted_checkout?: Subscription["hosted_checkout"];
   /** A checkout's end (checkout.ts). */
   readonly checkout_expires_at?: string;
+}
+
+/** The id a sign-up's subscription takes: derived from its request key, so a retried request meets its first try. */
+const newSubscriptionId = (request: NewSubscription, ids: IdSource) =>
+  request.request_key === undefined ? ids.subscriptionId() : ids.subscriptionIdFor(request.request_key);
+
+/**
+ * A sign-up with a coupon redeems it first, for the subscription it is about to open (README, Coupons): the request
+ * then names that subscription and carries the coupon's terms. A coupon that cannot be redeemed stops the sign-up
+ * before anything is written or charged.
+ */
+export async function withCoupon<T extends NewSubscription>(
+  request: T,
+  deps: { readonly ids: IdSource; readonly coupons: CouponStore; readonly clock: Clock },
+): Promise<T | InvalidInput | Conflict> {
+  if (request.coupon === undefined) return request;
+  const subscription_id = newSubscriptionId(request, deps.ids);
+  const redeemer = { subscription_id, currency: request.plan.currency, billing: request.billing };
+  const grant = await redeemCoupon(request.coupon, redeemer, deps);
+  return grant.kind === "granted" ? { ...request, subscription_id, discount: grant.discount } : grant;
 }
 
 /** A pending subscription and its claimed period-0 attempt, as stored. */
@@ -76,10 +105,7 @@ export async function openSignup(
 ): Promise<OpenedSignup | ReplayedSignup> {
   const now = deps.clock.now();
   const at = now.toISOString();
-  const subscription_id =
-    request.request_key === undefined
-      ? deps.ids.subscriptionId()
-      : deps.ids.subscriptionIdFor(request.request_key);
+  const subscription_id = request.subscription_id ?? newSubscriptionId(request, deps.ids);
   // A trial is period 0, free: the schedule is anchored at its end, where period 1 starts.
   const { trial_days: trialDays, ...inline } = request.plan;
   const plan = request.quantity === undefined ? inline : { ...inline, quantity: request.quantity };
@@ -94,6 +120,7 @@ export async function openSignup(
       ? {}
       : { metadata: request.metadata }),
     plan,
+    ...(request.discount === undefined ? {} : { discount: request.discount }),
     // A gateway-managed plan reports its charges to a URL only it knows.
     ...(request.billing === "recurring" ? { notify_token: deps.ids.notifyToken() } : {}),
     ...(request.hosted_checkout === undefined ? {} : { hosted_checkout: request.hosted_checkout }),

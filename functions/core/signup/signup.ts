@@ -3,8 +3,10 @@ import type { ChargePolicy } from "../base/charge-policy";
 import type { Subscription } from "../base/model";
 import { type InvalidInput, invalidCurrency } from "../base/money";
 import type { Failure } from "../base/outcome";
+import type { Conflict } from "../coupons/coupons";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";
+import type { CouponStore } from "../ports/coupon-store";
 import type { CardDetails, NotifyUrl, PaymentGateway } from "../ports/payment-gateway";
 import {
   finishPaidSignup,
@@ -15,6 +17,7 @@ import {
   recordFirstPayment,
   recordRefusedSignup,
   recurringRegistration,
+  withCoupon,
 } from "./signup-steps";
 
 export interface SignupDeps {
@@ -25,6 +28,7 @@ export interface SignupDeps {
   readonly policy: ChargePolicy;
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
   readonly recurringNotifyUrl: NotifyUrl;
+  readonly coupons: CouponStore;
 }
 
 export interface SignupRequest extends NewSubscription {
@@ -36,7 +40,8 @@ export type SignupResult =
   /** The first charge's outcome is unknown; the attempt sweep settles it and the subscription follows. */
   | { readonly kind: "pending"; readonly subscription: Subscription }
   | { readonly kind: "refused"; readonly failure: Failure; readonly subscription_id: string }
-  | InvalidInput;
+  | InvalidInput
+  | Conflict;
 
 /**
  * Server-to-server sign-up: period 0 is charged at once with the card (non-ui payment), which also yields the token
@@ -46,7 +51,9 @@ export type SignupResult =
 export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): Promise<SignupResult> {
   const invalid = invalidCurrency(request.plan.currency, deps.policy.currencies);
   if (invalid) return invalid;
-  const signup = await openSignup(request, deps.policy.inflightWindowMs, deps);
+  const discounted = await withCoupon(request, deps);
+  if ("kind" in discounted) return discounted;
+  const signup = await openSignup(discounted, deps.policy.inflightWindowMs, deps);
   if ("replayed" in signup) return replayedResult(await finishedReplay(signup, deps));
   const { subscription, attempt } = signup;
   const outcome = await deps.gateway.payWithCard({

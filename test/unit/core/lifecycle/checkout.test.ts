@@ -10,8 +10,10 @@ import {
   reopenCheckout,
   startCheckout,
 } from "../../../../functions/core/lifecycle/checkout";
+import type { CouponStore } from "../../../../functions/core/ports/coupon-store";
 import type { PaymentClient } from "../../../../functions/gateway/payment-client";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
+import { partialPort } from "../../../support/partial-port";
 
 // Window results the sandbox never sends, as the payment gateway adapter reads them once the gateway has vouched
 // for them (verify answers 0000 for any query here): the real gateway sends no status, so only an approved PAYMENT
@@ -41,6 +43,8 @@ function checkoutServices() {
     recurringNotifyUrl: ({ subscription_id }) => `https://billing.example/recurring?id=${subscription_id}`,
     statusUrl: "https://billing.example/webhooks/status",
     checkoutReturnUrl: (subscriptionId) => `https://billing.example/pay/${subscriptionId}/return`,
+    // These checkouts redeem no coupon.
+    coupons: partialPort<CouponStore>({}),
   };
   return { repository, deps };
 }
