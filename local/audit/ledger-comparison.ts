@@ -1,5 +1,6 @@
 import type { ChargeAttempt, Subscription } from "../../functions/core/base/model";
 import { attemptKeyOf } from "../../functions/core/base/order-id";
+import { isFreeCharge } from "../../functions/core/base/plan-price";
 import { addAmounts, compareAmounts, subtractAmounts } from "../../sandbox/shared/decimal";
 import type { PaymentRecord } from "../../sandbox/state/payment-store";
 import type { BillingStack } from "../stack/billing-stack";
@@ -64,8 +65,8 @@ export async function compareLedgers(
 
 /**
  * Every sale at the gateway is a succeeded attempt of ours with the same order_id, transaction_id and amount, and
- * what the gateway refunded of it is what we record as refunded; every succeeded attempt has its sale; no
- * subscription period was sold twice. A sale belongs to a subscription by its order_id (`<id>-<period>-<attempt>`:
+ * what the gateway refunded of it is what we record as refunded; every succeeded attempt has its sale (but a free
+ * one, which has none); no subscription period was sold twice. A sale belongs to a subscription by its order_id (`<id>-<period>-<attempt>`:
  * scheduled and ad hoc charges alike) or, for a charge the gateway made on a registered recurring plan (order_id
  * `<recurring_id>-<n>`), by the subscription's recurring_id; the period of such a sale is the one our ledger
  * recorded it under. Sales of other subscriptions are left out.
@@ -93,6 +94,11 @@ export function compareLedgerRecords(records: LedgerRecords): LedgerComparison {
   for (const attempt of ours.values()) {
     if (attempt.status !== "succeeded") continue;
     succeeded += 1;
+    // A period a whole discount made free is paid with no sale (README, Coupons): there must be none.
+    if (isFreeCharge(attempt)) {
+      if (attempt.transaction_id !== undefined) mismatches.push(`${attempt.order_id}: free, yet with a sale`);
+      continue;
+    }
     if (!sales.has(attempt.transaction_id ?? ""))
       mismatches.push(`${attempt.order_id}: succeeded here, no sale at the gateway`);
   }

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import { isAdHocPeriod } from "../../functions/core/base/charge-kind";
 import type { OutboxEvent } from "../../functions/core/base/events";
 import {
@@ -7,6 +8,7 @@ import {
   type Subscription,
 } from "../../functions/core/base/model";
 import { toCents } from "../../functions/core/base/money";
+import { planTotal } from "../../functions/core/base/plan-price";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { RefundRecord as GatewayRefund } from "../../sandbox/state/payment-store";
 import type { BillingStack } from "../stack/billing-stack";
@@ -170,7 +172,10 @@ export async function auditStackMoney(
   });
 }
 
-/** A subscription's plan amounts as its events announce them, in sequence: the sign-up's (when its event is among them), then each applied change. */
+/**
+ * A subscription's plan totals (unit amount × seats) as its events announce them, in sequence: the sign-up's (when its
+ * event is among them), then each applied change of the plan or its seats.
+ */
 export interface PlanHistory {
   readonly signedUp: boolean;
   readonly amounts: readonly string[];
@@ -186,9 +191,10 @@ export function planHistories(events: readonly OutboxEvent[]): Map<string, PlanH
     seen.add(event.event_id);
     const amount =
       event.type === "subscription.created"
-        ? event.plan.amount
-        : event.type === "subscription.updated" && event.changed.includes("plan")
-          ? planAmountOf(event.subscription)
+        ? planTotalOf(event.plan)
+        : event.type === "subscription.updated" &&
+            (event.changed.includes("plan") || event.changed.includes("quantity"))
+          ? planTotalOf(event.subscription?.plan)
           : undefined;
     if (amount === undefined) continue;
     if (event.type === "subscription.created") signedUp.add(event.subscription_id);
@@ -224,9 +230,14 @@ function appliedUpgrades(events: readonly OutboxEvent[]): Map<string, { count: n
   return upgrades;
 }
 
-const planAmountOf = (view: Readonly<Record<string, unknown>> | undefined): string | undefined => {
-  const plan = view?.plan;
-  return typeof plan === "object" && plan !== null && "amount" in plan && typeof plan.amount === "string"
-    ? plan.amount
-    : undefined;
-};
+const planShape = z.looseObject({
+  amount: z.string(),
+  currency: z.string(),
+  quantity: z.number().optional(),
+});
+
+/** A plan's period total, from a view or an event as delivered (undefined when it carries none). */
+function planTotalOf(plan: unknown): string | undefined {
+  const parsed = planShape.safeParse(plan);
+  return parsed.success ? planTotal(parsed.data) : undefined;
+}

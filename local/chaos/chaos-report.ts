@@ -32,6 +32,8 @@ export interface ChaosReport {
   readonly merchantActions: MerchantActionCounts;
   /** The customers' own pages: hosted checkouts and the portal. */
   readonly customerPages: CustomerPageCounts;
+  /** A capped coupon redeemed past its max_redemptions (each a violation). */
+  readonly couponsOverRedeemed: readonly string[];
   /** Checkouts still pending after their end (each a violation: the sweep must have closed them). */
   readonly checkoutsLeftPending: readonly string[];
   readonly faults: Readonly<FaultCounts>;
@@ -89,6 +91,7 @@ export function violationsOf(
     | "unrecordedChargebacks"
     | "liveTokens"
     | "checkoutsLeftPending"
+    | "couponsOverRedeemed"
     | "leaks"
     | "events"
     | "money"
@@ -105,6 +108,7 @@ export function violationsOf(
     ...report.unrecordedChargebacks.map((line) => `chargeback not recorded: ${line}`),
     ...report.liveTokens.map((line) => `live token: ${line}`),
     ...report.checkoutsLeftPending.map((line) => `checkout left pending past its end: ${line}`),
+    ...report.couponsOverRedeemed.map((line) => `coupon over-redeemed: ${line}`),
     ...money.refundMismatches.map((line) => `refund mismatch: ${line}`),
     ...money.openRefunds.map((line) => `refund left open: ${line}`),
     ...money.transactionsCreditedTwice.map((line) => `transaction credited twice: ${line}`),

@@ -40,6 +40,11 @@ export function chaosTable(report: ChaosReport): string {
           "(concurrent to two amounts under distinct keys, racing an edit, asked again with a new key)",
       ],
       [
+        "seats and coupons racing the renewals",
+        `seat changes ${merchant.seatChanges} (more with charge_now under two keys at once, fewer at the next renewal), ` +
+          `coupons applied, replaced or removed ${merchant.couponEdits} (${merchant.couponsRefused} refused: the capped coupon used up)`,
+      ],
+      [
         "customers' pages",
         `hosted checkouts paid ${pages.hostedPaid}, refused then paid on the page's retry ${pages.hostedRetried}, ` +
           `left to expire ${pages.hostedLeft}; portal: overdue retried with the card on file ${pages.portalRetries}, ` +
@@ -112,6 +117,7 @@ export function chaosTable(report: ChaosReport): string {
       ],
       ["canceled with a live token", ...verdict(report.liveTokens)],
       ["checkouts left pending past their end", ...verdict(report.checkoutsLeftPending)],
+      ["coupon redemptions past max_redemptions", ...verdict(report.couponsOverRedeemed)],
       ["events lost (a ledger fact or status without its event)", ...verdict(report.events.lost)],
       ["event copies that differ", ...verdict(report.events.inconsistent)],
       [

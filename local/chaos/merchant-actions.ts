@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import * as z from "zod";
 import type { Subscription } from "../../functions/core/base/model";
 import type { BillingRepository } from "../../functions/core/ports/billing-repository";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
@@ -8,7 +9,9 @@ import type { ApiAnswer, MerchantClient } from "../clients/merchant-client";
 // at period end and cancels now with a prorated refund, pauses (refused while a period is being charged) and their
 // resumes a renewal later, new cards for past_due subscriptions in dunning, concurrent partial refunds of one charge
 // (shared and distinct keys, each asked again), upgrades with proration charge_now to two amounts racing each other
-// and an edit, asked again with a new key; and forgeries: recurring notices without the plan's secret, partner hints for orders never paid
+// and an edit, asked again with a new key; seat changes (more seats charged now under two keys at once, fewer at the
+// next renewal) and coupons applied, replaced and removed, racing the renewals, one coupon capped below the number of
+// subscriptions that race to redeem it; and forgeries: recurring notices without the plan's secret, partner hints for orders never paid
 // and for other subscriptions' sales. Whatever they race, no period may be charged twice or lost, and every sale and
 // refund must be the ledger's.
 
@@ -28,6 +31,11 @@ export interface MerchantActionCounts {
   readonly refundsRefused: number;
   /** Upgrade requests with proration charge_now (concurrent, racing an edit, then asked again with a new key). */
   readonly upgrades: number;
+  /** Seat changes (more with charge_now, concurrent under two keys; fewer at the next renewal), racing renewals. */
+  readonly seatChanges: number;
+  /** Coupons applied or removed racing renewals, and those refused (the capped coupon used up: 409). */
+  readonly couponEdits: number;
+  readonly couponsRefused: number;
   /** Forged recurring notices (each must be a 404) and partner hints (acknowledged, changing nothing). */
   readonly forgedNotices: number;
   readonly forgedHints: number;
@@ -44,12 +52,21 @@ const REFUND_AMOUNT = "3.00";
 /** What the upgrades ask for (from 19.90), and what a third asks for at the same time under its own key. */
 const UPGRADED_AMOUNT = "29.90";
 const HIGHER_AMOUNT = "39.90";
+/** The coupons the run redeems: a percentage for two charges, an amount off once, and one capped below its takers. */
+const COUPONS = {
+  repeating: { percent_off: 15, duration: "repeating", duration_in_months: 2 },
+  once: { amount_off: "5.00", currency: "USD", duration: "once" },
+  capped: { percent_off: 100, duration: "once", max_redemptions: 1 },
+} as const;
+type CouponName = keyof typeof COUPONS;
 
 export class MerchantActions {
   readonly #paused: string[] = [];
   readonly #pauseRefused: string[] = [];
   #refunding: string[] = [];
   #upgrading: string[] = [];
+  #seating: string[] = [];
+  readonly #coupons = new Map<CouponName, string>();
   #counts: MerchantActionCounts = {
     cancelsAtPeriodEnd: 0,
     cancelsWithRefund: 0,
@@ -62,6 +79,9 @@ export class MerchantActions {
     refundsMade: 0,
     refundsRefused: 0,
     upgrades: 0,
+    seatChanges: 0,
+    couponEdits: 0,
+    couponsRefused: 0,
     forgedNotices: 0,
     forgedHints: 0,
   };
@@ -87,6 +107,14 @@ export class MerchantActions {
       await Promise.all([
         mapConcurrently(this.#paused, CONCURRENCY, (id) => this.#resume(id)),
         this.#forgeries(ids),
+        mapConcurrently(this.#seating, CONCURRENCY, (id) =>
+          Promise.all([
+            this.#seats(id, 2, "fewer"),
+            this.#coupon(id, "once"),
+            this.#coupon(id, null),
+            this.#seats(id, 5, "more-again", "charge_now"),
+          ]),
+        ),
       ]);
     // Every other past_due customer gets a new card from the merchant; the others fix it in the portal.
     if (renewal === 3)
@@ -106,7 +134,17 @@ export class MerchantActions {
     const pauses = take(0.02);
     this.#refunding = take(0.01);
     this.#upgrading = take(0.01);
+    this.#seating = take(0.01);
+    await this.#createCoupons();
     await Promise.all([
+      mapConcurrently(this.#seating, CONCURRENCY, (id) =>
+        Promise.all([
+          this.#seats(id, 3, "more", "charge_now"),
+          this.#seats(id, 4, "even-more", "charge_now"),
+          this.#coupon(id, "repeating"),
+          this.#coupon(id, "capped"),
+        ]),
+      ),
       mapConcurrently(this.#refunding, CONCURRENCY, (id) => this.#refundRace(id, "first")),
       mapConcurrently(atPeriodEnd, CONCURRENCY, async (id) => {
         if (accepted(await this.#call("DELETE", id, "", { at_period_end: true }), "cancel at period end"))
@@ -180,6 +218,72 @@ export class MerchantActions {
     this.#count("upgrades");
     if (![200, 202, 409].includes(answer.status))
       throw new Error(`upgrade of ${id} answered ${answer.status}`);
+  }
+
+  /** The run's coupons, each made once (its key). */
+  async #createCoupons(): Promise<void> {
+    for (const [name, terms] of Object.entries(COUPONS) as [CouponName, object][]) {
+      const answer = await this.client.post("/v1/coupons", terms, `chaos-coupon-${name}`);
+      const id = (answer.body as { coupon_id?: unknown }).coupon_id;
+      if (answer.status !== 201 || typeof id !== "string")
+        throw new Error(`coupon ${name} answered ${answer.status}`);
+      this.#coupons.set(name, id);
+    }
+  }
+
+  /**
+   * New seats: 200, 202 (a proration being settled) or 409 (another change being paid for, or a proration priced on a
+   * plan since replaced too often); fewer seats wait for the next renewal.
+   */
+  async #seats(id: string, quantity: number, key: string, proration = "none"): Promise<void> {
+    const answer = await this.#call("POST", id, "/adjust", { quantity, proration }, `seats-${key}`);
+    this.#count("seatChanges");
+    if (![200, 202, 409].includes(answer.status)) throw new Error(`seats of ${id} answered ${answer.status}`);
+  }
+
+  /**
+   * A coupon applied (null: removed): 200; a 409 because the subscription changed under it is asked again, as a
+   * merchant would; one because the capped coupon is used up, or the subscription canceled, is final.
+   */
+  async #coupon(id: string, name: CouponName | null): Promise<void> {
+    const coupon = name === null ? null : this.#coupons.get(name);
+    for (let tries = 1; tries <= CONFLICT_TRIES; tries += 1) {
+      const answer = await this.#call("POST", id, "", { coupon }, `coupon-${name ?? "none"}-${tries}`);
+      this.#count("couponEdits");
+      if (answer.status === 200) return;
+      if (answer.status !== 409) throw new Error(`coupon on ${id} answered ${answer.status}`);
+      const reason = JSON.stringify(answer.body);
+      if (reason.includes("max_redemptions")) return this.#count("couponsRefused");
+      if (reason.includes("canceled")) return;
+      await sleep(50);
+    }
+    throw new Error(`coupon on ${id} kept meeting conflicts`);
+  }
+
+  /**
+   * The capped coupon never redeemed past its cap: its own count, and the subscriptions that ever had its discount
+   * (their events), at most max_redemptions.
+   */
+  async couponOverRedemptions(
+    events: readonly { readonly subscription_id: string; readonly subscription?: unknown }[],
+  ) {
+    const id = this.#coupons.get("capped");
+    if (id === undefined) return [];
+    const answer = await this.client.get(`/v1/coupons/${id}`, z.object({ times_redeemed: z.number() }));
+    const holders = new Set(
+      events
+        .filter((event) => JSON.stringify(event.subscription ?? {}).includes(`"coupon_id":"${id}"`))
+        .map((event) => event.subscription_id),
+    );
+    const cap = COUPONS.capped.max_redemptions;
+    return [
+      ...(answer.times_redeemed > cap
+        ? [`${id}: redeemed ${answer.times_redeemed} times, at most ${cap} allowed`]
+        : []),
+      ...(holders.size > cap
+        ? [`${id}: ${holders.size} subscriptions had its discount, at most ${cap} allowed`]
+        : []),
+    ];
   }
 
   /** The merchant's own references edited while an upgrade is paid for. */

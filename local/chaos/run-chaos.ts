@@ -119,12 +119,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ids,
       receivers.map((receiver) => receiver.log()),
     );
+    const couponsOverRedeemed = await merchant.couponOverRedemptions(await stack.events());
     const { output, handlerMetrics, webhookMetrics } = chaos.endCapture();
     const { leaks, scanned } = await leaksOf(local, { output, answers, heldOutboxes });
     return {
       seed: options.seed,
       subscriptions: ids.length,
       ...invariants,
+      couponsOverRedeemed,
       windowSignups: windows,
       leaks,
       scanned,

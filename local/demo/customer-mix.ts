@@ -75,6 +75,10 @@ export interface DemoCustomer {
   /** A sandbox test card (README "Test cards"): fake, never printed. */
   readonly cardNumber: string;
   readonly plan: Plan;
+  /** Seats, when more than one. */
+  readonly quantity?: number;
+  /** Signs up with the month's coupon (its code). */
+  readonly coupon?: boolean;
 }
 
 const APPROVING = ["4111111111111111", "5555555555554444"];
@@ -100,6 +104,10 @@ const CARD_OF: Readonly<Record<Journey, readonly string[]>> = {
 const AMOUNTS = ["9.90", "19.90", "29.00", "49.50"];
 /** Share of plans billed in EUR; the rest in USD. */
 const EUR_SHARE = 0.15;
+/** Among the customers who simply renew: the shares on an annual plan, with seats, and signing up with a coupon. */
+const ANNUAL_SHARE = 0.15;
+const SEATS_SHARE = 0.2;
+const COUPON_SHARE = 0.15;
 
 /** The fewest customers that still take every journey, at least one of each. */
 export const MIN_CUSTOMERS = 17;
@@ -151,16 +159,23 @@ export function planCustomers(customers: number, seed: number): DemoCustomer[] {
   const journeys = JOURNEYS.flatMap((journey) => Array.from({ length: counts[journey] }, () => journey))
     .map((journey) => ({ journey, order: random.next() }))
     .sort((a, b) => a.order - b.order);
-  return journeys.map(({ journey }, index) => ({
-    index,
-    name: `Demo Customer ${index + 1}`,
-    email: `customer${index + 1}@demo.example`,
-    journey,
-    cardNumber: pick(random, CARD_OF[journey]),
-    plan: {
-      amount: pick(random, AMOUNTS),
-      currency: random.next() < EUR_SHARE ? "EUR" : "USD",
-      interval_months: 1,
-    },
-  }));
+  return journeys.map(({ journey }, index) => {
+    const amount = pick(random, AMOUNTS);
+    const currency = random.next() < EUR_SHARE ? "EUR" : "USD";
+    // Annual plans, seats and coupons go to customers who simply renew: the other journeys' scripts price their plans.
+    const renews = journey === "renews";
+    const annual = renews && random.next() < ANNUAL_SHARE;
+    const seats = renews && random.next() < SEATS_SHARE ? 2 + Math.floor(random.next() * 4) : undefined;
+    const coupon = renews && random.next() < COUPON_SHARE;
+    return {
+      index,
+      name: `Demo Customer ${index + 1}`,
+      email: `customer${index + 1}@demo.example`,
+      journey,
+      cardNumber: pick(random, CARD_OF[journey]),
+      plan: { amount, currency, interval_months: annual ? 12 : 1 },
+      ...(seats === undefined ? {} : { quantity: seats }),
+      ...(coupon ? { coupon } : {}),
+    };
+  });
 }

@@ -75,6 +75,8 @@ export interface DemoSummary {
   readonly realForms: RealFormCounts;
   /** How many subscriptions took each lifecycle change. */
   readonly lifecycle: ReadonlyMap<LifecycleChange, number>;
+  /** Subscriptions on an annual plan, with more than one seat, and charged less a coupon's discount. */
+  readonly pricing: { readonly annual: number; readonly seats: number; readonly coupons: number };
   readonly wallMs: number;
 }
 
@@ -153,6 +155,13 @@ export function summarize(observed: DemoObservations, wallMs: number): DemoSumma
     faults: observed.faults,
     realForms: observed.realForms,
     lifecycle: countBy(observed.lifecycle.map((outcome) => outcome.change)),
+    pricing: {
+      annual: observed.subscriptions.filter(({ plan }) => plan.interval_months === 12).length,
+      seats: observed.subscriptions.filter(({ plan }) => plan.quantity > 1).length,
+      coupons: [...observed.charges.values()].filter((lines) =>
+        lines.some((line) => line.status === "succeeded" && toCents(line.discount) > 0),
+      ).length,
+    },
     wallMs,
   };
 }
@@ -262,6 +271,11 @@ export function formatSummary(summary: DemoSummary): string[] {
       summary.lifecycle.size === 0
         ? "none"
         : [...summary.lifecycle].map(([change, count]) => `${count} ${change}`).join(", "),
+    ],
+    [
+      "pricing",
+      `${summary.pricing.annual} annual, ${summary.pricing.seats} with seats, ` +
+        `${summary.pricing.coupons} charged less a coupon`,
     ],
     ["refunded", `${summary.refunds} charges, ${formatAmounts(summary.refunded)}`],
     ["revenue", formatAmounts(summary.revenue)],

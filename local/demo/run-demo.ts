@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
+import { couponView } from "../../functions/api/coupon-schemas";
 import {
   chargeListView,
   checkoutView,
@@ -63,6 +64,13 @@ const QUEUE_SETTLE_TIMEOUT_MS = 120_000;
 /** The new card a card-update customer gives. */
 const NEW_CARD = "5555555555554444";
 const TRIAL_DAYS = 14;
+/** The month's coupon: 15 % off three charges, redeemed by code at sign-up. */
+const DEMO_COUPON = {
+  code: "DEMO15",
+  percent_off: 15,
+  duration: "repeating",
+  duration_in_months: 3,
+} as const;
 /** An upgrade adds this to the plan amount. */
 const UPGRADE_CENTS = 1000;
 
@@ -134,6 +142,8 @@ class Month {
   }
 
   async signUp(customers: readonly DemoCustomer[]): Promise<Signup[]> {
+    const coupon = await this.#client.post("/v1/coupons", DEMO_COUPON, this.#key("coupon", 0));
+    expectView("coupon", coupon, [201], couponView);
     let signups = await this.progress.step("sign-ups", customers.length, (tick) =>
       mapConcurrently(customers, CONCURRENCY, async (customer) => {
         const signup = await this.#signUpOne(customer);
@@ -307,7 +317,12 @@ class Month {
   async #signUpOne(customer: DemoCustomer): Promise<Signup> {
     const { name, email } = customer;
     const plan = customer.journey === "trial" ? { ...customer.plan, trial_days: TRIAL_DAYS } : customer.plan;
-    const request = { customer: { name, email }, plan };
+    const request = {
+      customer: { name, email },
+      plan,
+      ...(customer.quantity === undefined ? {} : { quantity: customer.quantity }),
+      ...(customer.coupon ? { coupon: DEMO_COUPON.code } : {}),
+    };
     const key = this.#key("signup", customer.index);
     const flow = flowOf(customer.journey);
     if (flow === "card") {

@@ -14,6 +14,7 @@ describe("chaos report", () => {
       unrecordedChargebacks: ["sub_e-1-0: charged back at the gateway, not disputed here"],
       liveTokens: ["sub_f: canceled, token tok_f still active"],
       checkoutsLeftPending: ["sub_m: pending, its checkout ended 2027-03-02T10:00:00.000Z"],
+      couponsOverRedeemed: ["co_1: redeemed 3 times, at most 2 allowed"],
       leaks: ["card 4111…1111 in log line 3"],
       events: {
         published: 3,
@@ -53,6 +54,7 @@ describe("chaos report", () => {
       "chargeback not recorded: sub_e-1-0: charged back at the gateway, not disputed here",
       "live token: sub_f: canceled, token tok_f still active",
       "checkout left pending past its end: sub_m: pending, its checkout ended 2027-03-02T10:00:00.000Z",
+      "coupon over-redeemed: co_1: redeemed 3 times, at most 2 allowed",
       "refund mismatch: rf_1: refunded 3.00 at the gateway, pending here",
       "refund left open: rf_2: unknown",
       "transaction credited twice: TX1: sub_h-1-0, sub_i-1-0",
