@@ -118,8 +118,8 @@ function healthyMonth(): DemoObservations {
     now: NOW,
     customers: 6,
     subscriptions: [
-      subscription("sub_a"),
-      subscription("sub_r"),
+      subscription("sub_a", { plan: { amount: "19.90", currency: "USD", interval_months: 12, quantity: 1 } }),
+      subscription("sub_r", { plan: { amount: "9.90", currency: "EUR", interval_months: 1, quantity: 3 } }),
       subscription("sub_d", {
         status: "past_due",
         dunning: { step: 1, reason: "declined", since: AT },
@@ -129,7 +129,13 @@ function healthyMonth(): DemoObservations {
       subscription("sub_p", { status: "pending", current_period: null }),
     ],
     charges: new Map([
-      ["sub_a", [charge("sub_a", 0, 0, { refunded_amount: "5.00" }), charge("sub_a", 1, 0)]],
+      [
+        "sub_a",
+        [
+          charge("sub_a", 0, 0, { refunded_amount: "5.00" }),
+          charge("sub_a", 1, 0, { amount: "19.90", amount_before_discount: "23.42", discount: "3.52" }),
+        ],
+      ],
       [
         "sub_r",
         [
@@ -206,6 +212,8 @@ describe("demo summary", () => {
     );
     expect(table).toMatch(/wall time +\| 61\.5 s/);
     expect(table).toMatch(/lifecycle +\| 2 card updated, 1 upgraded with proration /);
+    expect(summary.pricing).toEqual({ annual: 1, seats: 1, coupons: 1 });
+    expect(table).toMatch(/pricing +\| 1 annual, 1 with seats, 1 charged less a coupon /);
   });
 
   it("passes a month that is accounted for", () => {
