@@ -92,6 +92,8 @@ const contextSchema = z.object({
    * deadCardErrcodes, deadCardRescodes), passed as GATEWAY_DECLINE_CODES.
    */
   "billing:gatewayDeclineCodes": jsonObjectText(declineCodesOverrides).optional(),
+  /** Your page of what you sell: the link of each charge's product line at the gateway, passed as GATEWAY_PRODUCT_LINK. */
+  "billing:productLink": z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
   /** Prefix of the gateway's webhook headers (`<prefix>-webhook-signature`); the handler's default when unset. */
   "billing:webhookHeaderPrefix": z
     .string()
@@ -124,6 +126,7 @@ export interface BillingConfig {
   readonly schedules: { readonly [name in ScheduleName]: string };
   readonly gatewayRebillEndpoint?: RebillEndpoint;
   readonly gatewayDeclineCodes?: z.output<typeof declineCodesOverrides>;
+  readonly productLink?: string;
   readonly webhookHeaderPrefix?: string;
   readonly chargePolicy?: z.output<typeof chargePolicyOverridesSchema>;
   readonly mail?: MailSettings;
@@ -183,6 +186,7 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
     },
     gatewayRebillEndpoint: c["billing:gatewayRebillEndpoint"],
     gatewayDeclineCodes: c["billing:gatewayDeclineCodes"],
+    productLink: c["billing:productLink"],
     webhookHeaderPrefix: c["billing:webhookHeaderPrefix"],
     chargePolicy: c["billing:chargePolicy"],
     mail: c["billing:mail"],

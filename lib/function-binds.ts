@@ -57,6 +57,9 @@ export const bind = {
     if (config.gatewayDeclineCodes !== undefined)
       fn.bindSetting("GATEWAY_DECLINE_CODES", JSON.stringify(config.gatewayDeclineCodes));
   }) satisfies Bind,
+  productLink: ((fn, { config }) => {
+    if (config.productLink !== undefined) fn.bindSetting("GATEWAY_PRODUCT_LINK", config.productLink);
+  }) satisfies Bind,
   // A partner API caller may refresh the JWT (one forced refresh on AUTH_3001) and store it.
   partnerToken: ((fn, { resources }) =>
     fn.bindSecret("PARTNER_TOKEN_SECRET_ARN", resources.secrets.partnerToken, "readWrite")) satisfies Bind,
@@ -110,7 +113,7 @@ export const COMPONENT_BINDS = {
   intakeQueue: [bind.intakeQueueSend],
   intakeQueueConsumer: [bind.intakeQueueConsume],
   events: [bind.eventBus],
-  gateway: [bind.gateway, bind.declineCodes],
+  gateway: [bind.gateway, bind.declineCodes, bind.productLink],
   gatewayTransactions: [bind.gateway],
   partnerWebhooks: [bind.gateway, bind.partnerToken],
   partnerTokenRefresher: [bind.gateway, bind.partnerToken],

@@ -1,5 +1,6 @@
 import type { Customer, DeadEnd } from "../core/base/model";
 import { type Declined, type GatewayOutcome, success } from "../core/base/outcome";
+import type { ChargeItem } from "../core/base/plan-price";
 import type {
   CardPaymentRequest,
   CardPaymentResult,
@@ -38,6 +39,11 @@ export interface PaymentGatewayOptions {
   readonly lang: string;
   /** The refusals no retry can mend, in the gateway's codes (its defaults when unset). */
   readonly declineCodes?: DeclineCodes;
+  /**
+   * The merchant's page of what it sells: each product line's link, which the gateway requires of a line. Unset: no
+   * product lines are sent (the gateway takes a payment without them).
+   */
+  readonly productLink?: string;
 }
 
 const DEAD_ENDS = {
@@ -162,15 +168,37 @@ function billingObjects(billing: "token" | "recurring", recurring: RecurringRegi
 /** The billing core's view of the gateway, on the typed payment client. */
 export function createPaymentGateway(
   payments: PaymentClient,
-  { lang, declineCodes = DEFAULT_DECLINE_CODES }: PaymentGatewayOptions,
+  { lang, declineCodes = DEFAULT_DECLINE_CODES, productLink }: PaymentGatewayOptions,
 ): PaymentGateway {
   const translated = <T>(call: () => Promise<GatewayResult<T>>) => outcomeOf(declineCodes, call);
+  /** A charge's line as the gateway's product[] (at most 3 lines; ours is one). */
+  const productOf = (item: ChargeItem | undefined) =>
+    item === undefined || productLink === undefined
+      ? {}
+      : {
+          product: [
+            {
+              name: item.name,
+              quantity: String(item.quantity),
+              unit_price: item.unit_amount,
+              link: productLink,
+            },
+          ],
+        };
   return {
-    async rebill({ order_id, token_id, amount, currency, customer }): Promise<GatewayOutcome<RebillResult>> {
+    async rebill({
+      order_id,
+      token_id,
+      amount,
+      currency,
+      customer,
+      item,
+    }): Promise<GatewayOutcome<RebillResult>> {
       const outcome = await translated(() =>
         payments.rebill(token_id, {
           payment: { order_id, currency, amount, lang },
           buyer: buyerOf(customer),
+          ...productOf(item),
           ...otherParamOf(customer),
         }),
       );
@@ -218,6 +246,7 @@ export function createPaymentGateway(
           buyer: buyerOf(customer),
           ...otherParamOf(customer),
           card: { card_number: card.number, expiry_date: card.expiry, cvc: card.cvc },
+          ...productOf(request.item),
           ...billingObjects(request.billing, recurring),
         }),
       );
@@ -282,6 +311,7 @@ export function createPaymentGateway(
           url: { return_url: request.return_url, status_url: request.status_url },
           buyer: buyerOf(request.customer),
           ...otherParamOf(request.customer),
+          ...productOf(request.item),
           ...billingObjects(request.billing, request.recurring),
         }),
       );

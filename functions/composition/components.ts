@@ -72,9 +72,9 @@ const gatewayVariables = environmentSchema.pick({
   PARTNER_BASE_URL: true,
   GATEWAY_REBILL_ENDPOINT: true,
 });
-/** The payment API's adapter also reads which refusals no retry can mend. */
+/** The payment API's adapter also reads which refusals no retry can mend, and the link of its product lines. */
 const paymentGatewayVariables = gatewayVariables.extend(
-  environmentSchema.pick({ GATEWAY_DECLINE_CODES: true }).shape,
+  environmentSchema.pick({ GATEWAY_DECLINE_CODES: true, GATEWAY_PRODUCT_LINK: true }).shape,
 );
 const partnerVariables = gatewayVariables.extend(
   environmentSchema.pick({ PARTNER_TOKEN_SECRET_ARN: true }).shape,
@@ -234,7 +234,11 @@ export const gateway = /* @__PURE__ */ component({
   build: async (context) => {
     const client = await gatewayClientOf(context);
     const declineCodes = { ...DEFAULT_DECLINE_CODES, ...context.env.GATEWAY_DECLINE_CODES };
-    return { client, payments: createPaymentGateway(client.payments, { lang: "EN", declineCodes }) };
+    const productLink = context.env.GATEWAY_PRODUCT_LINK;
+    return {
+      client,
+      payments: createPaymentGateway(client.payments, { lang: "EN", declineCodes, productLink }),
+    };
   },
 });
 

@@ -66,6 +66,8 @@ export const environmentSchema = z.object({
   GATEWAY_REBILL_ENDPOINT: gatewayConfigSchema.shape.rebillEndpoint.unwrap().optional(),
   /** JSON object overriding some of the gateway's DEFAULT_DECLINE_CODES (the refusals no retry can mend). */
   GATEWAY_DECLINE_CODES: jsonText.pipe(declineCodesSchema.partial()).optional(),
+  /** The merchant's page of what it sells: the link of each charge's product line (none sent when unset). */
+  GATEWAY_PRODUCT_LINK: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Environment = z.output<typeof environmentSchema>;

@@ -80,6 +80,8 @@ export interface BillingStackOptions {
 
 /** The merchant's name our pages show in local mode. */
 export const LOCAL_MERCHANT_NAME = "Sandbox Shop";
+/** The local merchant's page of what it sells: the link of every product line sent to the sandbox. */
+const LOCAL_PRODUCT_LINK = "https://shop.example/pricing";
 
 /** Local mode's mail settings: every mail the merchant can send, from the sandbox shop. */
 export const LOCAL_MAIL_SETTINGS = {
@@ -453,5 +455,6 @@ function stackVariables(
     WEBHOOK_SECRETS_ARN: webhookSecretsArn,
     ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),
     ...(declineCodes === undefined ? {} : { GATEWAY_DECLINE_CODES: JSON.stringify(declineCodes) }),
+    GATEWAY_PRODUCT_LINK: LOCAL_PRODUCT_LINK,
   };
 }

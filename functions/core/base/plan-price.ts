@@ -1,4 +1,5 @@
-import { type Discount, type Plan, planDue, type Subscription } from "./model";
+import { isAdHocPeriod } from "./charge-kind";
+import { type ChargeAttempt, type Discount, type Plan, planDue, type Subscription } from "./model";
 import { fromCents, MAX_AMOUNT_CENTS, minorUnitCents, toCents } from "./money";
 
 // What a plan costs per period: its unit amount times its seats, less the subscription's discount while it lasts.
@@ -76,3 +77,32 @@ export const chargedCents = (plan: Plan, discount: Discount | undefined): number
 
 /** Whether a period charge moves no money (a whole discount): recorded paid, never sent to the gateway. */
 export const isFreeCharge = (charge: { readonly amount: string }): boolean => toCents(charge.amount) === 0;
+
+/** A period charge's line as a gateway shows it: what is sold, how many, at what unit price (they multiply to it). */
+export interface ChargeItem {
+  readonly name: string;
+  readonly quantity: number;
+  readonly unit_amount: string;
+}
+
+/** The name of what a plan written inline sells. */
+const DEFAULT_ITEM_NAME = "Subscription";
+
+/**
+ * The line of a period charge of `plan`: its seats at the unit amount when they make the amount charged; otherwise (a
+ * discount took part) one line of the amount charged, its name counting the seats.
+ */
+export function chargeItemOf(plan: Plan, charge: { readonly amount: string }): ChargeItem {
+  const name = plan.product ?? DEFAULT_ITEM_NAME;
+  const seats = quantityOf(plan);
+  if (planTotalCents(plan) === toCents(charge.amount))
+    return { name, quantity: seats, unit_amount: plan.amount };
+  return { name: seats === 1 ? name : `${name} × ${seats}`, quantity: 1, unit_amount: charge.amount };
+}
+
+/** The line of a subscription's charge: a period's, at the plan due; none for a card's verification or an ad hoc charge. */
+export const lineItemOf = (
+  subscription: Subscription,
+  line: Pick<ChargeAttempt, "amount" | "period" | "verification">,
+): ChargeItem | undefined =>
+  line.verification || isAdHocPeriod(line.period) ? undefined : chargeItemOf(planDue(subscription), line);

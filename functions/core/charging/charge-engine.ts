@@ -3,7 +3,7 @@ import { type ChargePolicy, retryDelaySeconds } from "../base/charge-policy";
 import { expiredWindowEvent } from "../base/events";
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
 import type { Failure } from "../base/outcome";
-import { isFreeCharge, periodCharge } from "../base/plan-price";
+import { isFreeCharge, lineItemOf, periodCharge } from "../base/plan-price";
 import { done, retry, type WorkResult } from "../base/work-result";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
@@ -178,6 +178,7 @@ async function callGateway(
     amount: attempt.amount,
     currency: attempt.currency,
     customer: subscription.customer,
+    item: lineItemOf(subscription, attempt),
   });
   if (outcome.kind === "success") {
     return closeAttempt(

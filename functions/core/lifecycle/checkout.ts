@@ -10,6 +10,7 @@ import { type InvalidInput, invalidCurrency } from "../base/money";
 import { attemptKeyOf } from "../base/order-id";
 import type { GatewayOutcome } from "../base/outcome";
 import { failureReason } from "../base/outcome";
+import { lineItemOf } from "../base/plan-price";
 import type { Conflict } from "../coupons/coupons";
 import { applyInput } from "../machine/apply-input";
 import type { IdSource } from "../ports/clock";
@@ -138,6 +139,7 @@ async function openWindow(
     customer: subscription.customer,
     billing: subscription.billing_mode,
     recurring: recurringRegistration(subscription, deps),
+    item: lineItemOf(subscription, attempt),
     status_url: deps.statusUrl,
     return_url: returnUrl ?? deps.checkoutReturnUrl(subscription.subscription_id, expiresAt),
     lang: subscription.hosted_checkout?.lang,

@@ -8,7 +8,7 @@ import {
   planDue,
   type Subscription,
 } from "../base/model";
-import { periodCharge } from "../base/plan-price";
+import { lineItemOf, periodCharge } from "../base/plan-price";
 import { closeLine, refusalClosing, voidAttempt } from "../charging/ledger-lines";
 import { applyInput } from "../machine/apply-input";
 import type {
@@ -90,6 +90,7 @@ export async function startPaymentMethodWindow(
     customer: subscription.customer,
     billing: subscription.billing_mode,
     recurring: newPlan(subscription, owed, deps),
+    item: lineItemOf(subscription, line),
     status_url: deps.statusUrl,
     return_url: request.return_url ?? deps.defaultReturnUrl,
     lang: request.lang,

@@ -4,7 +4,7 @@ import { isAdHocPeriod } from "../base/charge-kind";
 import type { ChargeAttempt, MaskedCard, Subscription } from "../base/model";
 import { fromCents, minorUnitCents } from "../base/money";
 import { type Failure, failureReason } from "../base/outcome";
-import { periodCharge } from "../base/plan-price";
+import { lineItemOf, periodCharge } from "../base/plan-price";
 import { claimNextLine, type LineExtras } from "../charging/ad-hoc-charge";
 import type { ChargeDeps } from "../charging/charge-engine";
 import {
@@ -84,6 +84,7 @@ export async function updatePaymentMethod(
     customer: subscription.customer,
     card: request.card,
     billing: "token",
+    item: lineItemOf(subscription, line),
   });
   return orBeingSettled(
     async (): Promise<PaymentMethodResult> => {

@@ -1,5 +1,6 @@
 import type { Customer, Subscription } from "../base/model";
 import type { Failure, GatewayOutcome } from "../base/outcome";
+import type { ChargeItem } from "../base/plan-price";
 
 export interface RebillRequest {
   readonly order_id: string;
@@ -7,6 +8,8 @@ export interface RebillRequest {
   readonly amount: string;
   readonly currency: string;
   readonly customer: Customer;
+  /** A period charge's line: what it is for. */
+  readonly item?: ChargeItem;
 }
 
 export interface RebillResult {
@@ -71,6 +74,8 @@ export interface CardPaymentRequest {
   readonly billing: "token" | "recurring";
   /** For gateway-managed recurring: the plan the gateway charges from `first_charge_at`'s day. */
   readonly recurring?: RecurringRegistration;
+  /** A period charge's line (none for a card's verification). */
+  readonly item?: ChargeItem;
 }
 
 /** A gateway-managed plan registered with the first payment (card payment or payment window). */
@@ -90,6 +95,8 @@ export interface WindowRequest {
   readonly customer: Customer;
   readonly billing: "token" | "recurring";
   readonly recurring?: RecurringRegistration;
+  /** A period charge's line (none for a card's verification). */
+  readonly item?: ChargeItem;
   /** Our status_url intake: the only place the result is trusted (after verify). */
   readonly status_url: string;
   /** The merchant's page the customer's browser returns to. */

@@ -3,6 +3,7 @@ import type { ChargePolicy } from "../base/charge-policy";
 import type { Subscription } from "../base/model";
 import { type InvalidInput, invalidCurrency } from "../base/money";
 import type { Failure } from "../base/outcome";
+import { lineItemOf } from "../base/plan-price";
 import type { Conflict } from "../coupons/coupons";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";
@@ -64,6 +65,7 @@ export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): 
     card: request.card,
     billing: request.billing,
     recurring: recurringRegistration(subscription, deps),
+    item: lineItemOf(subscription, attempt),
   });
   return orBeingSettled(
     async (): Promise<SignupResult> => {

@@ -136,6 +136,23 @@ describe("token billing requests and answers", () => {
     expect(sent().json).toEqual(withoutProduct(TOKEN_REBILL_REQUEST_INTEGRATION));
   });
 
+  const ITEM = { name: "Pro", quantity: 3, unit_amount: "19.90" };
+
+  it("names what a charge is for in one product line, linked to the merchant's page", async () => {
+    server.respondWith(() => ({ json: TOKEN_REBILL_RESPONSE_DOC }));
+    const link = "https://shop.example/pricing";
+    await createPaymentGateway(client, { lang: "EN", productLink: link }).rebill({ ...REBILL, item: ITEM });
+    expect(sent().json).toMatchObject({
+      product: [{ name: "Pro", quantity: "3", unit_price: "19.90", link }],
+    });
+  });
+
+  it("sends no product line without the merchant's page to link it to", async () => {
+    server.respondWith(() => ({ json: TOKEN_REBILL_RESPONSE_DOC }));
+    await createPaymentGateway(client, { lang: "EN" }).rebill({ ...REBILL, item: ITEM });
+    expect(sent().json).not.toHaveProperty("product");
+  });
+
   it("reads the published answer, which has no status, as a sale", async () => {
     server.respondWith(() => ({ json: TOKEN_REBILL_RESPONSE_DOC }));
     const outcome = await createPaymentGateway(client, { lang: "EN" }).rebill(REBILL);

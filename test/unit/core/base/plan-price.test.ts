@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Discount, Plan } from "../../../../functions/core/base/model";
 import { fromCents } from "../../../../functions/core/base/money";
-import { chargeOf, discountCents, planTotal } from "../../../../functions/core/base/plan-price";
+import { chargeItemOf, chargeOf, discountCents, planTotal } from "../../../../functions/core/base/plan-price";
 
 // A period's price (README, Seats and Coupons): the unit amount times the seats, less a discount rounded in the
 // customer's favour to the currency's minor unit, never below zero.
@@ -56,5 +56,26 @@ describe("a period's price", () => {
         },
       ),
     );
+  });
+});
+
+describe("a period charge's line", () => {
+  it("is the product's seats at the unit amount, or one line of what a discount left, its name counting the seats", () => {
+    const pro = { ...plan, product: "Pro", quantity: 3 };
+    expect(chargeItemOf(pro, { amount: "59.70" })).toEqual({
+      name: "Pro",
+      quantity: 3,
+      unit_amount: "19.90",
+    });
+    expect(chargeItemOf(pro, { amount: "50.74" })).toEqual({
+      name: "Pro × 3",
+      quantity: 1,
+      unit_amount: "50.74",
+    });
+    expect(chargeItemOf(plan, { amount: "19.90" })).toEqual({
+      name: "Subscription",
+      quantity: 1,
+      unit_amount: "19.90",
+    });
   });
 });
