@@ -41,7 +41,7 @@ describe("the try-it page", () => {
 
       const { data } = subscriptionListView.parse(await call("GET", "/v1/subscriptions?status=active"));
       expect(data.map(({ plan }) => plan)).toEqual([
-        { amount: "12000", currency: "KRW", interval_months: 1 },
+        { amount: "12000", currency: "KRW", interval_months: 1, quantity: 1 },
       ]);
     },
     BROWSER_CASE_MS,

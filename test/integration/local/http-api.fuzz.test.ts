@@ -498,6 +498,13 @@ beforeAll(async () => {
       requiresBody: true,
     }),
   );
+  const couponBody = { percent_off: 10, duration: "once" };
+  add("merchant", merchantTarget("POST", "/v1/coupons", { body: couponBody, requiresBody: true }));
+  add("merchant", merchantTarget("GET", "/v1/coupons", { query: { limit: "5" } }));
+  const couponId = z
+    .object({ coupon_id: z.string() })
+    .parse(await setup("POST", "/v1/coupons", couponBody)).coupon_id;
+  add("merchant", merchantTarget("GET", "/v1/coupons/{id}", { params: { id: couponId } }));
   // Webhook endpoints subscribed to an event no route of the fuzz makes (a delivery would change state in the
   // background): one to read the deliveries of, one the DELETE sample deletes.
   const hookBody = {
