@@ -11,7 +11,7 @@ import { attemptKeyOf } from "../base/order-id";
 import type { GatewayOutcome } from "../base/outcome";
 import { failureReason } from "../base/outcome";
 import { lineItemOf } from "../base/plan-price";
-import type { Conflict } from "../coupons/coupons";
+import type { Conflict } from "../catalog/coupons";
 import { applyInput } from "../machine/apply-input";
 import type { IdSource } from "../ports/clock";
 import type { CouponStore } from "../ports/coupon-store";

@@ -2,7 +2,7 @@ import type { ChargePolicy } from "../base/charge-policy";
 import type { Discount, Subscription } from "../base/model";
 import type { InvalidInput } from "../base/money";
 import type { Failure } from "../base/outcome";
-import { redeemCoupon } from "../coupons/coupons";
+import { redeemCoupon } from "../catalog/coupons";
 import { type Applied, applyInput } from "../machine/apply-input";
 import type { SubscriptionInput } from "../machine/subscription-input";
 import type { BillingRepository } from "../ports/billing-repository";

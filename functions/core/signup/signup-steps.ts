@@ -16,7 +16,7 @@ import { fromCents, type InvalidInput, minorUnitCents } from "../base/money";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Invalid, Unavailable } from "../base/outcome";
 import { isFreeCharge, periodCharge, planTotal } from "../base/plan-price";
-import { type Conflict, redeemCoupon } from "../coupons/coupons";
+import { type Conflict, redeemCoupon } from "../catalog/coupons";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";

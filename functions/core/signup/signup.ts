@@ -4,7 +4,7 @@ import type { Subscription } from "../base/model";
 import { type InvalidInput, invalidCurrency } from "../base/money";
 import type { Failure } from "../base/outcome";
 import { lineItemOf } from "../base/plan-price";
-import type { Conflict } from "../coupons/coupons";
+import type { Conflict } from "../catalog/coupons";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";
 import type { CouponStore } from "../ports/coupon-store";
