@@ -1,8 +1,8 @@
 import type { ChargeAttempt, RefundRecord, Subscription } from "../core/base/model";
+import type { CouponCreation } from "../core/catalog/coupons";
 import type { AdHocChargeResult, NotChargeable } from "../core/charging/ad-hoc-charge";
 import { refusalOfLine } from "../core/charging/ledger-lines";
 import type { ReceiptResult } from "../core/charging/receipts";
-import type { CouponCreation } from "../core/catalog/coupons";
 import type { EndpointCreation } from "../core/delivery/webhooks";
 import type { CheckoutStart } from "../core/lifecycle/checkout";
 import type { PaymentMethodResult } from "../core/lifecycle/payment-method";

@@ -4,8 +4,8 @@ import { subscriptionPeriod } from "../../../../functions/core/base/billing-peri
 import { isAdHocPeriod } from "../../../../functions/core/base/charge-kind";
 import { DEFAULT_CHARGE_POLICY } from "../../../../functions/core/base/charge-policy";
 import { toCents } from "../../../../functions/core/base/money";
-import { processChargeMessage } from "../../../../functions/core/charging/charge-engine";
 import { COUPON_ID_PREFIX } from "../../../../functions/core/catalog/coupons";
+import { processChargeMessage } from "../../../../functions/core/charging/charge-engine";
 import { changePlan } from "../../../../functions/core/lifecycle/plan-change";
 import { editSubscription } from "../../../../functions/core/lifecycle/subscription-changes";
 import type { Coupon, CouponStore } from "../../../../functions/core/ports/coupon-store";
