@@ -11,16 +11,19 @@ import { run as createCharge } from "./handlers/create-charge";
 import { run as createCheckout } from "./handlers/create-checkout";
 import { run as createCoupon } from "./handlers/create-coupon";
 import { run as createPortalSession } from "./handlers/create-portal-session";
+import { run as createPrice } from "./handlers/create-price";
 import { run as createRefund } from "./handlers/create-refund";
 import { run as createSubscription } from "./handlers/create-subscription";
 import { run as createWebhookEndpoint } from "./handlers/create-webhook-endpoint";
 import { run as deleteWebhookEndpoint } from "./handlers/delete-webhook-endpoint";
 import { run as getCoupon } from "./handlers/get-coupon";
 import { run as getOpenapi } from "./handlers/get-openapi";
+import { run as getPrice } from "./handlers/get-price";
 import { run as getReceipt } from "./handlers/get-receipt";
 import { run as getSubscription } from "./handlers/get-subscription";
 import { run as listCharges } from "./handlers/list-charges";
 import { run as listCoupons } from "./handlers/list-coupons";
+import { run as listPrices } from "./handlers/list-prices";
 import { run as listSubscriptions } from "./handlers/list-subscriptions";
 import { run as listWebhookDeliveries } from "./handlers/list-webhook-deliveries";
 import { run as listWebhookEndpoints } from "./handlers/list-webhook-endpoints";
@@ -47,6 +50,7 @@ import { run as servePortalPage } from "./handlers/serve-portal-page";
 import { run as sweepAttempts } from "./handlers/sweep-attempts";
 import { run as sweepOutbox } from "./handlers/sweep-outbox";
 import { run as updatePaymentMethod } from "./handlers/update-payment-method";
+import { run as updatePrice } from "./handlers/update-price";
 import { run as updateSubscription } from "./handlers/update-subscription";
 import { CHECKOUT_PAGE_ROUTES, type PageRoute, PORTAL_PAGE_ROUTES } from "./pages/page-routes";
 
@@ -338,6 +342,32 @@ export const BILLING_FUNCTIONS = [
     run: createRefund,
     services: SERVICE_SETS.merchantApi,
     trigger: api("createRefund"),
+    concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "create-price",
+    run: createPrice,
+    services: SERVICE_SETS.prices,
+    trigger: api("createPrice"),
+    concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "list-prices",
+    run: listPrices,
+    services: SERVICE_SETS.priceQueries,
+    trigger: api("listPrices"),
+  }),
+  declare({
+    name: "get-price",
+    run: getPrice,
+    services: SERVICE_SETS.priceQueries,
+    trigger: api("getPrice"),
+  }),
+  declare({
+    name: "update-price",
+    run: updatePrice,
+    services: SERVICE_SETS.prices,
+    trigger: api("updatePrice"),
     concurrency: API_WRITE_CONCURRENCY,
   }),
   declare({

@@ -125,6 +125,8 @@ export const COMPONENT_BINDS = {
   portal: [bind.portalActions],
   mail: [bind.mail],
   reminderIndex: [bind.tableRead],
+  priceStore: [bind.table],
+  priceStoreReader: [bind.tableRead],
   couponStore: [bind.table],
   couponStoreReader: [bind.tableRead],
   webhookStore: [bind.table],

@@ -39,6 +39,10 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *                  ordered by id; times_redeemed, and for a capped coupon redeemed_by, the string set of the
  *                  subscriptions that redeemed it, so a retried redemption counts once: a capped coupon's item grows by
  *                  a subscription id per redemption, at most MAX_REDEMPTIONS_LIMIT of them)
+ *   price          pk PRICE  sk <price_id>  (a price of the catalog, all in one partition: listed by one Query, ordered
+ *                  by id, filtered by active; never a Scan)
+ *   price lookup   pk PRICE_LOOKUP#<lookup_key>  sk PRICE_LOOKUP  (price_id: the price that holds the key; create-only,
+ *                  reserved before the price takes the key and released after it gives it up)
  *   coupon code    pk COUPON_CODE#<code, upper case>  sk COUPON_CODE  (coupon_id: the coupon that holds the code;
  *                  create-only, written before the coupon, so no two coupons share a code whatever its case)
  *   dedup record   pk DEDUP#<key>  sk DEDUP  (or DEDUP#<sha256 hex>, DEDUP#SHA256: see dedupKey)
@@ -80,6 +84,13 @@ export const EVENT_SK_PREFIX = "EVENT#";
 export const DUE_WATERMARK_KEY = { pk: "META", sk: "DUE_WATERMARK" } as const;
 export const WEBHOOK_ENDPOINTS_PARTITION = "WEBHOOK";
 export const COUPONS_PARTITION = "COUPON";
+export const PRICES_PARTITION = "PRICE";
+
+export const priceKey = (priceId: string) => ({ pk: PRICES_PARTITION, sk: priceId });
+export const priceLookupKey = (lookupKey: string) => ({
+  pk: `PRICE_LOOKUP#${lookupKey}`,
+  sk: "PRICE_LOOKUP",
+});
 
 export const couponKey = (couponId: string) => ({ pk: COUPONS_PARTITION, sk: couponId });
 /** Codes match without regard to case: their item is keyed by the code in upper case. */

@@ -39,6 +39,8 @@ export function createRandomIds(): IdSource {
     webhookEndpointIdFor: (requestKey) => `we_${digest32(`webhook-endpoint:${requestKey}`)}`,
     webhookSecret: () => `whsec_${randomBytes(32).toString("base64url")}`,
     webhookDeliveryId: (source) => `wd_${digest32(`webhook-delivery:${source}`)}`,
+    priceId: () => `price_${randomBase32(10)}`,
+    priceIdFor: (requestKey) => `price_${digest32(`price:${requestKey}`)}`,
     couponId: () => `co_${randomBase32(10)}`,
     couponIdFor: (requestKey) => `co_${digest32(`coupon:${requestKey}`)}`,
   };

@@ -1,5 +1,6 @@
 import type { ChargeAttempt, RefundRecord, Subscription } from "../core/base/model";
 import type { CouponCreation } from "../core/catalog/coupons";
+import type { PriceCreation, PriceUpdate } from "../core/catalog/prices";
 import type { AdHocChargeResult, NotChargeable } from "../core/charging/ad-hoc-charge";
 import { refusalOfLine } from "../core/charging/ledger-lines";
 import type { ReceiptResult } from "../core/charging/receipts";
@@ -11,6 +12,7 @@ import type { PlanChangeResult } from "../core/lifecycle/plan-change";
 import type { ChangeResult } from "../core/lifecycle/subscription-changes";
 import type { SubscriptionPage } from "../core/ports/billing-repository";
 import type { Coupon, CouponPage } from "../core/ports/coupon-store";
+import type { Price, PricePage } from "../core/ports/price-store";
 import type { WebhookDelivery, WebhookEndpoint } from "../core/ports/webhook-ports";
 import type { RefundOutcome } from "../core/refunds/refunds";
 import type { SignupResult } from "../core/signup/signup";
@@ -28,6 +30,7 @@ import {
   subscriptionCanceled,
 } from "./errors";
 import { created, ok } from "./http";
+import { priceViewOf } from "./price-schemas";
 import { chargeView, refundView, subscriptionView, webhookDeliveryView, webhookEndpointView } from "./views";
 
 // What each core result answers on the merchant API: a view with its status, or a thrown ApiError (errors.ts maps
@@ -212,3 +215,33 @@ export const couponAnswer = (coupon: Coupon | undefined, now: Date): ApiResponse
 
 export const couponListAnswer = (page: CouponPage, now: Date): ApiResponse =>
   ok({ data: page.coupons.map((coupon) => couponViewOf(coupon, now)), next_cursor: page.cursor ?? null });
+
+export function priceCreatedAnswer(result: PriceCreation): ApiResponse {
+  switch (result.kind) {
+    case "created":
+      return created(priceViewOf(result.price));
+    case "invalid_input":
+      throw invalidInput(result);
+    case "conflict":
+      throw new ApiError(409, "price_conflict", result.reason);
+  }
+}
+
+export function priceUpdatedAnswer(result: PriceUpdate): ApiResponse {
+  switch (result.kind) {
+    case "updated":
+      return ok(priceViewOf(result.price));
+    case "not_found":
+      throw notFound("price");
+    case "conflict":
+      throw new ApiError(409, "price_conflict", result.reason);
+  }
+}
+
+export const priceAnswer = (price: Price | undefined): ApiResponse => {
+  if (price === undefined) throw notFound("price");
+  return ok(priceViewOf(price));
+};
+
+export const priceListAnswer = (page: PricePage): ApiResponse =>
+  ok({ data: page.prices.map(priceViewOf), next_cursor: page.cursor ?? null });

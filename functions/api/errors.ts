@@ -129,8 +129,9 @@ export const unauthorized = () =>
     "www-authenticate": "Bearer",
   });
 
-export const notFound = (what: "subscription" | "charge" | "route" | "customer" | "webhook endpoint") =>
-  new ApiError(404, "not_found", `no such ${what}`);
+export const notFound = (
+  what: "subscription" | "charge" | "route" | "customer" | "webhook endpoint" | "price",
+) => new ApiError(404, "not_found", `no such ${what}`);
 
 export const methodNotAllowed = (allowed: readonly string[]) =>
   new ApiError(405, "method_not_allowed", "this method is not allowed here", undefined, {

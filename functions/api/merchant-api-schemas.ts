@@ -17,6 +17,7 @@ import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES, webhookEventTypeSchema } from "..
 import { plaintextCard } from "../gateway/schemas/payments";
 import { lang, text, url } from "../gateway/schemas/primitives";
 import { couponReference } from "./coupon-schemas";
+import { priceReference } from "./price-schemas";
 
 // The merchant API (README, Merchant API): request bodies, path parameters and headers as the API accepts them (the
 // views it answers with are in merchant-api-views.ts, the gateway's callbacks in gateway-callback-schemas.ts). Objects
@@ -92,18 +93,41 @@ function chargeableTotal(
   if (message !== undefined) context.addIssue({ code: "custom", path: ["quantity"], message });
 }
 
-/** The rules a sign-up's plan meets whichever way it signs up. */
+/**
+ * The rules a sign-up's plan meets whichever way it signs up: written inline or a catalog price's, one of the two
+ * (a price's own rules are checked when it is read).
+ */
 function signupRules(body: SignupShape, context: z.RefinementCtx) {
-  gatewayPlanInterval(body, context);
-  chargeableTotal(body, context);
+  const { plan } = body;
+  if (plan === undefined && body.price === undefined) {
+    context.addIssue({
+      code: "custom",
+      path: ["plan"],
+      message: "is required, unless price names a catalog price",
+    });
+    return;
+  }
+  if (plan !== undefined && body.price !== undefined) {
+    context.addIssue({ code: "custom", path: ["price"], message: "give plan or price, not both" });
+    return;
+  }
+  if (plan === undefined) return;
+  gatewayPlanInterval({ ...body, plan }, context);
+  chargeableTotal({ ...body, plan }, context);
 }
-type SignupShape = Parameters<typeof gatewayPlanInterval>[0] & Parameters<typeof chargeableTotal>[0];
+interface SignupShape {
+  readonly billing: BillingMode;
+  readonly plan?: { readonly amount: string; readonly interval_months: number };
+  readonly price?: string;
+  readonly quantity?: number;
+}
 
 export const createCheckoutBody = z
   .strictObject({
     customer,
     metadata: metadata.optional(),
-    plan: signupPlan,
+    plan: signupPlan.optional(),
+    price: priceReference.optional(),
     quantity,
     coupon: couponReference.optional(),
     billing: billingMode,
@@ -128,7 +152,8 @@ export const createSubscriptionBody = z
   .strictObject({
     customer,
     metadata: metadata.optional(),
-    plan: signupPlan,
+    plan: signupPlan.optional(),
+    price: priceReference.optional(),
     quantity,
     coupon: couponReference.optional(),
     billing: billingMode.default("token"),

@@ -76,6 +76,19 @@ const webhookEndpoint = {
   created_at: CREATED_AT,
 };
 
+const price = {
+  price_id: "price_7k2m9q4x8w3n5pzt",
+  active: true,
+  product: { name: "Pro", description: "Every feature, for teams" },
+  amount: "19.90",
+  currency: "USD",
+  interval_months: 1,
+  trial_days: null,
+  lookup_key: "pro_monthly",
+  metadata: {},
+  created_at: CREATED_AT,
+};
+
 const coupon = {
   coupon_id: "co_4hq7x2m9k3p8w5tz",
   code: "LAUNCH20",
@@ -308,6 +321,25 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       400: { rescode: "EC00", resmsg: "Invalid parameter: subscription_id must be a subscription id" },
       404: { rescode: "EC00", resmsg: "Invalid parameter: token" },
     },
+  },
+  createPrice: {
+    request: {
+      product: { name: "Pro", description: "Every feature, for teams" },
+      amount: "19.90",
+      currency: "USD",
+      interval_months: 1,
+      lookup_key: "pro_monthly",
+    },
+    answers: { 201: price },
+  },
+  listPrices: {
+    query: { active: "true", limit: "20" },
+    answers: { 200: { data: [price], next_cursor: null } },
+  },
+  getPrice: { answers: { 200: price } },
+  updatePrice: {
+    request: { active: false, lookup_key: null },
+    answers: { 200: { ...price, active: false, lookup_key: null } },
   },
   createCoupon: {
     request: {

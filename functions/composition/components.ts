@@ -3,6 +3,7 @@ import { dynamoDbClientOf, dynamoDbDocumentClientOf } from "../adapters/dynamodb
 import { createDynamoDbCouponStore } from "../adapters/dynamodb-coupons";
 import { createDynamoDbIdempotencyStore } from "../adapters/dynamodb-idempotency-store";
 import { createDynamoDbLedgerReader } from "../adapters/dynamodb-ledger-reader";
+import { createDynamoDbPriceStore } from "../adapters/dynamodb-prices";
 import { createDynamoDbReminderIndex } from "../adapters/dynamodb-reminder-index";
 import { createDynamoDbWebhookStore } from "../adapters/dynamodb-webhook-store";
 import { createEventBridgePublisher, eventBridgeClientOf } from "../adapters/eventbridge-publisher";
@@ -399,6 +400,24 @@ export const portal = /* @__PURE__ */ component({
   name: "portal",
   variables: portalVariablesSchema,
   build: ({ env }): ReadonlySet<PortalAction> => new Set(env.PORTAL_ACTIONS ?? PORTAL_ACTIONS),
+});
+
+function priceStoreOf({ runtime, env }: ComponentContext<typeof table>) {
+  return createDynamoDbPriceStore({ client: dynamoDbDocumentClientOf(runtime), tableName: env.TABLE_NAME });
+}
+
+/** The catalog's prices in the billing table, read and written. */
+export const priceStore = /* @__PURE__ */ component({
+  name: "priceStore",
+  variables: table,
+  build: priceStoreOf,
+});
+
+/** The same code as `priceStore`: the read-only component differs in its grants. */
+export const priceStoreReader = /* @__PURE__ */ component({
+  name: "priceStoreReader",
+  variables: table,
+  build: priceStoreOf,
 });
 
 function couponStoreOf({ runtime, env }: ComponentContext<typeof table>) {

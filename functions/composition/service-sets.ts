@@ -20,6 +20,8 @@ import {
   partnerWebhooks,
   policy,
   portal,
+  priceStore,
+  priceStoreReader,
   readRepository,
   reminderIndex,
   repository,
@@ -38,16 +40,17 @@ import { extended, serviceSet } from "./service-set";
 // marked pure.
 
 /**
- * The billing core without the charge queue: what charges, signs up and takes in results, and the coupons a sign-up
- * or an edit redeems.
+ * The billing core without the charge queue: what charges, signs up and takes in results, the coupons a sign-up or an
+ * edit redeems, and the catalog's prices a sign-up takes (read).
  */
 const core = /* @__PURE__ */ serviceSet(
-  { repository, couponStore, gateway, webhookUrls, policy, ids, clock },
+  { repository, couponStore, priceStoreReader, gateway, webhookUrls, policy, ids, clock },
   async (c) => {
     const built = await c.gateway();
     return {
       repository: c.repository(),
       coupons: c.couponStore(),
+      prices: c.priceStoreReader(),
       gateway: built.payments,
       gatewayClient: built.client,
       policy: c.policy(),
@@ -151,6 +154,20 @@ export const webhookEndpoints = /* @__PURE__ */ serviceSet(
     clock: c.clock(),
   }),
 );
+
+/** create-price and update-price: the catalog's prices, the currencies a price may be in, idempotency records. */
+export const prices = /* @__PURE__ */ serviceSet({ priceStore, idempotency, ids, policy, clock }, (c) => ({
+  prices: c.priceStore(),
+  idempotency: c.idempotency(),
+  ids: c.ids(),
+  policy: c.policy(),
+  clock: c.clock(),
+}));
+
+/** list-prices and get-price: the catalog's prices, read. */
+export const priceQueries = /* @__PURE__ */ serviceSet({ priceStoreReader }, (c) => ({
+  prices: c.priceStoreReader(),
+}));
 
 /** create-coupon: the coupons, idempotency records. */
 export const coupons = /* @__PURE__ */ serviceSet({ couponStore, idempotency, ids, clock }, (c) => ({

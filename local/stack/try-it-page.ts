@@ -26,7 +26,7 @@ interface Offer {
   readonly id: string;
   /** Sent as the checkout's description: the hosted page shows it. */
   readonly name: string;
-  readonly plan: CreateCheckoutBody["plan"];
+  readonly plan: NonNullable<CreateCheckoutBody["plan"]>;
 }
 
 /** One plan per kind of checkout worth seeing: two decimals, a currency without minor unit, a free trial first. */

@@ -37,6 +37,8 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   portal: [],
   mail: [SECRETS_MANAGER, SES],
   reminderIndex: [DYNAMODB],
+  priceStore: [DYNAMODB],
+  priceStoreReader: [DYNAMODB],
   couponStore: [DYNAMODB],
   couponStoreReader: [DYNAMODB],
   webhookStore: [DYNAMODB],

@@ -16,6 +16,7 @@ import { applyInput } from "../machine/apply-input";
 import type { IdSource } from "../ports/clock";
 import type { CouponStore } from "../ports/coupon-store";
 import type { NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "../ports/payment-gateway";
+import type { PriceStore } from "../ports/price-store";
 import { asRefusal, keepWindowLaunch, retireIssued, windowExpiry } from "../signup/payment-window";
 import {
   CLOSABLE_BY_PAYMENT,
@@ -27,8 +28,10 @@ import {
   recordFirstPayment,
   recordRefusedSignup,
   recurringRegistration,
+  type SignupOrder,
   type SignupStepDeps,
   withCoupon,
+  withPrice,
 } from "../signup/signup-steps";
 import type { PaymentMethodResult } from "./payment-method";
 import { completePaymentMethodWindow } from "./payment-method-window";
@@ -40,8 +43,9 @@ export interface CheckoutDeps extends SignupStepDeps {
   readonly policy: Pick<ChargePolicy, "currencies" | "inflightWindowMs">;
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
   readonly recurringNotifyUrl: NotifyUrl;
-  /** The coupons a checkout redeems. */
+  /** The coupons a checkout redeems, and the catalog's prices it may take its plan from. */
   readonly coupons: CouponStore;
+  readonly prices: PriceStore;
   /** Our status_url webhook (`<webhook base>/status`): where the gateway sends the window result. */
   readonly statusUrl: string;
   /**
@@ -87,7 +91,12 @@ export type CheckoutStart =
  * payment leaves it pending for another try from there (reopenCheckout). Its period-0 line is leased until the
  * checkout expires, when the attempt sweep settles it and closes a checkout still unpaid (expireCheckout).
  */
-export async function startCheckout(request: CheckoutRequest, deps: CheckoutDeps): Promise<CheckoutStart> {
+export async function startCheckout(
+  order: SignupOrder<CheckoutRequest>,
+  deps: CheckoutDeps,
+): Promise<CheckoutStart> {
+  const request = await withPrice(order, deps);
+  if ("kind" in request) return request;
   const invalid = invalidCurrency(request.plan.currency, deps.policy.currencies);
   if (invalid) return invalid;
   const { return_url, lang, description, success_url, cancel_url } = request;

@@ -25,6 +25,10 @@ export interface IdSource {
   webhookSecret(): string;
   /** A delivery's id, derived from what it delivers (the same source names the same delivery). */
   webhookDeliveryId(source: string): string;
+  /** A new price's id (price_…). */
+  priceId(): string;
+  /** The same, derived from a request's idempotency key: a retried creation names the same price. */
+  priceIdFor(requestKey: string): string;
   /** A new coupon's id (co_…). */
   couponId(): string;
   /** The same, derived from a request's idempotency key: a retried creation names the same coupon. */

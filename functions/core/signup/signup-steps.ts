@@ -15,13 +15,15 @@ import {
 import { fromCents, type InvalidInput, minorUnitCents } from "../base/money";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Invalid, Unavailable } from "../base/outcome";
-import { isFreeCharge, periodCharge, planTotal } from "../base/plan-price";
+import { isFreeCharge, periodCharge, planTotal, totalProblem } from "../base/plan-price";
 import { type Conflict, redeemCoupon } from "../catalog/coupons";
+import { planOfPrice } from "../catalog/prices";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";
 import type { CouponStore } from "../ports/coupon-store";
 import type { NotifyUrl, RecurringRegistration } from "../ports/payment-gateway";
+import type { PriceStore } from "../ports/price-store";
 import { refundSaleAfterCancel } from "../refunds/cancel-refund";
 import { type RefundDeps, refundVerification } from "../refunds/refunds";
 
@@ -64,6 +66,33 @@ export interface NewSubscription {
 /** The id a sign-up's subscription takes: derived from its request key, so a retried request meets its first try. */
 const newSubscriptionId = (request: NewSubscription, ids: IdSource) =>
   request.request_key === undefined ? ids.subscriptionId() : ids.subscriptionIdFor(request.request_key);
+
+/** A sign-up as asked: its plan written inline, or a catalog price's (`price`: its id or lookup key). */
+export type SignupOrder<T extends NewSubscription> = Omit<T, "plan"> & {
+  readonly plan?: T["plan"];
+  readonly price?: string;
+};
+
+/**
+ * A sign-up's plan, from the catalog when it names a price (README, Catalog): the price's amount, currency,
+ * interval and trial, its id and its product's name. Refused before anything is written: an unknown price, or one the
+ * gateway could not charge itself (400 naming `price`), an archived one (409), a total past the gateway's largest
+ * amount (400 naming `quantity`).
+ */
+export async function withPrice<T extends NewSubscription>(
+  order: SignupOrder<T>,
+  deps: { readonly prices: PriceStore },
+): Promise<T | InvalidInput | Conflict> {
+  if (order.price === undefined)
+    return order.plan === undefined
+      ? { kind: "invalid_input", field: "plan", message: "give plan or price" }
+      : ({ ...order, plan: order.plan } as T);
+  const priced = await planOfPrice(order.price, order.billing, deps);
+  if (priced.kind !== "priced") return priced;
+  const tooMuch = totalProblem({ amount: priced.plan.amount, quantity: order.quantity });
+  if (tooMuch !== undefined) return { kind: "invalid_input", field: "quantity", message: tooMuch };
+  return { ...order, plan: priced.plan } as T;
+}
 
 /**
  * A sign-up with a coupon redeems it first, for the subscription it is about to open (README, Coupons): the request

@@ -9,6 +9,7 @@ import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";
 import type { CouponStore } from "../ports/coupon-store";
 import type { CardDetails, NotifyUrl, PaymentGateway } from "../ports/payment-gateway";
+import type { PriceStore } from "../ports/price-store";
 import {
   finishPaidSignup,
   type NewSubscription,
@@ -18,7 +19,9 @@ import {
   recordFirstPayment,
   recordRefusedSignup,
   recurringRegistration,
+  type SignupOrder,
   withCoupon,
+  withPrice,
 } from "./signup-steps";
 
 export interface SignupDeps {
@@ -30,6 +33,7 @@ export interface SignupDeps {
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
   readonly recurringNotifyUrl: NotifyUrl;
   readonly coupons: CouponStore;
+  readonly prices: PriceStore;
 }
 
 export interface SignupRequest extends NewSubscription {
@@ -49,7 +53,12 @@ export type SignupResult =
  * (token billing) or registers the gateway-managed plan (recurring billing). The period-0 attempt is claimed before
  * the call like every charge, so an unknown outcome is settled by the attempt sweep, never by charging again.
  */
-export async function signUpWithCard(request: SignupRequest, deps: SignupDeps): Promise<SignupResult> {
+export async function signUpWithCard(
+  order: SignupOrder<SignupRequest>,
+  deps: SignupDeps,
+): Promise<SignupResult> {
+  const request = await withPrice(order, deps);
+  if ("kind" in request) return request;
   const invalid = invalidCurrency(request.plan.currency, deps.policy.currencies);
   if (invalid) return invalid;
   const discounted = await withCoupon(request, deps);

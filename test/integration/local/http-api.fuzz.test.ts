@@ -498,6 +498,21 @@ beforeAll(async () => {
       requiresBody: true,
     }),
   );
+  const priceBody = { product: { name: "Fuzz" }, amount: "9.90", currency: "USD", interval_months: 1 };
+  add("merchant", merchantTarget("POST", "/v1/prices", { body: priceBody, requiresBody: true }));
+  add("merchant", merchantTarget("GET", "/v1/prices", { query: { active: "true", limit: "5" } }));
+  const priceId = z
+    .object({ price_id: z.string() })
+    .parse(await setup("POST", "/v1/prices", priceBody)).price_id;
+  add("merchant", merchantTarget("GET", "/v1/prices/{id}", { params: { id: priceId } }));
+  add(
+    "merchant",
+    merchantTarget("POST", "/v1/prices/{id}", {
+      params: { id: priceId },
+      body: { metadata: { fuzz: "yes" } },
+      requiresBody: true,
+    }),
+  );
   const couponBody = { percent_off: 10, duration: "once" };
   add("merchant", merchantTarget("POST", "/v1/coupons", { body: couponBody, requiresBody: true }));
   add("merchant", merchantTarget("GET", "/v1/coupons", { query: { limit: "5" } }));

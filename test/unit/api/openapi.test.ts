@@ -37,6 +37,10 @@ const DOCUMENTED_ROUTES = [
   ["get", "/v1/subscriptions/{id}/charges"],
   ["get", "/v1/charges/{id}/receipt"],
   ["post", "/v1/charges/{id}/refunds"],
+  ["post", "/v1/prices"],
+  ["get", "/v1/prices"],
+  ["get", "/v1/prices/{id}"],
+  ["post", "/v1/prices/{id}"],
   ["post", "/v1/coupons"],
   ["get", "/v1/coupons"],
   ["get", "/v1/coupons/{id}"],
@@ -163,8 +167,10 @@ describe("the merchant API's OpenAPI document", () => {
     const { schemas } = doc.components;
     expect(schemas.CreateSubscriptionRequest).toMatchObject({
       additionalProperties: false,
-      required: expect.arrayContaining(["customer", "plan", "card"]),
+      required: expect.arrayContaining(["customer", "card"]),
       properties: {
+        plan: expect.objectContaining({ type: "object" }),
+        price: expect.objectContaining({ type: "string" }),
         card: { additionalProperties: false, required: ["number", "expiry", "cvc"] },
       },
     });

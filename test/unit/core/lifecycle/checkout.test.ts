@@ -11,6 +11,7 @@ import {
   startCheckout,
 } from "../../../../functions/core/lifecycle/checkout";
 import type { CouponStore } from "../../../../functions/core/ports/coupon-store";
+import type { PriceStore } from "../../../../functions/core/ports/price-store";
 import type { PaymentClient } from "../../../../functions/gateway/payment-client";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
 import { partialPort } from "../../../support/partial-port";
@@ -45,6 +46,7 @@ function checkoutServices() {
     checkoutReturnUrl: (subscriptionId) => `https://billing.example/pay/${subscriptionId}/return`,
     // These checkouts redeem no coupon.
     coupons: partialPort<CouponStore>({}),
+    prices: partialPort<PriceStore>({}),
   };
   return { repository, deps };
 }
