@@ -9,9 +9,9 @@ import type { PageLang } from "../pages/page-text";
 export interface MailFacts {
   readonly merchant: string;
   readonly customerName: string;
-  /** The plan's price: "$19.90 every month". */
+  /** The plan's price: "$19.90 every month", with its seats when more than one. */
   readonly price: string;
-  /** The charge's amount (payment_failed, receipt, renewal_upcoming). */
+  /** The charge's amount, with what a coupon took off (payment_failed, receipt, renewal_upcoming). */
   readonly amount?: string;
   /** The charge's day, the renewal's, the trial's end or the card's last day. */
   readonly day?: string;

@@ -1,7 +1,9 @@
 import { planDue } from "../core/base/model";
+import { periodCharge } from "../core/base/plan-price";
 import type { CustomerMail } from "../core/ports/mailer";
 import { html } from "../pages/html";
-import { dayText, langOf, moneyText, PAGE_TEXT, type PageLang } from "../pages/page-text";
+import { dayText, langOf, type PageLang } from "../pages/page-text";
+import { chargedText, planPriceText } from "../pages/price-text";
 import { MAIL_TEXT, type MailFacts } from "./mail-text";
 
 /** The merchant's side of every mail. */
@@ -33,11 +35,9 @@ export function renderMail(mail: CustomerMail, sender: MailSender, portalUrlOf: 
   const facts: MailFacts = {
     merchant: sender.merchantName,
     customerName: subscription.customer.name,
-    price: PAGE_TEXT[lang].price(moneyText(plan.amount, plan.currency, lang), plan.interval_months),
-    amount:
-      charge === undefined
-        ? moneyText(plan.amount, plan.currency, lang)
-        : moneyText(charge.amount, charge.currency, lang),
+    price: planPriceText(plan, lang),
+    // The charge's amount, or the next period charge's (a renewal ahead), each less its discount.
+    amount: chargedText(charge ?? periodCharge(subscription), lang),
     day: dayOf(mail, lang),
     last4: subscription.card?.last4,
     orderId: charge?.order_id,

@@ -1,8 +1,9 @@
 import { periodStartOf } from "../core/base/billing-period";
 import { CHECKOUT_EXPIRED, type ChargeAttempt, hasExpired, type Subscription } from "../core/base/model";
-import { html } from "./html";
+import { type Html, html } from "./html";
 import { type PageContent, type PageResult, pageAnswer } from "./page-layout";
 import { dayText, moneyText, PAGE_TEXT, type PageLang, type RefusalReason } from "./page-text";
+import { discountText, nextChargeAmountText, planPriceText } from "./price-text";
 import { actionForm, payButton, RETURN_SCRIPT } from "./window-launch";
 
 // The hosted checkout's page (README, Hosted checkout): what it shows follows from the subscription and its period-0
@@ -69,16 +70,27 @@ export interface CheckoutPageInput {
   readonly formToken: string;
 }
 
-function summary({ lang, subscription, merchantName }: CheckoutPageInput) {
+/**
+ * What is bought: the product's name (else the checkout's description), its price with the seats, the seller, and
+ * the coupon with what it takes off — then `rows`, what this state adds (what is due today).
+ */
+function summary({ lang, subscription, merchantName }: CheckoutPageInput, rows: readonly Html[] = []) {
   const text = PAGE_TEXT[lang];
   const { plan, hosted_checkout: settings } = subscription;
-  const price = text.price(moneyText(plan.amount, plan.currency, lang), plan.interval_months);
+  const price = planPriceText(plan, lang);
+  const name = plan.product ?? settings?.description;
   const what =
-    settings?.description === undefined
+    name === undefined
       ? html`<p class="price">${price}</p>`
-      : html`<p class="price">${settings.description}</p><p>${price}</p>`;
+      : html`<p class="price">${name}</p><p>${price}</p>`;
+  const discount = discountText(subscription, lang);
+  const facts = [
+    ...(discount === undefined ? [] : [html`<dt>${text.coupon}</dt><dd>${discount}</dd>`]),
+    ...rows,
+  ];
   return html`${what}
-${merchantName === undefined ? "" : html`<p class="muted">${text.soldBy(merchantName)}</p>`}`;
+${merchantName === undefined ? "" : html`<p class="muted">${text.soldBy(merchantName)}</p>`}
+${facts.length === 0 ? "" : html`<dl>${facts}</dl>`}`;
 }
 
 export function checkoutPage(input: CheckoutPageInput): PageResult {
@@ -98,16 +110,19 @@ export function checkoutPage(input: CheckoutPageInput): PageResult {
                 (Date.parse(subscription.trial_end) - Date.parse(subscription.created_at)) / 86_400_000,
               ),
               dayText(subscription.trial_end, lang),
-            )}</p><p class="muted">${text.verification}</p>`;
+              nextChargeAmountText(subscription, lang),
+            )}</p>`;
       const cancel =
         settings?.cancel_url === undefined
           ? ""
           : html`<p><a href="${settings.cancel_url}">${text.cancel}</a></p>`;
       const { markup, ...allowed } = payButton(line.window, lang, text.pay);
+      // A trial's card, and one whose first period is free, is only checked: the smallest charge, refunded at once.
+      const due = moneyText(line.verification ? "0" : line.amount, line.currency, lang);
       return content(
         text.checkoutTitle,
-        html`${summary(input)}${trial}
-<dl><dt>${text.dueToday}</dt><dd>${moneyText(line.amount, line.currency, lang)}</dd></dl>
+        html`${summary(input, [html`<dt>${text.dueToday}</dt><dd>${due}</dd>`])}${trial}
+${line.verification ? html`<p class="muted">${text.verification}</p>` : ""}
 ${markup}${cancel}`,
         allowed,
       );
@@ -125,7 +140,7 @@ ${markup}${cancel}`,
         text.paidTitle,
         html`${summary(input)}
 ${subscription.trial_end === undefined ? "" : html`<p>${text.trialEnds(dayText(subscription.trial_end, lang))}</p>`}
-<p>${text.nextCharge(dayText(next, lang))}</p>
+<p>${text.nextCharge(dayText(next, lang), nextChargeAmountText(subscription, lang))}</p>
 ${card === undefined ? "" : html`<p>${text.card(card.first4, card.last4)}</p>`}
 ${settings?.success_url === undefined ? "" : html`<p><a class="button" href="${settings.success_url}">${text.continue}</a></p>`}`,
         { scripts: [RETURN_SCRIPT] },

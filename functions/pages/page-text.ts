@@ -31,8 +31,17 @@ const en = {
   soldBy: (merchant: string) => `Sold by ${merchant}`,
   price: (amount: string, months: number) =>
     months === 1 ? `${amount} every month` : `${amount} every ${months} months`,
-  trial: (days: number, firstCharge: string) =>
-    `${days}-day free trial: the first charge is on ${firstCharge}.`,
+  seats: (count: number, unit: string) => `${count} seats × ${unit}`,
+  coupon: "Coupon",
+  off: (what: string) => `${what} off`,
+  /** How many period charges a coupon still takes off (none: every one); `more`, counted from a charge already made. */
+  discountLasts: (charges: number | undefined, more: boolean) =>
+    charges === undefined
+      ? "forever"
+      : `${charges}${more ? " more" : ""} ${charges === 1 ? "charge" : "charges"}`,
+  lastDiscounted: (date: string) => `the last on ${date}`,
+  trial: (days: number, firstCharge: string, amount: string) =>
+    `${days}-day free trial: the first charge, ${amount}, is on ${firstCharge}.`,
   verification: "Your card is checked with the smallest amount, refunded at once.",
   dueToday: "Due today",
   pay: "Pay with card",
@@ -43,7 +52,7 @@ const en = {
   verifyingTitle: "Checking your payment…",
   verifyingNote: "This takes a few seconds; the page updates by itself.",
   paidTitle: "You are subscribed",
-  nextCharge: (date: string) => `Next charge: ${date}`,
+  nextCharge: (date: string, amount: string) => `Next charge: ${amount} on ${date}`,
   trialEnds: (date: string) => `Free trial until ${date}`,
   card: (first4: string, last4: string) => `Card: ${first4} •••• ${last4}`,
   continue: "Continue",
@@ -129,7 +138,13 @@ const ko: PageText = {
   checkoutTitle: "구독하기",
   soldBy: (merchant) => `판매자: ${merchant}`,
   price: (amount, months) => (months === 1 ? `매월 ${amount}` : `${months}개월마다 ${amount}`),
-  trial: (days, firstCharge) => `${days}일 무료 체험: 첫 결제일은 ${firstCharge}입니다.`,
+  seats: (count, unit) => `좌석 ${count}개 × ${unit}`,
+  coupon: "쿠폰",
+  off: (what) => `${what} 할인`,
+  discountLasts: (charges, more) =>
+    charges === undefined ? "모든 결제에 적용" : more ? `앞으로 ${charges}회` : `${charges}회`,
+  lastDiscounted: (date) => `마지막 할인 ${date}`,
+  trial: (days, firstCharge, amount) => `${days}일 무료 체험: 첫 결제(${amount})는 ${firstCharge}입니다.`,
   verification: "카드 확인을 위해 최소 금액이 결제되며 즉시 환불됩니다.",
   dueToday: "오늘 결제 금액",
   pay: "카드로 결제",
@@ -140,7 +155,7 @@ const ko: PageText = {
   verifyingTitle: "결제를 확인하고 있습니다…",
   verifyingNote: "몇 초 걸립니다. 페이지가 자동으로 바뀝니다.",
   paidTitle: "구독이 완료되었습니다",
-  nextCharge: (date) => `다음 결제일: ${date}`,
+  nextCharge: (date, amount) => `다음 결제: ${date}, ${amount}`,
   trialEnds: (date) => `무료 체험 종료일: ${date}`,
   card: (first4, last4) => `카드: ${first4} •••• ${last4}`,
   continue: "계속",

@@ -12,6 +12,7 @@ import {
   type PortalNotice,
   type RefusalReason,
 } from "./page-text";
+import { chargedText, discountText, nextChargeAmountText, planPriceText } from "./price-text";
 import { actionForm, payButton, RETURN_SCRIPT, type WindowLaunch } from "./window-launch";
 
 // The customer portal (README, Customer portal): each subscription of the link's scope with its charges, and the
@@ -40,8 +41,8 @@ export function actionsOf(
   lang: PageLang,
 ): OfferedAction[] {
   const text = PAGE_TEXT[lang];
-  const { status, billing_mode: billing, card, plan } = subscription;
-  const owed = moneyText(plan.amount, plan.currency, lang);
+  const { status, billing_mode: billing, card } = subscription;
+  const owed = nextChargeAmountText(subscription, lang);
   const offered: OfferedAction[] = [];
   if (enabled.has("update_card") && ["active", "trialing", "past_due", "paused"].includes(status))
     offered.push({
@@ -113,7 +114,7 @@ function chargesTable(charges: readonly ChargeAttempt[], input: PortalPageInput)
           ? html`<a href="${input.receiptUrl(orderIdFor(charge))}">${text.receipt}</a>`
           : "";
       return [
-        html`<tr><td>${dayText(charge.created_at, lang)}</td><td>${moneyText(charge.amount, charge.currency, lang)}</td><td>${text.chargeStatuses[status]}</td><td>${receipt}</td></tr>`,
+        html`<tr><td>${dayText(charge.created_at, lang)}</td><td>${chargedText(charge, lang)}</td><td>${text.chargeStatuses[status]}</td><td>${receipt}</td></tr>`,
       ];
     });
   if (rows.length === 0) return html``;
@@ -126,20 +127,23 @@ function subscriptionSection({ subscription, charges }: PortalEntry, input: Port
   const { lang } = input;
   const text = PAGE_TEXT[lang];
   const { plan, status } = subscription;
-  const price = text.price(moneyText(plan.amount, plan.currency, lang), plan.interval_months);
-  const facts: Html[] = [html`<p>${text.status(text.statuses[status])}</p>`];
-  if (status === "past_due")
-    facts.push(
-      html`<p class="alert" role="alert">${text.overdue(moneyText(plan.amount, plan.currency, lang))}</p>`,
-    );
+  const price = planPriceText(plan, lang);
+  const facts: Html[] = [
+    ...(plan.product === undefined ? [] : [html`<p>${price}</p>`]),
+    html`<p>${text.status(text.statuses[status])}</p>`,
+  ];
+  const next = nextChargeAmountText(subscription, lang);
+  if (status === "past_due") facts.push(html`<p class="alert" role="alert">${text.overdue(next)}</p>`);
   if (subscription.trial_end !== undefined && status === "trialing")
     facts.push(html`<p>${text.trialEnds(dayText(subscription.trial_end, lang))}</p>`);
   if (subscription.cancel_at !== undefined)
     facts.push(html`<p>${text.cancelsOn(dayText(subscription.cancel_at, lang))}</p>`);
   else if (subscription.next_charge_at !== undefined && (status === "active" || status === "trialing"))
-    facts.push(html`<p>${text.nextCharge(dayText(subscription.next_charge_at, lang))}</p>`);
+    facts.push(html`<p>${text.nextCharge(dayText(subscription.next_charge_at, lang), next)}</p>`);
   if (status === "paused" && subscription.resume_at !== undefined)
     facts.push(html`<p>${text.pausedUntil(dayText(subscription.resume_at, lang))}</p>`);
+  const discount = status === "canceled" ? undefined : discountText(subscription, lang);
+  if (discount !== undefined) facts.push(html`<p>${text.coupon} ${discount}</p>`);
   if (subscription.card !== undefined)
     facts.push(html`<p>${text.card(subscription.card.first4, subscription.card.last4)}</p>`);
   const actions = actionsOf(subscription, input.enabled, lang).map((action) =>
@@ -150,7 +154,7 @@ function subscriptionSection({ subscription, charges }: PortalEntry, input: Port
       action.secondary,
     ),
   );
-  return html`<section aria-labelledby="${subscription.subscription_id}"><h2 id="${subscription.subscription_id}">${price}</h2>
+  return html`<section aria-labelledby="${subscription.subscription_id}"><h2 id="${subscription.subscription_id}">${plan.product ?? price}</h2>
 ${facts}${actions}${chargesTable(charges, input)}</section>`;
 }
 
@@ -192,11 +196,10 @@ export function cardWindowPage(input: {
     ? text.cardWindowCheck
     : text.cardWindowOwed(moneyText(line.amount, line.currency, lang));
   const { markup, ...allowed } = payButton(line.window, lang, text.payNewCard);
-  const plan = subscription.plan;
   return pageAnswer(200, {
     lang,
     title: text.cardWindowTitle,
-    main: html`<h1>${text.cardWindowTitle}</h1><p class="price">${text.price(moneyText(plan.amount, plan.currency, lang), plan.interval_months)}</p>
+    main: html`<h1>${text.cardWindowTitle}</h1><p class="price">${planPriceText(subscription.plan, lang)}</p>
 <p>${what}</p>${markup}<p><a href="${input.portalUrl}">${text.back}</a></p>`,
     ...allowed,
   });

@@ -83,7 +83,7 @@ describe("the hosted checkout page", () => {
     await pay(started.fgkey);
     const paid = await open(`${started.checkout_url}?returned=1`);
     expect(paid.text).toContain("You are subscribed");
-    expect(paid.text).toContain("Next charge: June 3, 2027");
+    expect(paid.text).toContain("Next charge: $29.00 on June 3, 2027");
     expect(paid.text).toContain("4111 •••• 1111");
     expect(paid.text).toContain('href="https://merchant.example/welcome"');
     expect(await subscriptionOf(started.subscription_id)).toMatchObject({ status: "active" });

@@ -109,7 +109,7 @@ describe("the customer portal", () => {
     expect(page.text).toContain(`id="${second}"`);
     expect(page.text).not.toContain(stranger);
     expect(page.text).toContain("$19.90 every month");
-    expect(page.text).toContain("Next charge: March 1, 2027");
+    expect(page.text).toContain("Next charge: $19.90 on March 1, 2027");
     expect(page.text).toContain("4111 •••• 1111");
     expect(page.text).toContain('href="https://app.example/billing"');
     expect(page.headers["content-security-policy"]).toContain("frame-ancestors 'none'");

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { Subscription } from "../../../functions/core/base/model";
-import { actionsOf, PORTAL_ACTIONS, type PortalAction } from "../../../functions/pages/portal-page";
+import type { PageLang } from "../../../functions/pages/page-text";
+import {
+  actionsOf,
+  PORTAL_ACTIONS,
+  type PortalAction,
+  type PortalEntry,
+  portalPage,
+} from "../../../functions/pages/portal-page";
+import { attempt } from "../../support/billing-repository-contract";
+import { LAUNCH20, TEAM_PLAN } from "../../support/pricing";
 
 // What the customer portal offers follows from the subscription's state alone (the page and the posted action,
 // portal-actions.ts, both ask actionsOf).
@@ -46,5 +55,61 @@ describe("the portal's actions", () => {
   it("are only those the merchant enabled", () => {
     expect(offered({}, new Set<PortalAction>(["cancel"]))).toEqual(["cancel"]);
     expect(offered({ status: "paused" }, new Set<PortalAction>(["update_card"]))).toEqual(["card"]);
+  });
+});
+
+describe("the portal with seats and a coupon", () => {
+  const seated = (fields: Partial<Subscription> = {}) =>
+    subscription({ plan: TEAM_PLAN, discount: { ...LAUNCH20, charges_left: 2 }, ...fields });
+  const paid = attempt(
+    { subscription_id: "sub_portal", period: 1, attempt: 0 },
+    { amount: "47.76", amount_before_discount: "59.70", discount: "11.94", status: "succeeded" },
+  );
+  const render = (entry: PortalEntry, lang: PageLang = "en") =>
+    portalPage({
+      lang,
+      entries: [entry],
+      enabled: ALL,
+      formToken: "T",
+      actionUrl: (id, action) => `https://pages.test/${id}/${action}`,
+      receiptUrl: (id) => `https://pages.test/receipts/${id}`,
+    }).body ?? "";
+
+  it("shows the price of the seats, the coupon until its last charge, the next charge less it, and each discount", () => {
+    const page = render({ subscription: seated(), charges: [paid] });
+    expect(page).toContain(">$59.70 every month, 3 seats × $19.90</h2>");
+    expect(page).toContain("<p>Next charge: $47.76 on May 1, 2027</p>");
+    expect(page).toContain(
+      "<p>Coupon LAUNCH20: −$11.94 (20% off, 2 more charges, the last on June 1, 2027)</p>",
+    );
+    expect(page).toContain("<td>$47.76 ($11.94 off)</td>");
+    const korean = render({ subscription: seated(), charges: [paid] }, "ko");
+    expect(korean).toContain(">매월 US$59.70, 좌석 3개 × US$19.90</h2>");
+    expect(korean).toContain("<p>다음 결제: 2027년 5월 1일, US$47.76</p>");
+    expect(korean).toContain(
+      "<p>쿠폰 LAUNCH20: −US$11.94 (20% 할인, 앞으로 2회, 마지막 할인 2027년 6월 1일)</p>",
+    );
+    expect(korean).toContain("<td>US$47.76 (US$11.94 할인)</td>");
+  });
+
+  it("names the product of a catalog price, a forever coupon, and what an overdue period owes after it", () => {
+    const product = render({
+      subscription: seated({
+        plan: { ...TEAM_PLAN, product: "Acme Team" },
+        discount: { ...LAUNCH20, duration: "forever", charges_left: undefined },
+      }),
+      charges: [],
+    });
+    expect(product).toContain(">Acme Team</h2>\n<p>$59.70 every month, 3 seats × $19.90</p>");
+    expect(product).toContain("<p>Coupon LAUNCH20: −$11.94 (20% off, forever)</p>");
+    const overdue = render({ subscription: seated({ status: "past_due" }), charges: [] });
+    expect(overdue).toContain("Your last payment of $47.76 did not go through.");
+    expect(overdue).toContain("Pay $47.76 with a new card");
+    expect(overdue).not.toContain("the last on");
+    const ended = render({
+      subscription: seated({ status: "canceled", next_charge_at: undefined }),
+      charges: [],
+    });
+    expect(ended).not.toContain("LAUNCH20");
   });
 });

@@ -11,6 +11,7 @@ import type { CustomerMail, Mailer } from "../../../../functions/core/ports/mail
 import { renderMail } from "../../../../functions/mail/render-mail";
 import { dueSubscription, START } from "../../../support/fake-billing";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
+import { LAUNCH20, TEAM_PLAN } from "../../../support/pricing";
 
 // Which event calls for which mail, and that a mail is claimed before it is sent: a repeated event finds the claim,
 // a refused send gives it back. The mail service is a recording fake; the repository the in-memory one.
@@ -160,6 +161,35 @@ describe("renderMail", () => {
     expect(rendered.html).not.toContain("<b>Eve");
     expect(rendered.html).toContain("Shop &amp; Co");
     expect(rendered.html).toContain('href="https://pages.test/portal/sub_mail?lang=en"');
+  });
+
+  it("a receipt and a renewal ahead tell the seats and what the coupon takes off, as the charge does", () => {
+    const seated = { ...subscription, status: "active" as const, plan: TEAM_PLAN, discount: LAUNCH20 };
+    const charged = attempt(1, {
+      status: "succeeded",
+      amount: "47.76",
+      amount_before_discount: "59.70",
+      discount: "11.94",
+      coupon_id: LAUNCH20.coupon_id,
+    });
+    const receipt = renderMail(
+      { mail_id: "r", template: "receipt", subscription: seated, charge: charged },
+      sender,
+      portal,
+    );
+    expect(receipt.text).toContain("We charged $47.76 ($11.94 off)");
+    expect(receipt.text).toContain("for your subscription ($59.70 every month, 3 seats × $19.90).");
+    const ahead = renderMail(
+      {
+        mail_id: "u",
+        template: "renewal_upcoming",
+        subscription: { ...seated, customer: { ...seated.customer, lang: "ko" } },
+        due_at: START.toISOString(),
+      },
+      sender,
+      portal,
+    );
+    expect(ahead.text).toContain("요금 US$47.76 (US$11.94 할인)");
   });
 
   it("the customer's language, else the checkout's, else English; a canceled subscription's mail has no link", () => {
