@@ -89,6 +89,24 @@ describe("the hosted checkout page", () => {
     expect(await subscriptionOf(started.subscription_id)).toMatchObject({ status: "active" });
   });
 
+  it("shows the seats, the coupon and the first charge less it; once paid, the next charge less its next turn", async () => {
+    const coupon = await call("POST", "/v1/coupons", {
+      body: { percent_off: 20, duration: "repeating", duration_in_months: 3, code: "PAGES20" },
+    });
+    expect(coupon.status, coupon.text).toBe(201);
+    const started = await hosted({ quantity: 3, coupon: "pages20", lang: "ko" });
+    const korean = await open(started.checkout_url);
+    expect(korean.text).toContain("<p>매월 US$87.00, 좌석 3개 × US$29.00</p>");
+    expect(korean.text).toContain("<dt>쿠폰</dt><dd>PAGES20: −US$17.40 (20% 할인, 3회)</dd>");
+    expect(korean.text).toContain("<dt>오늘 결제 금액</dt><dd>US$69.60</dd>");
+    await pay(started.fgkey);
+    const paid = await open(`${started.checkout_url}?returned=1&lang=en`);
+    expect(paid.text).toContain("You are subscribed");
+    expect(paid.text).toContain("<p>$87.00 every month, 3 seats × $29.00</p>");
+    expect(paid.text).toContain("PAGES20: −$17.40 (20% off, 2 more charges, the last on July 3, 2027)");
+    expect(paid.text).toContain("Next charge: $69.60 on June 3, 2027");
+  });
+
   it("a refused payment leaves the checkout pending and a retry pays on the same subscription's next attempt", async () => {
     const started = await hosted();
     await pay(started.fgkey, INSUFFICIENT_FUNDS);
