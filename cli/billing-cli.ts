@@ -6,6 +6,7 @@ import { addChargeRunCommand } from "./charge-run";
 import { addChargesCommands } from "./charges";
 import { CliError, type CliIo, type CommandRunner } from "./cli-io";
 import { addClockCommands } from "./clock";
+import { addCouponsCommands } from "./coupons";
 import { addDlqCommands } from "./dlq";
 import { addEventsCommands } from "./events";
 import { LOCAL_OUTPUTS_FILE } from "./local-outputs";
@@ -22,6 +23,8 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   "subscriptions list": "npx billing --local subscriptions list --status past_due",
   "subscriptions show": "npx billing --local subscriptions show sub_4mjf0mp6q6kny7ba",
   "charges list": "npx billing --local charges list sub_4mjf0mp6q6kny7ba",
+  "coupons list": "npx billing --local coupons list",
+  "coupons show": "npx billing --local coupons show co_8x2kd5q1vm",
   reconcile: "npx billing --local reconcile --from 20270301 --to 20270331",
   "open list": "npx billing --outputs cdk-outputs.json open list --overdue",
   "dlq list": "npx billing --outputs cdk-outputs.json dlq list --queue intake",
@@ -132,6 +135,7 @@ export function billingProgram(io: CliIo, run: CommandRunner): Command {
   addChargeRunCommand(program, run);
   addSubscriptionsCommands(program, run);
   addChargesCommands(program, run);
+  addCouponsCommands(program, run);
   addReconcileCommand(program, run);
   addOpenCommands(program, run);
   addDlqCommands(program, run);

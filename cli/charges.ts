@@ -39,16 +39,18 @@ export function amountColumn(title: string, rows: readonly { readonly currency: 
 
 /**
  * The ledger as a table (charges list, subscriptions show), each decline explained below it. A charge's id is
- * <subscription>-<period>-<attempt>, so period and attempt have no columns of their own (--json has them).
+ * <subscription>-<period>-<attempt>, so period and attempt have no columns of their own (--json has them). OFF is
+ * what a coupon took off (AMOUNT is what was charged); OFF and REFUND are short so a year's ledger fits 120 columns.
  */
 export function chargeTable(charges: readonly ChargeView[]): string {
   const amount = amountColumn("AMOUNT", charges);
   const table = formatTable(
-    ["CHARGE", "KIND", amount.title, "STATUS", "REFUNDED", "TRANSACTION", "CREATED"],
+    ["CHARGE", "KIND", amount.title, "OFF", "STATUS", "REFUND", "TRANSACTION", "CREATED"],
     charges.map((charge) => [
       charge.charge_id,
       charge.kind,
       amount.cell(charge.amount, charge.currency),
+      Number(charge.discount) === 0 ? "-" : amount.cell(charge.discount, charge.currency),
       charge.status,
       Number(charge.refunded_amount) === 0 ? "-" : amount.cell(charge.refunded_amount, charge.currency),
       orDash(charge.transaction_id),

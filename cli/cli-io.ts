@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { z } from "zod";
+import { InvalidCursorError } from "../functions/core/ports/billing-repository";
 
 /** Where the CLI writes: process.stdout/stderr, or buffers in a test. */
 export interface CliStream {
@@ -59,4 +60,17 @@ export function parseLimit(value: string): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
     throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_LIMIT}, e.g. --limit 100`);
   return limit;
+}
+
+/** A page of a listing, or the CLI's error for a --cursor that is not one of it. */
+export async function pageOrBadCursor<T>(list: () => Promise<T>): Promise<T> {
+  try {
+    return await list();
+  } catch (error) {
+    if (error instanceof InvalidCursorError)
+      throw new CliError(
+        `--cursor ${error.message}: pass the cursor the previous page printed (more: --cursor …), or leave it out`,
+      );
+    throw error;
+  }
 }

@@ -3,9 +3,9 @@ import { z } from "zod";
 import type { RefundView } from "../functions/api/merchant-api-views";
 import { chargeView, refundView, subscriptionView } from "../functions/api/views";
 import { subscriptionStatus } from "../functions/core/base/model";
+import { planTotal } from "../functions/core/base/plan-price";
 import type { SubscriptionView } from "../functions/core/base/subscription-view";
 import { listCharges } from "../functions/core/charging/charge-list";
-import { InvalidCursorError, type SubscriptionPage } from "../functions/core/ports/billing-repository";
 import { amountColumn, chargeTable } from "./charges";
 import {
   argumentsOf,
@@ -14,8 +14,10 @@ import {
   emit,
   noSubscription,
   orDash,
+  pageOrBadCursor,
   parseLimit,
 } from "./cli-io";
+import { offText } from "./coupons";
 import { formatInstant, instantOrDash } from "./dates";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
 import { formatTable } from "./text-table";
@@ -23,6 +25,28 @@ import { formatTable } from "./text-table";
 /** The last paid period: its index and span. */
 const periodText = ({ current_period: period }: SubscriptionView) =>
   period ? `#${period.index} ${formatInstant(period.start)} → ${formatInstant(period.end)}` : "-";
+
+/** The plan's unit amount, and with seats what they come to ("19.90 USD × 3 seats = 59.70 USD"). */
+export function planAmountText({ plan }: SubscriptionView): string {
+  const unit = `${plan.amount} ${plan.currency}`;
+  return plan.quantity === 1
+    ? unit
+    : `${unit} × ${plan.quantity} seats = ${planTotal(plan)} ${plan.currency}`;
+}
+
+/** The catalog's price the plan was taken from, and its product. */
+export const priceText = ({ plan }: SubscriptionView): string =>
+  [plan.price_id, plan.product === undefined ? undefined : `(${plan.product})`]
+    .filter((part) => part !== undefined)
+    .join(" ") || "-";
+
+/** The coupon a subscription has: its code and id, what it takes off each charge, and how many charges it has left. */
+export function discountText({ discount, plan }: SubscriptionView): string {
+  if (discount === null) return "-";
+  const name = discount.code === undefined ? discount.coupon_id : `${discount.code} (${discount.coupon_id})`;
+  const left = discount.charges_left === null ? "forever" : `${discount.charges_left} charge(s) left`;
+  return `${name}: ${offText(discount, plan.currency)} off, ${left}`;
+}
 
 const listOptions = z.object({
   status: subscriptionStatus.optional(),
@@ -41,7 +65,7 @@ export function subscriptionTable(views: readonly SubscriptionView[]): string {
     views.map((view) => [
       view.subscription_id,
       view.status,
-      `${view.plan.amount} ${view.plan.currency} / ${view.plan.interval_months} mo`,
+      `${view.plan.amount} ${view.plan.currency}${view.plan.quantity === 1 ? "" : ` × ${view.plan.quantity}`} / ${view.plan.interval_months} mo`,
       instantOrDash(view.current_period?.end),
       instantOrDash(view.next_charge_at),
       view.card ? `…${view.card.last4}` : "-",
@@ -80,16 +104,9 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
         const { status, externalId, limit, cursor } = listOptions.parse(command.opts());
         await withTarget(await resolveTarget(command), async (session) => {
           const repository = await repositoryOf(session);
-          let page: SubscriptionPage;
-          try {
-            page = await repository.listSubscriptions({ status, external_id: externalId }, { limit, cursor });
-          } catch (error) {
-            if (error instanceof InvalidCursorError)
-              throw new CliError(
-                `--cursor ${error.message}: pass the cursor the previous page printed (more: --cursor …), or leave it out`,
-              );
-            throw error;
-          }
+          const page = await pageOrBadCursor(() =>
+            repository.listSubscriptions({ status, external_id: externalId }, { limit, cursor }),
+          );
           const views = page.subscriptions.map(subscriptionView);
           emit(out, { subscriptions: views, next_cursor: page.cursor ?? null }, () => [
             subscriptionTable(views),
@@ -118,7 +135,9 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
           const refundViews = refunds.map(refundView);
           emit(out, { subscription: view, charges: chargeViews, refunds: refundViews }, () => [
             `subscription ${view.subscription_id}: ${view.status}${view.status_reason ? ` (${view.status_reason})` : ""}`,
-            `  plan          ${view.plan.amount} ${view.plan.currency} every ${view.plan.interval_months} month(s), ${view.billing}`,
+            `  plan          ${planAmountText(view)} every ${view.plan.interval_months} month(s), ${view.billing}`,
+            `  price         ${priceText(view)}`,
+            `  discount      ${discountText(view)}`,
             `  paid period   ${periodText(view)}`,
             `  next charge   ${instantOrDash(view.next_charge_at)}`,
             `  card          ${view.card ? `${view.card.first4} …${view.card.last4}` : "-"}`,

@@ -235,3 +235,8 @@ export async function withTarget<T>(target: Target, use: (session: TargetSession
 export async function repositoryOf(session: TargetSession) {
   return (await session.services(SERVICE_SETS.queries)).repository;
 }
+
+/** The coupons as the merchant API's reads get them, and the target's clock (whether a coupon is valid is of its now). */
+export async function couponsOf(session: TargetSession) {
+  return session.services(SERVICE_SETS.couponQueries);
+}

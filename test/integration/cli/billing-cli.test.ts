@@ -535,6 +535,51 @@ describe("ops CLI on the local stack", () => {
     }
   });
 
+  it("lists and shows the merchant's coupons, and a subscription's seats, coupon and discounted charges", async () => {
+    const created = await call("POST", "/v1/coupons", {
+      percent_off: 20,
+      duration: "repeating",
+      duration_in_months: 3,
+      code: "CLI20",
+    });
+    expect(created.status).toBe(201);
+    const { coupon_id } = z.object({ coupon_id: z.string() }).parse(created.json);
+    const signedUp = await call("POST", "/v1/subscriptions", {
+      customer: { name: "Seats Customer", email: "seats@example.com" },
+      plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+      quantity: 3,
+      coupon: "cli20",
+      card: card("4111111111111111"),
+    });
+    expect(signedUp.status).toBe(201);
+    const { subscription_id } = z.object({ subscription_id: z.string() }).parse(signedUp.json);
+
+    const table = await cli("coupons", "list");
+    expect(table.stdout).toMatch(new RegExp(`^${coupon_id} +CLI20 +20% +3 charges +1 +yes +- `, "m"));
+    const listed = await json(
+      z.object({ coupons: z.array(z.looseObject({ coupon_id: z.string() })) }),
+      "coupons",
+      "list",
+    );
+    expect(listed.coupons.map((coupon) => coupon.coupon_id)).toEqual([coupon_id]);
+    const shown = await cli("coupons", "show", coupon_id);
+    expect(shown.stdout).toContain(
+      `coupon ${coupon_id}: valid\n  code          CLI20\n  off           20% of each`,
+    );
+    expect(await cli("coupons", "show", "co_missing")).toEqual(
+      refused("no coupon co_missing at this target: find its id with coupons list"),
+    );
+
+    const subscription = await cli("subscriptions", "show", subscription_id);
+    expect(subscription.stdout).toContain(
+      "  plan          19.90 USD × 3 seats = 59.70 USD every 1 month(s), token",
+    );
+    expect(subscription.stdout).toContain(`  discount      CLI20 (${coupon_id}): 20% off, 2 charge(s) left`);
+    expect(subscription.stdout).toMatch(
+      new RegExp(`^${subscription_id}-0-0 +scheduled +47\\.76 +11\\.94 +succeeded +- `, "m"),
+    );
+  });
+
   it("refuses bad input with the reason and exit 1", async () => {
     expect(await cli("clock", "advance", "31 days")).toEqual(
       refused('<duration> "31 days" is not an ISO 8601 duration: type e.g. P31D (31 days) or PT1H (an hour)'),

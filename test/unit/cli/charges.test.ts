@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chargeTable } from "../../../cli/charges";
+import { MAX_WIDTH } from "../../../cli/text-table";
 import type { ChargeView } from "../../../functions/api/merchant-api-views";
 import { INSUFFICIENT_FUNDS_DECLINE } from "../../support/declines";
 
@@ -38,5 +39,29 @@ describe("the CLI's charge table", () => {
     ]);
     // The header, its rule and the three charges above them.
     expect(lines).toHaveLength(8);
+  });
+});
+
+describe("the CLI's charge table with discounts", () => {
+  it("shows what a coupon took off beside what was charged, and keeps to 120 columns", () => {
+    const table = chargeTable([
+      charge({
+        charge_id: "sub_4mjf0mp6q6kny7ba-12-3",
+        amount: "47.76",
+        amount_before_discount: "59.70",
+        discount: "11.94",
+        coupon_id: "co_launch",
+        refunded_amount: "47.76",
+        transaction_id: "T".repeat(24),
+      }),
+      charge({ charge_id: "sub_4mjf0mp6q6kny7ba-13-0" }),
+    ]);
+    const [header, , discounted, full] = table.split("\n");
+    expect(header).toMatch(/^CHARGE +KIND +AMOUNT USD +OFF +STATUS +REFUND +TRANSACTION +CREATED$/);
+    expect(discounted).toMatch(
+      /^sub_4mjf0mp6q6kny7ba-12-3 +scheduled +47\.76 +11\.94 +succeeded +47\.76 +T{24} /,
+    );
+    expect(full).toMatch(/^sub_4mjf0mp6q6kny7ba-13-0 +scheduled +19\.90 +- +succeeded/);
+    for (const line of table.split("\n")) expect(line.length).toBeLessThanOrEqual(MAX_WIDTH);
   });
 });
