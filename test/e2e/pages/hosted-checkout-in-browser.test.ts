@@ -8,13 +8,20 @@ import { localStackInBrowser } from "../../support/local-stack-in-browser";
 // API, our webhooks and our pages; process-intake fed by the intake queue's event source mapping) in headless
 // Chromium: the merchant creates a checkout, the customer opens checkout_url, pays in the sandbox's window (a
 // popup), comes back to our page, which waits for the verified result and shows the subscription. A declined card
-// shows its reason and a retry pays on the same subscription.
+// shows its reason and a retry pays on the same subscription. Seats and a coupon show on the page, and the gateway
+// charges what the page said was due.
 
 const BROWSER_CASE_MS = 90_000;
 
 const subscriptionView = z.looseObject({ status: z.string() });
 const chargeList = z.object({
   charges: z.array(z.looseObject({ order_id: z.string(), status: z.string() })),
+});
+/** The sandbox's record of the payments it took. */
+const sandboxPayments = z.object({
+  records: z.array(
+    z.looseObject({ orderId: z.string(), status: z.string(), amount: z.string(), currency: z.string() }),
+  ),
 });
 
 const { local, browser, call } = localStackInBrowser(new Date("2027-06-01T08:00:00Z"));
@@ -80,6 +87,58 @@ describe("the hosted checkout in a browser", () => {
       expect(charges.map(({ order_id, status }) => [order_id, status])).toEqual([
         [`${checkout.subscription_id}-0-0`, "declined"],
         [`${checkout.subscription_id}-0-1`, "succeeded"],
+      ]);
+      await tab.close();
+    },
+    BROWSER_CASE_MS,
+  );
+
+  it(
+    "a checkout for 3 seats with a coupon shows them and what is due today, and the gateway charges that",
+    async () => {
+      const coupon = z.looseObject({ coupon_id: z.string() }).parse(
+        await call("POST", "/v1/coupons", {
+          percent_off: 20,
+          duration: "repeating",
+          duration_in_months: 3,
+          code: "LAUNCH20",
+        }),
+      );
+      const checkout = checkoutView.parse(
+        await call("POST", "/v1/checkouts", {
+          customer: { name: "Team Customer", email: "team@example.com" },
+          plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+          quantity: 3,
+          coupon: "launch20",
+          billing: "token",
+          description: "Team plan",
+        }),
+      );
+      const tab = await browser().newPage();
+      await tab.goto(checkout.checkout_url);
+      expect(await headingOf(tab)).toBe("Subscribe");
+      const main = await tab.$eval("main", (element) => element.innerText);
+      expect(main).toContain("Team plan");
+      expect(main).toContain("$59.70 every month, 3 seats × $19.90");
+      const facts = await tab.$$eval("main dl > *", (cells) => cells.map((cell) => cell.textContent ?? ""));
+      expect(facts).toEqual(["Coupon", "LAUNCH20: −$11.94 (20% off, 3 charges)", "Due today", "$47.76"]);
+      await screenshot(tab, "hosted-checkout-seats-coupon");
+      await payInPopup(tab, "4111111111111111", "hosted-checkout-seats-coupon");
+      await waitForHeading(tab, "You are subscribed");
+      const paid = await tab.$eval("main", (element) => element.innerText);
+      expect(paid).toContain("LAUNCH20: −$11.94 (20% off, 2 more charges, the last on August 1, 2027)");
+      expect(paid).toContain("Next charge: $47.76 on July 1, 2027");
+      await screenshot(tab, "hosted-checkout-seats-coupon-paid");
+      expect(
+        subscriptionView.parse(await call("GET", `/v1/subscriptions/${checkout.subscription_id}`)),
+      ).toMatchObject({ status: "active", discount: { coupon_id: coupon.coupon_id, charges_left: 2 } });
+      // What the gateway took for the sign-up's order: the seats' total less the coupon, as the page said.
+      const ledger = await fetch(`${local().sandboxUrl}/sandbox/ledger?kind=payments&limit=1000`);
+      const payments = sandboxPayments
+        .parse(await ledger.json())
+        .records.filter((payment) => payment.orderId === checkout.order_id);
+      expect(payments.map(({ status, amount, currency }) => ({ status, amount, currency }))).toEqual([
+        { status: "SALE", amount: "47.76", currency: "USD" },
       ]);
       await tab.close();
     },
