@@ -74,3 +74,17 @@ export async function pageOrBadCursor<T>(list: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** A page of a listing: its items under `key` and the next cursor (JSON), or their table and the cursor to go on from. */
+export function emitPage<T>(
+  out: CommandIo,
+  key: string,
+  items: readonly T[],
+  cursor: string | undefined,
+  table: (items: readonly T[]) => string,
+): void {
+  emit(out, { [key]: items, next_cursor: cursor ?? null }, () => [
+    table(items),
+    ...(cursor === undefined ? [] : [`more: --cursor ${cursor}`]),
+  ]);
+}

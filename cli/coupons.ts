@@ -6,6 +6,7 @@ import {
   CliError,
   type CommandRunner,
   emit,
+  emitPage,
   orDash,
   pageOrBadCursor,
   parseLimit,
@@ -71,10 +72,7 @@ export function addCouponsCommands(program: Command, run: CommandRunner): void {
           const { coupons: store, clock } = await couponsOf(session);
           const page = await pageOrBadCursor(() => store.listCoupons({ limit, cursor }));
           const views = page.coupons.map((coupon) => couponViewOf(coupon, clock.now()));
-          emit(out, { coupons: views, next_cursor: page.cursor ?? null }, () => [
-            couponTable(views),
-            ...(page.cursor === undefined ? [] : [`more: --cursor ${page.cursor}`]),
-          ]);
+          emitPage(out, "coupons", views, page.cursor, couponTable);
         });
       }),
     );

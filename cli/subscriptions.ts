@@ -12,6 +12,7 @@ import {
   CliError,
   type CommandRunner,
   emit,
+  emitPage,
   noSubscription,
   orDash,
   pageOrBadCursor,
@@ -108,10 +109,7 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
             repository.listSubscriptions({ status, external_id: externalId }, { limit, cursor }),
           );
           const views = page.subscriptions.map(subscriptionView);
-          emit(out, { subscriptions: views, next_cursor: page.cursor ?? null }, () => [
-            subscriptionTable(views),
-            ...(page.cursor === undefined ? [] : [`more: --cursor ${page.cursor}`]),
-          ]);
+          emitPage(out, "subscriptions", views, page.cursor, subscriptionTable);
         });
       }),
     );
