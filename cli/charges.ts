@@ -26,6 +26,18 @@ function declineLines(charges: readonly ChargeView[]): string[] {
 }
 
 /**
+ * One line per charge a coupon took part in: what it took off the amount before the discount, and which coupon. Under
+ * the table, not a column of it: a ledger's widest rows already fill the 120 columns.
+ */
+function discountLines(charges: readonly ChargeView[]): string[] {
+  return charges.flatMap(({ charge_id, discount, amount_before_discount, currency, coupon_id }) => {
+    if (Number(discount) === 0) return [];
+    const coupon = coupon_id === undefined ? "" : ` (coupon ${coupon_id})`;
+    return [wrapLine(`${charge_id}: ${discount} off ${amount_before_discount} ${currency}${coupon}.`)];
+  });
+}
+
+/**
  * An amount column: the currency in its title when every row has the same one (a subscription's ledger), else in
  * each cell.
  */
@@ -38,26 +50,25 @@ export function amountColumn(title: string, rows: readonly { readonly currency: 
 }
 
 /**
- * The ledger as a table (charges list, subscriptions show), each decline explained below it. A charge's id is
- * <subscription>-<period>-<attempt>, so period and attempt have no columns of their own (--json has them). OFF is
- * what a coupon took off (AMOUNT is what was charged); OFF and REFUND are short so a year's ledger fits 120 columns.
+ * The ledger as a table (charges list, subscriptions show), each discount and decline explained below it: AMOUNT is
+ * what was charged. A charge's id is <subscription>-<period>-<attempt>, so period and attempt have no columns of their
+ * own (--json has them).
  */
 export function chargeTable(charges: readonly ChargeView[]): string {
   const amount = amountColumn("AMOUNT", charges);
   const table = formatTable(
-    ["CHARGE", "KIND", amount.title, "OFF", "STATUS", "REFUND", "TRANSACTION", "CREATED"],
+    ["CHARGE", "KIND", amount.title, "STATUS", "REFUNDED", "TRANSACTION", "CREATED"],
     charges.map((charge) => [
       charge.charge_id,
       charge.kind,
       amount.cell(charge.amount, charge.currency),
-      Number(charge.discount) === 0 ? "-" : amount.cell(charge.discount, charge.currency),
       charge.status,
       Number(charge.refunded_amount) === 0 ? "-" : amount.cell(charge.refunded_amount, charge.currency),
       orDash(charge.transaction_id),
       formatInstant(charge.created_at),
     ]),
   );
-  return [table, ...declineLines(charges)].join("\n");
+  return [table, ...discountLines(charges), ...declineLines(charges)].join("\n");
 }
 
 export function addChargesCommands(program: Command, run: CommandRunner): void {

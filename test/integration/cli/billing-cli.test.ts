@@ -576,7 +576,10 @@ describe("ops CLI on the local stack", () => {
     );
     expect(subscription.stdout).toContain(`  discount      CLI20 (${coupon_id}): 20% off, 2 charge(s) left`);
     expect(subscription.stdout).toMatch(
-      new RegExp(`^${subscription_id}-0-0 +scheduled +47\\.76 +11\\.94 +succeeded +- `, "m"),
+      new RegExp(`^${subscription_id}-0-0 +scheduled +47\\.76 +succeeded +- `, "m"),
+    );
+    expect(subscription.stdout).toContain(
+      `${subscription_id}-0-0: 11.94 off 59.70 USD (coupon ${coupon_id}).`,
     );
   });
 

@@ -92,7 +92,11 @@ const mismatch = (fields: Partial<Mismatch>): Mismatch => ({
 const tables: [string, string][] = [
   [
     "charges list",
-    chargeTable([charge({}), charge({ status: "declined", decline: INSUFFICIENT_FUNDS_DECLINE })]),
+    chargeTable([
+      charge({}),
+      charge({ status: "declined", decline: INSUFFICIENT_FUNDS_DECLINE }),
+      charge({ amount: "0.01", discount: "99999999.98", coupon_id: "co_5ebdnq4gdnoyqjeb" }),
+    ]),
   ],
   [
     "subscriptions list",
