@@ -11,6 +11,7 @@ import { addDlqCommands } from "./dlq";
 import { addEventsCommands } from "./events";
 import { LOCAL_OUTPUTS_FILE } from "./local-outputs";
 import { addOpenCommands } from "./open-items";
+import { addPricesCommands } from "./prices";
 import { addReconcileCommand } from "./reconcile";
 import { addSetupCommands } from "./setup";
 import { addSubscriptionsCommands } from "./subscriptions";
@@ -23,6 +24,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   "subscriptions list": "npx billing --local subscriptions list --status past_due",
   "subscriptions show": "npx billing --local subscriptions show sub_4mjf0mp6q6kny7ba",
   "charges list": "npx billing --local charges list sub_4mjf0mp6q6kny7ba",
+  "prices list": "npx billing --local prices list --active",
   "coupons list": "npx billing --local coupons list",
   "coupons show": "npx billing --local coupons show co_8x2kd5q1vm",
   reconcile: "npx billing --local reconcile --from 20270301 --to 20270331",
@@ -135,6 +137,7 @@ export function billingProgram(io: CliIo, run: CommandRunner): Command {
   addChargeRunCommand(program, run);
   addSubscriptionsCommands(program, run);
   addChargesCommands(program, run);
+  addPricesCommands(program, run);
   addCouponsCommands(program, run);
   addReconcileCommand(program, run);
   addOpenCommands(program, run);

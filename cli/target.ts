@@ -240,3 +240,7 @@ export async function repositoryOf(session: TargetSession) {
 export async function couponsOf(session: TargetSession) {
   return session.services(SERVICE_SETS.couponQueries);
 }
+
+export async function pricesOf(session: TargetSession) {
+  return session.services(SERVICE_SETS.priceQueries);
+}

@@ -535,6 +535,40 @@ describe("ops CLI on the local stack", () => {
     }
   });
 
+  it("lists the catalog's prices, all or the active ones", async () => {
+    const created = await call("POST", "/v1/prices", {
+      product: { name: "Team" },
+      amount: "49.00",
+      currency: "USD",
+      interval_months: 12,
+      trial_days: 14,
+      lookup_key: "team_yearly",
+    });
+    expect(created.status).toBe(201);
+    const { price_id } = z.object({ price_id: z.string() }).parse(created.json);
+    const archived = await call("POST", "/v1/prices", {
+      product: { name: "Legacy" },
+      amount: "9.00",
+      currency: "USD",
+      interval_months: 1,
+    });
+    const { price_id: legacy } = z.object({ price_id: z.string() }).parse(archived.json);
+    expect((await call("POST", `/v1/prices/${legacy}`, { active: false })).status).toBe(200);
+
+    const table = await cli("prices", "list");
+    expect(table.stdout).toMatch(
+      new RegExp(`^${price_id} +Team +49.00 USD +12 mo +14 d +team_yearly +yes +`, "m"),
+    );
+    expect(table.stdout).toMatch(new RegExp(`^${legacy} +Legacy +9.00 USD +1 mo +- +- +no +`, "m"));
+    const active = await json(
+      z.object({ prices: z.array(z.looseObject({ price_id: z.string() })) }),
+      "prices",
+      "list",
+      "--active",
+    );
+    expect(active.prices.map((price) => price.price_id)).toEqual([price_id]);
+  });
+
   it("lists and shows the merchant's coupons, and a subscription's seats, coupon and discounted charges", async () => {
     const created = await call("POST", "/v1/coupons", {
       percent_off: 20,
