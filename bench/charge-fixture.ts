@@ -59,6 +59,9 @@ export interface DeliveryMeasure {
 
 const log = (message: string) => console.error(`  ${message}`);
 
+/** The code of the coupon a bench with coupons redeems. */
+const BENCH_COUPON = "BENCH10";
+
 /** What the bench reads of a sign-up's answer (201: active, its first period paid). */
 const signedUp = z.object({ subscription_id: z.string() });
 
@@ -99,6 +102,8 @@ export class ChargeBench {
     readonly workerProcess?: boolean;
     /** With workerProcess: a directory the worker writes its CPU profile into (node --cpu-prof) when it stops. */
     readonly workerProfileDir?: string;
+    /** Every subscription signs up with a coupon taking 10 % off every charge (README, Coupons). */
+    readonly coupon?: boolean;
   }): Promise<ChargeBench> {
     quietHandlers();
     const { LocalStack } = await import("../local/stack/local-stack");
@@ -113,6 +118,11 @@ export class ChargeBench {
     try {
       log(`signing up ${options.subscriptions} subscriptions`);
       const merchant = new MerchantClient(local.url, local.apiKey);
+      if (options.coupon === true) {
+        const coupon = { percent_off: 10, duration: "forever", code: BENCH_COUPON };
+        const created = await merchant.post("/v1/coupons", coupon, "bench-coupon");
+        if (created.status !== 201) throw new Error(`the coupon answered ${created.status}`);
+      }
       const ids = await mapConcurrently(
         Array.from({ length: options.subscriptions }),
         SIGNUP_CONCURRENCY,
@@ -121,6 +131,7 @@ export class ChargeBench {
             customer: { name: `Bench ${n}`, email: `bench${n}@example.com` },
             plan: { amount: "20.00", currency: "USD", interval_months: 1 },
             billing: "token",
+            ...(options.coupon === true ? { coupon: BENCH_COUPON } : {}),
             card: { number: n % 2 ? "4111111111111111" : "5555555555554444", expiry: "203012", cvc: "123" },
           };
           const signup = await merchant.post("/v1/subscriptions", body, `bench-signup-${n}`);

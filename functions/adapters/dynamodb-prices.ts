@@ -8,7 +8,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { InvalidCursorError } from "../core/ports/billing-repository";
-import { type Price, type PriceStore, priceSchema } from "../core/ports/price-store";
+import { type Price, type PriceEdit, type PriceStore, priceSchema } from "../core/ports/price-store";
 import { PRICES_PARTITION, priceKey, priceLookupKey, recordOf } from "./billing-table";
 import { conditionally, type Item } from "./dynamodb-table";
 
@@ -53,8 +53,29 @@ export function createDynamoDbPriceStore({ client, tableName }: DynamoDbPriceSto
     // A holder not written yet may be a creation in flight: the key stays its (a retry of it takes it again).
     const held = await getPrice(holder);
     if (held === undefined || held.lookup_key === lookupKey) return false;
+    // An edit of the holder may be about to write the key: fenced first (its write expects the revision it read, which
+    // this moves on), so that write fails and the edit starts again, meeting the key taken.
+    if (!(await fence(held, lookupKey))) return false;
     return put("price_id = :holder", holder);
   };
+  /** Moves a price's revision on while it does not show `lookupKey`: false when it changed meanwhile. */
+  const fence = (held: Price, lookupKey: string) =>
+    conditionally(() =>
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: priceKey(held.price_id),
+          UpdateExpression: "SET revision = :next",
+          ConditionExpression:
+            "revision = :read AND (attribute_not_exists(lookup_key) OR lookup_key <> :key)",
+          ExpressionAttributeValues: {
+            ":read": held.revision,
+            ":next": held.revision + 1,
+            ":key": lookupKey,
+          },
+        }),
+      ),
+    );
   const release = (lookupKey: string, priceId: string) =>
     conditionally(() =>
       client.send(
@@ -90,69 +111,88 @@ export function createDynamoDbPriceStore({ client, tableName }: DynamoDbPriceSto
     async listPrices({ active }, { limit, cursor }) {
       if (cursor !== undefined && !cursorSchema.safeParse(cursor).success)
         throw new InvalidCursorError("is not a cursor of this listing");
-      const { Items = [], LastEvaluatedKey } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: "pk = :pk",
-          ...(active === undefined
-            ? { ExpressionAttributeValues: { ":pk": PRICES_PARTITION } }
-            : {
-                FilterExpression: "active = :active",
-                ExpressionAttributeValues: { ":pk": PRICES_PARTITION, ":active": active },
-              }),
-          Limit: limit,
-          ...(cursor === undefined ? {} : { ExclusiveStartKey: priceKey(cursor) }),
-        }),
-      );
-      const next = LastEvaluatedKey?.sk;
-      return { prices: Items.map(priceOf), ...(typeof next === "string" ? { cursor: next } : {}) };
+      // A filtered page is filled up to its limit: the filter drops items after each Query's limit.
+      const prices: Price[] = [];
+      let after = cursor;
+      do {
+        const { Items = [], LastEvaluatedKey } = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: "pk = :pk",
+            ...(active === undefined
+              ? { ExpressionAttributeValues: { ":pk": PRICES_PARTITION } }
+              : {
+                  FilterExpression: "active = :active",
+                  ExpressionAttributeValues: { ":pk": PRICES_PARTITION, ":active": active },
+                }),
+            Limit: limit - prices.length,
+            ...(after === undefined ? {} : { ExclusiveStartKey: priceKey(after) }),
+          }),
+        );
+        prices.push(...Items.map(priceOf));
+        after = typeof LastEvaluatedKey?.sk === "string" ? LastEvaluatedKey.sk : undefined;
+      } while (after !== undefined && prices.length < limit);
+      return { prices, ...(after === undefined ? {} : { cursor: after }) };
     },
     async updatePrice(priceId, edit) {
-      const current = await getPrice(priceId);
-      if (current === undefined) return "not_found";
-      const lookupKey = edit.lookup_key === undefined ? current.lookup_key : (edit.lookup_key ?? undefined);
-      if (lookupKey !== undefined && lookupKey !== current.lookup_key && !(await reserve(lookupKey, priceId)))
-        return "lookup_key_taken";
-      const metadata = Object.fromEntries(
-        Object.entries({ ...current.metadata, ...edit.metadata }).filter(([, value]) => value !== ""),
-      );
-      const next: Price = {
-        ...current,
-        ...(edit.active === undefined ? {} : { active: edit.active }),
-        lookup_key: lookupKey,
-        metadata: Object.keys(metadata).length === 0 ? undefined : metadata,
-        updated_at: edit.updated_at,
-      };
-      const fields: Record<string, unknown> = Object.fromEntries(
-        Object.entries(next).filter(([name, value]) => value !== undefined && name !== "price_id"),
-      );
-      const names = Object.keys(fields);
-      const removed = (["lookup_key", "metadata"] as const).filter((name) => next[name] === undefined);
-      const written = await conditionally(() =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: priceKey(priceId),
-            UpdateExpression: [
-              `SET ${names.map((name) => `#${name} = :${name}`).join(", ")}`,
-              ...(removed.length === 0 ? [] : [`REMOVE ${removed.map((name) => `#${name}`).join(", ")}`]),
-            ].join(" "),
-            ConditionExpression: "updated_at = :read",
-            ExpressionAttributeNames: Object.fromEntries(
-              [...names, ...removed].map((name) => [`#${name}`, name]),
-            ),
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
-              ":read": current.updated_at,
-            },
-          }),
-        ),
-      );
-      // Another edit came first: this one is made again on the price as it now is.
-      if (!written) return this.updatePrice(priceId, edit);
-      if (current.lookup_key !== undefined && current.lookup_key !== lookupKey)
-        await release(current.lookup_key, priceId);
-      return "updated";
+      for (let tries = 1; tries <= EDIT_TRIES; tries += 1) {
+        const done = await editOnce(priceId, edit);
+        if (done !== "overtaken") return done;
+      }
+      return "busy";
     },
   };
+
+  /** One try of an edit over the price as read: `overtaken` when another write came between. */
+  async function editOnce(priceId: string, edit: PriceEdit) {
+    const current = await getPrice(priceId);
+    if (current === undefined) return "not_found";
+    const lookupKey = edit.lookup_key === undefined ? current.lookup_key : (edit.lookup_key ?? undefined);
+    if (lookupKey !== undefined && lookupKey !== current.lookup_key && !(await reserve(lookupKey, priceId)))
+      return "lookup_key_taken";
+    const metadata = Object.fromEntries(
+      Object.entries({ ...current.metadata, ...edit.metadata }).filter(([, value]) => value !== ""),
+    );
+    const next: Price = {
+      ...current,
+      ...(edit.active === undefined ? {} : { active: edit.active }),
+      lookup_key: lookupKey,
+      metadata: Object.keys(metadata).length === 0 ? undefined : metadata,
+      revision: current.revision + 1,
+      updated_at: edit.updated_at,
+    };
+    const fields: Record<string, unknown> = Object.fromEntries(
+      Object.entries(next).filter(([name, value]) => value !== undefined && name !== "price_id"),
+    );
+    const names = Object.keys(fields);
+    const removed = (["lookup_key", "metadata"] as const).filter((name) => next[name] === undefined);
+    const written = await conditionally(() =>
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: priceKey(priceId),
+          UpdateExpression: [
+            `SET ${names.map((name) => `#${name} = :${name}`).join(", ")}`,
+            ...(removed.length === 0 ? [] : [`REMOVE ${removed.map((name) => `#${name}`).join(", ")}`]),
+          ].join(" "),
+          ConditionExpression: "revision = :read",
+          ExpressionAttributeNames: Object.fromEntries(
+            [...names, ...removed].map((name) => [`#${name}`, name]),
+          ),
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+            ":read": current.revision,
+          },
+        }),
+      ),
+    );
+    // Another write came first: this edit is made again on the price as it now is.
+    if (!written) return "overtaken" as const;
+    if (current.lookup_key !== undefined && current.lookup_key !== lookupKey)
+      await release(current.lookup_key, priceId);
+    return "updated" as const;
+  }
 }
+
+/** How often an edit is made again over writes that keep coming first. */
+const EDIT_TRIES = 5;

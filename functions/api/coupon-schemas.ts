@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { planSchema } from "../core/base/model";
 import { type Coupon, couponCodeSchema, MAX_REDEMPTIONS_LIMIT } from "../core/ports/coupon-store";
+import { pageQueryShape, pageView } from "./page-query";
 
 // The coupon routes' input and views (README, Coupons): POST /v1/coupons, GET /v1/coupons, GET /v1/coupons/{id}.
 
@@ -69,19 +70,7 @@ export const couponIdParams = z.strictObject({
   id: z.string().regex(/^co_[A-Za-z0-9]{1,60}$/, "must be a coupon id"),
 });
 
-export const listCouponsQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^(?:[1-9]\d?|100)$/, "must be a whole number from 1 to 100")
-    .transform(Number)
-    .optional()
-    .describe("At most this many (1 to 100, default 20)."),
-  cursor: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,200}$/, "is not a cursor of this listing")
-    .optional()
-    .describe("next_cursor of the page before."),
-});
+export const listCouponsQuery = z.strictObject(pageQueryShape);
 
 export const couponView = z.strictObject({
   coupon_id: z.string(),
@@ -98,10 +87,7 @@ export const couponView = z.strictObject({
   created_at: isoInstant,
 });
 
-export const couponListView = z.strictObject({
-  data: z.array(couponView),
-  next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last."),
-});
+export const couponListView = pageView(couponView);
 
 export function couponViewOf(coupon: Coupon, now: Date): z.output<typeof couponView> {
   return {

@@ -17,6 +17,7 @@ import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES, webhookEventTypeSchema } from "..
 import { plaintextCard } from "../gateway/schemas/payments";
 import { lang, text, url } from "../gateway/schemas/primitives";
 import { couponReference } from "./coupon-schemas";
+import { pageQueryShape } from "./page-query";
 import { priceReference } from "./price-schemas";
 
 // The merchant API (README, Merchant API): request bodies, path parameters and headers as the API accepts them (the
@@ -303,17 +304,7 @@ export const localClockBody = z.strictObject({
 export const listSubscriptionsQuery = z.strictObject({
   status: subscriptionStatus.optional(),
   external_id: externalIdSchema.optional(),
-  limit: z
-    .string()
-    .regex(/^(?:[1-9]\d?|100)$/, "must be a whole number from 1 to 100")
-    .transform(Number)
-    .optional()
-    .describe("At most this many (1 to 100, default 20)."),
-  cursor: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,2000}$/, "is not a cursor of this listing")
-    .optional()
-    .describe("next_cursor of the page before."),
+  ...pageQueryShape,
 });
 export type ListSubscriptionsQuery = z.output<typeof listSubscriptionsQuery>;
 

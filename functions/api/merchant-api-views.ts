@@ -8,6 +8,7 @@ import {
   webhookEventTypeSchema,
 } from "../core/ports/webhook-ports";
 import { isoInstant } from "./merchant-api-schemas";
+import { pageView } from "./page-query";
 
 // The merchant API's answers (README, Merchant API): every view a route returns, as the OpenAPI document publishes it;
 // the requests they answer are in merchant-api-schemas.ts.
@@ -54,10 +55,7 @@ export const paymentMethodWindowView = z.strictObject({
 export const subscriptionView = subscriptionViewSchema;
 export type { SubscriptionView } from "../core/base/subscription-view";
 
-export const subscriptionListView = z.strictObject({
-  data: z.array(subscriptionView),
-  next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last."),
-});
+export const subscriptionListView = pageView(subscriptionView);
 export type SubscriptionListView = z.output<typeof subscriptionListView>;
 
 export const receiptView = z.strictObject({

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { amountFitsCurrency, metadataSchema, trialDaysSchema } from "../core/base/model";
 import { strictPlanSchema } from "../core/base/subscription-view";
 import { lookupKeySchema, type Price } from "../core/ports/price-store";
+import { pageQueryShape, pageView } from "./page-query";
 
 // The catalog routes' input and views (README, Catalog): POST /v1/prices, GET /v1/prices, GET and POST /v1/prices/{id}.
 
@@ -62,17 +63,7 @@ export const listPricesQuery = z.strictObject({
     .enum(["true", "false"])
     .optional()
     .describe("Only active prices (true) or archived ones (false)."),
-  limit: z
-    .string()
-    .regex(/^(?:[1-9]\d?|100)$/, "must be a whole number from 1 to 100")
-    .transform(Number)
-    .optional()
-    .describe("At most this many (1 to 100, default 20)."),
-  cursor: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,200}$/, "is not a cursor of this listing")
-    .optional()
-    .describe("next_cursor of the page before."),
+  ...pageQueryShape,
 });
 
 export const priceView = z.strictObject({
@@ -88,10 +79,7 @@ export const priceView = z.strictObject({
   created_at: isoInstant,
 });
 
-export const priceListView = z.strictObject({
-  data: z.array(priceView),
-  next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last."),
-});
+export const priceListView = pageView(priceView);
 
 export const priceViewOf = (price: Price): z.output<typeof priceView> => ({
   price_id: price.price_id,

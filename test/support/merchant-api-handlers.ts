@@ -86,6 +86,13 @@ export function merchantApiOnStack(apiKey: string) {
       expect(answer.status).toBe(201);
       return answer.json;
     },
+    /** The sandbox's sales of a subscription, as [period, amount], in the order made. */
+    salesByPeriod: (id: string) =>
+      [...current().sandbox.state.payments.payments()]
+        .filter(
+          (payment) => payment.status === "SALE" && attemptKeyOf(payment.orderId)?.subscription_id === id,
+        )
+        .map((payment) => [attemptKeyOf(payment.orderId)?.period, payment.amount]),
     /** The sales the sandbox holds for a subscription's order_ids. */
     salesOf: (id: string) =>
       [...current().sandbox.state.payments.payments()].filter(

@@ -17,7 +17,7 @@ export interface PriceDeps {
 }
 
 /** A price as the merchant asks for it (the API's schema has checked each field). */
-export type NewPrice = Omit<Price, "price_id" | "active" | "created_at" | "updated_at">;
+export type NewPrice = Omit<Price, "price_id" | "active" | "revision" | "created_at" | "updated_at">;
 
 export type PriceCreation = { readonly kind: "created"; readonly price: Price } | InvalidInput | Conflict;
 
@@ -37,6 +37,7 @@ export async function createPrice(
     ...request,
     price_id: requestKey === undefined ? deps.ids.priceId() : deps.ids.priceIdFor(requestKey),
     active: true,
+    revision: 1,
     created_at: at,
     updated_at: at,
   };
@@ -65,6 +66,8 @@ export async function updatePrice(
   if (updated === "not_found") return { kind: "not_found" };
   if (updated === "lookup_key_taken")
     return { kind: "conflict", reason: "another price has this lookup_key" };
+  if (updated === "busy")
+    return { kind: "conflict", reason: "the price keeps changing meanwhile: repeat the edit" };
   const price = await deps.prices.getPrice(priceId);
   return price === undefined ? { kind: "not_found" } : { kind: "updated", price };
 }

@@ -22,6 +22,8 @@ export const priceSchema = z.object({
   metadata: metadataSchema.optional(),
   /** An archived price (false) takes no new subscriptions; those that have it keep it. */
   active: z.boolean(),
+  /** Counts the price's writes: each edit expects the revision it read and stores the next. */
+  revision: z.number().int().min(1),
   created_at: isoInstant,
   updated_at: isoInstant,
 });
@@ -50,6 +52,12 @@ export interface PriceStore {
     query: { readonly active?: boolean },
     page: { readonly limit: number; readonly cursor?: string },
   ): Promise<PricePage>;
-  /** The edit applied (a new lookup key reserved first), or why not. */
-  updatePrice(priceId: string, edit: PriceEdit): Promise<"updated" | "not_found" | "lookup_key_taken">;
+  /**
+   * The edit applied (a new lookup key reserved first), or why not; `busy` when other edits kept coming first
+   * (it is then to be asked again).
+   */
+  updatePrice(
+    priceId: string,
+    edit: PriceEdit,
+  ): Promise<"updated" | "not_found" | "lookup_key_taken" | "busy">;
 }

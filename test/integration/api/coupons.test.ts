@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { eventsOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
@@ -9,7 +8,11 @@ import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 // period charge less the discount while it lasts (rounded in the customer's favour), the end announced; a whole
 // discount charges nothing at the gateway; max_redemptions and redeem_by hold under concurrency.
 
-const { call, stack } = merchantApiOnStack("mk_test_1a2b3c4d5e6f708192a3b4c5d6e7f809");
+const {
+  call,
+  stack,
+  salesByPeriod: salesOf,
+} = merchantApiOnStack("mk_test_1a2b3c4d5e6f708192a3b4c5d6e7f809");
 
 const card = { number: "4111111111111111", expiry: "203012", cvc: "123" };
 const customer = { name: "Ada Lovelace", email: "ada@example.com" };
@@ -53,11 +56,6 @@ const chargesOf = async (id: string) =>
   chargeList
     .parse((await call("GET", `/v1/subscriptions/${id}/charges`)).json)
     .charges.map((line) => [line.period, line.amount, line.amount_before_discount, line.discount]);
-/** The sandbox's sales of a subscription: [period, amount]. */
-const salesOf = (id: string) =>
-  [...stack().sandbox.state.payments.payments()]
-    .filter((payment) => payment.status === "SALE" && attemptKeyOf(payment.orderId)?.subscription_id === id)
-    .map((payment) => [attemptKeyOf(payment.orderId)?.period, payment.amount]);
 const renew = async (id: string) => renewAfter(stack(), (await getView(id)).next_charge_at);
 
 describe("coupons", () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { addMonthsClamped } from "../../../functions/core/base/billing-period";
-import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { clockIntoPeriod, eventsOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
@@ -11,7 +10,12 @@ import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 // next charge; a change scheduled for the next renewal (always so for a new interval) is charged then and re-anchors
 // the schedule on the new interval.
 
-const { call, stack, signUp: signUpAnswer } = merchantApiOnStack("mk_test_1a2b3c4d5e6f708192a3b4c5d6e7f809");
+const {
+  call,
+  stack,
+  signUp: signUpAnswer,
+  salesByPeriod: salesOf,
+} = merchantApiOnStack("mk_test_1a2b3c4d5e6f708192a3b4c5d6e7f809");
 
 const planSchema = z.object({ amount: z.string(), currency: z.string(), interval_months: z.number() });
 const view = z.looseObject({
@@ -27,12 +31,6 @@ const signUp = async (cardNumber?: string) => view.parse(await signUpAnswer("tok
 const getView = async (id: string) => view.parse((await call("GET", `/v1/subscriptions/${id}`)).json);
 const adjust = (id: string, body: object, idempotencyKey?: string) =>
   call("POST", `/v1/subscriptions/${id}/adjust`, { body, idempotencyKey });
-
-/** The sandbox's sales of a subscription: amount by period. */
-const salesOf = (id: string) =>
-  [...stack().sandbox.state.payments.payments()]
-    .filter((payment) => payment.status === "SALE" && attemptKeyOf(payment.orderId)?.subscription_id === id)
-    .map((payment) => [attemptKeyOf(payment.orderId)?.period, payment.amount]);
 
 describe("plan changes", () => {
   it("charges an upgrade's prorated difference at once, once per key, and the new amount from the next renewal", async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { clockIntoPeriod, eventsOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
@@ -9,7 +8,11 @@ import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 // may pay the rest of the paid period at once (charge_now, the one change protocol), fewer wait for the next renewal
 // unless asked for now; each change is announced as subscription.updated naming quantity.
 
-const { call, stack } = merchantApiOnStack("mk_test_1a2b3c4d5e6f708192a3b4c5d6e7f809");
+const {
+  call,
+  stack,
+  salesByPeriod: salesOf,
+} = merchantApiOnStack("mk_test_1a2b3c4d5e6f708192a3b4c5d6e7f809");
 
 const planSchema = z.object({
   amount: z.string(),
@@ -39,12 +42,6 @@ const signUpSeats = async (quantity: number) => {
 const getView = async (id: string) => view.parse((await call("GET", `/v1/subscriptions/${id}`)).json);
 const adjust = (id: string, body: object, idempotencyKey?: string) =>
   call("POST", `/v1/subscriptions/${id}/adjust`, { body, idempotencyKey });
-
-/** The sandbox's sales of a subscription: [period, amount]. */
-const salesOf = (id: string) =>
-  [...stack().sandbox.state.payments.payments()]
-    .filter((payment) => payment.status === "SALE" && attemptKeyOf(payment.orderId)?.subscription_id === id)
-    .map((payment) => [attemptKeyOf(payment.orderId)?.period, payment.amount]);
 
 const changesOf = async (id: string) =>
   (await eventsOf(stack(), id))
