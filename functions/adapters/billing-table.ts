@@ -11,6 +11,8 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *                  + due_pk due#<yyyymmdd>#<shard>, due_sk <next_charge_at ISO>#<id>  while next_charge_at is set
  *                  + open_pk open-checkout#<shard>, open_sk <checkout_expires_at ISO>#<id>  while a checkout is pending
  *                    (the open index: the attempt sweep closes it once it has expired)
+ *                  + open_pk open-credit#<shard>, open_sk <pending_credit.lease_until ISO>#<id>  while a plan credit
+ *                    is pending (the attempt sweep sends it once its lease passed)
  *   charge attempt pk SUB#<id>  sk CHARGE#<period, 4 digits>#<attempt, 3 digits>
  *                  + open_pk open#<shard>, open_sk <lease_until ISO>#<order_id>  while pending, retry or unknown
  *                  + ledger_pk ledger#<yyyymmdd>#<shard>, ledger_sk <ISO>#C#<order_id>  from the write that makes
@@ -360,6 +362,19 @@ export function openCheckoutKeys(subscriptionId: string, expiresAt: string, shar
   return {
     open_pk: openCheckoutPartition(shardOf(subscriptionId, shards)),
     open_sk: `${utcIso(expiresAt)}#${subscriptionId}`,
+  };
+}
+
+/** Pending plan credits have partitions of their own in the open index, sorted by their lease. */
+export function openCreditPartition(shard: number): string {
+  return `open-credit#${shard}`;
+}
+
+/** The open index keys of a subscription while a plan credit is pending: what the attempt sweep lists past its lease. */
+export function openCreditKeys(subscriptionId: string, leaseUntil: string, shards: number) {
+  return {
+    open_pk: openCreditPartition(shardOf(subscriptionId, shards)),
+    open_sk: `${utcIso(leaseUntil)}#${subscriptionId}`,
   };
 }
 

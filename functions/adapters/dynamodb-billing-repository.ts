@@ -44,6 +44,8 @@ import {
   OPEN_INDEX,
   openCheckoutKeys,
   openCheckoutPartition,
+  openCreditKeys,
+  openCreditPartition,
   openKeys,
   openPartition,
   openRefundKeys,
@@ -125,6 +127,7 @@ export function createDynamoDbBillingRepository(
     listDue: (until) => listDueEntries(table, until),
     listExpiredCheckouts: (before) =>
       listOpenBefore(table, openCheckoutPartition, before, subscriptionSchema),
+    listPendingCredits: (before) => listOpenBefore(table, openCreditPartition, before, subscriptionSchema),
     listSubscriptions: (query, page) => listSubscriptions(table, query, page),
     claimAttempt: (attempt, events) => claimAttempt(table, attempt, events),
     getAttempt: (key) => getRecord(table, attemptKey(key), chargeAttemptSchema),
@@ -248,12 +251,17 @@ async function updateSubscription(
     ...revisionCondition("revision", revision),
   ];
   const key = subscriptionKey(id);
-  // A status change moves the subscription to that status's list partition, and a checkout out of the open index (it
-  // is pending only once, from its creation); a new external_id is linked first.
+  // A status change moves the subscription to that status's list partition, and a checkout leaving pending out of the
+  // open index (it is pending only once, from its creation). A pending plan credit is in the open index while it waits
+  // (only a running subscription has one, never a checkout). A new external_id is linked first.
   const status = update.set.status;
   const listed =
     status === undefined ? {} : { list_pk: subscriptionListPartition(status, shardOf(id, table.shards)) };
-  const unlisted = status === undefined || status === "pending" ? [] : ["open_pk", "open_sk"];
+  const leftCheckout =
+    status !== undefined && status !== "pending" && (update.expect.status ?? "pending") === "pending";
+  const credit = update.set.pending_credit;
+  const creditOpen = credit === undefined ? {} : openCreditKeys(id, credit.lease_until, table.shards);
+  const unlisted = leftCheckout || remove.includes("pending_credit") ? ["open_pk", "open_sk"] : [];
   const externalId = update.set.customer?.external_id;
   if (externalId !== undefined) {
     const current = await getRecord(table, key, subscriptionSchema);
@@ -261,7 +269,7 @@ async function updateSubscription(
     if (current.customer.external_id !== externalId) await linkCustomer(table, externalId, current);
   }
   return updateItem(table, key, {
-    set: { ...update.set, ...due, ...listed },
+    set: { ...update.set, ...due, ...listed, ...creditOpen },
     ...outboxPlan(key, update.events, updated_at ?? clock.now().toISOString(), table.shards),
     remove: [...remove, ...dueRemoved, ...unlisted],
     conditions: expected,

@@ -261,21 +261,21 @@ export const adjustSubscriptionBody = z
       .optional()
       .describe("A new interval, which always takes effect at the next renewal; omitted: unchanged."),
     proration: z
-      .enum(["none", "charge_now"])
+      .enum(["none", "charge_now", "refund_now"])
       .default("none")
       .describe(
-        "charge_now: an upgrade made now pays the difference for the rest of the paid period at once (one ad hoc charge per Idempotency-Key); the plan changes once it is paid.",
+        "charge_now: an upgrade made now pays the difference for the rest of the paid period at once (one ad hoc charge per Idempotency-Key); the plan changes once it is paid. refund_now: a decrease made now (fewer seats, a lower amount) gives the unused part of the difference back at once, as one refund of the paid period's charge per change (token billing).",
       ),
     at: z
       .enum(["now", "next_renewal"])
       .optional()
       .describe(
-        "now: the new total from the next charge on. next_renewal: scheduled (scheduled_plan) until the next period is charged at it. Default: now, or next_renewal with a new interval or fewer seats (token billing).",
+        "now: the new total from the next charge on. next_renewal: scheduled (scheduled_plan) until the next period is charged at it. Default: now, or next_renewal with a new interval or fewer seats (token billing) unless prorated.",
       ),
   })
-  .refine((body) => body.proration !== "charge_now" || body.at !== "next_renewal", {
+  .refine((body) => body.proration === "none" || body.at !== "next_renewal", {
     path: ["proration"],
-    message: "charge_now prorates a change made now, not one scheduled for the next renewal",
+    message: "charge_now and refund_now prorate a change made now, not one scheduled for the next renewal",
   })
   .refine((body) => body.amount !== undefined || body.quantity !== undefined, {
     path: ["amount"],

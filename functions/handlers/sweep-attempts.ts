@@ -14,6 +14,7 @@ const ATTEMPT_METRICS = [
   "AttemptsRequeued",
   "AttemptsDeferred",
   "CheckoutsExpired",
+  "CreditsSent",
   "RefundsSettled",
   "RefundsDeferred",
   "SweepItemsFailed",
@@ -21,8 +22,8 @@ const ATTEMPT_METRICS = [
 ] as const;
 
 /**
- * Scheduled attempt sweep: settles attempts and refunds left open past their lease through retrieve, and closes
- * checkouts left unpaid past their end.
+ * Scheduled attempt sweep: settles attempts and refunds left open past their lease through retrieve, sends plan
+ * credits left pending, and closes checkouts left unpaid past their end.
  */
 export async function run(event: unknown, services: AttemptSweepDeps): Promise<AttemptSweepReport> {
   const invocation = scheduledEventSchema.parse(event);
@@ -43,6 +44,7 @@ export async function run(event: unknown, services: AttemptSweepDeps): Promise<A
   counts.add("AttemptsRequeued", report.requeued);
   counts.add("AttemptsDeferred", report.deferred);
   counts.add("CheckoutsExpired", report.checkouts.expired);
+  counts.add("CreditsSent", report.credits.sent);
   counts.add("RefundsSettled", report.refunds.settled);
   counts.add("RefundsDeferred", report.refunds.deferred);
   counts.add("SweepItemsFailed", failed.length);

@@ -34,9 +34,15 @@ export interface MoneyAudit {
    * refused its refund).
    */
   readonly prorationMismatches: readonly string[];
+  /**
+   * A plan credit given without the decrease it credits: still pending, more given than decreases applied or than
+   * their differences come to over a whole period, or one more than the whole period's difference.
+   */
+  readonly creditMismatches: readonly string[];
   /** What was audited. */
   readonly refunds: number;
   readonly prorations: number;
+  readonly credits: number;
 }
 
 export interface MoneyRecords {
@@ -116,25 +122,33 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
     .map((line) => `${line.order_id}: kept, its subscription canceled before period ${line.period}`);
 
   const prorations = records.attempts.filter((line) => line.purpose === "proration");
-  const upgrades = appliedUpgrades(records.events);
-  const prorationMismatches: string[] = [];
-  const keptBySubscription = new Map<string, { count: number; cents: number }>();
-  for (const line of prorations.filter((line) => kept(line) && !refusedByGateway.has(line.order_id))) {
-    const sum = keptBySubscription.get(line.subscription_id) ?? { count: 0, cents: 0 };
-    keptBySubscription.set(line.subscription_id, {
-      count: sum.count + 1,
-      cents: sum.cents + cents(line.amount),
-    });
-    if (subscriptions.get(line.subscription_id)?.pending_plan_order === line.order_id)
-      prorationMismatches.push(`${line.order_id}: paid, its plan change still pending`);
-  }
-  for (const [id, sum] of keptBySubscription) {
-    const applied = upgrades.get(id) ?? { count: 0, cents: 0 };
-    if (sum.count > applied.count || sum.cents > applied.cents)
-      prorationMismatches.push(
-        `${id}: ${sum.count} prorations kept (${sum.cents} cents), ${applied.count} upgrades applied (${applied.cents} cents a period)`,
-      );
-  }
+  const keptProrations = prorations.filter((line) => kept(line) && !refusedByGateway.has(line.order_id));
+  const prorationMismatches = [
+    ...keptProrations
+      .filter((line) => subscriptions.get(line.subscription_id)?.pending_plan_order === line.order_id)
+      .map((line) => `${line.order_id}: paid, its plan change still pending`),
+    ...beyondChanges(
+      keptProrations.map((line) => ({ subscription_id: line.subscription_id, cents: cents(line.amount) })),
+      appliedChanges(records.events, 1),
+      { lines: "prorations kept", changes: "upgrades" },
+    ),
+  ];
+
+  const credits = records.refunds.filter((refund) => refund.prorated_from !== undefined);
+  const given = credits.filter((refund) => refund.status === "succeeded");
+  const creditMismatches = [
+    ...records.subscriptions
+      .filter((subscription) => subscription.pending_credit !== undefined)
+      .map((subscription) => `${subscription.subscription_id}: a plan credit never sent`),
+    ...given
+      .filter((refund) => cents(refund.amount) > cents(refund.prorated_from))
+      .map((refund) => `${refund.refund_id}: gave back more than the difference of a whole period`),
+    ...beyondChanges(
+      given.map((refund) => ({ subscription_id: refund.subscription_id, cents: cents(refund.amount) })),
+      appliedChanges(records.events, -1),
+      { lines: "credits given", changes: "decreases" },
+    ),
+  ];
 
   return {
     refundMismatches,
@@ -146,8 +160,10 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
       .map(([transaction, lines]) => `${transaction}: ${lines.join(", ")}`),
     salesKeptAfterCancel,
     prorationMismatches,
+    creditMismatches,
     refunds: records.refunds.length,
     prorations: prorations.length,
+    credits: credits.length,
   };
 }
 
@@ -213,21 +229,46 @@ export function planHistories(events: readonly OutboxEvent[]): Map<string, PlanH
   );
 }
 
-/** The upgrades each subscription announced: how many, and their differences summed in cents. */
-function appliedUpgrades(events: readonly OutboxEvent[]): Map<string, { count: number; cents: number }> {
-  const upgrades = new Map<string, { count: number; cents: number }>();
+/** The plan changes each subscription announced in one direction: how many, and their differences summed in cents. */
+function appliedChanges(
+  events: readonly OutboxEvent[],
+  direction: 1 | -1,
+): Map<string, { count: number; cents: number }> {
+  const changes = new Map<string, { count: number; cents: number }>();
   for (const [id, history] of planHistories(events)) {
     const amounts = history.amounts.map(cents);
     // A subscription written without its sign-up's event (a test's fixture) starts from a plan not known here: its
-    // first change may be an upgrade of any size.
-    const rises = [
+    // first change may be one of any size.
+    const moves = [
       ...(history.signedUp ? [] : [Number.POSITIVE_INFINITY]),
-      ...amounts.slice(1).map((amount, index) => amount - (amounts[index] ?? amount)),
+      ...amounts.slice(1).map((amount, index) => direction * (amount - (amounts[index] ?? amount))),
     ];
-    const up = rises.filter((rise) => rise > 0);
-    upgrades.set(id, { count: up.length, cents: up.reduce((sum, rise) => sum + rise, 0) });
+    const made = moves.filter((move) => move > 0);
+    changes.set(id, { count: made.length, cents: made.reduce((sum, move) => sum + move, 0) });
   }
-  return upgrades;
+  return changes;
+}
+
+/** Money kept (prorations) or given back (credits) against the plan changes that justify it, per subscription. */
+function beyondChanges(
+  lines: readonly { readonly subscription_id: string; readonly cents: number }[],
+  applied: Map<string, { count: number; cents: number }>,
+  what: { readonly lines: string; readonly changes: string },
+): string[] {
+  const bySubscription = new Map<string, { count: number; cents: number }>();
+  for (const line of lines) {
+    const sum = bySubscription.get(line.subscription_id) ?? { count: 0, cents: 0 };
+    bySubscription.set(line.subscription_id, { count: sum.count + 1, cents: sum.cents + line.cents });
+  }
+  return [...bySubscription]
+    .filter(([id, sum]) => {
+      const made = applied.get(id) ?? { count: 0, cents: 0 };
+      return sum.count > made.count || sum.cents > made.cents;
+    })
+    .map(([id, sum]) => {
+      const made = applied.get(id) ?? { count: 0, cents: 0 };
+      return `${id}: ${sum.count} ${what.lines} (${sum.cents} cents), ${made.count} ${what.changes} applied (${made.cents} cents a period)`;
+    });
 }
 
 const planShape = z.looseObject({

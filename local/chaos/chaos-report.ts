@@ -114,6 +114,7 @@ export function violationsOf(
     ...money.transactionsCreditedTwice.map((line) => `transaction credited twice: ${line}`),
     ...money.salesKeptAfterCancel.map((line) => `sale kept after a cancel: ${line}`),
     ...money.prorationMismatches.map((line) => `proration: ${line}`),
+    ...money.creditMismatches.map((line) => `plan credit: ${line}`),
     ...report.leaks.map((line) => `leak: ${line}`),
     ...events.lost.map((line) => `lost event: ${line}`),
     ...events.inconsistent.map((line) => `event copies differ: ${line}`),

@@ -115,6 +115,10 @@ export function chaosTable(report: ChaosReport): string {
         `proration sales beyond the upgrades applied, in count or amount, or paid with the change pending (${count(report.money.prorations)} proration lines)`,
         ...verdict(report.money.prorationMismatches),
       ],
+      [
+        `plan credits beyond the decreases applied, in count or amount, or left unsent (${count(report.money.credits)} credits)`,
+        ...verdict(report.money.creditMismatches),
+      ],
       ["canceled with a live token", ...verdict(report.liveTokens)],
       ["checkouts left pending past their end", ...verdict(report.checkoutsLeftPending)],
       ["coupon redemptions past max_redemptions", ...verdict(report.couponsOverRedeemed)],

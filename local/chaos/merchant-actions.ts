@@ -10,7 +10,7 @@ import type { ApiAnswer, MerchantClient } from "../clients/merchant-client";
 // resumes a renewal later, new cards for past_due subscriptions in dunning, concurrent partial refunds of one charge
 // (shared and distinct keys, each asked again), upgrades with proration charge_now to two amounts racing each other
 // and an edit, asked again with a new key; seat changes (more seats charged now under two keys at once, fewer at the
-// next renewal) and coupons applied, replaced and removed, racing the renewals, one coupon capped below the number of
+// next renewal, and fewer now with their unused part refunded) and coupons applied, replaced and removed, racing the renewals, one coupon capped below the number of
 // subscriptions that race to redeem it; and forgeries: recurring notices without the plan's secret, partner hints for orders never paid
 // and for other subscriptions' sales. Whatever they race, no period may be charged twice or lost, and every sale and
 // refund must be the ledger's.
@@ -110,6 +110,7 @@ export class MerchantActions {
         mapConcurrently(this.#seating, CONCURRENCY, (id) =>
           Promise.all([
             this.#seats(id, 2, "fewer"),
+            this.#seats(id, 1, "fewer-credited", "refund_now"),
             this.#coupon(id, "once"),
             this.#coupon(id, null),
             this.#seats(id, 5, "more-again", "charge_now"),
@@ -233,7 +234,8 @@ export class MerchantActions {
 
   /**
    * New seats: 200, 202 (a proration being settled) or 409 (another change being paid for, or a proration priced on a
-   * plan since replaced too often); fewer seats wait for the next renewal.
+   * plan since replaced too often); fewer seats wait for the next renewal, or with refund_now give their unused part
+   * back at once.
    */
   async #seats(id: string, quantity: number, key: string, proration = "none"): Promise<void> {
     const answer = await this.#call("POST", id, "/adjust", { quantity, proration }, `seats-${key}`);

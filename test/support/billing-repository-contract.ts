@@ -298,6 +298,70 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
     });
   });
 
+  describe("listPendingCredits", () => {
+    const credit = (id: string, leaseUntil: string) => ({
+      refund_id: `rf_${id}`,
+      order_id: `${id}-0-0`,
+      amount: "5.00",
+      prorated_from: "10.00",
+      lease_until: leaseUntil,
+    });
+    const creditedBefore = async (repository: BillingRepository, iso: string) =>
+      (await collect(repository.listPendingCredits(new Date(iso)))).items
+        .map((s) => s.subscription_id)
+        .sort();
+
+    it("lists subscriptions whose pending credit's lease passed, through status changes, until it is cleared", async () => {
+      const repository = await fresh({ pageSize: 2 });
+      for (const id of ["sub-cr-1", "sub-cr-2", "sub-cr-3", "sub-cr-later", "sub-cr-none"])
+        await repository.createSubscription(subscription(id));
+      for (const [i, id] of ["sub-cr-1", "sub-cr-2", "sub-cr-3"].entries())
+        expect(
+          await repository.updateSubscription(id, {
+            expect: { "pending_credit.refund_id": null },
+            set: { pending_credit: credit(id, minutes("2030-01-01T12:00:00.000Z", i)), updated_at: LATER },
+          }),
+        ).toBe(true);
+      await repository.updateSubscription("sub-cr-later", {
+        expect: {},
+        set: { pending_credit: credit("sub-cr-later", "2030-01-01T13:00:00.000Z"), updated_at: LATER },
+      });
+      // One credit pending at a time: a second expecting none finds it.
+      expect(
+        await repository.updateSubscription("sub-cr-1", {
+          expect: { "pending_credit.refund_id": null },
+          set: { pending_credit: credit("sub-cr-x", "2030-01-01T12:00:00.000Z") },
+        }),
+      ).toBe(false);
+      expect(await creditedBefore(repository, "2030-01-01T12:30:00.000Z")).toEqual([
+        "sub-cr-1",
+        "sub-cr-2",
+        "sub-cr-3",
+      ]);
+      const [listed] = (await collect(repository.listPendingCredits(new Date("2030-01-01T12:01:00.000Z"))))
+        .items;
+      expect(listed?.pending_credit).toEqual(credit("sub-cr-1", "2030-01-01T12:00:00.000Z"));
+
+      // A status change of a running subscription keeps it listed; clearing the credit takes it out.
+      await repository.updateSubscription("sub-cr-2", {
+        expect: { status: "active" },
+        set: { status: "past_due", updated_at: LATER },
+      });
+      expect(
+        await repository.updateSubscription("sub-cr-1", {
+          expect: { "pending_credit.refund_id": "rf_sub-cr-1" },
+          set: { updated_at: LATER },
+          remove: ["pending_credit"],
+        }),
+      ).toBe(true);
+      expect(await creditedBefore(repository, "2030-01-02T00:00:00.000Z")).toEqual([
+        "sub-cr-2",
+        "sub-cr-3",
+        "sub-cr-later",
+      ]);
+    });
+  });
+
   describe("charge attempts", () => {
     const key = { subscription_id: "sub-a", period: 3, attempt: 0 };
 

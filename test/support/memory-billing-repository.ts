@@ -175,6 +175,16 @@ export class MemoryBillingRepository implements BillingRepository {
     );
   }
 
+  async *listPendingCredits(before: Date): AsyncGenerator<readonly Subscription[]> {
+    const waiting = [...this.subscriptions.values()].filter(
+      (s) => s.pending_credit !== undefined && instant(s.pending_credit.lease_until) < before.getTime(),
+    );
+    yield* pagesOf(
+      waiting.map((subscription) => copyOf(subscriptionSchema, subscription)),
+      this.pageSize,
+    );
+  }
+
   async claimAttempt(attempt: ChargeAttempt, events?: readonly BillingEvent[]): Promise<ClaimResult> {
     const existing = this.attempts.get(attemptId(attempt));
     if (existing) return { claimed: false, existing: copyOf(chargeAttemptSchema, existing) };

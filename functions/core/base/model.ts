@@ -164,6 +164,21 @@ export const subscriptionSchema = z.object({
    */
   pending_plan: planSchema.optional(),
   pending_plan_order: z.string().optional(),
+  /**
+   * A decrease made now with proration refund_now, written with the plan it credits: the refund of the unused part is
+   * sent from here (by the request, or the attempt sweep once `lease_until` passed) and cleared once it is claimed.
+   */
+  pending_credit: z
+    .object({
+      refund_id: z.string(),
+      /** The charge it gives part of back: the last paid period's. */
+      order_id: z.string(),
+      amount: decimal,
+      /** The difference for a whole period whose unused part `amount` is. */
+      prorated_from: decimal,
+      lease_until: isoInstant,
+    })
+    .optional(),
   /** Start of period `anchor_period`: the sign-up instant, or a resume's, every later period is measured from. */
   anchor_at: isoInstant,
   /** The period that starts at anchor_at: absent (0) until a resume after a pause re-anchors the schedule. */
@@ -218,6 +233,7 @@ export const subscriptionSchema = z.object({
   updated_at: isoInstant,
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
+export type PendingCredit = NonNullable<Subscription["pending_credit"]>;
 
 /** The status_reason of a checkout the sweep closed because its window expired unpaid (checkout.expired). */
 export const CHECKOUT_EXPIRED = "checkout_expired";
@@ -393,6 +409,8 @@ export const refundRecordSchema = z.object({
    * what is left then, and `amount` is corrected before it is sent.
    */
   whole_balance: z.literal(true).optional(),
+  /** A plan credit: the difference for a whole period whose unused part it gives back (what a cancel counts). */
+  prorated_from: decimal.optional(),
   currency: z.string(),
   reason: z.string().max(200),
   status: refundStatus,

@@ -3,6 +3,7 @@ import type { ChargeAttempt } from "../base/model";
 import { type ChargeDeps, resolveAttempt, settleProrationOf } from "../charging/charge-engine";
 import { expireCheckout } from "../lifecycle/checkout";
 import type { ChargeQueue } from "../ports/queues";
+import { sendPendingCredit } from "../refunds/plan-credit";
 import { settleOpenRefund } from "../refunds/refunds";
 
 const MINUTE_MS = 60_000;
@@ -48,6 +49,8 @@ export interface AttemptSweepReport {
    * settled by retrieve).
    */
   readonly checkouts: { readonly examined: number; readonly expired: number; readonly deferred: number };
+  /** Plan credits left pending past their lease (their request died after the plan changed): sent now. */
+  readonly credits: { readonly examined: number; readonly sent: number };
   /** Refunds left open past their lease: settled (closed), or left for the next sweep. */
   readonly refunds: { readonly examined: number; readonly settled: number; readonly deferred: number };
   /** Items whose settling threw: each left as it was for the next sweep, the others settled regardless. */
@@ -89,8 +92,9 @@ export async function runAttemptSweep(deps: AttemptSweepDeps): Promise<AttemptSw
     }
   }
   const checkouts = await expireCheckouts(deps, failed);
+  const credits = await sendPendingCredits(deps, failed);
   const refunds = await settleOpenRefunds(deps, failed, overdue);
-  return { ...counts, checkouts, refunds, failed, overdue };
+  return { ...counts, checkouts, credits, refunds, failed, overdue };
 }
 
 /** Runs one item's settling; a throw is recorded against its id instead of ending the sweep. */
@@ -149,6 +153,35 @@ async function expireCheckouts(
       report.examined += 1;
       const expiry = await settledAlone(id, () => expireCheckout(id, deps), failed);
       if (expiry === "expired" || expiry === "deferred") report[expiry] += 1;
+    }
+  }
+  return report;
+}
+
+/**
+ * Plan credits still pending past their lease (from the open index, which lags the table: each is read again), each
+ * sent on its own as its refund (plan-credit.ts), which the refunds below then settle like any other.
+ */
+async function sendPendingCredits(
+  deps: AttemptSweepDeps,
+  failed: SweepItemFailure[],
+): Promise<AttemptSweepReport["credits"]> {
+  const report = { examined: 0, sent: 0 };
+  const now = deps.clock.now().getTime();
+  for await (const page of deps.repository.listPendingCredits(deps.clock.now())) {
+    for (const { subscription_id: id } of page) {
+      report.examined += 1;
+      const sent = await settledAlone(
+        id,
+        async () => {
+          const subscription = await deps.repository.getSubscription(id);
+          const lease = subscription?.pending_credit?.lease_until;
+          if (subscription === undefined || lease === undefined || Date.parse(lease) > now) return false;
+          return (await sendPendingCredit(subscription, deps)) !== undefined;
+        },
+        failed,
+      );
+      if (sent) report.sent += 1;
     }
   }
   return report;

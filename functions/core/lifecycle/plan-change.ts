@@ -8,14 +8,16 @@ import type { ChargeDeps } from "../charging/charge-engine";
 import { refusalOfLine, voidAttempt } from "../charging/ledger-lines";
 import { applyInput } from "../machine/apply-input";
 import { planText, pricedOn, samePlan, stillPricedOn } from "../machine/subscription-input";
+import { type CreditDeps, priceCredit, sendPendingCredit } from "../refunds/plan-credit";
 import { pendingProrationLine, settleProration } from "../refunds/proration-settlement";
 import { type ChangeDeps, type ChangeResult, load, resultOf } from "./subscription-changes";
 
 // A plan change (README, Subscription lifecycle: adjust_plan): a new amount, new seats, or both. Now: the new total from
 // the next charge on, and with proration "charge_now" an upgrade pays the difference for the rest of the paid period at
-// once, as one proration line per change (the plan changes once it is paid, whoever settles the line). At the next
-// renewal: scheduled; a new interval always waits for it, so a paid period never changes length, and so does a
-// decrease of seats unless asked for now.
+// once, as one proration line per change (the plan changes once it is paid, whoever settles the line); with
+// "refund_now" a decrease gives the unused part of the difference back, as one refund of the paid period's charge per
+// change (plan-credit.ts). At the next renewal: scheduled; a new interval always waits for it, so a paid period never
+// changes length, and so does a decrease of seats unless asked for now.
 
 export interface PlanChangeRequest {
   readonly subscription_id: string;
@@ -25,8 +27,8 @@ export interface PlanChangeRequest {
   readonly quantity?: number;
   /** Omitted: the current interval. */
   readonly interval_months?: number;
-  readonly proration: "none" | "charge_now";
-  /** Omitted: now, or the next renewal when the interval changes or token billing's seats decrease. */
+  readonly proration: "none" | "charge_now" | "refund_now";
+  /** Omitted: now, or the next renewal when the interval changes or token billing's seats decrease (not refund_now). */
   readonly at?: "now" | "next_renewal";
   /** The digest of the caller's idempotency key, kept on the proration line. */
   readonly request_key?: string;
@@ -41,9 +43,12 @@ export type PlanChangeResult =
 /** How often a prorated change is priced again on a subscription another change moved meanwhile. */
 const PRICING_TRIES = 5;
 
+/** What a plan change uses: a credit's refund_id follows from the subscription's revision and the paid charge. */
+export type PlanChangeDeps = ChangeDeps & ChargeDeps & Pick<CreditDeps, "ids">;
+
 export async function changePlan(
   request: PlanChangeRequest,
-  deps: ChangeDeps & ChargeDeps,
+  deps: PlanChangeDeps,
 ): Promise<PlanChangeResult> {
   for (let tries = 1; ; tries += 1) {
     const subscription = await load(request.subscription_id, deps);
@@ -64,15 +69,17 @@ type Repriced = { readonly kind: "priced_on_a_replaced_plan"; readonly plan: Pla
 async function changePlanOf(
   subscription: Subscription,
   request: PlanChangeRequest,
-  deps: ChangeDeps & ChargeDeps,
+  deps: PlanChangeDeps,
 ): Promise<PlanChangeResult | Repriced> {
   if (subscription.status === "canceled") return { kind: "conflict", reason: "subscription is canceled" };
   const plan = requestedPlan(subscription.plan, request);
   if ("kind" in plan) return plan;
-  const at = request.at ?? defaultTiming(subscription, plan);
+  const at = request.at ?? defaultTiming(subscription, plan, request.proration);
+  if (request.proration !== "none" && at !== "now")
+    return { kind: "conflict", reason: `${request.proration} prorates a change made now` };
+  if (request.proration === "refund_now") return changeCreditedNow(subscription, plan, deps);
   const prorated = request.proration === "charge_now";
   if (prorated) {
-    if (at !== "now") return { kind: "conflict", reason: "charge_now prorates a change made now" };
     const paid = await changePaidNow(subscription, plan, request.request_key, deps);
     if (paid !== undefined) return paid;
   }
@@ -152,6 +159,43 @@ async function changePaidNow(
   );
 }
 
+/**
+ * A decrease whose unused part goes back now (README, Subscription lifecycle: adjust with refund_now): the credit is
+ * priced on the subscription as read and written with the new plan in one conditional write, then sent as a refund of
+ * the paid charge. A credit still pending from an earlier change is sent first, and a write that lost to another
+ * writer is priced again on the fresh subscription (where the plan asked for may already hold: nothing goes back).
+ * Nothing to give back (an increase, no paid period): the plan changes as usual.
+ */
+async function changeCreditedNow(
+  subscription: Subscription,
+  plan: Plan,
+  deps: PlanChangeDeps,
+): Promise<PlanChangeResult | Repriced> {
+  if (subscription.billing_mode !== "token")
+    return {
+      kind: "conflict",
+      reason: "refund_now credits a stored-card subscription: refund a gateway-managed plan's charge instead",
+    };
+  if (subscription.pending_credit !== undefined) {
+    await sendPendingCredit(subscription, deps);
+    return { kind: "priced_on_a_replaced_plan", plan: subscription.plan };
+  }
+  const credit = await priceCredit(subscription, plan, deps);
+  const applied = await applyInput(
+    subscription,
+    { kind: "adjust_plan", plan, at: "now", priced_on: pricedOn(subscription), credit },
+    deps,
+  );
+  if (applied.kind === "stale" || (applied.kind === "refused" && credit !== undefined))
+    return { kind: "priced_on_a_replaced_plan", plan: subscription.plan };
+  if (applied.kind !== "applied" || credit === undefined) return resultOf(applied);
+  await sendPendingCredit(applied.subscription, deps);
+  return {
+    kind: "changed",
+    subscription: (await load(subscription.subscription_id, deps)) ?? applied.subscription,
+  };
+}
+
 /** What the pending change's proration line has come to, and what that makes of the change. */
 async function continuePaidChange(
   subscription: Subscription,
@@ -197,11 +241,18 @@ function requestedPlan(current: Plan, request: PlanChangeRequest): Plan | Invali
   return tooMuch === undefined ? plan : { kind: "invalid_input", field: "quantity", message: tooMuch };
 }
 
-/** Now, unless the change must wait for the paid period's end: a new interval, or fewer seats on token billing. */
-function defaultTiming(subscription: Subscription, plan: Plan): "now" | "next_renewal" {
+/**
+ * Now, unless the change must wait for the paid period's end: a new interval, or fewer seats on token billing unless
+ * their unused part is refunded now.
+ */
+function defaultTiming(
+  subscription: Subscription,
+  plan: Plan,
+  proration: PlanChangeRequest["proration"],
+): "now" | "next_renewal" {
   if (plan.interval_months !== subscription.plan.interval_months) return "next_renewal";
   const fewerSeats = quantityOf(plan) < quantityOf(subscription.plan);
-  return fewerSeats && subscription.billing_mode === "token" ? "next_renewal" : "now";
+  return fewerSeats && subscription.billing_mode === "token" && proration !== "refund_now" ? "next_renewal" : "now";
 }
 
 /**

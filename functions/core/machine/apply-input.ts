@@ -23,8 +23,14 @@ type ApplyDeps = {
 /** Whether `subscription` still holds what a transition expects of it, its revision aside. */
 export function meetsExpectation(subscription: Subscription, expect: SubscriptionExpectation): boolean {
   const { revision: _revision, ...fields } = expect;
-  return Object.entries(fields).every(([field, value]) => {
-    const held = subscription[field as keyof typeof fields];
+  return Object.entries(fields).every(([path, value]) => {
+    // A dotted path names a field of a nested record, as the repository's conditions do.
+    const held = path
+      .split(".")
+      .reduce<unknown>(
+        (record, field) => (record as Record<string, unknown> | undefined)?.[field],
+        subscription,
+      );
     return value === undefined || (value === null ? held === undefined : held === value);
   });
 }

@@ -71,11 +71,17 @@ export function adjustPlan(
       return refused("an interval change takes effect at the next renewal");
     if (same(subscription.plan) && subscription.scheduled_plan === undefined && paid === undefined)
       return { kind: "unchanged" };
+    const { credit } = input;
+    if (credit !== undefined && (same(subscription.plan) || subscription.pending_credit !== undefined))
+      return refused("a credit goes with a decrease, one at a time: repeat once the last one is sent");
     const dropped = subscription.scheduled_plan === undefined ? [] : (["scheduled_plan"] as const);
     const changed = [...planChanges(subscription.plan, plan), ...dropped];
     return transition(subscription, now, {
-      expect,
-      set: same(subscription.plan) ? {} : { plan },
+      expect: credit === undefined ? expect : { ...expect, "pending_credit.refund_id": null },
+      set: {
+        ...(same(subscription.plan) ? {} : { plan }),
+        ...(credit === undefined ? {} : { pending_credit: credit }),
+      },
       remove: [...dropped, ...(paid?.remove ?? [])],
       changed: changed.length === 0 ? undefined : changed,
     });

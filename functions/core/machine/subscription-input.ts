@@ -1,5 +1,5 @@
 import type { ChargePolicy } from "../base/charge-policy";
-import type { ChargeAttempt, Discount, MaskedCard, Plan, Subscription } from "../base/model";
+import type { ChargeAttempt, Discount, MaskedCard, PendingCredit, Plan, Subscription } from "../base/model";
 import { quantityOf } from "../base/plan-price";
 import type { SubscriptionUpdate } from "../ports/billing-repository";
 
@@ -40,14 +40,18 @@ export type SubscriptionInput =
   /**
    * A new plan: `now`, from the next charge on (same interval); `next_renewal`, scheduled: the next period is charged
    * at its amount and, once paid, the plan is replaced (a new interval re-anchors the schedule at that period).
-   * `priced_on`: a change asked to be prorated that found nothing owed holds only on what it found that on.
+   * `priced_on`: a change asked to be prorated that found nothing owed holds only on what it found that on. `credit`:
+   * a decrease now whose unused part goes back (refund_now), written with the plan, priced on the subscription as read.
    */
   | {
       readonly kind: "adjust_plan";
       readonly plan: Plan;
       readonly at: "now" | "next_renewal";
       readonly priced_on?: PricedOn;
+      readonly credit?: PendingCredit;
     }
+  /** The pending credit's refund is claimed (its own protocol sends it from there): the subscription lets go of it. */
+  | { readonly kind: "credit_claimed"; readonly refund_id: string }
   /**
    * An upgrade paid for at once: `plan` waits as pending_plan, no other plan change made meanwhile, until its proration
    * line `order_id` is paid (plan_change_paid) or charged nothing (plan_change_abandoned). `priced_on`: what the

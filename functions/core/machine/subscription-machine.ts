@@ -31,11 +31,13 @@ import { chargeExpectation, isCurrent, position, refused, transition } from "./t
 //   past_due ──new card pays the overdue period──▶ active     past_due ──new card, nothing owed yet──▶ active
 //   past_due ──retry now: the next dunning retry brought forward (the charge worker charges it)──▶ past_due
 //   active ──pause──▶ paused ──resume (or resume_at)──▶ active
-//   active, past_due, paused ──cancel──▶ canceled        canceled: final, every input refused
+//   active, past_due, paused ──cancel──▶ canceled        canceled: final, every input refused but a credit's claim
+//   (a decrease credited before the cancel is still owed: its refund is sent, and the subscription lets go of it)
 
 /** The next step of `subscription` on `input` at `now`: the transition to write, or why there is none. */
 export function nextStep(subscription: Subscription, input: SubscriptionInput, now: Date): Step {
-  if (subscription.status === "canceled") return refused("subscription is canceled");
+  if (subscription.status === "canceled" && input.kind !== "credit_claimed")
+    return refused("subscription is canceled");
   switch (input.kind) {
     case "first_payment":
       return subscription.status === "pending"
@@ -107,6 +109,13 @@ export function nextStep(subscription: Subscription, input: SubscriptionInput, n
       if (input.priced_on !== undefined && !stillPricedOn(subscription, input.priced_on))
         return refused(replacedPlan(subscription));
       return adjustPlan(subscription, input, now);
+    case "credit_claimed":
+      if (subscription.pending_credit?.refund_id !== input.refund_id) return { kind: "unchanged" };
+      return transition(subscription, now, {
+        expect: { "pending_credit.refund_id": input.refund_id },
+        set: {},
+        remove: ["pending_credit"],
+      });
     case "plan_change_started":
       return planChangeStarted(subscription, input, now);
     case "plan_change_paid":

@@ -26,6 +26,8 @@ export interface SubscriptionExpectation {
   readonly recurring_id?: string | null;
   /** The proration line of the plan change being paid for, as read; null: none may be pending. */
   readonly pending_plan_order?: string | null;
+  /** The refund of the pending credit, as read; null: none may be pending. */
+  readonly "pending_credit.refund_id"?: string | null;
 }
 
 export type RemovableSubscriptionField =
@@ -39,6 +41,7 @@ export type RemovableSubscriptionField =
   | "scheduled_plan"
   | "pending_plan"
   | "pending_plan_order"
+  | "pending_credit"
   | "discount";
 
 export interface SubscriptionUpdate {
@@ -100,6 +103,11 @@ export interface SubscriptionStore {
    * scan; it lags the table, so the caller reads each again).
    */
   listExpiredCheckouts(before: Date): AsyncIterable<readonly Subscription[]>;
+  /**
+   * Subscriptions whose pending credit's lease passed before `before`, page by page, from an index (never a scan; it
+   * lags the table, so the caller reads each again).
+   */
+  listPendingCredits(before: Date): AsyncIterable<readonly Subscription[]>;
 }
 
 /** The ledger: one line per charge attempt, and which line each gateway transaction is credited to. */

@@ -2,6 +2,7 @@ import { isAdHocPeriod } from "../base/charge-kind";
 import { CHECKOUT_EXPIRED, type ChargeAttempt, type Subscription } from "../base/model";
 import { fromCents, toCents } from "../base/money";
 import { unusedPartCents } from "../base/proration";
+import { creditedFrom, lastPaidCharge } from "./plan-credit";
 import { settleProration } from "./proration-settlement";
 import { type RefundDeps, type RefundOutcome, refundCharge } from "./refunds";
 
@@ -21,17 +22,21 @@ export async function refundUnusedPeriod(
   if (mode === "none" || subscription.period === 0) return undefined;
   const lastPaid = subscription.period - 1;
   const ledger = await deps.repository.listAttempts(subscription.subscription_id);
-  const charge = ledger.findLast((line) => line.period === lastPaid && line.status === "succeeded");
+  const charge = lastPaidCharge(subscription, ledger);
   if (charge === undefined) return undefined;
   const balance = toCents(charge.amount) - toCents(charge.refunded_amount ?? "0");
-  const unused = () =>
+  // What a plan credit gave back of the period is no longer paid for: the rest of it is the charge less its difference.
+  const unused = async () =>
     unusedPartCents(
       subscription,
       lastPaid,
-      { cents: toCents(charge.amount), currency: charge.currency },
+      {
+        cents: toCents(charge.amount) - (await creditedFrom(subscription, charge, deps)),
+        currency: charge.currency,
+      },
       deps.clock.now(),
     );
-  const cents = mode === "full" ? balance : Math.min(balance, unused());
+  const cents = mode === "full" ? balance : Math.min(balance, await unused());
   if (cents <= 0) return undefined;
   return refundCharge(
     {

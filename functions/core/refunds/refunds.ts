@@ -28,6 +28,8 @@ export interface RefundCommand {
   readonly refund_id: string;
   /** Omitted: the whole remaining balance. */
   readonly amount?: string;
+  /** A plan credit: the difference for a whole period whose unused part `amount` is. */
+  readonly prorated_from?: string;
   readonly reason: string;
 }
 
@@ -80,6 +82,7 @@ export async function refundCharge(command: RefundCommand, deps: RefundDeps): Pr
     attempt: charge.attempt,
     amount: fromCents(cents, charge.currency),
     ...(command.amount === undefined ? { whole_balance: true as const } : {}),
+    ...(command.prorated_from === undefined ? {} : { prorated_from: command.prorated_from }),
     currency: charge.currency,
     reason: command.reason,
     status: "pending",

@@ -344,6 +344,55 @@ describe("prorated upgrades", () => {
   });
 });
 
+describe("credits of a decrease (refund_now)", () => {
+  /** The repository, except that claiming a refund throws: the request dies once the plan and its credit are written. */
+  const diesBeforeTheRefund = decoration(repository, (built) => ({
+    ...built,
+    async createRefund() {
+      throw new Error("the table is unavailable");
+    },
+  }));
+  const fewer = (id: string, quantity: number, key: string, through: MerchantApi = api) =>
+    through("POST", `/v1/subscriptions/${id}/adjust`, {
+      body: { quantity, proration: "refund_now" },
+      idempotencyKey: key,
+    });
+  const refundsOf = (id: string) =>
+    [...stack.sandbox.state.payments.refunds()]
+      .filter((refund) => attemptKeyOf(refund.orderId)?.subscription_id === id)
+      .map((refund) => refund.amount);
+
+  it("sends a credit whose request died after the plan changed from the sweep, once, and a cancel gives back only what is still paid for", async () => {
+    const answer = await api("POST", "/v1/subscriptions", { body: { ...signupBody(), quantity: 4 } });
+    const id = view.parse(answer.json).subscription_id;
+    const subscription = await stack.services.repository.getSubscription(id);
+    await stack.clock.set(new Date(Date.parse(subscription?.anchor_at ?? "") + 10 * 86_400_000));
+
+    expect((await fewer(id, 2, "fewer-died", merchantApi([diesBeforeTheRefund]))).status).toBe(500);
+    const written = await stack.services.repository.getSubscription(id);
+    expect(written).toMatchObject({ plan: { quantity: 2 }, pending_credit: { order_id: `${id}-0-0` } });
+    expect(refundsOf(id)).toEqual([]);
+    // Inside its lease the sweep leaves it to the request; past it, the sweep sends it.
+    expect((await stack.attemptSweep()).credits).toEqual({ examined: 0, sent: 0 });
+    expect((await sweepLater()).credits).toEqual({ examined: 1, sent: 1 });
+    const credit = written?.pending_credit?.amount;
+    expect(refundsOf(id)).toEqual([credit]);
+    expect((await stack.services.repository.getSubscription(id))?.pending_credit).toBeUndefined();
+    // The same key asked again, and the sweep again: nothing more goes back.
+    expect((await fewer(id, 2, "fewer-died")).status).toBe(200);
+    expect((await sweepLater()).credits).toEqual({ examined: 0, sent: 0 });
+    expect(refundsOf(id)).toEqual([credit]);
+
+    // One seat fewer at the same instant gives back half as much; a cancel then gives back the last seat's unused part.
+    expect((await fewer(id, 1, "fewer-again")).status).toBe(200);
+    const canceled = await api("DELETE", `/v1/subscriptions/${id}`, { body: { refund: "prorated" } });
+    expect(canceled.status).toBe(200);
+    const [, second, last] = refundsOf(id);
+    const half = (Math.floor((Number(credit) * 100) / 2) / 100).toFixed(2);
+    expect([second, last]).toEqual([half, half]);
+  });
+});
+
 describe("writes that fail after the gateway took the money", () => {
   it("answers an ad hoc charge as being settled, never an error; the sweep settles it and the same key answers it", async () => {
     const id = await signUp();

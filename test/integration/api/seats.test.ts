@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { clockIntoPeriod, eventsOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 
 // Seats through the merchant API (README, Seats): each period charges the unit amount times the seats; more seats now
 // may pay the rest of the paid period at once (charge_now, the one change protocol), fewer wait for the next renewal
-// unless asked for now; each change is announced as subscription.updated naming quantity.
+// unless asked for now, when refund_now gives their unused part back; each change is announced as subscription.updated
+// naming quantity.
 
 const {
   call,
@@ -42,6 +44,12 @@ const signUpSeats = async (quantity: number) => {
 const getView = async (id: string) => view.parse((await call("GET", `/v1/subscriptions/${id}`)).json);
 const adjust = (id: string, body: object, idempotencyKey?: string) =>
   call("POST", `/v1/subscriptions/${id}/adjust`, { body, idempotencyKey });
+
+/** The sandbox's refunds of a subscription's charges, as [order_id, amount]. */
+const refundsOf = (id: string) =>
+  [...stack().sandbox.state.payments.refunds()]
+    .filter((refund) => attemptKeyOf(refund.orderId)?.subscription_id === id)
+    .map((refund) => [refund.orderId, refund.amount]);
 
 const changesOf = async (id: string) =>
   (await eventsOf(stack(), id))
@@ -98,6 +106,45 @@ describe("seats", () => {
     const now = view.parse((await adjust(id, { quantity: 1, at: "now", proration: "charge_now" })).json);
     expect(now).toMatchObject({ plan: { ...plan, quantity: 1 }, scheduled_plan: null });
     expect(salesOf(id)).toHaveLength(2);
+  });
+
+  it("gives the unused part of fewer seats back at once with refund_now, once per change however many race, and charges the new total from the next renewal", async () => {
+    const signedUp = await signUpSeats(4);
+    const id = signedUp.subscription_id;
+    const left = await clockIntoPeriod(stack(), signedUp.current_period, 10);
+    const body = { quantity: 2, proration: "refund_now" };
+    const answers = await Promise.all(["fewer-1", "fewer-2", "fewer-3"].map((key) => adjust(id, body, key)));
+    for (const answer of answers) expect([200, 409]).toContain(answer.status);
+    const again = await adjust(id, body, "fewer-4");
+    expect(again.status).toBe(200);
+    expect(view.parse(again.json)).toMatchObject({ plan: { ...plan, quantity: 2 }, scheduled_plan: null });
+    // Two seats fewer at 19.90 for what is left of the period, rounded down to the cent, given back from its charge.
+    const credit = (Math.floor(3980 * left) / 100).toFixed(2);
+    expect(refundsOf(id)).toEqual([[`${id}-0-0`, credit]]);
+    const charges = (await call("GET", `/v1/subscriptions/${id}/charges`)).json;
+    expect(charges).toMatchObject({ charges: [{ order_id: `${id}-0-0`, refunded_amount: credit }] });
+    const refunded = (await eventsOf(stack(), id)).filter((event) => event.type === "refund.succeeded");
+    expect(refunded).toHaveLength(1);
+
+    // Back up again with refund_now: nothing goes back for an increase, and nothing is charged for it.
+    expect((await adjust(id, { quantity: 3, proration: "refund_now" }, "more-1")).status).toBe(200);
+    expect(refundsOf(id)).toHaveLength(1);
+    await renewAfter(stack(), signedUp.next_charge_at);
+    expect(salesOf(id)).toEqual([
+      [0, "79.60"],
+      [1, "59.70"],
+    ]);
+    expect(await changesOf(id)).toEqual([["quantity"], ["quantity"], ["current_period"]]);
+  });
+
+  it("refuses refund_now for a change scheduled for the next renewal, naming proration, and credits nothing", async () => {
+    const signedUp = await signUpSeats(3);
+    const id = signedUp.subscription_id;
+    const answer = await adjust(id, { quantity: 1, proration: "refund_now", at: "next_renewal" });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).field).toBe("proration");
+    expect((await getView(id)).plan.quantity).toBe(3);
+    expect(refundsOf(id)).toEqual([]);
   });
 
   it("changes the unit amount and the seats in one change", async () => {

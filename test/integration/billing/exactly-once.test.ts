@@ -104,6 +104,7 @@ describe("exactly once under faults", () => {
       requeued: 0,
       deferred: 0,
       checkouts: { examined: 0, expired: 0, deferred: 0 },
+      credits: { examined: 0, sent: 0 },
       refunds: { examined: 0, settled: 0, deferred: 0 },
       failed: [],
       overdue: [],

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { createRandomIds } from "../../../../functions/adapters/random-ids";
 import { isAdHocPeriod } from "../../../../functions/core/base/charge-kind";
 import { DEFAULT_CHARGE_POLICY } from "../../../../functions/core/base/charge-policy";
 import { processChargeMessage } from "../../../../functions/core/charging/charge-engine";
@@ -16,9 +17,9 @@ import { MemoryBillingRepository } from "../../../support/memory-billing-reposit
 import { MoneyGateway } from "../../../support/money-gateway";
 import type { RefundFate } from "../../../support/refunding-gateway";
 
-// Money under random sequences (README, Exactly once): renewals, refunds, cancels with refunds and prorated upgrades,
-// asked again and concurrently, while the gateway loses answers, fails before or after committing, declines, and the
-// process dies after any write. Once the attempt sweep has settled what was left open, the gateway's money equals the
+// Money under random sequences (README, Exactly once): renewals, refunds, cancels with refunds, prorated upgrades and
+// credited decreases, asked again and concurrently, while the gateway loses answers, fails before or after committing,
+// declines, and the process dies after any write. Once the attempt sweep has settled what was left open, the gateway's money equals the
 // ledger's, sale for sale and refund for refund, on the memory repository.
 
 const ID = "sub_money";
@@ -32,6 +33,7 @@ type Operation =
   | { readonly kind: "refund"; readonly key: number; readonly cents?: number }
   | { readonly kind: "cancel"; readonly refund: "none" | "prorated" | "full" }
   | { readonly kind: "upgrade"; readonly amount: "29.90" | "39.90"; readonly key: number }
+  | { readonly kind: "downgrade"; readonly amount: "9.90" | "19.90"; readonly key: number }
   | { readonly kind: "sweep" }
   | { readonly kind: "later"; readonly days: number };
 
@@ -54,6 +56,11 @@ const operation = fc.oneof(
   fc.record({
     kind: fc.constant("upgrade" as const),
     amount: fc.constantFrom("29.90", "39.90"),
+    key: fc.integer({ min: 0, max: 2 }),
+  }),
+  fc.record({
+    kind: fc.constant("downgrade" as const),
+    amount: fc.constantFrom("9.90", "19.90"),
     key: fc.integer({ min: 0, max: 2 }),
   }),
   fc.constant<Operation>({ kind: "sweep" }),
@@ -110,6 +117,7 @@ function world() {
     gateway,
     clock,
     policy: DEFAULT_CHARGE_POLICY,
+    ids: createRandomIds(),
     queue: { send: async (messages: readonly ChargeMessage[]) => void queued.push(...messages) },
   });
   const later = (ms: number) => {
@@ -154,6 +162,12 @@ function world() {
       case "upgrade":
         await changePlan(
           { subscription_id: ID, amount: op.amount, proration: "charge_now", request_key: `up${op.key}` },
+          d,
+        );
+        return;
+      case "downgrade":
+        await changePlan(
+          { subscription_id: ID, amount: op.amount, proration: "refund_now", request_key: `down${op.key}` },
           d,
         );
         return;
@@ -213,6 +227,7 @@ describe("money under random sequences", () => {
           transactionsCreditedTwice: [],
           salesKeptAfterCancel: [],
           prorationMismatches: [],
+          creditMismatches: [],
         });
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 200) },

@@ -142,6 +142,7 @@ describe("chargeAdHoc", () => {
       requeued: 0,
       deferred: 0,
       checkouts: NO_CHECKOUTS,
+      credits: { examined: 0, sent: 0 },
       refunds: NO_REFUNDS,
       failed: [],
       overdue: [],

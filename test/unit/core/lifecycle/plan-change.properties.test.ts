@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { createRandomIds } from "../../../../functions/adapters/random-ids";
 import { DEFAULT_CHARGE_POLICY } from "../../../../functions/core/base/charge-policy";
 import { toCents } from "../../../../functions/core/base/money";
 import { unusedPartCents } from "../../../../functions/core/base/proration";
@@ -55,6 +56,7 @@ describe("concurrent plan changes", () => {
             gateway: scheduled(gateway, s),
             clock,
             policy: DEFAULT_CHARGE_POLICY,
+            ids: createRandomIds(),
             queue: { send: async (_: readonly ChargeMessage[]) => {} },
           };
           const answers = amounts.map((amount, key) =>

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { createRandomIds } from "../../../../functions/adapters/random-ids";
 import { subscriptionPeriod } from "../../../../functions/core/base/billing-period";
 import { isAdHocPeriod } from "../../../../functions/core/base/charge-kind";
 import { DEFAULT_CHARGE_POLICY } from "../../../../functions/core/base/charge-policy";
@@ -146,6 +147,7 @@ function world() {
     clock,
     coupons,
     policy: DEFAULT_CHARGE_POLICY,
+    ids: createRandomIds(),
     queue: { send: async () => undefined },
   };
   const model = new Model();

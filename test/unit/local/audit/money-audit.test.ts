@@ -50,8 +50,10 @@ describe("auditMoney", () => {
       transactionsCreditedTwice: [],
       salesKeptAfterCancel: [],
       prorationMismatches: [],
+      creditMismatches: [],
       refunds: 1,
       prorations: 1,
+      credits: 0,
     });
   });
 
@@ -90,6 +92,50 @@ describe("auditMoney", () => {
     expect(auditMoney({ ...records, events: planEvents("9.90") }).prorationMismatches).toEqual([
       "sub-m: 1 prorations kept (300 cents), 0 upgrades applied (0 cents a period)",
     ]);
+  });
+
+  it("holds the plan credits given to the decreases applied, and finds one never sent", () => {
+    const records = clean();
+    const credit = (amount: string, prorated_from = "10.00") =>
+      refund("rf-c", {
+        subscription_id: "sub-m",
+        order_id: "sub-m-2-0",
+        status: "succeeded",
+        amount,
+        prorated_from,
+      });
+    const withCredit = (amount: string, events: OutboxEvent[], prorated_from?: string) =>
+      auditMoney({
+        ...records,
+        refunds: [...records.refunds, credit(amount, prorated_from)],
+        gatewayRefunds: [...records.gatewayRefunds, { refundId: "rf-c", orderId: "sub-m-2-0", amount }],
+        events,
+      });
+    // 19.90 → 9.90: 4.00 of a 10.00 difference given back.
+    expect(withCredit("4.00", planEvents("9.90"))).toMatchObject({ creditMismatches: [], credits: 1 });
+    // An upgrade credits nothing; more than the decrease's whole difference is a mismatch.
+    expect(withCredit("4.00", planEvents("29.90")).creditMismatches).toEqual([
+      "sub-m: 1 credits given (400 cents), 0 decreases applied (0 cents a period)",
+    ]);
+    expect(withCredit("12.00", planEvents("9.90"), "12.00").creditMismatches).toEqual([
+      "sub-m: 1 credits given (1200 cents), 1 decreases applied (1000 cents a period)",
+    ]);
+    expect(withCredit("4.00", planEvents("9.90"), "3.00").creditMismatches).toEqual([
+      "rf-c: gave back more than the difference of a whole period",
+    ]);
+    const pending = {
+      refund_id: "rf-p",
+      order_id: "sub-m-2-0",
+      amount: "1.00",
+      prorated_from: "2.00",
+      lease_until: "2030-01-01T00:00:00.000Z",
+    };
+    expect(
+      auditMoney({
+        ...records,
+        subscriptions: [subscription("sub-m", { period: 3, pending_credit: pending })],
+      }).creditMismatches,
+    ).toEqual(["sub-m: a plan credit never sent"]);
   });
 
   it("holds each line's refunded amount to its refunds", () => {

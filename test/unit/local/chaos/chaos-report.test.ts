@@ -31,8 +31,10 @@ describe("chaos report", () => {
         transactionsCreditedTwice: ["TX1: sub_h-1-0, sub_i-1-0"],
         salesKeptAfterCancel: ["sub_j-2-0: kept, its subscription canceled before period 2"],
         prorationMismatches: ["sub_k-5000-0: paid, its plan change still pending"],
+        creditMismatches: ["sub_n: a plan credit never sent"],
         refunds: 2,
         prorations: 1,
+        credits: 1,
       },
       mails: {
         sent: 3,
@@ -60,6 +62,7 @@ describe("chaos report", () => {
       "transaction credited twice: TX1: sub_h-1-0, sub_i-1-0",
       "sale kept after a cancel: sub_j-2-0: kept, its subscription canceled before period 2",
       "proration: sub_k-5000-0: paid, its plan change still pending",
+      "plan credit: sub_n: a plan credit never sent",
       "leak: card 4111…1111 in log line 3",
       "lost event: charge.failed of sub_g-1-0",
       "event copies differ: evt_1 (charge.succeeded) differs between copies",
