@@ -30,7 +30,8 @@ const cursorSchema = z.string().regex(/^co_[A-Za-z0-9]{1,60}$/);
  * Coupons in the billing table (keys: billing-table.ts): one partition holds them all, listed by one Query; a code is
  * a create-only item naming its coupon, written before the coupon; a redemption is one conditional UpdateItem of the
  * coupon, which adds the subscription to the coupon's set of redeemers (a capped coupon) and counts it, only while
- * the count is under the cap and the subscription is not in the set yet.
+ * the count is under the cap and the subscription is not in the set yet; a release takes it out and counts it down,
+ * only while it is in the set.
  */
 export function createDynamoDbCouponStore({ client, tableName }: DynamoDbCouponStoreOptions): CouponStore {
   const get = async (key: Item) =>
@@ -105,6 +106,23 @@ export function createDynamoDbCouponStore({ client, tableName }: DynamoDbCouponS
       const redeemers = item?.[REDEEMED_BY];
       return redeemers instanceof Set && redeemers.has(subscriptionId) ? "already" : "exhausted";
     },
+    release: (couponId, subscriptionId) =>
+      conditionally(() =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: couponKey(couponId),
+            UpdateExpression: "ADD times_redeemed :minus_one DELETE #redeemers :subscription",
+            ConditionExpression: "contains(#redeemers, :id)",
+            ExpressionAttributeNames: { "#redeemers": REDEEMED_BY },
+            ExpressionAttributeValues: {
+              ":minus_one": -1,
+              ":subscription": new Set([subscriptionId]),
+              ":id": subscriptionId,
+            },
+          }),
+        ),
+      ),
   };
   return store;
 }

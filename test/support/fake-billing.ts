@@ -2,6 +2,7 @@ import { DEFAULT_CHARGE_POLICY } from "../../functions/core/base/charge-policy";
 import type { Subscription } from "../../functions/core/base/model";
 import type { GatewayOutcome } from "../../functions/core/base/outcome";
 import type { ChargeDeps } from "../../functions/core/charging/charge-engine";
+import type { CouponStore } from "../../functions/core/ports/coupon-store";
 import type {
   ChargeGateway,
   OrderLookup,
@@ -11,6 +12,7 @@ import type {
 import type { ChargeMessage } from "../../functions/core/ports/queues";
 import { subscription } from "./billing-repository-contract";
 import { MemoryBillingRepository, type MemoryBillingRepositoryOptions } from "./memory-billing-repository";
+import { partialPort } from "./partial-port";
 
 // Stand-ins of the charge engine's other ports for handler and core unit tests: scripted gateway outcomes and
 // recorded messages. The repository is the in-memory one that passes the repository contract; `written` is every
@@ -84,6 +86,7 @@ export function fakeChargeServices(options: MemoryBillingRepositoryOptions = {})
     gateway,
     clock: { now: () => new Date(START) },
     policy: DEFAULT_CHARGE_POLICY,
+    coupons: partialPort<CouponStore>({}),
     queue: { send: async (messages) => void queued.push(...messages) },
   };
   return { repository, gateway, written: repository.written, queued, deps };

@@ -1,4 +1,4 @@
-import type { BillingMode, Discount } from "../base/model";
+import type { BillingMode, Discount, Subscription } from "../base/model";
 import { amountProblem, type InvalidInput } from "../base/money";
 import type { Clock, IdSource } from "../ports/clock";
 import type { Coupon, CouponStore } from "../ports/coupon-store";
@@ -124,6 +124,19 @@ export async function redeemCoupon(
   if (counted === "exhausted")
     return { kind: "conflict", reason: "the coupon has been redeemed as often as it may (max_redemptions)" };
   return { kind: "granted", discount: discountOf(coupon, now) };
+}
+
+/**
+ * A subscription that ended before it started (its sign-up refused, its checkout expired) gives its coupon's
+ * redemption back, so a capped coupon's turn goes to a customer who pays.
+ */
+export async function releaseIfNeverStarted(
+  subscription: Subscription,
+  deps: { readonly coupons: Pick<CouponStore, "release"> },
+): Promise<void> {
+  const couponId = subscription.discount?.coupon_id;
+  if (couponId === undefined || subscription.status !== "canceled" || subscription.period > 0) return;
+  await deps.coupons.release(couponId, subscription.subscription_id);
 }
 
 /** The coupon's terms as a subscription keeps them. */

@@ -8,6 +8,7 @@ import { done, retry, type WorkResult } from "../base/work-result";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock } from "../ports/clock";
+import type { CouponStore } from "../ports/coupon-store";
 import type { ChargeGateway } from "../ports/payment-gateway";
 import type { ChargeMessage } from "../ports/queues";
 import { refundSaleAfterCancel, refundSalesAfterCancel } from "../refunds/cancel-refund";
@@ -30,6 +31,8 @@ export interface ChargeDeps {
   readonly gateway: ChargeGateway;
   readonly clock: Clock;
   readonly policy: ChargePolicy;
+  /** Where a sign-up the worker ends before it started gives its coupon's redemption back. */
+  readonly coupons: Pick<CouponStore, "release">;
 }
 
 /**

@@ -12,7 +12,6 @@ import type { GatewayOutcome } from "../base/outcome";
 import { failureReason } from "../base/outcome";
 import { lineItemOf } from "../base/plan-price";
 import type { Conflict } from "../catalog/coupons";
-import { applyInput } from "../machine/apply-input";
 import type { IdSource } from "../ports/clock";
 import type { CouponStore } from "../ports/coupon-store";
 import type { NotifyUrl, PaymentGateway, WindowPrepared, WindowResult } from "../ports/payment-gateway";
@@ -20,6 +19,7 @@ import type { PriceStore } from "../ports/price-store";
 import { asRefusal, keepWindowLaunch, retireIssued, windowExpiry } from "../signup/payment-window";
 import {
   CLOSABLE_BY_PAYMENT,
+  endingSignup,
   type FirstPaymentRefusal,
   type NewSubscription,
   type OpenedSignup,
@@ -359,7 +359,7 @@ const pastItsEnd = (subscription: Subscription, now: Date) =>
 /** A pending checkout past its end, closed as expired; the subscription as it stands then (unchanged otherwise). */
 async function closedIfExpired(subscription: Subscription, deps: SignupStepDeps): Promise<Subscription> {
   if (!pastItsEnd(subscription, deps.clock.now())) return subscription;
-  const closed = await applyInput(subscription, { kind: "checkout_expired" }, deps);
+  const closed = await endingSignup(subscription, { kind: "checkout_expired" }, deps);
   if (closed.kind === "applied") return closed.subscription;
   return (await deps.repository.getSubscription(subscription.subscription_id)) ?? subscription;
 }
@@ -388,6 +388,6 @@ export async function expireCheckout(subscriptionId: string, deps: SignupStepDep
   const unsettled =
     line !== undefined && (OPEN_ATTEMPT_STATUSES.includes(line.status) || line.status === "succeeded");
   if (unsettled) return "deferred";
-  const closed = await applyInput(subscription, { kind: "checkout_expired" }, deps);
+  const closed = await endingSignup(subscription, { kind: "checkout_expired" }, deps);
   return closed.kind === "applied" ? "expired" : "deferred";
 }

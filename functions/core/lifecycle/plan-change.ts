@@ -252,7 +252,9 @@ function defaultTiming(
 ): "now" | "next_renewal" {
   if (plan.interval_months !== subscription.plan.interval_months) return "next_renewal";
   const fewerSeats = quantityOf(plan) < quantityOf(subscription.plan);
-  return fewerSeats && subscription.billing_mode === "token" && proration !== "refund_now" ? "next_renewal" : "now";
+  return fewerSeats && subscription.billing_mode === "token" && proration !== "refund_now"
+    ? "next_renewal"
+    : "now";
 }
 
 /**

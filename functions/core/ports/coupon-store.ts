@@ -55,4 +55,10 @@ export interface CouponStore {
    * coupon counts each subscription once however often it is asked.
    */
   redeem(coupon: Coupon, subscriptionId: string): Promise<Redemption>;
+  /**
+   * Gives back a capped coupon's redemption by a subscription that never started (its sign-up refused, its checkout
+   * expired): counted down once however often asked. False when the subscription holds none (an uncapped coupon keeps
+   * counting the redemptions asked: nothing is limited by it).
+   */
+  release(couponId: string, subscriptionId: string): Promise<boolean>;
 }

@@ -16,9 +16,10 @@ import { fromCents, type InvalidInput, minorUnitCents } from "../base/money";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Invalid, Unavailable } from "../base/outcome";
 import { isFreeCharge, periodCharge, planTotal, totalProblem } from "../base/plan-price";
-import { type Conflict, redeemCoupon } from "../catalog/coupons";
+import { type Conflict, redeemCoupon, releaseIfNeverStarted } from "../catalog/coupons";
 import { planOfPrice } from "../catalog/prices";
-import { applyInput } from "../machine/apply-input";
+import { type Applied, applyInput } from "../machine/apply-input";
+import type { SubscriptionInput } from "../machine/subscription-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock, IdSource } from "../ports/clock";
 import type { CouponStore } from "../ports/coupon-store";
@@ -34,6 +35,19 @@ import { type RefundDeps, refundVerification } from "../refunds/refunds";
 export interface SignupStepDeps {
   readonly repository: BillingRepository;
   readonly clock: Clock;
+  /** Where a sign-up that never started gives its coupon's redemption back. */
+  readonly coupons: Pick<CouponStore, "release">;
+}
+
+/** Applies a step that may end a sign-up before it started: one that does gives its coupon's redemption back. */
+export async function endingSignup(
+  subscription: Subscription,
+  input: SubscriptionInput,
+  deps: SignupStepDeps,
+): Promise<Applied> {
+  const applied = await applyInput(subscription, input, deps);
+  if (applied.kind === "applied") await releaseIfNeverStarted(applied.subscription, deps);
+  return applied;
 }
 
 const DAY_MS = 86_400_000;
@@ -341,7 +355,7 @@ export async function finishPaidSignup(
   }
   if (subscription.billing_mode !== "token" || line.window !== undefined) return "left";
   const reason = "signup_incomplete";
-  await applyInput(
+  await endingSignup(
     subscription,
     { kind: "first_payment_refused", attempt: line.attempt, reason, retry: false },
     deps,
@@ -388,7 +402,7 @@ export async function recordRefusedSignup(
       events: unavailable ? undefined : [closedChargeEvent(closed, subscription)],
     });
   }
-  await applyInput(
+  await endingSignup(
     subscription,
     { kind: "first_payment_refused", attempt: attempt.attempt, reason, retry: keepForRetry },
     deps,

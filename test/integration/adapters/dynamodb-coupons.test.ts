@@ -91,6 +91,19 @@ describe("the coupon store", () => {
     );
   });
 
+  it("gives back a capped redemption once however often asked, and none a subscription does not hold", async () => {
+    const capped = coupon({ max_redemptions: 1 });
+    await store.createCoupon(capped);
+    expect(await store.redeem(capped, "sub_first")).toBe("redeemed");
+    expect(await store.redeem(capped, "sub_second")).toBe("exhausted");
+    const releases = await Promise.all([1, 2, 3].map(() => store.release(capped.coupon_id, "sub_first")));
+    expect(releases.filter(Boolean)).toHaveLength(1);
+    expect(await store.release(capped.coupon_id, "sub_second")).toBe(false);
+    expect((await store.getCoupon(capped.coupon_id))?.times_redeemed).toBe(0);
+    expect(await store.redeem(capped, "sub_second")).toBe("redeemed");
+    expect((await store.getCoupon(capped.coupon_id))?.times_redeemed).toBe(1);
+  });
+
   it("counts every redemption of a coupon without a cap", async () => {
     const open = coupon();
     await store.createCoupon(open);

@@ -135,6 +135,21 @@ describe("coupons", () => {
     expect(counted).toMatchObject({ times_redeemed: 2, valid: false });
   });
 
+  it("gives a capped coupon's turn back when the sign-up that redeemed it is declined", async () => {
+    const capped = await createCoupon({ percent_off: 10, duration: "forever", max_redemptions: 1 });
+    const declined = await signUp({
+      coupon: capped.coupon_id,
+      card: { ...card, number: "4000000000000002" },
+    });
+    expect(declined.status).toBe(422);
+    const released = couponView.parse((await call("GET", `/v1/coupons/${capped.coupon_id}`)).json);
+    expect(released).toMatchObject({ times_redeemed: 0, valid: true });
+    const paid = await signUpWith(capped.coupon_id, { customer: { ...customer, external_id: "pays" } });
+    expect(paid.discount).toMatchObject({ coupon_id: capped.coupon_id });
+    const counted = couponView.parse((await call("GET", `/v1/coupons/${capped.coupon_id}`)).json);
+    expect(counted).toMatchObject({ times_redeemed: 1, valid: false });
+  });
+
   it("refuses a coupon past redeem_by with a 409, charging and writing nothing", async () => {
     const now = stack().clock.now();
     const dated = await createCoupon({

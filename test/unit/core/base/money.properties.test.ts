@@ -8,6 +8,7 @@ import { runAttemptSweep } from "../../../../functions/core/intake/attempt-sweep
 import { changePlan } from "../../../../functions/core/lifecycle/plan-change";
 import { cancelSubscription } from "../../../../functions/core/lifecycle/subscription-changes";
 import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
+import type { CouponStore } from "../../../../functions/core/ports/coupon-store";
 import type { ChargeMessage } from "../../../../functions/core/ports/queues";
 import { refundCharge } from "../../../../functions/core/refunds/refunds";
 import { compareLedgerRecords } from "../../../../local/audit/ledger-comparison";
@@ -15,6 +16,7 @@ import { auditMoney } from "../../../../local/audit/money-audit";
 import { dueSubscription, START } from "../../../support/fake-billing";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
 import { MoneyGateway } from "../../../support/money-gateway";
+import { partialPort } from "../../../support/partial-port";
 import type { RefundFate } from "../../../support/refunding-gateway";
 
 // Money under random sequences (README, Exactly once): renewals, refunds, cancels with refunds, prorated upgrades and
@@ -117,6 +119,7 @@ function world() {
     gateway,
     clock,
     policy: DEFAULT_CHARGE_POLICY,
+    coupons: partialPort<CouponStore>({}),
     ids: createRandomIds(),
     queue: { send: async (messages: readonly ChargeMessage[]) => void queued.push(...messages) },
   });

@@ -7,6 +7,7 @@ import { runChargeRun } from "../../../../functions/core/charging/charge-run";
 import { runAttemptSweep } from "../../../../functions/core/intake/attempt-sweep";
 import { applyInput } from "../../../../functions/core/machine/apply-input";
 import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
+import type { CouponStore } from "../../../../functions/core/ports/coupon-store";
 import type {
   ChargeGateway,
   OrderLookup,
@@ -15,6 +16,7 @@ import type {
 import type { ChargeMessage } from "../../../../functions/core/ports/queues";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
 import { pendingEvents } from "../../../support/outbox-events";
+import { partialPort } from "../../../support/partial-port";
 
 /*
  * The charge protocol's branches on the memory repository (it passes the DynamoDB repository's contract suite). The
@@ -138,6 +140,7 @@ beforeEach(() => {
     gateway,
     clock,
     policy: DEFAULT_CHARGE_POLICY,
+    coupons: partialPort<CouponStore>({}),
   };
 });
 

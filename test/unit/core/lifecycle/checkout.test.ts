@@ -10,7 +10,7 @@ import {
   reopenCheckout,
   startCheckout,
 } from "../../../../functions/core/lifecycle/checkout";
-import type { CouponStore } from "../../../../functions/core/ports/coupon-store";
+import type { Coupon, CouponStore } from "../../../../functions/core/ports/coupon-store";
 import type { PriceStore } from "../../../../functions/core/ports/price-store";
 import type { PaymentClient } from "../../../../functions/gateway/payment-client";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
@@ -212,5 +212,49 @@ describe("a checkout past its end", () => {
     expect(after.subscription).toMatchObject({ status: "canceled", status_reason: "checkout_expired" });
     expect(after.events.map((event) => event.type)).toEqual(["subscription.created", "checkout.expired"]);
     expect(await reopenCheckout(subscription_id, at(end))).toEqual({ kind: "closed" });
+  });
+
+  it("gives back the coupon it redeemed once closed, so a capped coupon's turn goes to a customer who pays", async () => {
+    const released: string[] = [];
+    const capped: Coupon = {
+      coupon_id: "co_capped",
+      percent_off_bp: 1000,
+      duration: "forever",
+      max_redemptions: 5,
+      times_redeemed: 0,
+      created_at: NOW.toISOString(),
+    };
+    const { repository, deps: plain } = checkoutServices();
+    const coupons = partialPort<CouponStore>({
+      getCoupon: async () => capped,
+      redeem: async () => "redeemed",
+      release: async (couponId, subscriptionId) => {
+        released.push(`${couponId} ${subscriptionId}`);
+        return true;
+      },
+    });
+    const deps = { ...plain, coupons };
+    const start = await startCheckout(
+      {
+        customer: { name: "Window Customer", email: "window@example.com" },
+        plan: { amount: "29.00", currency: "USD", interval_months: 1 },
+        billing: "token",
+        coupon: capped.coupon_id,
+      },
+      deps,
+    );
+    if (start.kind !== "started") throw new Error(`checkout not started: ${JSON.stringify(start)}`);
+    const { subscription_id } = start.checkout;
+    const [line] = await repository.listAttempts(subscription_id);
+    if (line === undefined) throw new Error("no line");
+    const end = new Date(NOW.getTime() + 24 * 3_600_000);
+    await repository.updateAttempt(line, {
+      expect: { status: "pending", lease_until: line.lease_until },
+      set: { status: "voided", updated_at: end.toISOString() },
+      remove: ["lease_until"],
+    });
+    expect(released).toEqual([]);
+    expect(await expireCheckout(subscription_id, { ...deps, clock: { now: () => end } })).toBe("expired");
+    expect(released).toEqual([`co_capped ${subscription_id}`]);
   });
 });

@@ -6,11 +6,13 @@ import { toCents } from "../../../../functions/core/base/money";
 import { unusedPartCents } from "../../../../functions/core/base/proration";
 import { changePlan } from "../../../../functions/core/lifecycle/plan-change";
 import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
+import type { CouponStore } from "../../../../functions/core/ports/coupon-store";
 import type { ChargeMessage } from "../../../../functions/core/ports/queues";
 import { planHistories } from "../../../../local/audit/money-audit";
 import { dueSubscription, START } from "../../../support/fake-billing";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
 import { MoneyGateway } from "../../../support/money-gateway";
+import { partialPort } from "../../../support/partial-port";
 
 // Concurrent plan changes (README, Subscription lifecycle: adjust with charge_now), each request with its own key, in
 // every order fast-check's scheduler can give the repository's and the gateway's answers, at one instant (so a whole
@@ -56,6 +58,7 @@ describe("concurrent plan changes", () => {
             gateway: scheduled(gateway, s),
             clock,
             policy: DEFAULT_CHARGE_POLICY,
+            coupons: partialPort<CouponStore>({}),
             ids: createRandomIds(),
             queue: { send: async (_: readonly ChargeMessage[]) => {} },
           };
