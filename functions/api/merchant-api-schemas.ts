@@ -123,14 +123,19 @@ interface SignupShape {
   readonly quantity?: number;
 }
 
+/** What every sign-up names, whichever way it pays: who, what (a plan or a catalog price), the seats and a coupon. */
+const signupFields = {
+  customer,
+  metadata: metadata.optional(),
+  plan: signupPlan.optional(),
+  price: priceReference.optional(),
+  quantity,
+  coupon: couponReference.optional(),
+};
+
 export const createCheckoutBody = z
   .strictObject({
-    customer,
-    metadata: metadata.optional(),
-    plan: signupPlan.optional(),
-    price: priceReference.optional(),
-    quantity,
-    coupon: couponReference.optional(),
+    ...signupFields,
     billing: billingMode,
     return_url: url
       .optional()
@@ -151,12 +156,7 @@ export type CreateCheckoutBody = z.output<typeof createCheckoutBody>;
 /** POST /v1/subscriptions: a server-to-server sign-up; period 0 is charged at once. */
 export const createSubscriptionBody = z
   .strictObject({
-    customer,
-    metadata: metadata.optional(),
-    plan: signupPlan.optional(),
-    price: priceReference.optional(),
-    quantity,
-    coupon: couponReference.optional(),
+    ...signupFields,
     billing: billingMode.default("token"),
     card,
   })
