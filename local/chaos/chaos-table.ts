@@ -41,7 +41,7 @@ export function chaosTable(report: ChaosReport): string {
       ],
       [
         "seats and coupons racing the renewals",
-        `seat changes ${merchant.seatChanges} (more with charge_now under two keys at once, fewer at the next renewal), ` +
+        `seat changes ${merchant.seatChanges} (more with charge_now under two keys at once, fewer at the next renewal, fewer now refunded under three keys at once), ` +
           `coupons applied, replaced or removed ${merchant.couponEdits} (${merchant.couponsRefused} refused: the capped coupon used up)`,
       ],
       [

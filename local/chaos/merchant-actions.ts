@@ -10,7 +10,7 @@ import type { ApiAnswer, MerchantClient } from "../clients/merchant-client";
 // resumes a renewal later, new cards for past_due subscriptions in dunning, concurrent partial refunds of one charge
 // (shared and distinct keys, each asked again), upgrades with proration charge_now to two amounts racing each other
 // and an edit, asked again with a new key; seat changes (more seats charged now under two keys at once, fewer at the
-// next renewal, and fewer now with their unused part refunded) and coupons applied, replaced and removed, racing the renewals, one coupon capped below the number of
+// next renewal, and fewer now with their unused part refunded, racing the renewal and each other) and coupons applied, replaced and removed, racing the renewals, one coupon capped below the number of
 // subscriptions that race to redeem it; and forgeries: recurring notices without the plan's secret, partner hints for orders never paid
 // and for other subscriptions' sales. Whatever they race, no period may be charged twice or lost, and every sale and
 // refund must be the ledger's.
@@ -176,6 +176,14 @@ export class MerchantActions {
             this.#upgrade(id, "b"),
             this.#upgrade(id, "higher", HIGHER_AMOUNT),
             this.#edit(id),
+          ]),
+        ),
+        // Fewer seats with their unused part refunded, asked at once under three keys (to two targets).
+        mapConcurrently(this.#seating, CONCURRENCY, (id) =>
+          Promise.all([
+            this.#seats(id, 2, "credited-a", "refund_now"),
+            this.#seats(id, 2, "credited-b", "refund_now"),
+            this.#seats(id, 1, "credited-c", "refund_now"),
           ]),
         ),
       ]);

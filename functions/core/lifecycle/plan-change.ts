@@ -176,6 +176,8 @@ async function changeCreditedNow(
       kind: "conflict",
       reason: "refund_now credits a stored-card subscription: refund a gateway-managed plan's charge instead",
     };
+  if (subscription.pending_plan_order !== undefined)
+    return { kind: "conflict", reason: "another plan change is being paid for: repeat once it is settled" };
   if (subscription.pending_credit !== undefined) {
     await sendPendingCredit(subscription, deps);
     return { kind: "priced_on_a_replaced_plan", plan: subscription.plan };
