@@ -40,7 +40,8 @@ export async function priceCredit(
   plan: Plan,
   deps: CreditDeps,
 ): Promise<PendingCredit | undefined> {
-  if (subscription.status !== "active" || subscription.period === 0) return undefined;
+  // Past due, the last paid period has ended: nothing of it is left to give back.
+  if (subscription.period === 0) return undefined;
   const { discount } = subscription;
   const difference = chargedCents(subscription.plan, discount) - chargedCents(plan, discount);
   if (difference <= 0) return undefined;

@@ -137,6 +137,15 @@ describe("seats", () => {
     expect(await changesOf(id)).toEqual([["quantity"], ["quantity"], ["current_period"]]);
   });
 
+  it("gives back the unused part of fewer seats of a paused subscription, whose paid period still runs", async () => {
+    const signedUp = await signUpSeats(2);
+    const id = signedUp.subscription_id;
+    const left = await clockIntoPeriod(stack(), signedUp.current_period, 10);
+    expect((await call("POST", `/v1/subscriptions/${id}/pause`, { body: {} })).status).toBe(200);
+    expect((await adjust(id, { quantity: 1, proration: "refund_now" })).status).toBe(200);
+    expect(refundsOf(id)).toEqual([[`${id}-0-0`, (Math.floor(1990 * left) / 100).toFixed(2)]]);
+  });
+
   it("refuses refund_now for a change scheduled for the next renewal, naming proration, and credits nothing", async () => {
     const signedUp = await signUpSeats(3);
     const id = signedUp.subscription_id;
