@@ -167,8 +167,8 @@ async function sendPendingCredits(
   failed: SweepItemFailure[],
 ): Promise<AttemptSweepReport["credits"]> {
   const report = { examined: 0, sent: 0 };
-  const now = deps.clock.now().getTime();
-  for await (const page of deps.repository.listPendingCredits(deps.clock.now())) {
+  const now = deps.clock.now();
+  for await (const page of deps.repository.listPendingCredits(now)) {
     for (const { subscription_id: id } of page) {
       report.examined += 1;
       const sent = await settledAlone(
@@ -176,7 +176,8 @@ async function sendPendingCredits(
         async () => {
           const subscription = await deps.repository.getSubscription(id);
           const lease = subscription?.pending_credit?.lease_until;
-          if (subscription === undefined || lease === undefined || Date.parse(lease) > now) return false;
+          if (subscription === undefined || lease === undefined || Date.parse(lease) > now.getTime())
+            return false;
           return (await sendPendingCredit(subscription, deps)) !== undefined;
         },
         failed,

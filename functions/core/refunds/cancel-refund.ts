@@ -4,7 +4,7 @@ import { fromCents, toCents } from "../base/money";
 import { unusedPartCents } from "../base/proration";
 import { creditedFrom, lastPaidCharge } from "./plan-credit";
 import { settleProration } from "./proration-settlement";
-import { type RefundDeps, type RefundOutcome, refundCharge } from "./refunds";
+import { balanceCents, type RefundDeps, type RefundOutcome, refundCharge } from "./refunds";
 
 /** What a cancel now gives back of the last paid period: nothing, its unused part, or all of it. */
 export type CancelRefund = "none" | "prorated" | "full";
@@ -24,7 +24,7 @@ export async function refundUnusedPeriod(
   const ledger = await deps.repository.listAttempts(subscription.subscription_id);
   const charge = lastPaidCharge(subscription, ledger);
   if (charge === undefined) return undefined;
-  const balance = toCents(charge.amount) - toCents(charge.refunded_amount ?? "0");
+  const balance = balanceCents(charge);
   // What a plan credit gave back of the period is no longer paid for: the rest of it is the charge less its difference.
   const unused = async () =>
     unusedPartCents(

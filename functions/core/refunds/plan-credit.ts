@@ -6,7 +6,7 @@ import { chargedCents } from "../base/plan-price";
 import { unusedPartCents } from "../base/proration";
 import { applyPaidInput } from "../machine/apply-input";
 import type { IdSource } from "../ports/clock";
-import { type RefundDeps, type RefundOutcome, refundCharge } from "./refunds";
+import { balanceCents, type RefundDeps, type RefundOutcome, refundCharge } from "./refunds";
 
 // A decrease made now with proration refund_now (README, Subscription lifecycle: adjust with refund_now) gives back
 // the unused part of what the paid period was charged over the new plan. The credit is priced on the subscription as
@@ -25,10 +25,6 @@ export const lastPaidCharge = (subscription: Subscription, ledger: readonly Char
     (line) =>
       line.period === subscription.period - 1 && !isAdHocPeriod(line.period) && line.status === "succeeded",
   );
-
-/** What is left to refund of a charge: its amount less every refund held or made. */
-const balanceCents = (charge: ChargeAttempt) =>
-  toCents(charge.amount) - toCents(charge.refunded_amount ?? "0");
 
 /**
  * The credit of a change from the subscription's plan to `plan` now: the old period charge's excess over the new one

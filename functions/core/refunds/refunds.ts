@@ -46,7 +46,7 @@ export type RefundOutcome =
 const notRefundable = (reason: string): RefundOutcome => ({ kind: "not_refundable", reason });
 
 /** What is left to refund of a charge: its amount less every refund held or made. */
-const balanceCents = (charge: ChargeAttempt) =>
+export const balanceCents = (charge: ChargeAttempt) =>
   toCents(charge.amount) - toCents(charge.refunded_amount ?? "0");
 
 /**
