@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
+import type { BillingDocument, DocumentKind } from "../core/base/documents";
 import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from "../core/base/model";
 
 /**
@@ -47,6 +48,13 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *                  reserved before the price takes the key and released after it gives it up)
  *   coupon code    pk COUPON_CODE#<code, upper case>  sk COUPON_CODE  (coupon_id: the coupon that holds the code;
  *                  create-only, written before the coupon, so no two coupons share a code whatever its case)
+ *   document       pk DOC#<invoice|credit_note>#<prefix>  sk <sequence, 9 digits>  (an invoice or credit note: the
+ *                  partition is its sequence, read newest first; written create-only, or over a void one or one whose
+ *                  holder took another number, by a Put conditioned on its holder: order_id or refund_id)
+ *                  + sub_pk SUB#<subscription_id>, sub_sk <INVOICE|CREDIT_NOTE>#<issued_at ISO>#<number>  while
+ *                    finalized (a subscription's documents by issue time)
+ *   prefixes       pk META  sk DOC_PREFIXES#<kind>  (prefixes: the string set of every prefix a document of the kind
+ *                  was numbered under, added before its first document: what a listing of them all reads)
  *   dedup record   pk DEDUP#<key>  sk DEDUP  (or DEDUP#<sha256 hex>, DEDUP#SHA256: see dedupKey)
  *                  + expires_at <epoch seconds>: the table's TTL attribute (dedup and idempotency records)
  *   idempotency    pk IDEMPOTENCY  sk merchant-api#<SHA-256 of the Idempotency-Key>  (Powertools idempotency: status,
@@ -84,6 +92,18 @@ export const ATTEMPT_SK_PREFIX = "CHARGE#";
 export const REFUND_SK_PREFIX = "REFUND#";
 export const EVENT_SK_PREFIX = "EVENT#";
 export const DUE_WATERMARK_KEY = { pk: "META", sk: "DUE_WATERMARK" } as const;
+export const documentPrefixesKey = (kind: DocumentKind) => ({ pk: "META", sk: `DOC_PREFIXES#${kind}` });
+export const documentPartition = (kind: DocumentKind, prefix: string) => `DOC#${kind}#${prefix}`;
+export const documentKey = (kind: DocumentKind, prefix: string, sequence: number) => ({
+  pk: documentPartition(kind, prefix),
+  sk: padded(sequence, 9),
+});
+/** The by_subscription index's sort key prefix of a kind of document. */
+export const documentSkPrefix = (kind: DocumentKind) => (kind === "invoice" ? "INVOICE#" : "CREDIT_NOTE#");
+export const documentIndexKeys = (document: BillingDocument) => ({
+  sub_pk: subscriptionKey(document.subscription_id).pk,
+  sub_sk: `${documentSkPrefix(document.kind)}${utcIso(document.issued_at)}#${document.number}`,
+});
 export const WEBHOOK_ENDPOINTS_PARTITION = "WEBHOOK";
 export const COUPONS_PARTITION = "COUPON";
 export const PRICES_PARTITION = "PRICE";

@@ -66,6 +66,7 @@ import {
   utcIso,
 } from "./billing-table";
 import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "./due-index";
+import { createDynamoDbDocumentStore } from "./dynamodb-documents";
 import { logEvents, readEventLog } from "./dynamodb-event-log";
 import {
   listPendingOutboxes,
@@ -78,6 +79,7 @@ import { linkCustomer, listSubscriptions } from "./dynamodb-subscription-list";
 import { conditionally, type Item, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
 import {
   absent,
+  absentOrEquals,
   buildUpdateExpression,
   type Condition,
   equals,
@@ -150,6 +152,7 @@ export function createDynamoDbBillingRepository(
     markDelivered: (ref, eventIds) => markDelivered(table, ref, eventIds),
     logEvents: (events) => logEvents(table, events),
     readEventLog: (query) => readEventLog(table, query),
+    ...createDynamoDbDocumentStore(table),
   };
 }
 
@@ -337,8 +340,15 @@ function updateAttempt(
       leaseCondition,
       ...revisionCondition("refund_revision", expect.refund_revision),
       ...revisionCondition("dispute.revision", expect.dispute_revision),
+      ...numberCondition("invoice_number", expect.invoice_number),
     ],
   });
+}
+
+/** A document number's expectation (billing-repository.ts): null, none yet; a number, none or that one. */
+function numberCondition(attribute: string, expected: string | null | undefined): Condition[] {
+  if (expected === undefined) return [];
+  return [expected === null ? absent(attribute) : absentOrEquals(attribute, expected)];
 }
 
 /** A revision counter's compare-and-set; 0 matches an item that never had one. */
@@ -447,6 +457,7 @@ function updateRefund(table: TableContext, clock: Clock, id: string, update: Ref
     conditions: [
       equals("status", expect.status),
       ...(expect.lease_until === undefined ? [] : [equals("lease_until", expect.lease_until)]),
+      ...numberCondition("credit_note_number", expect.credit_note_number),
     ],
   });
 }

@@ -303,7 +303,11 @@ export const webhookUrls = /* @__PURE__ */ component({
 export const policy = /* @__PURE__ */ component({
   name: "policy",
   variables: policyVariables,
-  build: ({ env }) => ({ ...DEFAULT_CHARGE_POLICY, ...env.CHARGE_POLICY }),
+  build: ({ env }) => ({
+    ...DEFAULT_CHARGE_POLICY,
+    ...env.CHARGE_POLICY,
+    invoicing: { ...DEFAULT_CHARGE_POLICY.invoicing, ...env.CHARGE_POLICY?.invoicing },
+  }),
 });
 
 /** The gateway webhook secrets (read when needed, cached by the secret reader) and the header prefix. */

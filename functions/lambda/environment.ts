@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { invoicingPolicySchema } from "../core/base/documents";
 import { isCurrencyCode } from "../core/base/money";
 import { MAIL_TEMPLATES } from "../core/ports/mailer";
 import { gatewayConfigSchema } from "../gateway/config";
@@ -21,6 +22,8 @@ export const chargePolicyOverridesSchema = z
     dunningFinalAction: z.enum(["cancel", "past_due"]),
     retryBaseSeconds: z.number().int().positive().max(MAX_QUEUE_DELAY_SECONDS),
     retryMaxSeconds: z.number().int().positive().max(MAX_QUEUE_DELAY_SECONDS),
+    /** Some of DEFAULT_INVOICING_POLICY's fields (seller, tax rates, prefixes, time zone). */
+    invoicing: invoicingPolicySchema.partial(),
   })
   .partial()
   .refine(

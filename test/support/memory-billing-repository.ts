@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
+import {
+  type BillingDocument,
+  type DocumentKind,
+  documentSchema,
+  holderOf,
+  parseDocumentNumber,
+} from "../../functions/core/base/documents";
 import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../../functions/core/base/events";
 import {
   type AttemptKey,
@@ -29,6 +36,7 @@ import {
   type TokenUpdate,
 } from "../../functions/core/ports/billing-repository";
 import type { Clock } from "../../functions/core/ports/clock";
+import type { DocumentQuery } from "../../functions/core/ports/document-store";
 
 // The BillingRepository in memory, for tests of the core that need no emulator. It passes the same contract suite
 // as the DynamoDB repository (test/support/billing-repository-contract.ts): compare-and-set updates, create-only
@@ -79,7 +87,20 @@ function* pagesOf<T>(items: readonly T[], size: number): Generator<readonly T[]>
   for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
 }
 
+/** A document number's expectation (billing-repository.ts): null, none yet; a number, none or that one. */
+const numberAllowed = (held: string | undefined, expected: string | null | undefined) =>
+  expected === undefined || held === undefined || held === expected;
+
+/** A subscription's documents newest first: by issue instant, then number. */
+const newestFirst = (a: BillingDocument, b: BillingDocument) =>
+  byteOrder(b.issued_at, a.issued_at) || byteOrder(b.number, a.number);
+/** All documents: by prefix, then sequence, both descending (as the table's listing reads them). */
+const lastNumberedFirst = (a: BillingDocument, b: BillingDocument) =>
+  byteOrder(b.prefix, a.prefix) || b.sequence - a.sequence;
+
 export class MemoryBillingRepository implements BillingRepository {
+  /** Documents by kind and prefix, each sequence's document with the holder it was numbered for. */
+  private readonly documents = new Map<string, Map<number, BillingDocument>>();
   private readonly subscriptions = new Map<string, Subscription>();
   private readonly attempts = new Map<string, ChargeAttempt>();
   private readonly tokens = new Map<string, TokenRecord>();
@@ -209,6 +230,7 @@ export class MemoryBillingRepository implements BillingRepository {
     ) {
       return false;
     }
+    if (!numberAllowed(current.invoice_number, expect.invoice_number)) return false;
     this.attempts.set(attemptId(key), withRemoved(current, set, remove));
     this.announce(`attempt:${attemptId(key)}`, events, set.updated_at);
     return true;
@@ -272,6 +294,7 @@ export class MemoryBillingRepository implements BillingRepository {
     const current = this.refunds.get(id);
     if (current?.status !== expect.status) return false;
     if (expect.lease_until !== undefined && current.lease_until !== expect.lease_until) return false;
+    if (!numberAllowed(current.credit_note_number, expect.credit_note_number)) return false;
     this.refunds.set(id, withRemoved(current, set, remove));
     this.announce(`refund:${id}`, events, set.updated_at);
     return true;
@@ -347,5 +370,93 @@ export class MemoryBillingRepository implements BillingRepository {
     if (stamped.length === 0) return;
     this.outboxes.set(ref, [...(this.outboxes.get(ref) ?? []), ...stamped]);
     this.written.push(...stamped);
+  }
+
+  private sequenceOf(kind: DocumentKind, prefix: string): Map<number, BillingDocument> {
+    const key = `${kind}#${prefix}`;
+    const sequence = this.documents.get(key) ?? new Map<number, BillingDocument>();
+    this.documents.set(key, sequence);
+    return sequence;
+  }
+
+  async lastDocument(kind: DocumentKind, prefix: string) {
+    const sequence = this.sequenceOf(kind, prefix);
+    const last = Math.max(0, ...sequence.keys());
+    return read(documentSchema, sequence.get(last));
+  }
+
+  async createDocument(document: BillingDocument) {
+    const sequence = this.sequenceOf(document.kind, document.prefix);
+    if (sequence.has(document.sequence)) return false;
+    sequence.set(document.sequence, stored(document));
+    return true;
+  }
+
+  async replaceDocument(document: BillingDocument, holder: string) {
+    const sequence = this.sequenceOf(document.kind, document.prefix);
+    const current = sequence.get(document.sequence);
+    if (current === undefined || holderOf(current) !== holder) return false;
+    sequence.set(document.sequence, stored(document));
+    return true;
+  }
+
+  async voidDocument(kind: DocumentKind, number: string, holder: string) {
+    const parsed = parseDocumentNumber(number);
+    if (parsed === undefined) return;
+    const sequence = this.sequenceOf(kind, parsed.prefix);
+    const current = sequence.get(parsed.sequence);
+    if (current !== undefined && holderOf(current) === holder)
+      sequence.set(parsed.sequence, stored({ ...current, status: "void" }));
+  }
+
+  private findDocument(kind: DocumentKind, number: string): BillingDocument | undefined {
+    const parsed = parseDocumentNumber(number);
+    if (parsed === undefined) return undefined;
+    const found = this.sequenceOf(kind, parsed.prefix).get(parsed.sequence);
+    return found?.status === "finalized" ? read(documentSchema, found) : undefined;
+  }
+
+  async getInvoice(number: string) {
+    const found = this.findDocument("invoice", number);
+    return found?.kind === "invoice" ? found : undefined;
+  }
+
+  async getCreditNote(number: string) {
+    const found = this.findDocument("credit_note", number);
+    return found?.kind === "credit_note" ? found : undefined;
+  }
+
+  /** Finalized documents of a kind matching the query, newest first; the cursor is the offset of the next page. */
+  private listDocuments(
+    kind: DocumentKind,
+    query: DocumentQuery,
+    page: { readonly limit: number; readonly cursor?: string },
+  ): { documents: BillingDocument[]; cursor?: string } {
+    const matching = [...this.documents.entries()]
+      .filter(([key]) => key.startsWith(`${kind}#`))
+      .flatMap(([, sequence]) => [...sequence.values()])
+      .filter((document) => document.status === "finalized")
+      .filter((document) => query.subscription_ids?.includes(document.subscription_id) ?? true)
+      .filter((document) => query.from === undefined || instant(document.issued_at) >= query.from.getTime())
+      .filter((document) => query.to === undefined || instant(document.issued_at) < query.to.getTime())
+      .sort(query.subscription_ids === undefined ? lastNumberedFirst : newestFirst);
+    const offset = page.cursor === undefined ? 0 : Number(page.cursor);
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new InvalidCursorError("not a cursor of this listing");
+    const documents = matching
+      .slice(offset, offset + page.limit)
+      .map((document) => copyOf(documentSchema, document));
+    const next = offset + page.limit;
+    return next < matching.length ? { documents, cursor: String(next) } : { documents };
+  }
+
+  async listInvoices(query: DocumentQuery, page: { readonly limit: number; readonly cursor?: string }) {
+    const { documents, cursor } = this.listDocuments("invoice", query, page);
+    return { documents: documents.filter((document) => document.kind === "invoice"), cursor };
+  }
+
+  async listCreditNotes(query: DocumentQuery, page: { readonly limit: number; readonly cursor?: string }) {
+    const { documents, cursor } = this.listDocuments("credit_note", query, page);
+    return { documents: documents.filter((document) => document.kind === "credit_note"), cursor };
   }
 }

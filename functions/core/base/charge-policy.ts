@@ -1,3 +1,4 @@
+import { DEFAULT_INVOICING_POLICY, type InvoicingPolicy } from "./documents";
 import { GATEWAY_CURRENCIES } from "./money";
 
 /** The merchant-tunable rules of the charge engine. */
@@ -16,6 +17,8 @@ export interface ChargePolicy {
   /** Backoff of transient failures through the queue: base · 2^(receive − 1), at most max (SQS allows 900 s). */
   readonly retryBaseSeconds: number;
   readonly retryMaxSeconds: number;
+  /** What each paid charge is finalized as, and each refund recorded as: numbering, dates, seller, taxes. */
+  readonly invoicing: InvoicingPolicy;
 }
 
 export const DEFAULT_CHARGE_POLICY: ChargePolicy = {
@@ -25,6 +28,7 @@ export const DEFAULT_CHARGE_POLICY: ChargePolicy = {
   dunningFinalAction: "cancel",
   retryBaseSeconds: 30,
   retryMaxSeconds: 900,
+  invoicing: DEFAULT_INVOICING_POLICY,
 };
 
 /** Delay before the queue redelivers a transiently failed message (receiveCount starts at 1). */

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { CreditNote, Invoice } from "./documents";
 import {
   type ChargeAttempt,
   declineReasonSchema,
@@ -139,6 +140,27 @@ export const eventFactsSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("chargeback.received"), ...chargebackFacts }),
   /** A later status of the same chargeback (e.g. deducted or resolved). */
   z.object({ type: z.literal("chargeback.updated"), ...chargebackFacts, previous_status: z.string() }),
+  /** A paid charge was finalized as an invoice (README, Invoices): GET /v1/invoices/{invoice_number} has it all. */
+  z.object({
+    type: z.literal("invoice.finalized"),
+    ...subject,
+    invoice_number: z.string(),
+    order_id: z.string(),
+    total: z.string(),
+    currency: z.string(),
+    issue_date: z.string(),
+  }),
+  /** A succeeded refund was recorded as a credit note against the charge's invoice. */
+  z.object({
+    type: z.literal("credit_note.created"),
+    ...subject,
+    credit_note_number: z.string(),
+    invoice_number: z.string().optional(),
+    refund_id: z.string(),
+    total: z.string(),
+    currency: z.string(),
+    issue_date: z.string(),
+  }),
 ]);
 export type EventFacts = z.infer<typeof eventFactsSchema>;
 
@@ -256,6 +278,43 @@ export function closedRefundEvent(refund: RefundRecord, subscription: Subscripti
       ? { type: "refund.succeeded", ...facts, refund_transaction_id: refund.refund_transaction_id }
       : { type: "refund.failed", ...facts, rescode: refund.rescode },
     1,
+  );
+}
+
+/** invoice.finalized, written with the close of the paid line it was finalized from, after charge.succeeded. */
+export function finalizedInvoiceEvent(invoice: Invoice, subscription: Subscription): BillingEvent {
+  const { number, order_id, total, currency, issue_date } = invoice;
+  return placedOnCharge(
+    subscription,
+    {
+      type: "invoice.finalized",
+      ...subjectOf(subscription),
+      invoice_number: number,
+      order_id,
+      total,
+      currency,
+      issue_date,
+    },
+    1,
+  );
+}
+
+/** credit_note.created, written with the close of the succeeded refund, after refund.succeeded. */
+export function createdCreditNoteEvent(note: CreditNote, subscription: Subscription): BillingEvent {
+  const { number, invoice_number, refund_id, total, currency, issue_date } = note;
+  return placedOnCharge(
+    subscription,
+    {
+      type: "credit_note.created",
+      ...subjectOf(subscription),
+      credit_note_number: number,
+      invoice_number,
+      refund_id,
+      total,
+      currency,
+      issue_date,
+    },
+    2,
   );
 }
 

@@ -53,10 +53,24 @@ export const externalIdSchema = z
 export const customerLangSchema = z.enum(["en", "ko"]);
 export type CustomerLang = z.infer<typeof customerLangSchema>;
 
+/** Where a business customer is billed: printed on its invoices, and its country picks their tax rate. */
+export const billingAddressSchema = z.object({
+  line1: z.string().min(1).max(200),
+  line2: z.string().min(1).max(200).optional(),
+  city: z.string().min(1).max(100),
+  postal_code: z.string().min(1).max(20).optional(),
+  region: z.string().min(1).max(100).optional(),
+  country: z.string().regex(/^[A-Z]{2}$/, "must be an ISO 3166-1 alpha-2 country code (e.g. KR)"),
+});
+export type BillingAddress = z.infer<typeof billingAddressSchema>;
+
 export const customerSchema = z.object({
   name: z.string().min(1).max(100),
   email: z.email().max(254),
   phone: z.string().max(30).optional(),
+  /** Printed on the customer's invoices (with tax_id), as a business customer's bookkeeping needs them. */
+  address: billingAddressSchema.optional(),
+  tax_id: z.string().min(1).max(50).optional(),
   external_id: externalIdSchema.optional(),
   /** The language of the customer's mails (and pages, unless asked otherwise); a checkout's lang sets it. */
   lang: customerLangSchema.optional(),
@@ -342,6 +356,11 @@ export const chargeAttemptSchema = z.object({
   /** Charged back (CHARGEBACK webhook); `dispute` holds the chargeback's status and history. */
   disputed: z.boolean().optional(),
   dispute: disputeSchema.optional(),
+  /**
+   * The invoice the paid line was finalized as (README, Invoices): written by the write that closes it succeeded, or
+   * earlier by the next invoice's numbering when this line's close had not landed yet; never changed once written.
+   */
+  invoice_number: z.string().optional(),
   /** Ad hoc lines: a digest of the request that made the line, so that repeating the request finds it. */
   request_key: z.string().max(64).optional(),
   /**
@@ -417,6 +436,8 @@ export const refundRecordSchema = z.object({
   /** Open refunds only: until when the call may be in flight; the attempt sweep settles it after that. */
   lease_until: isoInstant.optional(),
   refund_transaction_id: z.string().optional(),
+  /** The credit note the succeeded refund was recorded as; written like a charge's invoice_number. */
+  credit_note_number: z.string().optional(),
   rescode: z.string().optional(),
   resmsg: z.string().optional(),
   created_at: isoInstant,

@@ -5,6 +5,7 @@ import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "..
 import type { Failure } from "../base/outcome";
 import { isFreeCharge, lineItemOf, periodCharge } from "../base/plan-price";
 import { done, retry, type WorkResult } from "../base/work-result";
+import { type Closing, closeLine } from "../invoicing/line-close";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock } from "../ports/clock";
@@ -17,8 +18,6 @@ import { refundVerification } from "../refunds/refunds";
 import { retireToken } from "../refunds/token-retirement";
 import { finishPaidSignup } from "../signup/signup-steps";
 import {
-  type Closing,
-  closeLine,
   leaseUntil,
   pendingAttempt,
   recordUnknownOutcome,

@@ -1,9 +1,10 @@
 import type { ChargePolicy } from "../base/charge-policy";
-import { type BillingEvent, closedChargeEvent } from "../base/events";
-import type { AttemptKey, ChargeAttempt, Subscription } from "../base/model";
+import type { BillingEvent } from "../base/events";
+import type { AttemptKey, ChargeAttempt } from "../base/model";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Failure, Invalid } from "../base/outcome";
 import type { PeriodCharge } from "../base/plan-price";
+import type { Closing } from "../invoicing/line-close";
 import type { LedgerStore } from "../ports/billing-repository";
 import type { Clock } from "../ports/clock";
 
@@ -77,21 +78,6 @@ export function voidAttempt(
   });
 }
 
-export type Closing = Pick<ChargeAttempt, "status"> &
-  Partial<
-    Pick<
-      ChargeAttempt,
-      | "rescode"
-      | "resmsg"
-      | "errcode"
-      | "dead_end"
-      | "decline_reason"
-      | "transaction_id"
-      | "token_id"
-      | "recurring_id"
-    >
-  >;
-
 /** The final state of an attempt the gateway refused: declined, or failed (our request was invalid). */
 export function refusalClosing(failure: Declined | Invalid): Closing {
   return failure.kind === "declined"
@@ -125,26 +111,4 @@ export function refusalOfLine(line: ChargeAttempt): Failure | undefined {
     default:
       return undefined;
   }
-}
-
-/**
- * The ledger half of a close: the attempt's final state and the charge event it announces, in one conditional write.
- * The closed line, or undefined when the attempt changed meanwhile (its new owner closes it).
- */
-export async function closeLine(
-  subscription: Subscription,
-  attempt: ChargeAttempt,
-  closing: Closing,
-  deps: Pick<LineDeps, "repository" | "clock">,
-): Promise<ChargeAttempt | undefined> {
-  const { lease_until: _lease, ...rest } = attempt;
-  const updated_at = deps.clock.now().toISOString();
-  const closedAttempt: ChargeAttempt = { ...rest, ...closing, updated_at };
-  const closed = await deps.repository.updateAttempt(attempt, {
-    expect: { status: attempt.status, lease_until: attempt.lease_until },
-    set: { ...closing, updated_at },
-    remove: ["lease_until"],
-    events: [closedChargeEvent(closedAttempt, subscription)],
-  });
-  return closed ? closedAttempt : undefined;
 }

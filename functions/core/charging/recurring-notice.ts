@@ -1,6 +1,8 @@
+import type { ChargePolicy } from "../base/charge-policy";
 import { closedChargeEvent } from "../base/events";
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
 import { planTotal } from "../base/plan-price";
+import { finalizeClosedLine } from "../invoicing/line-close";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock } from "../ports/clock";
@@ -10,6 +12,8 @@ export interface RecurringNoticeDeps {
   readonly repository: BillingRepository;
   readonly gateway: ChargeGateway;
   readonly clock: Clock;
+  /** How the charge's invoice is issued. */
+  readonly policy: Pick<ChargePolicy, "invoicing">;
 }
 
 /**
@@ -78,6 +82,7 @@ export async function recordRecurringCharge(
   // The ledger line is written closed, announcing the charge; the money moved whatever the subscription's state.
   const claim = await deps.repository.claimAttempt(attempt, [closedChargeEvent(attempt, subscription)]);
   if (!claim.claimed) return duplicateOf(subscription, claim.existing, deps);
+  await finalizeClosedLine(subscription, attempt, deps);
   await applyInput(subscription, { kind: "gateway_charge", attempt }, deps);
   return { kind: "recorded", attempt };
 }
@@ -103,7 +108,8 @@ async function duplicateOf(
   line: ChargeAttempt,
   deps: RecurringNoticeDeps,
 ): Promise<RecurringNoticeResult> {
-  if (!OPEN_ATTEMPT_STATUSES.includes(line.status))
-    await applyInput(subscription, { kind: "gateway_charge", attempt: line }, deps);
+  if (OPEN_ATTEMPT_STATUSES.includes(line.status)) return { kind: "duplicate" };
+  await finalizeClosedLine(subscription, line, deps);
+  await applyInput(subscription, { kind: "gateway_charge", attempt: line }, deps);
   return { kind: "duplicate" };
 }

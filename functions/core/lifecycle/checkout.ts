@@ -40,7 +40,7 @@ export interface CheckoutDeps extends SignupStepDeps {
   readonly gateway: PaymentGateway;
   readonly ids: IdSource;
   /** Its currencies: a checkout in any other is refused before anything is written. */
-  readonly policy: Pick<ChargePolicy, "currencies" | "inflightWindowMs">;
+  readonly policy: Pick<ChargePolicy, "currencies" | "inflightWindowMs" | "invoicing">;
   /** Where the gateway reports the charges of a gateway-managed plan (our recurring webhook for this subscription). */
   readonly recurringNotifyUrl: NotifyUrl;
   /** The coupons a checkout redeems, and the catalog's prices it may take its plan from. */
@@ -195,8 +195,8 @@ export async function reopenCheckout(subscriptionId: string, deps: CheckoutDeps)
 
 export type CompletionDeps = SignupStepDeps & {
   readonly gateway: PaymentGateway;
-  /** Of the charge policy, the in-flight window of a trial's verification refund. */
-  readonly policy: Pick<ChargePolicy, "inflightWindowMs">;
+  /** Of the charge policy, the in-flight window of a trial's verification refund, and how invoices are issued. */
+  readonly policy: Pick<ChargePolicy, "inflightWindowMs" | "invoicing">;
 };
 
 /** What a status_url call came to; `subscription` is as stored afterwards, so a repeated call answers the same. */

@@ -9,7 +9,8 @@ import {
   type Subscription,
 } from "../base/model";
 import { lineItemOf, periodCharge } from "../base/plan-price";
-import { closeLine, refusalClosing, voidAttempt } from "../charging/ledger-lines";
+import { refusalClosing, voidAttempt } from "../charging/ledger-lines";
+import { closeLine } from "../invoicing/line-close";
 import { applyInput } from "../machine/apply-input";
 import type {
   NotifyUrl,

@@ -8,14 +8,13 @@ import { lineItemOf, periodCharge } from "../base/plan-price";
 import { claimNextLine, type LineExtras } from "../charging/ad-hoc-charge";
 import type { ChargeDeps } from "../charging/charge-engine";
 import {
-  type Closing,
-  closeLine,
   pendingAttempt,
   recordUnknownOutcome,
   refusalClosing,
   refusalOfLine,
   voidAttempt,
 } from "../charging/ledger-lines";
+import { type Closing, closeLine } from "../invoicing/line-close";
 import { applyInput, applyPaidInput } from "../machine/apply-input";
 import type { CardDetails, PaymentGateway } from "../ports/payment-gateway";
 import { refundSaleAfterCancel } from "../refunds/cancel-refund";

@@ -18,8 +18,8 @@ export interface ChangeDeps {
   readonly clock: Clock;
   /** Where a cancel hands its token's deletion: the charge worker retires a canceled subscription's token. */
   readonly queue: ChargeQueue;
-  /** The in-flight window of a cancel's refund. */
-  readonly policy: Pick<ChargePolicy, "inflightWindowMs">;
+  /** The in-flight window of a cancel's refund, and how its credit note is issued. */
+  readonly policy: Pick<ChargePolicy, "inflightWindowMs" | "invoicing">;
 }
 
 export type ChangeResult =

@@ -8,6 +8,7 @@ import type {
   SubscriptionStatus,
   TokenRecord,
 } from "../base/model";
+import type { DocumentStore } from "./document-store";
 
 /** Fields an update may require to still hold (compare-and-set): a lost race changes nothing. */
 export interface SubscriptionExpectation {
@@ -61,6 +62,11 @@ export interface AttemptUpdate {
     readonly refund_revision?: number;
     /** The dispute's revision it must still have; 0 matches an attempt never disputed (no dispute). */
     readonly dispute_revision?: number;
+    /**
+     * null: no invoice number may be written yet. A number: none may be written, or that one (the close of a paid line
+     * carries the number its line was given, which the next invoice's numbering may have written first).
+     */
+    readonly invoice_number?: string | null;
   };
   readonly set: Partial<Omit<ChargeAttempt, keyof AttemptKey | "order_id" | "created_at">>;
   readonly remove?: readonly "lease_until"[];
@@ -199,7 +205,8 @@ export interface BillingRepository
     RefundStore,
     OnceRecords,
     OutboxStore,
-    EventLog {}
+    EventLog,
+    DocumentStore {}
 
 /** A listing's cursor that the repository did not issue (or that belongs to another query's listing). */
 export class InvalidCursorError extends Error {
@@ -227,7 +234,12 @@ export interface TokenUpdate {
 
 export interface RefundUpdate {
   /** The status, and for an open refund taken over by the sweep its lease, it must still have. */
-  readonly expect: { readonly status: RefundRecord["status"]; readonly lease_until?: string };
+  readonly expect: {
+    readonly status: RefundRecord["status"];
+    readonly lease_until?: string;
+    /** As an attempt's invoice_number: null, none yet; a number, none or that one. */
+    readonly credit_note_number?: string | null;
+  };
   readonly set: Partial<Omit<RefundRecord, "refund_id" | "subscription_id" | "order_id" | "created_at">>;
   readonly remove?: readonly "lease_until"[];
   /** What the change announces: written to the refund's outbox in the same conditional write, or not at all. */

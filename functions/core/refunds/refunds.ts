@@ -1,9 +1,11 @@
 import { orBeingSettled } from "../base/after-the-gateway";
 import type { ChargePolicy } from "../base/charge-policy";
-import { closedRefundEvent } from "../base/events";
+import { closedRefundEvent, createdCreditNoteEvent } from "../base/events";
 import type { AttemptKey, ChargeAttempt, RefundRecord } from "../base/model";
 import { fromCents, type InvalidInput, invalidAmount, toCents } from "../base/money";
 import type { Declined, Invalid, Unavailable, Unknown } from "../base/outcome";
+import { isInvoiced } from "../invoicing/document-drafts";
+import { creditNoteFor } from "../invoicing/finalize";
 import type { BillingRepository } from "../ports/billing-repository";
 import type { Clock } from "../ports/clock";
 import type { ChargeGateway } from "../ports/payment-gateway";
@@ -18,8 +20,11 @@ export interface RefundDeps {
   readonly repository: BillingRepository;
   readonly gateway: Pick<ChargeGateway, "refund" | "findRefund">;
   readonly clock: Clock;
-  /** inflightWindowMs: how long a sent refund is left alone before retrieve decides it. */
-  readonly policy: Pick<ChargePolicy, "inflightWindowMs">;
+  /**
+   * inflightWindowMs: how long a sent refund is left alone before retrieve decides it; invoicing: how its credit note
+   * is numbered and headed.
+   */
+  readonly policy: Pick<ChargePolicy, "inflightWindowMs" | "invoicing">;
 }
 
 export interface RefundCommand {
@@ -288,27 +293,48 @@ async function leaveOpen(
 }
 
 /**
- * Writes what became of an open refund, announcing refund.succeeded or refund.failed in the same write. The record as
- * closed, or undefined when it had moved on (another writer closed or took it).
+ * Writes what became of an open refund, announcing refund.succeeded or refund.failed in the same write; a succeeded
+ * refund of an invoiced charge closes recorded as its credit note (numbered first), announcing credit_note.created. The
+ * record as closed, or undefined when it had moved on (another writer closed or took it).
  */
 async function closeRefund(
   open: RefundRecord,
   closing: Pick<RefundRecord, "status"> & Partial<RefundRecord>,
   deps: RefundDeps,
 ): Promise<RefundRecord | undefined> {
-  const { lease_until: _lease, ...rest } = open;
-  const closed: RefundRecord = { ...rest, ...closing, updated_at: deps.clock.now().toISOString() };
   const subscription = await deps.repository.getSubscription(open.subscription_id);
   // Subscriptions are never deleted: its events are placed on it.
   if (subscription === undefined)
     throw new Error(`refund ${open.refund_id}: no subscription ${open.subscription_id}`);
-  const written = await deps.repository.updateRefund(open.refund_id, {
-    expect: { status: open.status, lease_until: open.lease_until },
-    set: { ...closing, updated_at: closed.updated_at },
-    remove: ["lease_until"],
-    events: [closedRefundEvent(closed, subscription)],
-  });
-  return written ? closed : undefined;
+  const charge = closing.status === "succeeded" ? await deps.repository.getAttempt(open) : undefined;
+  let record = open;
+  // Twice at most: a numbering of the next credit note may give this refund its number while it closes.
+  for (let round = 0; round < 2; round += 1) {
+    const { lease_until: _lease, ...rest } = record;
+    const closed: RefundRecord = { ...rest, ...closing, updated_at: deps.clock.now().toISOString() };
+    const note =
+      charge !== undefined && isInvoiced(charge)
+        ? await creditNoteFor(subscription, closed, charge, deps)
+        : undefined;
+    const recorded = note === undefined ? closed : { ...closed, credit_note_number: note.number };
+    const written = await deps.repository.updateRefund(record.refund_id, {
+      expect: { status: record.status, lease_until: record.lease_until, credit_note_number: note?.number },
+      set: { ...closing, credit_note_number: note?.number, updated_at: closed.updated_at },
+      remove: ["lease_until"],
+      events: [
+        closedRefundEvent(recorded, subscription),
+        ...(note === undefined ? [] : [createdCreditNoteEvent(note, subscription)]),
+      ],
+    });
+    if (written) return recorded;
+    if (note === undefined) return undefined;
+    const now = await deps.repository.getRefund(record.refund_id);
+    if (now?.credit_note_number === undefined || now.credit_note_number === note.number) return undefined;
+    await deps.repository.voidDocument("credit_note", note.number, record.refund_id);
+    if (now.status !== record.status || now.lease_until !== record.lease_until) return undefined;
+    record = now;
+  }
+  return undefined;
 }
 
 /** What the attempt sweep made of one open refund. */

@@ -18,6 +18,7 @@ import type { Declined, Invalid, Unavailable } from "../base/outcome";
 import { isFreeCharge, periodCharge, planTotal, totalProblem } from "../base/plan-price";
 import { type Conflict, redeemCoupon, releaseIfNeverStarted } from "../catalog/coupons";
 import { planOfPrice } from "../catalog/prices";
+import { closeLine } from "../invoicing/line-close";
 import { type Applied, applyInput } from "../machine/apply-input";
 import type { SubscriptionInput } from "../machine/subscription-input";
 import type { BillingRepository } from "../ports/billing-repository";
@@ -304,14 +305,7 @@ export async function recordFirstPayment(
     deps,
   );
   // The close announces the charge (in its own write): the money moved even if the subscription was canceled meanwhile.
-  if (closable) {
-    await deps.repository.updateAttempt(attempt, {
-      expect: { status: attempt.status, lease_until: attempt.lease_until },
-      set: { status: "succeeded", ...issued, updated_at: at },
-      remove: ["lease_until"],
-      events: [closedChargeEvent({ ...attempt, status: "succeeded", transaction_id }, subscription)],
-    });
-  }
+  if (closable) await closeLine(subscription, attempt, { status: "succeeded", ...issued }, deps);
   // A trial's verification goes back to the customer in full (a refund that fails stays on record for support).
   if (attempt.verification) await refundVerification(attempt, deps);
   if (activated.kind === "applied") return activated.subscription;

@@ -67,7 +67,11 @@ describe("sweepAttempts", () => {
       overdue: [],
     });
     expect(queued.map((message) => message.subscription_id).sort()).toEqual(["sub_never", "sub_waiting"]);
-    expect(written.map((event) => event.type)).toEqual(["charge.succeeded", "subscription.updated"]);
+    expect(written.map((event) => event.type)).toEqual([
+      "charge.succeeded",
+      "invoice.finalized",
+      "subscription.updated",
+    ]);
     expect(recorded.values()).toMatchObject({
       AttemptsExamined: 4,
       AttemptsResolved: 1,

@@ -62,7 +62,10 @@ describe("chargeAdHoc", () => {
       expect.objectContaining({ order_id: line.order_id, token_id: subscription.token_id, amount: "5.00" }),
     ]);
     expect(await repository.getSubscription(ID)).toEqual(subscription);
-    expect(written).toEqual([expect.objectContaining({ type: "charge.succeeded", order_id: line.order_id })]);
+    expect(written).toEqual([
+      expect.objectContaining({ type: "charge.succeeded", order_id: line.order_id }),
+      expect.objectContaining({ type: "invoice.finalized", order_id: line.order_id, total: line.amount }),
+    ]);
   });
 
   it("takes the next free line each time, at the plan amount when none is given", async () => {
@@ -154,7 +157,7 @@ describe("chargeAdHoc", () => {
     });
     expect(await repository.getAttempt(other)).toMatchObject({ status: "voided" });
     expect(await repository.getSubscription(ID)).toEqual(subscription);
-    expect(written.map((event) => event.type)).toEqual(["charge.succeeded"]);
+    expect(written.map((event) => event.type)).toEqual(["charge.succeeded", "invoice.finalized"]);
   });
 
   it("charges nothing on a subscription that cannot be charged", async () => {

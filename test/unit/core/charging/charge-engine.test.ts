@@ -158,11 +158,13 @@ describe("charge protocol", () => {
     const [attempt] = await repository.listAttempts(subscription.subscription_id);
     expect(attempt).toMatchObject({ order_id: `${subscription.subscription_id}-1-0`, status: "succeeded" });
     expect(attempt?.lease_until).toBeUndefined();
-    // The charge is placed on the subscription it was charged against; the paid period follows it.
+    // The charge is placed on the subscription it was charged against, its invoice after it; the paid period follows.
     expect((await pendingEvents(repository)).map(({ type, sequence }) => [type, sequence])).toEqual([
       ["charge.succeeded", 500],
+      ["invoice.finalized", 501],
       ["subscription.updated", 1000],
     ]);
+    expect(attempt?.invoice_number).toBe("INV-2027-000001");
   });
 
   it("ignores duplicates: the same message twice, a stale period, a message before it is due", async () => {
@@ -272,6 +274,7 @@ describe("charge protocol", () => {
     expect(await reload(subscription)).toMatchObject({ period: 2 });
     expect((await pendingEvents(repository)).map((e) => e.type)).toEqual([
       "charge.succeeded",
+      "invoice.finalized",
       "subscription.updated",
     ]);
   });

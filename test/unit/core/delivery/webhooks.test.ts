@@ -146,7 +146,9 @@ describe("endpoints", () => {
     expect(isSubscribed({ events: ["charge.failed"] }, "charge.succeeded")).toBe(false);
     expect(WEBHOOK_EVENT_TYPES).toContain("chargeback.updated");
     expect(WEBHOOK_EVENT_TYPES).toContain("checkout.expired");
-    expect(WEBHOOK_EVENT_TYPES).toHaveLength(18);
+    expect(WEBHOOK_EVENT_TYPES).toContain("invoice.finalized");
+    expect(WEBHOOK_EVENT_TYPES).toContain("credit_note.created");
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(20);
   });
 });
 

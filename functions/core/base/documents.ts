@@ -1,0 +1,197 @@
+import * as z from "zod";
+import { billingAddressSchema } from "./model";
+import { fromCents, minorUnitCents, toCents } from "./money";
+
+// Invoices and credit notes (README, Invoices): the documents a finance team files, made from our own ledger (the
+// gateway has no invoice API). Each is numbered from a gap-free sequence per prefix and never changes once finalized.
+
+const isoInstant = z.iso.datetime({ offset: true });
+const isoDate = z.iso.date();
+const amount = z.string().regex(/^\d{1,8}(?:\.\d{1,2})?$/);
+
+/** The merchant as its invoices name it (merchant configuration, copied onto each document when it is issued). */
+export const sellerSchema = z.object({
+  name: z.string().min(1).max(200),
+  /** Its address, one printed line per entry. */
+  address: z.array(z.string().min(1).max(200)).max(6).optional(),
+  tax_id: z.string().min(1).max(50).optional(),
+  email: z.email().max(254).optional(),
+});
+export type Seller = z.infer<typeof sellerSchema>;
+
+/** A tax the merchant charges customers of a country ("*": any other country, or no address), included in prices. */
+export const taxRateSchema = z.object({
+  country: z.union([z.string().regex(/^[A-Z]{2}$/), z.literal("*")]),
+  name: z.string().min(1).max(40),
+  /** Percent with up to 2 decimals ("10", "7.25"). */
+  percent: z.string().regex(/^(?:\d{1,2}(?:\.\d{1,2})?|100)$/, "must be a percentage from 0 to 100"),
+  /** Prices include it: the invoice shows the part of the total that is tax. */
+  inclusive: z.literal(true),
+});
+export type TaxRate = z.infer<typeof taxRateSchema>;
+
+/** How documents are numbered, dated and headed. */
+export const invoicingPolicySchema = z.object({
+  /** The invoices' prefix; {YYYY} becomes the issue year, so numbering restarts each year. */
+  invoice_prefix: z.string().regex(/^[A-Za-z0-9{}-]{1,24}$/),
+  credit_note_prefix: z.string().regex(/^[A-Za-z0-9{}-]{1,24}$/),
+  /** The merchant's time zone (IANA): a document's issue date and year are its local date there. */
+  time_zone: z.string().refine(isTimeZone, "must be an IANA time zone (e.g. Asia/Seoul)"),
+  seller: sellerSchema,
+  tax_rates: z.array(taxRateSchema).max(300),
+});
+export type InvoicingPolicy = z.infer<typeof invoicingPolicySchema>;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const DEFAULT_INVOICING_POLICY: InvoicingPolicy = {
+  invoice_prefix: "INV-{YYYY}",
+  credit_note_prefix: "CN-{YYYY}",
+  time_zone: "UTC",
+  seller: { name: "Merchant" },
+  tax_rates: [],
+};
+
+export const documentKind = z.enum(["invoice", "credit_note"]);
+export type DocumentKind = z.infer<typeof documentKind>;
+
+/** The calendar date of `instant` in `timeZone`, YYYY-MM-DD. */
+export function localDate(instant: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).format(instant);
+}
+
+/** The prefix a document issued on `issueDate` (YYYY-MM-DD) is numbered under. */
+export const prefixOn = (template: string, issueDate: string): string =>
+  template.replaceAll("{YYYY}", issueDate.slice(0, 4));
+
+/** Sequence numbers are printed with at least this many digits (INV-2027-000123). */
+const SEQUENCE_DIGITS = 6;
+
+export const documentNumber = (prefix: string, sequence: number): string =>
+  `${prefix}-${String(sequence).padStart(SEQUENCE_DIGITS, "0")}`;
+
+/** A document number's prefix and sequence; undefined for a string that is not one. */
+export function parseDocumentNumber(
+  number: string,
+): { readonly prefix: string; readonly sequence: number } | undefined {
+  const match = /^([A-Za-z0-9-]{1,24})-(\d{6,9})$/.exec(number);
+  if (!match?.[1] || !match[2]) return undefined;
+  const sequence = Number(match[2]);
+  return sequence >= 1 ? { prefix: match[1], sequence } : undefined;
+}
+
+export const documentLineSchema = z.object({
+  description: z.string(),
+  quantity: z.number().int().min(1),
+  unit_amount: amount,
+  /** quantity × unit_amount, before any discount. */
+  amount,
+  /** The service period the line pays for, in the merchant's dates (end inclusive). */
+  period_start: isoDate.optional(),
+  period_end: isoDate.optional(),
+});
+export type DocumentLine = z.infer<typeof documentLineSchema>;
+
+export const taxLineSchema = z.object({
+  name: z.string(),
+  percent: z.string(),
+  /** The part of the total that is this tax. */
+  amount,
+  inclusive: z.boolean(),
+});
+export type TaxLine = z.infer<typeof taxLineSchema>;
+
+const buyerSchema = z.object({
+  name: z.string(),
+  email: z.string(),
+  address: billingAddressSchema.optional(),
+  tax_id: z.string().optional(),
+  external_id: z.string().optional(),
+});
+
+/**
+ * finalized: issued to its holder. void: its holder took another number (a close that lost a race); the next
+ * document numbered takes the slot over, so a void document is only ever the last of its sequence and never listed.
+ */
+export const documentStatus = z.enum(["finalized", "void"]);
+
+const documentShape = {
+  number: z.string(),
+  prefix: z.string(),
+  sequence: z.number().int().min(1),
+  status: documentStatus,
+  subscription_id: z.string(),
+  issued_at: isoInstant,
+  issue_date: isoDate,
+  seller: sellerSchema,
+  buyer: buyerSchema,
+  currency: z.string(),
+  lines: z.array(documentLineSchema).min(1),
+  /** The lines' sum, before the discount. */
+  subtotal: amount,
+  discount: amount,
+  tax: z.array(taxLineSchema),
+  /** What was charged (or given back): subtotal − discount, taxes included. */
+  total: amount,
+};
+
+export const invoiceSchema = z.object({
+  kind: z.literal("invoice"),
+  ...documentShape,
+  /** The paid ledger line it was finalized from. */
+  order_id: z.string(),
+  period: z.number().int().min(0),
+  attempt: z.number().int().min(0),
+  transaction_id: z.string().optional(),
+  coupon_id: z.string().optional(),
+});
+export type Invoice = z.infer<typeof invoiceSchema>;
+
+export const creditNoteSchema = z.object({
+  kind: z.literal("credit_note"),
+  ...documentShape,
+  /** The succeeded refund it records, and the charge (and its invoice) it gave money back on. */
+  refund_id: z.string(),
+  order_id: z.string(),
+  invoice_number: z.string().optional(),
+  reason: z.string(),
+  refund_transaction_id: z.string().optional(),
+});
+export type CreditNote = z.infer<typeof creditNoteSchema>;
+
+export const documentSchema = z.discriminatedUnion("kind", [invoiceSchema, creditNoteSchema]);
+export type BillingDocument = Invoice | CreditNote;
+
+/** The order_id (invoice) or refund_id (credit note) a document was numbered for. */
+export const holderOf = (document: BillingDocument): string =>
+  document.kind === "invoice" ? document.order_id : document.refund_id;
+
+/** The tax rate of a buyer's country, else the merchant's rate for any other country; none: no tax line. */
+export function taxRateFor(rates: readonly TaxRate[], country: string | undefined): TaxRate | undefined {
+  return rates.find((rate) => rate.country === country) ?? rates.find((rate) => rate.country === "*");
+}
+
+/**
+ * The tax included in `total` at `rate`: the total less the total without the tax, that net rounded half up to the
+ * currency's minor unit (so tax and net always add up to what was charged).
+ */
+export function includedTax(total: string, currency: string, rate: TaxRate): TaxLine {
+  const unit = minorUnitCents(currency);
+  const units = BigInt(toCents(total) / unit);
+  const basis = BigInt(Math.round(Number(rate.percent) * 100));
+  const netUnits = (units * 20_000n + 10_000n + basis) / (2n * (10_000n + basis));
+  const tax = Number(units - netUnits) * unit;
+  return { name: rate.name, percent: rate.percent, amount: fromCents(tax, currency), inclusive: true };
+}
