@@ -17,12 +17,16 @@ import { run as createSubscription } from "./handlers/create-subscription";
 import { run as createWebhookEndpoint } from "./handlers/create-webhook-endpoint";
 import { run as deleteWebhookEndpoint } from "./handlers/delete-webhook-endpoint";
 import { run as getCoupon } from "./handlers/get-coupon";
+import { run as getCreditNote } from "./handlers/get-credit-note";
+import { run as getInvoice } from "./handlers/get-invoice";
 import { run as getOpenapi } from "./handlers/get-openapi";
 import { run as getPrice } from "./handlers/get-price";
 import { run as getReceipt } from "./handlers/get-receipt";
 import { run as getSubscription } from "./handlers/get-subscription";
 import { run as listCharges } from "./handlers/list-charges";
 import { run as listCoupons } from "./handlers/list-coupons";
+import { run as listCreditNotes } from "./handlers/list-credit-notes";
+import { run as listInvoices } from "./handlers/list-invoices";
 import { run as listPrices } from "./handlers/list-prices";
 import { run as listSubscriptions } from "./handlers/list-subscriptions";
 import { run as listWebhookDeliveries } from "./handlers/list-webhook-deliveries";
@@ -268,6 +272,30 @@ export const BILLING_FUNCTIONS = [
     run: getSubscription,
     services: SERVICE_SETS.queries,
     trigger: api("getSubscription"),
+  }),
+  declare({
+    name: "list-invoices",
+    run: listInvoices,
+    services: SERVICE_SETS.queries,
+    trigger: api("listInvoices"),
+  }),
+  declare({
+    name: "get-invoice",
+    run: getInvoice,
+    services: SERVICE_SETS.queries,
+    trigger: api("getInvoice"),
+  }),
+  declare({
+    name: "list-credit-notes",
+    run: listCreditNotes,
+    services: SERVICE_SETS.queries,
+    trigger: api("listCreditNotes"),
+  }),
+  declare({
+    name: "get-credit-note",
+    run: getCreditNote,
+    services: SERVICE_SETS.queries,
+    trigger: api("getCreditNote"),
   }),
   declare({
     name: "list-subscriptions",

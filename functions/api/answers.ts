@@ -1,3 +1,4 @@
+import type { CreditNote, Invoice } from "../core/base/documents";
 import type { ChargeAttempt, RefundRecord, Subscription } from "../core/base/model";
 import type { CouponCreation } from "../core/catalog/coupons";
 import type { PriceCreation, PriceUpdate } from "../core/catalog/prices";
@@ -12,11 +13,13 @@ import type { PlanChangeResult } from "../core/lifecycle/plan-change";
 import type { ChangeResult } from "../core/lifecycle/subscription-changes";
 import type { SubscriptionPage } from "../core/ports/billing-repository";
 import type { Coupon, CouponPage } from "../core/ports/coupon-store";
+import type { DocumentPage } from "../core/ports/document-store";
 import type { Price, PricePage } from "../core/ports/price-store";
 import type { WebhookDelivery, WebhookEndpoint } from "../core/ports/webhook-ports";
 import type { RefundOutcome } from "../core/refunds/refunds";
 import type { SignupResult } from "../core/signup/signup";
 import { couponViewOf } from "./coupon-schemas";
+import { creditNoteViewOf, invoiceViewOf } from "./document-schemas";
 import {
   ApiError,
   type ApiResponse,
@@ -245,3 +248,19 @@ export const priceAnswer = (price: Price | undefined): ApiResponse => {
 
 export const priceListAnswer = (page: PricePage): ApiResponse =>
   ok({ data: page.prices.map(priceViewOf), next_cursor: page.cursor ?? null });
+
+export const invoiceAnswer = (invoice: Invoice | undefined): ApiResponse => {
+  if (invoice === undefined) throw notFound("invoice");
+  return ok(invoiceViewOf(invoice));
+};
+
+export const invoiceListAnswer = (page: DocumentPage<Invoice>): ApiResponse =>
+  ok({ data: page.documents.map(invoiceViewOf), next_cursor: page.cursor ?? null });
+
+export const creditNoteAnswer = (note: CreditNote | undefined): ApiResponse => {
+  if (note === undefined) throw notFound("credit note");
+  return ok(creditNoteViewOf(note));
+};
+
+export const creditNoteListAnswer = (page: DocumentPage<CreditNote>): ApiResponse =>
+  ok({ data: page.documents.map(creditNoteViewOf), next_cursor: page.cursor ?? null });

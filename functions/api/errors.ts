@@ -130,7 +130,15 @@ export const unauthorized = () =>
   });
 
 export const notFound = (
-  what: "subscription" | "charge" | "route" | "customer" | "webhook endpoint" | "price",
+  what:
+    | "subscription"
+    | "charge"
+    | "route"
+    | "customer"
+    | "webhook endpoint"
+    | "price"
+    | "invoice"
+    | "credit note",
 ) => new ApiError(404, "not_found", `no such ${what}`);
 
 export const methodNotAllowed = (allowed: readonly string[]) =>

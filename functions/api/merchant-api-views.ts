@@ -99,6 +99,10 @@ export const chargeView = z.strictObject({
   transaction_id: z.string().optional(),
   refunded_amount: z.string(),
   decline: declineView.optional(),
+  invoice_number: z
+    .string()
+    .optional()
+    .describe("The invoice a paid charge was finalized as (GET /v1/invoices/{number})."),
   created_at: isoInstant,
 });
 export type ChargeView = z.output<typeof chargeView>;
@@ -114,6 +118,7 @@ export const refundView = z.strictObject({
   reason: z.string(),
   status: refundStatus,
   refund_transaction_id: z.string().optional(),
+  credit_note_number: z.string().optional().describe("The credit note a succeeded refund was recorded as."),
   created_at: isoInstant,
 });
 export type RefundView = z.output<typeof refundView>;

@@ -120,6 +120,72 @@ const unsettledCharge = {
 };
 const charge = { ...unsettledCharge, status: "succeeded", transaction_id: "1A2B3C4D5EW0000000000002" };
 
+const seller = {
+  name: "Example Software Ltd.",
+  email: "billing@shop.example.com",
+  address: ["1 Market Street", "94105 San Francisco CA", "US"],
+  tax_id: "US-EIN 12-3456789",
+};
+const buyer = {
+  name: "Ada Lovelace",
+  email: "ada@example.com",
+  address: ["12 St James's Square", "SW1Y 4LB London", "GB"],
+  tax_id: "GB123456789",
+};
+const invoice = {
+  number: "INV-2027-000123",
+  subscription_id: SUBSCRIPTION_ID,
+  external_id: "user_42",
+  issue_date: "2027-03-01",
+  issued_at: CREATED_AT,
+  seller,
+  customer: buyer,
+  currency: "USD",
+  lines: [
+    {
+      description: "Pro",
+      quantity: 3,
+      unit_amount: "19.90",
+      amount: "59.70",
+      period_start: "2027-03-01",
+      period_end: "2027-03-31",
+    },
+  ],
+  subtotal: "59.70",
+  discount: "11.94",
+  tax: "7.96",
+  tax_lines: [{ name: "VAT", percent: "20", amount: "7.96", inclusive: true }],
+  total: "47.76",
+  hosted_url: null,
+  pdf_url: null,
+  charge_id: orderId(1),
+  order_id: orderId(1),
+  transaction_id: "1A2B3C4D5EW0000000000003",
+};
+const { order_id: _order, transaction_id: _transaction, ...invoiceHeading } = invoice;
+const creditNote = {
+  ...invoiceHeading,
+  number: "CN-2027-000007",
+  lines: [
+    {
+      description: "Refund on INV-2027-000123: customer request",
+      quantity: 1,
+      unit_amount: "5.00",
+      amount: "5.00",
+      period_start: null,
+      period_end: null,
+    },
+  ],
+  subtotal: "5.00",
+  discount: "0.00",
+  tax: "0.83",
+  tax_lines: [{ name: "VAT", percent: "20", amount: "0.83", inclusive: true }],
+  total: "5.00",
+  refund_id: "rf_sdw68g2s2xyceg2f",
+  invoice_number: "INV-2027-000123",
+  reason: "customer request",
+};
+
 const unsettledRefund = {
   refund_id: "rf_sdw68g2s2xyceg2f",
   charge_id: orderId(5001),
@@ -259,6 +325,16 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       },
     },
   },
+  listInvoices: {
+    query: { external_id: "user_42", from: "2027-03-01", limit: "20" },
+    answers: { 200: { data: [invoice], next_cursor: null } },
+  },
+  getInvoice: { answers: { 200: invoice } },
+  listCreditNotes: {
+    query: { subscription_id: SUBSCRIPTION_ID },
+    answers: { 200: { data: [creditNote], next_cursor: null } },
+  },
+  getCreditNote: { answers: { 200: creditNote } },
   getReceipt: {
     answers: {
       200: {

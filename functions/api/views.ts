@@ -78,6 +78,7 @@ export function chargeView(attempt: ChargeAttempt): ChargeView {
           }),
         }
       : {}),
+    ...(attempt.invoice_number === undefined ? {} : { invoice_number: attempt.invoice_number }),
     created_at: attempt.created_at,
   };
 }
@@ -93,6 +94,7 @@ export function refundView(refund: RefundRecord): RefundView {
     ...(refund.refund_transaction_id === undefined
       ? {}
       : { refund_transaction_id: refund.refund_transaction_id }),
+    ...(refund.credit_note_number === undefined ? {} : { credit_note_number: refund.credit_note_number }),
     created_at: refund.created_at,
   };
 }

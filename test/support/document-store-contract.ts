@@ -38,12 +38,16 @@ export function creditNote(
   sequence: number,
   overrides: Partial<CreditNote> = {},
 ): CreditNote {
-  const { kind: _kind, order_id, period: _period, attempt: _attempt, ...shared } = invoice(prefix, sequence);
+  const {
+    kind: _kind,
+    transaction_id: _transaction,
+    coupon_id: _coupon,
+    ...shared
+  } = invoice(prefix, sequence);
   return {
     ...shared,
     kind: "credit_note",
     refund_id: `rf-${sequence}`,
-    order_id,
     reason: "requested_by_customer",
     ...overrides,
   };

@@ -3,7 +3,7 @@ import { hashApiKey } from "../../functions/api/api-key";
 import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
 import { attemptKeyOf } from "../../functions/core/base/order-id";
 import { type AnyFunctionSpec, BILLING_FUNCTIONS, functionNamed } from "../../functions/function-table";
-import { BillingStack } from "../../local/stack/billing-stack";
+import { BillingStack, type BillingStackOptions } from "../../local/stack/billing-stack";
 import { TestContainer } from "./handler-env";
 import { type ApiCall, apiGateway } from "./merchant-api";
 
@@ -48,10 +48,10 @@ export function storeApiKeyDigest(stack: BillingStack, apiKey: string): string {
 }
 
 /**
- * A test file's billing stack with the merchant API as deployed in front of it, called with `apiKey`: started before
- * the file's tests, closed after, the functions' container renewed before each test.
+ * A test file's billing stack (started with `options`) with the merchant API as deployed in front of it, called with
+ * `apiKey`: started before the file's tests, closed after, the functions' container renewed before each test.
  */
-export function merchantApiOnStack(apiKey: string) {
+export function merchantApiOnStack(apiKey: string, options: BillingStackOptions = {}) {
   let stack: BillingStack | undefined;
   let apiKeySecretArn = "";
   const current = () => {
@@ -61,7 +61,7 @@ export function merchantApiOnStack(apiKey: string) {
   const container = new TestContainer(current);
   const api = deployedMerchantApi(container);
   beforeAll(async () => {
-    stack = await BillingStack.start();
+    stack = await BillingStack.start(options);
     apiKeySecretArn = storeApiKeyDigest(stack, apiKey);
   });
   afterAll(() => stack?.close());

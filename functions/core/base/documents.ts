@@ -165,6 +165,8 @@ export const creditNoteSchema = z.object({
   /** The succeeded refund it records, and the charge (and its invoice) it gave money back on. */
   refund_id: z.string(),
   order_id: z.string(),
+  period: z.number().int().min(0),
+  attempt: z.number().int().min(0),
   invoice_number: z.string().optional(),
   reason: z.string(),
   refund_transaction_id: z.string().optional(),

@@ -149,6 +149,8 @@ export function draftCreditNote(
     total: refund.amount,
     refund_id: refund.refund_id,
     order_id: refund.order_id,
+    period: refund.period,
+    attempt: refund.attempt,
     invoice_number: charge.invoice_number,
     reason: refund.reason,
     refund_transaction_id: refund.refund_transaction_id,

@@ -22,6 +22,10 @@ const operation = (path: string, method: string): Operation => {
 
 /** The merchant API as README "Merchant API" documents it, route by route. */
 const DOCUMENTED_ROUTES = [
+  ["get", "/v1/invoices"],
+  ["get", "/v1/invoices/{number}"],
+  ["get", "/v1/credit-notes"],
+  ["get", "/v1/credit-notes/{number}"],
   ["post", "/v1/checkouts"],
   ["post", "/v1/portal-sessions"],
   ["post", "/v1/subscriptions"],

@@ -1,0 +1,156 @@
+import * as z from "zod";
+import type { BillingDocument, CreditNote, Invoice } from "../core/base/documents";
+import { type billingAddressSchema, externalIdSchema } from "../core/base/model";
+import { fromCents, toCents } from "../core/base/money";
+import { orderIdFor } from "../core/base/order-id";
+import { isoInstant } from "./merchant-api-schemas";
+import { pageQueryShape, pageView } from "./page-query";
+
+// The invoices and credit notes routes (README, Invoices): what a listing takes and what a document looks like.
+
+/** A bound of a listing: an instant, or a date (midnight UTC). */
+const bound = z
+  .union([z.iso.date(), isoInstant])
+  .transform((text) => new Date(text.length === 10 ? `${text}T00:00:00.000Z` : text));
+
+/** GET /v1/invoices and /v1/credit-notes: newest first, of one subscription, of one customer, or all. */
+export const listDocumentsQuery = z.strictObject({
+  subscription_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,24}$/, "must be a subscription id")
+    .optional()
+    .describe("Only this subscription's."),
+  external_id: externalIdSchema.optional().describe("Only those of your customer's subscriptions."),
+  from: bound.optional().describe("Issued at or after (a date means its midnight UTC)."),
+  to: bound.optional().describe("Issued before."),
+  ...pageQueryShape,
+});
+export type ListDocumentsQuery = z.output<typeof listDocumentsQuery>;
+
+const documentNumberParam = z
+  .string()
+  .regex(/^[A-Za-z0-9-]{1,24}-\d{6,9}$/, "must be a document number such as INV-2027-000123");
+export const invoiceNumberParams = z.strictObject({ number: documentNumberParam });
+export const creditNoteNumberParams = z.strictObject({ number: documentNumberParam });
+
+const amount = z.string();
+const documentLineView = z.strictObject({
+  description: z.string(),
+  quantity: z.number().int(),
+  unit_amount: amount,
+  amount: amount.describe("quantity × unit_amount, before any discount."),
+  period_start: z.iso.date().nullable().describe("The first day the line pays for, in your time zone."),
+  period_end: z.iso.date().nullable().describe("The last day it pays for."),
+});
+
+const partyView = z.strictObject({
+  name: z.string(),
+  email: z.string().nullable(),
+  address: z.array(z.string()).describe("The address, one printed line each."),
+  tax_id: z.string().nullable(),
+});
+
+const documentShape = {
+  number: z.string().describe("From a sequence per prefix that never skips or repeats a number."),
+  subscription_id: z.string(),
+  external_id: z.string().nullable(),
+  issue_date: z.iso.date().describe("The day the charge (or refund) was made, in your time zone."),
+  issued_at: isoInstant.describe("When it was finalized."),
+  seller: partyView,
+  customer: partyView,
+  currency: z.string(),
+  lines: z.array(documentLineView),
+  subtotal: amount.describe("The lines' sum."),
+  discount: amount.describe('What a coupon took off ("0.00" when none).'),
+  tax: amount.describe("The tax included in the total (the sum of tax_lines)."),
+  tax_lines: z.array(
+    z.strictObject({
+      name: z.string(),
+      percent: z.string(),
+      amount,
+      inclusive: z.boolean().describe("Included in the prices (the total stays what was charged)."),
+    }),
+  ),
+  total: amount.describe("What was charged (or given back): subtotal − discount."),
+  hosted_url: z.url().nullable().describe("The document as a page (not yet rendered: null)."),
+  pdf_url: z.url().nullable().describe("The document as a PDF (not yet rendered: null)."),
+};
+
+export const invoiceView = z.strictObject({
+  ...documentShape,
+  charge_id: z.string().describe("The paid charge it was finalized from."),
+  order_id: z.string(),
+  transaction_id: z.string().nullable().describe("The gateway's transaction (null for a charge of zero)."),
+});
+export const invoiceListView = pageView(invoiceView);
+
+export const creditNoteView = z.strictObject({
+  ...documentShape,
+  refund_id: z.string(),
+  charge_id: z.string().describe("The charge the refund gave money back on."),
+  invoice_number: z.string().nullable().describe("That charge's invoice."),
+  reason: z.string(),
+});
+export const creditNoteListView = pageView(creditNoteView);
+
+const addressLines = (address: z.infer<typeof billingAddressSchema> | undefined): string[] =>
+  address === undefined
+    ? []
+    : [
+        address.line1,
+        ...(address.line2 === undefined ? [] : [address.line2]),
+        [address.postal_code, address.city, address.region].filter((part) => part !== undefined).join(" "),
+        address.country,
+      ];
+
+function sharedView(document: BillingDocument) {
+  const { seller, buyer } = document;
+  const taxCents = document.tax.reduce((sum, line) => sum + toCents(line.amount), 0);
+  return {
+    number: document.number,
+    subscription_id: document.subscription_id,
+    external_id: buyer.external_id ?? null,
+    issue_date: document.issue_date,
+    issued_at: document.issued_at,
+    seller: {
+      name: seller.name,
+      email: seller.email ?? null,
+      address: seller.address ?? [],
+      tax_id: seller.tax_id ?? null,
+    },
+    customer: {
+      name: buyer.name,
+      email: buyer.email,
+      address: addressLines(buyer.address),
+      tax_id: buyer.tax_id ?? null,
+    },
+    currency: document.currency,
+    lines: document.lines.map((line) => ({
+      ...line,
+      period_start: line.period_start ?? null,
+      period_end: line.period_end ?? null,
+    })),
+    subtotal: document.subtotal,
+    discount: document.discount,
+    tax: fromCents(taxCents, document.currency),
+    tax_lines: document.tax,
+    total: document.total,
+    hosted_url: null,
+    pdf_url: null,
+  };
+}
+
+export const invoiceViewOf = (invoice: Invoice): z.output<typeof invoiceView> => ({
+  ...sharedView(invoice),
+  charge_id: orderIdFor(invoice),
+  order_id: invoice.order_id,
+  transaction_id: invoice.transaction_id ?? null,
+});
+
+export const creditNoteViewOf = (note: CreditNote): z.output<typeof creditNoteView> => ({
+  ...sharedView(note),
+  refund_id: note.refund_id,
+  charge_id: orderIdFor(note),
+  invoice_number: note.invoice_number ?? null,
+  reason: note.reason,
+});
