@@ -17,16 +17,12 @@ import { run as createSubscription } from "./handlers/create-subscription";
 import { run as createWebhookEndpoint } from "./handlers/create-webhook-endpoint";
 import { run as deleteWebhookEndpoint } from "./handlers/delete-webhook-endpoint";
 import { run as getCoupon } from "./handlers/get-coupon";
-import { run as getCreditNote } from "./handlers/get-credit-note";
-import { run as getInvoice } from "./handlers/get-invoice";
 import { run as getOpenapi } from "./handlers/get-openapi";
 import { run as getPrice } from "./handlers/get-price";
 import { run as getReceipt } from "./handlers/get-receipt";
 import { run as getSubscription } from "./handlers/get-subscription";
 import { run as listCharges } from "./handlers/list-charges";
 import { run as listCoupons } from "./handlers/list-coupons";
-import { run as listCreditNotes } from "./handlers/list-credit-notes";
-import { run as listInvoices } from "./handlers/list-invoices";
 import { run as listPrices } from "./handlers/list-prices";
 import { run as listSubscriptions } from "./handlers/list-subscriptions";
 import { run as listWebhookDeliveries } from "./handlers/list-webhook-deliveries";
@@ -37,6 +33,7 @@ import { run as processCharges } from "./handlers/process-charges";
 import { run as processIntake } from "./handlers/process-intake";
 import { run as publishEvents } from "./handlers/publish-events";
 import { run as queueWebhooks } from "./handlers/queue-webhooks";
+import { run as readDocuments } from "./handlers/read-documents";
 import { run as receiveGatewayWebhook } from "./handlers/receive-gateway-webhook";
 import { run as receivePartnerEvent } from "./handlers/receive-partner-event";
 import { run as receiveRecurringNotice } from "./handlers/receive-recurring-notice";
@@ -274,28 +271,10 @@ export const BILLING_FUNCTIONS = [
     trigger: api("getSubscription"),
   }),
   declare({
-    name: "list-invoices",
-    run: listInvoices,
+    name: "read-documents",
+    run: readDocuments,
     services: SERVICE_SETS.queries,
-    trigger: api("listInvoices"),
-  }),
-  declare({
-    name: "get-invoice",
-    run: getInvoice,
-    services: SERVICE_SETS.queries,
-    trigger: api("getInvoice"),
-  }),
-  declare({
-    name: "list-credit-notes",
-    run: listCreditNotes,
-    services: SERVICE_SETS.queries,
-    trigger: api("listCreditNotes"),
-  }),
-  declare({
-    name: "get-credit-note",
-    run: getCreditNote,
-    services: SERVICE_SETS.queries,
-    trigger: api("getCreditNote"),
+    trigger: api("listInvoices", "getInvoice", "listCreditNotes", "getCreditNote"),
   }),
   declare({
     name: "list-subscriptions",

@@ -59,6 +59,12 @@ export interface BillingServiceStackProps extends StackProps {
   readonly functions?: readonly AnyFunctionSpec[];
 }
 
+/**
+ * One invoke permission per function and API (any of its routes), not one per route: a function serving several
+ * routes (the pages, the documents) would otherwise add a resource per route to a stack CloudFormation caps at 500.
+ */
+const API_SCOPED = { scopePermissionToRoute: false } as const;
+
 /** How each schedule retries a delivery, and how long an invocation stays worth running. */
 const SCHEDULES: { readonly [name in ScheduleName]: { description: string; maxEventAge: Duration } } = {
   chargeRun: {
@@ -329,7 +335,7 @@ export class BillingServiceStack extends Stack {
     const route = new ApiRoute(this, "UnmatchedRoute", {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,
-      integration: new HttpLambdaIntegration(`${fn.node.id}Integration`, fn),
+      integration: new HttpLambdaIntegration(`${fn.node.id}Integration`, fn, API_SCOPED),
     });
     acknowledge(
       route,
@@ -344,7 +350,7 @@ export class BillingServiceStack extends Stack {
     fn: BillingFunction,
     merchantAuthorizer: IHttpRouteAuthorizer | undefined,
   ) {
-    const integration = new HttpLambdaIntegration(`${fn.node.id}Integration`, fn);
+    const integration = new HttpLambdaIntegration(`${fn.node.id}Integration`, fn, API_SCOPED);
     for (const route of routes) {
       if (route.auth === "merchant" && merchantAuthorizer === undefined) {
         throw new Error(

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { isAdHocPeriod } from "../../functions/core/base/charge-kind";
+import type { BillingDocument, CreditNote, Invoice } from "../../functions/core/base/documents";
 import type { OutboxEvent } from "../../functions/core/base/events";
 import {
   type ChargeAttempt,
@@ -9,9 +10,11 @@ import {
 } from "../../functions/core/base/model";
 import { toCents } from "../../functions/core/base/money";
 import { planTotal } from "../../functions/core/base/plan-price";
+import type { DocumentPage } from "../../functions/core/ports/document-store";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { RefundRecord as GatewayRefund } from "../../sandbox/state/payment-store";
 import type { BillingStack } from "../stack/billing-stack";
+import { auditDocuments } from "./document-audit";
 
 // The money audit of the chaos run (README, Proof under fire): beyond "each period sold once", every movement of money
 // — sales and refunds of every kind — as the gateway made it against the ledger, line for line.
@@ -39,10 +42,17 @@ export interface MoneyAudit {
    * their differences come to over a whole period, or one more than the whole period's difference.
    */
   readonly creditMismatches: readonly string[];
+  /**
+   * A paid charge or succeeded refund without its invoice or credit note (or one for another amount), a document of
+   * nothing paid, a number skipped or given twice (document-audit.ts).
+   */
+  readonly documentMismatches: readonly string[];
   /** What was audited. */
   readonly refunds: number;
   readonly prorations: number;
   readonly credits: number;
+  readonly invoices: number;
+  readonly creditNotes: number;
 }
 
 export interface MoneyRecords {
@@ -53,6 +63,9 @@ export interface MoneyRecords {
   readonly gatewayRefunds: Iterable<Pick<GatewayRefund, "refundId" | "orderId" | "amount">>;
   /** The events delivered, to count applied plan changes. */
   readonly events: readonly OutboxEvent[];
+  /** Every finalized invoice and credit note. */
+  readonly invoices: readonly Invoice[];
+  readonly creditNotes: readonly CreditNote[];
 }
 
 const cents = (amount: string | undefined) => toCents(amount ?? "0");
@@ -161,9 +174,12 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
     salesKeptAfterCancel,
     prorationMismatches,
     creditMismatches,
+    documentMismatches: auditDocuments(records),
     refunds: records.refunds.length,
     prorations: prorations.length,
     credits: credits.length,
+    invoices: records.invoices.length,
+    creditNotes: records.creditNotes.length,
   };
 }
 
@@ -185,7 +201,23 @@ export async function auditStackMoney(
     refunds: read.flatMap(({ refunds }) => refunds),
     gatewayRefunds: stack.sandbox.state.payments.refunds(),
     events,
+    invoices: await everyDocument((page) => repository.listInvoices({}, page)),
+    creditNotes: await everyDocument((page) => repository.listCreditNotes({}, page)),
   });
+}
+
+/** Every page of a listing. */
+async function everyDocument<D extends BillingDocument>(
+  list: (page: { readonly limit: number; readonly cursor?: string }) => Promise<DocumentPage<D>>,
+): Promise<D[]> {
+  const documents: D[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await list({ limit: 100, cursor });
+    documents.push(...page.documents);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return documents;
 }
 
 /**

@@ -115,6 +115,7 @@ export function violationsOf(
     ...money.salesKeptAfterCancel.map((line) => `sale kept after a cancel: ${line}`),
     ...money.prorationMismatches.map((line) => `proration: ${line}`),
     ...money.creditMismatches.map((line) => `plan credit: ${line}`),
+    ...money.documentMismatches.map((line) => `document: ${line}`),
     ...report.leaks.map((line) => `leak: ${line}`),
     ...events.lost.map((line) => `lost event: ${line}`),
     ...events.inconsistent.map((line) => `event copies differ: ${line}`),

@@ -119,6 +119,10 @@ export function chaosTable(report: ChaosReport): string {
         `plan credits beyond the decreases applied, in count or amount, or left unsent (${count(report.money.credits)} credits)`,
         ...verdict(report.money.creditMismatches),
       ],
+      [
+        `invoices and credit notes unlike the money moved, or a sequence with a gap or a repeat (${count(report.money.invoices)} invoices, ${count(report.money.creditNotes)} credit notes)`,
+        ...verdict(report.money.documentMismatches),
+      ],
       ["canceled with a live token", ...verdict(report.liveTokens)],
       ["checkouts left pending past their end", ...verdict(report.checkoutsLeftPending)],
       ["coupon redemptions past max_redemptions", ...verdict(report.couponsOverRedeemed)],

@@ -1,7 +1,8 @@
-import { type BillingDocument, holderOf } from "../base/documents";
+import { type BillingDocument, type CreditNote, holderOf, type Invoice } from "../base/documents";
 import type { AttemptStatus } from "../base/model";
 import type { LedgerStore, RefundStore } from "../ports/billing-repository";
 import type { DocumentStore } from "../ports/document-store";
+import { heldAtLeast, markHeld } from "./sequence-turns";
 
 // Gap-free numbering without transactions (README, Invoices: how numbers never skip). The documents of a prefix are
 // its sequence: number n + 1 is written (create-only) only after number n's holder — the paid line or succeeded
@@ -18,8 +19,12 @@ export interface NumberingDeps {
 /** Lines closed unpaid for good: a number numbered for one can never be held (a voided line can still be paid late). */
 const REFUSED: readonly AttemptStatus[] = ["declined", "failed"];
 
-/** Numberings racing for one prefix retry at most this often before giving up (the caller's message comes back). */
-const MAX_ROUNDS = 50;
+/**
+ * Numberings racing for one prefix: each round one of them takes the next number, so a numbering among k others waits
+ * about k rounds, and one that keeps losing to newcomers retries up to this often before giving up (its close fails
+ * and is finished later: the request again, or the attempt sweep).
+ */
+const MAX_ROUNDS = 1000;
 
 /**
  * The document `draft` makes for its holder, numbered next in `prefix`: the holder's own last document when a numbering
@@ -40,7 +45,13 @@ export async function numberDocument<D extends BillingDocument>(
       continue;
     }
     if (last.status === "finalized" && holderOf(last) === holder) return last;
-    const held = last.status === "void" ? "elsewhere" : await heldBy(last, deps);
+    const held =
+      last.status === "void"
+        ? "elsewhere"
+        : last.sequence <= heldAtLeast(deps.repository, kind, prefix)
+          ? "held"
+          : await heldBy(last, deps);
+    if (held === "held" || held === "given_now") markHeld(deps.repository, last);
     if (held === "elsewhere") {
       const taken = draft(last.sequence);
       if (await deps.repository.replaceDocument(taken, holderOf(last))) return taken;
@@ -63,21 +74,32 @@ async function heldBy(
   document: BillingDocument,
   deps: NumberingDeps,
 ): Promise<"held" | "given_now" | "elsewhere" | "raced"> {
-  if (document.kind === "invoice") {
-    const line = await deps.repository.getAttempt(document);
-    if (line?.invoice_number === document.number) return "held";
-    if (line === undefined || line.invoice_number !== undefined || REFUSED.includes(line.status))
-      return "elsewhere";
-    const given = await deps.repository.updateAttempt(line, {
-      expect: { status: line.status, lease_until: line.lease_until, invoice_number: null },
-      set: { invoice_number: document.number },
-    });
-    return given ? "given_now" : "raced";
+  // Twice: a write that lost to the holder's own close (or another numbering's write) reads the holder again.
+  for (let read = 0; read < 2; read += 1) {
+    const held =
+      document.kind === "invoice" ? await lineHolds(document, deps) : await refundHolds(document, deps);
+    if (held !== "raced") return held;
   }
+  return "raced";
+}
+
+async function lineHolds(document: Invoice, deps: NumberingDeps) {
+  const line = await deps.repository.getAttempt(document);
+  if (line?.invoice_number === document.number) return "held";
+  if (line === undefined || line.invoice_number !== undefined || REFUSED.includes(line.status))
+    return "elsewhere";
+  const given = await deps.repository.updateAttempt(line, {
+    expect: { status: line.status, lease_until: line.lease_until, invoice_number: null },
+    set: { invoice_number: document.number },
+  });
+  return given ? "given_now" : "raced";
+}
+
+async function refundHolds(document: CreditNote, deps: NumberingDeps) {
   const refund = await deps.repository.getRefund(document.refund_id);
   if (refund?.credit_note_number === document.number) return "held";
-  const free = refund === undefined || refund.credit_note_number !== undefined || refund.status === "failed";
-  if (free) return "elsewhere";
+  if (refund === undefined || refund.credit_note_number !== undefined || refund.status === "failed")
+    return "elsewhere";
   const given = await deps.repository.updateRefund(refund.refund_id, {
     expect: { status: refund.status, lease_until: refund.lease_until, credit_note_number: null },
     set: { credit_note_number: document.number },

@@ -4,6 +4,7 @@ import { closedRefundEvent, createdCreditNoteEvent } from "../base/events";
 import type { AttemptKey, ChargeAttempt, RefundRecord } from "../base/model";
 import { fromCents, type InvalidInput, invalidAmount, toCents } from "../base/money";
 import type { Declined, Invalid, Unavailable, Unknown } from "../base/outcome";
+import { closeWithDocument } from "../invoicing/document-close";
 import { isInvoiced } from "../invoicing/document-drafts";
 import { creditNoteFor } from "../invoicing/finalize";
 import type { BillingRepository } from "../ports/billing-repository";
@@ -306,35 +307,45 @@ async function closeRefund(
   // Subscriptions are never deleted: its events are placed on it.
   if (subscription === undefined)
     throw new Error(`refund ${open.refund_id}: no subscription ${open.subscription_id}`);
-  const charge = closing.status === "succeeded" ? await deps.repository.getAttempt(open) : undefined;
-  let record = open;
-  // Twice at most: a numbering of the next credit note may give this refund its number while it closes.
-  for (let round = 0; round < 2; round += 1) {
+  const paid = closing.status === "succeeded" ? await deps.repository.getAttempt(open) : undefined;
+  const invoiced = paid !== undefined && isInvoiced(paid) ? paid : undefined;
+  const closedAs = (record: RefundRecord): RefundRecord => {
     const { lease_until: _lease, ...rest } = record;
-    const closed: RefundRecord = { ...rest, ...closing, updated_at: deps.clock.now().toISOString() };
-    const note =
-      charge !== undefined && isInvoiced(charge)
-        ? await creditNoteFor(subscription, closed, charge, deps)
-        : undefined;
-    const recorded = note === undefined ? closed : { ...closed, credit_note_number: note.number };
-    const written = await deps.repository.updateRefund(record.refund_id, {
-      expect: { status: record.status, lease_until: record.lease_until, credit_note_number: note?.number },
-      set: { ...closing, credit_note_number: note?.number, updated_at: closed.updated_at },
-      remove: ["lease_until"],
-      events: [
-        closedRefundEvent(recorded, subscription),
-        ...(note === undefined ? [] : [createdCreditNoteEvent(note, subscription)]),
-      ],
-    });
-    if (written) return recorded;
-    if (note === undefined) return undefined;
-    const now = await deps.repository.getRefund(record.refund_id);
-    if (now?.credit_note_number === undefined || now.credit_note_number === note.number) return undefined;
-    await deps.repository.voidDocument("credit_note", note.number, record.refund_id);
-    if (now.status !== record.status || now.lease_until !== record.lease_until) return undefined;
-    record = now;
-  }
-  return undefined;
+    return { ...rest, ...closing, updated_at: deps.clock.now().toISOString() };
+  };
+  return closeWithDocument(
+    open,
+    {
+      kind: "credit_note",
+      document:
+        invoiced === undefined
+          ? undefined
+          : (record) => creditNoteFor(subscription, closedAs(record), invoiced, deps),
+      async write(record, note) {
+        const closed = closedAs(record);
+        const recorded = note === undefined ? closed : { ...closed, credit_note_number: note.number };
+        const written = await deps.repository.updateRefund(record.refund_id, {
+          expect: {
+            status: record.status,
+            lease_until: record.lease_until,
+            credit_note_number: note?.number,
+          },
+          set: { ...closing, credit_note_number: note?.number, updated_at: closed.updated_at },
+          remove: ["lease_until"],
+          events: [
+            closedRefundEvent(recorded, subscription),
+            ...(note === undefined ? [] : [createdCreditNoteEvent(note, subscription)]),
+          ],
+        });
+        return written ? recorded : undefined;
+      },
+      read: (record) => deps.repository.getRefund(record.refund_id),
+      numberOf: (record) => record.credit_note_number,
+      holderOf: (record) => record.refund_id,
+      unchanged: (before, now) => now.status === before.status && now.lease_until === before.lease_until,
+    },
+    deps.repository,
+  );
 }
 
 /** What the attempt sweep made of one open refund. */

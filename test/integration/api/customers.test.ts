@@ -41,6 +41,7 @@ describe("customers: external_id and metadata", () => {
     const events = await eventsOf(currentStack(), created.subscription_id);
     expect(events.map((event) => event.type).sort()).toEqual([
       "charge.succeeded",
+      "invoice.finalized",
       "subscription.activated",
       "subscription.created",
     ]);

@@ -348,15 +348,18 @@ describe("ops CLI on the local stack", () => {
     // Signed up and canceled on the same instant of the stack's clock: either may list first.
     expect(ofCanceled.events.map((event) => event.type).sort()).toEqual([
       "charge.succeeded",
+      "invoice.finalized",
       "subscription.activated",
       "subscription.canceled",
       "subscription.created",
     ]);
     const range = ["--from", "2027-03-01T00:00:00Z", "--to", "2027-04-02T00:00:00Z"];
     const inRange = await json(eventList, "events", "list", ...range);
-    // Three sign-ups (created, charged and activated each), the cancel, two renewals (charged, their period paid).
+    // Three sign-ups (created, charged, invoiced and activated each), the cancel, two renewals (charged, invoiced,
+    // their period paid).
     expect(inRange.events.map((event) => event.type).sort()).toEqual([
       ...Array.from({ length: 5 }, () => "charge.succeeded"),
+      ...Array.from({ length: 5 }, () => "invoice.finalized"),
       ...Array.from({ length: 3 }, () => "subscription.activated"),
       "subscription.canceled",
       ...Array.from({ length: 3 }, () => "subscription.created"),
@@ -373,10 +376,10 @@ describe("ops CLI on the local stack", () => {
     // One replay-events invocation per UTC day; without a terminal a line per day that re-published anything.
     expect(await cli("events", "replay", ...range)).toEqual({
       code: 0,
-      stdout: "re-published 14 event(s)\n",
+      stdout: "re-published 19 event(s)\n",
       stderr: [
-        "2027-03-01 00:00Z to 2027-03-02 00:00Z: re-published 10 event(s) (1 of 32)",
-        "2027-04-01 00:00Z to 2027-04-02 00:00Z: re-published 4 event(s) (32 of 32)",
+        "2027-03-01 00:00Z to 2027-03-02 00:00Z: re-published 13 event(s) (1 of 32)",
+        "2027-04-01 00:00Z to 2027-04-02 00:00Z: re-published 6 event(s) (32 of 32)",
         "",
       ].join("\n"),
     });
@@ -386,7 +389,7 @@ describe("ops CLI on the local stack", () => {
     );
     expect(await cli("events", "replay", "--subscription", canceled)).toMatchObject({
       code: 0,
-      stdout: "re-published 4 event(s)\n",
+      stdout: "re-published 5 event(s)\n",
     });
 
     // To one webhook endpoint alone: queued for it, not published to the bus; the local stack's sender POSTs them.
@@ -399,7 +402,7 @@ describe("ops CLI on the local stack", () => {
         await cli("events", "replay", "--subscription", canceled, "--endpoint", endpointId),
       ).toMatchObject({
         code: 0,
-        stdout: `queued 4 event(s) for webhook endpoint ${endpointId}\n`,
+        stdout: `queued 5 event(s) for webhook endpoint ${endpointId}\n`,
       });
       await local.advanceClock("PT0S");
       expect(local.stack.eventBridge.entries).toEqual([]);

@@ -160,7 +160,9 @@ describe("a checkout not paid by its end", () => {
       "subscription.created",
       "checkout.expired",
       "charge.succeeded",
+      "invoice.finalized",
       "refund.succeeded",
+      "credit_note.created",
     ]);
     expect(events.find((event) => event.type === "refund.succeeded")).toMatchObject({
       amount: "29.00",
@@ -200,7 +202,9 @@ describe("a checkout not paid by its end", () => {
       "subscription.created",
       "checkout.expired",
       "charge.succeeded",
+      "invoice.finalized",
       "refund.succeeded",
+      "credit_note.created",
     ]);
     expect((await stack().attemptSweep()).checkouts).toEqual({ examined: 0, expired: 0, deferred: 0 });
   });

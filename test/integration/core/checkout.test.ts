@@ -206,11 +206,12 @@ describe("window sign-up (POST /v1/checkouts → status_url → process-intake)"
     ]);
     expect(attempts[0]?.lease_until).toBeUndefined();
     const events = await stack().events();
-    expect(events).toHaveLength(3);
+    expect(events).toHaveLength(4);
     expect(events).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ type: "subscription.created", subscription_id: started.subscription_id }),
         expect.objectContaining({ type: "charge.succeeded", order_id: started.order_id, amount: "29.00" }),
+        expect.objectContaining({ type: "invoice.finalized", order_id: started.order_id, total: "29.00" }),
         expect.objectContaining({ type: "subscription.activated", subscription_id: started.subscription_id }),
       ]),
     );

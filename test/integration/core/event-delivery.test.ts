@@ -81,6 +81,7 @@ describe("outbox delivery", () => {
     for await (const page of stored.readEventLog({ subscription_id })) log.push(...page);
     expect(log.map((event) => event.type).sort()).toEqual([
       "charge.succeeded",
+      "invoice.finalized",
       "subscription.activated",
       "subscription.canceled",
       "subscription.created",

@@ -78,6 +78,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     expect(attempts).toMatchObject([{ status: "succeeded", transaction_id: params.get("transaction_id") }]);
     expect((await stack().deliveredEntries()).map((entry) => entry.DetailType).sort()).toEqual([
       "charge.succeeded",
+      "invoice.finalized",
       "subscription.activated",
       "subscription.created",
     ]);
@@ -107,7 +108,7 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     ]);
     expect(verifies()).toBe(verified);
     expect(await stored(started)).toEqual({ subscription, attempts });
-    expect(await stack().deliveredEntries()).toHaveLength(3);
+    expect(await stack().deliveredEntries()).toHaveLength(4);
   });
 
   it("a query with any parameter altered, removed or added is rejected and changes nothing", async () => {

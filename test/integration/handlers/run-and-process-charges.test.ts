@@ -69,6 +69,8 @@ describe("run-charges and process-charges on the local stack", () => {
       "charge.failed",
       "charge.succeeded",
       "charge.succeeded",
+      "invoice.finalized",
+      "invoice.finalized",
       "subscription.past_due",
       "subscription.updated",
       "subscription.updated",

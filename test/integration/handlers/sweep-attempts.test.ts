@@ -92,6 +92,7 @@ describe("sweep-attempts on the local stack", () => {
       ]),
     ).toEqual([
       ["charge.succeeded", charged],
+      ["invoice.finalized", charged],
       ["subscription.updated", charged],
     ]);
     const queued = await drainQueue(stack.sqs.client, stack.chargeQueue.queueUrl);

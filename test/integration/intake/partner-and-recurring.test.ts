@@ -119,6 +119,7 @@ describe("partner PAYMENT_COMPLETED hints", () => {
     ]);
     expect((await stack().events()).map((published) => published.type).sort()).toEqual([
       "charge.succeeded",
+      "invoice.finalized",
       "subscription.activated",
     ]);
 
@@ -128,7 +129,7 @@ describe("partner PAYMENT_COMPLETED hints", () => {
     expect((await invokeRoute(container, hint)).statusCode).toBe(200);
     expect(await processQueued()).toMatchObject([{ outcome: "payment_hint_ignored" }]);
     expect(await state(started.subscription_id)).toEqual(after);
-    expect(await stack().events()).toHaveLength(2);
+    expect(await stack().events()).toHaveLength(3);
   });
 
   it("a hint for an unknown order or transaction changes nothing", async () => {

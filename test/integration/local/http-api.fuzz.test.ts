@@ -498,6 +498,24 @@ beforeAll(async () => {
       requiresBody: true,
     }),
   );
+  const listing = { query: { subscription_id: subscriptionId, from: "2020-01-01", limit: "5" } };
+  add("merchant", merchantTarget("GET", "/v1/invoices", listing));
+  add("merchant", merchantTarget("GET", "/v1/credit-notes", listing));
+  const charged = z
+    .object({ charges: z.array(z.object({ invoice_number: z.string() }).passthrough()).min(1) })
+    .parse(await setup("GET", `/v1/subscriptions/${subscriptionId}/charges`, undefined));
+  const invoiceNumber = charged.charges[0]?.invoice_number ?? "";
+  const creditNoteNumber = z
+    .object({ credit_note_number: z.string() })
+    .passthrough()
+    .parse(
+      await setup("POST", `/v1/charges/${chargeId}/refunds`, { amount: "0.01", reason: "setup" }),
+    ).credit_note_number;
+  add("merchant", merchantTarget("GET", "/v1/invoices/{number}", { params: { number: invoiceNumber } }));
+  add(
+    "merchant",
+    merchantTarget("GET", "/v1/credit-notes/{number}", { params: { number: creditNoteNumber } }),
+  );
   const priceBody = { product: { name: "Fuzz" }, amount: "9.90", currency: "USD", interval_months: 1 };
   add("merchant", merchantTarget("POST", "/v1/prices", { body: priceBody, requiresBody: true }));
   add("merchant", merchantTarget("GET", "/v1/prices", { query: { active: "true", limit: "5" } }));

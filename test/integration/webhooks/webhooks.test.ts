@@ -113,7 +113,7 @@ describe("webhooks to the SaaS", () => {
     const signUpDeliveries = await deliveriesOf(endpoint);
     expect(
       signUpDeliveries.map((delivery) => [delivery.status, delivery.attempts, delivery.last_status]),
-    ).toEqual(Array(3).fill(["delivered", 1, 200]));
+    ).toEqual(Array(4).fill(["delivered", 1, 200]));
     await renewals();
     await settle();
 
@@ -121,6 +121,8 @@ describe("webhooks to the SaaS", () => {
     expect(published.map((event) => event.type).sort()).toEqual([
       "charge.succeeded",
       "charge.succeeded",
+      "invoice.finalized",
+      "invoice.finalized",
       "subscription.activated",
       "subscription.created",
       "subscription.updated",
@@ -134,8 +136,10 @@ describe("webhooks to the SaaS", () => {
     ).toEqual([
       ["subscription.created", 1000, "pending"],
       ["charge.succeeded", 1500, "pending"],
+      ["invoice.finalized", 1501, "pending"],
       ["subscription.activated", 2000, "active"],
       ["charge.succeeded", 2500, "active"],
+      ["invoice.finalized", 2501, "active"],
       ["subscription.updated", 3000, "active"],
     ]);
     const current = await call("GET", `/v1/subscriptions/${id}`);
@@ -172,6 +176,7 @@ describe("webhooks to the SaaS", () => {
       deliveries.map(({ event_type, status, attempts }) => [event_type, status, attempts]).sort(),
     ).toEqual([
       ["charge.succeeded", "delivered", 1],
+      ["invoice.finalized", "delivered", 1],
       ["subscription.updated", "delivered", 1],
     ]);
     // The listing never shows a secret.
@@ -256,8 +261,8 @@ describe("webhooks to the SaaS", () => {
     const id = await signUp();
     await settle();
     const original = requestsTo("/replay-a").map((request) => eventOf(request).event_id);
-    expect(original).toHaveLength(3);
-    expect(requestsTo("/replay-b")).toHaveLength(3);
+    expect(original).toHaveLength(4);
+    expect(requestsTo("/replay-b")).toHaveLength(4);
 
     await stack().functions.invoke("replay-events", { subscription_id: id });
     await settle();
@@ -266,17 +271,19 @@ describe("webhooks to the SaaS", () => {
         .map((request) => eventOf(request).event_id)
         .sort(),
     ).toEqual([...original, ...original].sort());
-    expect(requestsTo("/replay-b")).toHaveLength(6);
+    expect(requestsTo("/replay-b")).toHaveLength(8);
 
     const report = await stack().functions.invoke("replay-events", {
       subscription_id: id,
       endpoint_id: first.id,
     });
-    expect(report).toMatchObject({ published: 3 });
+    expect(report).toMatchObject({ published: 4 });
     await settle();
-    expect(requestsTo("/replay-a")).toHaveLength(9);
-    expect(requestsTo("/replay-b")).toHaveLength(6);
-    expect((await deliveriesOf(first)).filter((delivery) => delivery.status === "delivered")).toHaveLength(9);
+    expect(requestsTo("/replay-a")).toHaveLength(12);
+    expect(requestsTo("/replay-b")).toHaveLength(8);
+    expect((await deliveriesOf(first)).filter((delivery) => delivery.status === "delivered")).toHaveLength(
+      12,
+    );
     await expect(
       stack().functions.invoke("replay-events", { subscription_id: id, endpoint_id: "we_zzzzzzzzzzzzzzzz" }),
     ).rejects.toThrow("no such webhook endpoint");
@@ -300,7 +307,7 @@ describe("webhooks to the SaaS", () => {
     const endpoint = await register("/gone");
     await signUp();
     await settle();
-    expect(requestsTo("/gone")).toHaveLength(3);
+    expect(requestsTo("/gone")).toHaveLength(4);
     const deleted = await call("DELETE", `/v1/webhook-endpoints/${endpoint.id}`);
     expect(deleted.status).toBe(200);
     expect(deleted.json).toEqual({
@@ -313,7 +320,7 @@ describe("webhooks to the SaaS", () => {
     await signUp();
     await stack().clock.advance("PT1H");
     await settle();
-    expect(requestsTo("/gone")).toHaveLength(3);
+    expect(requestsTo("/gone")).toHaveLength(4);
     expect((await call("DELETE", `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
     expect((await call("GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).status).toBe(404);
   });

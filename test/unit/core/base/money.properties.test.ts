@@ -223,6 +223,8 @@ describe("money under random sequences", () => {
           refunds: await w.repository.listRefunds(ID),
           gatewayRefunds: w.gateway.refundRecords(),
           events: w.repository.written,
+          invoices: (await w.repository.listInvoices({}, { limit: 10_000 })).documents,
+          creditNotes: (await w.repository.listCreditNotes({}, { limit: 10_000 })).documents,
         });
         expect(audit).toMatchObject({
           refundMismatches: [],
@@ -231,6 +233,7 @@ describe("money under random sequences", () => {
           salesKeptAfterCancel: [],
           prorationMismatches: [],
           creditMismatches: [],
+          documentMismatches: [],
         });
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 200) },

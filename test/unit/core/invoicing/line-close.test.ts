@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CHARGE_POLICY } from "../../../../functions/core/base/charge-policy";
 import { DEFAULT_INVOICING_POLICY } from "../../../../functions/core/base/documents";
 import type { ChargeAttempt, Subscription } from "../../../../functions/core/base/model";
+import { draftInvoice } from "../../../../functions/core/invoicing/document-drafts";
+import { numberDocument } from "../../../../functions/core/invoicing/document-numbering";
 import { closeLine } from "../../../../functions/core/invoicing/line-close";
 import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
 import { attempt, subscription } from "../../../support/billing-repository-contract";
@@ -74,12 +76,41 @@ describe("closing a paid line", () => {
     expect(repository.written.map((event) => event.type)).toEqual(["charge.succeeded", "invoice.finalized"]);
   });
 
-  it("numbers 25 lines closing at once 1 to 25, one each", async () => {
+  it("numbers 25 lines closing at once 1 to 25, one each, taking turns", async () => {
     const { repository, line, paid } = await setUp();
     const lines = await Promise.all(consecutive(25).map((period) => line(period)));
     await Promise.all(lines.map((open) => paid(open)));
     expect(await listed(repository)).toEqual(consecutive(25));
     expect(new Set(Object.values(await held(repository))).size).toBe(25);
+  });
+
+  it("numbers 12 lines racing outside any turn (other processes) 1 to 12, one each", async () => {
+    const { repository, line } = await setUp();
+    const lines = await Promise.all(consecutive(12).map((period) => line(period)));
+    const issue = { policy: DEFAULT_INVOICING_POLICY, on: NOW, at: NOW };
+    const numbered = await Promise.all(
+      lines.map((open) =>
+        numberDocument(
+          "invoice",
+          "INV-2030",
+          (sequence) => draftInvoice(SUBSCRIPTION, open, issue, sequence),
+          {
+            repository,
+          },
+        ),
+      ),
+    );
+    // Each close then writes its number (the numbering may have written some already: the same one).
+    for (const [index, open] of lines.entries()) {
+      const number = numbered[index]?.number;
+      const now = await repository.getAttempt(open);
+      expect(now?.invoice_number ?? number).toBe(number);
+      await repository.updateAttempt(open, {
+        expect: { status: "pending", lease_until: open.lease_until, invoice_number: number },
+        set: { invoice_number: number },
+      });
+    }
+    expect(await listed(repository)).toEqual(consecutive(12));
   });
 
   it("gives a number to a line whose close died after its numbering, and its next close keeps it", async () => {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { documentNumber } from "../../../../functions/core/base/documents";
 import type { OutboxEvent } from "../../../../functions/core/base/events";
+import type { ChargeAttempt } from "../../../../functions/core/base/model";
 import { auditMoney, type MoneyRecords } from "../../../../local/audit/money-audit";
 import { attempt, refund, subscription } from "../../../support/billing-repository-contract";
+import { creditNote, invoice } from "../../../support/document-store-contract";
 
 const paid = (period: number, overrides = {}) =>
   attempt(
@@ -9,18 +12,31 @@ const paid = (period: number, overrides = {}) =>
     { status: "succeeded", lease_until: undefined, transaction_id: `TX-${period}`, ...overrides },
   );
 
-/** A clean ledger: two renewals, one partly refunded, a proration that changed the plan. */
+const invoiceOf = (line: ChargeAttempt, sequence: number) =>
+  invoice("INV-2030", sequence, { subscription_id: "sub-m", order_id: line.order_id, total: line.amount });
+
+/** A clean ledger: two renewals, one partly refunded, a proration that changed the plan; each with its document. */
 function clean(): MoneyRecords {
+  const attempts = [
+    paid(1, { refunded_amount: "5.00", refunds: { "rf-1": "5.00" }, refund_revision: 1 }),
+    paid(2),
+    paid(5000, { amount: "3.00", purpose: "proration", transaction_id: "TX-P" }),
+  ].map((line, index) => ({ ...line, invoice_number: documentNumber("INV-2030", index + 1) }));
   return {
     subscriptions: [subscription("sub-m", { period: 3 })],
-    attempts: [
-      paid(1, { refunded_amount: "5.00", refunds: { "rf-1": "5.00" }, refund_revision: 1 }),
-      paid(2),
-      paid(5000, { amount: "3.00", purpose: "proration", transaction_id: "TX-P" }),
+    attempts,
+    refunds: [
+      refund("rf-1", {
+        subscription_id: "sub-m",
+        order_id: "sub-m-1-0",
+        status: "succeeded",
+        credit_note_number: "CN-2030-000001",
+      }),
     ],
-    refunds: [refund("rf-1", { subscription_id: "sub-m", order_id: "sub-m-1-0", status: "succeeded" })],
     gatewayRefunds: [{ refundId: "rf-1", orderId: "sub-m-1-0", amount: "5.00" }],
     events: planEvents("29.90"),
+    invoices: attempts.map(invoiceOf),
+    creditNotes: [creditNote("CN-2030", 1, { subscription_id: "sub-m", refund_id: "rf-1", total: "5.00" })],
   };
 }
 
@@ -51,10 +67,36 @@ describe("auditMoney", () => {
       salesKeptAfterCancel: [],
       prorationMismatches: [],
       creditMismatches: [],
+      documentMismatches: [],
       refunds: 1,
       prorations: 1,
       credits: 0,
+      invoices: 3,
+      creditNotes: 1,
     });
+  });
+
+  it("finds a paid charge or refund without its document, one for another amount, one of nothing, and a gap", () => {
+    const records = clean();
+    const [first, second, third] = records.attempts;
+    if (first === undefined || second === undefined || third === undefined) throw new Error("three lines");
+    const audit = auditMoney({
+      ...records,
+      attempts: [first, { ...second, invoice_number: undefined }, third],
+      refunds: [
+        ...records.refunds,
+        refund("rf-2", { subscription_id: "sub-m", order_id: "sub-m-2-0", status: "succeeded" }),
+      ],
+      // Number 2 is missing, number 3 was issued for 9.99, and one names a charge that was never paid.
+      invoices: [invoiceOf(first, 1), { ...invoiceOf(third, 3), total: "9.99" }, invoiceOf(paid(7), 4)],
+    });
+    expect(audit.documentMismatches).toEqual([
+      "sub-m-2-0: holds no number, listed none",
+      "INV-2030-000003: total 9.99, sub-m-5000-0 moved 3.00",
+      "INV-2030-000004: names sub-m-7-0, which moved no money",
+      "rf-2: holds no number, listed none",
+      "INV-2030: 3 numbers, first out of place 3",
+    ]);
   });
 
   it("finds every kind of money the ledger and the gateway disagree on", () => {
