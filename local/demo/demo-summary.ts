@@ -77,6 +77,8 @@ export interface DemoSummary {
   readonly lifecycle: ReadonlyMap<LifecycleChange, number>;
   /** Subscriptions on an annual plan, with more than one seat, and charged less a coupon's discount. */
   readonly pricing: { readonly annual: number; readonly seats: number; readonly coupons: number };
+  /** The invoices the paid charges name. */
+  readonly invoices: number;
   readonly wallMs: number;
 }
 
@@ -162,8 +164,28 @@ export function summarize(observed: DemoObservations, wallMs: number): DemoSumma
         lines.some((line) => line.status === "succeeded" && toCents(line.discount) > 0),
       ).length,
     },
+    invoices: new Set(charges.flatMap((charge) => charge.invoice_number ?? [])).size,
     wallMs,
   };
+}
+
+/**
+ * Invoice numbers that skip or repeat: every invoice of the demo's stack belongs to its subscriptions, so each prefix's
+ * numbers run 1 to n, each on one charge.
+ */
+function invoiceViolations(charges: readonly ChargeView[]): string[] {
+  const byPrefix = new Map<string, number[]>();
+  for (const { invoice_number: number } of charges) {
+    if (number === undefined) continue;
+    const split = number.lastIndexOf("-");
+    const prefix = number.slice(0, split);
+    byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), Number(number.slice(split + 1))]);
+  }
+  return [...byPrefix].flatMap(([prefix, numbers]) => {
+    const sorted = numbers.sort((a, b) => a - b);
+    const broken = sorted.findIndex((sequence, index) => sequence !== index + 1);
+    return broken === -1 ? [] : [`invoice numbers of ${prefix} skip or repeat at ${sorted[broken]}`];
+  });
 }
 
 function countBy<T>(items: readonly T[]): ReadonlyMap<T, number> {
@@ -233,6 +255,7 @@ export function violationsOf(observed: DemoObservations): string[] {
     ...ledgers.liveTokens.map((line) => `live token: ${line}`),
     ...observed.subscriptions.flatMap((subscription) => stateViolation(subscription, observed) ?? []),
     ...openCharges,
+    ...invoiceViolations([...observed.charges.values()].flat()),
     ...observed.lifecycle.flatMap((outcome) => lifecycleViolation(outcome, byId) ?? []),
     ...(observed.deadLetters > 0 ? [`${observed.deadLetters} messages in the dead-letter queues`] : []),
   ];
@@ -277,6 +300,7 @@ export function formatSummary(summary: DemoSummary): string[] {
       `${summary.pricing.annual} annual, ${summary.pricing.seats} with seats, ` +
         `${summary.pricing.coupons} charged less a coupon`,
     ],
+    ["invoices", `${summary.invoices}, numbered without a gap`],
     ["refunded", `${summary.refunds} charges, ${formatAmounts(summary.refunded)}`],
     ["revenue", formatAmounts(summary.revenue)],
     ["requests repeated", `${summary.retries} (same Idempotency-Key)`],

@@ -62,14 +62,22 @@ export const DEFAULT_INVOICING_POLICY: InvoicingPolicy = {
 export const documentKind = z.enum(["invoice", "credit_note"]);
 export type DocumentKind = z.infer<typeof documentKind>;
 
+/** A formatter per time zone: making one costs ~0.1 ms (ICU's zone data), formatting with it ~2 µs. */
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** The calendar date of `instant` in `timeZone`, YYYY-MM-DD. */
 export function localDate(instant: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-CA", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-  }).format(instant);
+  let format = dateFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+    });
+    dateFormats.set(timeZone, format);
+  }
+  return format.format(instant);
 }
 
 /** The prefix a document issued on `issueDate` (YYYY-MM-DD) is numbered under. */

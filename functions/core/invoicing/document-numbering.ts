@@ -37,6 +37,13 @@ export async function numberDocument<D extends BillingDocument>(
   deps: NumberingDeps,
 ): Promise<BillingDocument> {
   const holder = holderOf(draft(1));
+  // The number after the highest known held is taken without reading the last when no one took it meanwhile (the
+  // process's own last close): a holder numbered before holds a number at or below it, or none of them.
+  const known = heldAtLeast(deps.repository, kind, prefix);
+  if (known > 0) {
+    const next = draft(known + 1);
+    if (await deps.repository.createDocument(next)) return next;
+  }
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const last = await deps.repository.lastDocument(kind, prefix);
     if (last === undefined) {

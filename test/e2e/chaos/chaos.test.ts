@@ -7,7 +7,7 @@ import { runChaos } from "../../../local/chaos/run-chaos";
 // charge is made".
 
 describe("chaos run", () => {
-  it("charges every period once, loses none and agrees with the gateway", { timeout: 240_000 }, async () => {
+  it("charges every period once, loses none and agrees with the gateway", { timeout: 480_000 }, async () => {
     const report = await runChaos({ size: 160, seed: 20_271_122, crashRate: 0.04 });
     expect(violationsOf(report)).toEqual([]);
     // The run must have been under fire, or it proves nothing.

@@ -35,7 +35,7 @@ function clean(): MoneyRecords {
     ],
     gatewayRefunds: [{ refundId: "rf-1", orderId: "sub-m-1-0", amount: "5.00" }],
     events: planEvents("29.90"),
-    invoices: attempts.map(invoiceOf),
+    invoices: attempts.map((line, index) => invoiceOf(line, index + 1)),
     creditNotes: [creditNote("CN-2030", 1, { subscription_id: "sub-m", refund_id: "rf-1", total: "5.00" })],
   };
 }

@@ -214,6 +214,7 @@ describe("demo summary", () => {
     expect(table).toMatch(/lifecycle +\| 2 card updated, 1 upgraded with proration /);
     expect(summary.pricing).toEqual({ annual: 1, seats: 1, coupons: 1 });
     expect(table).toMatch(/pricing +\| 1 annual, 1 with seats, 1 charged less a coupon /);
+    expect(table).toMatch(/invoices +\| 0, numbered without a gap /);
   });
 
   it("passes a month that is accounted for", () => {
@@ -262,6 +263,22 @@ describe("demo summary", () => {
     });
     expect(violations).toEqual([
       "sub_a: canceled at period end, should end canceled (canceled_at_period_end), is active",
+    ]);
+  });
+
+  it("fails on invoice numbers that skip or repeat", () => {
+    const paid = (subscription: string, number: string) =>
+      charge(subscription, 1, 0, { status: "succeeded", invoice_number: number });
+    const violations = violationsOf({
+      ...healthyMonth(),
+      charges: new Map([
+        ["sub_a", [paid("sub_a", "INV-2027-000001"), paid("sub_a", "INV-2027-000003")]],
+        ["sub_b", [paid("sub_b", "CN-2027-000001"), paid("sub_b", "CN-2027-000001")]],
+      ]),
+    });
+    expect(violations).toEqual([
+      "invoice numbers of INV-2027 skip or repeat at 3",
+      "invoice numbers of CN-2027 skip or repeat at 1",
     ]);
   });
 
