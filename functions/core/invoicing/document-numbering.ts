@@ -2,7 +2,7 @@ import { type BillingDocument, type CreditNote, holderOf, type Invoice } from ".
 import type { AttemptStatus } from "../base/model";
 import type { LedgerStore, RefundStore } from "../ports/billing-repository";
 import type { DocumentStore } from "../ports/document-store";
-import { guessFailed, guessNext, heldAtLeast, markHeld, sawLast } from "./sequence-turns";
+import { heldAtLeast, markHeld } from "./sequence-turns";
 
 // Gap-free numbering without transactions (README, Invoices: how numbers never skip). The documents of a prefix are
 // its sequence: number n + 1 is written (create-only) only after number n's holder — the paid line or succeeded
@@ -37,17 +37,8 @@ export async function numberDocument<D extends BillingDocument>(
   deps: NumberingDeps,
 ): Promise<BillingDocument> {
   const holder = holderOf(draft(1));
-  // While this process numbers alone, the number after the highest known held is taken without reading the last: a
-  // holder numbered before holds a number at or below it, or none of them (sequence-turns.ts).
-  const guess = guessNext(deps.repository, kind, prefix);
-  if (guess !== undefined) {
-    const next = draft(guess);
-    if (await deps.repository.createDocument(next)) return next;
-    guessFailed(deps.repository, kind, prefix);
-  }
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const last = await deps.repository.lastDocument(kind, prefix);
-    if (round === 0) sawLast(deps.repository, kind, prefix, last?.sequence ?? 0);
     if (last === undefined) {
       const first = draft(1);
       if (await deps.repository.createDocument(first)) return first;

@@ -1,6 +1,6 @@
-import type { CreditNote, Invoice } from "../base/documents";
+import type { BillingDocument } from "../base/documents";
 import type { SubscriptionStore } from "../ports/billing-repository";
-import type { DocumentPage, DocumentStore } from "../ports/document-store";
+import type { DocumentPage, DocumentQuery, DocumentStore } from "../ports/document-store";
 
 // The merchant API's listings of invoices and credit notes: of a subscription, of a customer (every subscription
 // carrying its external_id), or all; newest first, from indexes only.
@@ -42,22 +42,19 @@ async function subscriptionsOf(
   return filter.subscription_id === undefined ? ids : ids.filter((id) => id === filter.subscription_id);
 }
 
-export async function listInvoices(
+/** One page of the documents the filter names, from `list` (an empty page for a customer without subscriptions). */
+async function pageOf<D extends BillingDocument>(
   filter: DocumentFilter,
-  page: Page,
   deps: DocumentQueryDeps,
-): Promise<DocumentPage<Invoice>> {
+  list: (query: DocumentQuery) => Promise<DocumentPage<D>>,
+): Promise<DocumentPage<D>> {
   const ids = await subscriptionsOf(filter, deps);
   if (ids?.length === 0) return { documents: [] };
-  return deps.repository.listInvoices({ subscription_ids: ids, from: filter.from, to: filter.to }, page);
+  return list({ subscription_ids: ids, from: filter.from, to: filter.to });
 }
 
-export async function listCreditNotes(
-  filter: DocumentFilter,
-  page: Page,
-  deps: DocumentQueryDeps,
-): Promise<DocumentPage<CreditNote>> {
-  const ids = await subscriptionsOf(filter, deps);
-  if (ids?.length === 0) return { documents: [] };
-  return deps.repository.listCreditNotes({ subscription_ids: ids, from: filter.from, to: filter.to }, page);
-}
+export const listInvoices = (filter: DocumentFilter, page: Page, deps: DocumentQueryDeps) =>
+  pageOf(filter, deps, (query) => deps.repository.listInvoices(query, page));
+
+export const listCreditNotes = (filter: DocumentFilter, page: Page, deps: DocumentQueryDeps) =>
+  pageOf(filter, deps, (query) => deps.repository.listCreditNotes(query, page));

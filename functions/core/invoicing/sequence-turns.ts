@@ -26,51 +26,21 @@ export async function inTurn<T>(kind: DocumentKind, work: () => Promise<T>): Pro
 }
 
 /**
- * What this process knows of each sequence, per store: the highest number known held (a number once held stays held,
- * and every number below a held one is held: the next is only ever written after its predecessor is), so numbering
- * reads no holder at or below it; and whether no one else numbered between its last two numberings (`alone`), so the
- * next can be taken without reading the last. A guess that fails (another process numbered meanwhile) costs a failed
- * write, and none is made again until a numbering reads the last and finds it the one known held.
+ * The highest number of each sequence known held, per store (a number once held stays held, and every number below a
+ * held one is held: the next is only ever written after its predecessor is): numbering reads no holder at or below it.
  */
-interface Known {
-  held: number;
-  alone: boolean;
-}
-const knownSequences = new WeakMap<object, Map<string, Known>>();
+const knownHeld = new WeakMap<object, Map<string, number>>();
 
-function knownOf(store: object, kind: DocumentKind, prefix: string): Known {
-  const sequences = knownSequences.get(store) ?? new Map<string, Known>();
-  knownSequences.set(store, sequences);
-  const key = `${kind}#${prefix}`;
-  const known = sequences.get(key) ?? { held: 0, alone: false };
-  sequences.set(key, known);
-  return known;
-}
-
-export const heldAtLeast = (store: object, kind: DocumentKind, prefix: string): number =>
-  knownOf(store, kind, prefix).held;
-
-/** The number to take without reading the last while this process numbers alone; else undefined. */
-export function guessNext(store: object, kind: DocumentKind, prefix: string): number | undefined {
-  const known = knownOf(store, kind, prefix);
-  return known.alone && known.held > 0 ? known.held + 1 : undefined;
-}
-
-/** A guess failed: another process numbers too. */
-export function guessFailed(store: object, kind: DocumentKind, prefix: string): void {
-  knownOf(store, kind, prefix).alone = false;
-}
-
-/** A numbering read the last number: alone again if it is the one known held. */
-export function sawLast(store: object, kind: DocumentKind, prefix: string, last: number): void {
-  const known = knownOf(store, kind, prefix);
-  known.alone = last === known.held;
+export function heldAtLeast(store: object, kind: DocumentKind, prefix: string): number {
+  return knownHeld.get(store)?.get(`${kind}#${prefix}`) ?? 0;
 }
 
 export function markHeld(
   store: object,
   document: Pick<BillingDocument, "kind" | "prefix" | "sequence">,
 ): void {
-  const known = knownOf(store, document.kind, document.prefix);
-  known.held = Math.max(known.held, document.sequence);
+  const known = knownHeld.get(store) ?? new Map<string, number>();
+  knownHeld.set(store, known);
+  const key = `${document.kind}#${document.prefix}`;
+  known.set(key, Math.max(known.get(key) ?? 0, document.sequence));
 }

@@ -156,14 +156,11 @@ describe("a checkout not paid by its end", () => {
     });
     expect(refundsAtGatewayOf(started.order_id)).toEqual([[`${started.order_id}-A`, "29.00"]]);
     const events = await eventsOf(stack(), started.subscription_id);
-    expect(typesOf(events)).toEqual([
-      "subscription.created",
-      "checkout.expired",
-      "charge.succeeded",
-      "invoice.finalized",
-      "refund.succeeded",
-      "credit_note.created",
-    ]);
+    const types = typesOf(events);
+    expect(types.slice(0, 3)).toEqual(["subscription.created", "checkout.expired", "charge.succeeded"]);
+    // Placed on one sequence (the charge's revision): the invoice and the refund in either order.
+    expect(types.slice(3, 5).sort()).toEqual(["invoice.finalized", "refund.succeeded"]);
+    expect(types.slice(5)).toEqual(["credit_note.created"]);
     expect(events.find((event) => event.type === "refund.succeeded")).toMatchObject({
       amount: "29.00",
       reason: "expired before the payment settled",
@@ -198,14 +195,11 @@ describe("a checkout not paid by its end", () => {
       status_reason: "checkout_expired",
     });
     expect(refundsAtGatewayOf(started.order_id)).toEqual([[`${started.order_id}-A`, "29.00"]]);
-    expect(typesOf(await eventsOf(stack(), started.subscription_id))).toEqual([
-      "subscription.created",
-      "checkout.expired",
-      "charge.succeeded",
-      "invoice.finalized",
-      "refund.succeeded",
-      "credit_note.created",
-    ]);
+    const types = typesOf(await eventsOf(stack(), started.subscription_id));
+    expect(types.slice(0, 3)).toEqual(["subscription.created", "checkout.expired", "charge.succeeded"]);
+    // Placed on one sequence (the charge's revision): the invoice and the refund in either order.
+    expect(types.slice(3, 5).sort()).toEqual(["invoice.finalized", "refund.succeeded"]);
+    expect(types.slice(5)).toEqual(["credit_note.created"]);
     expect((await stack().attemptSweep()).checkouts).toEqual({ examined: 0, expired: 0, deferred: 0 });
   });
 
