@@ -170,22 +170,16 @@ export function summarize(observed: DemoObservations, wallMs: number): DemoSumma
 }
 
 /**
- * Invoice numbers that skip or repeat: every invoice of the demo's stack belongs to its subscriptions, so each prefix's
- * numbers run 1 to n, each on one charge.
+ * An invoice number on two charges. (Gaps are the chaos run's to find, from the store: a sign-up whose request
+ * failed, paid and then refunded by the sweep, holds a number of a subscription the demo never learned.)
  */
 function invoiceViolations(charges: readonly ChargeView[]): string[] {
-  const byPrefix = new Map<string, number[]>();
-  for (const { invoice_number: number } of charges) {
-    if (number === undefined) continue;
-    const split = number.lastIndexOf("-");
-    const prefix = number.slice(0, split);
-    byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), Number(number.slice(split + 1))]);
-  }
-  return [...byPrefix].flatMap(([prefix, numbers]) => {
-    const sorted = numbers.sort((a, b) => a - b);
-    const broken = sorted.findIndex((sequence, index) => sequence !== index + 1);
-    return broken === -1 ? [] : [`invoice numbers of ${prefix} skip or repeat at ${sorted[broken]}`];
-  });
+  const holders = new Map<string, string[]>();
+  for (const { invoice_number: number, charge_id } of charges)
+    if (number !== undefined) holders.set(number, [...(holders.get(number) ?? []), charge_id]);
+  return [...holders]
+    .filter(([, charged]) => charged.length > 1)
+    .map(([number, charged]) => `invoice ${number} on ${charged.length} charges: ${charged.join(", ")}`);
 }
 
 function countBy<T>(items: readonly T[]): ReadonlyMap<T, number> {
@@ -300,7 +294,7 @@ export function formatSummary(summary: DemoSummary): string[] {
       `${summary.pricing.annual} annual, ${summary.pricing.seats} with seats, ` +
         `${summary.pricing.coupons} charged less a coupon`,
     ],
-    ["invoices", `${summary.invoices}, numbered without a gap`],
+    ["invoices", `${summary.invoices}, none on two charges`],
     ["refunded", `${summary.refunds} charges, ${formatAmounts(summary.refunded)}`],
     ["revenue", formatAmounts(summary.revenue)],
     ["requests repeated", `${summary.retries} (same Idempotency-Key)`],
