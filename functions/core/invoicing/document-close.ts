@@ -6,8 +6,24 @@ import { inTurn, markHeld } from "./sequence-turns";
 // finalized as (README, Invoices and credit notes: how numbers never skip): numbered, then written by the close's own
 // conditional write, which accepts the number the next numbering may have written first and never another.
 
+/** What a record closed by a conditional write on its status and lease has. */
+interface Closable {
+  readonly status: string;
+  readonly lease_until?: string;
+}
+
+/** A record as its close leaves it: the closing fields over it, its lease gone, updated `at`. */
+export function closedWith<R extends Closable>(
+  record: R,
+  closing: Partial<Omit<R, "lease_until">>,
+  at: Date,
+): Omit<R, "lease_until"> {
+  const { lease_until: _lease, ...rest } = record;
+  return { ...rest, ...closing, updated_at: at.toISOString() };
+}
+
 /** How one kind of record closes with its document. */
-export interface DocumentClose<R, D extends BillingDocument> {
+export interface DocumentClose<R extends Closable, D extends BillingDocument> {
   readonly kind: D["kind"];
   /**
    * The record's document: the one its number names, else numbered now. Absent: this close carries none (a refusal, a
@@ -19,8 +35,6 @@ export interface DocumentClose<R, D extends BillingDocument> {
   read(record: R): Promise<R | undefined>;
   numberOf(record: R): string | undefined;
   holderOf(record: R): string;
-  /** Whether the record as read again still is what the close expected (only its number written meanwhile). */
-  unchanged(before: R, now: R): boolean;
 }
 
 /**
@@ -28,7 +42,7 @@ export interface DocumentClose<R, D extends BillingDocument> {
  * Twice at most: the next numbering may give the record its number while it closes, and the close is written again
  * with it; a number it took and does not hold is given up (void), for the next numbering to take over.
  */
-export function closeWithDocument<R, D extends BillingDocument>(
+export function closeWithDocument<R extends Closable, D extends BillingDocument>(
   record: R,
   close: DocumentClose<R, D>,
   store: Pick<DocumentStore, "voidDocument">,
@@ -48,7 +62,8 @@ export function closeWithDocument<R, D extends BillingDocument>(
       const held = now === undefined ? undefined : close.numberOf(now);
       if (now === undefined || held === undefined || held === document.number) return undefined;
       await store.voidDocument(close.kind, document.number, close.holderOf(current));
-      if (!close.unchanged(current, now)) return undefined;
+      // Written again only while the record still is what the close expected (only its number written meanwhile).
+      if (now.status !== current.status || now.lease_until !== current.lease_until) return undefined;
       current = now;
     }
     return undefined;

@@ -13,8 +13,8 @@ import {
   taxRateFor,
 } from "../base/documents";
 import { type ChargeAttempt, planDue, type RefundRecord, type Subscription } from "../base/model";
-import { fromCents } from "../base/money";
-import { planTotal, quantityOf } from "../base/plan-price";
+import { fromCents, toCents } from "../base/money";
+import { planTotalCents, quantityOf } from "../base/plan-price";
 
 // What an invoice and a credit note say, drafted from the ledger line (or refund) and the subscription as they stand
 // when the money moved. Numbered elsewhere (document-numbering.ts): a draft is given its sequence.
@@ -60,7 +60,7 @@ function invoiceLine(subscription: Subscription, line: ChargeAttempt, issue: Iss
       ? {}
       : { period_start: localDate(period.start, zone), period_end: lastDayBefore(period.end, zone) };
   // The seats at the unit price when they make the amount charged before the discount; else one line of that amount.
-  const seats = planTotal(plan) === gross;
+  const seats = planTotalCents(plan) === toCents(gross);
   return {
     description: product,
     quantity: seats ? quantityOf(plan) : 1,

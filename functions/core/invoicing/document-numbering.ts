@@ -27,16 +27,16 @@ const REFUSED: readonly AttemptStatus[] = ["declined", "failed"];
 const MAX_ROUNDS = 1000;
 
 /**
- * The document `draft` makes for its holder, numbered next in `prefix`: the holder's own last document when a numbering
+ * The document `draft` makes for `holder` (its order_id or refund_id), numbered next in `prefix`: the holder's own last document when a numbering
  * of it came before (a retry), else a new number. `draft` is given the number's sequence.
  */
 export async function numberDocument<D extends BillingDocument>(
   kind: D["kind"],
   prefix: string,
+  holder: string,
   draft: (sequence: number) => D,
   deps: NumberingDeps,
 ): Promise<BillingDocument> {
-  const holder = holderOf(draft(1));
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const last = await deps.repository.lastDocument(kind, prefix);
     if (last === undefined) {

@@ -38,7 +38,7 @@ export async function invoiceFor(
     return existing(await deps.repository.getInvoice(line.invoice_number));
   const issue = issueOf(line.created_at, deps);
   const draft = (sequence: number) => draftInvoice(subscription, line, issue, sequence);
-  return asKind("invoice", await numberDocument("invoice", invoicePrefix(issue), draft, deps));
+  return asKind("invoice", await numberDocument("invoice", invoicePrefix(issue), line.order_id, draft, deps));
 }
 
 /** The credit note of a succeeded refund of `charge`, as invoiceFor. */
@@ -52,7 +52,10 @@ export async function creditNoteFor(
     return existing(await deps.repository.getCreditNote(refund.credit_note_number));
   const issue = issueOf(refund.created_at, deps);
   const draft = (sequence: number) => draftCreditNote(subscription, refund, charge, issue, sequence);
-  return asKind("credit_note", await numberDocument("credit_note", creditNotePrefix(issue), draft, deps));
+  return asKind(
+    "credit_note",
+    await numberDocument("credit_note", creditNotePrefix(issue), refund.refund_id, draft, deps),
+  );
 }
 
 /** A number is written on its holder only after its document: one missing is a broken table, never skipped. */

@@ -1,7 +1,7 @@
 import { closedChargeEvent, finalizedInvoiceEvent } from "../base/events";
 import type { ChargeAttempt, Subscription } from "../base/model";
 import type { Clock } from "../ports/clock";
-import { closeWithDocument } from "./document-close";
+import { closedWith, closeWithDocument } from "./document-close";
 import { isInvoiced } from "./document-drafts";
 import { type InvoicingDeps, invoiceFor } from "./finalize";
 import { inTurn } from "./sequence-turns";
@@ -35,10 +35,7 @@ export function closeLine(
   closing: Closing,
   deps: InvoicingDeps & { readonly clock: Clock },
 ): Promise<ChargeAttempt | undefined> {
-  const closedAs = (line: ChargeAttempt): ChargeAttempt => {
-    const { lease_until: _lease, ...rest } = line;
-    return { ...rest, ...closing, updated_at: deps.clock.now().toISOString() };
-  };
+  const closedAs = (line: ChargeAttempt) => closedWith(line, closing, deps.clock.now());
   return closeWithDocument(
     attempt,
     {
@@ -64,7 +61,6 @@ export function closeLine(
       read: (line) => deps.repository.getAttempt(line),
       numberOf: (line) => line.invoice_number,
       holderOf: (line) => line.order_id,
-      unchanged: (before, now) => now.status === before.status && now.lease_until === before.lease_until,
     },
     deps.repository,
   );

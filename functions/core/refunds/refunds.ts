@@ -4,7 +4,7 @@ import { closedRefundEvent, createdCreditNoteEvent } from "../base/events";
 import type { AttemptKey, ChargeAttempt, RefundRecord } from "../base/model";
 import { fromCents, type InvalidInput, invalidAmount, toCents } from "../base/money";
 import type { Declined, Invalid, Unavailable, Unknown } from "../base/outcome";
-import { closeWithDocument } from "../invoicing/document-close";
+import { closedWith, closeWithDocument } from "../invoicing/document-close";
 import { isInvoiced } from "../invoicing/document-drafts";
 import { creditNoteFor } from "../invoicing/finalize";
 import type { BillingRepository } from "../ports/billing-repository";
@@ -309,10 +309,7 @@ async function closeRefund(
     throw new Error(`refund ${open.refund_id}: no subscription ${open.subscription_id}`);
   const paid = closing.status === "succeeded" ? await deps.repository.getAttempt(open) : undefined;
   const invoiced = paid !== undefined && isInvoiced(paid) ? paid : undefined;
-  const closedAs = (record: RefundRecord): RefundRecord => {
-    const { lease_until: _lease, ...rest } = record;
-    return { ...rest, ...closing, updated_at: deps.clock.now().toISOString() };
-  };
+  const closedAs = (record: RefundRecord) => closedWith(record, closing, deps.clock.now());
   return closeWithDocument(
     open,
     {
@@ -342,7 +339,6 @@ async function closeRefund(
       read: (record) => deps.repository.getRefund(record.refund_id),
       numberOf: (record) => record.credit_note_number,
       holderOf: (record) => record.refund_id,
-      unchanged: (before, now) => now.status === before.status && now.lease_until === before.lease_until,
     },
     deps.repository,
   );

@@ -93,6 +93,7 @@ describe("closing a paid line", () => {
         numberDocument(
           "invoice",
           "INV-2030",
+          open.order_id,
           (sequence) => draftInvoice(SUBSCRIPTION, open, issue, sequence),
           {
             repository,
