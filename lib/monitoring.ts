@@ -1,4 +1,4 @@
-import { Duration } from "aws-cdk-lib";
+import { Duration, NestedStack } from "aws-cdk-lib";
 import type { IHttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import {
   Alarm,
@@ -17,7 +17,7 @@ import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
-import { Construct } from "constructs";
+import type { Construct } from "constructs";
 import type { ChargeMetric } from "../functions/lambda/charge-metrics";
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from "../functions/lambda/observability";
 import type { BillingFunction } from "./billing-function";
@@ -82,9 +82,11 @@ function billingMetric(metricName: HandlerMetric, statistic: string, period: Dur
 
 /**
  * On-call's view: an SNS topic (optionally e-mailed), one alarm per thing a human must act on — each description is
- * its runbook line — and one dashboard.
+ * its runbook line — and one dashboard. A nested stack of the service stack: two alarms a function would take the
+ * service stack past CloudFormation's 500 resources; nested, they count as one, and what they watch reaches them as
+ * parameters CDK passes (no exports to pin).
  */
-export class BillingMonitoring extends Construct {
+export class BillingMonitoring extends NestedStack {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
 

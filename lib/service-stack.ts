@@ -116,6 +116,7 @@ export class BillingServiceStack extends Stack {
   /** Our pages for customers: their own API, so their throttle and the merchant API's never share. */
   readonly pagesApi: HttpApi;
   readonly functions: readonly BillingFunction[];
+  readonly monitoring: BillingMonitoring;
 
   constructor(scope: Construct, id: string, props: BillingServiceStackProps) {
     super(scope, id, props);
@@ -182,7 +183,7 @@ export class BillingServiceStack extends Stack {
         );
     }
 
-    new BillingMonitoring(this, "Monitoring", {
+    this.monitoring = new BillingMonitoring(this, "Monitoring", {
       functions: this.functions,
       queues: { ChargeWork: resources.chargeQueue, IntakeWork: resources.intakeQueue },
       webhookQueue: resources.webhookQueue,

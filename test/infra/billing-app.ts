@@ -33,6 +33,7 @@ export function synthBillingApp(context: Record<string, unknown> = CONFIGURED_CO
     ...stacks,
     stateful: Template.fromStack(stacks.stateful),
     service: Template.fromStack(stacks.service),
+    monitoring: Template.fromStack(stacks.service.monitoring),
   };
 }
 

@@ -17,8 +17,9 @@ describe("cdk-nag AwsSolutions", () => {
 
 describe("templates", () => {
   it("match the snapshot (asset hashes stripped)", () => {
-    const { stateful, service } = synthBillingApp();
+    const { stateful, service, monitoring } = synthBillingApp();
     expect(normalizeTemplate(stateful)).toMatchSnapshot("BillingStateful");
     expect(normalizeTemplate(service)).toMatchSnapshot("BillingService");
+    expect(normalizeTemplate(monitoring)).toMatchSnapshot("BillingMonitoring");
   });
 });

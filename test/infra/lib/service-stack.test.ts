@@ -65,6 +65,16 @@ const routesOf = (apiId: string) =>
       .map(([, route]) => [String(route.Properties?.RouteKey), route.Properties?.AuthorizationType]),
   );
 
+/** A resource of the monitoring stack with its parameters filled in as the service stack passes them (its own ids). */
+function inServiceStack(resource: unknown): string {
+  const stacks = resourcesOf(synth.service, "AWS::CloudFormation::Stack");
+  expect(stacks).toHaveLength(1);
+  const parameters = z.record(z.string(), z.unknown()).parse(stacks[0]?.[1].Properties?.Parameters);
+  return JSON.stringify(resource).replace(/\{"Ref":"([A-Za-z0-9]+)"\}/g, (ref, name: string) =>
+    name in parameters ? JSON.stringify(parameters[name]) : ref,
+  );
+}
+
 const referencedIds = (value: unknown) => statefulIds.filter((id) => JSON.stringify(value).includes(id));
 const actionsOf = (statement: Statement) => [statement.Action].flat();
 /** What the table stream's event source mapping grants its consumer (on the stream, not the table). */
@@ -340,7 +350,9 @@ describe("triggers", () => {
   });
 
   it("alarms when event delivery falls behind or gives up", () => {
-    const alarms = resourcesOf(synth.service, "AWS::CloudWatch::Alarm").map(([, alarm]) => alarm.Properties);
+    const alarms = resourcesOf(synth.monitoring, "AWS::CloudWatch::Alarm").map(
+      ([, alarm]) => alarm.Properties,
+    );
     expect(alarms).toContainEqual(
       expect.objectContaining({ MetricName: "IteratorAge", Threshold: 300_000, Statistic: "Maximum" }),
     );
@@ -562,8 +574,8 @@ describe("webhooks to the SaaS", () => {
   });
 
   it("alarms on a delivery failed after 3 days and on the delivery queue's dead letters, not on its old messages", () => {
-    const alarms = resourcesOf(synth.service, "AWS::CloudWatch::Alarm");
-    const [failed] = alarms.filter(([id]) => /^MonitoringWebhookDeliveriesFailed/.test(id));
+    const alarms = resourcesOf(synth.monitoring, "AWS::CloudWatch::Alarm");
+    const [failed] = alarms.filter(([id]) => /^WebhookDeliveriesFailed/.test(id));
     expect(failed?.[1].Properties).toMatchObject({
       Namespace: "Billing",
       MetricName: "WebhookDeliveriesFailed",
@@ -573,7 +585,7 @@ describe("webhooks to the SaaS", () => {
       ComparisonOperator: "GreaterThanThreshold",
     });
     expect(String(failed?.[1].Properties?.AlarmDescription)).toContain("--endpoint");
-    const [deadLetters] = alarms.filter(([id]) => /^MonitoringWebhookDeliveryDeadLetters/.test(id));
+    const [deadLetters] = alarms.filter(([id]) => /^WebhookDeliveryDeadLetters/.test(id));
     expect(JSON.stringify(deadLetters?.[1].Properties)).toMatch(/WebhookDeliveryDeadLetters/);
     // A delivery waits up to 6 hours between attempts by design: no backlog alarm on the queue's oldest message.
     const backlog = alarms.filter(
@@ -623,10 +635,10 @@ describe("pages", () => {
   });
 
   it("alarms when a page answers 5xx", () => {
-    const [alarm] = resourcesOf(synth.service, "AWS::CloudWatch::Alarm").filter(([id]) =>
-      /^MonitoringPageErrors[0-9A-F]{8}$/.test(id),
+    const [alarm] = resourcesOf(synth.monitoring, "AWS::CloudWatch::Alarm").filter(([id]) =>
+      /^PageErrors[0-9A-F]{8}$/.test(id),
     );
-    expect(alarm?.[1].Properties).toMatchObject({
+    expect(JSON.parse(inServiceStack(alarm?.[1].Properties))).toMatchObject({
       Namespace: "AWS/ApiGateway",
       MetricName: "5xx",
       Dimensions: [{ Name: "ApiId", Value: { Ref: apiIdOf("PagesApi") } }],
@@ -661,7 +673,7 @@ describe("outputs", () => {
 });
 
 describe("alarms", () => {
-  const alarms = () => resourcesOf(synth.service, "AWS::CloudWatch::Alarm");
+  const alarms = () => resourcesOf(synth.monitoring, "AWS::CloudWatch::Alarm");
   const metricAlarm = (name: string) =>
     alarms().filter(([, alarm]) => JSON.stringify(alarm).includes(`"MetricName":"${name}"`));
 
@@ -671,7 +683,7 @@ describe("alarms", () => {
       expect(JSON.stringify(alarm.Properties?.AlarmActions), id).toContain("AlarmTopic");
       expect(alarm.Properties?.AlarmName, id).toBeUndefined();
     }
-    synth.service.hasResourceProperties("AWS::SNS::Subscription", {
+    synth.monitoring.hasResourceProperties("AWS::SNS::Subscription", {
       Protocol: "email",
       Endpoint: "oncall@example.test",
     });
@@ -680,7 +692,9 @@ describe("alarms", () => {
   it("errors and throttles are watched on every function", () => {
     for (const fn of functions) {
       for (const metric of ["Errors", "Throttles"]) {
-        const watching = metricAlarm(metric).filter(([, a]) => JSON.stringify(a).includes(fn.logicalId));
+        const watching = metricAlarm(metric).filter(([, a]) =>
+          inServiceStack(a).includes(`{"Ref":"${fn.logicalId}"}`),
+        );
         expect(watching, `${fn.handler} ${metric}`).toHaveLength(1);
       }
     }

@@ -87,7 +87,7 @@ describe("queues", () => {
     const targets = JSON.stringify(queues.map(([, queue]) => queue.Properties?.RedrivePolicy));
     const schedules = JSON.stringify(synth.service.findResources("AWS::Scheduler::Schedule"));
     const mappings = JSON.stringify(synth.service.findResources("AWS::Lambda::EventSourceMapping"));
-    const alarms = Object.values(synth.service.findResources("AWS::CloudWatch::Alarm")).map((alarm) =>
+    const alarms = Object.values(synth.monitoring.findResources("AWS::CloudWatch::Alarm")).map((alarm) =>
       JSON.stringify(alarm),
     );
     const deadLetterQueues = queues.filter(([, queue]) => queue.Properties?.RedrivePolicy === undefined);
