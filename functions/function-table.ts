@@ -53,7 +53,7 @@ import { run as sweepOutbox } from "./handlers/sweep-outbox";
 import { run as updatePaymentMethod } from "./handlers/update-payment-method";
 import { run as updatePrice } from "./handlers/update-price";
 import { run as updateSubscription } from "./handlers/update-subscription";
-import { CHECKOUT_PAGE_ROUTES, type PageRoute, PORTAL_PAGE_ROUTES } from "./pages/page-routes";
+import { CHECKOUT_PAGE_ROUTES, type PageRoute, PORTAL_PAGE_ROUTES } from "./pages/shared/page-routes";
 
 // Every Lambda function, declared once: its name (functions/handlers/<name>.ts holds its `run`), the run, the service
 // set it runs over and what triggers it. CDK (lib/service-stack.ts: the function, its trigger, its variables and

@@ -8,7 +8,7 @@ import {
   type MailSettings,
   mailSettingsSchema,
 } from "../functions/lambda/environment";
-import { type PortalAction, portalActionsSchema } from "../functions/pages/portal-page";
+import { type PortalAction, portalActionsSchema } from "../functions/pages/portal/portal-page";
 
 /**
  * Deployment settings, read from CDK context (cdk.json "context", ~/.cdk.json or `-c key=value`). Every key is

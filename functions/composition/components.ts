@@ -45,8 +45,8 @@ import {
   portalVariablesSchema,
   webhookVariablesSchema,
 } from "../lambda/environment";
-import { checkoutLinksOf, createPageLinks, portalLinkOf } from "../pages/page-links";
-import { PORTAL_ACTIONS, type PortalAction } from "../pages/portal-page";
+import { PORTAL_ACTIONS, type PortalAction } from "../pages/portal/portal-page";
+import { checkoutLinksOf, createPageLinks, portalLinkOf } from "../pages/shared/page-links";
 import { type ComponentContext, component } from "./compose";
 import {
   readApiKeyDigests,

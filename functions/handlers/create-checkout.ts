@@ -3,7 +3,7 @@ import { bodyOf, type HttpRequest, type HttpResult, serve } from "../api/http";
 import { type IdempotencyDeps, idempotentPost } from "../api/idempotency";
 import { createCheckoutBody } from "../api/merchant-api-schemas";
 import { type CheckoutDeps, startCheckout } from "../core/lifecycle/checkout";
-import { langOf } from "../pages/page-text";
+import { langOf } from "../pages/shared/page-text";
 
 /** POST /v1/checkouts: a payment-window sign-up (ready); 201 with the fgkey and our hosted page's link. */
 export function run(

@@ -3,7 +3,7 @@ import { bodyOf, created, type HttpRequest, type HttpResult, serve } from "../ap
 import { type IdempotencyDeps, idempotentPost } from "../api/idempotency";
 import { createPortalSessionBody } from "../api/merchant-api-schemas";
 import type { SubscriptionStore } from "../core/ports/billing-repository";
-import { type PageLinks, portalLinkOf } from "../pages/page-links";
+import { type PageLinks, portalLinkOf } from "../pages/shared/page-links";
 
 export interface PortalSessionDeps extends IdempotencyDeps {
   readonly repository: SubscriptionStore;

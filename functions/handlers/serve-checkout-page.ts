@@ -1,7 +1,7 @@
 import type { HttpRequest } from "../api/http";
-import { type CheckoutPageDeps, checkoutAnswer } from "../pages/checkout-requests";
-import { type PageResult, servePage } from "../pages/page-layout";
-import { askedLangOf } from "../pages/page-requests";
+import { type CheckoutPageDeps, checkoutAnswer } from "../pages/checkout/checkout-requests";
+import { type PageResult, servePage } from "../pages/shared/page-layout";
+import { askedLangOf } from "../pages/shared/page-requests";
 
 /**
  * The hosted checkout (README, Hosted checkout): GET /pay/{token} shows the checkout as it stands; the window's

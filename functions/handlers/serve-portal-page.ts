@@ -1,8 +1,8 @@
 import type { HttpRequest } from "../api/http";
-import { type PageResult, servePage } from "../pages/page-layout";
-import { askedLangOf } from "../pages/page-requests";
-import type { PortalPageDeps } from "../pages/portal-actions";
-import { portalAnswer } from "../pages/portal-requests";
+import type { PortalPageDeps } from "../pages/portal/portal-actions";
+import { portalAnswer } from "../pages/portal/portal-requests";
+import { type PageResult, servePage } from "../pages/shared/page-layout";
+import { askedLangOf } from "../pages/shared/page-requests";
 
 /**
  * The customer portal (README, Customer portal): GET /portal/{token} shows the link's subscriptions and charges; an

@@ -4,7 +4,7 @@ import { isCurrencyCode } from "../core/base/money";
 import { MAIL_TEMPLATES } from "../core/ports/mailer";
 import { gatewayConfigSchema } from "../gateway/config";
 import { declineCodesSchema } from "../gateway/decline-codes";
-import { portalActionsSchema } from "../pages/portal-page";
+import { portalActionsSchema } from "../pages/portal/portal-page";
 import { issueText } from "../shared/zod-fields";
 
 /** Most seconds SQS lets a message wait (ChangeMessageVisibility), and so the longest retry backoff. */

@@ -1,6 +1,6 @@
 import type { DeclineReason } from "../core/base/model";
 import type { MailTemplate } from "../core/ports/mailer";
-import type { PageLang } from "../pages/page-text";
+import type { PageLang } from "../pages/shared/page-text";
 
 // What our mails to customers say, in each language we write. Each mail is a subject, paragraphs and at most one
 // link (the portal, where the customer acts); render-mail.ts turns it into plain text and HTML.

@@ -1,9 +1,9 @@
 import { planDue } from "../core/base/model";
 import { periodCharge } from "../core/base/plan-price";
 import type { CustomerMail } from "../core/ports/mailer";
-import { html } from "../pages/html";
-import { dayText, langOf, type PageLang } from "../pages/page-text";
-import { chargedText, planPriceText } from "../pages/price-text";
+import { html } from "../pages/shared/html";
+import { dayText, langOf, type PageLang } from "../pages/shared/page-text";
+import { chargedText, planPriceText } from "../pages/shared/price-text";
 import { MAIL_TEXT, type MailFacts } from "./mail-text";
 
 /** The merchant's side of every mail. */

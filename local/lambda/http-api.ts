@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { z } from "zod";
 import { MERCHANT_API_ROUTES, OPENAPI_PATH } from "../../functions/api/merchant-api-routes";
 import type { HttpRoute } from "../../functions/function-table";
-import type { PageRoute } from "../../functions/pages/page-routes";
+import type { PageRoute } from "../../functions/pages/shared/page-routes";
 import { apiGatewayEvent, authorizerEvent, matchPath } from "./api-gateway-event";
 import type { LambdaFunctions } from "./lambda-functions";
 import { invokeAsLambda, invokedFunctionOf } from "./lambda-invoke-api";

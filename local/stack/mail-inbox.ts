@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { localMailListView } from "../../functions/api/merchant-api-views";
 import { headerOf } from "../../functions/lambda/http-event";
-import { type Html, html } from "../../functions/pages/html";
-import { pageAnswer } from "../../functions/pages/page-layout";
+import { type Html, html } from "../../functions/pages/shared/html";
+import { pageAnswer } from "../../functions/pages/shared/page-layout";
 import type { SesStandIn } from "../aws/ses-stand-in";
 
 // GET /local/mail (README, Customer e-mails): what local mode's SES stand-in was given, newest first — JSON for a

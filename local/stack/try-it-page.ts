@@ -3,11 +3,11 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import type { CreateCheckoutBody } from "../../functions/api/merchant-api-schemas";
 import { checkoutView, errorBody } from "../../functions/api/merchant-api-views";
 import { headerOf, rawBodyOf } from "../../functions/lambda/http-event";
-import { type Html, html } from "../../functions/pages/html";
-import { type PageResult, pageAnswer, seeOther } from "../../functions/pages/page-layout";
-import { refusedActionPage } from "../../functions/pages/page-requests";
-import type { PageRoute } from "../../functions/pages/page-routes";
-import { moneyText } from "../../functions/pages/page-text";
+import { type Html, html } from "../../functions/pages/shared/html";
+import { type PageResult, pageAnswer, seeOther } from "../../functions/pages/shared/page-layout";
+import { refusedActionPage } from "../../functions/pages/shared/page-requests";
+import type { PageRoute } from "../../functions/pages/shared/page-routes";
+import { moneyText } from "../../functions/pages/shared/page-text";
 import { MerchantClient } from "../clients/merchant-client";
 import type { LocalPage } from "../lambda/http-api";
 

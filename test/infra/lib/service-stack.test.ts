@@ -7,7 +7,7 @@ import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes"
 import type { ComponentName } from "../../../functions/composition/service-set";
 import { WEBHOOK_EVENT_TYPES } from "../../../functions/core/ports/webhook-ports";
 import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../../../functions/function-table";
-import { CHECKOUT_PAGE_ROUTES, PORTAL_PAGE_ROUTES } from "../../../functions/pages/page-routes";
+import { CHECKOUT_PAGE_ROUTES, PORTAL_PAGE_ROUTES } from "../../../functions/pages/shared/page-routes";
 import { readBillingConfig } from "../../../lib/config";
 import { BillingServiceStack } from "../../../lib/service-stack";
 import type { SERVICE_OUTPUTS } from "../../../lib/stack-outputs";

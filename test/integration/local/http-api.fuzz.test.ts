@@ -16,7 +16,7 @@ import {
   CHECKOUT_PAGE_ROUTES,
   type PageRoute,
   PORTAL_PAGE_ROUTES,
-} from "../../../functions/pages/page-routes";
+} from "../../../functions/pages/shared/page-routes";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/audit/leak-scan";
 import { keepAliveAgent, type RawRequest, type RawResponse, sendRaw } from "../../../local/clients/raw-http";
 import type { LocalStack } from "../../../local/stack/local-stack";

@@ -23,11 +23,11 @@ const forbiddenFor = (folder: string, room: string) =>
 const roomsOf = (folder: string) =>
   readdirSync(join(ROOT, folder)).filter((name) => statSync(join(ROOT, folder, name)).isDirectory());
 
-describe.each(["functions/core", "local"])("the rooms of %s", (folder) => {
+describe.each(["functions/core", "functions/pages", "local"])("the rooms of %s", (folder) => {
   const rooms = roomsOf(folder);
 
   it("holds every file in a room", () => {
-    expect(rooms.length).toBeGreaterThan(5);
+    expect(rooms.length).toBeGreaterThan(3);
     expect(readdirSync(join(ROOT, folder)).filter((name) => !rooms.includes(name))).toEqual([]);
   });
 
@@ -54,6 +54,19 @@ describe("the core's rooms", () => {
     }
     expect(forbiddenFor("functions/core", "base")).toEqual(
       expect.arrayContaining(rooms.filter((room) => room !== "base").map((room) => `**/${room}/**`)),
+    );
+  });
+});
+
+describe("the pages' rooms", () => {
+  it("forbid each page's room to the others, and every one to shared", () => {
+    const rooms = roomsOf("functions/pages");
+    for (const room of rooms.filter((name) => name !== "shared"))
+      expect(forbiddenFor("functions/pages", room)?.sort(), room).toEqual(
+        rooms.filter((other) => other !== room && other !== "shared").map((other) => `../${other}/**`),
+      );
+    expect(forbiddenFor("functions/pages", "shared")?.sort()).toEqual(
+      rooms.filter((room) => room !== "shared").map((room) => `../${room}/**`),
     );
   });
 });

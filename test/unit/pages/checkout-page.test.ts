@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChargeAttempt, Subscription } from "../../../functions/core/base/model";
-import { type CheckoutState, checkoutPage } from "../../../functions/pages/checkout-page";
-import type { PageLang } from "../../../functions/pages/page-text";
+import { type CheckoutState, checkoutPage } from "../../../functions/pages/checkout/checkout-page";
+import type { PageLang } from "../../../functions/pages/shared/page-text";
 import { attempt, subscription } from "../../support/billing-repository-contract";
 import { LAUNCH20, TEAM_PLAN } from "../../support/pricing";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { html, jsonForScript } from "../../../functions/pages/html";
+import { html, jsonForScript } from "../../../functions/pages/shared/html";
 
 describe("page HTML", () => {
   it("escapes every value put into it, but not HTML made by itself", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkoutLinksOf, createPageLinks } from "../../../functions/pages/page-links";
+import { checkoutLinksOf, createPageLinks } from "../../../functions/pages/shared/page-links";
 
 // Our pages' links: signed claims that a page reads back only if we signed them, for its scope, before they expire.
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Subscription } from "../../../functions/core/base/model";
-import type { PageLang } from "../../../functions/pages/page-text";
 import {
   actionsOf,
   PORTAL_ACTIONS,
   type PortalAction,
   type PortalEntry,
   portalPage,
-} from "../../../functions/pages/portal-page";
+} from "../../../functions/pages/portal/portal-page";
+import type { PageLang } from "../../../functions/pages/shared/page-text";
 import { attempt } from "../../support/billing-repository-contract";
 import { LAUNCH20, TEAM_PLAN } from "../../support/pricing";
 

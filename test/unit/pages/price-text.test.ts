@@ -5,7 +5,7 @@ import {
   discountText,
   nextChargeAmountText,
   planPriceText,
-} from "../../../functions/pages/price-text";
+} from "../../../functions/pages/shared/price-text";
 import { subscription } from "../../support/billing-repository-contract";
 import { LAUNCH20, TEAM_PLAN } from "../../support/pricing";
 

@@ -1,8 +1,8 @@
 import * as z from "zod";
-import type { ChargeAttempt, Subscription } from "../core/base/model";
-import { orderIdFor } from "../core/base/order-id";
-import { type Html, html } from "./html";
-import { type PageResult, pageAnswer } from "./page-layout";
+import type { ChargeAttempt, Subscription } from "../../core/base/model";
+import { orderIdFor } from "../../core/base/order-id";
+import { type Html, html } from "../shared/html";
+import { type PageResult, pageAnswer } from "../shared/page-layout";
 import {
   type ChargeStatusName,
   dayText,
@@ -11,9 +11,9 @@ import {
   type PageLang,
   type PortalNotice,
   type RefusalReason,
-} from "./page-text";
-import { chargedText, discountText, nextChargeAmountText, planPriceText } from "./price-text";
-import { actionForm, payButton, RETURN_SCRIPT, type WindowLaunch } from "./window-launch";
+} from "../shared/page-text";
+import { chargedText, discountText, nextChargeAmountText, planPriceText } from "../shared/price-text";
+import { actionForm, payButton, RETURN_SCRIPT, type WindowLaunch } from "../shared/window-launch";
 
 // The customer portal (README, Customer portal): each subscription of the link's scope with its charges, and the
 // actions the merchant offers — a new card (the gateway's window), the overdue period retried with the card on file,

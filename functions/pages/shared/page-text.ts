@@ -1,4 +1,4 @@
-import { customerLangSchema, type DeclineReason } from "../core/base/model";
+import { type ChargeAttempt, customerLangSchema, type DeclineReason } from "../../core/base/model";
 
 // What our pages say, in each language they speak. A page's language is the one asked for (`?lang=`), else the
 // checkout's, else the browser's (Accept-Language), else English.
@@ -265,3 +265,9 @@ export const moneyText = (amount: string, currency: string, lang: PageLang): str
 /** A day, as the page's language writes it (UTC: the day the billing schedule counts in). */
 export const dayText = (instant: string, lang: PageLang): string =>
   new Intl.DateTimeFormat(lang, { dateStyle: "long", timeZone: "UTC" }).format(new Date(instant));
+
+/** Why a try did not pay, as its line recorded it (the gateway adapter read the reason from its codes). */
+export function refusalReasonOf(line: ChargeAttempt): RefusalReason {
+  if (line.status !== "declined") return "not_completed";
+  return line.decline_reason ?? "card_declined";
+}

@@ -1,4 +1,4 @@
-import type { ChargeAttempt } from "../core/base/model";
+import type { ChargeAttempt } from "../../core/base/model";
 import { type Html, html, jsonForScript } from "./html";
 import type { PageContent } from "./page-layout";
 import { PAGE_TEXT, type PageLang } from "./page-text";

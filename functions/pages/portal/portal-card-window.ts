@@ -1,5 +1,5 @@
-import { type ChargeAttempt, hasExpired } from "../core/base/model";
-import { refusalReasonOf } from "./checkout-page";
+import { type ChargeAttempt, hasExpired } from "../../core/base/model";
+import { refusalReasonOf } from "../shared/page-text";
 import type { PortalEntry } from "./portal-page";
 
 // A new card's window as the portal sees it, from the subscriptions' ledger lines alone: the one that still waits for

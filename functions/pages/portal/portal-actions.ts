@@ -1,8 +1,8 @@
-import type { HttpRequest } from "../api/http";
+import type { HttpRequest } from "../../api/http";
 import {
   type PaymentMethodWindowDeps,
   startPaymentMethodWindow,
-} from "../core/lifecycle/payment-method-window";
+} from "../../core/lifecycle/payment-method-window";
 import {
   type ChangeDeps,
   type ChangeResult,
@@ -10,10 +10,15 @@ import {
   resumeSubscription,
   retryOverdueNow,
   updateCustomer,
-} from "../core/lifecycle/subscription-changes";
-import { type PageResult, seeOther } from "./page-layout";
-import { formCameFromOurPage, type PageSettings, refusedActionPage, unknownLinkPage } from "./page-requests";
-import { type PageLang, PORTAL_NOTICES, type PortalNotice } from "./page-text";
+} from "../../core/lifecycle/subscription-changes";
+import { type PageResult, seeOther } from "../shared/page-layout";
+import {
+  formCameFromOurPage,
+  type PageSettings,
+  refusedActionPage,
+  unknownLinkPage,
+} from "../shared/page-requests";
+import { type PageLang, PORTAL_NOTICES, type PortalNotice } from "../shared/page-text";
 import { type ActionPath, actionsOf, type PortalAction, type PortalEntry } from "./portal-page";
 
 // The portal's actions as posted (POST /portal/{token}/subscriptions/{id}/{action}): each goes through the same core

@@ -1,10 +1,17 @@
-import { periodStartOf } from "../core/base/billing-period";
-import { CHECKOUT_EXPIRED, type ChargeAttempt, hasExpired, type Subscription } from "../core/base/model";
-import { type Html, html } from "./html";
-import { type PageContent, type PageResult, pageAnswer } from "./page-layout";
-import { dayText, moneyText, PAGE_TEXT, type PageLang, type RefusalReason } from "./page-text";
-import { discountText, nextChargeAmountText, planPriceText } from "./price-text";
-import { actionForm, payButton, RETURN_SCRIPT } from "./window-launch";
+import { periodStartOf } from "../../core/base/billing-period";
+import { CHECKOUT_EXPIRED, type ChargeAttempt, hasExpired, type Subscription } from "../../core/base/model";
+import { type Html, html } from "../shared/html";
+import { type PageContent, type PageResult, pageAnswer } from "../shared/page-layout";
+import {
+  dayText,
+  moneyText,
+  PAGE_TEXT,
+  type PageLang,
+  type RefusalReason,
+  refusalReasonOf,
+} from "../shared/page-text";
+import { discountText, nextChargeAmountText, planPriceText } from "../shared/price-text";
+import { actionForm, payButton, RETURN_SCRIPT } from "../shared/window-launch";
 
 // The hosted checkout's page (README, Hosted checkout): what it shows follows from the subscription and its period-0
 // lines alone — the pay button while its window waits, "checking" while the result is on its way, the outcome after,
@@ -52,12 +59,6 @@ export function checkoutStateOf(
   if (open && !returned && current.window !== undefined)
     return { kind: "pay", line: { ...current, window: current.window } };
   return { kind: "verifying" };
-}
-
-/** Why a try did not pay, as its line recorded it (the gateway adapter read the reason from its codes). */
-export function refusalReasonOf(line: ChargeAttempt): RefusalReason {
-  if (line.status !== "declined") return "not_completed";
-  return line.decline_reason ?? "card_declined";
 }
 
 export interface CheckoutPageInput {

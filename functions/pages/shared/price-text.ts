@@ -1,7 +1,7 @@
-import { periodStartOf } from "../core/base/billing-period";
-import type { Plan, Subscription } from "../core/base/model";
-import { toCents } from "../core/base/money";
-import { periodCharge, planTotal, quantityOf } from "../core/base/plan-price";
+import { periodStartOf } from "../../core/base/billing-period";
+import type { Plan, Subscription } from "../../core/base/model";
+import { toCents } from "../../core/base/money";
+import { periodCharge, planTotal, quantityOf } from "../../core/base/plan-price";
 import { dayText, moneyText, PAGE_TEXT, type PageLang } from "./page-text";
 
 // What a subscription costs, as pages and mails tell the customer: the price per interval with its seats, a coupon

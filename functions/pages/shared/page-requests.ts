@@ -1,5 +1,5 @@
-import type { HttpRequest } from "../api/http";
-import { headerOf, rawBodyOf } from "../lambda/http-event";
+import type { HttpRequest } from "../../api/http";
+import { headerOf, rawBodyOf } from "../../lambda/http-event";
 import { notePage, type PageResult } from "./page-layout";
 import type { LinkClaims, LinkScope, PageLinks } from "./page-links";
 import { PAGE_TEXT, type PageLang, pageLangOf } from "./page-text";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { countAnswer } from "../api/http";
-import { logger } from "../lambda/observability";
+import { countAnswer } from "../../api/http";
+import { logger } from "../../lambda/observability";
 import { Html, html } from "./html";
 import { PAGE_TEXT, type PageLang } from "./page-text";
 

@@ -1,4 +1,4 @@
-import type { HttpMethod } from "../api/merchant-api-routes";
+import type { HttpMethod } from "../../api/merchant-api-routes";
 
 // The routes of our pages, on the pages' own HTTP API (no authorizer: a page checks its link itself). Each names the
 // page it serves, so a handler dispatches on the route key API Gateway hands it.

@@ -1,8 +1,7 @@
-import type { HttpRequest } from "../api/http";
-import { type CheckoutDeps, reopenCheckout } from "../core/lifecycle/checkout";
-import { checkoutExpired, checkoutPage, checkoutStateOf, expiredCheckoutPage } from "./checkout-page";
-import { type PageResult, seeOther } from "./page-layout";
-import type { LinkClaims } from "./page-links";
+import type { HttpRequest } from "../../api/http";
+import { type CheckoutDeps, reopenCheckout } from "../../core/lifecycle/checkout";
+import { type PageResult, seeOther } from "../shared/page-layout";
+import type { LinkClaims } from "../shared/page-links";
 import {
   askedLangOf,
   formCameFromOurPage,
@@ -10,8 +9,9 @@ import {
   type PageSettings,
   refusedActionPage,
   unknownLinkPage,
-} from "./page-requests";
-import { CHECKOUT_PAGE_ROUTES, routeKeyOf } from "./page-routes";
+} from "../shared/page-requests";
+import { CHECKOUT_PAGE_ROUTES, routeKeyOf } from "../shared/page-routes";
+import { checkoutExpired, checkoutPage, checkoutStateOf, expiredCheckoutPage } from "./checkout-page";
 
 // What each request of the hosted checkout comes to, under its link: the window's return, the next try after a
 // refused payment, the checkout as it stands. An expired link says the checkout expired when it did.
