@@ -11,9 +11,10 @@ export interface HandlerBundle {
 
 /** A function's generated entry bundled with LAMBDA_BUNDLING (minified CommonJS, the AWS SDK external). */
 export async function bundleHandler(handler: FunctionName): Promise<HandlerBundle> {
-  const { externalModules, mainFields, ...options } = LAMBDA_BUNDLING;
+  const { externalModules, mainFields, banner, ...options } = LAMBDA_BUNDLING;
   const result = await build({
     ...options,
+    banner: { js: banner },
     mainFields: [...mainFields],
     external: [...externalModules],
     entryPoints: [writeLambdaEntry(functionNamed(handler))],

@@ -47,13 +47,19 @@ import { run as runCharges } from "./handlers/run-charges";
 import { run as sendReminders } from "./handlers/send-reminders";
 import { run as sendWebhooks } from "./handlers/send-webhooks";
 import { run as serveCheckoutPage } from "./handlers/serve-checkout-page";
+import { run as serveDocument } from "./handlers/serve-document";
 import { run as servePortalPage } from "./handlers/serve-portal-page";
 import { run as sweepAttempts } from "./handlers/sweep-attempts";
 import { run as sweepOutbox } from "./handlers/sweep-outbox";
 import { run as updatePaymentMethod } from "./handlers/update-payment-method";
 import { run as updatePrice } from "./handlers/update-price";
 import { run as updateSubscription } from "./handlers/update-subscription";
-import { CHECKOUT_PAGE_ROUTES, type PageRoute, PORTAL_PAGE_ROUTES } from "./pages/shared/page-routes";
+import {
+  CHECKOUT_PAGE_ROUTES,
+  DOCUMENT_PAGE_ROUTES,
+  type PageRoute,
+  PORTAL_PAGE_ROUTES,
+} from "./pages/shared/page-routes";
 
 // Every Lambda function, declared once: its name (functions/handlers/<name>.ts holds its `run`), the run, the service
 // set it runs over and what triggers it. CDK (lib/service-stack.ts: the function, its trigger, its variables and
@@ -273,7 +279,7 @@ export const BILLING_FUNCTIONS = [
   declare({
     name: "read-documents",
     run: readDocuments,
-    services: SERVICE_SETS.queries,
+    services: SERVICE_SETS.documentQueries,
     trigger: api("listInvoices", "getInvoice", "listCreditNotes", "getCreditNote"),
   }),
   declare({
@@ -448,6 +454,12 @@ export const BILLING_FUNCTIONS = [
     trigger: pages(PORTAL_PAGE_ROUTES),
     // A new card's window calls ready, a cancel of a gateway plan the gateway: a gateway caller.
     concurrency: API_WRITE_CONCURRENCY,
+  }),
+  declare({
+    name: "serve-document",
+    run: serveDocument,
+    services: SERVICE_SETS.documentPages,
+    trigger: pages(DOCUMENT_PAGE_ROUTES),
   }),
   declare({
     name: "answer-unmatched-route",

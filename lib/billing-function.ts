@@ -2,11 +2,12 @@ import { fileURLToPath } from "node:url";
 import { ArnFormat, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
 import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
-import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { type IManagedPolicy, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import {
   Architecture,
   FilterCriteria,
   FilterRule,
+  type ILayerVersion,
   Runtime,
   StartingPosition,
   Tracing,
@@ -15,6 +16,7 @@ import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import { DynamoEventSource, SqsDlq, SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { IBucket } from "aws-cdk-lib/aws-s3";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
@@ -117,6 +119,7 @@ export class BillingFunction extends NodejsFunction {
         format: OutputFormat.CJS,
         mainFields: [...LAMBDA_BUNDLING.mainFields],
         externalModules: [...LAMBDA_BUNDLING.externalModules],
+        define: { ...LAMBDA_BUNDLING.define },
         sourceMap: false,
         logLevel: LogLevel.WARNING,
       },
@@ -256,6 +259,18 @@ export class BillingFunction extends NodejsFunction {
         ],
       }),
     );
+    return this;
+  }
+
+  /**
+   * DOCUMENT_BUCKET_NAME with the stateful stack's policy on its files (get, put, list), and the fonts layer, whose
+   * files land in /opt (DOCUMENT_FONT_DIR).
+   */
+  bindDocumentFiles(bucket: IBucket, access: IManagedPolicy, fonts: ILayerVersion): this {
+    this.#set("DOCUMENT_BUCKET_NAME", bucket.bucketName);
+    this.#set("DOCUMENT_FONT_DIR", "/opt");
+    this.role?.addManagedPolicy(access);
+    this.addLayers(fonts);
     return this;
   }
 

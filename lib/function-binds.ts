@@ -1,3 +1,4 @@
+import type { ILayerVersion } from "aws-cdk-lib/aws-lambda";
 import type { ComponentName } from "../functions/composition/service-set";
 import type { AnyFunctionSpec, QueueName } from "../functions/function-table";
 import type { BillingFunction, QueueAccess, TableAccess } from "./billing-function";
@@ -11,6 +12,8 @@ export interface BindContext {
   readonly webhookBaseUrl: string;
   /** Where customers reach our pages. */
   readonly pagesBaseUrl: string;
+  /** The typefaces documents are set in, as a layer (made once per stack, on the first function that binds it). */
+  readonly documentFonts: () => ILayerVersion;
 }
 
 /** Sets one group of a function's variables together with the grants they need. */
@@ -94,6 +97,12 @@ export const bind = {
     fn.bindSetting("MAIL_SETTINGS", JSON.stringify(config.mail));
     fn.bindMailSender(config.mail.from, config.mail.configuration_set);
   }) satisfies Bind,
+  documentFiles: ((fn, { resources, documentFonts }) =>
+    fn.bindDocumentFiles(
+      resources.documentBucket,
+      resources.documentFilesAccess,
+      documentFonts(),
+    )) satisfies Bind,
   chargePolicy: ((fn, { config }) => {
     if (config.chargePolicy !== undefined)
       fn.bindSetting("CHARGE_POLICY", JSON.stringify(config.chargePolicy));
@@ -124,6 +133,7 @@ export const COMPONENT_BINDS = {
   pages: [bind.pages],
   portal: [bind.portalActions],
   mail: [bind.mail],
+  documentFiles: [bind.documentFiles],
   reminderIndex: [bind.tableRead],
   priceStore: [bind.table],
   priceStoreReader: [bind.tableRead],

@@ -24,6 +24,12 @@ export const LAMBDA_BUNDLING = {
   minify: true,
   mainFields: ["module", "main"],
   externalModules: ["@aws-sdk/*"],
+  /**
+   * `import.meta.url` of an ES module bundled into CommonJS is the bundle's own file URL (esbuild leaves it empty):
+   * pdfkit's Node build resolves its data files by it when it loads (serve-document).
+   */
+  define: { "import.meta.url": "__bundle_file_url" },
+  banner: 'var __bundle_file_url = require("url").pathToFileURL(__filename).href;',
 } as const;
 
 /** Minified size a handler bundle should stay under (scripts/bundle-sizes.ts, `npm run bench`). */

@@ -26,6 +26,7 @@ import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations
 import { type IEventBus, Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Architecture, Code, LayerVersion } from "aws-cdk-lib/aws-lambda";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
 import {
   ContextAttribute,
@@ -43,8 +44,10 @@ import {
   type HttpRoute,
   type QueueName,
 } from "../functions/function-table";
+import { DOCUMENT_FONT_FILES } from "../functions/lambda/environment";
 import { BillingFunction } from "./billing-function";
 import type { BillingConfig, ScheduleName } from "./config";
+import { documentFontDir } from "./document-fonts";
 import { type BindContext, bindsOf } from "./function-binds";
 import { writeLambdaEntry } from "./lambda-bundling";
 import { BillingMonitoring } from "./monitoring";
@@ -137,6 +140,7 @@ export class BillingServiceStack extends Stack {
       config,
       webhookBaseUrl: config.publicWebhookBaseUrl ?? `${this.api.apiEndpoint}/webhooks`,
       pagesBaseUrl: config.publicPagesBaseUrl ?? this.pagesApi.apiEndpoint,
+      documentFonts: () => this.#documentFonts(),
     };
     const queues: { readonly [name in QueueName]: WorkQueue } = {
       charge: resources.chargeQueue,
@@ -195,6 +199,20 @@ export class BillingServiceStack extends Stack {
     });
     this.#refusePlaceholderDeploys(config);
     this.#outputs(config, context, built);
+  }
+
+  #fonts?: LayerVersion;
+
+  /** Noto Sans KR's regular and bold weights (OFL), out of npm's copy of @embedpdf/fonts-kr: 9 MB in /opt. */
+  #documentFonts(): LayerVersion {
+    this.#fonts ??= new LayerVersion(this, "DocumentFonts", {
+      description: "Noto Sans KR (regular, bold): the typeface of invoices and credit notes",
+      code: Code.fromAsset(documentFontDir(), {
+        exclude: ["*", ...Object.values(DOCUMENT_FONT_FILES).map((file) => `!${file}`)],
+      }),
+      compatibleArchitectures: [Architecture.ARM_64],
+    });
+    return this.#fonts;
   }
 
   /** What `cdk deploy --outputs-file` writes for the ops CLI; no exports, so nothing pins them. */

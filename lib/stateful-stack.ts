@@ -10,6 +10,15 @@ import {
   TableV2,
 } from "aws-cdk-lib/aws-dynamodb";
 import { EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
+import { type IManagedPolicy, ManagedPolicy, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type CfnBucket,
+  type IBucket,
+  ObjectOwnership,
+} from "aws-cdk-lib/aws-s3";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { type IQueue, Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
@@ -55,6 +64,10 @@ export interface BillingStatefulResources {
     /** {current, next?}: the HMAC key our page links are signed with (generated at deploy). */
     readonly pageLinks: ISecret;
   };
+  /** Rendered documents (invoices' and credit notes' PDFs), handed out by presigned links only. */
+  readonly documentBucket: IBucket;
+  /** Reading and writing its files: the one grant serve-document takes on it. */
+  readonly documentFilesAccess: IManagedPolicy;
 }
 
 /**
@@ -95,6 +108,7 @@ export class BillingStatefulStack extends Stack {
       }),
       scheduleDeadLetters,
       eventDeadLetters,
+      ...documentBucket(this),
       eventBus: new EventBus(this, "Events", {
         description:
           "Billing events out: charge succeeded/failed, subscription past_due/canceled, chargeback",
@@ -153,6 +167,49 @@ export class BillingStatefulStack extends Stack {
     };
     for (const [id, value] of Object.entries(outputs)) new CfnOutput(this, id, { value });
   }
+}
+
+/**
+ * The documents' bucket: private (every public access blocked, TLS only), encrypted, and a cache of what the table
+ * holds — a PDF is rendered from its stored document on first ask — so a file not asked for in a year expires (and is
+ * rendered again if it ever is).
+ */
+function documentBucket(scope: Stack): { documentBucket: Bucket; documentFilesAccess: ManagedPolicy } {
+  const bucket = new Bucket(scope, "Documents", {
+    encryption: BucketEncryption.S3_MANAGED,
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    enforceSSL: true,
+    objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    lifecycleRules: [
+      { expiration: Duration.days(365), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+    ],
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  acknowledge(
+    bucket,
+    "AwsSolutions-S1",
+    "Rendered copies of documents the table holds, read only through presigned links serve-document hands out (and logs); server access logs would add a second bucket for nothing a person reads.",
+  );
+  // Made here, beside the bucket: a grant the service stack wrote itself would name the bucket through an export
+  // whose generated name no acknowledgement can spell.
+  const access = new ManagedPolicy(scope, "DocumentFilesAccess", {
+    description: "Read and write the documents' files (serve-document)",
+    statements: [
+      new PolicyStatement({
+        actions: ["s3:GetObject", "s3:PutObject"],
+        resources: [bucket.arnForObjects("*")],
+      }),
+      // A missing file reads as missing (404), not as forbidden.
+      new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }),
+    ],
+  });
+  acknowledge(
+    access,
+    "AwsSolutions-IAM5",
+    "Every file of the documents' bucket: a file is named by its document's number, which no policy can list ahead.",
+    `Resource::<${scope.getLogicalId(bucket.node.defaultChild as CfnBucket)}.Arn>/*`,
+  );
+  return { documentBucket: bucket, documentFilesAccess: access };
 }
 
 /** The billing table from billingTableDefinition(): the one source of its key schema, indexes and attribute types. */

@@ -1,5 +1,5 @@
 /** The AWS services whose SDK clients the functions use. */
-export type SdkService = "dynamodb" | "sqs" | "secretsManager" | "eventBridge" | "sesv2";
+export type SdkService = "dynamodb" | "sqs" | "secretsManager" | "eventBridge" | "sesv2" | "s3";
 
 /** What every SDK client of a process is created with (undefined: the SDK's own resolution). */
 export interface SdkClientConfig {

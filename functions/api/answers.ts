@@ -19,7 +19,7 @@ import type { WebhookDelivery, WebhookEndpoint } from "../core/ports/webhook-por
 import type { RefundOutcome } from "../core/refunds/refunds";
 import type { SignupResult } from "../core/signup/signup";
 import { couponViewOf } from "./coupon-schemas";
-import { creditNoteViewOf, invoiceViewOf } from "./document-schemas";
+import { creditNoteViewOf, type DocumentUrls, invoiceViewOf } from "./document-schemas";
 import {
   ApiError,
   type ApiResponse,
@@ -249,18 +249,21 @@ export const priceAnswer = (price: Price | undefined): ApiResponse => {
 export const priceListAnswer = (page: PricePage): ApiResponse =>
   ok({ data: page.prices.map(priceViewOf), next_cursor: page.cursor ?? null });
 
-export const invoiceAnswer = (invoice: Invoice | undefined): ApiResponse => {
+export const invoiceAnswer = (invoice: Invoice | undefined, urls: DocumentUrls): ApiResponse => {
   if (invoice === undefined) throw notFound("invoice");
-  return ok(invoiceViewOf(invoice));
+  return ok(invoiceViewOf(invoice, urls));
 };
 
-export const invoiceListAnswer = (page: DocumentPage<Invoice>): ApiResponse =>
-  ok({ data: page.documents.map(invoiceViewOf), next_cursor: page.cursor ?? null });
+export const invoiceListAnswer = (page: DocumentPage<Invoice>, urls: DocumentUrls): ApiResponse =>
+  ok({
+    data: page.documents.map((invoice) => invoiceViewOf(invoice, urls)),
+    next_cursor: page.cursor ?? null,
+  });
 
-export const creditNoteAnswer = (note: CreditNote | undefined): ApiResponse => {
+export const creditNoteAnswer = (note: CreditNote | undefined, urls: DocumentUrls): ApiResponse => {
   if (note === undefined) throw notFound("credit note");
-  return ok(creditNoteViewOf(note));
+  return ok(creditNoteViewOf(note, urls));
 };
 
-export const creditNoteListAnswer = (page: DocumentPage<CreditNote>): ApiResponse =>
-  ok({ data: page.documents.map(creditNoteViewOf), next_cursor: page.cursor ?? null });
+export const creditNoteListAnswer = (page: DocumentPage<CreditNote>, urls: DocumentUrls): ApiResponse =>
+  ok({ data: page.documents.map((note) => creditNoteViewOf(note, urls)), next_cursor: page.cursor ?? null });

@@ -1,7 +1,12 @@
 import * as z from "zod";
-import type { BillingDocument, CreditNote, Invoice } from "../core/base/documents";
-import { type billingAddressSchema, externalIdSchema } from "../core/base/model";
-import { fromCents, toCents } from "../core/base/money";
+import {
+  addressLines,
+  type BillingDocument,
+  type CreditNote,
+  type Invoice,
+  taxOf,
+} from "../core/base/documents";
+import { externalIdSchema } from "../core/base/model";
 import { orderIdFor } from "../core/base/order-id";
 import { isoInstant } from "./merchant-api-schemas";
 import { pageQueryShape, pageView } from "./page-query";
@@ -72,8 +77,16 @@ const documentShape = {
     }),
   ),
   total: amount.describe("What was charged (or given back): subtotal − discount."),
-  hosted_url: z.url().nullable().describe("The document as a page (not yet rendered: null)."),
-  pdf_url: z.url().nullable().describe("The document as a PDF (not yet rendered: null)."),
+  hosted_url: z
+    .url()
+    .nullable()
+    .describe(
+      "The document as a page for your customer, under a link signed for it that holds about six months (a fresh one each read).",
+    ),
+  pdf_url: z
+    .url()
+    .nullable()
+    .describe("Its PDF: the link leads (303) to a presigned download that holds five minutes."),
 };
 
 export const invoiceView = z.strictObject({
@@ -93,19 +106,14 @@ export const creditNoteView = z.strictObject({
 });
 export const creditNoteListView = pageView(creditNoteView);
 
-const addressLines = (address: z.infer<typeof billingAddressSchema> | undefined): string[] =>
-  address === undefined
-    ? []
-    : [
-        address.line1,
-        ...(address.line2 === undefined ? [] : [address.line2]),
-        [address.postal_code, address.city, address.region].filter((part) => part !== undefined).join(" "),
-        address.country,
-      ];
+/** Where a document is read by a person: its page and its PDF, under links signed for it (null: none offered). */
+export type DocumentUrls = (document: BillingDocument) => {
+  readonly hosted_url: string | null;
+  readonly pdf_url: string | null;
+};
 
-function sharedView(document: BillingDocument) {
+function sharedView(document: BillingDocument, urls: DocumentUrls) {
   const { seller, buyer } = document;
-  const taxCents = document.tax.reduce((sum, line) => sum + toCents(line.amount), 0);
   return {
     number: document.number,
     subscription_id: document.subscription_id,
@@ -132,23 +140,22 @@ function sharedView(document: BillingDocument) {
     })),
     subtotal: document.subtotal,
     discount: document.discount,
-    tax: fromCents(taxCents, document.currency),
+    tax: taxOf(document),
     tax_lines: document.tax,
     total: document.total,
-    hosted_url: null,
-    pdf_url: null,
+    ...urls(document),
   };
 }
 
-export const invoiceViewOf = (invoice: Invoice): z.output<typeof invoiceView> => ({
-  ...sharedView(invoice),
+export const invoiceViewOf = (invoice: Invoice, urls: DocumentUrls): z.output<typeof invoiceView> => ({
+  ...sharedView(invoice, urls),
   charge_id: orderIdFor(invoice),
   order_id: invoice.order_id,
   transaction_id: invoice.transaction_id ?? null,
 });
 
-export const creditNoteViewOf = (note: CreditNote): z.output<typeof creditNoteView> => ({
-  ...sharedView(note),
+export const creditNoteViewOf = (note: CreditNote, urls: DocumentUrls): z.output<typeof creditNoteView> => ({
+  ...sharedView(note, urls),
   refund_id: note.refund_id,
   charge_id: orderIdFor(note),
   invoice_number: note.invoice_number ?? null,

@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { createDynamoDbBillingRepository } from "../adapters/dynamodb-billing-repository";
 import { dynamoDbClientOf, dynamoDbDocumentClientOf } from "../adapters/dynamodb-client";
 import { createDynamoDbCouponStore } from "../adapters/dynamodb-coupons";
@@ -12,6 +14,7 @@ import { createHttpsWebhookTransport, WEBHOOK_URL_RULES } from "../adapters/http
 import { createPartnerWebhooks } from "../adapters/partner-webhooks";
 import { createPaymentGateway } from "../adapters/payment-gateway";
 import { createRandomIds } from "../adapters/random-ids";
+import { createS3DocumentFiles, s3ClientOf } from "../adapters/s3-document-files";
 import { secretsManagerClientOf } from "../adapters/secrets-manager-client";
 import { createSecretsManagerTokenStore } from "../adapters/secrets-manager-token-store";
 import { createSesMailer, sesClientOf } from "../adapters/ses-mailer";
@@ -37,6 +40,8 @@ import { createGatewayClient } from "../gateway/gateway-client";
 import { createPartnerTokenProvider, type PartnerTokenStore } from "../gateway/partner-token";
 import {
   authorizerEnvironment,
+  DOCUMENT_FONT_FILES,
+  documentVariablesSchema,
   EnvironmentError,
   environmentSchema,
   intakeVariablesSchema,
@@ -45,6 +50,7 @@ import {
   portalVariablesSchema,
   webhookVariablesSchema,
 } from "../lambda/environment";
+import type { DocumentFonts } from "../pages/documents/document-pdf";
 import { PORTAL_ACTIONS, type PortalAction } from "../pages/portal/portal-page";
 import { checkoutLinksOf, createPageLinks, portalLinkOf } from "../pages/shared/page-links";
 import { type ComponentContext, component } from "./compose";
@@ -344,6 +350,28 @@ export const pages = /* @__PURE__ */ component({
       now: () => runtime.clock.now(),
     });
     return { links, checkoutLinks: checkoutLinksOf(links), merchantName: env.MERCHANT_NAME };
+  },
+});
+
+/**
+ * Documents' files in S3 and the typefaces their PDFs are set in (read once, on the first PDF: 9 MB a container
+ * keeps only if it renders).
+ */
+export const documentFiles = /* @__PURE__ */ component({
+  name: "documentFiles",
+  variables: documentVariablesSchema,
+  build: ({ runtime, env }) => {
+    let fonts: Promise<DocumentFonts> | undefined;
+    const read = (file: string) => readFile(join(env.DOCUMENT_FONT_DIR, file));
+    return {
+      files: createS3DocumentFiles({ client: s3ClientOf(runtime), bucket: env.DOCUMENT_BUCKET_NAME }),
+      fonts: () => {
+        fonts ??= Promise.all([read(DOCUMENT_FONT_FILES.regular), read(DOCUMENT_FONT_FILES.bold)]).then(
+          ([regular, bold]) => ({ regular, bold }),
+        );
+        return fonts;
+      },
+    };
   },
 });
 

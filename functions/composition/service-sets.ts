@@ -6,6 +6,7 @@ import {
   clock,
   couponStore,
   couponStoreReader,
+  documentFiles,
   events,
   gateway,
   gatewayTransactions,
@@ -211,6 +212,22 @@ export const webhookSender = /* @__PURE__ */ serviceSet(
 export const queries = /* @__PURE__ */ serviceSet({ readRepository }, (c) => ({
   repository: c.readRepository(),
 }));
+
+/** read-documents: the documents read, and the links to their pages. */
+export const documentQueries = /* @__PURE__ */ serviceSet({ readRepository, pages }, async (c) => ({
+  repository: c.readRepository(),
+  links: (await c.pages()).links,
+}));
+
+/** serve-document: the documents read, their links, the bucket their PDFs are kept in and the typefaces. */
+export const documentPages = /* @__PURE__ */ serviceSet(
+  { readRepository, pages, documentFiles },
+  async (c) => ({
+    repository: c.readRepository(),
+    links: (await c.pages()).links,
+    ...c.documentFiles(),
+  }),
+);
 
 /** get-receipt: the ledger read, and the gateway asked for the receipt page. */
 export const receipts = /* @__PURE__ */ serviceSet({ readRepository, gateway }, async (c) => ({

@@ -166,6 +166,20 @@ export const portalVariablesSchema = z.object({
   PORTAL_ACTIONS: jsonText.pipe(portalActionsSchema).optional(),
 });
 
+/** The typefaces documents are set in (Noto Sans KR, from @embedpdf/fonts-kr): their files in DOCUMENT_FONT_DIR. */
+export const DOCUMENT_FONT_FILES = {
+  regular: "NotoSansKR-Regular.otf",
+  bold: "NotoSansKR-Bold.otf",
+} as const;
+
+/** Where documents' PDFs are kept and the typefaces they are set in. */
+export const documentVariablesSchema = z.object({
+  /** The private bucket of rendered documents (lib/stateful-stack.ts). */
+  DOCUMENT_BUCKET_NAME: z.string().min(3).max(63),
+  /** A folder holding DOCUMENT_FONT_FILES (on AWS, the fonts layer's /opt). */
+  DOCUMENT_FONT_DIR: z.string().min(1),
+});
+
 /**
  * The merchant API's Lambda authorizer. Kept apart from environmentSchema (no other function reads it): the secret
  * holding the SHA-256 digests of the merchant API keys.

@@ -14,6 +14,7 @@ import type { AttemptSweepReport } from "../../functions/core/intake/attempt-swe
 import { MAIL_TEMPLATES } from "../../functions/core/ports/mailer";
 import { type FunctionName, functionNamed, type QueueName } from "../../functions/function-table";
 import type { DeclineCodes } from "../../functions/gateway/decline-codes";
+import { documentFontDir } from "../../lib/document-fonts";
 import type { FaultConfigOrSettings } from "../../sandbox/faults/faults";
 import { type Sandbox, startSandbox } from "../../sandbox/server";
 import { type Merchant, TEST_MERCHANT } from "../../sandbox/state/merchant-config";
@@ -29,6 +30,7 @@ import {
   type PublishedEntry,
   startEventBridgeStandIn,
 } from "../aws/eventbridge-stand-in";
+import { type LocalS3, startS3 } from "../aws/s3-emulator";
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from "../aws/secrets-manager-stand-in";
 import { type SesStandIn, startSesStandIn } from "../aws/ses-stand-in";
 import { type LocalSqs, type QueueWithDlq, startSqs } from "../aws/sqs-emulator";
@@ -127,6 +129,8 @@ export class BillingStack {
     readonly eventBridge: EventBridgeStandIn,
     /** Where every customer mail lands. */
     readonly ses: SesStandIn,
+    /** Where documents' PDFs are kept. */
+    readonly s3: LocalS3,
     /** SDK clients reaching the emulators, on the shared clock. */
     readonly runtime: Runtime,
     /** What `runtime` was created with: another runtime like it is another container's. */
@@ -180,6 +184,7 @@ export class BillingStack {
     const secretsManager = await startSecretsManagerStandIn(LOCAL_REGION);
     const eventBridge = await startEventBridgeStandIn(() => sandbox.clock.now());
     const ses = await startSesStandIn(() => sandbox.clock.now());
+    const s3 = await startS3();
     const gatewaySecretArn = secretsManager.setSecret(
       "billing/gateway",
       JSON.stringify(gatewaySecretOf(TEST_MERCHANT)),
@@ -202,6 +207,7 @@ export class BillingStack {
         secretsManager: secretsManager.endpoint,
         eventBridge: eventBridge.endpoint,
         sesv2: ses.endpoint,
+        s3: s3.endpoint,
       },
       clock: sandbox.clock,
     };
@@ -217,7 +223,7 @@ export class BillingStack {
       policy: options.policy,
       declineCodes: options.declineCodes,
     };
-    const variables = stackVariables({ sandbox, chargeQueue, intakeQueue, webhookQueue }, settings);
+    const variables = stackVariables({ sandbox, chargeQueue, intakeQueue, webhookQueue, s3 }, settings);
     const composition = compose(runtime, variables, {
       ...LOCAL_GATEWAY_TUNING,
       ...(options.gatewayTimeoutMs !== undefined && { gatewayTimeoutMs: options.gatewayTimeoutMs }),
@@ -241,6 +247,7 @@ export class BillingStack {
       secretsManager,
       eventBridge,
       ses,
+      s3,
       runtime,
       runtimeOptions,
       composition,
@@ -282,6 +289,7 @@ export class BillingStack {
       AWS_ENDPOINT_URL_SECRETS_MANAGER: this.secretsManager.endpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: this.eventBridge.endpoint,
       AWS_ENDPOINT_URL_SESV2: this.ses.endpoint,
+      AWS_ENDPOINT_URL_S3: this.s3.endpoint,
     };
   }
 
@@ -418,6 +426,7 @@ export class BillingStack {
       this.secretsManager.close(),
       this.eventBridge.close(),
       this.ses.close(),
+      this.s3.close(),
     ]);
   }
 }
@@ -428,6 +437,7 @@ function stackVariables(
     readonly chargeQueue: QueueWithDlq;
     readonly intakeQueue: QueueWithDlq;
     readonly webhookQueue: QueueWithDlq;
+    readonly s3: LocalS3;
   },
   settings: BillingStack["settings"],
 ): Record<string, string> {
@@ -456,5 +466,7 @@ function stackVariables(
     ...(policy === undefined ? {} : { CHARGE_POLICY: JSON.stringify(policy) }),
     ...(declineCodes === undefined ? {} : { GATEWAY_DECLINE_CODES: JSON.stringify(declineCodes) }),
     GATEWAY_PRODUCT_LINK: LOCAL_PRODUCT_LINK,
+    DOCUMENT_BUCKET_NAME: parts.s3.bucket,
+    DOCUMENT_FONT_DIR: documentFontDir(),
   };
 }

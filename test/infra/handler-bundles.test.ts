@@ -12,6 +12,7 @@ const SQS = "@aws-sdk/client-sqs";
 const SECRETS_MANAGER = "@aws-sdk/client-secrets-manager";
 const EVENTBRIDGE = "@aws-sdk/client-eventbridge";
 const SES = "@aws-sdk/client-sesv2";
+const S3 = "@aws-sdk/client-s3";
 
 const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   clock: [],
@@ -36,6 +37,7 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   pages: [SECRETS_MANAGER],
   portal: [],
   mail: [SECRETS_MANAGER, SES],
+  documentFiles: [S3],
   reminderIndex: [DYNAMODB],
   priceStore: [DYNAMODB],
   priceStoreReader: [DYNAMODB],

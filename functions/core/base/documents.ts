@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { billingAddressSchema } from "./model";
+import { type BillingAddress, billingAddressSchema } from "./model";
 import { fromCents, minorUnitCents, toCents } from "./money";
 
 // Invoices and credit notes (README, Invoices): the documents a finance team files, made from our own ledger (the
@@ -205,3 +205,21 @@ export function includedTax(total: string, currency: string, rate: TaxRate): Tax
   const tax = Number(units - netUnits) * unit;
   return { name: rate.name, percent: rate.percent, amount: fromCents(tax, currency), inclusive: true };
 }
+
+/** A buyer's address as printed, one line per entry. */
+export const addressLines = (address: BillingAddress | undefined): string[] =>
+  address === undefined
+    ? []
+    : [
+        address.line1,
+        ...(address.line2 === undefined ? [] : [address.line2]),
+        [address.postal_code, address.city, address.region].filter((part) => part !== undefined).join(" "),
+        address.country,
+      ];
+
+/** The tax a document's total includes: the sum of its tax lines. */
+export const taxOf = (document: BillingDocument): string =>
+  fromCents(
+    document.tax.reduce((sum, line) => sum + toCents(line.amount), 0),
+    document.currency,
+  );

@@ -2,15 +2,15 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
 
 // Our pages are reached by links we sign (no session, no cookie): a link names what it opens — a checkout's
-// subscription, a customer's portal — and until when, under an HMAC key kept in Secrets Manager. A tampered, expired or
+// subscription, a customer's portal, an invoice or a credit note — and until when, under an HMAC key kept in Secrets Manager. A tampered, expired or
 // foreign link verifies to nothing. The key may rotate: the first one signs, every one verifies.
 
-export type LinkScope = "checkout" | "portal";
+export type LinkScope = "checkout" | "portal" | "document";
 
 const claimsSchema = z.object({
   /** What the link opens. */
-  s: z.enum(["checkout", "portal"]),
-  /** Whose: a subscription id (checkout), or the portal's subject (portal-sessions). */
+  s: z.enum(["checkout", "portal", "document"]),
+  /** Whose: a subscription id (checkout), the portal's subject (portal-sessions), a document (`<kind>:<number>`). */
   sub: z.string().min(1),
   /** Until when, in Unix seconds. */
   exp: z.number().int(),
@@ -140,4 +140,38 @@ export function portalLinkOf(
     ...(options.lang === undefined ? {} : { lang: options.lang }),
   });
   return { url: links.url("portal", token), expires_at: new Date(exp * 1000).toISOString() };
+}
+
+/**
+ * A document link holds half a year: it is mailed with the receipt and filed by the customer's finance team, and
+ * the document it opens never changes. The API and the portal hand out a fresh one each time they are read.
+ */
+export const DOCUMENT_LINK_MS = 183 * 24 * 3_600_000;
+
+/** An invoice or a credit note, as a link names it. */
+export interface DocumentRef {
+  readonly kind: "invoice" | "credit_note";
+  readonly number: string;
+}
+
+/** A document's page (`<base>/documents/<token>`) and its PDF (`…/pdf`), in the language asked for. */
+export function documentLinksOf(
+  links: PageLinks,
+  document: DocumentRef,
+  options: { readonly ttlMs?: number; readonly lang?: string } = {},
+): { readonly hosted_url: string; readonly pdf_url: string } {
+  const token = links.sign({
+    s: "document",
+    sub: `${document.kind}:${document.number}`,
+    exp: links.expiry(options.ttlMs ?? DOCUMENT_LINK_MS),
+    ...(options.lang === undefined ? {} : { lang: options.lang }),
+  });
+  return { hosted_url: links.url("documents", token), pdf_url: links.url("documents", token, "pdf") };
+}
+
+/** The document a link's `sub` claim names; undefined for one that names none. */
+export function documentRefOf(claim: string): DocumentRef | undefined {
+  const [kind, number, ...rest] = claim.split(":");
+  if (number === undefined || number === "" || rest.length > 0) return undefined;
+  return kind === "invoice" || kind === "credit_note" ? { kind, number } : undefined;
 }

@@ -32,5 +32,12 @@ export const PORTAL_PAGE_ROUTES = {
   receipt: { method: "GET", path: "/portal/{token}/charges/{charge}/receipt" },
 } as const satisfies Record<string, PageRoute>;
 
+export const DOCUMENT_PAGE_ROUTES = {
+  /** An invoice or a credit note, to read and print. */
+  page: { method: "GET", path: "/documents/{token}" },
+  /** Its PDF: stored once, handed out by a short presigned link. */
+  pdf: { method: "GET", path: "/documents/{token}/pdf" },
+} as const satisfies Record<string, PageRoute>;
+
 /** The route key API Gateway puts on a request of this route. */
 export const routeKeyOf = (route: PageRoute): string => `${route.method} ${route.path}`;

@@ -7,7 +7,11 @@ import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes"
 import type { ComponentName } from "../../../functions/composition/service-set";
 import { WEBHOOK_EVENT_TYPES } from "../../../functions/core/ports/webhook-ports";
 import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../../../functions/function-table";
-import { CHECKOUT_PAGE_ROUTES, PORTAL_PAGE_ROUTES } from "../../../functions/pages/shared/page-routes";
+import {
+  CHECKOUT_PAGE_ROUTES,
+  DOCUMENT_PAGE_ROUTES,
+  PORTAL_PAGE_ROUTES,
+} from "../../../functions/pages/shared/page-routes";
 import { readBillingConfig } from "../../../lib/config";
 import { BillingServiceStack } from "../../../lib/service-stack";
 import type { SERVICE_OUTPUTS } from "../../../lib/stack-outputs";
@@ -144,7 +148,7 @@ describe("functions", () => {
 
   it("environment variables carry names, ARNs, URLs and settings only: no secret value, no card field", () => {
     const allowed =
-      /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|MAIL_SETTINGS|PORTAL_ACTIONS|WEBHOOK_HEADER_PREFIX|GATEWAY_(REBILL_ENDPOINT|DECLINE_CODES))$/;
+      /^([A-Z_]+_(ARN|URL|NAME)|CHARGE_POLICY|MAIL_SETTINGS|PORTAL_ACTIONS|WEBHOOK_HEADER_PREFIX|GATEWAY_(REBILL_ENDPOINT|DECLINE_CODES)|DOCUMENT_FONT_DIR)$/;
     const forbidden = /card|cvc|pan\b|expiry|api_?key|aes|password|token(?!_SECRET_ARN)|secret(?!S?_ARN)/i;
     for (const fn of functions) {
       for (const [name, value] of Object.entries(fn.variables)) {
@@ -414,9 +418,11 @@ describe("triggers", () => {
 
   it("our pages are on an API of their own, without an authorizer: each page checks its signed link", () => {
     const routes = routesOf(apiIdOf("PagesApi"));
-    const pageRoutes = [...Object.values(CHECKOUT_PAGE_ROUTES), ...Object.values(PORTAL_PAGE_ROUTES)].map(
-      ({ method, path }) => `${method} ${path}`,
-    );
+    const pageRoutes = [
+      ...Object.values(CHECKOUT_PAGE_ROUTES),
+      ...Object.values(PORTAL_PAGE_ROUTES),
+      ...Object.values(DOCUMENT_PAGE_ROUTES),
+    ].map(({ method, path }) => `${method} ${path}`);
     expect([...routes.keys()].sort()).toEqual(pageRoutes.sort());
     for (const key of pageRoutes) expect(routes.get(key), key).toBe("NONE");
   });
@@ -598,10 +604,9 @@ describe("webhooks to the SaaS", () => {
 });
 
 describe("pages", () => {
-  const pageFunctions = () =>
-    functions.filter((fn) => fn.handler.startsWith("serve-") && fn.handler.endsWith("-page"));
+  const pageFunctions = () => functions.filter((fn) => fn.handler.startsWith("serve-"));
 
-  it("the page functions, create-checkout, create-portal-session and the customer mails read the page link key and the pages' URL, and may read that secret only", () => {
+  it("the page functions, create-checkout, create-portal-session, read-documents and the customer mails read the page link key and the pages' URL, and may read that secret only", () => {
     const [linkSecret] = resourcesOf(synth.stateful, "AWS::SecretsManager::Secret")
       .map(([id]) => id)
       .filter((id) => id.startsWith("PageLinkKey"));
@@ -611,8 +616,10 @@ describe("pages", () => {
       "create-checkout",
       "create-portal-session",
       "notify-customer",
+      "read-documents",
       "send-reminders",
       "serve-checkout-page",
+      "serve-document",
       "serve-portal-page",
     ]);
     for (const fn of readers) {
@@ -626,12 +633,27 @@ describe("pages", () => {
       pageFunctions()
         .map((fn) => fn.handler)
         .sort(),
-    ).toEqual(["serve-checkout-page", "serve-portal-page"]);
+    ).toEqual(["serve-checkout-page", "serve-document", "serve-portal-page"]);
     // The portal offers what the merchant chose (billing:portalActions).
     const portal = functions.filter((fn) => "PORTAL_ACTIONS" in fn.variables);
     expect(portal.map((fn) => [fn.handler, fn.variables.PORTAL_ACTIONS])).toEqual([
       ["serve-portal-page", '["update_card","cancel"]'],
     ]);
+  });
+
+  it("serve-document alone reads and writes the documents' bucket, and has the fonts layer", () => {
+    const [access] = resourcesOf(synth.stateful, "AWS::IAM::ManagedPolicy").map(([id]) => id);
+    expect(access).toMatch(/^DocumentFilesAccess/);
+    const roles = resourcesOf(synth.service, "AWS::IAM::Role").filter(([, role]) =>
+      String(JSON.stringify(role.Properties?.ManagedPolicyArns)).includes(access ?? "-"),
+    );
+    expect(roles.map(([id]) => id)).toEqual([expect.stringMatching(/^ServeDocumentRole/)]);
+    const serve = functions.find((fn) => fn.handler === "serve-document");
+    expect(functions.filter((fn) => "DOCUMENT_BUCKET_NAME" in fn.variables)).toEqual([serve]);
+    expect(serve?.statements.flatMap(actionsOf).filter((action) => action.startsWith("s3:"))).toEqual([]);
+    expect(serve?.variables.DOCUMENT_FONT_DIR).toBe("/opt");
+    expect(JSON.stringify(serve?.properties.Layers)).toMatch(/DocumentFonts/);
+    expect(resourcesOf(synth.service, "AWS::Lambda::LayerVersion")).toHaveLength(1);
   });
 
   it("alarms when a page answers 5xx", () => {

@@ -12,6 +12,41 @@ beforeAll(() => {
   synth = synthBillingApp();
 });
 
+describe("documents' bucket", () => {
+  it("is private, encrypted, TLS only, retained, and lets a rendered file not asked for in a year expire", () => {
+    synth.stateful.hasResource("AWS::S3::Bucket", {
+      DeletionPolicy: "Retain",
+      Properties: Match.objectLike({
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        LifecycleConfiguration: {
+          Rules: [
+            Match.objectLike({
+              ExpirationInDays: 365,
+              AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+              Status: "Enabled",
+            }),
+          ],
+        },
+      }),
+    });
+    expect(JSON.stringify(synth.stateful.findResources("AWS::S3::BucketPolicy"))).toMatch(
+      /"aws:SecureTransport":"false"/,
+    );
+    const [[, access] = []] = resourcesOf(synth.stateful, "AWS::IAM::ManagedPolicy");
+    expect(JSON.stringify(access?.Properties?.PolicyDocument)).toMatch(
+      /"Action":\["s3:GetObject","s3:PutObject"\].*"Action":"s3:ListBucket"/,
+    );
+  });
+});
+
 describe("billing table", () => {
   it("has the key schema and indexes of billingTableDefinition, on demand, with TTL", () => {
     const definition = billingTableDefinition("any");

@@ -14,6 +14,7 @@ import {
 } from "../../../functions/gateway/webhook-signature";
 import {
   CHECKOUT_PAGE_ROUTES,
+  DOCUMENT_PAGE_ROUTES,
   type PageRoute,
   PORTAL_PAGE_ROUTES,
 } from "../../../functions/pages/shared/page-routes";
@@ -314,9 +315,14 @@ function sampleRequest({ target, form = target.form }: Sample): RawRequest {
 /** Why a page's answer is not one of our pages (or a redirect to one), or undefined; other answers are API Gateway's. */
 function pageBreach(response: RawResponse): string | undefined {
   if (response.status === 303) {
-    // To one of our pages, or to the gateway's receipt page of a charge the link reaches.
+    // To one of our pages, to the gateway's receipt page of a charge the link reaches, or to a document's file.
     const location = String(response.headers.location);
-    const ours = [`${local.url}/pay/`, `${local.url}/portal/`, `${local.sandboxUrl}/`];
+    const ours = [
+      `${local.url}/pay/`,
+      `${local.url}/portal/`,
+      `${local.sandboxUrl}/`,
+      `${local.stack.s3.endpoint}/${local.stack.s3.bucket}/`,
+    ];
     return ours.some((prefix) => location.startsWith(prefix)) ? undefined : "redirect off our pages";
   }
   if (!/^text\/html/.test(String(response.headers["content-type"]))) return "not a page";
@@ -442,6 +448,16 @@ beforeAll(async () => {
     );
     addPage(route, params, route === PORTAL_PAGE_ROUTES.action ? formTokenOf(portalPage.text) : undefined);
   }
+  // That subscription's invoice, under the link the API hands out for it (its PDF is rendered once, into s3rver).
+  const [portalCharge] = z
+    .object({ charges: z.array(z.object({ invoice_number: z.string() }).loose()) })
+    .parse(await setup("GET", `/v1/subscriptions/${portalSubscription}/charges`, undefined)).charges;
+  const invoiceUrl = z
+    .object({ hosted_url: z.string() })
+    .loose()
+    .parse(await setup("GET", `/v1/invoices/${portalCharge?.invoice_number}`, undefined)).hosted_url;
+  for (const route of Object.values(DOCUMENT_PAGE_ROUTES))
+    addPage(route, { token: invoiceUrl.split("/").at(-1) ?? "" });
   add("merchant", merchantTarget("POST", "/v1/subscriptions", { body: signupBody, requiresBody: true }));
   const id = { params: { id: subscriptionId } };
   add(
