@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { BillingDocument } from "../../core/base/documents";
 import type { ChargeAttempt, Subscription } from "../../core/base/model";
 import { orderIdFor } from "../../core/base/order-id";
 import { type Html, html } from "../shared/html";
@@ -64,6 +65,8 @@ export function actionsOf(
 export interface PortalEntry {
   readonly subscription: Subscription;
   readonly charges: readonly ChargeAttempt[];
+  /** Its latest invoices and credit notes, newest first. */
+  readonly documents?: readonly BillingDocument[];
 }
 
 export interface PortalPageInput {
@@ -76,6 +79,8 @@ export interface PortalPageInput {
   readonly formToken: string;
   readonly actionUrl: (subscriptionId: string, action: ActionPath) => string;
   readonly receiptUrl: (chargeId: string) => string;
+  /** A document's page, under a link signed for it. */
+  readonly documentUrl: (document: BillingDocument) => string;
   /** What the last action or the card window came to. */
   readonly notice?: PortalNotice;
   readonly refusal?: RefusalReason;
@@ -123,7 +128,24 @@ function chargesTable(charges: readonly ChargeAttempt[], input: PortalPageInput)
 <tbody>${rows}</tbody></table>`;
 }
 
-function subscriptionSection({ subscription, charges }: PortalEntry, input: PortalPageInput): Html {
+/** The subscription's invoices and credit notes, each a link to its page (where its PDF is). */
+function documentsTable(documents: readonly BillingDocument[], input: PortalPageInput): Html {
+  if (documents.length === 0) return html``;
+  const { lang } = input;
+  const text = PAGE_TEXT[lang];
+  const rows = documents.map(
+    (document) =>
+      html`<tr><td><a href="${input.documentUrl(document)}">${text.documentKinds[document.kind]} ${document.number}</a></td><td>${dayText(`${document.issue_date}T00:00:00.000Z`, lang)}</td><td>${moneyText(document.total, document.currency, lang)}</td></tr>`,
+  );
+  return html`<h3>${text.documentsTitle}</h3>
+<table><thead><tr><th scope="col">${text.documentNumber}</th><th scope="col">${text.chargeDate}</th><th scope="col">${text.chargeAmount}</th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+}
+
+function subscriptionSection(
+  { subscription, charges, documents = [] }: PortalEntry,
+  input: PortalPageInput,
+): Html {
   const { lang } = input;
   const text = PAGE_TEXT[lang];
   const { plan, status } = subscription;
@@ -155,7 +177,7 @@ function subscriptionSection({ subscription, charges }: PortalEntry, input: Port
     ),
   );
   return html`<section aria-labelledby="${subscription.subscription_id}"><h2 id="${subscription.subscription_id}">${plan.product ?? price}</h2>
-${facts}${actions}${chargesTable(charges, input)}</section>`;
+${facts}${actions}${chargesTable(charges, input)}${documentsTable(documents, input)}</section>`;
 }
 
 export function portalPage(input: PortalPageInput): PageResult {

@@ -1,10 +1,12 @@
 import type { HttpRequest } from "../../api/http";
+import type { BillingDocument } from "../../core/base/documents";
 import type { Subscription } from "../../core/base/model";
 import { attemptKeyOf } from "../../core/base/order-id";
 import { receiptOf } from "../../core/charging/receipts";
 import type { SubscriptionStore } from "../../core/ports/billing-repository";
+import type { DocumentStore } from "../../core/ports/document-store";
 import { type PageResult, seeOther } from "../shared/page-layout";
-import { type LinkClaims, type PortalSubject, portalSubjectOf } from "../shared/page-links";
+import { documentLinksOf, type LinkClaims, type PortalSubject, portalSubjectOf } from "../shared/page-links";
 import { askedLangOf, openLink, unknownLinkPage } from "../shared/page-requests";
 import { PORTAL_PAGE_ROUTES, routeKeyOf } from "../shared/page-routes";
 import type { PageLang } from "../shared/page-text";
@@ -18,6 +20,23 @@ import { cardWindowPage, type PortalEntry, portalPage } from "./portal-page";
 
 /** The most subscriptions one customer's portal lists (a customer with more is one the merchant should look at). */
 const MAX_SUBSCRIPTIONS = 100;
+/** The most documents a subscription's section lists: its latest (the merchant API lists them all). */
+const MAX_DOCUMENTS = 12;
+
+/** A subscription's latest invoices and credit notes, newest first. */
+async function documentsOf(
+  subscriptionId: string,
+  repository: Pick<DocumentStore, "listInvoices" | "listCreditNotes">,
+): Promise<BillingDocument[]> {
+  const query = { subscription_ids: [subscriptionId] };
+  const [invoices, notes] = await Promise.all([
+    repository.listInvoices(query, { limit: MAX_DOCUMENTS }),
+    repository.listCreditNotes(query, { limit: MAX_DOCUMENTS }),
+  ]);
+  return [...invoices.documents, ...notes.documents]
+    .sort((a, b) => b.issued_at.localeCompare(a.issued_at))
+    .slice(0, MAX_DOCUMENTS);
+}
 
 /** The link's subscriptions, as stored now: a sign-up that never started is not the customer's to manage. */
 async function subscriptionsOf(
@@ -56,6 +75,7 @@ export async function portalAnswer(request: HttpRequest, services: PortalPageDep
     subscriptions.map(async (subscription) => ({
       subscription,
       charges: await services.repository.listAttempts(subscription.subscription_id),
+      documents: await documentsOf(subscription.subscription_id, services.repository),
     })),
   );
   const params = request.pathParameters ?? {};
@@ -103,6 +123,7 @@ function overview(
     actionUrl: (subscriptionId, action) =>
       links.url("portal", link.token, "subscriptions", subscriptionId, action),
     receiptUrl: (chargeId) => links.url("portal", link.token, "charges", chargeId, "receipt"),
+    documentUrl: (document) => documentLinksOf(links, document, { lang }).hosted_url,
     notice,
     refusal: "refusal" in returned ? returned.refusal : undefined,
     // A card being checked: the same page again; a retry being charged: the plain page shows where it ended.

@@ -110,6 +110,9 @@ const en = {
   chargeAmount: "Amount",
   chargeStatus: "Status",
   receipt: "Receipt",
+  documentsTitle: "Invoices and credit notes",
+  documentKinds: { invoice: "Invoice", credit_note: "Credit note" },
+  documentNumber: "Number",
   chargeStatuses: {
     paid: "Paid",
     refunded: "Refunded",
@@ -212,6 +215,9 @@ const ko: PageText = {
   chargeAmount: "금액",
   chargeStatus: "상태",
   receipt: "영수증",
+  documentsTitle: "인보이스와 대변표",
+  documentKinds: { invoice: "인보이스", credit_note: "대변표" },
+  documentNumber: "번호",
   chargeStatuses: {
     paid: "결제 완료",
     refunded: "환불됨",

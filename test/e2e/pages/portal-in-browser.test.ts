@@ -66,6 +66,24 @@ describe("the customer portal in a browser", () => {
         "succeeded",
       ]);
 
+      // Both paid periods' invoices are listed, the newest first; one opens as its page, with its PDF a link away.
+      const invoices = await tab.$$eval("main section table a[href*='/documents/']", (anchors) =>
+        anchors.map((anchor) => anchor.textContent ?? ""),
+      );
+      expect(invoices).toEqual([
+        expect.stringMatching(/^Invoice INV-2027-\d{6}$/),
+        expect.stringMatching(/^Invoice INV-2027-\d{6}$/),
+      ]);
+      await screenshot(tab, "portal-invoices");
+      await Promise.all([tab.waitForNavigation(), tab.click("main section table a[href*='/documents/']")]);
+      expect(await headingOf(tab)).toBe(invoices[0]);
+      expect(await textOf(tab)).toContain("$19.90");
+      const pdf = await tab.$eval("a.button", (anchor) => anchor.getAttribute("href") ?? "");
+      const file = await fetch(new URL(pdf, tab.url()));
+      expect(file.headers.get("content-type")).toBe("application/pdf");
+      await screenshot(tab, "invoice-page");
+      await tab.goBack();
+
       // Fifteen minutes on, the link opens nothing.
       await call("POST", "/local/clock", { advance: "PT16M" });
       const expired = await tab.goto(session.url);

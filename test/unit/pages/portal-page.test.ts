@@ -9,6 +9,7 @@ import {
 } from "../../../functions/pages/portal/portal-page";
 import type { PageLang } from "../../../functions/pages/shared/page-text";
 import { attempt } from "../../support/billing-repository-contract";
+import { creditNote, invoice } from "../../support/document-store-contract";
 import { LAUNCH20, TEAM_PLAN } from "../../support/pricing";
 
 // What the customer portal offers follows from the subscription's state alone (the page and the posted action,
@@ -73,6 +74,7 @@ describe("the portal with seats and a coupon", () => {
       formToken: "T",
       actionUrl: (id, action) => `https://pages.test/${id}/${action}`,
       receiptUrl: (id) => `https://pages.test/receipts/${id}`,
+      documentUrl: (document) => `https://pages.test/documents/${document.number}`,
     }).body ?? "";
 
   it("shows the price of the seats, the coupon until its last charge, the next charge less it, and each discount", () => {
@@ -111,5 +113,39 @@ describe("the portal with seats and a coupon", () => {
       charges: [],
     });
     expect(ended).not.toContain("LAUNCH20");
+  });
+});
+
+describe("the portal's invoices and credit notes", () => {
+  const render = (entry: PortalEntry, lang: PageLang) =>
+    portalPage({
+      lang,
+      entries: [entry],
+      enabled: ALL,
+      formToken: "T",
+      actionUrl: (id, action) => `https://pages.test/${id}/${action}`,
+      receiptUrl: (id) => `https://pages.test/receipts/${id}`,
+      documentUrl: (document) => `https://pages.test/documents/${document.number}`,
+    }).body ?? "";
+
+  it("lists each with its kind, number, day and total, linked to its page, in the page's language", () => {
+    const documents = [creditNote("CN-2030", 1), invoice("INV-2030", 2)];
+    const english = render({ subscription: subscription({}), charges: [], documents }, "en");
+    expect(english).toContain("<h3>Invoices and credit notes</h3>");
+    expect(english).toContain(
+      '<a href="https://pages.test/documents/INV-2030-000002">Invoice INV-2030-000002</a></td><td>January 1, 2030</td><td>$19.90</td>',
+    );
+    expect(english).toContain(
+      '<a href="https://pages.test/documents/CN-2030-000001">Credit note CN-2030-000001</a>',
+    );
+    const korean = render({ subscription: subscription({}), charges: [], documents }, "ko");
+    expect(korean).toContain("<h3>인보이스와 대변표</h3>");
+    expect(korean).toContain(">인보이스 INV-2030-000002</a>");
+  });
+
+  it("shows no such table before the first document", () => {
+    expect(render({ subscription: subscription({}), charges: [] }, "en")).not.toContain(
+      "Invoices and credit notes",
+    );
   });
 });
