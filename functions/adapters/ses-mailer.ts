@@ -1,6 +1,6 @@
 import { SESv2Client, SESv2ServiceException, SendEmailCommand } from "@aws-sdk/client-sesv2";
 import type { Mailer } from "../core/ports/mailer";
-import { type MailSender, type PortalUrlOf, renderMail } from "../mail/render-mail";
+import { type MailLinks, type MailSender, renderMail } from "../mail/render-mail";
 import type { SdkClientHost } from "./sdk-clients";
 
 export interface SesMailerOptions {
@@ -10,7 +10,7 @@ export interface SesMailerOptions {
   readonly replyTo?: string;
   readonly sender: MailSender;
   readonly configurationSet?: string;
-  readonly portalUrlOf: PortalUrlOf;
+  readonly links: MailLinks;
 }
 
 /** SES tags take letters, digits, `_` and `-` only. */
@@ -24,7 +24,7 @@ const tagValue = (value: string): string => value.replace(/[^A-Za-z0-9_-]/g, "_"
 export function createSesMailer(options: SesMailerOptions): Mailer {
   return {
     async send(mail) {
-      const rendered = renderMail(mail, options.sender, options.portalUrlOf);
+      const rendered = renderMail(mail, options.sender, options.links);
       const content = (data: string) => ({ Data: data, Charset: "UTF-8" });
       try {
         await options.client.send(

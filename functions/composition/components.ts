@@ -52,7 +52,7 @@ import {
 } from "../lambda/environment";
 import type { DocumentFonts } from "../pages/documents/document-pdf";
 import { PORTAL_ACTIONS, type PortalAction } from "../pages/portal/portal-page";
-import { checkoutLinksOf, createPageLinks, portalLinkOf } from "../pages/shared/page-links";
+import { checkoutLinksOf, createPageLinks, documentLinksOf, portalLinkOf } from "../pages/shared/page-links";
 import { type ComponentContext, component } from "./compose";
 import {
   readApiKeyDigests,
@@ -407,8 +407,12 @@ export const mail = /* @__PURE__ */ component({
         merchantName: env.MERCHANT_NAME ?? settings.from,
         supportAddress: settings.support_email ?? settings.reply_to,
       },
-      portalUrlOf: (subscription_id, lang) =>
-        portalLinkOf(links, { subscription_id }, { ttlMs: MAIL_PORTAL_LINK_MS, lang }).url,
+      links: {
+        portalUrlOf: (subscription_id, lang) =>
+          portalLinkOf(links, { subscription_id }, { ttlMs: MAIL_PORTAL_LINK_MS, lang }).url,
+        invoiceUrlOf: (number, lang) =>
+          documentLinksOf(links, { kind: "invoice", number }, { lang }).hosted_url,
+      },
     });
     return { mailPolicy, mailer };
   },

@@ -34,6 +34,8 @@ export interface MailText {
   readonly support: (address: string) => string;
   readonly signature: (merchant: string) => string;
   readonly linkNote: string;
+  /** A receipt's invoice: its link's label. */
+  readonly invoiceLink: (number: string) => string;
 }
 
 /** " (card ending 1111)" in each language; nothing when the card is not known. */
@@ -104,6 +106,7 @@ const en: MailText = {
   support: (address) => `Questions? Write to ${address}.`,
   signature: (merchant) => `— ${merchant}`,
   linkNote: "The link is yours alone and works for 7 days.",
+  invoiceLink: (number) => `Your invoice ${number} (page and PDF)`,
 };
 
 const ko: MailText = {
@@ -170,6 +173,7 @@ const ko: MailText = {
   support: (address) => `문의: ${address}`,
   signature: (merchant) => `${merchant} 드림`,
   linkNote: "이 링크는 본인 전용이며 7일 동안 사용할 수 있습니다.",
+  invoiceLink: (number) => `인보이스 ${number} (페이지와 PDF)`,
 };
 
 export const MAIL_TEXT: Readonly<Record<PageLang, MailText>> = { en, ko };

@@ -20,14 +20,19 @@ export interface RenderedMail {
   readonly html: string;
 }
 
-/** The customer's portal link (where a card is fixed, a subscription canceled, receipts found), in their language. */
-export type PortalUrlOf = (subscriptionId: string, lang: PageLang) => string;
+/** The links a mail carries, each signed for the customer and in their language. */
+export interface MailLinks {
+  /** The portal (where a card is fixed, a subscription canceled, receipts and invoices found). */
+  readonly portalUrlOf: (subscriptionId: string, lang: PageLang) => string;
+  /** An invoice's page (where its PDF is). */
+  readonly invoiceUrlOf: (number: string, lang: PageLang) => string;
+}
 
 /**
  * A mail in the customer's language (theirs, else the checkout's, else English), as plain text and HTML; a mail whose
- * words offer an action carries the portal link.
+ * words offer an action carries the portal link, and a receipt of an invoiced charge its invoice's.
  */
-export function renderMail(mail: CustomerMail, sender: MailSender, portalUrlOf: PortalUrlOf): RenderedMail {
+export function renderMail(mail: CustomerMail, sender: MailSender, links: MailLinks): RenderedMail {
   const { subscription, charge } = mail;
   const lang = subscription.customer.lang ?? langOf(subscription.hosted_checkout?.lang) ?? "en";
   const text = MAIL_TEXT[lang];
@@ -46,7 +51,12 @@ export function renderMail(mail: CustomerMail, sender: MailSender, portalUrlOf: 
   const words = text.words[mail.template](facts);
   const paragraphs = words.paragraphs.filter((paragraph) => paragraph !== "");
   const { action } = words;
-  const portalUrl = action === undefined ? undefined : portalUrlOf(subscription.subscription_id, lang);
+  const portalUrl = action === undefined ? undefined : links.portalUrlOf(subscription.subscription_id, lang);
+  const number = mail.template === "receipt" ? charge?.invoice_number : undefined;
+  const invoice =
+    number === undefined
+      ? undefined
+      : { label: text.invoiceLink(number), url: links.invoiceUrlOf(number, lang) };
   const closing = [
     ...(sender.supportAddress === undefined ? [] : [text.support(sender.supportAddress)]),
     text.signature(sender.merchantName),
@@ -54,6 +64,7 @@ export function renderMail(mail: CustomerMail, sender: MailSender, portalUrlOf: 
   const plain = [
     text.greeting(facts.customerName),
     ...paragraphs,
+    ...(invoice === undefined ? [] : [`${invoice.label}: ${invoice.url}`]),
     ...(action === undefined ? [] : [`${action}: ${portalUrl}\n${text.linkNote}`]),
     ...closing,
   ].join("\n\n");
@@ -62,6 +73,7 @@ export function renderMail(mail: CustomerMail, sender: MailSender, portalUrlOf: 
 <body style="font-family: system-ui, sans-serif; color: #1a1a1a; max-width: 560px; margin: 0 auto; padding: 24px; line-height: 1.5">
 <p>${text.greeting(facts.customerName)}</p>
 ${paragraphs.map((paragraph) => html`<p>${paragraph}</p>`)}
+${invoice === undefined ? "" : html`<p><a href="${invoice.url}">${invoice.label}</a></p>`}
 ${
   action === undefined
     ? ""

@@ -102,6 +102,13 @@ describe("customer mails", () => {
     expect(receipt?.subject).toBe("Sandbox Shop 결제 영수증");
     expect(receipt?.text).toContain("US$19.90");
     expect(receipt?.html).toContain('<html lang="ko">');
+    // The receipt links the charge's invoice, whose page opens in Korean.
+    const invoiceLink = /(https?:\/\/\S+\/documents\/\S+)/.exec(receipt?.text ?? "")?.[1] ?? "";
+    expect(receipt?.text).toMatch(/인보이스 INV-\d{4}-\d{6} \(페이지와 PDF\): http/);
+    expect(receipt?.html).toContain(`href="${invoiceLink}"`);
+    const invoice = await requestPage(container, "GET", invoiceLink);
+    expect(invoice.status).toBe(200);
+    expect(invoice.text).toMatch(/<h1>인보이스 INV-\d{4}-\d{6}<\/h1>/);
   });
 
   it("an expiring card is mailed once at 30 days and once at 7 days before its month ends", async () => {

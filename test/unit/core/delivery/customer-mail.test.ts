@@ -143,7 +143,10 @@ describe("mailForEvent", () => {
 
 describe("renderMail", () => {
   const sender = { merchantName: "Shop & Co", supportAddress: "help@shop.test" };
-  const portal = (id: string, lang: string) => `https://pages.test/portal/${id}?lang=${lang}`;
+  const portal = {
+    portalUrlOf: (id: string, lang: string) => `https://pages.test/portal/${id}?lang=${lang}`,
+    invoiceUrlOf: (number: string, lang: string) => `https://pages.test/documents/${number}?lang=${lang}`,
+  };
 
   it("writes plain text and HTML from the same words, every value escaped in the HTML", () => {
     const mail: CustomerMail = {
@@ -179,6 +182,7 @@ describe("renderMail", () => {
     );
     expect(receipt.text).toContain("We charged $47.76 ($11.94 off)");
     expect(receipt.text).toContain("for your subscription ($59.70 every month, 3 seats × $19.90).");
+    expect(receipt.text).not.toContain("invoice");
     const ahead = renderMail(
       {
         mail_id: "u",
@@ -190,6 +194,22 @@ describe("renderMail", () => {
       portal,
     );
     expect(ahead.text).toContain("요금 US$47.76 (US$11.94 할인)");
+  });
+
+  it("a receipt of an invoiced charge links its invoice's page, in the customer's language", () => {
+    const charged = attempt(1, { status: "succeeded", invoice_number: "INV-2027-000042" });
+    const korean = { ...subscription, customer: { ...subscription.customer, lang: "ko" as const } };
+    const receipt = renderMail(
+      { mail_id: "r", template: "receipt", subscription: korean, charge: charged },
+      sender,
+      portal,
+    );
+    expect(receipt.text).toContain(
+      "인보이스 INV-2027-000042 (페이지와 PDF): https://pages.test/documents/INV-2027-000042?lang=ko",
+    );
+    expect(receipt.html).toContain(
+      '<a href="https://pages.test/documents/INV-2027-000042?lang=ko">인보이스 INV-2027-000042 (페이지와 PDF)</a>',
+    );
   });
 
   it("the customer's language, else the checkout's, else English; a canceled subscription's mail has no link", () => {
