@@ -84,7 +84,7 @@ export function addChargesCommands(program: Command, run: CommandRunner): void {
         await withTarget(await resolveTarget(command), async (session) => {
           const charges = await listCharges(id, { repository: await repositoryOf(session) });
           if (charges === undefined) throw new CliError(noSubscription(id));
-          const views = charges.map(chargeView);
+          const views = charges.map((charge) => chargeView(charge));
           emit(out, { subscription_id: id, charges: views }, () => [chargeTable(views)]);
         });
       }),

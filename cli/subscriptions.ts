@@ -129,7 +129,7 @@ export function addSubscriptionsCommands(program: Command, run: CommandRunner): 
           ]);
           if (subscription === undefined || charges === undefined) throw new CliError(noSubscription(id));
           const view = subscriptionView(subscription);
-          const chargeViews = charges.map(chargeView);
+          const chargeViews = charges.map((charge) => chargeView(charge));
           const refundViews = refunds.map(refundView);
           emit(out, { subscription: view, charges: chargeViews, refunds: refundViews }, () => [
             `subscription ${view.subscription_id}: ${view.status}${view.status_reason ? ` (${view.status_reason})` : ""}`,

@@ -340,7 +340,7 @@ export const BILLING_FUNCTIONS = [
   declare({
     name: "list-charges",
     run: listCharges,
-    services: SERVICE_SETS.queries,
+    services: SERVICE_SETS.documentQueries,
     trigger: api("listCharges"),
   }),
   declare({

@@ -116,9 +116,12 @@ export function receiptAnswer(chargeId: string, result: ReceiptResult): ApiRespo
   }
 }
 
-export function chargeListAnswer(charges: readonly ChargeAttempt[] | undefined): ApiResponse {
+export function chargeListAnswer(
+  charges: readonly ChargeAttempt[] | undefined,
+  invoiceUrlOf: (number: string) => string,
+): ApiResponse {
   if (!charges) throw notFound("subscription");
-  return ok({ charges: charges.map(chargeView) });
+  return ok({ charges: charges.map((charge) => chargeView(charge, invoiceUrlOf)) });
 }
 
 const NOT_CHARGEABLE: Readonly<Record<Exclude<NotChargeable, "subscription_canceled">, string>> = {

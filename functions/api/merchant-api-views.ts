@@ -103,6 +103,12 @@ export const chargeView = z.strictObject({
     .string()
     .optional()
     .describe("The invoice a paid charge was finalized as (GET /v1/invoices/{number})."),
+  invoice_url: z
+    .url()
+    .optional()
+    .describe(
+      "That invoice's page for your customer (its PDF one link away), signed for about six months: in a charge listing.",
+    ),
   created_at: isoInstant,
 });
 export type ChargeView = z.output<typeof chargeView>;

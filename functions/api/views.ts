@@ -54,7 +54,8 @@ export function declineView(decline: {
  * A charge is one attempt of the ledger. Its id is the attempt key as an order_id (attemptKeyOf reads it back); it
  * differs from order_id only for a charge the gateway ran on a recurring plan, which carries the gateway's order_id.
  */
-export function chargeView(attempt: ChargeAttempt): ChargeView {
+/** A charge; `invoiceUrlOf` links its invoice's page, where the answer offers one (a charge listing). */
+export function chargeView(attempt: ChargeAttempt, invoiceUrlOf?: (number: string) => string): ChargeView {
   return {
     charge_id: orderIdFor(attempt),
     kind: chargeKindOf(attempt.period),
@@ -79,6 +80,9 @@ export function chargeView(attempt: ChargeAttempt): ChargeView {
         }
       : {}),
     ...(attempt.invoice_number === undefined ? {} : { invoice_number: attempt.invoice_number }),
+    ...(attempt.invoice_number === undefined || invoiceUrlOf === undefined
+      ? {}
+      : { invoice_url: invoiceUrlOf(attempt.invoice_number) }),
     created_at: attempt.created_at,
   };
 }

@@ -213,7 +213,7 @@ export const queries = /* @__PURE__ */ serviceSet({ readRepository }, (c) => ({
   repository: c.readRepository(),
 }));
 
-/** read-documents: the documents read, and the links to their pages. */
+/** read-documents and list-charges: the documents and the ledger read, and the links to documents' pages. */
 export const documentQueries = /* @__PURE__ */ serviceSet({ readRepository, pages }, async (c) => ({
   repository: c.readRepository(),
   links: (await c.pages()).links,

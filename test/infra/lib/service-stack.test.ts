@@ -606,7 +606,7 @@ describe("webhooks to the SaaS", () => {
 describe("pages", () => {
   const pageFunctions = () => functions.filter((fn) => fn.handler.startsWith("serve-"));
 
-  it("the page functions, create-checkout, create-portal-session, read-documents and the customer mails read the page link key and the pages' URL, and may read that secret only", () => {
+  it("the page functions, create-checkout, create-portal-session, read-documents, list-charges and the customer mails read the page link key and the pages' URL, and may read that secret only", () => {
     const [linkSecret] = resourcesOf(synth.stateful, "AWS::SecretsManager::Secret")
       .map(([id]) => id)
       .filter((id) => id.startsWith("PageLinkKey"));
@@ -615,6 +615,7 @@ describe("pages", () => {
     expect(readers.map((fn) => fn.handler).sort()).toEqual([
       "create-checkout",
       "create-portal-session",
+      "list-charges",
       "notify-customer",
       "read-documents",
       "send-reminders",

@@ -23,6 +23,7 @@ let stack: BillingStack;
 let closeIdempotency: () => void;
 let services: BillingStack["services"] & ReturnType<typeof stackIdempotency>;
 let checkoutServices: ServicesOf<typeof SERVICE_SETS.checkouts>;
+let queryServices: ServicesOf<typeof SERVICE_SETS.documentQueries>;
 
 beforeAll(async () => {
   stack = await BillingStack.start();
@@ -30,6 +31,7 @@ beforeAll(async () => {
   closeIdempotency = store.close;
   services = { ...stack.services, ...store };
   checkoutServices = { ...(await SERVICE_SETS.checkouts.from(stack.composition)), ...store };
+  queryServices = await SERVICE_SETS.documentQueries.from(stack.composition);
 });
 afterAll(async () => {
   closeIdempotency();
@@ -180,7 +182,7 @@ describe("create-charge and list-charges", () => {
     expect(reused.status).toBe(409);
     expect(errorOf(reused).code).toBe("idempotency_key_reused");
 
-    const listed = answerOf(await listCharges(call("GET", `/v1/subscriptions/${id}/charges`), services));
+    const listed = answerOf(await listCharges(call("GET", `/v1/subscriptions/${id}/charges`), queryServices));
     expect(listed.json).toEqual({
       charges: [
         expect.objectContaining({ kind: "scheduled", period: 0, status: "succeeded" }),
@@ -195,7 +197,7 @@ describe("create-charge and list-charges", () => {
     );
     expect(missing.status).toBe(404);
     expect(
-      answerOf(await listCharges(call("GET", "/v1/subscriptions/sub_none/charges"), services)).status,
+      answerOf(await listCharges(call("GET", "/v1/subscriptions/sub_none/charges"), queryServices)).status,
     ).toBe(404);
     const { id } = await signUp();
     await cancelSubscription(call("DELETE", `/v1/subscriptions/${id}`), services);

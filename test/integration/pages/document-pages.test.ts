@@ -34,7 +34,13 @@ const { stack, container, call } = stackWithWebhooks({
 
 const links = z.looseObject({ number: z.string(), hosted_url: z.url(), pdf_url: z.url() });
 const charges = z.object({
-  charges: z.array(z.looseObject({ charge_id: z.string(), invoice_number: z.string().optional() })),
+  charges: z.array(
+    z.looseObject({
+      charge_id: z.string(),
+      invoice_number: z.string().optional(),
+      invoice_url: z.url().optional(),
+    }),
+  ),
 });
 
 async function paidInvoice(name: string) {
@@ -55,7 +61,12 @@ async function paidInvoice(name: string) {
     (await call("GET", `/v1/subscriptions/${subscription_id}/charges`)).json,
   ).charges;
   const invoice = links.parse((await call("GET", `/v1/invoices/${charge?.invoice_number}`)).json);
-  return { subscription_id, charge_id: charge?.charge_id ?? "", invoice };
+  return {
+    subscription_id,
+    charge_id: charge?.charge_id ?? "",
+    invoice_url: charge?.invoice_url ?? "",
+    invoice,
+  };
 }
 
 const open = (url: string) => requestPage(container, "GET", url);
@@ -82,7 +93,9 @@ async function storedFiles(): Promise<string[]> {
 
 describe("an invoice's page and PDF", () => {
   it("the API's links open the invoice in the reader's language, and its PDF holds the number, the line and the total", async () => {
-    const { invoice } = await paidInvoice("김민지");
+    const { invoice, invoice_url } = await paidInvoice("김민지");
+    // The charge listing links the same page.
+    expect((await open(invoice_url)).text).toContain(`Invoice ${invoice.number}`);
     const page = await open(invoice.hosted_url);
     expect(page.status).toBe(200);
     expect(page.headers["content-type"]).toContain("text/html");
