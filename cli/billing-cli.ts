@@ -13,6 +13,7 @@ import { LOCAL_OUTPUTS_FILE } from "./local-outputs";
 import { addOpenCommands } from "./open-items";
 import { addPricesCommands } from "./prices";
 import { addReconcileCommand } from "./reconcile";
+import { addReportCommands } from "./report";
 import { addSetupCommands } from "./setup";
 import { addSubscriptionsCommands } from "./subscriptions";
 
@@ -35,6 +36,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   "events replay":
     "npx billing --outputs cdk-outputs.json events replay --from 2027-03-01 --to 2027-03-02T06:00Z",
   "clock advance": "npx billing --local clock advance P31D",
+  "report revenue": "npx billing --local report revenue --from 2027-03-01 --to 2027-05-31 --chart mrr.svg",
   "events trigger": "npx billing --local events trigger charge.failed",
   setup: "npx billing --outputs cdk-outputs.json setup",
   "api-keys create": "npx billing --outputs cdk-outputs.json --profile prod api-keys create",
@@ -143,6 +145,7 @@ export function billingProgram(io: CliIo, run: CommandRunner): Command {
   addOpenCommands(program, run);
   addDlqCommands(program, run);
   addEventsCommands(program, run);
+  addReportCommands(program, run);
   addClockCommands(program, run);
   addSetupCommands(program, run);
   for (const [path, command] of leafCommands(program)) {

@@ -1,0 +1,211 @@
+import * as z from "zod";
+import type { SubscriptionStatus } from "../base/model";
+import { minorUnitCents, toCents } from "../base/money";
+
+// Revenue figures a founder reads each month (README, Revenue report), from what the subscriptions were at each
+// instant: the state every logged event carries (the subscription's view after it), and for a subscription with no
+// event in the log, its state now. A subscription pays for its plan while it is active or past due; its monthly
+// recurring revenue (MRR) is the plan's amount × seats ÷ the months a period lasts, at list price (coupons aside).
+
+/** What a report reads of a subscription at one instant: its status and its plan. */
+export const revenueStateSchema = z.object({
+  subscription_id: z.string(),
+  status: z.string(),
+  plan: z.object({
+    amount: z.string(),
+    currency: z.string(),
+    interval_months: z.number().int().min(1),
+    quantity: z.number().int().min(1).optional(),
+  }),
+});
+export type RevenueState = z.infer<typeof revenueStateSchema>;
+
+/** A subscription's state from an instant on (the view an event carried when it occurred). */
+export interface StateChange {
+  readonly at: Date;
+  readonly state: RevenueState;
+}
+
+export interface RevenueMonth {
+  /** YYYY-MM (UTC). */
+  readonly month: string;
+  readonly currency: string;
+  /** At the month's end. */
+  readonly mrr: string;
+  /** From subscriptions that paid nothing before (their first month of MRR). */
+  readonly new: string;
+  /** More MRR from a subscription that paid at the month's start, or that came back (a resume, a reactivation). */
+  readonly expansion: string;
+  /** Less MRR from a subscription still there at the month's end (fewer seats, a cheaper plan, a pause). */
+  readonly contraction: string;
+  /** The MRR, at the month's start, of subscriptions canceled in it. */
+  readonly churned: string;
+  /** Subscriptions paying at the month's end. */
+  readonly active: number;
+  /** Subscriptions canceled in the month ÷ those paying at its start (0 when none were). */
+  readonly churn_rate: number;
+}
+
+const PAYING: ReadonlySet<SubscriptionStatus | string> = new Set(["active", "past_due"]);
+
+/** A state's MRR in hundredths of its currency (a fraction when a period lasts several months). */
+function monthlyCents(state: RevenueState | undefined): number {
+  if (state === undefined || !PAYING.has(state.status)) return 0;
+  const { amount, quantity = 1, interval_months } = state.plan;
+  return (toCents(amount) * quantity) / interval_months;
+}
+
+/** An amount of hundredths rounded half up to the currency's minor unit, written as the API writes amounts. */
+function amountText(cents: number, currency: string): string {
+  const unit = minorUnitCents(currency);
+  const rounded = Math.round(cents / unit) * unit;
+  return (rounded / 100).toFixed(unit === 100 ? 0 : 2);
+}
+
+/** The first instant of each UTC month from `from`'s to `to`'s, and of the month after. */
+function monthStarts(from: Date, to: Date): Date[] {
+  const starts: Date[] = [];
+  for (
+    let year = from.getUTCFullYear(), month = from.getUTCMonth();
+    Date.UTC(year, month) <= to.getTime();
+    month += 1
+  )
+    starts.push(new Date(Date.UTC(year, month)));
+  const last = starts.at(-1) ?? from;
+  starts.push(new Date(Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1)));
+  return starts;
+}
+
+/** A subscription's state at `at`: its last change at or before it, else (none yet) nothing. */
+function stateAt(changes: readonly StateChange[], at: Date): RevenueState | undefined {
+  let state: RevenueState | undefined;
+  for (const change of changes) {
+    if (change.at.getTime() >= at.getTime()) break;
+    state = change.state;
+  }
+  return state;
+}
+
+interface Totals {
+  mrr: number;
+  new: number;
+  expansion: number;
+  contraction: number;
+  churned: number;
+  active: number;
+  startCount: number;
+  churnedCount: number;
+}
+
+/**
+ * The months from `from`'s to `to`'s (UTC), per currency: each subscription's changes in the order they happened,
+ * compared at each month's start and end. Movements add up: MRR at the end = MRR at the start + new + expansion −
+ * contraction − churned.
+ */
+export function revenueByMonth(
+  history: ReadonlyMap<string, readonly StateChange[]>,
+  from: Date,
+  to: Date,
+): RevenueMonth[] {
+  const starts = monthStarts(from, to);
+  const months: RevenueMonth[] = [];
+  for (let index = 0; index + 1 < starts.length; index += 1) {
+    const start = starts[index] as Date;
+    const end = starts[index + 1] as Date;
+    const byCurrency = new Map<string, Totals>();
+    const totalsOf = (currency: string) => {
+      let totals = byCurrency.get(currency);
+      if (totals === undefined) {
+        totals = {
+          mrr: 0,
+          new: 0,
+          expansion: 0,
+          contraction: 0,
+          churned: 0,
+          active: 0,
+          startCount: 0,
+          churnedCount: 0,
+        };
+        byCurrency.set(currency, totals);
+      }
+      return totals;
+    };
+    for (const changes of history.values()) {
+      const before = stateAt(changes, start);
+      const after = stateAt(changes, end);
+      const paidBefore = changes.some((change) => change.at < start && monthlyCents(change.state) > 0);
+      const currencies = new Set(
+        [before?.plan.currency, after?.plan.currency].filter((c) => c !== undefined),
+      );
+      for (const currency of currencies) {
+        const was = before?.plan.currency === currency ? monthlyCents(before) : 0;
+        const is = after?.plan.currency === currency ? monthlyCents(after) : 0;
+        const totals = totalsOf(currency);
+        totals.mrr += is;
+        if (is > 0) totals.active += 1;
+        if (was > 0) totals.startCount += 1;
+        if (was === 0 && is > 0) {
+          if (paidBefore) totals.expansion += is;
+          else totals.new += is;
+        } else if (was > 0 && is === 0) {
+          if (after?.status === "canceled") {
+            totals.churned += was;
+            totals.churnedCount += 1;
+          } else totals.contraction += was;
+        } else if (is > was) totals.expansion += is - was;
+        else if (is < was) totals.contraction += was - is;
+      }
+    }
+    const month = start.toISOString().slice(0, 7);
+    for (const [currency, totals] of [...byCurrency].sort(([a], [b]) => a.localeCompare(b))) {
+      if (totals.mrr === 0 && totals.startCount === 0) continue;
+      months.push({
+        month,
+        currency,
+        mrr: amountText(totals.mrr, currency),
+        new: amountText(totals.new, currency),
+        expansion: amountText(totals.expansion, currency),
+        contraction: amountText(totals.contraction, currency),
+        churned: amountText(totals.churned, currency),
+        active: totals.active,
+        churn_rate:
+          totals.startCount === 0
+            ? 0
+            : Math.round((totals.churnedCount / totals.startCount) * 10_000) / 10_000,
+      });
+    }
+  }
+  return months;
+}
+
+/**
+ * Each subscription's changes, oldest first, from logged events (each carries the subscription's view after it) and
+ * the subscriptions as stored now: one the log holds nothing of has been as it is now since it was created.
+ */
+export function historyOf(
+  events: Iterable<{
+    readonly occurred_at: string;
+    readonly sequence?: number;
+    readonly subscription?: unknown;
+  }>,
+  current: Iterable<RevenueState & { readonly created_at: string }>,
+): Map<string, StateChange[]> {
+  const history = new Map<string, { at: Date; sequence: number; state: RevenueState }[]>();
+  for (const event of events) {
+    const state = revenueStateSchema.safeParse(event.subscription);
+    if (!state.success) continue;
+    const changes = history.get(state.data.subscription_id) ?? [];
+    changes.push({ at: new Date(event.occurred_at), sequence: event.sequence ?? 0, state: state.data });
+    history.set(state.data.subscription_id, changes);
+  }
+  for (const subscription of current) {
+    if (history.has(subscription.subscription_id)) continue;
+    const state = revenueStateSchema.parse(subscription);
+    history.set(subscription.subscription_id, [
+      { at: new Date(subscription.created_at), sequence: 0, state },
+    ]);
+  }
+  for (const changes of history.values())
+    changes.sort((a, b) => a.at.getTime() - b.at.getTime() || a.sequence - b.sequence);
+  return history;
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import { historyOf, type RevenueState, revenueByMonth } from "../../../../functions/core/reports/revenue";
+
+// The revenue figures of a few subscriptions whose months are worked out by hand below.
+
+const state = (
+  id: string,
+  status: string,
+  amount: string,
+  fields: { currency?: string; quantity?: number; interval_months?: number } = {},
+): RevenueState => ({
+  subscription_id: id,
+  status,
+  plan: {
+    amount,
+    currency: fields.currency ?? "USD",
+    interval_months: fields.interval_months ?? 1,
+    quantity: fields.quantity,
+  },
+});
+const event = (at: string, subscription: RevenueState, sequence = 0) => ({
+  occurred_at: at,
+  sequence,
+  subscription,
+});
+
+describe("revenueByMonth", () => {
+  // March: A starts at $10; B, a yearly $120 plan, starts (MRR $10); C trials from March 20.
+  // April: A goes to 3 seats ($30); B cancels; C's trial converts at $20; D (KRW) starts.
+  // May: A pauses; D drops to 1 seat of 2.
+  const events = [
+    event("2027-03-02T00:00:00Z", state("A", "active", "10.00")),
+    event("2027-03-05T00:00:00Z", state("B", "active", "120.00", { interval_months: 12 })),
+    event("2027-03-20T00:00:00Z", state("C", "trialing", "20.00")),
+    event("2027-04-02T00:00:00Z", state("A", "active", "10.00", { quantity: 3 })),
+    event("2027-04-10T00:00:00Z", state("B", "canceled", "120.00", { interval_months: 12 })),
+    event("2027-04-20T00:00:00Z", state("C", "active", "20.00")),
+    event("2027-04-21T00:00:00Z", state("D", "active", "9900", { currency: "KRW", quantity: 2 })),
+    event("2027-05-02T00:00:00Z", state("A", "paused", "10.00", { quantity: 3 })),
+    event("2027-05-03T00:00:00Z", state("D", "active", "9900", { currency: "KRW", quantity: 1 })),
+  ];
+  const months = revenueByMonth(historyOf(events, []), new Date("2027-03-01"), new Date("2027-05-31"));
+
+  it("counts new, expansion, contraction and churn, and MRR moves by exactly them", () => {
+    expect(months).toEqual([
+      {
+        month: "2027-03",
+        currency: "USD",
+        mrr: "20.00",
+        new: "20.00",
+        expansion: "0.00",
+        contraction: "0.00",
+        churned: "0.00",
+        active: 2,
+        churn_rate: 0,
+      },
+      {
+        month: "2027-04",
+        currency: "KRW",
+        mrr: "19800",
+        new: "19800",
+        expansion: "0",
+        contraction: "0",
+        churned: "0",
+        active: 1,
+        churn_rate: 0,
+      },
+      {
+        month: "2027-04",
+        currency: "USD",
+        mrr: "50.00",
+        new: "20.00",
+        expansion: "20.00",
+        contraction: "0.00",
+        churned: "10.00",
+        active: 2,
+        churn_rate: 0.5,
+      },
+      {
+        month: "2027-05",
+        currency: "KRW",
+        mrr: "9900",
+        new: "0",
+        expansion: "0",
+        contraction: "9900",
+        churned: "0",
+        active: 1,
+        churn_rate: 0,
+      },
+      {
+        month: "2027-05",
+        currency: "USD",
+        mrr: "20.00",
+        new: "0.00",
+        expansion: "0.00",
+        contraction: "30.00",
+        churned: "0.00",
+        active: 1,
+        churn_rate: 0,
+      },
+    ]);
+    const usd = months.filter((month) => month.currency === "USD");
+    for (const [index, month] of usd.entries()) {
+      const before = Number(usd[index - 1]?.mrr ?? "0");
+      const moved =
+        Number(month.new) + Number(month.expansion) - Number(month.contraction) - Number(month.churned);
+      expect(Number(month.mrr), month.month).toBeCloseTo(before + moved, 2);
+    }
+  });
+
+  it("takes a subscription the log holds nothing of as it is stored now, since it was created", () => {
+    const stored = { ...state("E", "active", "15.00"), created_at: "2026-01-01T00:00:00Z" };
+    const [march] = revenueByMonth(historyOf([], [stored]), new Date("2027-03-01"), new Date("2027-03-31"));
+    expect(march).toMatchObject({ mrr: "15.00", new: "0.00", active: 1, churn_rate: 0 });
+  });
+
+  it("a resumed subscription's MRR comes back as expansion, not new", () => {
+    const resumed = [
+      event("2027-01-05T00:00:00Z", state("F", "active", "10.00")),
+      event("2027-02-05T00:00:00Z", state("F", "paused", "10.00")),
+      event("2027-03-05T00:00:00Z", state("F", "active", "10.00")),
+    ];
+    const [march] = revenueByMonth(historyOf(resumed, []), new Date("2027-03-01"), new Date("2027-03-31"));
+    expect(march).toMatchObject({ mrr: "10.00", new: "0.00", expansion: "10.00" });
+  });
+});
