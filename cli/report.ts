@@ -2,17 +2,12 @@ import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { z } from "zod";
 import { EVENT_LOG_RETENTION_DAYS } from "../functions/adapters/dynamodb-event-log";
-import type { OutboxEvent } from "../functions/core/base/events";
-import { historyOf, type RevenueMonth, revenueByMonth } from "../functions/core/reports/revenue";
+import { type RevenueMonth, revenueReport } from "../functions/core/reports/revenue";
 import { CliError, type CommandRunner, emit } from "./cli-io";
 import { parseInstantOption } from "./dates";
 import { revenueChartSvg } from "./revenue-chart";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
 import { formatTable } from "./text-table";
-
-const DAY_MS = 86_400_000;
-/** Subscriptions read per page of the listing. */
-const PAGE = 500;
 
 const revenueOptions = z.object({ from: z.string(), to: z.string(), chart: z.string().optional() });
 
@@ -52,21 +47,12 @@ export function addReportCommands(program: Command, run: CommandRunner): void {
         const to = new Date(parseInstantOption("--to", options.to));
         if (to < from)
           throw new CliError("--to must not be before --from, e.g. --from 2027-03-01 --to 2027-05-31");
-        const end = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth() + 1));
         await withTarget(await resolveTarget(command), async (session) => {
-          const repository = await repositoryOf(session);
-          // Every event the log still keeps up to the last month's end, and every subscription as stored now.
-          const events: OutboxEvent[] = [];
-          const since = new Date(end.getTime() - EVENT_LOG_RETENTION_DAYS * DAY_MS);
-          for await (const page of repository.readEventLog({ from: since, to: end })) events.push(...page);
-          const subscriptions = [];
-          let cursor: string | undefined;
-          do {
-            const page = await repository.listSubscriptions({}, { limit: PAGE, cursor });
-            subscriptions.push(...page.subscriptions);
-            cursor = page.cursor;
-          } while (cursor !== undefined);
-          const months = revenueByMonth(historyOf(events, subscriptions), from, to);
+          const months = await revenueReport(await repositoryOf(session), {
+            from,
+            to,
+            retentionDays: EVENT_LOG_RETENTION_DAYS,
+          });
           if (options.chart !== undefined) await writeFile(options.chart, revenueChartSvg(months));
           emit(out, { months }, () => [
             revenueTable(months),

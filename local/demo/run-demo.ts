@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
+import { EVENT_LOG_RETENTION_DAYS } from "../../functions/adapters/dynamodb-event-log";
 import { couponView } from "../../functions/api/coupon-schemas";
 import {
   chargeListView,
@@ -8,6 +9,8 @@ import {
   subscriptionView,
 } from "../../functions/api/merchant-api-views";
 import { fromCents, toCents } from "../../functions/core/base/money";
+import type { SubscriptionView } from "../../functions/core/base/subscription-view";
+import { type RevenueMonth, revenueReport } from "../../functions/core/reports/revenue";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import { compareLedgers } from "../audit/ledger-comparison";
 import { realFormCounts } from "../audit/real-forms";
@@ -49,6 +52,10 @@ export interface DemoOptions {
 
 export interface DemoResult {
   readonly summary: DemoSummary;
+  /** Every subscription the sign-ups made, as the API shows it at the end. */
+  readonly subscriptions: readonly SubscriptionView[];
+  /** The revenue report of the demo's months (`npx billing report revenue`), as the ops CLI computes it. */
+  readonly revenue: readonly RevenueMonth[];
   readonly violations: readonly string[];
   readonly exitCode: 0 | 1;
 }
@@ -117,11 +124,26 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const observed = await month.observe(signups, options.customers);
     const summary = summarize(observed, performance.now() - startedAt);
     const violations = violationsOf(observed);
+    const revenue = await revenueReport(local.stack.services.repository, {
+      from: DEMO_START,
+      to: observed.now,
+      retentionDays: EVENT_LOG_RETENTION_DAYS,
+    });
     for (const line of formatSummary(summary)) progress.line(line);
+    for (const month of revenue.filter((each) => each.month === observed.now.toISOString().slice(0, 7)))
+      progress.line(
+        `MRR ${month.month}: ${month.mrr} ${month.currency} from ${month.active} paying (new ${month.new}, expansion ${month.expansion}, contraction ${month.contraction}, churned ${month.churned})`,
+      );
     if (failedInvocations > 0)
       progress.line(`${failedInvocations} failed invocations under faults, retried by the platform`);
     for (const line of formatInvariants(observed, violations)) progress.line(line);
-    return { summary, violations, exitCode: exitCodeOf(violations) };
+    return {
+      summary,
+      subscriptions: observed.subscriptions,
+      revenue,
+      violations,
+      exitCode: exitCodeOf(violations),
+    };
   } finally {
     await local.close();
   }

@@ -1,6 +1,8 @@
 import * as z from "zod";
-import type { SubscriptionStatus } from "../base/model";
+import type { OutboxEvent } from "../base/events";
+import type { Subscription, SubscriptionStatus } from "../base/model";
 import { minorUnitCents, toCents } from "../base/money";
+import type { EventLog, SubscriptionStore } from "../ports/billing-repository";
 
 // Revenue figures a founder reads each month (README, Revenue report), from what the subscriptions were at each
 // instant: the state every logged event carries (the subscription's view after it), and for a subscription with no
@@ -208,4 +210,31 @@ export function historyOf(
   for (const changes of history.values())
     changes.sort((a, b) => a.at.getTime() - b.at.getTime() || a.sequence - b.sequence);
   return history;
+}
+
+const DAY_MS = 86_400_000;
+/** Subscriptions read per page of the listing. */
+const SUBSCRIPTION_PAGE = 500;
+
+/**
+ * The revenue figures of the months from `from`'s to `to`'s, read from the event log (every event it keeps from
+ * `retentionDays` before the last month's end on) and the subscriptions as stored now.
+ */
+export async function revenueReport(
+  repository: Pick<EventLog, "readEventLog"> & Pick<SubscriptionStore, "listSubscriptions">,
+  range: { readonly from: Date; readonly to: Date; readonly retentionDays: number },
+): Promise<RevenueMonth[]> {
+  const { from, to, retentionDays } = range;
+  const end = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth() + 1));
+  const events: OutboxEvent[] = [];
+  const since = new Date(end.getTime() - retentionDays * DAY_MS);
+  for await (const page of repository.readEventLog({ from: since, to: end })) events.push(...page);
+  const subscriptions: Subscription[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await repository.listSubscriptions({}, { limit: SUBSCRIPTION_PAGE, cursor });
+    subscriptions.push(...page.subscriptions);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return revenueByMonth(historyOf(events, subscriptions), from, to);
 }

@@ -38,6 +38,37 @@ describe("npm run demo", () => {
     );
     expect([...summary.revenue.keys()].length).toBeGreaterThan(0);
 
+    // The revenue report of the demo's last month equals what the subscriptions at its end add up to, computed here
+    // from their views alone: each paying one (active, past due) at its plan's amount × seats ÷ months a period lasts.
+    const lastMonth = result.revenue.at(-1)?.month ?? "";
+    const expected = new Map<string, { cents: number; active: number }>();
+    for (const subscription of result.subscriptions) {
+      if (subscription.status !== "active" && subscription.status !== "past_due") continue;
+      const { amount, currency, quantity, interval_months } = subscription.plan;
+      const entry = expected.get(currency) ?? { cents: 0, active: 0 };
+      entry.cents += (Math.round(Number(amount) * 100) * quantity) / interval_months;
+      entry.active += 1;
+      expected.set(currency, entry);
+    }
+    const reported = result.revenue.filter((month) => month.month === lastMonth);
+    expect(reported.map((month) => month.currency).sort()).toEqual([...expected.keys()].sort());
+    for (const month of reported) {
+      const entry = expected.get(month.currency);
+      expect(Number(month.mrr), month.currency).toBeCloseTo((entry?.cents ?? 0) / 100, 2);
+      expect(month.active, month.currency).toBe(entry?.active);
+    }
+    // Each month's MRR is the one before it moved by its new, expansion, contraction and churned MRR.
+    for (const currency of expected.keys()) {
+      let before = 0;
+      for (const month of result.revenue.filter((each) => each.currency === currency)) {
+        const moved =
+          Number(month.new) + Number(month.expansion) - Number(month.contraction) - Number(month.churned);
+        expect(Number(month.mrr), `${currency} ${month.month}`).toBeCloseTo(before + moved, 2);
+        before = Number(month.mrr);
+      }
+    }
+    expect(lines.some((line) => line.startsWith(`MRR ${lastMonth}: `))).toBe(true);
+
     // What was printed: the seed, plain progress lines (no terminal here), the table, the reconciliation.
     expect(lines[0]).toBe("demo: 20 customers, seed 7, from 2027-01-15T09:00:00.000Z");
     expect(lines).toContain("sign-ups: 20/20");

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -454,6 +454,54 @@ describe("ops CLI on the local stack", () => {
       (await cli("events", "list", "--from", "yesterday", "--to", "2027-03-01T00:00:00Z")).stderr,
     ).toMatch(/^billing: --from /);
     expect((await cli("events", "list")).code).toBe(1);
+  });
+
+  it("reports the revenue of March: two paying sign-ups are new MRR, the one canceled at once never counted", async () => {
+    await local.advanceClock("PT0S");
+    const report = await json(
+      z.object({ months: z.array(z.looseObject({ month: z.string() })) }),
+      "report",
+      "revenue",
+      "--from",
+      "2027-03-01",
+      "--to",
+      "2027-03-31",
+    );
+    expect(report.months).toEqual([
+      {
+        month: "2027-03",
+        currency: "USD",
+        mrr: "39.80",
+        new: "39.80",
+        expansion: "0.00",
+        contraction: "0.00",
+        churned: "0.00",
+        active: 2,
+        churn_rate: 0,
+      },
+    ]);
+    const chart = join(dir, "mrr.svg");
+    const table = await cli(
+      "report",
+      "revenue",
+      "--from",
+      "2027-03-01",
+      "--to",
+      "2027-03-31",
+      "--chart",
+      chart,
+    );
+    expect(table.stdout.split("\n")[0]).toMatch(
+      /^MONTH +CURRENCY +MRR +NEW +EXPANSION +CONTRACTION +CHURNED +ACTIVE +CHURN$/,
+    );
+    expect(table.stdout).toMatch(/2027-03 +USD +39\.80 +39\.80 +0\.00 +0\.00 +0\.00 +2 +0\.0%/);
+    const svg = await readFile(chart, "utf8");
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg).toContain("MRR (USD)");
+    expect(svg).toContain("<title>2027-03: 39.8 USD</title>");
+    expect(await cli("report", "revenue", "--from", "March", "--to", "2027-03-31")).toMatchObject({
+      code: 1,
+    });
   });
 
   it("lists the charge DLQ, then redrives it to the charge queue", async () => {
