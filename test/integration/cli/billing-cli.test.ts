@@ -458,15 +458,8 @@ describe("ops CLI on the local stack", () => {
 
   it("reports the revenue of March: two paying sign-ups are new MRR, the one canceled at once never counted", async () => {
     await local.advanceClock("PT0S");
-    const report = await json(
-      z.object({ months: z.array(z.looseObject({ month: z.string() })) }),
-      "report",
-      "revenue",
-      "--from",
-      "2027-03-01",
-      "--to",
-      "2027-03-31",
-    );
+    const march = ["report", "revenue", "--from", "2027-03-01", "--to", "2027-03-31"];
+    const report = await json(z.object({ months: z.array(z.looseObject({ month: z.string() })) }), ...march);
     expect(report.months).toEqual([
       {
         month: "2027-03",
@@ -481,16 +474,7 @@ describe("ops CLI on the local stack", () => {
       },
     ]);
     const chart = join(dir, "mrr.svg");
-    const table = await cli(
-      "report",
-      "revenue",
-      "--from",
-      "2027-03-01",
-      "--to",
-      "2027-03-31",
-      "--chart",
-      chart,
-    );
+    const table = await cli(...march, "--chart", chart);
     expect(table.stdout.split("\n")[0]).toMatch(
       /^MONTH +CURRENCY +MRR +NEW +EXPANSION +CONTRACTION +CHURNED +ACTIVE +CHURN$/,
     );

@@ -59,6 +59,18 @@ describe("the portal's actions", () => {
   });
 });
 
+/** The portal's page of one subscription, its links under pages.test. */
+const render = (entry: PortalEntry, lang: PageLang = "en") =>
+  portalPage({
+    lang,
+    entries: [entry],
+    enabled: ALL,
+    formToken: "T",
+    actionUrl: (id, action) => `https://pages.test/${id}/${action}`,
+    receiptUrl: (id) => `https://pages.test/receipts/${id}`,
+    documentUrl: (document) => `https://pages.test/documents/${document.number}`,
+  }).body ?? "";
+
 describe("the portal with seats and a coupon", () => {
   const seated = (fields: Partial<Subscription> = {}) =>
     subscription({ plan: TEAM_PLAN, discount: { ...LAUNCH20, charges_left: 2 }, ...fields });
@@ -66,16 +78,6 @@ describe("the portal with seats and a coupon", () => {
     { subscription_id: "sub_portal", period: 1, attempt: 0 },
     { amount: "47.76", amount_before_discount: "59.70", discount: "11.94", status: "succeeded" },
   );
-  const render = (entry: PortalEntry, lang: PageLang = "en") =>
-    portalPage({
-      lang,
-      entries: [entry],
-      enabled: ALL,
-      formToken: "T",
-      actionUrl: (id, action) => `https://pages.test/${id}/${action}`,
-      receiptUrl: (id) => `https://pages.test/receipts/${id}`,
-      documentUrl: (document) => `https://pages.test/documents/${document.number}`,
-    }).body ?? "";
 
   it("shows the price of the seats, the coupon until its last charge, the next charge less it, and each discount", () => {
     const page = render({ subscription: seated(), charges: [paid] });
@@ -117,17 +119,6 @@ describe("the portal with seats and a coupon", () => {
 });
 
 describe("the portal's invoices and credit notes", () => {
-  const render = (entry: PortalEntry, lang: PageLang) =>
-    portalPage({
-      lang,
-      entries: [entry],
-      enabled: ALL,
-      formToken: "T",
-      actionUrl: (id, action) => `https://pages.test/${id}/${action}`,
-      receiptUrl: (id) => `https://pages.test/receipts/${id}`,
-      documentUrl: (document) => `https://pages.test/documents/${document.number}`,
-    }).body ?? "";
-
   it("lists each with its kind, number, day and total, linked to its page, in the page's language", () => {
     const documents = [creditNote("CN-2030", 1), invoice("INV-2030", 2)];
     const english = render({ subscription: subscription({}), charges: [], documents }, "en");
