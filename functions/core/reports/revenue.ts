@@ -226,9 +226,6 @@ export async function revenueReport(
 ): Promise<RevenueMonth[]> {
   const { from, to, retentionDays } = range;
   const end = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth() + 1));
-  const events: OutboxEvent[] = [];
-  const since = new Date(end.getTime() - retentionDays * DAY_MS);
-  for await (const page of repository.readEventLog({ from: since, to: end })) events.push(...page);
   const subscriptions: Subscription[] = [];
   let cursor: string | undefined;
   do {
@@ -236,5 +233,13 @@ export async function revenueReport(
     subscriptions.push(...page.subscriptions);
     cursor = page.cursor;
   } while (cursor !== undefined);
+  // No event is older than the log's retention or than the oldest subscription.
+  const oldest = subscriptions.reduce(
+    (earliest, each) => Math.min(earliest, Date.parse(each.created_at)),
+    end.getTime(),
+  );
+  const since = new Date(Math.max(end.getTime() - retentionDays * DAY_MS, oldest));
+  const events: OutboxEvent[] = [];
+  for await (const page of repository.readEventLog({ from: since, to: end })) events.push(...page);
   return revenueByMonth(historyOf(events, subscriptions), from, to);
 }
