@@ -103,9 +103,11 @@ export const bind = {
       resources.documentFilesAccess,
       documentFonts(),
     )) satisfies Bind,
+  // The merchant's name is the documents' seller when the policy names none.
   chargePolicy: ((fn, { config }) => {
     if (config.chargePolicy !== undefined)
       fn.bindSetting("CHARGE_POLICY", JSON.stringify(config.chargePolicy));
+    if (config.merchantName !== undefined) fn.bindSetting("MERCHANT_NAME", config.merchantName);
   }) satisfies Bind,
 };
 

@@ -88,7 +88,10 @@ const partnerVariables = gatewayVariables.extend(
 );
 const eventBusVariables = environmentSchema.pick({ EVENT_BUS_NAME: true });
 const webhookBaseVariables = environmentSchema.pick({ PUBLIC_WEBHOOK_BASE_URL: true });
-const policyVariables = environmentSchema.pick({ CHARGE_POLICY: true });
+/** The charge policy, and the merchant's name its documents' seller takes when the policy names none. */
+const policyVariables = environmentSchema
+  .pick({ CHARGE_POLICY: true })
+  .extend(pageVariablesSchema.pick({ MERCHANT_NAME: true }).shape);
 const webhookQueueVariables = webhookVariablesSchema.pick({ WEBHOOK_QUEUE_URL: true });
 const webhookUrlVariables = webhookVariablesSchema.pick({
   WEBHOOK_URL_POLICY: true,
@@ -312,7 +315,11 @@ export const policy = /* @__PURE__ */ component({
   build: ({ env }) => ({
     ...DEFAULT_CHARGE_POLICY,
     ...env.CHARGE_POLICY,
-    invoicing: { ...DEFAULT_CHARGE_POLICY.invoicing, ...env.CHARGE_POLICY?.invoicing },
+    invoicing: {
+      ...DEFAULT_CHARGE_POLICY.invoicing,
+      ...(env.MERCHANT_NAME === undefined ? {} : { seller: { name: env.MERCHANT_NAME } }),
+      ...env.CHARGE_POLICY?.invoicing,
+    },
   }),
 });
 

@@ -109,6 +109,8 @@ describe("customer mails", () => {
     const invoice = await requestPage(container, "GET", invoiceLink);
     expect(invoice.status).toBe(200);
     expect(invoice.text).toMatch(/<h1>인보이스 INV-\d{4}-\d{6}<\/h1>/);
+    // No seller in the charge policy: the merchant's name is the seller's.
+    expect(invoice.text).toContain("<strong>Sandbox Shop</strong>");
   });
 
   it("an expiring card is mailed once at 30 days and once at 7 days before its month ends", async () => {
