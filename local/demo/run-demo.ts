@@ -1,6 +1,9 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
-import { EVENT_LOG_RETENTION_DAYS } from "../../functions/adapters/dynamodb-event-log";
+import { runBillingCli } from "../../cli/billing-cli";
 import { couponView } from "../../functions/api/coupon-schemas";
 import {
   chargeListView,
@@ -10,7 +13,7 @@ import {
 } from "../../functions/api/merchant-api-views";
 import { fromCents, toCents } from "../../functions/core/base/money";
 import type { SubscriptionView } from "../../functions/core/base/subscription-view";
-import { type RevenueMonth, revenueReport } from "../../functions/core/reports/revenue";
+import { type RevenueMonth, revenueReportSchema } from "../../functions/core/reports/revenue";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import { compareLedgers } from "../audit/ledger-comparison";
 import { realFormCounts } from "../audit/real-forms";
@@ -124,11 +127,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const observed = await month.observe(signups, options.customers);
     const summary = summarize(observed, performance.now() - startedAt);
     const violations = violationsOf(observed);
-    const revenue = await revenueReport(local.stack.services.repository, {
-      from: DEMO_START,
-      to: observed.now,
-      retentionDays: EVENT_LOG_RETENTION_DAYS,
-    });
+    const revenue = await revenueOf(local, DEMO_START, observed.now);
     for (const line of formatSummary(summary)) progress.line(line);
     for (const month of revenue.filter((each) => each.month === observed.now.toISOString().slice(0, 7)))
       progress.line(
@@ -146,6 +145,40 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     };
   } finally {
     await local.close();
+  }
+}
+
+/**
+ * The demo's months as an operator reads them: `npx billing report revenue --json` over the local stack's outputs,
+ * in this process.
+ */
+async function revenueOf(local: LocalStack, from: Date, to: Date): Promise<RevenueMonth[]> {
+  const dir = await mkdtemp(join(tmpdir(), "billing-demo-"));
+  try {
+    const outputs = join(dir, "outputs.json");
+    await writeFile(outputs, JSON.stringify(local.outputs()));
+    let stdout = "";
+    let stderr = "";
+    const io = {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    };
+    const day = (at: Date) => at.toISOString().slice(0, 10);
+    const args = [
+      "--local-outputs",
+      outputs,
+      "report",
+      "revenue",
+      "--from",
+      day(from),
+      "--to",
+      day(to),
+      "--json",
+    ];
+    if ((await runBillingCli(args, io)) !== 0) throw new Error(`report revenue failed: ${stderr}`);
+    return revenueReportSchema.parse(JSON.parse(stdout)).months;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

@@ -28,25 +28,31 @@ export interface StateChange {
   readonly state: RevenueState;
 }
 
-export interface RevenueMonth {
+const amount = z.string();
+
+export const revenueMonthSchema = z.object({
   /** YYYY-MM (UTC). */
-  readonly month: string;
-  readonly currency: string;
+  month: z.string().regex(/^\d{4}-\d{2}$/),
+  currency: z.string(),
   /** At the month's end. */
-  readonly mrr: string;
+  mrr: amount,
   /** From subscriptions that paid nothing before (their first month of MRR). */
-  readonly new: string;
+  new: amount,
   /** More MRR from a subscription that paid at the month's start, or that came back (a resume, a reactivation). */
-  readonly expansion: string;
+  expansion: amount,
   /** Less MRR from a subscription still there at the month's end (fewer seats, a cheaper plan, a pause). */
-  readonly contraction: string;
+  contraction: amount,
   /** The MRR, at the month's start, of subscriptions canceled in it. */
-  readonly churned: string;
+  churned: amount,
   /** Subscriptions paying at the month's end. */
-  readonly active: number;
+  active: z.number().int().min(0),
   /** Subscriptions canceled in the month ÷ those paying at its start (0 when none were). */
-  readonly churn_rate: number;
-}
+  churn_rate: z.number().min(0).max(1),
+});
+export type RevenueMonth = z.infer<typeof revenueMonthSchema>;
+
+/** What `npx billing report revenue --json` prints. */
+export const revenueReportSchema = z.object({ months: z.array(revenueMonthSchema) });
 
 const PAYING: ReadonlySet<SubscriptionStatus | string> = new Set(["active", "past_due"]);
 

@@ -43,7 +43,9 @@ describe("handler environments", () => {
     ]);
     // The billing core calls no partner API and publishes nothing itself (its writes fill the outboxes): neither the
     // partner token nor the bus is among its variables; only the delivery reaches the bus.
-    expect(variablesOf(SERVICE_SETS.billing.environment)).toHaveLength(11);
+    expect(variablesOf(SERVICE_SETS.billing.environment)).toHaveLength(12);
+    // The documents' seller, when the charge policy names none.
+    expect(variablesOf(SERVICE_SETS.billing.environment)).toContain("MERCHANT_NAME");
     expect(variablesOf(SERVICE_SETS.billing.environment)).toContain("GATEWAY_DECLINE_CODES");
     expect(variablesOf(SERVICE_SETS.billing.environment)).toContain("GATEWAY_PRODUCT_LINK");
     expect(variablesOf(SERVICE_SETS.billing.environment)).not.toContain("EVENT_BUS_NAME");
