@@ -10,6 +10,7 @@ import {
   localDate,
   prefixOn,
   type TaxLine,
+  type TaxRate,
   taxRateFor,
 } from "../base/documents";
 import { type ChargeAttempt, planDue, type RefundRecord, type Subscription } from "../base/model";
@@ -75,6 +76,14 @@ function taxOf(total: string, currency: string, subscription: Subscription, issu
   return rate === undefined ? [] : [includedTax(total, currency, rate)];
 }
 
+/** The rate a tax line was computed at, to give back the same share of what is refunded. */
+const rateOf = (line: TaxLine): TaxRate => ({
+  country: "*",
+  name: line.name,
+  percent: line.percent,
+  inclusive: true,
+});
+
 /** The fields every document shares, for the one at `sequence` of `prefix`. */
 function heading(subscription: Subscription, issue: Issue, prefix: string, sequence: number) {
   const { name, email, address, tax_id, external_id } = subscription.customer;
@@ -122,18 +131,24 @@ export function draftInvoice(
   };
 }
 
-/** The credit note of a succeeded refund of `charge`, drafted for `sequence`. */
+/**
+ * The credit note of a succeeded refund of `charge`, drafted for `sequence`: against `invoice` (the charge's), its
+ * buyer and tax rates; a charge without one, the subscription's as they stand.
+ */
 export function draftCreditNote(
   subscription: Subscription,
   refund: RefundRecord,
   charge: ChargeAttempt,
   issue: Issue,
   sequence: number,
+  invoice?: Invoice,
 ): CreditNote {
   const refunded = charge.invoice_number ?? charge.order_id;
   return {
     kind: "credit_note",
     ...heading(subscription, issue, creditNotePrefix(issue), sequence),
+    // It credits its invoice: the buyer that invoice named, whatever the customer's address has become since.
+    ...(invoice === undefined ? {} : { buyer: invoice.buyer }),
     currency: refund.currency,
     lines: [
       {
@@ -145,7 +160,10 @@ export function draftCreditNote(
     ],
     subtotal: refund.amount,
     discount: fromCents(0, refund.currency),
-    tax: taxOf(refund.amount, refund.currency, subscription, issue),
+    tax:
+      invoice === undefined
+        ? taxOf(refund.amount, refund.currency, subscription, issue)
+        : invoice.tax.map((line) => includedTax(refund.amount, refund.currency, rateOf(line))),
     total: refund.amount,
     refund_id: refund.refund_id,
     order_id: refund.order_id,

@@ -41,7 +41,7 @@ export async function invoiceFor(
   return asKind("invoice", await numberDocument("invoice", invoicePrefix(issue), line.order_id, draft, deps));
 }
 
-/** The credit note of a succeeded refund of `charge`, as invoiceFor. */
+/** The credit note of a succeeded refund of `charge`, as invoiceFor, against the charge's invoice (one read). */
 export async function creditNoteFor(
   subscription: Subscription,
   refund: RefundRecord,
@@ -51,7 +51,9 @@ export async function creditNoteFor(
   if (refund.credit_note_number !== undefined)
     return existing(await deps.repository.getCreditNote(refund.credit_note_number));
   const issue = issueOf(refund.created_at, deps);
-  const draft = (sequence: number) => draftCreditNote(subscription, refund, charge, issue, sequence);
+  const invoice =
+    charge.invoice_number === undefined ? undefined : await deps.repository.getInvoice(charge.invoice_number);
+  const draft = (sequence: number) => draftCreditNote(subscription, refund, charge, issue, sequence, invoice);
   return asKind(
     "credit_note",
     await numberDocument("credit_note", creditNotePrefix(issue), refund.refund_id, draft, deps),
