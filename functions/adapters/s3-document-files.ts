@@ -22,14 +22,17 @@ export function createS3DocumentFiles(options: {
 }): DocumentFiles {
   const { client, bucket } = options;
   return {
-    async linkTo(key, fileName) {
+    async has(key) {
       try {
         await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        return true;
       } catch (error) {
-        if (error instanceof NotFound) return undefined;
+        if (error instanceof NotFound) return false;
         throw error;
       }
-      return getSignedUrl(
+    },
+    link: (key, fileName) =>
+      getSignedUrl(
         client,
         new GetObjectCommand({
           Bucket: bucket,
@@ -37,8 +40,7 @@ export function createS3DocumentFiles(options: {
           ResponseContentDisposition: `inline; filename="${fileName}"`,
         }),
         { expiresIn: DOCUMENT_LINK_SECONDS },
-      );
-    },
+      ),
     async store(key, bytes, contentType) {
       await client.send(
         new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType }),

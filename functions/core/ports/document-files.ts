@@ -3,7 +3,9 @@
  * once — a document never changes, so a file written twice holds the same — and read by a short-lived link.
  */
 export interface DocumentFiles {
-  /** A link that downloads the file under `key` for a few minutes; undefined when none is stored. */
-  linkTo(key: string, fileName: string): Promise<string | undefined>;
+  /** Whether a file is stored under `key`. */
+  has(key: string): Promise<boolean>;
   store(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /** A link that downloads the file under `key` as `fileName` for a few minutes (signed here: no request). */
+  link(key: string, fileName: string): Promise<string>;
 }

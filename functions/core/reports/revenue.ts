@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { OutboxEvent } from "../base/events";
-import type { Subscription, SubscriptionStatus } from "../base/model";
+import type { Subscription } from "../base/model";
 import { minorUnitCents, toCents } from "../base/money";
 import type { EventLog, SubscriptionStore } from "../ports/billing-repository";
 
@@ -54,7 +54,7 @@ export type RevenueMonth = z.infer<typeof revenueMonthSchema>;
 /** What `npx billing report revenue --json` prints. */
 export const revenueReportSchema = z.object({ months: z.array(revenueMonthSchema) });
 
-const PAYING: ReadonlySet<SubscriptionStatus | string> = new Set(["active", "past_due"]);
+const PAYING: ReadonlySet<string> = new Set(["active", "past_due"]);
 
 /** A state's MRR in hundredths of its currency (a fraction when a period lasts several months). */
 function monthlyCents(state: RevenueState | undefined): number {

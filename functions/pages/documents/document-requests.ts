@@ -39,11 +39,7 @@ export async function documentAnswer(request: HttpRequest, deps: DocumentPageDep
     return documentPage(sheet, `${deps.links.url("documents", link.token, "pdf")}?lang=${lang}`);
 
   const key = `${document.kind}/${document.number}/${lang}.pdf`;
-  const fileName = `${document.number}.pdf`;
-  const stored = await deps.files.linkTo(key, fileName);
-  if (stored !== undefined) return seeOther(stored);
-  await deps.files.store(key, await renderDocumentPdf(sheet, await deps.fonts()), "application/pdf");
-  const written = await deps.files.linkTo(key, fileName);
-  if (written === undefined) throw new Error(`${key} is not found right after it was stored`);
-  return seeOther(written);
+  if (!(await deps.files.has(key)))
+    await deps.files.store(key, await renderDocumentPdf(sheet, await deps.fonts()), "application/pdf");
+  return seeOther(await deps.files.link(key, `${document.number}.pdf`));
 }
