@@ -126,6 +126,7 @@ export const COMPONENT_BINDS = {
   events: [bind.eventBus],
   gateway: [bind.gateway, bind.declineCodes, bind.productLink],
   gatewayTransactions: [bind.gateway],
+  gatewaySettlements: [bind.gateway],
   partnerWebhooks: [bind.gateway, bind.partnerToken],
   partnerTokenRefresher: [bind.gateway, bind.partnerToken],
   webhookUrls: [bind.webhookBaseUrl],

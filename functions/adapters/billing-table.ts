@@ -55,6 +55,11 @@ import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from 
  *                    finalized (a subscription's documents by issue time)
  *   prefixes       pk META  sk DOC_PREFIXES#<kind>  (prefixes: the string set of every prefix a document of the kind
  *                  was numbered under, added before its first document: what a listing of them all reads)
+ *   settlement     pk SUB#<id>  sk SETTLEMENT#<transaction_id>  (a gateway movement paid out: the remittance date, the
+ *                  gross, fees, VAT and net; written once by reconciliation, under the subscription of the ledger line
+ *                  it pays out, so a line's settlement is one point read; no index)
+ *   payout day     pk PAYOUT  sk <remittance_date YYYYMMDD>  (a day's payouts per currency, settled or expected: one
+ *                  partition, a date range is one Query)
  *   dedup record   pk DEDUP#<key>  sk DEDUP  (or DEDUP#<sha256 hex>, DEDUP#SHA256: see dedupKey)
  *                  + expires_at <epoch seconds>: the table's TTL attribute (dedup and idempotency records)
  *   idempotency    pk IDEMPOTENCY  sk merchant-api#<SHA-256 of the Idempotency-Key>  (Powertools idempotency: status,
@@ -274,6 +279,16 @@ export function transactionKey(transactionId: string) {
 
 export function tokenKey(tokenId: string) {
   return { pk: `TOKEN#${tokenId}`, sk: "TOKEN" };
+}
+
+export function settlementKey(subscriptionId: string, transactionId: string) {
+  return { pk: `SUB#${subscriptionId}`, sk: `SETTLEMENT#${transactionId}` };
+}
+
+export const PAYOUT_PARTITION = "PAYOUT";
+
+export function payoutDayKey(remittanceDate: string) {
+  return { pk: PAYOUT_PARTITION, sk: remittanceDate };
 }
 
 export function refundKey(refundId: string) {

@@ -75,6 +75,7 @@ import {
   outboxPlan,
   readOutbox,
 } from "./dynamodb-outbox";
+import { createDynamoDbSettlementStore } from "./dynamodb-settlements";
 import { linkCustomer, listSubscriptions } from "./dynamodb-subscription-list";
 import { conditionally, type Item, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
 import {
@@ -153,6 +154,7 @@ export function createDynamoDbBillingRepository(
     logEvents: (events) => logEvents(table, events),
     readEventLog: (query) => readEventLog(table, query),
     ...createDynamoDbDocumentStore(table),
+    ...createDynamoDbSettlementStore(table),
   };
 }
 

@@ -9,7 +9,7 @@ import { createDynamoDbPriceStore } from "../adapters/dynamodb-prices";
 import { createDynamoDbReminderIndex } from "../adapters/dynamodb-reminder-index";
 import { createDynamoDbWebhookStore } from "../adapters/dynamodb-webhook-store";
 import { createEventBridgePublisher, eventBridgeClientOf } from "../adapters/eventbridge-publisher";
-import { createGatewayTransactions } from "../adapters/gateway-transactions";
+import { createGatewaySettlements, createGatewayTransactions } from "../adapters/gateway-reconciliation";
 import { createHttpsWebhookTransport, WEBHOOK_URL_RULES } from "../adapters/https-webhook-transport";
 import { createPartnerWebhooks } from "../adapters/partner-webhooks";
 import { createPaymentGateway } from "../adapters/payment-gateway";
@@ -258,6 +258,14 @@ export const gatewayTransactions = /* @__PURE__ */ component({
   variables: gatewayVariables,
   maxAgeMs: SECRET_AGE_MS,
   build: async (context) => createGatewayTransactions((await gatewayClientOf(context)).reconciliation),
+});
+
+/** The reconciliation API's settlements and expected settlements, in the core's words. */
+export const gatewaySettlements = /* @__PURE__ */ component({
+  name: "gatewaySettlements",
+  variables: gatewayVariables,
+  maxAgeMs: SECRET_AGE_MS,
+  build: async (context) => createGatewaySettlements((await gatewayClientOf(context)).reconciliation),
 });
 
 /** The partner API's webhook subscriptions (the partner JWT kept in its secret). */

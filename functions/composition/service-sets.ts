@@ -9,6 +9,7 @@ import {
   documentFiles,
   events,
   gateway,
+  gatewaySettlements,
   gatewayTransactions,
   idempotency,
   ids,
@@ -270,17 +271,22 @@ export const intakeWorker = /* @__PURE__ */ extended(core, { intakeQueueConsumer
 
 /**
  * reconcile-ledger: the reconciliation API and the ledger index; the table's writes for a chargeback deduction no
- * webhook brought.
+ * webhook brought, and for the payouts (each movement's settlement, each day's payouts).
  */
 export const reconciliation = /* @__PURE__ */ serviceSet(
-  { gatewayTransactions, ledger, repository, clock },
-  async (c) => ({
-    transactions: await c.gatewayTransactions(),
-    calendar: gatewayCalendar,
-    ledger: c.ledger(),
-    repository: c.repository(),
-    clock: c.clock(),
-  }),
+  { gatewayTransactions, gatewaySettlements, ledger, repository, clock },
+  async (c) => {
+    const repository = c.repository();
+    return {
+      transactions: await c.gatewayTransactions(),
+      ...(await c.gatewaySettlements()),
+      calendar: gatewayCalendar,
+      ledger: c.ledger(),
+      repository,
+      settlementStore: repository,
+      clock: c.clock(),
+    };
+  },
 );
 
 /** register-partner-webhook: the partner API and our public receiver. */

@@ -1,11 +1,16 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { ReconciliationDeps } from "../core/refunds/reconciliation";
 import {
   previousDay,
-  type ReconciliationReport,
+  type ReconciliationDeps,
   reconcile,
   reconciliationPeriodSchema,
 } from "../core/refunds/reconciliation";
+import {
+  forecastSettlements,
+  type ReconciliationRun,
+  reconcileSettlementDays,
+  type SettlementDeps,
+} from "../core/refunds/settlements";
 import { logger, metrics } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";
 import { parseFields } from "../shared/zod-fields";
@@ -14,22 +19,42 @@ const asksForPeriod = (event: unknown) =>
   typeof event === "object" && event !== null && ("from" in event || "to" in event);
 
 /**
- * Daily (EventBridge Scheduler): yesterday's gateway transactions against the ledger, or the {from, to} the event
- * names. Puts ReconciliationMismatches (alarm when > 0), logs one line per mismatch (ids and amounts) and returns
- * the report. Fails the invocation when the gateway cannot answer.
+ * Daily (EventBridge Scheduler): yesterday's gateway transactions against the ledger and yesterday's payouts against
+ * both, then today's expected payouts kept; or the {from, to} the event names (transactions and payouts of those
+ * days). Puts ReconciliationMismatches (both kinds; alarm when > 0), logs one line per mismatch (ids and amounts)
+ * and returns the report. Fails the invocation when the gateway cannot answer.
  */
-export async function run(event: unknown, services: ReconciliationDeps): Promise<ReconciliationReport> {
-  const period = asksForPeriod(event)
-    ? parseFields(reconciliationPeriodSchema, event)
-    : previousDay(services.clock.now(), services.calendar);
+export async function run(
+  event: unknown,
+  services: ReconciliationDeps & SettlementDeps,
+): Promise<ReconciliationRun> {
+  const scheduled = !asksForPeriod(event);
+  const period = scheduled
+    ? previousDay(services.clock.now(), services.calendar)
+    : parseFields(reconciliationPeriodSchema, event);
   const outcome = await reconcile(period, services);
   if (outcome.kind === "failed")
     throw new Error(`reconciliation of ${period.from}–${period.to} failed: ${outcome.reason}`);
-  const { report } = outcome;
+  const settled = await reconcileSettlementDays(period, services);
+  if (settled.kind === "failed")
+    throw new Error(`reconciliation of ${period.from}–${period.to} failed: ${settled.reason}`);
+  if (scheduled) {
+    // A forecast only informs the payouts report: one the gateway cannot give is logged, not retried.
+    const forecast = await forecastSettlements(services.calendar.dayOf(services.clock.now()), services);
+    if (forecast.kind === "failed") logger.warn("expected payouts not kept", { reason: forecast.reason });
+  }
+  const report: ReconciliationRun = {
+    ...outcome.report,
+    payouts: settled.report.payouts,
+    settlement_mismatches: settled.report.mismatches,
+    notices: [...outcome.report.notices, ...settled.report.notices],
+  };
   for (const mismatch of report.mismatches) logger.warn("reconciliation mismatch", { ...mismatch });
+  for (const mismatch of report.settlement_mismatches) logger.warn("settlement mismatch", { ...mismatch });
   for (const orderId of report.chargebacks_recorded)
     logger.warn("chargeback deduction recorded by reconciliation", { order_id: orderId });
-  metrics.addMetric("ReconciliationMismatches", MetricUnit.Count, report.mismatches.length);
+  const mismatches = report.mismatches.length + report.settlement_mismatches.length;
+  metrics.addMetric("ReconciliationMismatches", MetricUnit.Count, mismatches);
   metrics.addMetric("ReconciliationGatewayRecords", MetricUnit.Count, report.gateway_records);
   logger.info("reconciliation finished", {
     ...scheduledEventSchema.parse(event),
@@ -39,6 +64,8 @@ export async function run(event: unknown, services: ReconciliationDeps): Promise
     ledgerLines: report.ledger_lines,
     matched: report.matched,
     mismatches: report.mismatches.length,
+    payouts: report.payouts.length,
+    settlementMismatches: report.settlement_mismatches.length,
     chargebacksRecorded: report.chargebacks_recorded.length,
   });
   return report;

@@ -4,6 +4,7 @@ import { okReply, parseFields } from "../http/replies";
 import { defineRoute, type RouteContext, type RouteDefinition } from "../http/routes";
 import { RECORD_KINDS } from "../state/ledger";
 import { parseIsoDuration } from "../time/iso-duration";
+import { SETTLEMENT_AMOUNT_FIELDS } from "./reconciliation-routes";
 
 // The sandbox's own controls, under /sandbox/: no auth, no injected faults, rescode-style replies.
 
@@ -30,6 +31,22 @@ const ledgerQuery = z.object({
 const deliveriesQuery = z.object({
   kind: z.enum(DELIVERY_KINDS).optional(),
 });
+
+const settlementAlteration = z
+  .strictObject({
+    transaction_id: z.string().min(1, "must name a movement's transaction"),
+    set: z
+      .partialRecord(
+        z.enum(SETTLEMENT_AMOUNT_FIELDS),
+        z.string().regex(/^-?\d+(\.\d+)?$/, "must be a decimal amount"),
+      )
+      .default({}),
+    omit: z.boolean().default(false),
+  })
+  .refine((body) => body.omit || Object.keys(body.set).length > 0, {
+    path: ["set"],
+    message: "give the fields to misreport, or omit: true",
+  });
 
 const faultsView = ({ faults }: RouteContext) =>
   okReply({ seed: faults.seed, ...faults.config, counters: faults.counters() });
@@ -100,6 +117,27 @@ export const adminRoutes: readonly RouteDefinition[] = [
         ...page(ledger.records(query.kind, query.mid), query.offset, query.limit),
       });
     },
+  }),
+  defineRoute({
+    ...admin,
+    name: "sandbox.settlement-alterations.add",
+    method: "POST",
+    path: "/sandbox/settlement-alterations",
+    handler: (request, { ledger }) => {
+      const { transaction_id, set, omit } = parseFields(settlementAlteration, request.body);
+      ledger.settlementAlterations.alter(transaction_id, {
+        set: Object.fromEntries(Object.entries(set)),
+        omit,
+      });
+      return okReply({ alterations: ledger.settlementAlterations.all() });
+    },
+  }),
+  defineRoute({
+    ...admin,
+    name: "sandbox.settlement-alterations.list",
+    method: "GET",
+    path: "/sandbox/settlement-alterations",
+    handler: (_request, { ledger }) => okReply({ alterations: ledger.settlementAlterations.all() }),
   }),
   defineRoute({
     ...admin,

@@ -19,7 +19,9 @@ import { calendarDay, merchantId } from "./request-fields";
 // - header: settle_amount = Σ (converted + service fee + fee), vat_fee_amount = Σ VATs, etc_vat and adjust 0,
 //   remittance_amount = deposit_amount = settle_amount + vat_fee_amount = Σ request_sub_amount_total;
 // - availability: settlements of day P from P + 1, expected settlements of P (trades of P − 2) from P; earlier is
-//   EC00 naming the date; a date without remittance answers H, D and T as empty arrays.
+//   EC00 naming the date; a date without remittance answers H, D and T as empty arrays;
+// - a movement misreported by the sandbox's control (POST /sandbox/settlement-alterations) has its record's fields
+//   stated otherwise or is left out of D; H and T still state what was really paid out.
 
 // ───────────── requests (seed 001): every day a YYYYMMDD of the gateway's calendar ─────────────
 
@@ -79,6 +81,20 @@ type SettlementField =
   | "fee_supply_amount"
   | "fee_vat_amount"
   | "request_sub_amount_total";
+
+/** The amounts of a settlement record the sandbox's control may misreport. */
+export const SETTLEMENT_AMOUNT_FIELDS = [
+  "request_amount",
+  "approval_amount",
+  "billed_exchange_rate_amount",
+  "service_fee_amount",
+  "fee_amount",
+  "service_fee_supply_amount",
+  "service_fee_vat_amount",
+  "fee_supply_amount",
+  "fee_vat_amount",
+  "request_sub_amount_total",
+] as const satisfies readonly SettlementField[];
 
 export const TRANSACTION_TRADE_TYPES = {
   payment: "T000",
@@ -236,7 +252,9 @@ function settlementRecord(movement: Movement): SettlementRecord {
 /** What one remittance adds up to. */
 interface RemittanceTotals {
   readonly currency: string;
+  /** As paid out; `reported` is what D lists of them. */
   readonly records: SettlementRecord[];
+  readonly reported: SettlementRecord[];
   /** Converted amounts net of fees, before VAT. */
   readonly settleAmount: string;
   readonly vatAmount: string;
@@ -244,7 +262,16 @@ interface RemittanceTotals {
   readonly remittanceAmount: string;
 }
 
-function totalsOf(currency: string, records: SettlementRecord[]): RemittanceTotals {
+/** The records as the list reports them: each misreported as the sandbox's control says. */
+function reportedRecords(ledger: Ledger, records: readonly SettlementRecord[]): SettlementRecord[] {
+  return records.flatMap((record) => {
+    const alteration = ledger.settlementAlterations.of(record.transaction_id);
+    if (alteration === undefined) return [record];
+    return alteration.omit ? [] : [{ ...record, ...alteration.set }];
+  });
+}
+
+function totalsOf(ledger: Ledger, currency: string, records: SettlementRecord[]): RemittanceTotals {
   const decimals = minorUnits(currency);
   const settleAmount = sum(
     records.flatMap((r) => [r.billed_exchange_rate_amount, r.service_fee_amount, r.fee_amount]),
@@ -256,7 +283,8 @@ function totalsOf(currency: string, records: SettlementRecord[]): RemittanceTota
   );
   const adjustAmount = zeroAmount(decimals);
   const remittanceAmount = sum([settleAmount, vatAmount, adjustAmount], decimals);
-  return { currency, records, settleAmount, vatAmount, adjustAmount, remittanceAmount };
+  const reported = reportedRecords(ledger, records);
+  return { currency, records, reported, settleAmount, vatAmount, adjustAmount, remittanceAmount };
 }
 
 /** The remittances carrying the movements of one trade day, one per currency, in currency order. */
@@ -271,7 +299,9 @@ function remittancesOf(ledger: Ledger, mid: string, tradeDay: string): Remittanc
   }
   return [...byCurrency.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([currency, movements]) => totalsOf(currency, movements.sort(byTradeDate).map(settlementRecord)));
+    .map(([currency, movements]) =>
+      totalsOf(ledger, currency, movements.sort(byTradeDate).map(settlementRecord)),
+    );
 }
 
 /**
@@ -284,10 +314,10 @@ function remittanceSections<H>(
 ) {
   const tail = (totals: RemittanceTotals) => ({ total_count: String(totals.records.length) });
   const [only] = remittances;
-  if (only && remittances.length === 1) return { H: header(only), D: only.records, T: tail(only) };
+  if (only && remittances.length === 1) return { H: header(only), D: only.reported, T: tail(only) };
   return {
     H: remittances.map(header),
-    D: remittances.map((totals) => totals.records),
+    D: remittances.map((totals) => totals.reported),
     T: remittances.map(tail),
   };
 }

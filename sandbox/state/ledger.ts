@@ -3,6 +3,7 @@ import { PartnerStore } from "./partner-store";
 import { PayerAuthStore } from "./payer-auth-store";
 import { PaymentStore } from "./payment-store";
 import { RecurringStore } from "./recurring-store";
+import { SettlementAlterations } from "./settlement-alterations";
 import { TokenStore } from "./token-store";
 import { WebhookStore } from "./webhook-store";
 import { WindowStore } from "./window-store";
@@ -50,6 +51,7 @@ export class Ledger {
   readonly partner: PartnerStore;
   readonly windows: WindowStore;
   readonly payerAuths: PayerAuthStore;
+  readonly settlementAlterations: SettlementAlterations;
 
   constructor(options: LedgerOptions = {}) {
     this.#core = new LedgerCore(options.utcOffsetMinutes);
@@ -60,6 +62,7 @@ export class Ledger {
     this.partner = new PartnerStore(this.#core);
     this.windows = new WindowStore(this.#core);
     this.payerAuths = new PayerAuthStore(this.#core);
+    this.settlementAlterations = new SettlementAlterations(this.#core);
   }
 
   /** Zone of the stamps, minutes east of UTC (a YYYYMMDD date starts at its midnight there). */

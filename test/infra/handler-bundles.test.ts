@@ -28,6 +28,7 @@ const COMPONENT_CLIENTS: Record<ComponentName, readonly string[]> = {
   events: [EVENTBRIDGE],
   gateway: [SECRETS_MANAGER],
   gatewayTransactions: [SECRETS_MANAGER],
+  gatewaySettlements: [SECRETS_MANAGER],
   partnerWebhooks: [SECRETS_MANAGER],
   partnerTokenRefresher: [SECRETS_MANAGER],
   webhookUrls: [],

@@ -37,6 +37,12 @@ import {
 } from "../../functions/core/ports/billing-repository";
 import type { Clock } from "../../functions/core/ports/clock";
 import type { DocumentQuery } from "../../functions/core/ports/document-store";
+import {
+  type PayoutDay,
+  payoutDaySchema,
+  type SettlementRecord,
+  settlementRecordSchema,
+} from "../../functions/core/ports/settlement-store";
 
 // The BillingRepository in memory, for tests of the core that need no emulator. It passes the same contract suite
 // as the DynamoDB repository (test/support/billing-repository-contract.ts): compare-and-set updates, create-only
@@ -113,6 +119,9 @@ export class MemoryBillingRepository implements BillingRepository {
   private readonly eventLog = new Map<string, OutboxEvent>();
   /** Every event any write put in an outbox, in write order, delivered or not. */
   readonly written: OutboxEvent[] = [];
+  /** Settlements by subscription and transaction; payout days by remittance date. */
+  private readonly settlements = new Map<string, SettlementRecord>();
+  private readonly payoutDays = new Map<string, PayoutDay>();
   private readonly pageSize: number;
   private readonly clock: Clock;
 
@@ -458,5 +467,32 @@ export class MemoryBillingRepository implements BillingRepository {
   async listCreditNotes(query: DocumentQuery, page: { readonly limit: number; readonly cursor?: string }) {
     const { documents, cursor } = this.listDocuments("credit_note", query, page);
     return { documents: documents.filter((document) => document.kind === "credit_note"), cursor };
+  }
+
+  async recordSettlement(record: SettlementRecord) {
+    const key = `${record.subscription_id}#${record.transaction_id}`;
+    const kept = this.settlements.get(key);
+    if (kept) return { recorded: false as const, remittance_date: kept.remittance_date };
+    this.settlements.set(key, copyOf(settlementRecordSchema, record));
+    return { recorded: true as const };
+  }
+
+  async settledTransactions(lines: readonly { subscription_id: string; transaction_id: string }[]) {
+    return new Set(
+      lines
+        .filter((line) => this.settlements.has(`${line.subscription_id}#${line.transaction_id}`))
+        .map((line) => line.transaction_id),
+    );
+  }
+
+  async putPayoutDay(day: PayoutDay) {
+    if (day.status === "expected" && this.payoutDays.get(day.remittance_date)?.status === "settled") return;
+    this.payoutDays.set(day.remittance_date, copyOf(payoutDaySchema, day));
+  }
+
+  async listPayoutDays(from: string, to: string) {
+    return [...this.payoutDays.values()]
+      .filter((day) => day.remittance_date >= from && day.remittance_date <= to)
+      .sort((a, b) => byteOrder(a.remittance_date, b.remittance_date));
   }
 }

@@ -9,6 +9,7 @@ import type {
   TokenRecord,
 } from "../base/model";
 import type { DocumentStore } from "./document-store";
+import type { SettlementStore } from "./settlement-store";
 
 /** Fields an update may require to still hold (compare-and-set): a lost race changes nothing. */
 export interface SubscriptionExpectation {
@@ -206,7 +207,8 @@ export interface BillingRepository
     OnceRecords,
     OutboxStore,
     EventLog,
-    DocumentStore {}
+    DocumentStore,
+    SettlementStore {}
 
 /** A listing's cursor that the repository did not issue (or that belongs to another query's listing). */
 export class InvalidCursorError extends Error {

@@ -32,6 +32,7 @@ import {
 } from "../../support/billing-repository-contract";
 import { countingClient } from "../../support/counting-client";
 import { describeDocumentStoreContract } from "../../support/document-store-contract";
+import { describeSettlementStoreContract } from "../../support/settlement-store-contract";
 import { LOST_CLAIM_REQUESTS, startTestDynamoDb } from "../../support/test-dynamodb";
 
 // The DynamoDB repository: the repository contract, then what is its own (the single-table layout, the sparse
@@ -81,6 +82,7 @@ async function rawItem(tableName: string, key: Record<string, string>) {
 describe("the repository contract", () => {
   describeBillingRepositoryContract(async (options) => (await freshRepository(options)).repository);
   describeDocumentStoreContract(async () => (await freshRepository({ pageSize: 2 })).repository);
+  describeSettlementStoreContract(async () => (await freshRepository()).repository);
 });
 
 describe("the table layout", () => {

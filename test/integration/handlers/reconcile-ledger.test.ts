@@ -1,3 +1,4 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { functionNamed } from "../../../functions/function-table";
@@ -13,7 +14,9 @@ import { stackWithWebhooks } from "../../support/webhook-stack";
  * reconcile-ledger as Lambda runs it (services from the environment, the sandbox's reconciliation API in 7-day
  * windows, the ledger index in dynalite): a month of sign-ups, a partial refund, a chargeback and the next month's
  * renewals reconciles clean; a sale made straight at the gateway is the one mismatch. The month is made through the
- * merchant API, the gateway's CHARGEBACK webhook and the scheduled charge run.
+ * merchant API, the gateway's CHARGEBACK webhook and the scheduled charge run. Its payouts (the sandbox's settlements:
+ * fees 3.4 % of a sale and VAT 10 % of the fee, paid out two days after the trade) reconcile clean too, each movement's
+ * fees kept on its subscription; a settlement list the sandbox is made to misreport is reported, record by record.
  */
 
 const MARCH = { from: "20260301", to: "20260331" };
@@ -87,6 +90,64 @@ describe("reconcile-ledger on the local stack", () => {
       "Billing/ReconciliationMismatches": 0,
       "Billing/ReconciliationGatewayRecords": 5,
     });
+
+    // The payouts: 1 March's three sales on the 3rd (each 19.90 less 0.68 fees and 0.07 VAT), the refund on the
+    // 12th, the chargeback's deduction two days after it.
+    expect(report.settlement_mismatches).toEqual([]);
+    const payout = { currency: "USD", status: "settled", adjust: "0.00", deposit_currency: "USD" };
+    expect(report.payouts).toEqual([
+      {
+        ...payout,
+        remittance_date: "20260303",
+        movements: 3,
+        gross: "59.70",
+        fees: "2.04",
+        vat: "0.21",
+        net: "57.45",
+        deposit_amount: "57.45",
+      },
+      {
+        ...payout,
+        remittance_date: "20260312",
+        movements: 1,
+        gross: "-5.00",
+        fees: "0.00",
+        vat: "0.00",
+        net: "-5.00",
+        deposit_amount: "-5.00",
+      },
+      {
+        ...payout,
+        remittance_date: expect.stringMatching(/^202603/),
+        movements: 1,
+        gross: "-19.90",
+        fees: "0.00",
+        vat: "0.00",
+        net: "-19.90",
+        deposit_amount: "-19.90",
+      },
+    ]);
+    const [first = ""] = ids;
+    const charge = await stack().services.repository.getAttempt({
+      subscription_id: first,
+      period: 0,
+      attempt: 0,
+    });
+    const { Item } = await stack().dynamo.client.send(
+      new GetCommand({
+        TableName: stack().tableName,
+        Key: { pk: `SUB#${first}`, sk: `SETTLEMENT#${charge?.transaction_id}` },
+      }),
+    );
+    expect(Item).toMatchObject({
+      kind: "sale",
+      remittance_date: "20260303",
+      gross: "19.90",
+      fees: "0.68",
+      vat: "0.07",
+      net: "19.15",
+    });
+    expect(await stack().services.repository.listPayoutDays("20260301", "20260331")).toHaveLength(31);
   });
 
   it("a sale the ledger does not know is the one mismatch, logged once and counted", async () => {
@@ -192,5 +253,99 @@ describe("a chargeback no webhook brought", () => {
       chargebacks_recorded: [],
     });
     expect(await stack().events()).toEqual([]);
+  });
+});
+
+describe("payouts the gateway misreports", () => {
+  it("reports each misreported record, the remittance whose total no longer adds up, and the lines never paid out", async () => {
+    const [first = "", second = "", third = ""] = ids;
+    const april = (id: string) =>
+      stack().services.repository.getAttempt({ subscription_id: id, period: 1, attempt: 0 });
+    const transactionOf = async (id: string) => (await april(id))?.transaction_id ?? "";
+    const alter = async (body: object) =>
+      expect((await callSandbox(stack().sandbox, "/sandbox/settlement-alterations", { body })).status).toBe(
+        200,
+      );
+    await alter({ transaction_id: await transactionOf(first), set: { request_amount: "19.00" } });
+    await alter({ transaction_id: await transactionOf(second), set: { service_fee_amount: "-0.99" } });
+    await alter({ transaction_id: await transactionOf(third), omit: true });
+    const refused = await callSandbox(stack().sandbox, "/sandbox/settlement-alterations", {
+      body: { transaction_id: "T1", set: { trade_type: "C" } },
+    });
+    expect(refused.status).toBe(400);
+    await stack().clock.set(new Date("2026-06-10T12:00:00.000Z"));
+
+    const report = await invoke({ from: "20260401", to: "20260410" });
+
+    const usd = { currency: "USD", at: expect.any(String) };
+    expect(report.settlement_mismatches).toEqual([
+      // 1 April's renewals, paid out on the 3rd: one left out, so three stated and two listed.
+      {
+        ...usd,
+        kind: "total_differs",
+        line: "remittance",
+        remittance_date: "20260403",
+        gateway_amount: "57.45",
+        ledger_amount: "38.30",
+      },
+      {
+        ...usd,
+        kind: "amount_differs",
+        line: "charge",
+        remittance_date: "20260403",
+        order_id: `${first}-1-0`,
+        transaction_id: await transactionOf(first),
+        gateway_amount: "19.00",
+        ledger_amount: "19.90",
+        ledger_status: "succeeded",
+      },
+      {
+        ...usd,
+        kind: "fees_differ",
+        line: "charge",
+        remittance_date: "20260403",
+        order_id: `${second}-1-0`,
+        transaction_id: await transactionOf(second),
+        gateway_amount: "19.15",
+        ledger_amount: "18.84",
+      },
+      // The sale made straight at the gateway, paid out on the 4th.
+      {
+        ...usd,
+        kind: "missing_here",
+        line: "charge",
+        remittance_date: "20260404",
+        order_id: "EXTERNAL-ORDER-1",
+        transaction_id: expect.any(String),
+        gateway_amount: "42.00",
+      },
+      // Five days past the delay, the line left out is unsettled; so is the line the gateway never had.
+      {
+        ...usd,
+        kind: "unsettled",
+        line: "charge",
+        order_id: `${third}-1-0`,
+        transaction_id: await transactionOf(third),
+        ledger_amount: "19.90",
+        ledger_status: "succeeded",
+      },
+      {
+        ...usd,
+        kind: "unsettled",
+        line: "charge",
+        order_id: expect.stringMatching(/-7$/),
+        transaction_id: "SBXT00000000000000009999",
+        ledger_amount: "19.90",
+        ledger_status: "succeeded",
+      },
+    ]);
+    expect(report.payouts.find((payout) => payout.remittance_date === "20260403")).toMatchObject({
+      movements: 2,
+      net: "57.45",
+    });
+    // The day keeps how many mismatches its reconciliation found, for the payouts report.
+    expect(await stack().services.repository.listPayoutDays("20260403", "20260403")).toMatchObject([
+      { mismatches: 3 },
+    ]);
   });
 });

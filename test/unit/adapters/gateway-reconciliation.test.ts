@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createGatewayTransactions } from "../../../functions/adapters/gateway-transactions";
+import { createGatewayTransactions } from "../../../functions/adapters/gateway-reconciliation";
 import type { TransactionRecord } from "../../../functions/gateway/schemas/reconciliation";
 
 const listed = (overrides: Partial<TransactionRecord>): TransactionRecord => ({

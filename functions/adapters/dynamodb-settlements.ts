@@ -1,0 +1,92 @@
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  type PayoutDay,
+  payoutDaySchema,
+  type SettlementStore,
+  settlementRecordSchema,
+} from "../core/ports/settlement-store";
+import { PAYOUT_PARTITION, payoutDayKey, recordOf, settlementKey } from "./billing-table";
+import { conditionally, type Item, type TableContext } from "./dynamodb-table";
+
+// The gateway's payouts as reconciliation keeps them (billing-table.ts: settlement, payout day).
+
+/** BatchGetItem takes at most 100 keys. */
+const MAX_BATCH_GET = 100;
+
+export function createDynamoDbSettlementStore(table: TableContext): SettlementStore {
+  return {
+    async recordSettlement(record) {
+      const key = settlementKey(record.subscription_id, record.transaction_id);
+      const written = await conditionally(() =>
+        table.client.send(
+          new PutCommand({
+            TableName: table.tableName,
+            Item: { ...settlementRecordSchema.parse(record), ...key },
+            ConditionExpression: "attribute_not_exists(pk)",
+          }),
+        ),
+      );
+      if (written) return { recorded: true };
+      const { Item } = await table.client.send(
+        new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }),
+      );
+      const kept = settlementRecordSchema.parse(recordOf(Item ?? {}));
+      return { recorded: false, remittance_date: kept.remittance_date };
+    },
+
+    async settledTransactions(lines) {
+      const settled = new Set<string>();
+      for (let start = 0; start < lines.length; start += MAX_BATCH_GET) {
+        let keys: Item[] = lines
+          .slice(start, start + MAX_BATCH_GET)
+          .map((line) => settlementKey(line.subscription_id, line.transaction_id));
+        while (keys.length > 0) {
+          const answer = await table.client.send(
+            new BatchGetCommand({
+              RequestItems: { [table.tableName]: { Keys: keys, ProjectionExpression: "sk" } },
+            }),
+          );
+          for (const item of answer.Responses?.[table.tableName] ?? [])
+            settled.add(String(item.sk).slice("SETTLEMENT#".length));
+          keys = answer.UnprocessedKeys?.[table.tableName]?.Keys ?? [];
+        }
+      }
+      return settled;
+    },
+
+    async putPayoutDay(day) {
+      const put = new PutCommand({
+        TableName: table.tableName,
+        Item: { ...payoutDaySchema.parse(day), ...payoutDayKey(day.remittance_date) },
+        // A forecast never replaces the settlement it forecast.
+        ...(day.status === "expected"
+          ? {
+              ConditionExpression: "attribute_not_exists(pk) OR #status = :expected",
+              ExpressionAttributeNames: { "#status": "status" },
+              ExpressionAttributeValues: { ":expected": "expected" },
+            }
+          : {}),
+      });
+      await conditionally(() => table.client.send(put));
+    },
+
+    async listPayoutDays(from, to) {
+      const days: PayoutDay[] = [];
+      let start: Item | undefined;
+      do {
+        const answer = await table.client.send(
+          new QueryCommand({
+            TableName: table.tableName,
+            KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :to",
+            ExpressionAttributeValues: { ":pk": PAYOUT_PARTITION, ":from": from, ":to": to },
+            ConsistentRead: true,
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+        days.push(...(answer.Items ?? []).map((item) => payoutDaySchema.parse(recordOf(item))));
+        start = answer.LastEvaluatedKey;
+      } while (start !== undefined);
+      return days;
+    },
+  };
+}

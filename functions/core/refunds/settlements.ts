@@ -1,0 +1,446 @@
+import * as z from "zod";
+import type { ChargeAttempt } from "../base/model";
+import { currencyDecimals } from "../base/money";
+import { attemptKeyOf } from "../base/order-id";
+import { failureReason, type GatewayOutcome } from "../base/outcome";
+import { isFreeCharge } from "../base/plan-price";
+import type { LedgerStore, RefundStore } from "../ports/billing-repository";
+import type { Clock } from "../ports/clock";
+import { type Payout, payoutSchema, type SettledKind, type SettlementStore } from "../ports/settlement-store";
+import {
+  type GatewayCalendar,
+  type LedgerEntry,
+  type LedgerReader,
+  reconciliationReportSchema,
+} from "./reconciliation";
+
+// Where the money went (README, Payouts): each day's remittances as the gateway reports them, matched movement by
+// movement to the ledger. Each movement's fees, their VAT and what was paid out are recorded on its ledger line's
+// subscription, each remittance's stated payout is checked against its movements, and a ledger line no remittance
+// carried within the settlement delay and its grace is reported.
+
+/** A movement is paid out this many days after its trade day (the gateway's expected settlements cover day − 2). */
+export const SETTLEMENT_DELAY_DAYS = 2;
+/** Days past the delay before a ledger line not yet paid out is reported: weekends and bank holidays. */
+export const SETTLEMENT_GRACE_DAYS = 3;
+
+/** One movement of a remittance, in the core's words. */
+export interface SettledMovement {
+  readonly kind: SettledKind;
+  readonly transaction_id: string;
+  readonly order_id: string;
+  /** As charged, in `currency`: negative for a refund or chargeback. */
+  readonly amount: string;
+  readonly currency: string;
+  /** In the remittance's currency: the amount converted (signed like `amount`) and what is paid out for it. */
+  readonly gross: string;
+  readonly net: string;
+  /** The gateway's fees and their VAT, as magnitudes: whether deducted or given back follows from gross and net. */
+  readonly fees: string;
+  readonly vat: string;
+  /** When it happened, as the gateway wrote it (YYYYMMDDHHMMSS). */
+  readonly at: string;
+}
+
+/** One remittance: the movements of one payout in one currency, and what the gateway states about it. */
+export interface Remittance {
+  readonly date: string;
+  readonly currency: string;
+  readonly movements: readonly SettledMovement[];
+  readonly stated: {
+    /** How many movements the gateway says it carries. */
+    readonly count: number;
+    /** What it pays out, in `currency`; adjustments it made outside the movements. */
+    readonly net: string;
+    readonly adjust: string;
+    /** The deposit, when paid in another currency. */
+    readonly deposit_currency: string;
+    readonly deposit_amount: string;
+  };
+}
+
+export interface Remittances {
+  readonly remittances: readonly Remittance[];
+  readonly notices: readonly string[];
+}
+
+/** One difference between a remittance and the ledger; ids and amounts only. */
+export const settlementMismatchSchema = z
+  .object({
+    kind: z.enum([
+      "missing_here",
+      "amount_differs",
+      "status_differs",
+      "fees_differ",
+      "total_differs",
+      "settled_twice",
+      "unsettled",
+    ]),
+    line: z.enum(["charge", "refund", "chargeback", "remittance"]),
+    /** The remittance it was found in; none for a ledger line no remittance carried. */
+    remittance_date: z.string().optional(),
+    currency: z.string(),
+    order_id: z.string().optional(),
+    transaction_id: z.string().optional(),
+    refund_id: z.string().optional(),
+    /** What the gateway states (an amount, or a remittance's payout) and what the ledger or the movements say. */
+    gateway_amount: z.string().optional(),
+    ledger_amount: z.string().optional(),
+    ledger_status: z.string().optional(),
+    /** YYYYMMDDHHMMSS at the gateway, or the ISO instant it succeeded here. */
+    at: z.string(),
+  })
+  .readonly();
+export type SettlementMismatch = z.infer<typeof settlementMismatchSchema>;
+
+/** A reconciliation run's report: the transactions compared (reconciliation.ts), and the payouts of its days. */
+export const reconciliationRunSchema = z
+  .object({
+    ...reconciliationReportSchema.unwrap().shape,
+    payouts: z.array(payoutSchema).readonly(),
+    settlement_mismatches: z.array(settlementMismatchSchema).readonly(),
+  })
+  .readonly();
+export type ReconciliationRun = z.infer<typeof reconciliationRunSchema>;
+
+export interface SettlementDeps {
+  readonly calendar: GatewayCalendar;
+  readonly settlements: (date: string) => Promise<GatewayOutcome<Remittances>>;
+  readonly expectedSettlements: (date: string) => Promise<GatewayOutcome<Remittances>>;
+  readonly ledger: LedgerReader;
+  readonly repository: Pick<LedgerStore, "getAttempt"> & Pick<RefundStore, "listRefunds">;
+  readonly settlementStore: SettlementStore;
+  readonly clock: Clock;
+}
+
+export interface SettlementReport {
+  readonly payouts: readonly Payout[];
+  readonly mismatches: readonly SettlementMismatch[];
+  readonly notices: readonly string[];
+}
+
+export type SettlementOutcome =
+  | { readonly kind: "reconciled"; readonly report: SettlementReport }
+  | { readonly kind: "failed"; readonly reason: string };
+
+// ───────────── amounts: signed, exact in hundredths ─────────────
+
+const centsOf = (amount: string) => Math.round(Number(amount) * 100);
+
+/** Signed hundredths as an amount of `currency`, with its minor unit's decimals (at most 2). */
+function amountOf(cents: number, currency: string): string {
+  const decimals = Math.min(2, currencyDecimals(currency) ?? 2);
+  const magnitude = Math.abs(cents);
+  const whole = Math.floor(magnitude / 100);
+  const fraction = String(magnitude % 100)
+    .padStart(2, "0")
+    .slice(0, decimals);
+  const sign = cents < 0 ? "-" : "";
+  return decimals === 0 ? `${sign}${whole}` : `${sign}${whole}.${fraction}`;
+}
+
+/**
+ * The fees and VAT a movement carries, signed as they moved: a sale's are deducted (net = gross − fees − VAT); a
+ * reversal's may be deducted too, or given back (net = gross + fees + VAT). Undefined when net is neither.
+ */
+function signedFees(movement: SettledMovement): { fees: number; vat: number } | undefined {
+  const [gross, net, fees, vat] = [movement.gross, movement.net, movement.fees, movement.vat].map(centsOf);
+  if (gross === undefined || net === undefined || fees === undefined || vat === undefined) return undefined;
+  if (net === gross - fees - vat) return { fees, vat };
+  if (movement.kind !== "sale" && net === gross + fees + vat) return { fees: -fees, vat: -vat };
+  return undefined;
+}
+
+// ───────────── matching a movement to its ledger line ─────────────
+
+/** What a movement was matched to: the subscription its settlement is kept on, and a mismatch if any. */
+interface Matched {
+  readonly subscription_id?: string;
+  readonly refund_id?: string;
+  readonly mismatch?: Omit<SettlementMismatch, "remittance_date" | "currency" | "at">;
+}
+
+const sameMagnitude = (a: string, b: string) => Math.abs(centsOf(a)) === Math.abs(centsOf(b));
+
+function matchCharge(movement: SettledMovement, charge: ChargeAttempt | undefined | false): Matched {
+  const base = {
+    line: "charge",
+    order_id: movement.order_id,
+    transaction_id: movement.transaction_id,
+    gateway_amount: movement.amount,
+  } as const;
+  if (!charge) return { mismatch: { kind: "missing_here", ...base } };
+  const facts = { ...base, ledger_amount: charge.amount, ledger_status: charge.status };
+  const { subscription_id } = charge;
+  if (charge.status !== "succeeded" || charge.transaction_id !== movement.transaction_id)
+    return { subscription_id, mismatch: { kind: "status_differs", ...facts } };
+  if (charge.currency !== movement.currency || !sameMagnitude(charge.amount, movement.amount))
+    return { subscription_id, mismatch: { kind: "amount_differs", ...facts } };
+  return { subscription_id };
+}
+
+/** A chargeback takes back (part of) a charge we know as disputed. */
+function matchChargeback(movement: SettledMovement, charge: ChargeAttempt | undefined | false): Matched {
+  const base = {
+    line: "chargeback",
+    order_id: movement.order_id,
+    transaction_id: movement.transaction_id,
+    gateway_amount: movement.amount,
+  } as const;
+  if (!charge) return { mismatch: { kind: "missing_here", ...base } };
+  const facts = { ...base, ledger_amount: charge.amount, ledger_status: charge.status };
+  const { subscription_id } = charge;
+  if (charge.status !== "succeeded" || !charge.disputed)
+    return { subscription_id, mismatch: { kind: "status_differs", ...facts } };
+  if (charge.currency !== movement.currency || Math.abs(centsOf(movement.amount)) > centsOf(charge.amount))
+    return { subscription_id, mismatch: { kind: "amount_differs", ...facts } };
+  return { subscription_id };
+}
+
+async function matchMovement(movement: SettledMovement, deps: SettlementDeps): Promise<Matched> {
+  const key = attemptKeyOf(movement.order_id);
+  if (movement.kind === "sale") return matchCharge(movement, key && (await deps.repository.getAttempt(key)));
+  if (movement.kind === "chargeback")
+    return matchChargeback(movement, key && (await deps.repository.getAttempt(key)));
+  const refunds = key ? await deps.repository.listRefunds(key.subscription_id) : [];
+  const refund = refunds.find((each) => each.refund_transaction_id === movement.transaction_id);
+  const base = {
+    line: "refund",
+    order_id: movement.order_id,
+    transaction_id: movement.transaction_id,
+    gateway_amount: movement.amount,
+  } as const;
+  if (!refund) return { mismatch: { kind: "missing_here", ...base } };
+  const facts = {
+    ...base,
+    refund_id: refund.refund_id,
+    ledger_amount: refund.amount,
+    ledger_status: refund.status,
+  };
+  const matched = { subscription_id: refund.subscription_id, refund_id: refund.refund_id };
+  if (refund.status !== "succeeded") return { ...matched, mismatch: { kind: "status_differs", ...facts } };
+  if (refund.currency !== movement.currency || !sameMagnitude(refund.amount, movement.amount))
+    return { ...matched, mismatch: { kind: "amount_differs", ...facts } };
+  return matched;
+}
+
+const LINE_OF = { sale: "charge", refund: "refund", chargeback: "chargeback" } as const;
+
+/** Matches, checks and keeps one movement of a remittance; its mismatches. */
+async function settleMovement(
+  remittance: Remittance,
+  movement: SettledMovement,
+  deps: SettlementDeps,
+): Promise<SettlementMismatch[]> {
+  const where = { remittance_date: remittance.date, currency: remittance.currency, at: movement.at };
+  const facts = {
+    ...where,
+    line: LINE_OF[movement.kind],
+    order_id: movement.order_id,
+    transaction_id: movement.transaction_id,
+  };
+  const mismatches: SettlementMismatch[] = [];
+  const fees = signedFees(movement);
+  if (!fees)
+    mismatches.push({
+      kind: "fees_differ",
+      ...facts,
+      gateway_amount: movement.net,
+      ledger_amount: amountOf(
+        centsOf(movement.gross) - centsOf(movement.fees) - centsOf(movement.vat),
+        remittance.currency,
+      ),
+    });
+  const matched = await matchMovement(movement, deps);
+  if (matched.mismatch) mismatches.push({ ...where, ...matched.mismatch });
+  if (matched.subscription_id === undefined) return mismatches;
+  const kept = await deps.settlementStore.recordSettlement({
+    subscription_id: matched.subscription_id,
+    transaction_id: movement.transaction_id,
+    kind: movement.kind,
+    order_id: movement.order_id,
+    ...(matched.refund_id === undefined ? {} : { refund_id: matched.refund_id }),
+    remittance_date: remittance.date,
+    currency: remittance.currency,
+    gross: movement.gross,
+    fees: amountOf(fees?.fees ?? centsOf(movement.fees), remittance.currency),
+    vat: amountOf(fees?.vat ?? centsOf(movement.vat), remittance.currency),
+    net: movement.net,
+    recorded_at: deps.clock.now().toISOString(),
+  });
+  if (!kept.recorded && kept.remittance_date !== remittance.date)
+    mismatches.push({ kind: "settled_twice", ...facts, gateway_amount: movement.amount });
+  return mismatches;
+}
+
+// ───────────── remittances ─────────────
+
+/** A remittance's sums: its movements' gross, fees, VAT and net, and what the gateway states it pays out. */
+function payoutOf(remittance: Remittance, status: Payout["status"]): Payout {
+  const { currency, movements, stated } = remittance;
+  const sum = (pick: (movement: SettledMovement) => number) =>
+    amountOf(
+      movements.reduce((total, movement) => total + pick(movement), 0),
+      currency,
+    );
+  const feesOf = (movement: SettledMovement) => signedFees(movement) ?? { fees: 0, vat: 0 };
+  return {
+    remittance_date: remittance.date,
+    currency,
+    status,
+    movements: movements.length,
+    gross: sum((movement) => centsOf(movement.gross)),
+    fees: sum((movement) => feesOf(movement).fees),
+    vat: sum((movement) => feesOf(movement).vat),
+    adjust: amountOf(centsOf(stated.adjust), currency),
+    net: amountOf(centsOf(stated.net), currency),
+    deposit_currency: stated.deposit_currency,
+    deposit_amount: stated.deposit_amount,
+  };
+}
+
+/** The stated payout must be what its movements add up to, with the adjustment; and carry as many as it says. */
+function checkTotal(remittance: Remittance): SettlementMismatch | undefined {
+  const { currency, movements, stated } = remittance;
+  const added = movements.reduce((total, movement) => total + centsOf(movement.net), centsOf(stated.adjust));
+  if (added === centsOf(stated.net) && stated.count === movements.length) return undefined;
+  return {
+    kind: "total_differs",
+    line: "remittance",
+    remittance_date: remittance.date,
+    currency,
+    gateway_amount: amountOf(centsOf(stated.net), currency),
+    ledger_amount: amountOf(added, currency),
+    at: remittance.date,
+  };
+}
+
+const transactionOf = (entry: LedgerEntry) =>
+  entry.kind === "charge" ? entry.attempt.transaction_id : entry.refund.refund_transaction_id;
+
+/**
+ * Ledger lines that succeeded here on `day` (the gateway's calendar) and no remittance paid out since: by now every
+ * one should have been. Free charges never reached the gateway.
+ */
+async function unsettledLines(day: string, deps: SettlementDeps): Promise<SettlementMismatch[]> {
+  const { calendar } = deps;
+  const end = new Date(calendar.dayStart(calendar.shift(day, 1)).getTime() - 1);
+  const mismatches: SettlementMismatch[] = [];
+  for await (const page of deps.ledger.listLedger(calendar.dayStart(day), end)) {
+    const lines = page.filter((entry) => entry.kind !== "charge" || !isFreeCharge(entry.attempt));
+    const keys = lines.flatMap((entry) => {
+      const transaction_id = transactionOf(entry);
+      const line = entry.kind === "charge" ? entry.attempt : entry.refund;
+      return transaction_id === undefined ? [] : [{ subscription_id: line.subscription_id, transaction_id }];
+    });
+    const settled = await deps.settlementStore.settledTransactions(keys);
+    for (const entry of lines) {
+      const transactionId = transactionOf(entry);
+      if (transactionId !== undefined && settled.has(transactionId)) continue;
+      const line = entry.kind === "charge" ? entry.attempt : entry.refund;
+      mismatches.push({
+        kind: "unsettled",
+        line: entry.kind,
+        currency: line.currency,
+        order_id: line.order_id,
+        transaction_id: transactionId,
+        ...(entry.kind === "refund" ? { refund_id: entry.refund.refund_id } : {}),
+        ledger_amount: line.amount,
+        ledger_status: line.status,
+        at: entry.at,
+      });
+    }
+  }
+  return mismatches;
+}
+
+/** Whether the gateway can answer a remittance date's settlement yet: from the day after it. */
+export const isSettlementAvailable = (date: string, now: Date, calendar: GatewayCalendar) =>
+  date < calendar.dayOf(now);
+
+/**
+ * Reconciles the remittances paid out on `date` (YYYYMMDD, the gateway's calendar): every movement matched to its
+ * ledger line and its settlement kept there, every remittance's total checked, then the ledger lines of the day the
+ * delay and its grace reach back to, each of which some remittance must have paid out by now. Keeps the date's
+ * payouts. A date the gateway cannot answer yet is a notice.
+ */
+export async function reconcileSettlements(date: string, deps: SettlementDeps): Promise<SettlementOutcome> {
+  const now = deps.clock.now();
+  if (!isSettlementAvailable(date, now, deps.calendar))
+    return {
+      kind: "reconciled",
+      report: {
+        payouts: [],
+        mismatches: [],
+        notices: [`settlements of ${date} are reported from the next day`],
+      },
+    };
+  const answer = await deps.settlements(date);
+  if (answer.kind !== "success")
+    return { kind: "failed", reason: `settlements of ${date} unavailable: ${failureReason(answer)}` };
+  const mismatches: SettlementMismatch[] = [];
+  const payouts: Payout[] = [];
+  for (const remittance of answer.value.remittances) {
+    const total = checkTotal(remittance);
+    if (total) mismatches.push(total);
+    for (const movement of remittance.movements)
+      mismatches.push(...(await settleMovement(remittance, movement, deps)));
+    payouts.push(payoutOf(remittance, "settled"));
+  }
+  const lateDay = deps.calendar.shift(date, -(SETTLEMENT_DELAY_DAYS + SETTLEMENT_GRACE_DAYS));
+  mismatches.push(...(await unsettledLines(lateDay, deps)));
+  await deps.settlementStore.putPayoutDay({
+    remittance_date: date,
+    status: "settled",
+    payouts,
+    mismatches: mismatches.length,
+    reconciled_at: now.toISOString(),
+  });
+  return { kind: "reconciled", report: { payouts, mismatches, notices: answer.value.notices } };
+}
+
+/**
+ * The gateway's forecast of what it pays out on `date` (available from that day): kept as the date's expected
+ * payouts until its settlement is reconciled. Nothing is matched or recorded from a forecast.
+ */
+export async function forecastSettlements(
+  date: string,
+  deps: Pick<SettlementDeps, "expectedSettlements" | "settlementStore" | "clock">,
+): Promise<SettlementOutcome> {
+  const answer = await deps.expectedSettlements(date);
+  if (answer.kind !== "success")
+    return {
+      kind: "failed",
+      reason: `expected settlements of ${date} unavailable: ${failureReason(answer)}`,
+    };
+  const payouts = answer.value.remittances.map((remittance) => payoutOf(remittance, "expected"));
+  await deps.settlementStore.putPayoutDay({
+    remittance_date: date,
+    status: "expected",
+    payouts,
+    mismatches: 0,
+    reconciled_at: deps.clock.now().toISOString(),
+  });
+  return { kind: "reconciled", report: { payouts, mismatches: [], notices: answer.value.notices } };
+}
+
+/**
+ * Reconciles the remittances of each day from `from` to `to` in order: a day's late ledger lines are looked for in
+ * what the days before it kept.
+ */
+export async function reconcileSettlementDays(
+  period: { readonly from: string; readonly to: string },
+  deps: SettlementDeps,
+): Promise<SettlementOutcome> {
+  const payouts: Payout[] = [];
+  const mismatches: SettlementMismatch[] = [];
+  const notices: string[] = [];
+  for (let day = period.from; day <= period.to; day = deps.calendar.shift(day, 1)) {
+    const outcome = await reconcileSettlements(day, deps);
+    if (outcome.kind === "failed") return outcome;
+    payouts.push(...outcome.report.payouts);
+    mismatches.push(...outcome.report.mismatches);
+    notices.push(...outcome.report.notices);
+  }
+  return { kind: "reconciled", report: { payouts, mismatches, notices: [...new Set(notices)] } };
+}
