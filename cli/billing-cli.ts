@@ -37,6 +37,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
     "npx billing --outputs cdk-outputs.json events replay --from 2027-03-01 --to 2027-03-02T06:00Z",
   "clock advance": "npx billing --local clock advance P31D",
   "report revenue": "npx billing --local report revenue --from 2027-03-01 --to 2027-05-31 --chart mrr.svg",
+  "report payouts": "npx billing --local report payouts --from 2027-03-01 --to 2027-03-31",
   "events trigger": "npx billing --local events trigger charge.failed",
   setup: "npx billing --outputs cdk-outputs.json setup",
   "api-keys create": "npx billing --outputs cdk-outputs.json --profile prod api-keys create",

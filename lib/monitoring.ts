@@ -319,7 +319,7 @@ export class BillingMonitoring extends NestedStack {
       {
         threshold: 0,
         runbook:
-          'Reconciliation found differences between the ledger and the gateway. reconcile-ledger logs one "reconciliation mismatch" line each (ids, amounts): check each against the gateway\'s transaction report before correcting anything; re-run a period by invoking it with {"from":"YYYYMMDD","to":"YYYYMMDD"}.',
+          'Reconciliation found differences between the ledger and the gateway. reconcile-ledger logs one "reconciliation mismatch" line each (transactions: ids, amounts) and one "settlement mismatch" line each (payouts: a movement unknown here or of another amount, fees that do not add up, a remittance whose total does not, a line paid twice or never paid out): check each against the gateway\'s transaction and settlement reports before correcting anything; re-run a period by invoking it with {"from":"YYYYMMDD","to":"YYYYMMDD"} (npx billing reconcile).',
       },
     );
     this.#alarm(

@@ -2,15 +2,9 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import {
   previousDay,
   type ReconciliationDeps,
-  reconcile,
   reconciliationPeriodSchema,
 } from "../core/refunds/reconciliation";
-import {
-  forecastSettlements,
-  type ReconciliationRun,
-  reconcileSettlementDays,
-  type SettlementDeps,
-} from "../core/refunds/settlements";
+import { type ReconciliationRun, reconcilePeriod, type SettlementDeps } from "../core/refunds/settlements";
 import { logger, metrics } from "../lambda/observability";
 import { scheduledEventSchema } from "../lambda/scheduled-event";
 import { parseFields } from "../shared/zod-fields";
@@ -32,23 +26,10 @@ export async function run(
   const period = scheduled
     ? previousDay(services.clock.now(), services.calendar)
     : parseFields(reconciliationPeriodSchema, event);
-  const outcome = await reconcile(period, services);
+  const outcome = await reconcilePeriod(period, { forecast: scheduled }, services);
   if (outcome.kind === "failed")
     throw new Error(`reconciliation of ${period.from}–${period.to} failed: ${outcome.reason}`);
-  const settled = await reconcileSettlementDays(period, services);
-  if (settled.kind === "failed")
-    throw new Error(`reconciliation of ${period.from}–${period.to} failed: ${settled.reason}`);
-  if (scheduled) {
-    // A forecast only informs the payouts report: one the gateway cannot give is logged, not retried.
-    const forecast = await forecastSettlements(services.calendar.dayOf(services.clock.now()), services);
-    if (forecast.kind === "failed") logger.warn("expected payouts not kept", { reason: forecast.reason });
-  }
-  const report: ReconciliationRun = {
-    ...outcome.report,
-    payouts: settled.report.payouts,
-    settlement_mismatches: settled.report.mismatches,
-    notices: [...outcome.report.notices, ...settled.report.notices],
-  };
+  const { report } = outcome;
   for (const mismatch of report.mismatches) logger.warn("reconciliation mismatch", { ...mismatch });
   for (const mismatch of report.settlement_mismatches) logger.warn("settlement mismatch", { ...mismatch });
   for (const orderId of report.chargebacks_recorded)

@@ -30,6 +30,21 @@ export function fromCents(cents: number, currency: string): string {
   return `${whole}.${fraction.slice(0, decimals)}`;
 }
 
+/** A signed amount as the gateway's reports write it ("-5.00", "19.9") in hundredths; sums of them may pass the limit. */
+export const signedCents = (amount: string): number => Math.round(Number(amount) * 100);
+
+/** Signed hundredths as an amount of `currency`: "-5.00" in USD, "1000" in KRW; any size a report sums to. */
+export function signedAmount(cents: number, currency: string): string {
+  const decimals = wireDecimals(currency);
+  const magnitude = Math.abs(cents);
+  const whole = Math.floor(magnitude / 100);
+  const sign = cents < 0 ? "-" : "";
+  if (decimals === 0) return `${sign}${whole}`;
+  return `${sign}${whole}.${String(magnitude % 100)
+    .padStart(2, "0")
+    .slice(0, decimals)}`;
+}
+
 /** `cents · numerator / denominator`, rounded down, computed exactly (bigint: the product may pass 2^53). */
 export function scaledCents(cents: number, numerator: number, denominator: number): number {
   return Number((BigInt(cents) * BigInt(numerator)) / BigInt(denominator));

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { ChargeAttempt } from "../base/model";
-import { currencyDecimals } from "../base/money";
+import { signedAmount, signedCents } from "../base/money";
 import { attemptKeyOf } from "../base/order-id";
 import { failureReason, type GatewayOutcome } from "../base/outcome";
 import { isFreeCharge } from "../base/plan-price";
@@ -11,6 +11,8 @@ import {
   type GatewayCalendar,
   type LedgerEntry,
   type LedgerReader,
+  type ReconciliationDeps,
+  reconcile,
   reconciliationReportSchema,
 } from "./reconciliation";
 
@@ -123,28 +125,14 @@ export type SettlementOutcome =
   | { readonly kind: "reconciled"; readonly report: SettlementReport }
   | { readonly kind: "failed"; readonly reason: string };
 
-// ───────────── amounts: signed, exact in hundredths ─────────────
-
-const centsOf = (amount: string) => Math.round(Number(amount) * 100);
-
-/** Signed hundredths as an amount of `currency`, with its minor unit's decimals (at most 2). */
-function amountOf(cents: number, currency: string): string {
-  const decimals = Math.min(2, currencyDecimals(currency) ?? 2);
-  const magnitude = Math.abs(cents);
-  const whole = Math.floor(magnitude / 100);
-  const fraction = String(magnitude % 100)
-    .padStart(2, "0")
-    .slice(0, decimals);
-  const sign = cents < 0 ? "-" : "";
-  return decimals === 0 ? `${sign}${whole}` : `${sign}${whole}.${fraction}`;
-}
-
 /**
  * The fees and VAT a movement carries, signed as they moved: a sale's are deducted (net = gross − fees − VAT); a
  * reversal's may be deducted too, or given back (net = gross + fees + VAT). Undefined when net is neither.
  */
 function signedFees(movement: SettledMovement): { fees: number; vat: number } | undefined {
-  const [gross, net, fees, vat] = [movement.gross, movement.net, movement.fees, movement.vat].map(centsOf);
+  const [gross, net, fees, vat] = [movement.gross, movement.net, movement.fees, movement.vat].map(
+    signedCents,
+  );
   if (gross === undefined || net === undefined || fees === undefined || vat === undefined) return undefined;
   if (net === gross - fees - vat) return { fees, vat };
   if (movement.kind !== "sale" && net === gross + fees + vat) return { fees: -fees, vat: -vat };
@@ -160,7 +148,7 @@ interface Matched {
   readonly mismatch?: Omit<SettlementMismatch, "remittance_date" | "currency" | "at">;
 }
 
-const sameMagnitude = (a: string, b: string) => Math.abs(centsOf(a)) === Math.abs(centsOf(b));
+const sameMagnitude = (a: string, b: string) => Math.abs(signedCents(a)) === Math.abs(signedCents(b));
 
 function matchCharge(movement: SettledMovement, charge: ChargeAttempt | undefined | false): Matched {
   const base = {
@@ -192,7 +180,10 @@ function matchChargeback(movement: SettledMovement, charge: ChargeAttempt | unde
   const { subscription_id } = charge;
   if (charge.status !== "succeeded" || !charge.disputed)
     return { subscription_id, mismatch: { kind: "status_differs", ...facts } };
-  if (charge.currency !== movement.currency || Math.abs(centsOf(movement.amount)) > centsOf(charge.amount))
+  if (
+    charge.currency !== movement.currency ||
+    Math.abs(signedCents(movement.amount)) > signedCents(charge.amount)
+  )
     return { subscription_id, mismatch: { kind: "amount_differs", ...facts } };
   return { subscription_id };
 }
@@ -246,8 +237,8 @@ async function settleMovement(
       kind: "fees_differ",
       ...facts,
       gateway_amount: movement.net,
-      ledger_amount: amountOf(
-        centsOf(movement.gross) - centsOf(movement.fees) - centsOf(movement.vat),
+      ledger_amount: signedAmount(
+        signedCents(movement.gross) - signedCents(movement.fees) - signedCents(movement.vat),
         remittance.currency,
       ),
     });
@@ -263,8 +254,8 @@ async function settleMovement(
     remittance_date: remittance.date,
     currency: remittance.currency,
     gross: movement.gross,
-    fees: amountOf(fees?.fees ?? centsOf(movement.fees), remittance.currency),
-    vat: amountOf(fees?.vat ?? centsOf(movement.vat), remittance.currency),
+    fees: signedAmount(fees?.fees ?? signedCents(movement.fees), remittance.currency),
+    vat: signedAmount(fees?.vat ?? signedCents(movement.vat), remittance.currency),
     net: movement.net,
     recorded_at: deps.clock.now().toISOString(),
   });
@@ -279,7 +270,7 @@ async function settleMovement(
 function payoutOf(remittance: Remittance, status: Payout["status"]): Payout {
   const { currency, movements, stated } = remittance;
   const sum = (pick: (movement: SettledMovement) => number) =>
-    amountOf(
+    signedAmount(
       movements.reduce((total, movement) => total + pick(movement), 0),
       currency,
     );
@@ -289,11 +280,11 @@ function payoutOf(remittance: Remittance, status: Payout["status"]): Payout {
     currency,
     status,
     movements: movements.length,
-    gross: sum((movement) => centsOf(movement.gross)),
+    gross: sum((movement) => signedCents(movement.gross)),
     fees: sum((movement) => feesOf(movement).fees),
     vat: sum((movement) => feesOf(movement).vat),
-    adjust: amountOf(centsOf(stated.adjust), currency),
-    net: amountOf(centsOf(stated.net), currency),
+    adjust: signedAmount(signedCents(stated.adjust), currency),
+    net: signedAmount(signedCents(stated.net), currency),
     deposit_currency: stated.deposit_currency,
     deposit_amount: stated.deposit_amount,
   };
@@ -302,15 +293,18 @@ function payoutOf(remittance: Remittance, status: Payout["status"]): Payout {
 /** The stated payout must be what its movements add up to, with the adjustment; and carry as many as it says. */
 function checkTotal(remittance: Remittance): SettlementMismatch | undefined {
   const { currency, movements, stated } = remittance;
-  const added = movements.reduce((total, movement) => total + centsOf(movement.net), centsOf(stated.adjust));
-  if (added === centsOf(stated.net) && stated.count === movements.length) return undefined;
+  const added = movements.reduce(
+    (total, movement) => total + signedCents(movement.net),
+    signedCents(stated.adjust),
+  );
+  if (added === signedCents(stated.net) && stated.count === movements.length) return undefined;
   return {
     kind: "total_differs",
     line: "remittance",
     remittance_date: remittance.date,
     currency,
-    gateway_amount: amountOf(centsOf(stated.net), currency),
-    ledger_amount: amountOf(added, currency),
+    gateway_amount: signedAmount(signedCents(stated.net), currency),
+    ledger_amount: signedAmount(added, currency),
     at: remittance.date,
   };
 }
@@ -354,6 +348,12 @@ async function unsettledLines(day: string, deps: SettlementDeps): Promise<Settle
   return mismatches;
 }
 
+/**
+ * Movements matched and kept side by side, this many at a time (each is a read or two and a write): a day of tens of
+ * thousands of movements stays well inside the function's timeout, the table's capacity shared with the day's work.
+ */
+const MOVEMENTS_AT_ONCE = 16;
+
 /** Whether the gateway can answer a remittance date's settlement yet: from the day after it. */
 export const isSettlementAvailable = (date: string, now: Date, calendar: GatewayCalendar) =>
   date < calendar.dayOf(now);
@@ -383,8 +383,11 @@ export async function reconcileSettlements(date: string, deps: SettlementDeps): 
   for (const remittance of answer.value.remittances) {
     const total = checkTotal(remittance);
     if (total) mismatches.push(total);
-    for (const movement of remittance.movements)
-      mismatches.push(...(await settleMovement(remittance, movement, deps)));
+    for (let start = 0; start < remittance.movements.length; start += MOVEMENTS_AT_ONCE) {
+      const batch = remittance.movements.slice(start, start + MOVEMENTS_AT_ONCE);
+      const found = await Promise.all(batch.map((movement) => settleMovement(remittance, movement, deps)));
+      mismatches.push(...found.flat());
+    }
     payouts.push(payoutOf(remittance, "settled"));
   }
   const lateDay = deps.calendar.shift(date, -(SETTLEMENT_DELAY_DAYS + SETTLEMENT_GRACE_DAYS));
@@ -443,4 +446,37 @@ export async function reconcileSettlementDays(
     notices.push(...outcome.report.notices);
   }
   return { kind: "reconciled", report: { payouts, mismatches, notices: [...new Set(notices)] } };
+}
+
+/**
+ * One run of reconcile-ledger: the period's transactions against the ledger (reconciliation.ts), then its days'
+ * payouts; with `forecast`, today's expected payouts are kept too (a forecast the gateway cannot give is a notice:
+ * it only informs the payouts report).
+ */
+export async function reconcilePeriod(
+  period: { readonly from: string; readonly to: string },
+  options: { readonly forecast: boolean },
+  deps: ReconciliationDeps & SettlementDeps,
+): Promise<
+  | { readonly kind: "reconciled"; readonly report: ReconciliationRun }
+  | { readonly kind: "failed"; readonly reason: string }
+> {
+  const compared = await reconcile(period, deps);
+  if (compared.kind === "failed") return compared;
+  const settled = await reconcileSettlementDays(period, deps);
+  if (settled.kind === "failed") return settled;
+  const notices = [...compared.report.notices, ...settled.report.notices];
+  if (options.forecast) {
+    const forecast = await forecastSettlements(deps.calendar.dayOf(deps.clock.now()), deps);
+    if (forecast.kind === "failed") notices.push(`expected payouts not kept: ${forecast.reason}`);
+  }
+  return {
+    kind: "reconciled",
+    report: {
+      ...compared.report,
+      payouts: settled.report.payouts,
+      settlement_mismatches: settled.report.mismatches,
+      notices,
+    },
+  };
 }

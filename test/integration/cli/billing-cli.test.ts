@@ -254,10 +254,67 @@ describe("ops CLI on the local stack", () => {
       "reconciled 2027-03-01 to 2027-04-01 (gateway days, KST): 5 gateway records, 5 ledger lines, 5 matched, 0 mismatches",
     );
     expect(clean.stderr.split("\n")).toEqual([
-      "2027-03-01: 3 gateway records, 3 ledger lines, 0 mismatches (day 1 of 32)",
-      "2027-04-01: 2 gateway records, 2 ledger lines, 0 mismatches (day 32 of 32)",
+      "2027-03-01: 3 gateway records, 3 ledger lines, 0 payouts, 0 mismatches (day 1 of 32)",
+      "2027-03-03: 0 gateway records, 0 ledger lines, 1 payout, 0 mismatches (day 3 of 32)",
+      "2027-04-01: 2 gateway records, 2 ledger lines, 0 payouts, 0 mismatches (day 32 of 32)",
       "",
     ]);
+    expect(clean.stdout.split("\n")[1]).toBe(
+      "payouts: 1 remittance, 0 mismatches (npx billing report payouts lists them)",
+    );
+
+    // What those days paid out, as reconciliation kept it: three sales of 19.90 less 3.4 % fees and their VAT.
+    const payouts = await cli("report", "payouts", "--from", "2027-03-01", "--to", "2027-04-05");
+    expect(payouts.code, payouts.stderr).toBe(0);
+    expect(payouts.stdout.split("\n")).toEqual([
+      "PAYOUT      CURRENCY  STATUS   MOVEMENTS  GROSS  FEES  VAT   ADJUST  NET    DEPOSIT",
+      "----------  --------  -------  ---------  -----  ----  ----  ------  -----  ---------",
+      "2027-03-03  USD       settled  3          59.70  2.04  0.21  0.00    57.45  57.45 USD",
+      "settled, 2027-03-01 to 2027-04-05 (gateway days, KST):",
+      "CURRENCY  PAYOUTS  MOVEMENTS  GROSS  FEES  VAT   ADJUST  NET",
+      "--------  -------  ---------  -----  ----  ----  ------  -----",
+      "USD       1        3          59.70  2.04  0.21  0.00    57.45",
+      "0 settlement mismatches found by these days' reconciliations",
+      "4 days not reconciled yet (2027-04-02 …): npx billing reconcile --from 2027-04-02 --to 2027-04-05",
+      "",
+    ]);
+    expect(
+      JSON.parse(
+        (await cli("report", "payouts", "--from", "2027-03-03", "--to", "2027-03-03", "--json")).stdout,
+      ),
+    ).toEqual({
+      from: "20270303",
+      to: "20270303",
+      payouts: [
+        {
+          remittance_date: "20270303",
+          currency: "USD",
+          status: "settled",
+          movements: 3,
+          gross: "59.70",
+          fees: "2.04",
+          vat: "0.21",
+          adjust: "0.00",
+          net: "57.45",
+          deposit_currency: "USD",
+          deposit_amount: "57.45",
+        },
+      ],
+      totals: [
+        {
+          currency: "USD",
+          remittances: 1,
+          movements: 3,
+          gross: "59.70",
+          fees: "2.04",
+          vat: "0.21",
+          adjust: "0.00",
+          net: "57.45",
+        },
+      ],
+      mismatches: 0,
+      unreconciled: [],
+    });
 
     const now = local.clock.now().toISOString();
     await local.stack.services.repository.claimAttempt({

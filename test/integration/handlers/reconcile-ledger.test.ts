@@ -212,6 +212,12 @@ describe("reconcile-ledger on the local stack", () => {
     // The function runs on the stack's clock; its day is the gateway's (Korea) calendar day.
     const yesterday = gatewayDate(new Date(stack().clock.now().getTime() - 86_400_000));
     expect(report).toMatchObject({ from: yesterday, to: yesterday });
+    // The scheduled run also keeps today's expected payout: 1 April's three renewals, paid out on the 3rd.
+    const today = gatewayDate(stack().clock.now());
+    expect(today).toBe("20260403");
+    expect(await stack().services.repository.listPayoutDays(today, today)).toMatchObject([
+      { status: "expected", payouts: [{ status: "expected", movements: 3, net: "57.45" }] },
+    ]);
     await expect(invoke({ from: "20260431", to: "20260401" })).rejects.toThrow(/from/);
   });
 });

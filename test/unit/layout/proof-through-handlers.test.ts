@@ -18,7 +18,9 @@ const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
   "intake/intake": ["STATUS_URL_GRACE_MS"],
   "partner/partner-webhook-setup": ["PAYMENT_COMPLETED_EVENT"],
   "refunds/reconciliation": ["reconciliationReportSchema"],
+  "refunds/settlements": ["reconciliationRunSchema"],
   "reports/revenue": ["revenueReportSchema"],
+  "reports/payouts": ["payoutsReportSchema"],
   "machine/apply-input": ["meetsExpectation"],
   "delivery/webhooks": [
     "WEBHOOK_MAX_RECEIVE_COUNT",
