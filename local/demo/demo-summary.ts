@@ -2,6 +2,8 @@ import type { ChargeView } from "../../functions/api/merchant-api-views";
 import { OPEN_ATTEMPT_STATUSES } from "../../functions/core/base/model";
 import { fromCents, toCents } from "../../functions/core/base/money";
 import type { SubscriptionView } from "../../functions/core/base/subscription-view";
+import type { ReconciliationRun } from "../../functions/core/refunds/settlements";
+import type { PayoutsReport } from "../../functions/core/reports/payouts";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import type { LedgerComparison } from "../audit/ledger-comparison";
 import { type RealFormCounts, realFormRows } from "../audit/real-forms";
@@ -314,6 +316,39 @@ export function formatSummary(summary: DemoSummary): string[] {
     rule,
     ...rows.map(([label, value]) => `| ${label.padEnd(width)} | ${value.padEnd(valueWidth)} |`),
     rule,
+  ];
+}
+
+/** What `npx billing reconcile` and `npx billing report payouts` said of the demo's days. */
+export interface DemoReconciliation {
+  readonly run: ReconciliationRun;
+  readonly payouts: PayoutsReport;
+}
+
+/** Every difference the gateway's own reports show: none may remain once the month has settled. */
+export function reconciliationViolations(run: ReconciliationRun): string[] {
+  return [
+    ...run.mismatches.map(
+      (mismatch) => `reconciliation: ${mismatch.kind} ${mismatch.line} ${mismatch.order_id}`,
+    ),
+    ...run.settlement_mismatches.map(
+      (mismatch) =>
+        `payout: ${mismatch.kind} ${mismatch.line} ${mismatch.order_id ?? mismatch.remittance_date ?? ""}`,
+    ),
+  ];
+}
+
+/** The gateway's reports of the days, as printed after the table. */
+export function formatReconciliation({ run, payouts }: DemoReconciliation): string[] {
+  const mismatches = run.mismatches.length + run.settlement_mismatches.length;
+  return [
+    `reconciled with the gateway's reports: ${run.gateway_records} transactions, ${payouts.payouts.length} payouts, ` +
+      `${mismatches} mismatches`,
+    ...payouts.totals.map(
+      (total) =>
+        `paid out ${total.net} ${total.currency} in ${total.remittances} payouts: ${total.gross} gross, ` +
+        `${total.fees} fees, ${total.vat} VAT on fees`,
+    ),
   ];
 }
 

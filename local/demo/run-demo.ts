@@ -13,6 +13,8 @@ import {
 } from "../../functions/api/merchant-api-views";
 import { fromCents, toCents } from "../../functions/core/base/money";
 import type { SubscriptionView } from "../../functions/core/base/subscription-view";
+import { reconciliationRunSchema } from "../../functions/core/refunds/settlements";
+import { payoutsReportSchema } from "../../functions/core/reports/payouts";
 import { type RevenueMonth, revenueReportSchema } from "../../functions/core/reports/revenue";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import { compareLedgers } from "../audit/ledger-comparison";
@@ -33,12 +35,15 @@ import {
 } from "./demo-script";
 import {
   type DemoObservations,
+  type DemoReconciliation,
   type DemoSummary,
   exitCodeOf,
   formatInvariants,
+  formatReconciliation,
   formatSummary,
   type LifecycleChange,
   type LifecycleOutcome,
+  reconciliationViolations,
   summarize,
   violationsOf,
 } from "./demo-summary";
@@ -59,6 +64,8 @@ export interface DemoResult {
   readonly subscriptions: readonly SubscriptionView[];
   /** The revenue report of the demo's months (`npx billing report revenue`), as the ops CLI computes it. */
   readonly revenue: readonly RevenueMonth[];
+  /** `npx billing reconcile` and `npx billing report payouts` over the demo's days. */
+  readonly reconciliation: DemoReconciliation;
   readonly violations: readonly string[];
   readonly exitCode: 0 | 1;
 }
@@ -128,11 +135,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const summary = summarize(observed, performance.now() - startedAt);
     const violations = violationsOf(observed);
     const revenue = await revenueOf(local, DEMO_START, observed.now);
+    progress.line("reconciling the days with the gateway's transactions and payouts (npx billing reconcile)");
+    const reconciliation = await reconciliationOf(local, DEMO_START, observed.now);
+    violations.push(...reconciliationViolations(reconciliation.run));
     for (const line of formatSummary(summary)) progress.line(line);
     for (const month of revenue.filter((each) => each.month === observed.now.toISOString().slice(0, 7)))
       progress.line(
         `MRR ${month.month}: ${month.mrr} ${month.currency} from ${month.active} paying (new ${month.new}, expansion ${month.expansion}, contraction ${month.contraction}, churned ${month.churned})`,
       );
+    for (const line of formatReconciliation(reconciliation)) progress.line(line);
     if (failedInvocations > 0)
       progress.line(`${failedInvocations} failed invocations under faults, retried by the platform`);
     for (const line of formatInvariants(observed, violations)) progress.line(line);
@@ -140,6 +151,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       summary,
       subscriptions: observed.subscriptions,
       revenue,
+      reconciliation,
       violations,
       exitCode: exitCodeOf(violations),
     };
@@ -148,11 +160,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 }
 
-/**
- * The demo's months as an operator reads them: `npx billing report revenue --json` over the local stack's outputs,
- * in this process.
- */
-async function revenueOf(local: LocalStack, from: Date, to: Date): Promise<RevenueMonth[]> {
+/** The ops CLI in this process over the local stack's outputs, as an operator types it; its --json output parsed. */
+async function opsCli<T>(local: LocalStack, args: readonly string[], schema: z.ZodType<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), "billing-demo-"));
   try {
     const outputs = join(dir, "outputs.json");
@@ -163,23 +172,32 @@ async function revenueOf(local: LocalStack, from: Date, to: Date): Promise<Reven
       stdout: { write: (text: string) => (stdout += text) },
       stderr: { write: (text: string) => (stderr += text) },
     };
-    const day = (at: Date) => at.toISOString().slice(0, 10);
-    const args = [
-      "--local-outputs",
-      outputs,
-      "report",
-      "revenue",
-      "--from",
-      day(from),
-      "--to",
-      day(to),
-      "--json",
-    ];
-    if ((await runBillingCli(args, io)) !== 0) throw new Error(`report revenue failed: ${stderr}`);
-    return revenueReportSchema.parse(JSON.parse(stdout)).months;
+    const code = await runBillingCli(["--local-outputs", outputs, ...args, "--json"], io);
+    // reconcile exits 1 when anything differs and still prints its report: the invariants read it.
+    if (stdout === "") throw new Error(`${args.slice(0, 2).join(" ")} failed (${code}): ${stderr}`);
+    return schema.parse(JSON.parse(stdout));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+/** The demo's months as an operator reads them: `npx billing report revenue --json`. */
+async function revenueOf(local: LocalStack, from: Date, to: Date): Promise<RevenueMonth[]> {
+  const args = ["report", "revenue", "--from", dayOf(from), "--to", dayOf(to)];
+  return (await opsCli(local, args, revenueReportSchema)).months;
+}
+
+/**
+ * The demo's days reconciled as an operator would: `npx billing reconcile` (the gateway's transactions and payouts
+ * against the ledger, day by day), then `npx billing report payouts`.
+ */
+async function reconciliationOf(local: LocalStack, from: Date, to: Date): Promise<DemoReconciliation> {
+  const period = ["--from", dayOf(from), "--to", dayOf(to)];
+  const run = await opsCli(local, ["reconcile", ...period], reconciliationRunSchema);
+  const payouts = await opsCli(local, ["report", "payouts", ...period], payoutsReportSchema);
+  return { run, payouts };
 }
 
 /** The month's script against one local stack. */

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { ChargeAttempt } from "../base/model";
+import type { ChargeAttempt, RefundRecord } from "../base/model";
 import { signedAmount, signedCents } from "../base/money";
 import { attemptKeyOf } from "../base/order-id";
 import { failureReason, type GatewayOutcome } from "../base/outcome";
@@ -188,12 +188,48 @@ function matchChargeback(movement: SettledMovement, charge: ChargeAttempt | unde
   return { subscription_id };
 }
 
-async function matchMovement(movement: SettledMovement, deps: SettlementDeps): Promise<Matched> {
+const transactionOf = (entry: LedgerEntry) =>
+  entry.kind === "charge" ? entry.attempt.transaction_id : entry.refund.refund_transaction_id;
+
+/** The ledger lines of the days a remittance pays out, by gateway transaction. */
+interface RecentLines {
+  readonly charges: ReadonlyMap<string, ChargeAttempt>;
+  readonly refunds: ReadonlyMap<string, RefundRecord>;
+}
+
+/**
+ * The lines that succeeded here from the trade day a remittance date pays out, less a day, to the remittance date:
+ * a movement is found by its transaction among them, as a gateway-run charge must be (its order_id is the gateway's,
+ * no key of ours). An older movement is looked up by the order_id that names its line.
+ */
+async function recentLines(date: string, deps: SettlementDeps): Promise<RecentLines> {
+  const { calendar } = deps;
+  const from = calendar.dayStart(calendar.shift(date, -(SETTLEMENT_DELAY_DAYS + 1)));
+  const to = new Date(calendar.dayStart(calendar.shift(date, 1)).getTime() - 1);
+  const charges = new Map<string, ChargeAttempt>();
+  const refunds = new Map<string, RefundRecord>();
+  for await (const page of deps.ledger.listLedger(from, to))
+    for (const entry of page) {
+      const transactionId = transactionOf(entry);
+      if (transactionId === undefined) continue;
+      if (entry.kind === "charge") charges.set(transactionId, entry.attempt);
+      else refunds.set(transactionId, entry.refund);
+    }
+  return { charges, refunds };
+}
+
+async function matchMovement(
+  movement: SettledMovement,
+  recent: RecentLines,
+  deps: SettlementDeps,
+): Promise<Matched> {
   const key = attemptKeyOf(movement.order_id);
-  if (movement.kind === "sale") return matchCharge(movement, key && (await deps.repository.getAttempt(key)));
-  if (movement.kind === "chargeback")
-    return matchChargeback(movement, key && (await deps.repository.getAttempt(key)));
-  const refunds = key ? await deps.repository.listRefunds(key.subscription_id) : [];
+  const chargeOf = async () => key && (await deps.repository.getAttempt(key));
+  if (movement.kind === "sale")
+    return matchCharge(movement, recent.charges.get(movement.transaction_id) ?? (await chargeOf()));
+  if (movement.kind === "chargeback") return matchChargeback(movement, await chargeOf());
+  const listed = recent.refunds.get(movement.transaction_id);
+  const refunds = listed ? [listed] : key ? await deps.repository.listRefunds(key.subscription_id) : [];
   const refund = refunds.find((each) => each.refund_transaction_id === movement.transaction_id);
   const base = {
     line: "refund",
@@ -221,6 +257,7 @@ const LINE_OF = { sale: "charge", refund: "refund", chargeback: "chargeback" } a
 async function settleMovement(
   remittance: Remittance,
   movement: SettledMovement,
+  recent: RecentLines,
   deps: SettlementDeps,
 ): Promise<SettlementMismatch[]> {
   const where = { remittance_date: remittance.date, currency: remittance.currency, at: movement.at };
@@ -242,7 +279,7 @@ async function settleMovement(
         remittance.currency,
       ),
     });
-  const matched = await matchMovement(movement, deps);
+  const matched = await matchMovement(movement, recent, deps);
   if (matched.mismatch) mismatches.push({ ...where, ...matched.mismatch });
   if (matched.subscription_id === undefined) return mismatches;
   const kept = await deps.settlementStore.recordSettlement({
@@ -308,9 +345,6 @@ function checkTotal(remittance: Remittance): SettlementMismatch | undefined {
     at: remittance.date,
   };
 }
-
-const transactionOf = (entry: LedgerEntry) =>
-  entry.kind === "charge" ? entry.attempt.transaction_id : entry.refund.refund_transaction_id;
 
 /**
  * Ledger lines that succeeded here on `day` (the gateway's calendar) and no remittance paid out since: by now every
@@ -380,12 +414,15 @@ export async function reconcileSettlements(date: string, deps: SettlementDeps): 
     return { kind: "failed", reason: `settlements of ${date} unavailable: ${failureReason(answer)}` };
   const mismatches: SettlementMismatch[] = [];
   const payouts: Payout[] = [];
+  const recent = await recentLines(date, deps);
   for (const remittance of answer.value.remittances) {
     const total = checkTotal(remittance);
     if (total) mismatches.push(total);
     for (let start = 0; start < remittance.movements.length; start += MOVEMENTS_AT_ONCE) {
       const batch = remittance.movements.slice(start, start + MOVEMENTS_AT_ONCE);
-      const found = await Promise.all(batch.map((movement) => settleMovement(remittance, movement, deps)));
+      const found = await Promise.all(
+        batch.map((movement) => settleMovement(remittance, movement, recent, deps)),
+      );
       mismatches.push(...found.flat());
     }
     payouts.push(payoutOf(remittance, "settled"));

@@ -69,6 +69,22 @@ describe("npm run demo", () => {
     }
     expect(lines.some((line) => line.startsWith(`MRR ${lastMonth}: `))).toBe(true);
 
+    // The month reconciled with the gateway's own reports, transactions and payouts alike, with 0 mismatches; each
+    // payout is its movements less the gateway's fees and their VAT, with the adjustments it made.
+    const { run, payouts } = result.reconciliation;
+    expect(run.mismatches).toEqual([]);
+    expect(run.settlement_mismatches).toEqual([]);
+    expect(payouts.payouts.length).toBeGreaterThan(2);
+    expect(payouts.mismatches).toBe(0);
+    const cents = (amount: string) => Math.round(Number(amount) * 100);
+    for (const payout of payouts.payouts)
+      expect(cents(payout.net), payout.remittance_date).toBe(
+        cents(payout.gross) - cents(payout.fees) - cents(payout.vat) + cents(payout.adjust),
+      );
+    // The sandbox's fees: 3.4 % of each sale, rounded per sale, so within a cent per movement of 3.4 % of the sales.
+    for (const total of payouts.totals) expect(cents(total.fees)).toBeGreaterThan(0);
+    expect(lines.some((line) => /^paid out \d+(\.\d+)? [A-Z]{3} in \d+ payouts: /.test(line))).toBe(true);
+
     // What was printed: the seed, plain progress lines (no terminal here), the table, the reconciliation.
     expect(lines[0]).toBe("demo: 20 customers, seed 7, from 2027-01-15T09:00:00.000Z");
     expect(lines).toContain("sign-ups: 20/20");

@@ -215,6 +215,33 @@ describe("reconcileSettlements", () => {
     });
   });
 
+  it("finds a gateway-run charge and its refund, whose order_id is the gateway's, by transaction among the days' lines", async () => {
+    const gatewayRun = charge(9, { order_id: "RC0001-1" });
+    const itsRefund = refund(9, { order_id: "RC0001-1" });
+    const report = await reportOf({
+      remittances: [
+        remittance([
+          sale(9, { order_id: "RC0001-1" }),
+          sale(9, {
+            kind: "refund",
+            order_id: "RC0001-1",
+            transaction_id: "R9",
+            amount: "-5.00",
+            gross: "-5.00",
+            fees: "0",
+            vat: "0",
+            net: "-5.00",
+          }),
+        ]),
+      ],
+      ledger: [
+        { kind: "charge", at: gatewayRun.updated_at, attempt: gatewayRun },
+        { kind: "refund", at: itsRefund.updated_at, refund: itsRefund },
+      ],
+    });
+    expect(report.mismatches).toEqual([]);
+  });
+
   it("reports what it cannot match: unknown movements, lines in another state or amount, fees that do not add up", async () => {
     const report = await reportOf({
       remittances: [
