@@ -5,7 +5,8 @@ import { ChargeBench } from "./charge-fixture";
 
 // P2: AWS requests per successful charge, counted on the SDK clients of a local-mode charge run (bench/
 // charge-fixture.ts) at the deployed worker shape (5 batches of 10), with 50 ms gateway latency; then what 1,000,000
-// charges cost on AWS at on-demand prices, beside the hosted alternative's 0.7 % of volume.
+// charges cost on AWS at on-demand prices (their reconciliation included: reconcile-ledger over the days that pay
+// them out, per movement it compared), beside the hosted alternative's 0.7 % of volume.
 // Knob: BENCH_COST_CHARGES (default 200).
 
 /**
@@ -73,6 +74,12 @@ export function awsCostBenchmark(options: { readonly charges: number }): Benchma
         const run = await bench.chargeRun(LATENCY_MS);
         console.error("  delivering the events the charges announced");
         const delivery = await bench.deliverEvents();
+        console.error("  reconciling the days that pay them out");
+        const reconcile = await bench.reconcile();
+        const reconcileKinds = dynamoKinds(reconcile.dynamo);
+        const reconcileUnits = writeUnitsOf(reconcile, reconcile.movements);
+        // Each movement is a charge: reconciling it costs what one movement of the measured days did.
+        const reconcileReadUnits = per(reconcile.capacity.read, reconcile.movements);
         const charged = run.charged;
         const kinds = dynamoKinds(run.dynamo);
         const sqsRequests = total(run.sqs);
@@ -89,7 +96,10 @@ export function awsCostBenchmark(options: { readonly charges: number }): Benchma
           lambda:
             MILLION * secondsPerCharge * (LAMBDA_MEMORY_MB / 1024) * PRICES.lambdaGbSecondArm +
             (MILLION / WORKER.batchSize) * PRICES.lambdaPerRequest,
-          dynamo: MILLION * (writeUnits * PRICES.dynamoWriteUnit + readUnits * PRICES.dynamoReadUnit),
+          dynamo:
+            MILLION *
+            ((writeUnits + reconcileUnits.total) * PRICES.dynamoWriteUnit +
+              (readUnits + reconcileReadUnits) * PRICES.dynamoReadUnit),
           sqs: MILLION * per(sqsRequests, charged) * PRICES.sqsPerRequest,
         };
         const ours = cost.lambda + cost.dynamo + cost.sqs;
@@ -135,6 +145,28 @@ export function awsCostBenchmark(options: { readonly charges: number }): Benchma
               `${two(per(deliveryKinds.writes, charged))} writes; ${two(per(delivery.capacity.read, charged))} RRU, ` +
               `${two(deliveryUnits.total)} WRU (${unitsText(deliveryUnits)})`,
             target: "",
+          },
+          {
+            case: "  and reconciling it (reconcile-ledger: transactions, payouts)",
+            metrics: {
+              movements: reconcile.movements,
+              payouts: reconcile.payouts,
+              mismatches: reconcile.mismatches,
+              reads: per(reconcileKinds.reads, reconcile.movements),
+              writes: per(reconcileKinds.writes, reconcile.movements),
+              queries: per(reconcileKinds.queries, reconcile.movements),
+              scans: reconcileKinds.scans,
+              readUnits: reconcileReadUnits,
+              writeUnits: reconcileUnits.total,
+              ...byIndex(reconcileUnits),
+            },
+            result:
+              `${two(per(reconcileKinds.reads, reconcile.movements))} reads (of which ${two(per(reconcileKinds.queries, reconcile.movements))} Query), ` +
+              `${two(per(reconcileKinds.writes, reconcile.movements))} writes, ${reconcileKinds.scans} Scan; ${two(reconcileReadUnits)} RRU, ` +
+              `${two(reconcileUnits.total)} WRU (${unitsText(reconcileUnits)}) per movement; ${reconcile.movements} movements, ` +
+              `${reconcile.payouts} payouts, ${reconcile.mismatches} mismatches`,
+            target: "0 Scan, 0 mismatches",
+            met: reconcileKinds.scans === 0 && reconcile.mismatches === 0,
           },
           {
             case: "SQS requests per charge (amortised)",

@@ -6,6 +6,8 @@ import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client"
 import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
 import { sqsClientOf } from "../functions/adapters/sqs-client";
 import { deleteBatch } from "../functions/adapters/sqs-poller";
+import { SETTLEMENT_DELAY_DAYS, SETTLEMENT_GRACE_DAYS } from "../functions/core/refunds/settlements";
+import { gatewayDate, gatewayDayStart, shiftGatewayDate } from "../functions/gateway/calendar";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
 import {
   type CapacityMeter,
@@ -48,6 +50,25 @@ export interface ChargeRunMeasure {
   /** Index write units of the handlers' writes, by index (with `meterIndexes` only). */
   readonly indexUnits: Readonly<Record<string, number>>;
 }
+
+/** What reconciling the days that pay the charges out cost (reconcile-ledger), per movement it compared. */
+export interface ReconcileMeasure {
+  /** Gateway records compared: the sign-ups' sales and the renewals'. */
+  readonly movements: number;
+  readonly payouts: number;
+  readonly mismatches: number;
+  readonly dynamo: Readonly<Record<string, number>>;
+  readonly capacity: { readonly read: number; readonly write: number };
+  readonly indexUnits: Readonly<Record<string, number>>;
+}
+
+/** What the bench reads of reconcile-ledger's report. */
+const reconciled = z.object({
+  gateway_records: z.number(),
+  mismatches: z.array(z.unknown()),
+  payouts: z.array(z.unknown()).default([]),
+  settlement_mismatches: z.array(z.unknown()).default([]),
+});
 
 /** What delivering the outboxes a charge run filled cost (the table's stream and publish-events on AWS). */
 export interface DeliveryMeasure {
@@ -238,6 +259,29 @@ export class ChargeBench {
     );
     const charged = after.filter((period, n) => period === (periods[n] ?? 0) + 1).length;
     return { ...measure, charged };
+  }
+
+  /**
+   * Reconciles, in one invocation of reconcile-ledger as an operator's range would, the charges' trade day up to the
+   * day whose run looks for lines still unpaid (the settlement delay and its grace after it), the clock moved past
+   * it without firing any schedule; and what that cost.
+   */
+  async reconcile(): Promise<ReconcileMeasure> {
+    const tradeDay = gatewayDate(this.local.clock.now());
+    const lastDay = shiftGatewayDate(tradeDay, SETTLEMENT_DELAY_DAYS + SETTLEMENT_GRACE_DAYS);
+    await this.local.clock.set(gatewayDayStart(shiftGatewayDate(lastDay, 1)));
+    for (const meter of Object.values(this.meters)) meter.take();
+    const report = reconciled.parse(
+      await this.local.invoke("reconcile-ledger", { from: tradeDay, to: lastDay }),
+    );
+    return {
+      movements: report.gateway_records,
+      payouts: report.payouts.length,
+      mismatches: report.mismatches.length + report.settlement_mismatches.length,
+      dynamo: this.meters.dynamo.take(),
+      capacity: this.meters.capacity.take(),
+      indexUnits: this.meters.indexes?.take() ?? {},
+    };
   }
 
   /** Delivers every pending outbox as the table's stream would, and what that cost. */

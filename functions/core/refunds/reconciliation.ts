@@ -124,6 +124,13 @@ export type ReconciliationOutcome =
  * succeeded here just after midnight may carry the previous day's trade date, and the other way round. */
 const MARGIN_DAYS = 1;
 
+/**
+ * A ledger line may succeed here days after its gateway transaction: an outcome we could not read is settled by
+ * retrieve once the gateway answers again, and the line's `at` is then. Its transaction is looked for this many days
+ * before the period (one more request of the gateway's list, at most 7 days each).
+ */
+const LATE_SUCCESS_DAYS = 7;
+
 /** The default period of the daily run: yesterday, in the gateway's calendar. */
 export function previousDay(
   now: Date,
@@ -279,7 +286,8 @@ const DEDUCTED = "DEDUCTION";
 /**
  * Compares the period's gateway transactions with our ledger. Every gateway record dated in the period must have a
  * succeeded ledger line with the same transaction and amount; every ledger line that succeeded here in the period
- * must appear at the gateway (looked for over the period ± MARGIN_DAYS). Chargebacks match disputed charges.
+ * must appear at the gateway (looked for from LATE_SUCCESS_DAYS before the period to MARGIN_DAYS after it).
+ * Chargebacks match disputed charges.
  */
 export async function reconcile(
   period: { readonly from: string; readonly to: string },
@@ -288,7 +296,7 @@ export async function reconcile(
   const { calendar } = deps;
   const wideFrom = calendar.shift(period.from, -MARGIN_DAYS);
   const wideTo = calendar.shift(period.to, MARGIN_DAYS);
-  const gateway = await deps.transactions(wideFrom, wideTo);
+  const gateway = await deps.transactions(calendar.shift(period.from, -LATE_SUCCESS_DAYS), wideTo);
   if (gateway.kind !== "success") {
     return { kind: "failed", reason: `transactions unavailable: ${failureReason(gateway)}` };
   }

@@ -18,7 +18,7 @@ const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
   "intake/intake": ["STATUS_URL_GRACE_MS"],
   "partner/partner-webhook-setup": ["PAYMENT_COMPLETED_EVENT"],
   "refunds/reconciliation": ["reconciliationReportSchema"],
-  "refunds/settlements": ["reconciliationRunSchema"],
+  "refunds/settlements": ["reconciliationRunSchema", "SETTLEMENT_DELAY_DAYS", "SETTLEMENT_GRACE_DAYS"],
   "reports/revenue": ["revenueReportSchema"],
   "reports/payouts": ["payoutsReportSchema"],
   "machine/apply-input": ["meetsExpectation"],

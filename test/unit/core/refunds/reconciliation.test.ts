@@ -137,7 +137,7 @@ async function mismatchesOf(world: World) {
 }
 
 describe("reconcile", () => {
-  it("matches sales and refunds, asking the gateway for the period ± 1 day", async () => {
+  it("matches sales and refunds, asking the gateway from 7 days before the period to 1 day after", async () => {
     const { deps, asked } = depsOf({
       gateway: [sale(1), sale(2), reversal(1)],
       ledger: [listedCharge(charge(1)), listedCharge(charge(2)), listedRefund(refund(1))],
@@ -155,7 +155,16 @@ describe("reconcile", () => {
         notices: [],
       },
     });
-    expect(asked).toEqual([{ from: "20270309", to: "20270311" }]);
+    expect(asked).toEqual([{ from: "20270303", to: "20270311" }]);
+  });
+
+  it("finds at the gateway a line that succeeded here days after its transaction (settled by retrieve)", async () => {
+    const late = charge(1, { updated_at: "2027-03-10T10:00:00.000Z" });
+    const mismatches = await mismatchesOf({
+      gateway: [sale(1, { at: "20270305100000" })],
+      ledger: [listedCharge(late)],
+    });
+    expect(mismatches).toEqual([]);
   });
 
   it("finds each kind of difference", async () => {
