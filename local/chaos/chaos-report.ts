@@ -6,6 +6,7 @@ import type { CustomerPageCounts } from "./customer-pages";
 import type { EventAccount } from "./event-accounting";
 import type { MailAccount } from "./mail-accounting";
 import type { MerchantActionCounts } from "./merchant-actions";
+import type { ReconciliationAudit } from "./reconciliation-audit";
 import type { WebhookAccount } from "./webhook-accounting";
 
 // What the chaos run reports: what was thrown at the system, what the invariants found, and which of it are
@@ -55,6 +56,8 @@ export interface ChaosReport {
   readonly events: EventAccount;
   /** Every sale and refund the gateway made, held against the ledger. */
   readonly money: MoneyAudit;
+  /** The run's days through reconcile-ledger: the gateway's transactions and payouts against the ledger. */
+  readonly reconciliation: ReconciliationAudit;
   /** Event deliveries the bus refused while it was down. */
   readonly refusedDeliveries: number;
   /** The customer mails, held against the events that call for them. */
@@ -95,6 +98,7 @@ export function violationsOf(
     | "leaks"
     | "events"
     | "money"
+    | "reconciliation"
     | "mails"
     | "webhooks"
   >,
@@ -116,6 +120,7 @@ export function violationsOf(
     ...money.prorationMismatches.map((line) => `proration: ${line}`),
     ...money.creditMismatches.map((line) => `plan credit: ${line}`),
     ...money.documentMismatches.map((line) => `document: ${line}`),
+    ...report.reconciliation.mismatches.map((line) => `reconciliation: ${line}`),
     ...report.leaks.map((line) => `leak: ${line}`),
     ...events.lost.map((line) => `lost event: ${line}`),
     ...events.inconsistent.map((line) => `event copies differ: ${line}`),

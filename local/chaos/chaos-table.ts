@@ -123,6 +123,10 @@ export function chaosTable(report: ChaosReport): string {
         `invoices and credit notes unlike the money moved, or a sequence with a gap or a repeat (${count(report.money.invoices)} invoices, ${count(report.money.creditNotes)} credit notes)`,
         ...verdict(report.money.documentMismatches),
       ],
+      [
+        `reconcile-ledger over the run's ${report.reconciliation.days} days: transactions or payouts unlike the ledger (${count(report.reconciliation.gatewayRecords)} gateway records, ${count(report.reconciliation.payouts)} payouts)`,
+        ...verdict(report.reconciliation.mismatches),
+      ],
       ["canceled with a live token", ...verdict(report.liveTokens)],
       ["checkouts left pending past their end", ...verdict(report.checkoutsLeftPending)],
       ["coupon redemptions past max_redemptions", ...verdict(report.couponsOverRedeemed)],

@@ -11,6 +11,7 @@ import { CHAOS_FAULTS, ChaosStack, revokeSomeTokens } from "./chaos-stack";
 import { CustomerPages, portalActions } from "./customer-pages";
 import { checkInvariants, leaksOf } from "./invariant-checks";
 import { MerchantActions } from "./merchant-actions";
+import { reconcileRun } from "./reconciliation-audit";
 import { settleDeliveries, settleEverything } from "./settling";
 import { LAST_SIGNUP_AT, MONTHLY, signUp, signUpThroughWindows, WINDOW_CARDS } from "./sign-ups";
 import { CHAOS_WEBHOOK_RECEIVERS, startWebhookReceiver, type WebhookReceiver } from "./webhook-receivers";
@@ -22,7 +23,8 @@ import { CHAOS_WEBHOOK_RECEIVERS, startWebhookReceiver, type WebhookReceiver } f
 // bus taking events and their outbox being marked, and the bus is down for a whole renewal; the merchant cancels,
 // pauses, resumes and gives new cards while the workers charge the same subscriptions; the SaaS's webhook receivers
 // answer 500/503 or hang at random. At the end: no period charged twice, none lost, our ledger equal to the
-// gateway's, every dead letter explained, every event delivered — to the bus, and to every webhook endpoint.
+// gateway's, every dead letter explained, every event delivered — to the bus, and to every webhook endpoint — and the
+// run's days reconciled with the gateway's transactions and payouts without a mismatch.
 
 export interface ChaosOptions {
   /** Subscription-periods to charge: sign-ups × (renewals + 1). */
@@ -46,6 +48,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const random = createPrng(deriveSeed(options.seed, "chaos"));
   const chaos = await ChaosStack.start(options.seed, options.crashRate ?? 0.01, () => random.next());
   const { local, stack } = chaos;
+  const firstDay = stack.clock.now();
   const receivers: WebhookReceiver[] = [];
   try {
     const count = Math.max(1, Math.ceil(options.size / (renewals + 1)));
@@ -120,6 +123,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       receivers.map((receiver) => receiver.log()),
     );
     const couponsOverRedeemed = await merchant.couponOverRedemptions(await stack.events());
+    // The gateway's own reports of the run, read once it answers again (its faults counted before they stop).
+    const faults = stack.sandbox.faults.counters().total;
+    stack.sandbox.faults.configure({});
+    const reconciliation = await reconcileRun(local, firstDay);
     const { output, handlerMetrics, webhookMetrics } = chaos.endCapture();
     const { leaks, scanned } = await leaksOf(local, { output, answers, heldOutboxes });
     return {
@@ -141,7 +148,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       customerPages: pages.counts,
       refusedDeliveries: stack.eventBridge.refused,
       refusedMails: stack.ses.refused,
-      faults: stack.sandbox.faults.counters().total,
+      faults,
+      reconciliation,
       wallMs: Math.round(performance.now() - started),
     };
   } finally {

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { ChargeAttempt, RefundRecord } from "../base/model";
+import type { AttemptKey, ChargeAttempt } from "../base/model";
 import { signedAmount, signedCents } from "../base/money";
 import { attemptKeyOf } from "../base/order-id";
 import { failureReason, type GatewayOutcome } from "../base/outcome";
@@ -110,7 +110,7 @@ export interface SettlementDeps {
   readonly settlements: (date: string) => Promise<GatewayOutcome<Remittances>>;
   readonly expectedSettlements: (date: string) => Promise<GatewayOutcome<Remittances>>;
   readonly ledger: LedgerReader;
-  readonly repository: Pick<LedgerStore, "getAttempt"> & Pick<RefundStore, "listRefunds">;
+  readonly repository: Pick<LedgerStore, "getAttempt"> & Pick<RefundStore, "getRefund" | "listRefunds">;
   readonly settlementStore: SettlementStore;
   readonly clock: Clock;
 }
@@ -191,45 +191,59 @@ function matchChargeback(movement: SettledMovement, charge: ChargeAttempt | unde
 const transactionOf = (entry: LedgerEntry) =>
   entry.kind === "charge" ? entry.attempt.transaction_id : entry.refund.refund_transaction_id;
 
-/** The ledger lines of the days a remittance pays out, by gateway transaction. */
-interface RecentLines {
-  readonly charges: ReadonlyMap<string, ChargeAttempt>;
-  readonly refunds: ReadonlyMap<string, RefundRecord>;
-}
+/** Where a ledger line is: a charge by its key, a refund by its id (a reference, so a day's lines stay small). */
+type LineRef =
+  | { readonly kind: "charge"; readonly key: AttemptKey }
+  | { readonly kind: "refund"; readonly refund_id: string };
 
 /**
- * The lines that succeeded here from the trade day a remittance date pays out, less a day, to the remittance date:
- * a movement is found by its transaction among them, as a gateway-run charge must be (its order_id is the gateway's,
- * no key of ours). An older movement is looked up by the order_id that names its line.
+ * The lines that succeeded here from the first remittance date's trade day, less a day, to the last remittance date,
+ * by gateway transaction: a movement is found among them by its transaction, as a gateway-run charge must be (its
+ * order_id is the gateway's, no key of ours). An older movement is looked up by the order_id that names its line.
  */
-async function recentLines(date: string, deps: SettlementDeps): Promise<RecentLines> {
+async function lineRefs(
+  from: string,
+  to: string,
+  deps: SettlementDeps,
+): Promise<ReadonlyMap<string, LineRef>> {
   const { calendar } = deps;
-  const from = calendar.dayStart(calendar.shift(date, -(SETTLEMENT_DELAY_DAYS + 1)));
-  const to = new Date(calendar.dayStart(calendar.shift(date, 1)).getTime() - 1);
-  const charges = new Map<string, ChargeAttempt>();
-  const refunds = new Map<string, RefundRecord>();
-  for await (const page of deps.ledger.listLedger(from, to))
+  const start = calendar.dayStart(calendar.shift(from, -(SETTLEMENT_DELAY_DAYS + 1)));
+  const end = new Date(calendar.dayStart(calendar.shift(to, 1)).getTime() - 1);
+  const refs = new Map<string, LineRef>();
+  for await (const page of deps.ledger.listLedger(start, end))
     for (const entry of page) {
       const transactionId = transactionOf(entry);
       if (transactionId === undefined) continue;
-      if (entry.kind === "charge") charges.set(transactionId, entry.attempt);
-      else refunds.set(transactionId, entry.refund);
+      const { subscription_id, period, attempt } = entry.kind === "charge" ? entry.attempt : entry.refund;
+      refs.set(
+        transactionId,
+        entry.kind === "charge"
+          ? { kind: "charge", key: { subscription_id, period, attempt } }
+          : { kind: "refund", refund_id: entry.refund.refund_id },
+      );
     }
-  return { charges, refunds };
+  return refs;
 }
 
 async function matchMovement(
   movement: SettledMovement,
-  recent: RecentLines,
+  refs: ReadonlyMap<string, LineRef>,
   deps: SettlementDeps,
 ): Promise<Matched> {
-  const key = attemptKeyOf(movement.order_id);
-  const chargeOf = async () => key && (await deps.repository.getAttempt(key));
-  if (movement.kind === "sale")
-    return matchCharge(movement, recent.charges.get(movement.transaction_id) ?? (await chargeOf()));
-  if (movement.kind === "chargeback") return matchChargeback(movement, await chargeOf());
-  const listed = recent.refunds.get(movement.transaction_id);
-  const refunds = listed ? [listed] : key ? await deps.repository.listRefunds(key.subscription_id) : [];
+  const ref = refs.get(movement.transaction_id);
+  const ordered = attemptKeyOf(movement.order_id);
+  if (movement.kind === "chargeback")
+    return matchChargeback(movement, ordered && (await deps.repository.getAttempt(ordered)));
+  if (movement.kind === "sale") {
+    const key = ref?.kind === "charge" ? ref.key : ordered;
+    return matchCharge(movement, key && (await deps.repository.getAttempt(key)));
+  }
+  const refunds =
+    ref?.kind === "refund"
+      ? [await deps.repository.getRefund(ref.refund_id)].flatMap((found) => found ?? [])
+      : ordered
+        ? await deps.repository.listRefunds(ordered.subscription_id)
+        : [];
   const refund = refunds.find((each) => each.refund_transaction_id === movement.transaction_id);
   const base = {
     line: "refund",
@@ -257,7 +271,7 @@ const LINE_OF = { sale: "charge", refund: "refund", chargeback: "chargeback" } a
 async function settleMovement(
   remittance: Remittance,
   movement: SettledMovement,
-  recent: RecentLines,
+  refs: ReadonlyMap<string, LineRef>,
   deps: SettlementDeps,
 ): Promise<SettlementMismatch[]> {
   const where = { remittance_date: remittance.date, currency: remittance.currency, at: movement.at };
@@ -279,7 +293,7 @@ async function settleMovement(
         remittance.currency,
       ),
     });
-  const matched = await matchMovement(movement, recent, deps);
+  const matched = await matchMovement(movement, refs, deps);
   if (matched.mismatch) mismatches.push({ ...where, ...matched.mismatch });
   if (matched.subscription_id === undefined) return mismatches;
   const kept = await deps.settlementStore.recordSettlement({
@@ -398,7 +412,11 @@ export const isSettlementAvailable = (date: string, now: Date, calendar: Gateway
  * delay and its grace reach back to, each of which some remittance must have paid out by now. Keeps the date's
  * payouts. A date the gateway cannot answer yet is a notice.
  */
-export async function reconcileSettlements(date: string, deps: SettlementDeps): Promise<SettlementOutcome> {
+export async function reconcileSettlements(
+  date: string,
+  deps: SettlementDeps,
+  known?: ReadonlyMap<string, LineRef>,
+): Promise<SettlementOutcome> {
   const now = deps.clock.now();
   if (!isSettlementAvailable(date, now, deps.calendar))
     return {
@@ -414,14 +432,14 @@ export async function reconcileSettlements(date: string, deps: SettlementDeps): 
     return { kind: "failed", reason: `settlements of ${date} unavailable: ${failureReason(answer)}` };
   const mismatches: SettlementMismatch[] = [];
   const payouts: Payout[] = [];
-  const recent = await recentLines(date, deps);
+  const refs = known ?? (await lineRefs(date, date, deps));
   for (const remittance of answer.value.remittances) {
     const total = checkTotal(remittance);
     if (total) mismatches.push(total);
     for (let start = 0; start < remittance.movements.length; start += MOVEMENTS_AT_ONCE) {
       const batch = remittance.movements.slice(start, start + MOVEMENTS_AT_ONCE);
       const found = await Promise.all(
-        batch.map((movement) => settleMovement(remittance, movement, recent, deps)),
+        batch.map((movement) => settleMovement(remittance, movement, refs, deps)),
       );
       mismatches.push(...found.flat());
     }
@@ -475,8 +493,10 @@ export async function reconcileSettlementDays(
   const payouts: Payout[] = [];
   const mismatches: SettlementMismatch[] = [];
   const notices: string[] = [];
+  // The period's lines are read once: each day's remittances pay out lines of the days before it.
+  const refs = await lineRefs(period.from, period.to, deps);
   for (let day = period.from; day <= period.to; day = deps.calendar.shift(day, 1)) {
-    const outcome = await reconcileSettlements(day, deps);
+    const outcome = await reconcileSettlements(day, deps, refs);
     if (outcome.kind === "failed") return outcome;
     payouts.push(...outcome.report.payouts);
     mismatches.push(...outcome.report.mismatches);

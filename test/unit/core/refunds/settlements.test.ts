@@ -117,6 +117,7 @@ function depsOf(world: World): SettlementDeps & { store: MemoryBillingRepository
         (world.charges ?? []).find(
           (item) => item.subscription_id === key.subscription_id && item.period === key.period,
         ),
+      getRefund: async (id) => (world.refunds ?? []).find((item) => item.refund_id === id),
       listRefunds: async (id) => (world.refunds ?? []).filter((item) => item.subscription_id === id),
     },
     settlementStore: store,
@@ -238,6 +239,8 @@ describe("reconcileSettlements", () => {
         { kind: "charge", at: gatewayRun.updated_at, attempt: gatewayRun },
         { kind: "refund", at: itsRefund.updated_at, refund: itsRefund },
       ],
+      charges: [gatewayRun],
+      refunds: [itsRefund],
     });
     expect(report.mismatches).toEqual([]);
   });

@@ -39,6 +39,12 @@ describe("chaos report", () => {
         invoices: 2,
         creditNotes: 0,
       },
+      reconciliation: {
+        days: 90,
+        gatewayRecords: 12,
+        payouts: 30,
+        mismatches: ["payout 20270312: unsettled charge sub_p-1-0 T9"],
+      },
       mails: {
         sent: 3,
         owed: 2,
@@ -67,6 +73,7 @@ describe("chaos report", () => {
       "proration: sub_k-5000-0: paid, its plan change still pending",
       "plan credit: sub_n: a plan credit never sent",
       "document: INV-2027-000002: names sub_o-1-0, which moved no money",
+      "reconciliation: payout 20270312: unsettled charge sub_p-1-0 T9",
       "leak: card 4111…1111 in log line 3",
       "lost event: charge.failed of sub_g-1-0",
       "event copies differ: evt_1 (charge.succeeded) differs between copies",
