@@ -2,8 +2,9 @@ import type { Command } from "commander";
 import type { ChargeView } from "../functions/api/merchant-api-views";
 import { chargeView } from "../functions/api/views";
 import { listCharges } from "../functions/core/charging/charge-list";
+import type { SettlementRecord } from "../functions/core/ports/settlement-store";
 import { argumentsOf, CliError, type CommandRunner, emit, noSubscription, orDash } from "./cli-io";
-import { formatInstant } from "./dates";
+import { formatDay, formatInstant } from "./dates";
 import { repositoryOf, resolveTarget, withTarget } from "./target";
 import { formatTable, wrapLine } from "./text-table";
 
@@ -71,12 +72,35 @@ export function chargeTable(charges: readonly ChargeView[]): string {
   return [table, ...discountLines(charges), ...declineLines(charges)].join("\n");
 }
 
+/**
+ * One line per movement the gateway paid out (README, Payouts): what it paid, when, and what it kept; a sale under its
+ * charge's id, a refund under its refund's, a chargeback under the charge it took back.
+ */
+function payoutLines(charges: readonly ChargeView[], settlements: readonly SettlementRecord[]): string[] {
+  const byTransaction = new Map(charges.map((charge) => [charge.transaction_id, charge.charge_id]));
+  return settlements.map((settlement) => {
+    const charge = byTransaction.get(settlement.transaction_id) ?? settlement.order_id;
+    const what =
+      settlement.kind === "sale"
+        ? charge
+        : settlement.kind === "refund"
+          ? `refund ${settlement.refund_id ?? settlement.transaction_id} of ${charge}`
+          : `chargeback of ${charge}`;
+    return wrapLine(
+      `${what}: paid out ${settlement.net} ${settlement.currency} on ${formatDay(settlement.remittance_date)} ` +
+        `(gross ${settlement.gross}, fees ${settlement.fees}, VAT ${settlement.vat}).`,
+    );
+  });
+}
+
 export function addChargesCommands(program: Command, run: CommandRunner): void {
   program
     .command("charges")
     .description("read the ledger")
     .command("list")
-    .description("a subscription's charge attempts, oldest first")
+    .description(
+      "a subscription's charge attempts, oldest first, and what the gateway paid out for each (reconciled payouts)",
+    )
     .argument("<subscription-id>", "subscription id")
     .action(
       run(async (command, out) => {
@@ -85,7 +109,11 @@ export function addChargesCommands(program: Command, run: CommandRunner): void {
           const charges = await listCharges(id, { repository: await repositoryOf(session) });
           if (charges === undefined) throw new CliError(noSubscription(id));
           const views = charges.map((charge) => chargeView(charge));
-          emit(out, { subscription_id: id, charges: views }, () => [chargeTable(views)]);
+          const settlements = await (await repositoryOf(session)).listSettlements(id);
+          emit(out, { subscription_id: id, charges: views, settlements }, () => [
+            chargeTable(views),
+            ...payoutLines(views, settlements),
+          ]);
         });
       }),
     );

@@ -281,8 +281,10 @@ export function tokenKey(tokenId: string) {
   return { pk: `TOKEN#${tokenId}`, sk: "TOKEN" };
 }
 
+export const SETTLEMENT_SK_PREFIX = "SETTLEMENT#";
+
 export function settlementKey(subscriptionId: string, transactionId: string) {
-  return { pk: `SUB#${subscriptionId}`, sk: `SETTLEMENT#${transactionId}` };
+  return { pk: `SUB#${subscriptionId}`, sk: `${SETTLEMENT_SK_PREFIX}${transactionId}` };
 }
 
 export const PAYOUT_PARTITION = "PAYOUT";

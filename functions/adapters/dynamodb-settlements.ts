@@ -2,10 +2,17 @@ import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/
 import {
   type PayoutDay,
   payoutDaySchema,
+  type SettlementRecord,
   type SettlementStore,
   settlementRecordSchema,
 } from "../core/ports/settlement-store";
-import { PAYOUT_PARTITION, payoutDayKey, recordOf, settlementKey } from "./billing-table";
+import {
+  PAYOUT_PARTITION,
+  payoutDayKey,
+  recordOf,
+  SETTLEMENT_SK_PREFIX,
+  settlementKey,
+} from "./billing-table";
 import { conditionally, type Item, type TableContext } from "./dynamodb-table";
 
 // The gateway's payouts as reconciliation keeps them (billing-table.ts: settlement, payout day).
@@ -34,6 +41,26 @@ export function createDynamoDbSettlementStore(table: TableContext): SettlementSt
       return { recorded: false, remittance_date: kept.remittance_date };
     },
 
+    async listSettlements(subscriptionId) {
+      const { pk } = settlementKey(subscriptionId, "");
+      const records: SettlementRecord[] = [];
+      let start: Item | undefined;
+      do {
+        const answer = await table.client.send(
+          new QueryCommand({
+            TableName: table.tableName,
+            KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues: { ":pk": pk, ":prefix": SETTLEMENT_SK_PREFIX },
+            ConsistentRead: true,
+            ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+          }),
+        );
+        records.push(...(answer.Items ?? []).map((item) => settlementRecordSchema.parse(recordOf(item))));
+        start = answer.LastEvaluatedKey;
+      } while (start !== undefined);
+      return records;
+    },
+
     async settledTransactions(lines) {
       const settled = new Set<string>();
       for (let start = 0; start < lines.length; start += MAX_BATCH_GET) {
@@ -47,7 +74,7 @@ export function createDynamoDbSettlementStore(table: TableContext): SettlementSt
             }),
           );
           for (const item of answer.Responses?.[table.tableName] ?? [])
-            settled.add(String(item.sk).slice("SETTLEMENT#".length));
+            settled.add(String(item.sk).slice(SETTLEMENT_SK_PREFIX.length));
           keys = answer.UnprocessedKeys?.[table.tableName]?.Keys ?? [];
         }
       }

@@ -477,6 +477,13 @@ export class MemoryBillingRepository implements BillingRepository {
     return { recorded: true as const };
   }
 
+  async listSettlements(subscriptionId: string) {
+    return [...this.settlements.values()]
+      .filter((record) => record.subscription_id === subscriptionId)
+      .sort((a, b) => byteOrder(a.transaction_id, b.transaction_id))
+      .map((record) => copyOf(settlementRecordSchema, record));
+  }
+
   async settledTransactions(lines: readonly { subscription_id: string; transaction_id: string }[]) {
     return new Set(
       lines

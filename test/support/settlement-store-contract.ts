@@ -62,6 +62,16 @@ export function describeSettlementStoreContract(fresh: () => Promise<SettlementS
       });
     });
 
+    it("lists a subscription's settlements, by transaction", async () => {
+      const store = await fresh();
+      await store.recordSettlement(settlement({ transaction_id: "T2" }));
+      await store.recordSettlement(settlement());
+      await store.recordSettlement(settlement({ subscription_id: "sub-2" }));
+      expect((await store.listSettlements("sub-1")).map((each) => each.transaction_id)).toEqual(["T1", "T2"]);
+      expect(await store.listSettlements("sub-1")).toContainEqual(settlement());
+      expect(await store.listSettlements("sub-3")).toEqual([]);
+    });
+
     it("finds the ledger lines paid out, by subscription and transaction", async () => {
       const store = await fresh();
       await store.recordSettlement(settlement());

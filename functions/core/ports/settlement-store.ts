@@ -60,6 +60,8 @@ export interface SettlementStore {
   recordSettlement(
     record: SettlementRecord,
   ): Promise<{ readonly recorded: true } | { readonly recorded: false; readonly remittance_date: string }>;
+  /** A subscription's movements paid out, by transaction. */
+  listSettlements(subscriptionId: string): Promise<readonly SettlementRecord[]>;
   /** The transactions of these ledger lines that have a settlement kept. */
   settledTransactions(
     lines: readonly { readonly subscription_id: string; readonly transaction_id: string }[],

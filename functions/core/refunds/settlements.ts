@@ -150,40 +150,33 @@ interface Matched {
 
 const sameMagnitude = (a: string, b: string) => Math.abs(signedCents(a)) === Math.abs(signedCents(b));
 
-function matchCharge(movement: SettledMovement, charge: ChargeAttempt | undefined | false): Matched {
-  const base = {
-    line: "charge",
-    order_id: movement.order_id,
-    transaction_id: movement.transaction_id,
-    gateway_amount: movement.amount,
-  } as const;
-  if (!charge) return { mismatch: { kind: "missing_here", ...base } };
-  const facts = { ...base, ledger_amount: charge.amount, ledger_status: charge.status };
-  const { subscription_id } = charge;
-  if (charge.status !== "succeeded" || charge.transaction_id !== movement.transaction_id)
-    return { subscription_id, mismatch: { kind: "status_differs", ...facts } };
-  if (charge.currency !== movement.currency || !sameMagnitude(charge.amount, movement.amount))
-    return { subscription_id, mismatch: { kind: "amount_differs", ...facts } };
-  return { subscription_id };
-}
+const LINE_OF = { sale: "charge", refund: "refund", chargeback: "chargeback" } as const;
 
-/** A chargeback takes back (part of) a charge we know as disputed. */
-function matchChargeback(movement: SettledMovement, charge: ChargeAttempt | undefined | false): Matched {
-  const base = {
-    line: "chargeback",
+/** What a mismatch says of a movement: its line, order, transaction and amount. */
+const factsOf = (movement: SettledMovement) =>
+  ({
+    line: LINE_OF[movement.kind],
     order_id: movement.order_id,
     transaction_id: movement.transaction_id,
     gateway_amount: movement.amount,
-  } as const;
+  }) as const;
+
+/**
+ * A sale pays out a succeeded charge of its transaction, amount and currency; a chargeback takes back (part of) a
+ * succeeded charge we know as disputed.
+ */
+function matchCharge(movement: SettledMovement, charge: ChargeAttempt | undefined | false): Matched {
+  const base = factsOf(movement);
   if (!charge) return { mismatch: { kind: "missing_here", ...base } };
   const facts = { ...base, ledger_amount: charge.amount, ledger_status: charge.status };
   const { subscription_id } = charge;
-  if (charge.status !== "succeeded" || !charge.disputed)
+  const sale = movement.kind === "sale";
+  const held = sale ? charge.transaction_id === movement.transaction_id : charge.disputed === true;
+  if (charge.status !== "succeeded" || !held)
     return { subscription_id, mismatch: { kind: "status_differs", ...facts } };
-  if (
-    charge.currency !== movement.currency ||
-    Math.abs(signedCents(movement.amount)) > signedCents(charge.amount)
-  )
+  const cents = Math.abs(signedCents(movement.amount));
+  const fits = sale ? cents === signedCents(charge.amount) : cents <= signedCents(charge.amount);
+  if (charge.currency !== movement.currency || !fits)
     return { subscription_id, mismatch: { kind: "amount_differs", ...facts } };
   return { subscription_id };
 }
@@ -232,10 +225,9 @@ async function matchMovement(
 ): Promise<Matched> {
   const ref = refs.get(movement.transaction_id);
   const ordered = attemptKeyOf(movement.order_id);
-  if (movement.kind === "chargeback")
-    return matchChargeback(movement, ordered && (await deps.repository.getAttempt(ordered)));
-  if (movement.kind === "sale") {
-    const key = ref?.kind === "charge" ? ref.key : ordered;
+  if (movement.kind !== "refund") {
+    // A chargeback's original is older than the days read: only its order_id names it.
+    const key = movement.kind === "sale" && ref?.kind === "charge" ? ref.key : ordered;
     return matchCharge(movement, key && (await deps.repository.getAttempt(key)));
   }
   const refunds =
@@ -245,12 +237,7 @@ async function matchMovement(
         ? await deps.repository.listRefunds(ordered.subscription_id)
         : [];
   const refund = refunds.find((each) => each.refund_transaction_id === movement.transaction_id);
-  const base = {
-    line: "refund",
-    order_id: movement.order_id,
-    transaction_id: movement.transaction_id,
-    gateway_amount: movement.amount,
-  } as const;
+  const base = factsOf(movement);
   if (!refund) return { mismatch: { kind: "missing_here", ...base } };
   const facts = {
     ...base,
@@ -265,8 +252,6 @@ async function matchMovement(
   return matched;
 }
 
-const LINE_OF = { sale: "charge", refund: "refund", chargeback: "chargeback" } as const;
-
 /** Matches, checks and keeps one movement of a remittance; its mismatches. */
 async function settleMovement(
   remittance: Remittance,
@@ -275,12 +260,7 @@ async function settleMovement(
   deps: SettlementDeps,
 ): Promise<SettlementMismatch[]> {
   const where = { remittance_date: remittance.date, currency: remittance.currency, at: movement.at };
-  const facts = {
-    ...where,
-    line: LINE_OF[movement.kind],
-    order_id: movement.order_id,
-    transaction_id: movement.transaction_id,
-  };
+  const facts = { ...where, ...factsOf(movement) };
   const mismatches: SettlementMismatch[] = [];
   const fees = signedFees(movement);
   if (!fees)
@@ -311,7 +291,7 @@ async function settleMovement(
     recorded_at: deps.clock.now().toISOString(),
   });
   if (!kept.recorded && kept.remittance_date !== remittance.date)
-    mismatches.push({ kind: "settled_twice", ...facts, gateway_amount: movement.amount });
+    mismatches.push({ kind: "settled_twice", ...facts });
   return mismatches;
 }
 

@@ -278,6 +278,11 @@ describe("ops CLI on the local stack", () => {
       "4 days not reconciled yet (2027-04-02 …): npx billing reconcile --from 2027-04-02 --to 2027-04-05",
       "",
     ]);
+    // Each charge's ledger says what the gateway paid out for it.
+    const ledger = await cli("charges", "list", ids[0] ?? "");
+    expect(ledger.stdout).toContain(
+      `${ids[0]}-0-0: paid out 19.15 USD on 2027-03-03 (gross 19.90, fees 0.68, VAT 0.07).`,
+    );
     expect(
       JSON.parse(
         (await cli("report", "payouts", "--from", "2027-03-03", "--to", "2027-03-03", "--json")).stdout,
