@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
-import { billingTableDefinition } from "../functions/adapters/billing-table";
-import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
-import { createSqsChargeQueue } from "../functions/adapters/sqs-charge-queue";
-import { sqsClientOf } from "../functions/adapters/sqs-client";
-import { deleteBatch } from "../functions/adapters/sqs-poller";
+import { dynamoDbDocumentClientOf } from "../functions/adapters/aws/dynamodb-client";
+import { createSqsChargeQueue } from "../functions/adapters/aws/sqs-charge-queue";
+import { sqsClientOf } from "../functions/adapters/aws/sqs-client";
+import { deleteBatch } from "../functions/adapters/aws/sqs-poller";
+import { billingTableDefinition } from "../functions/adapters/table/billing-table";
 import { SETTLEMENT_DELAY_DAYS, SETTLEMENT_GRACE_DAYS } from "../functions/core/refunds/settlements";
 import { gatewayDate, gatewayDayStart, shiftGatewayDate } from "../functions/gateway/calendar";
 import { mapConcurrently } from "../functions/shared/map-concurrently";

@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { sqsClientOf } from "../functions/adapters/sqs-client";
+import { sqsClientOf } from "../functions/adapters/aws/sqs-client";
 import { compose } from "../functions/composition/compose";
 import { createRuntime } from "../functions/composition/runtime";
 import { EventSourceMapping } from "../local/lambda/event-source-mapping";

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { DEFAULT_SHARDS, dueKeys, subscriptionKey } from "../functions/adapters/billing-table";
-import { dynamoDbDocumentClientOf } from "../functions/adapters/dynamodb-client";
-import { sqsClientOf } from "../functions/adapters/sqs-client";
+import { dynamoDbDocumentClientOf } from "../functions/adapters/aws/dynamodb-client";
+import { sqsClientOf } from "../functions/adapters/aws/sqs-client";
+import { DEFAULT_SHARDS, dueKeys, subscriptionKey } from "../functions/adapters/table/billing-table";
 import { mapConcurrently } from "../functions/shared/map-concurrently";
 import { countDynamoRequests, countSqsRequests, dynamoKinds } from "../local/aws/sdk-request-counter";
 import { approximateMessageCount } from "../local/aws/sqs-emulator";

@@ -7,7 +7,7 @@ import {
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from "@aws-sdk/client-sqs";
-import { deleteBatch, receiveBatch } from "../functions/adapters/sqs-poller";
+import { deleteBatch, receiveBatch } from "../functions/adapters/aws/sqs-poller";
 import type { SqsRecord } from "../functions/lambda/sqs-work-results";
 import { CliError } from "./cli-io";
 import type { Progress } from "./progress";

@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander";
 import { z } from "zod";
-import { sqsClientOf } from "../functions/adapters/sqs-client";
-import { receiveBatch } from "../functions/adapters/sqs-poller";
+import { sqsClientOf } from "../functions/adapters/aws/sqs-client";
+import { receiveBatch } from "../functions/adapters/aws/sqs-poller";
 import { intakeQueue } from "../functions/composition/components";
 import { environmentSchema } from "../functions/lambda/environment";
 import { redactText } from "../functions/lambda/redaction";

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { z } from "zod";
-import { EVENT_LOG_RETENTION_DAYS } from "../functions/adapters/dynamodb-event-log";
+import { EVENT_LOG_RETENTION_DAYS } from "../functions/adapters/dynamodb/dynamodb-event-log";
 import { type PayoutsReport, payoutsReport } from "../functions/core/reports/payouts";
 import { type RevenueMonth, revenueReport } from "../functions/core/reports/revenue";
 import { CliError, type CommandRunner, emit } from "./cli-io";

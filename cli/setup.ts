@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/client-secrets-manager";
 import type { Command } from "commander";
 import { z } from "zod";
-import { secretsManagerClientOf } from "../functions/adapters/secrets-manager-client";
+import { secretsManagerClientOf } from "../functions/adapters/aws/secrets-manager-client";
 import { apiKeyHashesSecretSchema, checkAuthorization, hashApiKey } from "../functions/api/api-key";
 import { gatewaySecretSchema } from "../functions/composition/secrets";
 import {

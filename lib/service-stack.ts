@@ -37,7 +37,7 @@ import {
 import { LambdaInvoke } from "aws-cdk-lib/aws-scheduler-targets";
 import { type IQueue, Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
-import { EVENT_SOURCE } from "../functions/adapters/eventbridge-publisher";
+import { EVENT_SOURCE } from "../functions/adapters/aws/eventbridge-publisher";
 import {
   type AnyFunctionSpec,
   BILLING_FUNCTIONS,

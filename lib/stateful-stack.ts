@@ -22,7 +22,7 @@ import {
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { type IQueue, Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import { billingTableDefinition, TTL_ATTRIBUTE } from "../functions/adapters/billing-table";
+import { billingTableDefinition, TTL_ATTRIBUTE } from "../functions/adapters/table/billing-table";
 import { WEBHOOK_MAX_RECEIVE_COUNT } from "../functions/core/delivery/webhooks";
 import { acknowledge } from "./nag";
 import type { STATEFUL_OUTPUTS } from "./stack-outputs";

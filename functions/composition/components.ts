@@ -1,27 +1,30 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createDynamoDbBillingRepository } from "../adapters/dynamodb-billing-repository";
-import { dynamoDbClientOf, dynamoDbDocumentClientOf } from "../adapters/dynamodb-client";
-import { createDynamoDbCouponStore } from "../adapters/dynamodb-coupons";
-import { createDynamoDbIdempotencyStore } from "../adapters/dynamodb-idempotency-store";
-import { createDynamoDbLedgerReader } from "../adapters/dynamodb-ledger-reader";
-import { createDynamoDbPriceStore } from "../adapters/dynamodb-prices";
-import { createDynamoDbReminderIndex } from "../adapters/dynamodb-reminder-index";
-import { createDynamoDbWebhookStore } from "../adapters/dynamodb-webhook-store";
-import { createEventBridgePublisher, eventBridgeClientOf } from "../adapters/eventbridge-publisher";
-import { createGatewaySettlements, createGatewayTransactions } from "../adapters/gateway-reconciliation";
-import { createHttpsWebhookTransport, WEBHOOK_URL_RULES } from "../adapters/https-webhook-transport";
-import { createPartnerWebhooks } from "../adapters/partner-webhooks";
-import { createPaymentGateway } from "../adapters/payment-gateway";
-import { createRandomIds } from "../adapters/random-ids";
-import { createS3DocumentFiles, s3ClientOf } from "../adapters/s3-document-files";
-import { secretsManagerClientOf } from "../adapters/secrets-manager-client";
-import { createSecretsManagerTokenStore } from "../adapters/secrets-manager-token-store";
-import { createSesMailer, sesClientOf } from "../adapters/ses-mailer";
-import { createSqsChargeQueue } from "../adapters/sqs-charge-queue";
-import { sqsClientOf } from "../adapters/sqs-client";
-import { createSqsIntakeQueue } from "../adapters/sqs-intake-queue";
-import { createSqsWebhookQueue } from "../adapters/sqs-webhook-queue";
+import { dynamoDbClientOf, dynamoDbDocumentClientOf } from "../adapters/aws/dynamodb-client";
+import { createEventBridgePublisher, eventBridgeClientOf } from "../adapters/aws/eventbridge-publisher";
+import { createS3DocumentFiles, s3ClientOf } from "../adapters/aws/s3-document-files";
+import { secretsManagerClientOf } from "../adapters/aws/secrets-manager-client";
+import { createSecretsManagerTokenStore } from "../adapters/aws/secrets-manager-token-store";
+import { createSesMailer, sesClientOf } from "../adapters/aws/ses-mailer";
+import { createSqsChargeQueue } from "../adapters/aws/sqs-charge-queue";
+import { sqsClientOf } from "../adapters/aws/sqs-client";
+import { createSqsIntakeQueue } from "../adapters/aws/sqs-intake-queue";
+import { createSqsWebhookQueue } from "../adapters/aws/sqs-webhook-queue";
+import { createDynamoDbBillingRepository } from "../adapters/dynamodb/dynamodb-billing-repository";
+import { createDynamoDbCouponStore } from "../adapters/dynamodb/dynamodb-coupons";
+import { createDynamoDbIdempotencyStore } from "../adapters/dynamodb/dynamodb-idempotency-store";
+import { createDynamoDbLedgerReader } from "../adapters/dynamodb/dynamodb-ledger-reader";
+import { createDynamoDbPriceStore } from "../adapters/dynamodb/dynamodb-prices";
+import { createDynamoDbReminderIndex } from "../adapters/dynamodb/dynamodb-reminder-index";
+import { createDynamoDbWebhookStore } from "../adapters/dynamodb/dynamodb-webhook-store";
+import {
+  createGatewaySettlements,
+  createGatewayTransactions,
+} from "../adapters/outside/gateway-reconciliation";
+import { createHttpsWebhookTransport, WEBHOOK_URL_RULES } from "../adapters/outside/https-webhook-transport";
+import { createPartnerWebhooks } from "../adapters/outside/partner-webhooks";
+import { createPaymentGateway } from "../adapters/outside/payment-gateway";
+import { createRandomIds } from "../adapters/outside/random-ids";
 import { DEFAULT_CHARGE_POLICY } from "../core/base/charge-policy";
 import {
   DEFAULT_MAIL_TEMPLATES,

@@ -1,4 +1,4 @@
-import type { SdkClientHost, SdkService } from "../adapters/sdk-clients";
+import type { SdkClientHost, SdkService } from "../adapters/aws/sdk-clients";
 import type { Clock } from "../core/ports/clock";
 import type { FetchLike } from "../gateway/transport";
 

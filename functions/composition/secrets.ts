@@ -1,7 +1,7 @@
 import { TransformParameterError } from "@aws-lambda-powertools/parameters";
 import * as z from "zod";
-import type { SdkClientHost } from "../adapters/sdk-clients";
-import { secretsProviderOf } from "../adapters/secrets-manager-client";
+import type { SdkClientHost } from "../adapters/aws/sdk-clients";
+import { secretsProviderOf } from "../adapters/aws/secrets-manager-client";
 import { apiKeyHashesSecretSchema } from "../api/api-key";
 import { gatewayConfigSchema } from "../gateway/config";
 import { basicAuthorization } from "../gateway/context";

@@ -1,6 +1,6 @@
 /**
  * What a call to the gateway came to, in the client's own terms (the billing core has its own, and
- * `functions/adapters/payment-gateway.ts` translates):
+ * `functions/adapters/outside/payment-gateway.ts` translates):
  * - success: rescode 0000 (or the API's success code) and an answer that reads;
  * - declined: a definitive refusal (issuer decline, rule of the gateway); the same request will not help;
  * - invalid: the request was wrong (EC*, HE*, or a response that does not read on a read-only call);

@@ -1,12 +1,12 @@
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import * as z from "zod";
-import { OUTBOX_ATTRIBUTE } from "../adapters/billing-table";
-import { itemKeySchema, outboxItemSchema, outboxRefOf } from "../adapters/dynamodb-outbox";
+import { itemKeySchema, outboxItemSchema, outboxRefOf } from "../adapters/dynamodb/dynamodb-outbox";
+import { OUTBOX_ATTRIBUTE } from "../adapters/table/billing-table";
 import type { OutboxEvent } from "../core/base/events";
 import type { OutboxRef } from "../core/ports/billing-repository";
 
 // The billing table's stream as publish-events receives it (README, Events): each record read into the events a
-// write added to an item's outbox, in the table's own encoding (adapters/dynamodb-outbox.ts).
+// write added to an item's outbox, in the table's own encoding (adapters/dynamodb/dynamodb-outbox.ts).
 
 // A stream record's images in DynamoDB's attribute-value form; unmarshall checks each value's form itself.
 const imageSchema = z.record(z.string(), z.any());

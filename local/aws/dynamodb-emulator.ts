@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { CreateTableCommand, ResourceInUseException, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import dynalite from "dynalite";
-import { billingTableDefinition } from "../../functions/adapters/billing-table";
-import { createDynamoDbDocumentClient } from "../../functions/adapters/dynamodb-client";
+import { createDynamoDbDocumentClient } from "../../functions/adapters/aws/dynamodb-client";
+import { billingTableDefinition } from "../../functions/adapters/table/billing-table";
 import { listenOnLoopback } from "./loopback-server";
 
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" } as const;

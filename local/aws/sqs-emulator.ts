@@ -3,8 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { createRequestHandler } from "local-aws-sqs";
 import type { SqsService } from "local-aws-sqs/dist/lib/sqsService";
-import { createSqsClient } from "../../functions/adapters/sqs-client";
-import { receiveBatch } from "../../functions/adapters/sqs-poller";
+import { createSqsClient } from "../../functions/adapters/aws/sqs-client";
+import { receiveBatch } from "../../functions/adapters/aws/sqs-poller";
 import type { SqsRecord } from "../../functions/lambda/sqs-work-results";
 import { listenOnLoopback } from "./loopback-server";
 

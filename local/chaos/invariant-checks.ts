@@ -1,11 +1,11 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { dynamoDbDocumentClientOf } from "../../functions/adapters/aws/dynamodb-client";
+import { receiveBatch } from "../../functions/adapters/aws/sqs-poller";
 import {
   recordOf,
   WEBHOOK_DELIVERY_SK_PREFIX,
   webhookDeliveryPartition,
-} from "../../functions/adapters/billing-table";
-import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
-import { receiveBatch } from "../../functions/adapters/sqs-poller";
+} from "../../functions/adapters/table/billing-table";
 import { periodStartOf } from "../../functions/core/base/billing-period";
 import { outboxEventSchema } from "../../functions/core/base/events";
 import type { Subscription } from "../../functions/core/base/model";

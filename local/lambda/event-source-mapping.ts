@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
 import { z } from "zod";
-import { deleteBatch } from "../../functions/adapters/sqs-poller";
+import { deleteBatch } from "../../functions/adapters/aws/sqs-poller";
 import { visibleMessageCount } from "../aws/sqs-emulator";
 import { receiveLambdaEvent } from "./sqs-lambda-event";
 

@@ -1,6 +1,6 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
-import { receiveBatch } from "../../functions/adapters/sqs-poller";
+import { receiveBatch } from "../../functions/adapters/aws/sqs-poller";
 import { LOCAL_REGION } from "../aws/dynamodb-emulator";
 
 /** The ARN Lambda's records name for a local queue (its URL's last segment is the queue's name). */

@@ -7,7 +7,7 @@ import type {
   DynamoDBStreamEvent,
   AttributeValue as LambdaAttributeValue,
 } from "aws-lambda";
-import { outboxItemKey } from "../../functions/adapters/dynamodb-outbox";
+import { outboxItemKey } from "../../functions/adapters/dynamodb/dynamodb-outbox";
 import { EVERY_OUTBOX } from "../../functions/core/delivery/event-delivery";
 import type { OutboxRef, OutboxStore } from "../../functions/core/ports/billing-repository";
 import { outboxAdditionsOf } from "../../functions/inbound/outbox-stream";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { initializeDueWatermark } from "../../functions/adapters/due-index";
-import { dynamoDbDocumentClientOf } from "../../functions/adapters/dynamodb-client";
-import { sqsClientOf } from "../../functions/adapters/sqs-client";
+import { dynamoDbDocumentClientOf } from "../../functions/adapters/aws/dynamodb-client";
+import { sqsClientOf } from "../../functions/adapters/aws/sqs-client";
+import { initializeDueWatermark } from "../../functions/adapters/table/due-index";
 import { type Composition, type CompositionTuning, compose } from "../../functions/composition/compose";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../../functions/composition/runtime";
 import type { ServicesOf } from "../../functions/composition/service-set";

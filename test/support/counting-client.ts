@@ -1,4 +1,4 @@
-import { createDynamoDbDocumentClient } from "../../functions/adapters/dynamodb-client";
+import { createDynamoDbDocumentClient } from "../../functions/adapters/aws/dynamodb-client";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/aws/dynamodb-emulator";
 
 /** A document client of its own whose SDK commands are recorded, one entry per HTTP request sent. */

@@ -6,7 +6,7 @@ import type {
   Context,
 } from "aws-lambda";
 import { z } from "zod";
-import { createDynamoDbIdempotencyStore } from "../../functions/adapters/dynamodb-idempotency-store";
+import { createDynamoDbIdempotencyStore } from "../../functions/adapters/dynamodb/dynamodb-idempotency-store";
 import { MERCHANT_API_ROUTES } from "../../functions/api/merchant-api-routes";
 import { errorBody } from "../../functions/api/merchant-api-views";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/aws/dynamodb-emulator";

@@ -4,7 +4,7 @@ import type {
   Context,
   SQSBatchResponse,
 } from "aws-lambda";
-import { deleteBatch } from "../../functions/adapters/sqs-poller";
+import { deleteBatch } from "../../functions/adapters/aws/sqs-poller";
 import { functionNamed } from "../../functions/function-table";
 import { apiGatewayEvent, type HttpRequestShape } from "../../local/lambda/api-gateway-event";
 import { stubContext } from "../../local/lambda/lambda-context";

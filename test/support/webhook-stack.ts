@@ -2,7 +2,7 @@ import { ChangeMessageVisibilityBatchCommand } from "@aws-sdk/client-sqs";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { z } from "zod";
-import { deleteBatch } from "../../functions/adapters/sqs-poller";
+import { deleteBatch } from "../../functions/adapters/aws/sqs-poller";
 import type { CreateCheckoutBody } from "../../functions/api/merchant-api-schemas";
 import { checkoutView } from "../../functions/api/merchant-api-views";
 import { functionNamed } from "../../functions/function-table";

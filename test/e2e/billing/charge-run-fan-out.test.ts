@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { afterAll, expect, it } from "vitest";
-import { dynamoDbDocumentClientOf } from "../../../functions/adapters/dynamodb-client";
-import { sqsClientOf } from "../../../functions/adapters/sqs-client";
+import { dynamoDbDocumentClientOf } from "../../../functions/adapters/aws/dynamodb-client";
+import { sqsClientOf } from "../../../functions/adapters/aws/sqs-client";
 import { addMonthsClamped } from "../../../functions/core/base/billing-period";
 import { mapConcurrently } from "../../../functions/shared/map-concurrently";
 import { countDynamoRequests, countSqsRequests, dynamoKinds } from "../../../local/aws/sdk-request-counter";

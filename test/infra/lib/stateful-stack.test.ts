@@ -1,7 +1,7 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { billingTableDefinition, TTL_ATTRIBUTE } from "../../../functions/adapters/billing-table";
+import { billingTableDefinition, TTL_ATTRIBUTE } from "../../../functions/adapters/table/billing-table";
 import { WEBHOOK_MAX_RECEIVE_COUNT, webhookAttemptSchedule } from "../../../functions/core/delivery/webhooks";
 import type { STATEFUL_OUTPUTS } from "../../../lib/stack-outputs";
 import { MAX_RECEIVE_COUNT } from "../../../lib/stateful-stack";

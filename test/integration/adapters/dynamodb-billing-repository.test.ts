@@ -3,6 +3,11 @@ import { ConditionalCheckFailedException, DynamoDBClient } from "@aws-sdk/client
 import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDynamoDbDocumentClient } from "../../../functions/adapters/aws/dynamodb-client";
+import {
+  createDynamoDbBillingRepository,
+  type DynamoDbBillingRepositoryOptions,
+} from "../../../functions/adapters/dynamodb/dynamodb-billing-repository";
 import {
   attemptKey,
   DUE_WATERMARK_KEY,
@@ -12,12 +17,7 @@ import {
   subscriptionKey,
   TTL_ATTRIBUTE,
   tokenKey,
-} from "../../../functions/adapters/billing-table";
-import {
-  createDynamoDbBillingRepository,
-  type DynamoDbBillingRepositoryOptions,
-} from "../../../functions/adapters/dynamodb-billing-repository";
-import { createDynamoDbDocumentClient } from "../../../functions/adapters/dynamodb-client";
+} from "../../../functions/adapters/table/billing-table";
 import type { BillingRepository } from "../../../functions/core/ports/billing-repository";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/aws/dynamodb-emulator";
 import {

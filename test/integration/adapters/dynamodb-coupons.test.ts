@@ -1,8 +1,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { documentClientOf } from "../../../functions/adapters/dynamodb-client";
-import { createDynamoDbCouponStore } from "../../../functions/adapters/dynamodb-coupons";
+import { documentClientOf } from "../../../functions/adapters/aws/dynamodb-client";
+import { createDynamoDbCouponStore } from "../../../functions/adapters/dynamodb/dynamodb-coupons";
 import { InvalidCursorError } from "../../../functions/core/ports/billing-repository";
 import type { Coupon, CouponStore } from "../../../functions/core/ports/coupon-store";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/aws/dynamodb-emulator";

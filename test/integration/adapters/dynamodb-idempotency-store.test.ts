@@ -1,11 +1,11 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TTL_ATTRIBUTE } from "../../../functions/adapters/billing-table";
 import {
   createDynamoDbIdempotencyStore,
   IDEMPOTENCY_PARTITION,
-} from "../../../functions/adapters/dynamodb-idempotency-store";
+} from "../../../functions/adapters/dynamodb/dynamodb-idempotency-store";
+import { TTL_ATTRIBUTE } from "../../../functions/adapters/table/billing-table";
 import type { ApiResponse } from "../../../functions/api/errors";
 import type { IdempotencyStore } from "../../../functions/core/ports/idempotency-store";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/aws/dynamodb-emulator";

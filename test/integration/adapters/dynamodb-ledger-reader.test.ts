@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDynamoDbBillingRepository } from "../../../functions/adapters/dynamodb-billing-repository";
-import { createDynamoDbLedgerReader } from "../../../functions/adapters/dynamodb-ledger-reader";
+import { createDynamoDbBillingRepository } from "../../../functions/adapters/dynamodb/dynamodb-billing-repository";
+import { createDynamoDbLedgerReader } from "../../../functions/adapters/dynamodb/dynamodb-ledger-reader";
 import type { ChargeAttempt, RefundRecord } from "../../../functions/core/base/model";
 import type { BillingRepository } from "../../../functions/core/ports/billing-repository";
 import type { LedgerEntry, LedgerReader } from "../../../functions/core/refunds/reconciliation";

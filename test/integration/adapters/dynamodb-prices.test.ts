@@ -1,8 +1,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { documentClientOf } from "../../../functions/adapters/dynamodb-client";
-import { createDynamoDbPriceStore } from "../../../functions/adapters/dynamodb-prices";
+import { documentClientOf } from "../../../functions/adapters/aws/dynamodb-client";
+import { createDynamoDbPriceStore } from "../../../functions/adapters/dynamodb/dynamodb-prices";
 import type { Price, PriceStore } from "../../../functions/core/ports/price-store";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalDynamoDb } from "../../../local/aws/dynamodb-emulator";
 import { startTestDynamoDb } from "../../support/test-dynamodb";

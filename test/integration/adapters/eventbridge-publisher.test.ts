@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createEventBridgePublisher } from "../../../functions/adapters/eventbridge-publisher";
+import { createEventBridgePublisher } from "../../../functions/adapters/aws/eventbridge-publisher";
 import type { OutboxEvent } from "../../../functions/core/base/events";
 
 // A stand-in speaking EventBridge's JSON protocol, so the real SDK client serialises and sends the calls.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createHttpsWebhookTransport,
   WEBHOOK_URL_RULES,
-} from "../../../functions/adapters/https-webhook-transport";
+} from "../../../functions/adapters/outside/https-webhook-transport";
 import { SIGNATURE_HEADER, verifySignature } from "../../../functions/shared/billing-signature";
 import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
 

@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSecretsManagerTokenStore } from "../../../functions/adapters/secrets-manager-token-store";
+import { createSecretsManagerTokenStore } from "../../../functions/adapters/aws/secrets-manager-token-store";
 import type { SecretsManagerStandIn } from "../../../local/aws/secrets-manager-stand-in";
 import { startSecretsManagerUnderTest } from "../../support/secrets-manager";
 

@@ -5,7 +5,7 @@ import type {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ChargeQueueSendError, createSqsChargeQueue } from "../../../functions/adapters/sqs-charge-queue";
+import { ChargeQueueSendError, createSqsChargeQueue } from "../../../functions/adapters/aws/sqs-charge-queue";
 import type { ChargeMessage } from "../../../functions/core/ports/queues";
 import { MalformedMessageError, parseChargeMessage } from "../../../functions/core/ports/queues";
 import {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { dynamoDbDocumentClientOf } from "../../../functions/adapters/dynamodb-client";
-import { sqsClientOf } from "../../../functions/adapters/sqs-client";
+import { dynamoDbDocumentClientOf } from "../../../functions/adapters/aws/dynamodb-client";
+import { sqsClientOf } from "../../../functions/adapters/aws/sqs-client";
 import { addMonthsClamped } from "../../../functions/core/base/billing-period";
 import { DEFAULT_CHARGE_POLICY } from "../../../functions/core/base/charge-policy";
 import type { Subscription } from "../../../functions/core/base/model";

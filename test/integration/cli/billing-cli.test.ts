@@ -7,7 +7,7 @@ import { GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-s
 import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { attemptKey, DEFAULT_SHARDS, shardOf } from "../../../functions/adapters/billing-table";
+import { attemptKey, DEFAULT_SHARDS, shardOf } from "../../../functions/adapters/table/billing-table";
 import type { LocalStack } from "../../../local/stack/local-stack";
 import type { runCli as RunCli } from "../../support/cli-run";
 import { startRecordingServer } from "../../support/recording-server";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { outboxItemKey } from "../../../functions/adapters/dynamodb-outbox";
+import { outboxItemKey } from "../../../functions/adapters/dynamodb/dynamodb-outbox";
 import { repository } from "../../../functions/composition/components";
 import type { OutboxEvent } from "../../../functions/core/base/events";
 import type { OutboxRef } from "../../../functions/core/ports/billing-repository";

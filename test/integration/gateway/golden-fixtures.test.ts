@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPaymentGateway } from "../../../functions/adapters/payment-gateway";
+import { createPaymentGateway } from "../../../functions/adapters/outside/payment-gateway";
 import { createGatewayContext } from "../../../functions/gateway/context";
 import { DEFAULT_DECLINE_CODES } from "../../../functions/gateway/decline-codes";
 import { computeFgkey, verifyQueryFgkey } from "../../../functions/gateway/fgkey";

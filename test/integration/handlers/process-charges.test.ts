@@ -1,6 +1,6 @@
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createSqsClient } from "../../../functions/adapters/sqs-client";
+import { createSqsClient } from "../../../functions/adapters/aws/sqs-client";
 import { run as processCharges } from "../../../functions/handlers/process-charges";
 import { logger, metrics } from "../../../functions/lambda/observability";
 import { dueSubscription, fakeChargeServices } from "../../support/fake-billing";

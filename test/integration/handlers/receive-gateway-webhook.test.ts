@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deleteBatch } from "../../../functions/adapters/sqs-poller";
+import { deleteBatch } from "../../../functions/adapters/aws/sqs-poller";
 import type { ChargeAttempt } from "../../../functions/core/base/model";
 import { functionNamed } from "../../../functions/function-table";
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deleteBatch } from "../../../functions/adapters/sqs-poller";
+import { deleteBatch } from "../../../functions/adapters/aws/sqs-poller";
 import { functionNamed } from "../../../functions/function-table";
 import { compareLedgers } from "../../../local/audit/ledger-comparison";
 import { approximateMessageCount } from "../../../local/aws/sqs-emulator";

@@ -4,7 +4,7 @@ import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { deleteBatch } from "../../../functions/adapters/sqs-poller";
+import { deleteBatch } from "../../../functions/adapters/aws/sqs-poller";
 import { parseIntakeMessage } from "../../../functions/core/ports/intake-messages";
 import { parseChargeMessage } from "../../../functions/core/ports/queues";
 import { leakSecretsOf, outputSources, scanForLeaks } from "../../../local/audit/leak-scan";
@@ -23,7 +23,7 @@ import { stackState } from "../../support/stack-state";
 // the valid message with one field mutated, wrong types, huge strings, prototype keys, non-JSON, and well-formed
 // messages about subscriptions and orders that do not exist. No invocation may throw; a body that is not a message
 // is reported as a batch item failure (never deleted) and reaches the DLQ after maxReceiveCount receives
-// (functions/adapters/sqs-work-results.ts); nothing changes in the table or at the gateway.
+// (the queue handlers answer batchItemFailures); nothing changes in the table or at the gateway.
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 /** ~50 ms per message here, with a margin for a busy machine and FUZZ_RUNS=10000. */

@@ -1,6 +1,6 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { subscriptionKey } from "../../../functions/adapters/billing-table";
+import { subscriptionKey } from "../../../functions/adapters/table/billing-table";
 import type { ChargeAttempt } from "../../../functions/core/base/model";
 import { orderIdFor } from "../../../functions/core/base/order-id";
 import { functionNamed } from "../../../functions/function-table";

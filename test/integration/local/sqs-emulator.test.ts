@@ -4,7 +4,7 @@ import {
   SendMessageCommand,
 } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { receiveBatch } from "../../../functions/adapters/sqs-poller";
+import { receiveBatch } from "../../../functions/adapters/aws/sqs-poller";
 import { approximateMessageCount, type LocalSqs, startSqs } from "../../../local/aws/sqs-emulator";
 import { SandboxClock } from "../../../sandbox/time/clock";
 

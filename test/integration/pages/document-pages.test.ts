@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { s3ClientOf } from "../../../functions/adapters/s3-document-files";
+import { s3ClientOf } from "../../../functions/adapters/aws/s3-document-files";
 import { requestPage } from "../../support/pages";
 import { readPdf } from "../../support/pdf-reading";
 import { stackWithWebhooks } from "../../support/webhook-stack";

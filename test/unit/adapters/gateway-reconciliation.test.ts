@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   createGatewaySettlements,
   createGatewayTransactions,
-} from "../../../functions/adapters/gateway-reconciliation";
+} from "../../../functions/adapters/outside/gateway-reconciliation";
 import type {
   SettlementHeader,
   SettlementRecord,

@@ -5,7 +5,7 @@ import {
   type Resolve,
   urlFormRefusal,
   WEBHOOK_URL_RULES,
-} from "../../../functions/adapters/https-webhook-transport";
+} from "../../../functions/adapters/outside/https-webhook-transport";
 
 // The URL rules without a socket (the unit tier fails any): every refusal here is decided before a connection.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRandomIds, randomBase32 } from "../../../functions/adapters/random-ids";
+import { createRandomIds, randomBase32 } from "../../../functions/adapters/outside/random-ids";
 import { attemptKeyOf, orderIdFor } from "../../../functions/core/base/order-id";
 
 describe("random ids", () => {

@@ -23,23 +23,26 @@ const forbiddenFor = (folder: string, room: string) =>
 const roomsOf = (folder: string) =>
   readdirSync(join(ROOT, folder)).filter((name) => statSync(join(ROOT, folder, name)).isDirectory());
 
-describe.each(["functions/core", "functions/pages", "local"])("the rooms of %s", (folder) => {
-  const rooms = roomsOf(folder);
+describe.each(["functions/core", "functions/pages", "functions/adapters", "local"])(
+  "the rooms of %s",
+  (folder) => {
+    const rooms = roomsOf(folder);
 
-  it("holds every file in a room", () => {
-    expect(rooms.length).toBeGreaterThan(3);
-    expect(readdirSync(join(ROOT, folder)).filter((name) => !rooms.includes(name))).toEqual([]);
-  });
+    it("holds every file in a room", () => {
+      expect(rooms.length).toBeGreaterThan(3);
+      expect(readdirSync(join(ROOT, folder)).filter((name) => !rooms.includes(name))).toEqual([]);
+    });
 
-  it("gives every room its import rule", () => {
-    for (const room of rooms) expect(forbiddenFor(folder, room), room).toBeDefined();
-  });
+    it("gives every room its import rule", () => {
+      for (const room of rooms) expect(forbiddenFor(folder, room), room).toBeDefined();
+    });
 
-  it("keeps a room to about a dozen files", () => {
-    for (const room of rooms)
-      expect(readdirSync(join(ROOT, folder, room)).length, room).toBeLessThanOrEqual(14);
-  });
-});
+    it("keeps a room to about a dozen files", () => {
+      for (const room of rooms)
+        expect(readdirSync(join(ROOT, folder, room)).length, room).toBeLessThanOrEqual(14);
+    });
+  },
+);
 
 describe("the core's rooms", () => {
   const rooms = roomsOf("functions/core");

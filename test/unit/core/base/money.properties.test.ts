@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRandomIds } from "../../../../functions/adapters/random-ids";
+import { createRandomIds } from "../../../../functions/adapters/outside/random-ids";
 import { isAdHocPeriod } from "../../../../functions/core/base/charge-kind";
 import { DEFAULT_CHARGE_POLICY } from "../../../../functions/core/base/charge-policy";
 import { processChargeMessage } from "../../../../functions/core/charging/charge-engine";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createPaymentGateway } from "../../../../functions/adapters/payment-gateway";
-import { createRandomIds } from "../../../../functions/adapters/random-ids";
+import { createPaymentGateway } from "../../../../functions/adapters/outside/payment-gateway";
+import { createRandomIds } from "../../../../functions/adapters/outside/random-ids";
 import { DEFAULT_CHARGE_POLICY } from "../../../../functions/core/base/charge-policy";
 import { success } from "../../../../functions/core/base/outcome";
 import {

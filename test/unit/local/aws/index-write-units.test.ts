@@ -1,6 +1,6 @@
 import type { GlobalSecondaryIndex } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it } from "vitest";
-import { billingTableDefinition } from "../../../../functions/adapters/billing-table";
+import { billingTableDefinition } from "../../../../functions/adapters/table/billing-table";
 import { indexWriteUnits, itemBytes } from "../../../../local/aws/index-write-units";
 
 const index = (name: string, projection: GlobalSecondaryIndex["Projection"]): GlobalSecondaryIndex => ({

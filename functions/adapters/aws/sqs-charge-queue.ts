@@ -5,8 +5,8 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { type ChargeQueue, toChargeMessage } from "../core/ports/queues";
-import { mapConcurrently } from "../shared/map-concurrently";
+import { type ChargeQueue, toChargeMessage } from "../../core/ports/queues";
+import { mapConcurrently } from "../../shared/map-concurrently";
 
 /** Some messages were not accepted by SQS after every retry: the caller must not treat them as queued. */
 export class ChargeQueueSendError extends Error {

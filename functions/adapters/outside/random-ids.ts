@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { IdSource } from "../core/ports/clock";
+import type { IdSource } from "../../core/ports/clock";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 

@@ -6,7 +6,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import type { DocumentFiles } from "../core/ports/document-files";
+import type { DocumentFiles } from "../../core/ports/document-files";
 import type { SdkClientHost } from "./sdk-clients";
 
 /** A presigned link holds this long: the browser follows it at once (README, Invoices and credit notes). */

@@ -4,8 +4,8 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
-import type { PartnerToken, PartnerTokenStore } from "../gateway/partner-token";
-import { partnerToken } from "../gateway/schemas/partner";
+import type { PartnerToken, PartnerTokenStore } from "../../gateway/partner-token";
+import { partnerToken } from "../../gateway/schemas/partner";
 
 export interface SecretsManagerTokenStoreOptions {
   readonly client: SecretsManagerClient;

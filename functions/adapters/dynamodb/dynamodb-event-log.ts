@@ -1,7 +1,7 @@
 import { BatchWriteCommand, type BatchWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { type OutboxEvent, outboxEventSchema } from "../core/base/events";
-import type { EventLogQuery } from "../core/ports/billing-repository";
+import { type OutboxEvent, outboxEventSchema } from "../../core/base/events";
+import type { EventLogQuery } from "../../core/ports/billing-repository";
 import {
   EVENT_SK_PREFIX,
   eventLogPartition,
@@ -10,8 +10,8 @@ import {
   subscriptionKey,
   TTL_ATTRIBUTE,
   utcIso,
-} from "./billing-table";
-import { queryPages, type TableContext } from "./dynamodb-table";
+} from "../table/billing-table";
+import { queryPages, type TableContext } from "../table/dynamodb-table";
 
 // The event log (README, Events): every delivered event kept as an item under its subscription for a retention,
 // so that the ops CLI can list and re-publish a subscription's events, or a time range's, to a consumer that lost

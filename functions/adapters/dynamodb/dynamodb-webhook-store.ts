@@ -10,7 +10,7 @@ import {
   type WebhookStore,
   webhookDeliverySchema,
   webhookEndpointSchema,
-} from "../core/ports/webhook-ports";
+} from "../../core/ports/webhook-ports";
 import {
   recordOf,
   TTL_ATTRIBUTE,
@@ -20,8 +20,8 @@ import {
   webhookDeliveryKey,
   webhookDeliveryPartition,
   webhookEndpointKey,
-} from "./billing-table";
-import { conditionally, type Item } from "./dynamodb-table";
+} from "../table/billing-table";
+import { conditionally, type Item } from "../table/dynamodb-table";
 
 export interface DynamoDbWebhookStoreOptions {
   readonly client: DynamoDBDocumentClient;

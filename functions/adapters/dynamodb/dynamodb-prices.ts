@@ -7,10 +7,10 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { InvalidCursorError } from "../core/ports/billing-repository";
-import { type Price, type PriceEdit, type PriceStore, priceSchema } from "../core/ports/price-store";
-import { PRICES_PARTITION, priceKey, priceLookupKey, recordOf } from "./billing-table";
-import { conditionally, type Item } from "./dynamodb-table";
+import { InvalidCursorError } from "../../core/ports/billing-repository";
+import { type Price, type PriceEdit, type PriceStore, priceSchema } from "../../core/ports/price-store";
+import { PRICES_PARTITION, priceKey, priceLookupKey, recordOf } from "../table/billing-table";
+import { conditionally, type Item } from "../table/dynamodb-table";
 
 export interface DynamoDbPriceStoreOptions {
   readonly client: DynamoDBDocumentClient;

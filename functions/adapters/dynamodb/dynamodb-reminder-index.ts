@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient, QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import type { ReminderIndex } from "../core/ports/mailer";
+import type { ReminderIndex } from "../../core/ports/mailer";
 import {
   DEFAULT_SHARDS,
   DUE_INDEX,
@@ -8,8 +8,8 @@ import {
   LIST_INDEX,
   startOfDueBucket,
   tokenExpiryPartition,
-} from "./billing-table";
-import { queryPages } from "./dynamodb-table";
+} from "../table/billing-table";
+import { queryPages } from "../table/dynamodb-table";
 
 export interface DynamoDbReminderIndexOptions {
   readonly client: DynamoDBDocumentClient;

@@ -6,10 +6,10 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { InvalidCursorError } from "../core/ports/billing-repository";
-import { type Coupon, type CouponStore, couponSchema } from "../core/ports/coupon-store";
-import { COUPONS_PARTITION, couponCodeKey, couponKey, recordOf } from "./billing-table";
-import { conditionally, type Item } from "./dynamodb-table";
+import { InvalidCursorError } from "../../core/ports/billing-repository";
+import { type Coupon, type CouponStore, couponSchema } from "../../core/ports/coupon-store";
+import { COUPONS_PARTITION, couponCodeKey, couponKey, recordOf } from "../table/billing-table";
+import { conditionally, type Item } from "../table/dynamodb-table";
 
 export interface DynamoDbCouponStoreOptions {
   readonly client: DynamoDBDocumentClient;

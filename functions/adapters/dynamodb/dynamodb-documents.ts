@@ -7,9 +7,9 @@ import {
   documentSchema,
   type Invoice,
   parseDocumentNumber,
-} from "../core/base/documents";
-import { InvalidCursorError } from "../core/ports/billing-repository";
-import type { DocumentPage, DocumentQuery, DocumentStore } from "../core/ports/document-store";
+} from "../../core/base/documents";
+import { InvalidCursorError } from "../../core/ports/billing-repository";
+import type { DocumentPage, DocumentQuery, DocumentStore } from "../../core/ports/document-store";
 import {
   documentIndexKeys,
   documentKey,
@@ -20,8 +20,8 @@ import {
   SUBSCRIPTION_INDEX,
   subscriptionKey,
   utcIso,
-} from "./billing-table";
-import { conditionally, type Item, type TableContext } from "./dynamodb-table";
+} from "../table/billing-table";
+import { conditionally, type Item, type TableContext } from "../table/dynamodb-table";
 
 // Invoices and credit notes in the billing table (billing-table.ts: document, prefixes). Each prefix's documents are
 // one partition keyed by sequence, so the last is one strongly consistent Query and a number is taken by a

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { chargeAttemptSchema, refundRecordSchema } from "../core/base/model";
-import type { LedgerEntry, LedgerReader } from "../core/refunds/reconciliation";
+import { chargeAttemptSchema, refundRecordSchema } from "../../core/base/model";
+import type { LedgerEntry, LedgerReader } from "../../core/refunds/reconciliation";
 import {
   ATTEMPT_SK_PREFIX,
   DEFAULT_SHARDS,
@@ -8,8 +8,8 @@ import {
   ledgerPartition,
   recordOf,
   utcIso,
-} from "./billing-table";
-import { type Item, queryPages } from "./dynamodb-table";
+} from "../table/billing-table";
+import { type Item, queryPages } from "../table/dynamodb-table";
 
 export interface DynamoDbLedgerReaderOptions {
   readonly client: DynamoDBDocumentClient;

@@ -1,15 +1,15 @@
-import type { GatewayOutcome } from "../core/base/outcome";
-import type { SettledKind } from "../core/ports/settlement-store";
-import type { GatewayRecord, GatewayRecords } from "../core/refunds/reconciliation";
-import type { Remittance, Remittances, SettledMovement } from "../core/refunds/settlements";
-import type { ReconciliationClient } from "../gateway/resources/reconciliation";
+import type { GatewayOutcome } from "../../core/base/outcome";
+import type { SettledKind } from "../../core/ports/settlement-store";
+import type { GatewayRecord, GatewayRecords } from "../../core/refunds/reconciliation";
+import type { Remittance, Remittances, SettledMovement } from "../../core/refunds/settlements";
+import type { ReconciliationClient } from "../../gateway/resources/reconciliation";
 import type {
   ExpectedSettlementHeader,
   Remittance as GatewayRemittance,
   SettlementHeader,
   SettlementRecord,
   TransactionRecord,
-} from "../gateway/schemas/reconciliation";
+} from "../../gateway/schemas/reconciliation";
 
 /**
  * The trade types that mark a chargeback's deduction in the transaction list. The gateway has not published that

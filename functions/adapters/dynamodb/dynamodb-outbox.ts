@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../core/base/events";
-import type { OutboxRef } from "../core/ports/billing-repository";
-import { OUTBOX_ATTRIBUTE, OUTBOX_INDEX, outboxKeys, outboxPartition, utcIso } from "./billing-table";
-import { conditionally, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
-import type { UpdatePlan } from "./update-expression";
+import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../../core/base/events";
+import type { OutboxRef } from "../../core/ports/billing-repository";
+import { OUTBOX_ATTRIBUTE, OUTBOX_INDEX, outboxKeys, outboxPartition, utcIso } from "../table/billing-table";
+import { conditionally, queriesBelow, queryPages, type TableContext } from "../table/dynamodb-table";
+import type { UpdatePlan } from "../table/update-expression";
 
 // The transactional outbox on the billing table (README, Events). A write that announces events appends them, each
 // with a new event_id, to the item's `outbox` list in the same conditional UpdateItem as the state, and enters the

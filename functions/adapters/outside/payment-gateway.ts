@@ -1,6 +1,6 @@
-import type { Customer, DeadEnd } from "../core/base/model";
-import { type Declined, type GatewayOutcome, success } from "../core/base/outcome";
-import type { ChargeItem } from "../core/base/plan-price";
+import type { Customer, DeadEnd } from "../../core/base/model";
+import { type Declined, type GatewayOutcome, success } from "../../core/base/outcome";
+import type { ChargeItem } from "../../core/base/plan-price";
 import type {
   CardPaymentRequest,
   CardPaymentResult,
@@ -14,25 +14,25 @@ import type {
   WindowPrepared,
   WindowRequest,
   WindowResult,
-} from "../core/ports/payment-gateway";
-import { gatewayDate } from "../gateway/calendar";
+} from "../../core/ports/payment-gateway";
+import { gatewayDate } from "../../gateway/calendar";
 import {
   DEFAULT_DECLINE_CODES,
   type DeclineCodes,
   deadEndOf,
   declineReasonOf,
   type DeadEnd as GatewayDeadEnd,
-} from "../gateway/decline-codes";
-import { GatewayRequestError } from "../gateway/errors";
-import type { PaymentClient } from "../gateway/payment-client";
+} from "../../gateway/decline-codes";
+import { GatewayRequestError } from "../../gateway/errors";
+import type { PaymentClient } from "../../gateway/payment-client";
 import {
   classifyRescode,
   type Declined as GatewayDeclined,
   type GatewayFailure,
   type GatewayResult,
   SUCCESS_RESCODE,
-} from "../gateway/result";
-import { parseStatusQuery, type StatusQuery } from "../gateway/schemas/payment-window";
+} from "../../gateway/result";
+import { parseStatusQuery, type StatusQuery } from "../../gateway/schemas/payment-window";
 
 export interface PaymentGatewayOptions {
   /** Language of the gateway's customer-facing texts (receipts, e-mails). */

@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { type IntakeQueue, intakeMessageSchema } from "../core/ports/intake-messages";
+import { type IntakeQueue, intakeMessageSchema } from "../../core/ports/intake-messages";
 
 export interface SqsIntakeQueueOptions {
   readonly client: SQSClient;

@@ -1,6 +1,6 @@
 import { SESv2Client, SESv2ServiceException, SendEmailCommand } from "@aws-sdk/client-sesv2";
-import type { Mailer } from "../core/ports/mailer";
-import { type MailLinks, type MailSender, renderMail } from "../mail/render-mail";
+import type { Mailer } from "../../core/ports/mailer";
+import { type MailLinks, type MailSender, renderMail } from "../../mail/render-mail";
 import type { SdkClientHost } from "./sdk-clients";
 
 export interface SesMailerOptions {

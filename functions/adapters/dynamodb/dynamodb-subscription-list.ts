@@ -6,12 +6,12 @@ import {
   type QueryCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { type Subscription, subscriptionSchema, subscriptionStatus } from "../core/base/model";
+import { type Subscription, subscriptionSchema, subscriptionStatus } from "../../core/base/model";
 import {
   InvalidCursorError,
   type SubscriptionPage,
   type SubscriptionQuery,
-} from "../core/ports/billing-repository";
+} from "../../core/ports/billing-repository";
 import {
   CUSTOMER_LINK_SK_PREFIX,
   customerLinkKey,
@@ -20,8 +20,8 @@ import {
   recordOf,
   subscriptionKey,
   subscriptionListPartition,
-} from "./billing-table";
-import type { Item, TableContext } from "./dynamodb-table";
+} from "../table/billing-table";
+import type { Item, TableContext } from "../table/dynamodb-table";
 
 // Listing subscriptions (GET /v1/subscriptions, the ops CLI) from indexes, never a Scan: by status through the list
 // index (each status spread over the shards), one customer's through the customer links. Each page reads the

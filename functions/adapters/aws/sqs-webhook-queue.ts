@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { type WebhookQueue, webhookDeliveryMessageSchema } from "../core/ports/webhook-ports";
+import { type WebhookQueue, webhookDeliveryMessageSchema } from "../../core/ports/webhook-ports";
 
 export interface SqsWebhookQueueOptions {
   readonly client: SQSClient;

@@ -1,6 +1,6 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from "@aws-sdk/client-eventbridge";
-import type { OutboxEvent } from "../core/base/events";
-import type { EventPublisher } from "../core/ports/queues";
+import type { OutboxEvent } from "../../core/base/events";
+import type { EventPublisher } from "../../core/ports/queues";
 import type { SdkClientHost } from "./sdk-clients";
 
 export interface EventBridgePublisherOptions {

@@ -1,5 +1,5 @@
-import type { PartnerWebhooks } from "../core/partner/partner-webhook-setup";
-import type { PartnerClient } from "../gateway/resources/partner";
+import type { PartnerWebhooks } from "../../core/partner/partner-webhook-setup";
+import type { PartnerClient } from "../../gateway/resources/partner";
 
 /** The merchant's own webhook subscriptions through the partner client (no merchant id: the token's merchant). */
 export function createPartnerWebhooks(client: PartnerClient): PartnerWebhooks {

@@ -10,7 +10,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import * as z from "zod";
-import type { BillingEvent } from "../core/base/events";
+import type { BillingEvent } from "../../core/base/events";
 import {
   type AttemptKey,
   type ChargeAttempt,
@@ -23,8 +23,8 @@ import {
   subscriptionSchema,
   type TokenRecord,
   tokenRecordSchema,
-} from "../core/base/model";
-import { orderIdFor } from "../core/base/order-id";
+} from "../../core/base/model";
+import { orderIdFor } from "../../core/base/order-id";
 import type {
   AttemptUpdate,
   BillingRepository,
@@ -32,8 +32,8 @@ import type {
   RefundUpdate,
   SubscriptionUpdate,
   TokenUpdate,
-} from "../core/ports/billing-repository";
-import type { Clock } from "../core/ports/clock";
+} from "../../core/ports/billing-repository";
+import type { Clock } from "../../core/ports/clock";
 import {
   ATTEMPT_SK_PREFIX,
   attemptKey,
@@ -64,8 +64,24 @@ import {
   tokenKey,
   transactionKey,
   utcIso,
-} from "./billing-table";
-import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "./due-index";
+} from "../table/billing-table";
+import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "../table/due-index";
+import {
+  conditionally,
+  type Item,
+  queriesBelow,
+  queryPages,
+  type TableContext,
+} from "../table/dynamodb-table";
+import {
+  absent,
+  absentOrEquals,
+  buildUpdateExpression,
+  type Condition,
+  equals,
+  exists,
+  type UpdatePlan,
+} from "../table/update-expression";
 import { createDynamoDbDocumentStore } from "./dynamodb-documents";
 import { logEvents, readEventLog } from "./dynamodb-event-log";
 import {
@@ -77,16 +93,6 @@ import {
 } from "./dynamodb-outbox";
 import { createDynamoDbSettlementStore } from "./dynamodb-settlements";
 import { linkCustomer, listSubscriptions } from "./dynamodb-subscription-list";
-import { conditionally, type Item, queriesBelow, queryPages, type TableContext } from "./dynamodb-table";
-import {
-  absent,
-  absentOrEquals,
-  buildUpdateExpression,
-  type Condition,
-  equals,
-  exists,
-  type UpdatePlan,
-} from "./update-expression";
 
 export interface DynamoDbBillingRepositoryOptions {
   /** Must strip undefined values (marshallOptions.removeUndefinedValues), as createDynamoDbDocumentClient does. */

@@ -5,8 +5,8 @@ import {
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { subscriptionSchema } from "../core/base/model";
-import type { DueEntry } from "../core/ports/billing-repository";
+import { subscriptionSchema } from "../../core/base/model";
+import type { DueEntry } from "../../core/ports/billing-repository";
 import {
   addDueBuckets,
   DUE_INDEX,

@@ -11,9 +11,14 @@ import {
   WEBHOOK_TIMEOUT_MS,
   type WebhookPostOutcome,
   type WebhookTransport,
-} from "../core/ports/webhook-ports";
-import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signBody } from "../shared/billing-signature";
-import { isPublicAddress } from "../shared/public-address";
+} from "../../core/ports/webhook-ports";
+import {
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
+  SIGNATURE_HEADER,
+  signBody,
+} from "../../shared/billing-signature";
+import { isPublicAddress } from "../../shared/public-address";
 
 // Our webhooks' way out (README, Webhooks): the URL rules and the signed POST. Outside local mode a URL must be https
 // and its host may resolve only to public addresses (shared/public-address.ts): checked at registration, and again at

@@ -5,15 +5,15 @@ import {
   type SettlementRecord,
   type SettlementStore,
   settlementRecordSchema,
-} from "../core/ports/settlement-store";
+} from "../../core/ports/settlement-store";
 import {
   PAYOUT_PARTITION,
   payoutDayKey,
   recordOf,
   SETTLEMENT_SK_PREFIX,
   settlementKey,
-} from "./billing-table";
-import { conditionally, type Item, type TableContext } from "./dynamodb-table";
+} from "../table/billing-table";
+import { conditionally, type Item, type TableContext } from "../table/dynamodb-table";
 
 // The gateway's payouts as reconciliation keeps them (billing-table.ts: settlement, payout day).
 

@@ -11,8 +11,8 @@ import {
   type IdempotentRequest,
   type StoredResponse,
   storedResponseSchema,
-} from "../core/ports/idempotency-store";
-import { TTL_ATTRIBUTE } from "./billing-table";
+} from "../../core/ports/idempotency-store";
+import { TTL_ATTRIBUTE } from "../table/billing-table";
 
 /** Partition of the idempotency records in the billing table; the sort key is `merchant-api#<digest of the key>`. */
 export const IDEMPOTENCY_PARTITION = "IDEMPOTENCY";

@@ -5,7 +5,7 @@ import {
   type SqsBatchOutcome,
   type SqsRecord,
   type SqsWorkOptions,
-} from "../lambda/sqs-work-results";
+} from "../../lambda/sqs-work-results";
 
 // What the Lambda event source mapping does, for local mode and tests: receive a batch as Lambda-shaped records,
 // hand them to processSqsRecords, delete the ones that did not fail.

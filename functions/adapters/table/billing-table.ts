@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
-import type { BillingDocument, DocumentKind } from "../core/base/documents";
-import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from "../core/base/model";
+import type { BillingDocument, DocumentKind } from "../../core/base/documents";
+import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from "../../core/base/model";
 
 /**
  * The billing table: one table, subscriptions and their charge attempts (the ledger) under the same partition.
