@@ -10,43 +10,10 @@ import {
   reconcile,
 } from "../../../../functions/core/refunds/reconciliation";
 import { gatewayCalendar } from "../../../../functions/gateway/calendar";
+import { ledgerCharge as charge, ledgerRefund as refund } from "../../../support/ledger-lines";
 import { partialPort } from "../../../support/partial-port";
 
 const DAY = { from: "20270310", to: "20270310" };
-
-function charge(n: number, overrides: Partial<ChargeAttempt> = {}): ChargeAttempt {
-  return {
-    subscription_id: `sub_${n}`,
-    period: 1,
-    attempt: 0,
-    order_id: `sub_${n}-1-0`,
-    amount: "19.90",
-    currency: "USD",
-    status: "succeeded",
-    transaction_id: `T${n}`,
-    created_at: "2027-03-10T10:00:00.000Z",
-    updated_at: "2027-03-10T10:00:00.000Z",
-    ...overrides,
-  };
-}
-
-function refund(n: number, overrides: Partial<RefundRecord> = {}): RefundRecord {
-  return {
-    refund_id: `rf_${n}`,
-    subscription_id: `sub_${n}`,
-    order_id: `sub_${n}-1-0`,
-    period: 1,
-    attempt: 0,
-    amount: "5.00",
-    currency: "USD",
-    reason: "goodwill",
-    status: "succeeded",
-    refund_transaction_id: `R${n}`,
-    created_at: "2027-03-10T11:00:00.000Z",
-    updated_at: "2027-03-10T11:00:00.000Z",
-    ...overrides,
-  };
-}
 
 /** A gateway record; `at` is written as the gateway writes it (YYYYMMDDHHMMSS in its calendar), `day` follows. */
 type RecordFacts = Omit<GatewayRecord, "day">;

@@ -9,6 +9,7 @@ import {
   type SettlementDeps,
 } from "../../../../functions/core/refunds/settlements";
 import { gatewayCalendar } from "../../../../functions/gateway/calendar";
+import { ledgerCharge as charge, ledgerRefund as refund } from "../../../support/ledger-lines";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
 
 // The payouts' reconciliation on fakes of its ports: a remittance's movements matched to the ledger, fees read from
@@ -16,40 +17,6 @@ import { MemoryBillingRepository } from "../../../support/memory-billing-reposit
 
 const DATE = "20270312";
 const NOW = new Date("2027-03-13T03:30:00.000Z");
-
-function charge(n: number, overrides: Partial<ChargeAttempt> = {}): ChargeAttempt {
-  return {
-    subscription_id: `sub_${n}`,
-    period: 1,
-    attempt: 0,
-    order_id: `sub_${n}-1-0`,
-    amount: "19.90",
-    currency: "USD",
-    status: "succeeded",
-    transaction_id: `T${n}`,
-    created_at: "2027-03-10T01:00:00.000Z",
-    updated_at: "2027-03-10T01:00:00.000Z",
-    ...overrides,
-  };
-}
-
-function refund(n: number, overrides: Partial<RefundRecord> = {}): RefundRecord {
-  return {
-    refund_id: `rf_${n}`,
-    subscription_id: `sub_${n}`,
-    order_id: `sub_${n}-1-0`,
-    period: 1,
-    attempt: 0,
-    amount: "5.00",
-    currency: "USD",
-    reason: "goodwill",
-    status: "succeeded",
-    refund_transaction_id: `R${n}`,
-    created_at: "2027-03-10T02:00:00.000Z",
-    updated_at: "2027-03-10T02:00:00.000Z",
-    ...overrides,
-  };
-}
 
 function sale(n: number, overrides: Partial<SettledMovement> = {}): SettledMovement {
   return {
