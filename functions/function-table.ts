@@ -27,6 +27,7 @@ import { run as listPrices } from "./handlers/list-prices";
 import { run as listSubscriptions } from "./handlers/list-subscriptions";
 import { run as listWebhookDeliveries } from "./handlers/list-webhook-deliveries";
 import { run as listWebhookEndpoints } from "./handlers/list-webhook-endpoints";
+import { run as measureRevenue } from "./handlers/measure-revenue";
 import { run as notifyCustomer } from "./handlers/notify-customer";
 import { run as pauseSubscription } from "./handlers/pause-subscription";
 import { run as processCharges } from "./handlers/process-charges";
@@ -73,7 +74,8 @@ export type ScheduleName =
   | "partnerToken"
   | "reconciliation"
   | "partnerWebhook"
-  | "reminders";
+  | "reminders"
+  | "revenue";
 
 export type QueueName = "charge" | "intake" | "webhook";
 
@@ -505,6 +507,14 @@ export const BILLING_FUNCTIONS = [
     run: reconcileLedger,
     services: SERVICE_SETS.reconciliation,
     trigger: schedule("reconciliation"),
+    timeoutSeconds: 600,
+    concurrency: SINGLETON,
+  }),
+  declare({
+    name: "measure-revenue",
+    run: measureRevenue,
+    services: SERVICE_SETS.queries,
+    trigger: schedule("revenue"),
     timeoutSeconds: 600,
     concurrency: SINGLETON,
   }),

@@ -77,6 +77,8 @@ const contextSchema = z.object({
   "billing:partnerWebhookSchedule": scheduleExpression.default("rate(1 day)"),
   /** The date-driven customer mails (trial ending, renewal ahead, card expiring): daily, in the morning UTC. */
   "billing:remindersSchedule": scheduleExpression.default("cron(0 9 * * ? *)"),
+  /** measure-revenue: each currency's MRR and paying subscriptions for the dashboard, daily at midnight UTC. */
+  "billing:revenueSchedule": scheduleExpression.default("cron(5 0 * * ? *)"),
   /**
    * The customer mails: sender (an SES-verified identity), reply-to, support address, which mails, renewal notice
    * days, configuration set; passed as MAIL_SETTINGS. Unset: no mail is sent.
@@ -183,6 +185,7 @@ export function readBillingConfig(context: (key: string) => unknown): BillingCon
       reconciliation: c["billing:reconciliationSchedule"],
       partnerWebhook: c["billing:partnerWebhookSchedule"],
       reminders: c["billing:remindersSchedule"],
+      revenue: c["billing:revenueSchedule"],
     },
     gatewayRebillEndpoint: c["billing:gatewayRebillEndpoint"],
     gatewayDeclineCodes: c["billing:gatewayDeclineCodes"],

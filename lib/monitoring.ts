@@ -80,6 +80,22 @@ function billingMetric(metricName: HandlerMetric, statistic: string, period: Dur
   });
 }
 
+/** The MRR movements the delivered events carry (functions/lambda/revenue-metrics.ts), per currency. */
+const REVENUE_MOVEMENTS = ["NewMRR", "ExpansionMRR", "ContractionMRR", "ChurnedMRR"] as const;
+
+/**
+ * A revenue metric of every currency (README, Revenue report): each is put with the dimension `currency` beside the
+ * service's, and a currency appears with its first datapoint, so the graph searches them rather than naming them.
+ */
+function revenueSearch(metricName: string, statistic: string, label: string): MathExpression {
+  return new MathExpression({
+    expression: `SEARCH('{${METRICS_NAMESPACE},currency,service} MetricName="${metricName}" service="${DEFAULT_SERVICE_NAME}"', '${statistic}', 86400)`,
+    label,
+    usingMetrics: {},
+    period: Duration.days(1),
+  });
+}
+
 /**
  * On-call's view: an SNS topic (optionally e-mailed), one alarm per thing a human must act on — each description is
  * its runbook line — and one dashboard. A nested stack of the service stack: two alarms a function would take the
@@ -446,6 +462,23 @@ export class BillingMonitoring extends NestedStack {
         left: (["WebhooksDelivered", "WebhookAttemptsFailed", "WebhookDeliveriesFailed"] as const).map(
           (name) => billingMetric(name, Stats.SUM, hour).with({ label: name }),
         ),
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: "MRR by currency (daily, measure-revenue)",
+        width: 8,
+        left: [revenueSearch("MRR", Stats.MAXIMUM, "MRR")],
+      }),
+      new GraphWidget({
+        title: "Paying subscriptions by currency",
+        width: 8,
+        left: [revenueSearch("PayingSubscriptions", Stats.MAXIMUM, "Paying")],
+      }),
+      new GraphWidget({
+        title: "MRR movements per day",
+        width: 8,
+        left: REVENUE_MOVEMENTS.map((name) => revenueSearch(name, Stats.SUM, name)),
       }),
     );
     dashboard.addWidgets(new AlarmStatusWidget({ title: "Alarms", width: 24, alarms: this.alarms }));

@@ -95,6 +95,10 @@ const SCHEDULES: { readonly [name in ScheduleName]: { description: string; maxEv
     description: "Customer mails a date calls for: trial ending, renewal ahead, card expiring",
     maxEventAge: Duration.hours(6),
   },
+  revenue: {
+    description: "Daily MRR and paying subscriptions per currency, for the dashboard",
+    maxEventAge: Duration.hours(6),
+  },
 };
 const SCHEDULE_RETRIES = 3;
 /** EventBridge's most: a target that fails (SES throttling, say) is retried with backoff for up to a day. */

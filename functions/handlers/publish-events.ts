@@ -4,6 +4,7 @@ import { deliverEvents, type EventDeliveryDeps } from "../core/delivery/event-de
 import { outboxAdditionsOf } from "../inbound/outbox-stream";
 import { MetricCounts } from "../lambda/metric-counts";
 import { metrics } from "../lambda/observability";
+import { putRevenueMovements } from "../lambda/revenue-metrics";
 
 const DELIVERY_METRICS = ["EventsDelivered", "EventDeliveriesFailed"] as const;
 
@@ -30,6 +31,7 @@ export async function run(
           throw error;
         }
         counts.add("EventsDelivered", events.length);
+        putRevenueMovements(events);
       },
       processor,
     );

@@ -6,6 +6,7 @@ import {
 import type { Clock } from "../core/ports/clock";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
+import { putRevenueMovements } from "../lambda/revenue-metrics";
 import { scheduledEventSchema } from "../lambda/scheduled-event";
 
 /** The stream delivers within seconds; an outbox pending this long is one the stream could not deliver. */
@@ -13,16 +14,20 @@ const OUTBOX_SWEEP_MIN_AGE_MS = 10 * 60_000;
 
 const SWEEP_METRICS = ["EventsDeliveredBySweep", "OutboxDeliveriesFailed"] as const;
 
-/** Scheduled outbox sweep: delivers the events the table's stream left pending (README, Events). */
+/**
+ * Scheduled outbox sweep: delivers the events the table's stream left pending (README, Events), counting the MRR
+ * movements they carry as publish-events does.
+ */
 export async function run(
   event: unknown,
   services: EventDeliveryDeps & { readonly clock: Clock },
 ): Promise<OutboxSweepReport> {
   const invocation = scheduledEventSchema.parse(event);
   const before = new Date(services.clock.now().getTime() - OUTBOX_SWEEP_MIN_AGE_MS);
-  const report = await runOutboxSweep(services, before, (ref, error) =>
-    logger.error("outbox delivery failed", { ref, error }),
-  );
+  const report = await runOutboxSweep(services, before, {
+    onDelivered: putRevenueMovements,
+    onFailure: (ref, error) => logger.error("outbox delivery failed", { ref, error }),
+  });
   logger.info("outbox sweep finished", { ...invocation, ...report });
   const counts = new MetricCounts(SWEEP_METRICS);
   counts.add("EventsDeliveredBySweep", report.delivered);

@@ -1,6 +1,9 @@
 import { LogFormatter, Logger, LogItem } from "@aws-lambda-powertools/logger";
 import type { LogAttributes, UnformattedAttributes } from "@aws-lambda-powertools/logger/types";
-import { Metrics } from "@aws-lambda-powertools/metrics";
+import { Metrics, type MetricUnit } from "@aws-lambda-powertools/metrics";
+
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
+
 import { redact } from "./redaction";
 
 /** The service name of every log line and metric, unless POWERTOOLS_SERVICE_NAME says otherwise. */
@@ -55,3 +58,21 @@ const metricsLogger = {
       : logger.warn(String(message)),
 };
 export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName, logger: metricsLogger });
+
+/**
+ * Metrics of one currency (README, Revenue report), put at once as one EMF record with the dimension `currency` beside
+ * the service's: money in different currencies never adds up.
+ */
+export function putCurrencyMetrics(
+  currency: string,
+  values: readonly { readonly name: string; readonly unit: Unit; readonly value: number }[],
+): void {
+  const byCurrency = new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName,
+    logger: metricsLogger,
+    defaultDimensions: { currency },
+  });
+  for (const { name, unit, value } of values) byCurrency.addMetric(name, unit, value);
+  byCurrency.publishStoredMetrics();
+}

@@ -18,6 +18,7 @@ import { EVERY_OUTBOX } from "../../functions/core/delivery/event-delivery";
 import {
   type BillingRepository,
   InvalidCursorError,
+  type PaidPlan,
   type SubscriptionQuery,
 } from "../../functions/core/ports/billing-repository";
 import type { Clock } from "../../functions/core/ports/clock";
@@ -931,6 +932,41 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       await expect(
         repository.listSubscriptions({}, { limit: 1, cursor: "bm90LWEtY3Vyc29y" }),
       ).rejects.toThrow(InvalidCursorError);
+    });
+
+    it("lists the plans of the active and past-due subscriptions, as each plan stands now", async () => {
+      const repository = await fresh();
+      const seats = { amount: "10.00", currency: "USD", interval_months: 1, quantity: 3 };
+      const yearly = { amount: "99000", currency: "KRW", interval_months: 12 };
+      await repository.createSubscription(subscription("sub-p1"));
+      await repository.createSubscription(subscription("sub-p2", { status: "past_due", plan: yearly }));
+      await repository.createSubscription(subscription("sub-p3", { status: "paused" }));
+      await repository.createSubscription(subscription("sub-p4", { status: "canceled" }));
+      await repository.createSubscription(subscription("sub-p5", { status: "trialing" }));
+      const byAmount = (plans: readonly PaidPlan[]) =>
+        [...plans].sort((a, b) => a.amount.localeCompare(b.amount));
+      expect(byAmount((await collect(repository.listPayingPlans())).items)).toEqual([
+        { amount: "19.90", currency: "USD", interval_months: 1 },
+        { amount: "99000", currency: "KRW", interval_months: 12 },
+      ]);
+
+      // A change of plan, and the status, move what is listed.
+      await repository.updateSubscription("sub-p1", {
+        expect: { status: "active" },
+        set: { plan: seats, updated_at: LATER },
+      });
+      await repository.updateSubscription("sub-p2", {
+        expect: { status: "past_due" },
+        set: { status: "canceled", updated_at: LATER },
+      });
+      await repository.updateSubscription("sub-p3", {
+        expect: { status: "paused" },
+        set: { status: "active", updated_at: LATER },
+      });
+      expect(byAmount((await collect(repository.listPayingPlans())).items)).toEqual([
+        seats,
+        { amount: "19.90", currency: "USD", interval_months: 1 },
+      ]);
     });
   });
 

@@ -77,6 +77,21 @@ export function captureOutput() {
       }
       return values;
     },
+    /** Each EMF record's values of `names`, with its `currency` dimension (the revenue metrics put one per currency). */
+    currencyMetrics(names: readonly string[]): { currency: unknown; name: string; value: unknown }[] {
+      return records().flatMap((record) => {
+        const parsed = emfRecord.safeParse(record);
+        if (!parsed.success) return [];
+        const { currency } = parsed.data;
+        return parsed.data._aws.CloudWatchMetrics.flatMap((directive) =>
+          directive.Metrics.filter(({ Name }) => names.includes(Name)).map(({ Name }) => ({
+            currency,
+            name: Name,
+            value: parsed.data[Name],
+          })),
+        );
+      });
+    },
     /** The JSON log lines with a message (not EMF). */
     logs: () =>
       records().filter((record) => z.looseObject({ message: z.string() }).safeParse(record).success),

@@ -14,6 +14,7 @@ import {
   chargeAttemptSchema,
   OPEN_ATTEMPT_STATUSES,
   OPEN_REFUND_STATUSES,
+  planSchema,
   type RefundRecord,
   refundRecordSchema,
   type Subscription,
@@ -21,6 +22,7 @@ import {
   type TokenRecord,
   tokenRecordSchema,
 } from "../../functions/core/base/model";
+import { PAYING_STATUSES } from "../../functions/core/base/plan-price";
 import { meetsExpectation } from "../../functions/core/machine/apply-input";
 import {
   type AttemptUpdate,
@@ -30,6 +32,7 @@ import {
   type EventLogQuery,
   InvalidCursorError,
   type OutboxRef,
+  type PaidPlan,
   type RefundUpdate,
   type SubscriptionQuery,
   type SubscriptionUpdate,
@@ -211,6 +214,14 @@ export class MemoryBillingRepository implements BillingRepository {
     );
     yield* pagesOf(
       waiting.map((subscription) => copyOf(subscriptionSchema, subscription)),
+      this.pageSize,
+    );
+  }
+
+  async *listPayingPlans(): AsyncGenerator<readonly PaidPlan[]> {
+    const paying = [...this.subscriptions.values()].filter((s) => PAYING_STATUSES.has(s.status));
+    yield* pagesOf(
+      paying.map(({ plan }) => copyOf(planSchema, plan)),
       this.pageSize,
     );
   }

@@ -92,7 +92,7 @@ import {
   readOutbox,
 } from "./dynamodb-outbox";
 import { createDynamoDbSettlementStore } from "./dynamodb-settlements";
-import { linkCustomer, listSubscriptions } from "./dynamodb-subscription-list";
+import { linkCustomer, listPayingPlans, listSubscriptions } from "./dynamodb-subscription-list";
 
 export interface DynamoDbBillingRepositoryOptions {
   /** Must strip undefined values (marshallOptions.removeUndefinedValues), as createDynamoDbDocumentClient does. */
@@ -138,6 +138,7 @@ export function createDynamoDbBillingRepository(
       listOpenBefore(table, openCheckoutPartition, before, subscriptionSchema),
     listPendingCredits: (before) => listOpenBefore(table, openCreditPartition, before, subscriptionSchema),
     listSubscriptions: (query, page) => listSubscriptions(table, query, page),
+    listPayingPlans: () => listPayingPlans(table),
     claimAttempt: (attempt, events) => claimAttempt(table, attempt, events),
     getAttempt: (key) => getRecord(table, attemptKey(key), chargeAttemptSchema),
     updateAttempt: (key, update) => updateAttempt(table, clock, key, update),

@@ -6,9 +6,10 @@ import {
   type QueryCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { type Subscription, subscriptionSchema, subscriptionStatus } from "../../core/base/model";
+import { planSchema, type Subscription, subscriptionSchema, subscriptionStatus } from "../../core/base/model";
 import {
   InvalidCursorError,
+  type PaidPlan,
   type SubscriptionPage,
   type SubscriptionQuery,
 } from "../../core/ports/billing-repository";
@@ -21,7 +22,7 @@ import {
   subscriptionKey,
   subscriptionListPartition,
 } from "../table/billing-table";
-import type { Item, TableContext } from "../table/dynamodb-table";
+import { type Item, queryPages, type TableContext } from "../table/dynamodb-table";
 
 // Listing subscriptions (GET /v1/subscriptions, the ops CLI) from indexes, never a Scan: by status through the list
 // index (each status spread over the shards), one customer's through the customer links. Each page reads the
@@ -151,4 +152,26 @@ export async function linkCustomer(
       Item: { ...customerLinkKey(externalId, subscription), subscription_id: subscription.subscription_id },
     }),
   );
+}
+
+const paidPlanItemSchema = z.object({ plan: planSchema });
+
+/**
+ * The plans of the active and past-due subscriptions, every shard of both statuses side by side: the list index
+ * carries each subscription's `plan`, so nothing else is read (eventually consistent, half a read unit per 4 KB).
+ */
+export async function* listPayingPlans(table: TableContext): AsyncGenerator<readonly PaidPlan[]> {
+  const queries = (["active", "past_due"] as const).flatMap((status) =>
+    Array.from({ length: table.shards }, (_, shard) => ({
+      TableName: table.tableName,
+      IndexName: LIST_INDEX,
+      KeyConditionExpression: "#pk = :pk",
+      ProjectionExpression: "#plan",
+      ExpressionAttributeNames: { "#pk": "list_pk", "#plan": "plan" },
+      ExpressionAttributeValues: { ":pk": subscriptionListPartition(status, shard) },
+      Limit: table.pageSize,
+    })),
+  );
+  for await (const items of queryPages(table.client, queries))
+    yield items.map((item) => paidPlanItemSchema.parse(item).plan);
 }

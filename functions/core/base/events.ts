@@ -7,6 +7,8 @@ import {
   type RefundRecord,
   type Subscription,
 } from "./model";
+import { roundedAmount } from "./money";
+import { monthlyCents, PAYING_STATUSES } from "./plan-price";
 import { nextStepSchema, subscriptionView, subscriptionViewSchema } from "./subscription-view";
 
 // The events a SaaS grants and revokes access by (README, Events). Each is written in the same conditional write as
@@ -173,7 +175,56 @@ const placeShape = {
   subscription: subscriptionViewSchema,
 };
 
-export const billingEventSchema = z.intersection(eventFactsSchema, z.object(placeShape));
+/**
+ * How a write moved its subscription's monthly recurring revenue (README, Revenue report), per currency: `new` from a
+ * subscription that never paid (its sign-up or trial converting), `expansion` more (seats, a dearer plan, a resume or
+ * reactivation), `contraction` less from one that stays (fewer seats, a cheaper plan, a pause), `churned` the MRR it
+ * paid until it was canceled.
+ */
+export const revenueMovementSchema = z.object({
+  kind: z.enum(["new", "expansion", "contraction", "churned"]),
+  currency: z.string(),
+  /** Monthly, at list price, rounded to the currency's minor unit. */
+  amount: z.string(),
+});
+export type RevenueMovement = z.infer<typeof revenueMovementSchema>;
+
+/** The statuses a subscription has before it ever paid: one that starts paying from them is new revenue. */
+const NEVER_PAID: ReadonlySet<string> = new Set(["pending", "trialing"]);
+
+type RevenueState = Pick<Subscription, "status" | "plan">;
+
+const mrrCents = (state: RevenueState, currency: string): number =>
+  PAYING_STATUSES.has(state.status) && state.plan.currency === currency ? monthlyCents(state.plan) : 0;
+
+/** How a subscription's MRR moved from `before` to `after` (none when it did not, or by less than a minor unit). */
+export function revenueMovements(before: RevenueState, after: RevenueState): RevenueMovement[] {
+  const movements: RevenueMovement[] = [];
+  for (const currency of new Set([before.plan.currency, after.plan.currency])) {
+    const was = mrrCents(before, currency);
+    const is = mrrCents(after, currency);
+    const kind =
+      was === 0
+        ? NEVER_PAID.has(before.status)
+          ? "new"
+          : "expansion"
+        : is === 0
+          ? after.status === "canceled"
+            ? "churned"
+            : "contraction"
+          : is > was
+            ? "expansion"
+            : "contraction";
+    const amount = roundedAmount(Math.abs(is - was), currency);
+    if (Number(amount) > 0) movements.push({ kind, currency, amount });
+  }
+  return movements;
+}
+
+export const billingEventSchema = z.intersection(
+  eventFactsSchema,
+  z.object({ ...placeShape, mrr_movements: z.array(revenueMovementSchema).optional() }),
+);
 export type BillingEvent = z.infer<typeof billingEventSchema>;
 
 type ChargeEvent<T extends EventFacts["type"]> = Extract<EventFacts, { readonly type: T }>;
@@ -185,11 +236,24 @@ type ChargeEvent<T extends EventFacts["type"]> = Extract<EventFacts, { readonly 
 const SEQUENCE_BLOCK = 1000;
 const CHARGE_EVENTS_AT = 500;
 
-/** The events a subscription's write announces, placed at the start of the revision it writes: `after`'s. */
-export function placedByWrite(after: Subscription, facts: readonly EventFacts[]): BillingEvent[] {
+/**
+ * The events a subscription's write announces, placed at the start of the revision it writes: `after`'s. The first
+ * carries how the write moved the subscription's MRR from `before` (a transition's subscription as read).
+ */
+export function placedByWrite(
+  after: Subscription,
+  facts: readonly EventFacts[],
+  before?: Subscription,
+): BillingEvent[] {
   const view = subscriptionView(after);
   const first = (after.revision ?? 0) * SEQUENCE_BLOCK;
-  return facts.map((event, index) => ({ ...event, sequence: first + index, subscription: view }));
+  const movements = before === undefined ? [] : revenueMovements(before, after);
+  return facts.map((event, index) => ({
+    ...event,
+    sequence: first + index,
+    subscription: view,
+    ...(index === 0 && movements.length > 0 ? { mrr_movements: movements } : {}),
+  }));
 }
 
 /**
@@ -325,6 +389,7 @@ const eventEnvelopeSchema = z.object({
   // Read as stored: an event written before events were placed has neither, and a view written then may lack fields.
   sequence: placeShape.sequence.optional(),
   subscription: z.record(z.string(), z.unknown()).optional(),
+  mrr_movements: z.array(revenueMovementSchema).optional(),
 });
 
 /** An event as its outbox holds it and the bus carries it (the entry's detail). */

@@ -45,6 +45,12 @@ export function signedAmount(cents: number, currency: string): string {
     .slice(0, decimals)}`;
 }
 
+/** A sum of hundredths, possibly fractional (a monthly share of a yearly plan), rounded half up to the minor unit. */
+export function roundedAmount(cents: number, currency: string): string {
+  const unit = minorUnitCents(currency);
+  return signedAmount(Math.round(cents / unit) * unit, currency);
+}
+
 /** `cents · numerator / denominator`, rounded down, computed exactly (bigint: the product may pass 2^53). */
 export function scaledCents(cents: number, numerator: number, denominator: number): number {
   return Number((BigInt(cents) * BigInt(numerator)) / BigInt(denominator));

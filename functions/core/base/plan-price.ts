@@ -19,6 +19,16 @@ export const planTotalCents = (plan: Pick<Plan, "amount" | "quantity">): number 
 export const planTotal = (plan: Pick<Plan, "amount" | "currency" | "quantity">): string =>
   quantityOf(plan) === 1 ? plan.amount : fromCents(planTotalCents(plan), plan.currency);
 
+/** The statuses in which a subscription pays for its plan: what its monthly recurring revenue counts. */
+export const PAYING_STATUSES: ReadonlySet<string> = new Set(["active", "past_due"]);
+
+/**
+ * A plan's monthly recurring revenue in hundredths, at list price (coupons aside): its period total ÷ the months a
+ * period lasts (a fraction when it lasts several).
+ */
+export const monthlyCents = (plan: Pick<Plan, "amount" | "quantity" | "interval_months">): number =>
+  planTotalCents(plan) / plan.interval_months;
+
 /** Why a plan's period total cannot be charged (more than the gateway's largest amount), or undefined. */
 export const totalProblem = (plan: Pick<Plan, "amount" | "quantity">): string | undefined =>
   planTotalCents(plan) > MAX_AMOUNT_CENTS

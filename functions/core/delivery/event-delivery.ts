@@ -46,7 +46,10 @@ export interface OutboxSweepReport {
 export async function runOutboxSweep(
   deps: EventDeliveryDeps,
   before: Date,
-  onFailure: (ref: OutboxRef, error: unknown) => void = () => undefined,
+  report: {
+    readonly onDelivered?: (events: readonly OutboxEvent[]) => void;
+    readonly onFailure?: (ref: OutboxRef, error: unknown) => void;
+  } = {},
 ): Promise<OutboxSweepReport> {
   let outboxes = 0;
   let delivered = 0;
@@ -59,9 +62,10 @@ export async function runOutboxSweep(
       try {
         await deliverEvents(ref, events, deps);
         delivered += events.length;
+        report.onDelivered?.(events);
       } catch (error) {
         failed += 1;
-        onFailure(ref, error);
+        report.onFailure?.(ref, error);
       }
     }
   }

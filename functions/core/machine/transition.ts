@@ -76,11 +76,11 @@ export function transition(
     kind: "transition",
     update: {
       ...update,
-      events: placedByWrite(after, [
-        ...statusEvents(subscription, after),
-        ...updated,
-        ...(change.announce?.(after) ?? []),
-      ]),
+      events: placedByWrite(
+        after,
+        [...statusEvents(subscription, after), ...updated, ...(change.announce?.(after) ?? [])],
+        subscription,
+      ),
     },
     after,
   };

@@ -3,6 +3,7 @@ import type {
   AttemptKey,
   AttemptStatus,
   ChargeAttempt,
+  Plan,
   RefundRecord,
   Subscription,
   SubscriptionStatus,
@@ -115,7 +116,15 @@ export interface SubscriptionStore {
    * lags the table, so the caller reads each again).
    */
   listPendingCredits(before: Date): AsyncIterable<readonly Subscription[]>;
+  /**
+   * The plans of the subscriptions paying now (active or past due), page by page, from the list index alone (never a
+   * scan, no item read): what the daily revenue figures sum. It lags the table by the index's delay.
+   */
+  listPayingPlans(): AsyncIterable<readonly PaidPlan[]>;
 }
+
+/** What a subscription pays for, as its monthly recurring revenue counts it. */
+export type PaidPlan = Pick<Plan, "amount" | "currency" | "interval_months" | "quantity">;
 
 /** The ledger: one line per charge attempt, and which line each gateway transaction is credited to. */
 export interface LedgerStore {

@@ -1,8 +1,9 @@
 import * as z from "zod";
-import type { OutboxEvent } from "../base/events";
+import type { OutboxEvent, RevenueMovement } from "../base/events";
 import type { Subscription } from "../base/model";
-import { minorUnitCents, toCents } from "../base/money";
-import type { EventLog, SubscriptionStore } from "../ports/billing-repository";
+import { roundedAmount, signedCents } from "../base/money";
+import { monthlyCents, PAYING_STATUSES } from "../base/plan-price";
+import type { EventLog, PaidPlan, SubscriptionStore } from "../ports/billing-repository";
 
 // Revenue figures a founder reads each month (README, Revenue report), from what the subscriptions were at each
 // instant: the state every logged event carries (the subscription's view after it), and for a subscription with no
@@ -54,21 +55,9 @@ export type RevenueMonth = z.infer<typeof revenueMonthSchema>;
 /** What `npx billing report revenue --json` prints. */
 export const revenueReportSchema = z.object({ months: z.array(revenueMonthSchema) });
 
-const PAYING: ReadonlySet<string> = new Set(["active", "past_due"]);
-
 /** A state's MRR in hundredths of its currency (a fraction when a period lasts several months). */
-function monthlyCents(state: RevenueState | undefined): number {
-  if (state === undefined || !PAYING.has(state.status)) return 0;
-  const { amount, quantity = 1, interval_months } = state.plan;
-  return (toCents(amount) * quantity) / interval_months;
-}
-
-/** An amount of hundredths rounded half up to the currency's minor unit, written as the API writes amounts. */
-function amountText(cents: number, currency: string): string {
-  const unit = minorUnitCents(currency);
-  const rounded = Math.round(cents / unit) * unit;
-  return (rounded / 100).toFixed(unit === 100 ? 0 : 2);
-}
+const mrrOf = (state: RevenueState | undefined): number =>
+  state === undefined || !PAYING_STATUSES.has(state.status) ? 0 : monthlyCents(state.plan);
 
 /** The first instant of each UTC month from `from`'s to `to`'s, and of the month after. */
 function monthStarts(from: Date, to: Date): Date[] {
@@ -141,13 +130,13 @@ export function revenueByMonth(
     for (const changes of history.values()) {
       const before = stateAt(changes, start);
       const after = stateAt(changes, end);
-      const paidBefore = changes.some((change) => change.at < start && monthlyCents(change.state) > 0);
+      const paidBefore = changes.some((change) => change.at < start && mrrOf(change.state) > 0);
       const currencies = new Set(
         [before?.plan.currency, after?.plan.currency].filter((c) => c !== undefined),
       );
       for (const currency of currencies) {
-        const was = before?.plan.currency === currency ? monthlyCents(before) : 0;
-        const is = after?.plan.currency === currency ? monthlyCents(after) : 0;
+        const was = before?.plan.currency === currency ? mrrOf(before) : 0;
+        const is = after?.plan.currency === currency ? mrrOf(after) : 0;
         const totals = totalsOf(currency);
         totals.mrr += is;
         if (is > 0) totals.active += 1;
@@ -170,11 +159,11 @@ export function revenueByMonth(
       months.push({
         month,
         currency,
-        mrr: amountText(totals.mrr, currency),
-        new: amountText(totals.new, currency),
-        expansion: amountText(totals.expansion, currency),
-        contraction: amountText(totals.contraction, currency),
-        churned: amountText(totals.churned, currency),
+        mrr: roundedAmount(totals.mrr, currency),
+        new: roundedAmount(totals.new, currency),
+        expansion: roundedAmount(totals.expansion, currency),
+        contraction: roundedAmount(totals.contraction, currency),
+        churned: roundedAmount(totals.churned, currency),
         active: totals.active,
         churn_rate:
           totals.startCount === 0
@@ -248,4 +237,47 @@ export async function revenueReport(
   const events: OutboxEvent[] = [];
   for await (const page of repository.readEventLog({ from: since, to: end })) events.push(...page);
   return revenueByMonth(historyOf(events, subscriptions), from, to);
+}
+
+export const revenueNowSchema = z.object({
+  currency: z.string(),
+  /** The paying subscriptions' MRR now. */
+  mrr: amount,
+  /** Subscriptions paying now (active or past due). */
+  active: z.number().int().min(0),
+});
+export type RevenueNow = z.infer<typeof revenueNowSchema>;
+
+/** MRR and paying subscriptions per currency now (the dashboard's daily figures), from the plans being paid. */
+export async function revenueNow(plans: AsyncIterable<readonly PaidPlan[]>): Promise<RevenueNow[]> {
+  const totals = new Map<string, { cents: number; active: number }>();
+  for await (const page of plans) {
+    for (const plan of page) {
+      const total = totals.get(plan.currency) ?? { cents: 0, active: 0 };
+      total.cents += monthlyCents(plan);
+      total.active += 1;
+      totals.set(plan.currency, total);
+    }
+  }
+  return [...totals]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, { cents, active }]) => ({ currency, mrr: roundedAmount(cents, currency), active }));
+}
+
+export type MovementKind = RevenueMovement["kind"];
+
+/** The MRR movements some events carry, summed per currency and kind, in the currency's units. */
+export function movementTotals(
+  events: Iterable<{ readonly mrr_movements?: readonly RevenueMovement[] }>,
+): Map<string, Map<MovementKind, number>> {
+  const totals = new Map<string, Map<MovementKind, number>>();
+  for (const event of events) {
+    for (const { currency, kind, amount } of event.mrr_movements ?? []) {
+      const byKind = totals.get(currency) ?? new Map<MovementKind, number>();
+      byKind.set(kind, (byKind.get(kind) ?? 0) + signedCents(amount));
+      totals.set(currency, byKind);
+    }
+  }
+  for (const byKind of totals.values()) for (const [kind, cents] of byKind) byKind.set(kind, cents / 100);
+  return totals;
 }

@@ -34,6 +34,7 @@ describe("readBillingConfig", () => {
       reconciliation: "cron(30 3 * * ? *)",
       partnerWebhook: "rate(1 day)",
       reminders: "cron(0 9 * * ? *)",
+      revenue: "cron(5 0 * * ? *)",
     });
     expect(config.alarmEmail).toBeUndefined();
     expect(config.chargePolicy).toBeUndefined();

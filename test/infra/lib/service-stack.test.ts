@@ -370,6 +370,7 @@ describe("triggers", () => {
     expect(schedules.map(([, s]) => s.Properties?.ScheduleExpression).sort()).toEqual([
       "cron(0 9 * * ? *)",
       "cron(30 3 * * ? *)",
+      "cron(5 0 * * ? *)",
       "rate(1 day)",
       "rate(1 hour)",
       "rate(5 minutes)",

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { historyOf, type RevenueState, revenueByMonth } from "../../../../functions/core/reports/revenue";
+import { revenueMovements } from "../../../../functions/core/base/events";
+import { subscriptionStatus } from "../../../../functions/core/base/model";
+import {
+  historyOf,
+  movementTotals,
+  type RevenueState,
+  revenueByMonth,
+  revenueNow,
+} from "../../../../functions/core/reports/revenue";
 
 // The revenue figures of a few subscriptions whose months are worked out by hand below.
 
@@ -122,5 +130,93 @@ describe("revenueByMonth", () => {
     ];
     const [march] = revenueByMonth(historyOf(resumed, []), new Date("2027-03-01"), new Date("2027-03-31"));
     expect(march).toMatchObject({ mrr: "10.00", new: "0.00", expansion: "10.00" });
+  });
+});
+
+describe("revenueMovements (what each write's first event carries)", () => {
+  const at = (status: string, amount: string, fields: Parameters<typeof state>[3] = {}) => {
+    const { plan } = state("X", status, amount, fields);
+    return { status: subscriptionStatus.parse(status), plan: { ...plan, quantity: plan.quantity ?? 1 } };
+  };
+
+  it("names each change of a subscription's MRR as the monthly report does", () => {
+    expect(revenueMovements(at("pending", "10.00"), at("active", "10.00"))).toEqual([
+      { kind: "new", currency: "USD", amount: "10.00" },
+    ]);
+    expect(
+      revenueMovements(
+        at("trialing", "120.00", { interval_months: 12 }),
+        at("active", "120.00", { interval_months: 12 }),
+      ),
+    ).toEqual([{ kind: "new", currency: "USD", amount: "10.00" }]);
+    expect(revenueMovements(at("active", "10.00"), at("active", "10.00", { quantity: 3 }))).toEqual([
+      { kind: "expansion", currency: "USD", amount: "20.00" },
+    ]);
+    expect(revenueMovements(at("past_due", "10.00", { quantity: 3 }), at("active", "10.00"))).toEqual([
+      { kind: "contraction", currency: "USD", amount: "20.00" },
+    ]);
+    expect(revenueMovements(at("active", "10.00"), at("paused", "10.00"))).toEqual([
+      { kind: "contraction", currency: "USD", amount: "10.00" },
+    ]);
+    expect(revenueMovements(at("paused", "10.00"), at("active", "10.00"))).toEqual([
+      { kind: "expansion", currency: "USD", amount: "10.00" },
+    ]);
+    expect(
+      revenueMovements(
+        at("past_due", "9900", { currency: "KRW" }),
+        at("canceled", "9900", { currency: "KRW" }),
+      ),
+    ).toEqual([{ kind: "churned", currency: "KRW", amount: "9900" }]);
+  });
+
+  it("moves nothing where the MRR stays (a renewal, a past-due charge, a canceled trial)", () => {
+    expect(revenueMovements(at("active", "10.00"), at("past_due", "10.00"))).toEqual([]);
+    expect(revenueMovements(at("trialing", "10.00"), at("canceled", "10.00"))).toEqual([]);
+    expect(revenueMovements(at("pending", "10.00"), at("canceled", "10.00"))).toEqual([]);
+  });
+
+  it("a plan in another currency is a contraction in one and an expansion in the other", () => {
+    expect(revenueMovements(at("active", "10.00"), at("active", "13000", { currency: "KRW" }))).toEqual([
+      { kind: "contraction", currency: "USD", amount: "10.00" },
+      { kind: "expansion", currency: "KRW", amount: "13000" },
+    ]);
+  });
+});
+
+describe("revenueNow and movementTotals (the dashboard's figures)", () => {
+  async function* pages<T>(...all: T[][]) {
+    yield* all;
+  }
+
+  it("sums the paying plans' MRR and counts them per currency", async () => {
+    const plans = pages(
+      [
+        { amount: "10.00", currency: "USD", interval_months: 1, quantity: 2 },
+        { amount: "100.00", currency: "USD", interval_months: 12 },
+      ],
+      [{ amount: "9900", currency: "KRW", interval_months: 1 }],
+    );
+    expect(await revenueNow(plans)).toEqual([
+      { currency: "KRW", mrr: "9900", active: 1 },
+      { currency: "USD", mrr: "28.33", active: 2 },
+    ]);
+  });
+
+  it("adds up the movements events carry per currency and kind, in the currency's units", () => {
+    const totals = movementTotals([
+      { mrr_movements: [{ kind: "new", currency: "USD", amount: "10.00" }] },
+      {},
+      {
+        mrr_movements: [
+          { kind: "new", currency: "USD", amount: "0.10" },
+          { kind: "churned", currency: "KRW", amount: "9900" },
+        ],
+      },
+      { mrr_movements: [{ kind: "new", currency: "USD", amount: "0.20" }] },
+    ]);
+    expect([...totals].map(([currency, kinds]) => [currency, Object.fromEntries(kinds)])).toEqual([
+      ["USD", { new: 10.3 }],
+      ["KRW", { churned: 9900 }],
+    ]);
   });
 });
