@@ -1,9 +1,11 @@
 import type { ChargeView } from "../../functions/api/merchant-api-views";
+import type { RevenueMovement } from "../../functions/core/base/events";
 import { OPEN_ATTEMPT_STATUSES } from "../../functions/core/base/model";
 import { fromCents, toCents } from "../../functions/core/base/money";
 import type { SubscriptionView } from "../../functions/core/base/subscription-view";
 import type { ReconciliationRun } from "../../functions/core/refunds/settlements";
 import type { PayoutsReport } from "../../functions/core/reports/payouts";
+import type { RevenueMonth, RevenueNow } from "../../functions/core/reports/revenue";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import type { LedgerComparison } from "../audit/ledger-comparison";
 import { type RealFormCounts, realFormRows } from "../audit/real-forms";
@@ -363,3 +365,62 @@ export function formatInvariants(observed: DemoObservations, violations: readonl
       : [`invariants: ${violations.length} violated`, ...violations.map((violation) => `  - ${violation}`)]),
   ];
 }
+
+/** The dashboard's revenue figures at the demo's end (README, Revenue report). */
+export interface DemoDashboard {
+  /** measure-revenue's: MRR and paying subscriptions per currency. */
+  readonly measured: readonly RevenueNow[];
+  /** Per currency, the MRR movements of every logged event: new + expansion − contraction − churned, and how many. */
+  readonly moved: ReadonlyMap<string, { readonly net: number; readonly movements: number }>;
+}
+
+/** The movements the events carry, netted per currency. */
+export function netMovements(
+  events: Iterable<{ readonly mrr_movements?: readonly RevenueMovement[] }>,
+): Map<string, { net: number; movements: number }> {
+  const moved = new Map<string, { net: number; movements: number }>();
+  for (const event of events) {
+    for (const { currency, kind, amount } of event.mrr_movements ?? []) {
+      const total = moved.get(currency) ?? { net: 0, movements: 0 };
+      const sign = kind === "new" || kind === "expansion" ? 1 : -1;
+      total.net += sign * Number(amount);
+      total.movements += 1;
+      moved.set(currency, total);
+    }
+  }
+  return moved;
+}
+
+/**
+ * The dashboard must say what the report says: measure-revenue's MRR and count are the month's at its end, and the
+ * movements the events carried add up to that MRR (each rounded to the minor unit: half a cent of slack per movement).
+ */
+export function dashboardViolations(month: readonly RevenueMonth[], dashboard: DemoDashboard): string[] {
+  const currencies = new Set([
+    ...month.map((row) => row.currency),
+    ...dashboard.measured.map((row) => row.currency),
+    ...dashboard.moved.keys(),
+  ]);
+  return [...currencies].flatMap((currency) => {
+    const reported = month.find((row) => row.currency === currency);
+    const measured = dashboard.measured.find((row) => row.currency === currency);
+    const moved = dashboard.moved.get(currency) ?? { net: 0, movements: 0 };
+    const mrr = Number(measured?.mrr ?? 0);
+    const problems: string[] = [];
+    if (mrr !== Number(reported?.mrr ?? 0) || (measured?.active ?? 0) !== (reported?.active ?? 0))
+      problems.push(
+        `dashboard: ${currency} MRR ${measured?.mrr ?? 0} from ${measured?.active ?? 0} paying, the report ${reported?.mrr ?? 0} from ${reported?.active ?? 0}`,
+      );
+    if (Math.abs(moved.net - mrr) > 0.005 * (moved.movements + 1))
+      problems.push(`dashboard: ${currency} movements add up to ${moved.net.toFixed(2)}, not the MRR ${mrr}`);
+    return problems;
+  });
+}
+
+/** The dashboard's figures, as printed after the revenue line. */
+export const formatDashboard = (dashboard: DemoDashboard): string[] =>
+  dashboard.measured.map(
+    ({ currency, mrr, active }) =>
+      `dashboard (measure-revenue): MRR ${mrr} ${currency} from ${active} paying; ` +
+      `${dashboard.moved.get(currency)?.movements ?? 0} MRR movements in the events add up to ${(dashboard.moved.get(currency)?.net ?? 0).toFixed(2)}`,
+  );

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { z } from "zod";
+import { z } from "zod";
 import { runBillingCli } from "../../cli/billing-cli";
 import { couponView } from "../../functions/api/coupon-schemas";
 import {
@@ -15,7 +15,11 @@ import { fromCents, toCents } from "../../functions/core/base/money";
 import type { SubscriptionView } from "../../functions/core/base/subscription-view";
 import { reconciliationRunSchema } from "../../functions/core/refunds/settlements";
 import { payoutsReportSchema } from "../../functions/core/reports/payouts";
-import { type RevenueMonth, revenueReportSchema } from "../../functions/core/reports/revenue";
+import {
+  type RevenueMonth,
+  revenueNowSchema,
+  revenueReportSchema,
+} from "../../functions/core/reports/revenue";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import { compareLedgers } from "../audit/ledger-comparison";
 import { realFormCounts } from "../audit/real-forms";
@@ -34,15 +38,19 @@ import {
   type ScriptEvent,
 } from "./demo-script";
 import {
+  type DemoDashboard,
   type DemoObservations,
   type DemoReconciliation,
   type DemoSummary,
+  dashboardViolations,
   exitCodeOf,
+  formatDashboard,
   formatInvariants,
   formatReconciliation,
   formatSummary,
   type LifecycleChange,
   type LifecycleOutcome,
+  netMovements,
   reconciliationViolations,
   summarize,
   violationsOf,
@@ -135,14 +143,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const summary = summarize(observed, performance.now() - startedAt);
     const violations = violationsOf(observed);
     const revenue = await revenueOf(local, DEMO_START, observed.now);
+    const thisMonth = revenue.filter((each) => each.month === observed.now.toISOString().slice(0, 7));
+    const dashboard = await dashboardOf(local, DEMO_START, observed.now);
+    violations.push(...dashboardViolations(thisMonth, dashboard));
     progress.line("reconciling the days with the gateway's transactions and payouts (npx billing reconcile)");
     const reconciliation = await reconciliationOf(local, DEMO_START, observed.now);
     violations.push(...reconciliationViolations(reconciliation.run));
     for (const line of formatSummary(summary)) progress.line(line);
-    for (const month of revenue.filter((each) => each.month === observed.now.toISOString().slice(0, 7)))
+    for (const month of thisMonth)
       progress.line(
         `MRR ${month.month}: ${month.mrr} ${month.currency} from ${month.active} paying (new ${month.new}, expansion ${month.expansion}, contraction ${month.contraction}, churned ${month.churned})`,
       );
+    for (const line of formatDashboard(dashboard)) progress.line(line);
     for (const line of formatReconciliation(reconciliation)) progress.line(line);
     if (failedInvocations > 0)
       progress.line(`${failedInvocations} failed invocations under faults, retried by the platform`);
@@ -188,6 +200,22 @@ async function revenueOf(local: LocalStack, from: Date, to: Date): Promise<Reven
   const args = ["report", "revenue", "--from", dayOf(from), "--to", dayOf(to)];
   return (await opsCli(local, args, revenueReportSchema)).months;
 }
+
+/**
+ * The dashboard's revenue figures as Lambda puts them: measure-revenue invoked as its schedule does, and the MRR
+ * movements of every event the log kept (what publish-events counted), netted.
+ */
+async function dashboardOf(local: LocalStack, from: Date, to: Date): Promise<DemoDashboard> {
+  await local.stack.deliverEvents();
+  const measured = measuredRevenueSchema.parse(await local.stack.functions.invoke("measure-revenue", {}));
+  const events = [];
+  const end = new Date(to.getTime() + 86_400_000);
+  for await (const page of local.stack.services.repository.readEventLog({ from, to: end }))
+    events.push(...page);
+  return { measured: measured.currencies, moved: netMovements(events) };
+}
+
+const measuredRevenueSchema = z.object({ currencies: z.array(revenueNowSchema) });
 
 /**
  * The demo's days reconciled as an operator would: `npx billing reconcile` (the gateway's transactions and payouts
