@@ -203,6 +203,7 @@ export function revenueMovements(before: RevenueState, after: RevenueState): Rev
   for (const currency of new Set([before.plan.currency, after.plan.currency])) {
     const was = mrrCents(before, currency);
     const is = mrrCents(after, currency);
+    if (is === was) continue;
     const kind =
       was === 0
         ? NEVER_PAID.has(before.status)
