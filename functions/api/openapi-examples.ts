@@ -161,8 +161,9 @@ const invoice = {
   charge_id: orderId(1),
   order_id: orderId(1),
   transaction_id: "1A2B3C4D5EW0000000000003",
+  billed: { currency: "KRW", amount: "64476", rate: "1350" },
 };
-const { order_id: _order, transaction_id: _transaction, ...invoiceHeading } = invoice;
+const { order_id: _order, transaction_id: _transaction, billed: _billed, ...invoiceHeading } = invoice;
 const creditNote = {
   ...invoiceHeading,
   number: "CN-2027-000007",

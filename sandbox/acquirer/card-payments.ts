@@ -6,6 +6,7 @@ import type { TokenRecord } from "../state/token-store";
 import type { AcquirerContext } from "./acquirer";
 import { CARD_REFUSALS } from "./cards";
 import { triggerChargeback } from "./chargebacks";
+import { conversionFor } from "./currency-conversion";
 import { DuplicateCall, type Refusal, SUCCESS_RESCODE, SUCCESS_RESMSG, TOKEN_REFUSALS } from "./result-codes";
 
 /** Invented payment-method code of the virtual account: the order is REGISTERED until the deposit. */
@@ -155,6 +156,7 @@ export function authorise(ctx: AcquirerContext, input: Authorisation): Authorise
       email: input.email,
       otherParam: input.otherParam,
       statusUrl: input.statusUrl,
+      foreign: refusal ? undefined : conversionFor(card, input.currency, input.amount),
     },
     ctx.clock.now(),
   );

@@ -17,6 +17,14 @@ export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
 };
 
 /**
+ * Test cards issued in another currency, whose holders pay in it (DCC): approved like 4111…, each payment converted
+ * at the sandbox's rates (acquirer/currency-conversion.ts).
+ */
+export const DCC_CARDS: Readonly<Record<string, string>> = {
+  "4000000000000416": "KRW",
+};
+
+/**
  * The refusal each behaviour answers with. The rescodes of declines are invented (the seeds list none); the v2
  * `errcode` reasons are the gateway's own names (README, The real gateway).
  */
@@ -39,7 +47,7 @@ export const CARD_REFUSALS = {
 >;
 
 export function cardBehaviour(cardNumber: string): CardBehaviour {
-  const known = TEST_CARDS[cardNumber];
+  const known = TEST_CARDS[cardNumber] ?? (DCC_CARDS[cardNumber] === undefined ? undefined : "approve");
   if (known) return known;
   return /^\d{12,19}$/.test(cardNumber) && passesCheckDigit(cardNumber) ? "approve" : "invalid_number";
 }
@@ -54,5 +62,6 @@ export function summarizeCard(mid: string, cardNumber: string): CardSummary {
       .digest("base64url")
       .slice(0, 22),
     behaviour: cardBehaviour(cardNumber),
+    ...(DCC_CARDS[cardNumber] === undefined ? {} : { dccCurrency: DCC_CARDS[cardNumber] }),
   };
 }

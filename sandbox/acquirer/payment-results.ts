@@ -88,10 +88,29 @@ export interface ResultExtras {
   readonly virtualAccount?: Fields;
 }
 
+/**
+ * A converted payment's amounts (DCC): the order's as the base (rate 1: the merchant is paid in it), the card's as
+ * the foreign amount; nothing for a payment in the order's currency.
+ */
+export function conversionFields(payment: Pick<PaymentRecord, "currency" | "amount" | "foreign">): Fields {
+  const { foreign } = payment;
+  if (foreign === undefined) return {};
+  return {
+    base_currency: payment.currency,
+    base_amount: payment.amount,
+    base_rate: "1",
+    dcc_rate: foreign.rate,
+    foreign_currency: foreign.currency,
+    foreign_amount: foreign.amount,
+    foreign_rate: foreign.rate,
+  };
+}
+
 /** The result of a recorded transaction (approved or refused). */
 export function paymentResult(payment: PaymentRecord, extras: ResultExtras = {}): Fields {
   return {
     ...orderFields(payment),
+    ...conversionFields(payment),
     ...defined({
       transaction_type: payment.transactionType,
       rescode: payment.rescode,

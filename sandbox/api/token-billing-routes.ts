@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { authorise } from "../acquirer/card-payments";
+import { conversionFields } from "../acquirer/payment-results";
 import { TOKEN_REFUSALS } from "../acquirer/result-codes";
 import { okReply, type Reply, rescodeReply } from "../http/replies";
 import { defineRoute, type RouteDefinition, type SandboxRequest } from "../http/routes";
@@ -75,9 +76,11 @@ function rebill(request: SandboxRequest<{ token_id: string }>, ctx: MerchantCont
       body: { rescode: refusal.rescode, resmsg: refusal.resmsg, ...errcode, payment: order },
     };
   }
+  const { foreign_currency, foreign_amount, foreign_rate, ...base } = conversionFields(payment);
   return okReply({
     payment: {
       ...order,
+      ...base,
       transaction_id: payment.transactionId,
       auth_code: payment.authCode,
       transaction_date: payment.transactionDate,
@@ -88,6 +91,9 @@ function rebill(request: SandboxRequest<{ token_id: string }>, ctx: MerchantCont
       lang,
     },
     card_info: { card_holder: "", ...cardInfo(payment) },
+    ...(foreign_currency === undefined
+      ? {}
+      : { foreign: { foreign_currency, foreign_amount, foreign_rate } }),
   });
 }
 

@@ -27,4 +27,9 @@ export interface CardSummary {
   /** Same card, same merchant → same fingerprint (unique_token_id); not reversible. */
   readonly fingerprint: string;
   readonly behaviour: CardBehaviour;
+  /**
+   * The card's own currency, when its holder pays in it (dynamic currency conversion, DCC): each payment is converted
+   * into it and the result names both amounts.
+   */
+  readonly dccCurrency?: string;
 }

@@ -25,6 +25,13 @@ export interface OtherParam {
   readonly param3?: string;
 }
 
+/** A payment converted into the card's currency (DCC): what the holder paid, and the rate of one unit of the order's. */
+export interface Conversion {
+  readonly currency: string;
+  readonly amount: string;
+  readonly rate: string;
+}
+
 /** What an endpoint supplies for a new transaction; the store adds the id, date and balance. */
 export interface NewTransaction {
   /** The window or API type: PAYMENT, AUTHORIZE, PAYER_AUTH, REBILL, PAYMENT_PA, AUTHORIZE_PA… */
@@ -47,6 +54,8 @@ export interface NewTransaction {
   readonly otherParam?: OtherParam;
   /** Where later notices of this payment go (the virtual-account deposit notice). */
   readonly statusUrl?: string;
+  /** The holder paid in the card's currency (DCC). */
+  readonly foreign?: Conversion;
 }
 
 export interface PaymentRecord extends NewTransaction {
@@ -209,6 +218,7 @@ export class PaymentStore {
       email: input.email,
       otherParam: input.otherParam,
       statusUrl: input.statusUrl,
+      foreign: input.foreign,
       capturedDate: undefined,
       settledDate: undefined,
       refundIds: undefined,

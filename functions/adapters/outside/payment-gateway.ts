@@ -1,4 +1,4 @@
-import type { Customer, DeadEnd } from "../../core/base/model";
+import type { Billed, Customer, DeadEnd } from "../../core/base/model";
 import { type Declined, type GatewayOutcome, success } from "../../core/base/outcome";
 import type { ChargeItem } from "../../core/base/plan-price";
 import type {
@@ -90,6 +90,23 @@ function requireSale<T>(status: string, value: T): GatewayOutcome<T> {
     : { kind: "unknown", reason: `payment answered status ${status}` };
 }
 
+/**
+ * What the card was billed when the gateway converted the payment into the card's currency (DCC): its foreign_*
+ * fields, when they name another currency than the order's. The answers without a conversion leave them blank.
+ */
+function billedOf(
+  order: { readonly currency: string },
+  foreign: {
+    readonly foreign_currency?: string;
+    readonly foreign_amount?: string;
+    readonly foreign_rate?: string;
+  } = {},
+): { readonly billed?: Billed } {
+  const { foreign_currency: currency, foreign_amount: amount, foreign_rate: rate } = foreign;
+  if (!currency || !amount || currency === order.currency) return {};
+  return { billed: { currency, amount, ...(rate ? { rate } : {}) } };
+}
+
 /** retrieve's payment status, in the core's words. */
 const ORDER_STATES = {
   SALE: "paid",
@@ -123,6 +140,7 @@ function windowOutcome(result: StatusQuery, codes: DeclineCodes): WindowOutcome 
       return {
         kind: "paid",
         transaction_id: result.transaction_id,
+        ...billedOf(result, result),
         token_id: result.token_id,
         recurring_id: result.recurring_id,
         card: { first4: result.card_number1, last4: result.card_number4 },
@@ -204,8 +222,9 @@ export function createPaymentGateway(
       );
       if (outcome.kind !== "success") return outcome;
       // The token payment answers without a status: rescode 0000 is the sale.
-      const { status = "SALE", transaction_id } = outcome.value.payment;
-      return requireSale(status, { transaction_id });
+      const { payment, foreign } = outcome.value;
+      const { status = "SALE", transaction_id } = payment;
+      return requireSale(status, { transaction_id, ...billedOf(payment, foreign) });
     },
 
     async findOrder({ order_id, amount, currency }): Promise<GatewayOutcome<OrderLookup>> {
@@ -254,6 +273,7 @@ export function createPaymentGateway(
       const value = outcome.value;
       return requireSale(value.status, {
         transaction_id: value.transaction_id,
+        ...billedOf(value, value),
         token_id: value.token_id,
         recurring_id: value.recurring_id,
         card: masked(value.card_number1, value.card_number4),

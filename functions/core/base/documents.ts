@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { type BillingAddress, billingAddressSchema } from "./model";
+import { type BillingAddress, billedSchema, billingAddressSchema } from "./model";
 import { fromCents, minorUnitCents, toCents } from "./money";
 
 // Invoices and credit notes (README, Invoices): the documents a finance team files, made from our own ledger (the
@@ -163,6 +163,8 @@ export const invoiceSchema = z.object({
   period: z.number().int().min(0),
   attempt: z.number().int().min(0),
   transaction_id: z.string().optional(),
+  /** What the card was billed in its own currency, when the gateway converted the total (DCC). */
+  billed: billedSchema.optional(),
   coupon_id: z.string().optional(),
 });
 export type Invoice = z.infer<typeof invoiceSchema>;

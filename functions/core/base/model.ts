@@ -307,6 +307,18 @@ export type Dispute = z.infer<typeof disputeSchema>;
 export const deadEndSchema = z.enum(["token_expired", "token_revoked", "card_required"]);
 export type DeadEnd = z.infer<typeof deadEndSchema>;
 
+/**
+ * What the customer's card was billed when the gateway converted the charge into the card's currency (dynamic currency
+ * conversion): that currency, the amount in it, and the rate of one unit of the charge's currency. The merchant is
+ * still paid the charge's own amount.
+ */
+export const billedSchema = z.object({
+  currency: z.string(),
+  amount: z.string(),
+  rate: z.string().optional(),
+});
+export type Billed = z.infer<typeof billedSchema>;
+
 export const chargeAttemptSchema = z.object({
   subscription_id: z.string(),
   period: z.number().int().min(0),
@@ -330,6 +342,8 @@ export const chargeAttemptSchema = z.object({
   /** A decline's reason in the customer's terms. */
   decline_reason: declineReasonSchema.optional(),
   transaction_id: z.string().optional(),
+  /** The card was billed in another currency (DCC), as the gateway's answer said. */
+  billed: billedSchema.optional(),
   /** The token a payment with a card issued (a card update's line): what a repeated request stores again. */
   token_id: z.string().optional(),
   /** The gateway-managed plan a card update's window registered. */

@@ -118,12 +118,7 @@ export async function chargeLine(
     async () => {
       switch (outcome.kind) {
         case "success":
-          await closeAttempt(
-            subscription,
-            line,
-            { status: "succeeded", transaction_id: outcome.value.transaction_id },
-            deps,
-          );
+          await closeAttempt(subscription, line, { status: "succeeded", ...outcome.value }, deps);
           break;
         case "declined":
         case "invalid":

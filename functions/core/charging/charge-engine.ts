@@ -183,12 +183,7 @@ async function callGateway(
     item: lineItemOf(subscription, attempt),
   });
   if (outcome.kind === "success") {
-    return closeAttempt(
-      subscription,
-      attempt,
-      { status: "succeeded", transaction_id: outcome.value.transaction_id },
-      deps,
-    );
+    return closeAttempt(subscription, attempt, { status: "succeeded", ...outcome.value }, deps);
   }
   return handleFailure(subscription, attempt, outcome, receiveCount, deps);
 }

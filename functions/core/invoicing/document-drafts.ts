@@ -127,6 +127,7 @@ export function draftInvoice(
     period: line.period,
     attempt: line.attempt,
     transaction_id: line.transaction_id,
+    ...(line.billed === undefined ? {} : { billed: line.billed }),
     coupon_id: line.coupon_id,
   };
 }

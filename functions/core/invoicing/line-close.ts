@@ -19,6 +19,7 @@ export type Closing = Pick<ChargeAttempt, "status"> &
       | "dead_end"
       | "decline_reason"
       | "transaction_id"
+      | "billed"
       | "token_id"
       | "recurring_id"
     >

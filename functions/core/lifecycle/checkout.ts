@@ -265,6 +265,7 @@ export async function completeCheckout(query: string, deps: CompletionDeps): Pro
         signup,
         {
           transaction_id: outcome.transaction_id,
+          billed: outcome.billed,
           token_id: outcome.token_id,
           recurring_id: outcome.recurring_id,
           card: card.success ? card.data : undefined,

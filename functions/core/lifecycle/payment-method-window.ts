@@ -160,6 +160,7 @@ export async function completePaymentMethodWindow(
     {
       status: "succeeded",
       transaction_id: outcome.transaction_id,
+      ...(outcome.billed === undefined ? {} : { billed: outcome.billed }),
       token_id: tokenId,
       recurring_id: outcome.recurring_id,
     },
@@ -228,7 +229,11 @@ async function refundLatePayment(
   const closed = await closeLine(
     subscription,
     line,
-    { status: "succeeded", transaction_id: paid.transaction_id },
+    {
+      status: "succeeded",
+      transaction_id: paid.transaction_id,
+      ...(paid.billed === undefined ? {} : { billed: paid.billed }),
+    },
     deps,
   );
   if (closed !== undefined) await refundWholeSale(closed, PAID_AFTER_EXPIRY, deps);

@@ -89,10 +89,11 @@ export async function updatePaymentMethod(
     async (): Promise<PaymentMethodResult> => {
       switch (outcome.kind) {
         case "success": {
-          const { token_id, card, transaction_id } = outcome.value;
+          const { token_id, card, transaction_id, billed } = outcome.value;
+          const paid = { transaction_id, ...(billed === undefined ? {} : { billed }) };
           if (token_id === undefined || card === undefined) {
             // Paid, yet no token came back: the payment stands (a verification is refunded), the card is not replaced.
-            const closed = await closeLine(subscription, line, { status: "succeeded", transaction_id }, deps);
+            const closed = await closeLine(subscription, line, { status: "succeeded", ...paid }, deps);
             if (closed?.verification) await refundVerification(closed, deps);
             return { kind: "refused", failure: noToken };
           }
@@ -106,7 +107,7 @@ export async function updatePaymentMethod(
             created_at: at,
             updated_at: at,
           });
-          return closeAndSettle(subscription, line, { status: "succeeded", transaction_id, token_id }, deps);
+          return closeAndSettle(subscription, line, { status: "succeeded", ...paid, token_id }, deps);
         }
         case "declined":
         case "invalid":

@@ -1,4 +1,4 @@
-import type { Customer, Subscription } from "../base/model";
+import type { Billed, Customer, Subscription } from "../base/model";
 import type { Failure, GatewayOutcome } from "../base/outcome";
 import type { ChargeItem } from "../base/plan-price";
 
@@ -14,6 +14,8 @@ export interface RebillRequest {
 
 export interface RebillResult {
   readonly transaction_id?: string;
+  /** The card was billed in its own currency (DCC). */
+  readonly billed?: Billed;
 }
 
 /**
@@ -119,6 +121,7 @@ export interface WindowPrepared {
 
 export interface CardPaymentResult {
   readonly transaction_id: string;
+  readonly billed?: Billed;
   readonly token_id?: string;
   readonly recurring_id?: string;
   readonly card?: { readonly first4: string; readonly last4: string };
@@ -153,6 +156,7 @@ export type WindowOutcome =
   | {
       readonly kind: "paid";
       readonly transaction_id?: string;
+      readonly billed?: Billed;
       readonly token_id?: string;
       readonly recurring_id?: string;
       readonly card?: { readonly first4?: string; readonly last4?: string };

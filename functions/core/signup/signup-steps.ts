@@ -2,6 +2,7 @@ import { periodStartOf } from "../base/billing-period";
 import { closedChargeEvent, placedByWrite, subjectOf } from "../base/events";
 import {
   type AttemptStatus,
+  type Billed,
   type BillingMode,
   type ChargeAttempt,
   type Customer,
@@ -258,6 +259,8 @@ export const CLOSABLE_BY_PAYMENT: readonly AttemptStatus[] = [...OPEN_ATTEMPT_ST
 /** What the gateway said about a successful first payment. Never card data: the masked card only. */
 export interface FirstPayment {
   readonly transaction_id?: string;
+  /** The card was billed in its own currency (DCC). */
+  readonly billed?: Billed;
   readonly token_id?: string;
   readonly recurring_id?: string;
   readonly card?: MaskedCard;
@@ -305,7 +308,13 @@ export async function recordFirstPayment(
     deps,
   );
   // The close announces the charge (in its own write): the money moved even if the subscription was canceled meanwhile.
-  if (closable) await closeLine(subscription, attempt, { status: "succeeded", ...issued }, deps);
+  if (closable)
+    await closeLine(
+      subscription,
+      attempt,
+      { status: "succeeded", ...issued, ...(paid.billed === undefined ? {} : { billed: paid.billed }) },
+      deps,
+    );
   // A trial's verification goes back to the customer in full (a refund that fails stays on record for support).
   if (attempt.verification) await refundVerification(attempt, deps);
   if (activated.kind === "applied") return activated.subscription;

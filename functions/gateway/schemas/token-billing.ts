@@ -4,6 +4,7 @@ import {
   buyer,
   CARD_ALIASES,
   cardInfo,
+  foreign,
   merchant,
   merchantInput,
   optionalStrings,
@@ -57,8 +58,14 @@ export const tokenRebillResponse = resultEnvelope.extend({
       "payment_method_name",
       "pay_to",
       "lang",
+      "base_currency",
+      "base_amount",
+      "base_rate",
+      "dcc_rate",
     ]),
   }),
+  /** The amount the card was billed in its own currency (dynamic currency conversion), as the non-ui payment's. */
+  foreign: foreign.optional(),
   card_info: cardInfo.optional(),
   other_param: responseOtherParam.optional(),
 });

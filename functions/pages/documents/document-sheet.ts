@@ -1,4 +1,5 @@
 import { addressLines, type BillingDocument } from "../../core/base/documents";
+import type { Billed } from "../../core/base/model";
 import { toCents } from "../../core/base/money";
 import { dayText, moneyText, type PageLang } from "../shared/page-text";
 
@@ -26,6 +27,7 @@ const DOCUMENT_TEXT = {
     totalCredited: "Total credited",
     creditsInvoice: "Credits invoice",
     transaction: "Payment reference",
+    billed: "Billed to the card",
     downloadPdf: "Download PDF",
   },
   ko: {
@@ -47,6 +49,7 @@ const DOCUMENT_TEXT = {
     totalCredited: "환불 합계",
     creditsInvoice: "원 인보이스",
     transaction: "결제 참조 번호",
+    billed: "카드 청구 금액",
     downloadPdf: "PDF 내려받기",
   },
 } as const satisfies Record<PageLang, unknown>;
@@ -89,12 +92,16 @@ export interface DocumentSheet {
   };
   /** Subtotal, discount and tax included; the total last. */
   readonly totals: readonly SheetRow[];
-  /** The invoice a credit note credits, the gateway's reference. */
+  /** The invoice a credit note credits, what the card was billed in its own currency, the gateway's reference. */
   readonly references: readonly SheetRow[];
 }
 
 /** A date (YYYY-MM-DD) as the language writes it. */
 const dateText = (date: string, lang: PageLang) => dayText(`${date}T00:00:00.000Z`, lang);
+
+/** A converted total as the card was billed: "₩64,476 (1 USD = 1350 KRW)". */
+const billedText = (currency: string, billed: Billed, lang: PageLang) =>
+  `${moneyText(billed.amount, billed.currency, lang)}${billed.rate === undefined ? "" : ` (1 ${currency} = ${billed.rate} ${billed.currency})`}`;
 
 export function documentSheetOf(document: BillingDocument, lang: PageLang): DocumentSheet {
   const text = DOCUMENT_TEXT[lang];
@@ -153,6 +160,9 @@ export function documentSheetOf(document: BillingDocument, lang: PageLang): Docu
     references: [
       ...(document.kind === "credit_note" && document.invoice_number !== undefined
         ? [{ label: text.creditsInvoice, value: document.invoice_number }]
+        : []),
+      ...(document.kind === "invoice" && document.billed !== undefined
+        ? [{ label: text.billed, value: billedText(document.currency, document.billed, lang) }]
         : []),
       ...(transaction === undefined ? [] : [{ label: text.transaction, value: transaction }]),
     ],

@@ -230,4 +230,31 @@ describe("invoices", () => {
       expect([answer.status, errorOf(answer).field], path).toEqual([status, field]);
     }
   });
+
+  it("names what a card that pays in its own currency was billed (DCC), on the sign-up and the renewal", async () => {
+    // The sandbox's KRW card: each payment converted at its fixed rate, 1 USD = 1350 KRW.
+    const dcc = { ...card, number: "4000000000000416" };
+    const { subscription_id: id, next_charge_at } = await signUp(
+      { name: "Lee Seo-yeon", email: "seoyeon@example.com" },
+      { card: dcc },
+    );
+    await renewAfter(stack(), next_charge_at);
+    const paid = (await chargesOf(id)).filter((charge) => charge.status === "succeeded");
+    expect(paid).toHaveLength(2);
+    for (const charge of paid) {
+      const invoice = z
+        .looseObject({ total: z.string(), currency: z.string(), billed: z.unknown() })
+        .parse((await call("GET", `/v1/invoices/${charge.invoice_number}`)).json);
+      expect(invoice).toMatchObject({
+        total: "19.90",
+        currency: "USD",
+        billed: { currency: "KRW", amount: "26865", rate: "1350" },
+      });
+    }
+    // A card billed the total as it is says so.
+    const [plain] = await everyInvoice(
+      `&subscription_id=${(await signUp({ name: "Ada", email: "ada@example.com" })).subscription_id}`,
+    );
+    expect(plain).toMatchObject({ billed: null });
+  });
 });

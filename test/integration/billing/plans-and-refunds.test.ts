@@ -147,6 +147,8 @@ describe("plan changes", () => {
         occurred_at: expect.any(String),
         sequence: expect.any(Number),
         subscription: expect.objectContaining({ status: "canceled", status_reason: "canceled_by_merchant" }),
+        // The MRR it paid until then (the plan adjusted to 65.00 a month) is churned.
+        mrr_movements: [{ kind: "churned", currency: "USD", amount: "65.00" }],
       },
     ]);
   });

@@ -111,6 +111,25 @@ describe("status_url intake (receive-status-callback → SQS → process-intake)
     expect(await stack().deliveredEntries()).toHaveLength(4);
   });
 
+  it("a card paid in its own currency (DCC): the result names both amounts, the line keeps what the card was billed", async () => {
+    const started = await checkout();
+    await payInWindow(started.fgkey, "4000000000000416");
+    const params = new URLSearchParams(statusResultOf(statusCallback()));
+    // The real gateway's form: the short names (basecur, foreigncur, …) or the long ones, as the sandbox is set.
+    const field = (long: string, short: string) => params.get(long) ?? params.get(short);
+    // The checkout's USD total at the sandbox's 1350 won to the dollar.
+    const billed = String(Math.round(Number(field("amount", "amt")) * 1350));
+    expect([field("foreign_currency", "foreigncur"), field("foreign_amount", "foreignamt")]).toEqual([
+      "KRW",
+      billed,
+    ]);
+    await drainIntake(container);
+    const { attempts } = await stored(started);
+    expect(attempts).toMatchObject([
+      { status: "succeeded", billed: { currency: "KRW", amount: billed, rate: "1350" } },
+    ]);
+  });
+
   it("a query with any parameter altered, removed or added is rejected and changes nothing", async () => {
     const { started, query } = await paidWindowQuery();
     const genuine = new URLSearchParams(query);
