@@ -1,6 +1,7 @@
 import { type BillingDocument, type CreditNote, holderOf, type Invoice } from "../base/documents";
 import type { AttemptStatus } from "../base/model";
-import type { LedgerStore, RefundStore } from "../ports/billing-repository";
+import { finalizedInvoiceEvent } from "../base/events";
+import type { LedgerStore, RefundStore, SubscriptionStore } from "../ports/billing-repository";
 import type { DocumentStore } from "../ports/document-store";
 import { heldAtLeast, markHeld } from "./sequence-turns";
 
@@ -13,7 +14,8 @@ import { heldAtLeast, markHeld } from "./sequence-turns";
 export interface NumberingDeps {
   readonly repository: DocumentStore &
     Pick<LedgerStore, "getAttempt" | "updateAttempt"> &
-    Pick<RefundStore, "getRefund" | "updateRefund">;
+    Pick<RefundStore, "getRefund" | "updateRefund"> &
+    Pick<SubscriptionStore, "getSubscription">;
 }
 
 /** Lines closed unpaid for good: a number numbered for one can never be held (a voided line can still be paid late). */
@@ -88,9 +90,14 @@ async function lineHolds(document: Invoice, deps: NumberingDeps) {
   if (line?.invoice_number === document.number) return "held";
   if (line === undefined || line.invoice_number !== undefined || REFUSED.includes(line.status))
     return "elsewhere";
+  // A line already closed paid (a gateway-run charge, finalized by a second write that has not come yet) is finalized
+  // by this write: it announces the invoice, as that second write would have.
+  const subscription =
+    line.status === "succeeded" ? await deps.repository.getSubscription(line.subscription_id) : undefined;
   const given = await deps.repository.updateAttempt(line, {
     expect: { status: line.status, lease_until: line.lease_until, invoice_number: null },
     set: { invoice_number: document.number },
+    ...(subscription === undefined ? {} : { events: [finalizedInvoiceEvent(document, subscription)] }),
   });
   return given ? "given_now" : "raced";
 }

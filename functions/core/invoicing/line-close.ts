@@ -70,7 +70,7 @@ export function closeLine(
 /**
  * A line written closed as paid (a gateway-run charge: it is recorded only once the gateway confirms it) is finalized
  * as its invoice by a second write, announcing invoice.finalized. Once only: a line already numbered is left as it is
- * (its invoice exists; when the next numbering gave it the number, after a crash here, the event is not announced).
+ * (its invoice exists, announced by whichever write numbered it: this one, or the next numbering's after a crash here).
  */
 export async function finalizeClosedLine(
   subscription: Subscription,

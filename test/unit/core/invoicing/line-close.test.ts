@@ -5,7 +5,7 @@ import { DEFAULT_INVOICING_POLICY } from "../../../../functions/core/base/docume
 import type { ChargeAttempt, Subscription } from "../../../../functions/core/base/model";
 import { draftInvoice } from "../../../../functions/core/invoicing/document-drafts";
 import { numberDocument } from "../../../../functions/core/invoicing/document-numbering";
-import { closeLine } from "../../../../functions/core/invoicing/line-close";
+import { closeLine, finalizeClosedLine } from "../../../../functions/core/invoicing/line-close";
 import type { BillingRepository } from "../../../../functions/core/ports/billing-repository";
 import { attempt, subscription } from "../../../support/billing-repository-contract";
 import { MemoryBillingRepository } from "../../../support/memory-billing-repository";
@@ -35,7 +35,7 @@ async function setUp() {
       { status: "succeeded", transaction_id: `T-${open.period}` },
       { ...deps, repository: on },
     );
-  return { repository, line, paid };
+  return { repository, deps, line, paid };
 }
 
 /** The invoice numbers the lines hold, by period. */
@@ -132,6 +132,37 @@ describe("closing a paid line", () => {
     expect(await paid(first)).toMatchObject({ invoice_number: "INV-2030-000001" });
     expect(await listed(repository)).toEqual([1, 2]);
     expect(repository.written.filter((event) => event.type === "invoice.finalized")).toHaveLength(2);
+  });
+
+  it("announces the invoice of a line closed paid whose finalizing write died, when the next numbering numbers it", async () => {
+    const { repository, deps, line, paid } = await setUp();
+    // A gateway-run charge: recorded closed paid, its invoice finalized by a second write.
+    const recorded: ChargeAttempt = {
+      ...attempt({ subscription_id: SUBSCRIPTION.subscription_id, period: 1, attempt: 0 }),
+      status: "succeeded",
+      transaction_id: "T-1",
+    };
+    await repository.claimAttempt(recorded);
+    const shared: BillingRepository = repository;
+    const dying: BillingRepository = {
+      ...shared,
+      async updateAttempt() {
+        throw new Crash();
+      },
+    };
+    await expect(
+      finalizeClosedLine(SUBSCRIPTION, recorded, { ...deps, repository: dying }),
+    ).rejects.toBeInstanceOf(Crash);
+    await paid(await line(2));
+    expect(await held(repository)).toEqual({ 1: "INV-2030-000001", 2: "INV-2030-000002" });
+    // Its second write comes again (the gateway's notice repeated): the line is numbered, nothing more is written.
+    const numbered = await repository.getAttempt(recorded);
+    if (numbered === undefined) throw new Error("the line is gone");
+    await finalizeClosedLine(SUBSCRIPTION, numbered, deps);
+    const finalized = repository.written.flatMap((event) =>
+      event.type === "invoice.finalized" ? [event.invoice_number] : [],
+    );
+    expect(finalized.sort()).toEqual(["INV-2030-000001", "INV-2030-000002"]);
   });
 
   it("voids the number of a close that lost to another closer, and the next numbering takes it over", async () => {
