@@ -1,6 +1,6 @@
 import { type BillingDocument, type CreditNote, holderOf, type Invoice } from "../base/documents";
-import type { AttemptStatus } from "../base/model";
 import { finalizedInvoiceEvent } from "../base/events";
+import type { AttemptStatus } from "../base/model";
 import type { LedgerStore, RefundStore, SubscriptionStore } from "../ports/billing-repository";
 import type { DocumentStore } from "../ports/document-store";
 import { heldAtLeast, markHeld } from "./sequence-turns";
