@@ -9,6 +9,7 @@ import {
 import { externalIdSchema } from "../core/base/model";
 import { orderIdFor } from "../core/base/order-id";
 import { isoInstant } from "./merchant-api-schemas";
+import { billedView, billedViewOf } from "./merchant-api-views";
 import { pageQueryShape, pageView } from "./page-query";
 
 // The invoices and credit notes routes (README, Invoices): what a listing takes and what a document looks like.
@@ -94,18 +95,10 @@ export const invoiceView = z.strictObject({
   charge_id: z.string().describe("The paid charge it was finalized from."),
   order_id: z.string(),
   transaction_id: z.string().nullable().describe("The gateway's transaction (null for a charge of zero)."),
-  billed: z
-    .strictObject({
-      currency: z.string(),
-      amount,
-      rate: z
-        .string()
-        .nullable()
-        .describe("One unit of `currency` in the billed currency, as the gateway said."),
-    })
+  billed: billedView
     .nullable()
     .describe(
-      "What the customer's card was billed in its own currency when the gateway converted the total (dynamic currency conversion); null when it was billed the total as it is.",
+      "What the card was billed in its own currency (DCC); null when it was billed the total as it is.",
     ),
 });
 export const invoiceListView = pageView(invoiceView);
@@ -165,7 +158,7 @@ export const invoiceViewOf = (invoice: Invoice, urls: DocumentUrls): z.output<ty
   charge_id: orderIdFor(invoice),
   order_id: invoice.order_id,
   transaction_id: invoice.transaction_id ?? null,
-  billed: invoice.billed === undefined ? null : { ...invoice.billed, rate: invoice.billed.rate ?? null },
+  billed: invoice.billed === undefined ? null : billedViewOf(invoice.billed),
 });
 
 export const creditNoteViewOf = (note: CreditNote, urls: DocumentUrls): z.output<typeof creditNoteView> => ({

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { chargeKind } from "../core/base/charge-kind";
-import { attemptStatus, declineReasonSchema, refundStatus } from "../core/base/model";
+import { attemptStatus, type Billed, declineReasonSchema, refundStatus } from "../core/base/model";
 import { nextStepSchema, subscriptionViewSchema } from "../core/base/subscription-view";
 import {
   MAX_WEBHOOK_ENDPOINTS,
@@ -78,6 +78,25 @@ export const declineView = z
   .describe("Why the payment was declined and what can be done about it.");
 export type DeclineView = z.output<typeof declineView>;
 
+/** What a card was billed in its own currency when the gateway converted the charge (dynamic currency conversion). */
+export const billedView = z
+  .strictObject({
+    currency: z.string(),
+    amount: z.string(),
+    rate: z
+      .string()
+      .nullable()
+      .describe("One unit of the charge's currency in `currency`, as the gateway said."),
+  })
+  .describe(
+    "What the customer's card was billed in its own currency when the gateway converted the charge (dynamic currency conversion); the charge's own amount is what you are paid.",
+  );
+
+export const billedViewOf = (billed: Billed): z.output<typeof billedView> => ({
+  ...billed,
+  rate: billed.rate ?? null,
+});
+
 export const chargeView = z.strictObject({
   charge_id: z.string(),
   kind: chargeKind.describe(
@@ -97,6 +116,7 @@ export const chargeView = z.strictObject({
   currency: z.string(),
   status: attemptStatus,
   transaction_id: z.string().optional(),
+  billed: billedView.optional(),
   refunded_amount: z.string(),
   decline: declineView.optional(),
   invoice_number: z

@@ -10,12 +10,13 @@ import { fromCents } from "../core/base/money";
 import { orderIdFor } from "../core/base/order-id";
 import type { WebhookDelivery, WebhookEndpoint } from "../core/ports/webhook-ports";
 import type { CreateSubscriptionBody } from "./merchant-api-schemas";
-import type {
-  ChargeView,
-  DeclineView,
-  RefundView,
-  WebhookDeliveryView,
-  WebhookEndpointView,
+import {
+  billedViewOf,
+  type ChargeView,
+  type DeclineView,
+  type RefundView,
+  type WebhookDeliveryView,
+  type WebhookEndpointView,
 } from "./merchant-api-views";
 
 // What the merchant API shows of the billing records: built field by field, so nothing stored (token_id, customer,
@@ -69,6 +70,7 @@ export function chargeView(attempt: ChargeAttempt, invoiceUrlOf?: (number: strin
     currency: attempt.currency,
     status: attempt.status,
     ...(attempt.transaction_id === undefined ? {} : { transaction_id: attempt.transaction_id }),
+    ...(attempt.billed === undefined ? {} : { billed: billedViewOf(attempt.billed) }),
     refunded_amount: attempt.refunded_amount ?? fromCents(0, attempt.currency),
     ...(attempt.status === "declined" && attempt.rescode !== undefined
       ? {

@@ -130,7 +130,7 @@ export function chaosTable(report: ChaosReport): string {
       ["canceled with a live token", ...verdict(report.liveTokens)],
       ["checkouts left pending past their end", ...verdict(report.checkoutsLeftPending)],
       ["coupon redemptions past max_redemptions", ...verdict(report.couponsOverRedeemed)],
-      ["events lost (a ledger fact or status without its event)", ...verdict(report.events.lost)],
+      ["events lost (a ledger fact, status or MRR change without its event)", ...verdict(report.events.lost)],
       ["event copies that differ", ...verdict(report.events.inconsistent)],
       [
         "events out of order (unplaced, a sequence with two views, a last view unlike the stored one)",

@@ -1,10 +1,12 @@
 import { type OutboxEvent, outboxEventSchema } from "../../functions/core/base/events";
 import type { ChargeAttempt, Subscription, SubscriptionStatus } from "../../functions/core/base/model";
+import { monthlyCents, PAYING_STATUSES } from "../../functions/core/base/plan-price";
 import {
   type SubscriptionView,
   subscriptionView,
   subscriptionViewSchema,
 } from "../../functions/core/base/subscription-view";
+import { type MovementKind, movementTotals } from "../../functions/core/reports/revenue";
 
 // The chaos run's account of events (README, Events): what the bus received, held against what the ledger and the
 // subscriptions say happened. Every fact must have reached the bus at least once (copies allowed, each with the
@@ -66,7 +68,11 @@ export function accountForEvents(input: {
     published: input.details.length,
     distinct: byId.size,
     duplicates: input.details.length - byId.size,
-    lost: [...lostChargeEvents(events, input.attempts), ...lostStatusEvents(events, input.subscriptions)],
+    lost: [
+      ...lostChargeEvents(events, input.attempts),
+      ...lostStatusEvents(events, input.subscriptions),
+      ...lostRevenueMovements(events, input.subscriptions),
+    ],
     inconsistent,
     misordered: misorderedEvents(events, input.subscriptions),
     undelivered: input.undelivered,
@@ -123,6 +129,46 @@ function lostStatusEvents(events: readonly OutboxEvent[], subscriptions: readonl
     return view === subscription.status
       ? []
       : [`${subscription.subscription_id}: ${subscription.status} here, ${view} from its events`];
+  });
+}
+
+/**
+ * A consumer that adds up the MRR movements of a subscription whose whole history it has (from subscription.created)
+ * ends with its MRR as stored: no write moved it unannounced. Each movement is rounded to the minor unit, so each may
+ * be off by half of one.
+ */
+function lostRevenueMovements(
+  events: readonly OutboxEvent[],
+  subscriptions: readonly Subscription[],
+): string[] {
+  const created = new Set(
+    events.flatMap((event) => (event.type === "subscription.created" ? [event.subscription_id] : [])),
+  );
+  const bySubscription = new Map<string, OutboxEvent[]>();
+  for (const event of events) {
+    if (event.mrr_movements === undefined) continue;
+    bySubscription.set(event.subscription_id, [...(bySubscription.get(event.subscription_id) ?? []), event]);
+  }
+  return subscriptions.flatMap((subscription) => {
+    if (!created.has(subscription.subscription_id)) return [];
+    const moved = bySubscription.get(subscription.subscription_id) ?? [];
+    const totals = movementTotals(moved);
+    const { plan } = subscription;
+    const mrr = PAYING_STATUSES.has(subscription.status) ? monthlyCents(plan) / 100 : 0;
+    const net = (currency: string) => {
+      const kinds = totals.get(currency);
+      const of = (kind: MovementKind) => kinds?.get(kind) ?? 0;
+      return of("new") + of("expansion") - of("contraction") - of("churned");
+    };
+    const slack = 0.005 * (moved.length + 1);
+    return [...new Set([plan.currency, ...totals.keys()])].flatMap((currency) => {
+      const expected = currency === plan.currency ? mrr : 0;
+      return Math.abs(net(currency) - expected) <= slack
+        ? []
+        : [
+            `${subscription.subscription_id}: its MRR movements add up to ${net(currency).toFixed(2)} ${currency}, its MRR is ${expected.toFixed(2)}`,
+          ];
+    });
   });
 }
 

@@ -241,6 +241,9 @@ describe("invoices", () => {
     await renewAfter(stack(), next_charge_at);
     const paid = (await chargesOf(id)).filter((charge) => charge.status === "succeeded");
     expect(paid).toHaveLength(2);
+    // The charges say it too.
+    for (const charge of paid)
+      expect(charge).toMatchObject({ billed: { currency: "KRW", amount: "26865", rate: "1350" } });
     for (const charge of paid) {
       const invoice = z
         .looseObject({ total: z.string(), currency: z.string(), billed: z.unknown() })

@@ -165,3 +165,40 @@ describe("the chaos run's event account", () => {
     ]);
   });
 });
+
+describe("the chaos run's account of MRR movements", () => {
+  const pending = subscription("sub_m", { status: "pending", revision: 1 });
+  const active = subscription("sub_m", { status: "active", revision: 2 });
+  const created = JSON.stringify({
+    ...placedByWrite(pending, [
+      {
+        type: "subscription.created",
+        subscription_id: "sub_m",
+        billing: "token",
+        plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+      },
+    ])[0],
+    event_id: "evt_created",
+    occurred_at: "2030-01-01T00:00:00.000Z",
+  });
+  const activated = JSON.stringify({
+    ...placedByWrite(active, [{ type: "subscription.activated", subscription_id: "sub_m" }], pending)[0],
+    event_id: "evt_activated",
+    occurred_at: "2030-01-01T00:00:01.000Z",
+  });
+  const account = (details: string[]) =>
+    accountForEvents({ details, subscriptions: [active], attempts: [], undelivered: 0 }).lost;
+
+  it("finds a subscription's MRR in the movements its events carried", () => {
+    expect(account([created, activated])).toEqual([]);
+  });
+
+  it("calls an MRR no movement announced lost, once the bus has the subscription's whole history", () => {
+    const unannounced = JSON.stringify({ ...JSON.parse(activated), mrr_movements: undefined });
+    expect(account([created, unannounced])).toEqual([
+      "sub_m: its MRR movements add up to 0.00 USD, its MRR is 19.90",
+    ]);
+    // Without its subscription.created, the bus holds only part of its history: nothing to add up.
+    expect(account([unannounced])).toEqual([]);
+  });
+});
