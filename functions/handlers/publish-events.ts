@@ -1,5 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
+import type { OutboxEvent } from "../core/base/events";
 import { deliverEvents, type EventDeliveryDeps } from "../core/delivery/event-delivery";
 import { outboxAdditionsOf } from "../inbound/outbox-stream";
 import { MetricCounts } from "../lambda/metric-counts";
@@ -18,6 +19,7 @@ export async function run(
   services: EventDeliveryDeps,
 ): Promise<DynamoDBBatchResponse> {
   const counts = new MetricCounts(DELIVERY_METRICS);
+  const delivered: OutboxEvent[] = [];
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
   try {
     return await processPartialResponse(
@@ -31,11 +33,12 @@ export async function run(
           throw error;
         }
         counts.add("EventsDelivered", events.length);
-        putRevenueMovements(events);
+        delivered.push(...events);
       },
       processor,
     );
   } finally {
     counts.putInto(metrics);
+    putRevenueMovements(delivered);
   }
 }

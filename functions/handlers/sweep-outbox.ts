@@ -1,3 +1,4 @@
+import type { OutboxEvent } from "../core/base/events";
 import {
   type EventDeliveryDeps,
   type OutboxSweepReport,
@@ -24,8 +25,9 @@ export async function run(
 ): Promise<OutboxSweepReport> {
   const invocation = scheduledEventSchema.parse(event);
   const before = new Date(services.clock.now().getTime() - OUTBOX_SWEEP_MIN_AGE_MS);
+  const delivered: OutboxEvent[] = [];
   const report = await runOutboxSweep(services, before, {
-    onDelivered: putRevenueMovements,
+    onDelivered: (events) => delivered.push(...events),
     onFailure: (ref, error) => logger.error("outbox delivery failed", { ref, error }),
   });
   logger.info("outbox sweep finished", { ...invocation, ...report });
@@ -33,5 +35,6 @@ export async function run(
   counts.add("EventsDeliveredBySweep", report.delivered);
   counts.add("OutboxDeliveriesFailed", report.failed);
   counts.putInto(metrics);
+  putRevenueMovements(delivered);
   return report;
 }

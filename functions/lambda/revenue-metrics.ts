@@ -13,7 +13,10 @@ const MOVEMENT_METRICS: Readonly<Record<MovementKind, string>> = {
   churned: "ChurnedMRR",
 };
 
-/** Puts the MRR movements of delivered events (delivery is at least once: a re-delivery counts them again). */
+/**
+ * Puts the MRR movements of an invocation's delivered events, one record per currency (delivery is at least once: a
+ * re-delivery counts them again).
+ */
 export function putRevenueMovements(
   events: Iterable<{ readonly mrr_movements?: readonly RevenueMovement[] }>,
 ): void {

@@ -6,7 +6,7 @@ import {
   subscriptionView,
   subscriptionViewSchema,
 } from "../../functions/core/base/subscription-view";
-import { type MovementKind, movementTotals } from "../../functions/core/reports/revenue";
+import { movementTotals, netMovement } from "../../functions/core/reports/revenue";
 
 // The chaos run's account of events (README, Events): what the bus received, held against what the ledger and the
 // subscriptions say happened. Every fact must have reached the bus at least once (copies allowed, each with the
@@ -155,11 +155,7 @@ function lostRevenueMovements(
     const totals = movementTotals(moved);
     const { plan } = subscription;
     const mrr = PAYING_STATUSES.has(subscription.status) ? monthlyCents(plan) / 100 : 0;
-    const net = (currency: string) => {
-      const kinds = totals.get(currency);
-      const of = (kind: MovementKind) => kinds?.get(kind) ?? 0;
-      return of("new") + of("expansion") - of("contraction") - of("churned");
-    };
+    const net = (currency: string) => netMovement(totals.get(currency) ?? new Map());
     const slack = 0.005 * (moved.length + 1);
     return [...new Set([plan.currency, ...totals.keys()])].flatMap((currency) => {
       const expected = currency === plan.currency ? mrr : 0;

@@ -5,7 +5,12 @@ import { fromCents, toCents } from "../../functions/core/base/money";
 import type { SubscriptionView } from "../../functions/core/base/subscription-view";
 import type { ReconciliationRun } from "../../functions/core/refunds/settlements";
 import type { PayoutsReport } from "../../functions/core/reports/payouts";
-import type { RevenueMonth, RevenueNow } from "../../functions/core/reports/revenue";
+import {
+  movementTotals,
+  netMovement,
+  type RevenueMonth,
+  type RevenueNow,
+} from "../../functions/core/reports/revenue";
 import type { FaultCounts } from "../../sandbox/faults/faults";
 import type { LedgerComparison } from "../audit/ledger-comparison";
 import { type RealFormCounts, realFormRows } from "../audit/real-forms";
@@ -374,19 +379,19 @@ export interface DemoDashboard {
   readonly moved: ReadonlyMap<string, { readonly net: number; readonly movements: number }>;
 }
 
-/** The movements the events carry, netted per currency. */
+/** The movements the events carry, netted per currency, and how many there were. */
 export function netMovements(
-  events: Iterable<{ readonly mrr_movements?: readonly RevenueMovement[] }>,
+  events: readonly { readonly mrr_movements?: readonly RevenueMovement[] }[],
 ): Map<string, { net: number; movements: number }> {
   const moved = new Map<string, { net: number; movements: number }>();
-  for (const event of events) {
-    for (const { currency, kind, amount } of event.mrr_movements ?? []) {
-      const total = moved.get(currency) ?? { net: 0, movements: 0 };
-      const sign = kind === "new" || kind === "expansion" ? 1 : -1;
-      total.net += sign * Number(amount);
-      total.movements += 1;
-      moved.set(currency, total);
-    }
+  for (const [currency, byKind] of movementTotals(events)) {
+    const movements = events
+      .flatMap((event) => event.mrr_movements ?? [])
+      .filter((m) => m.currency === currency);
+    moved.set(currency, {
+      net: netMovement(byKind),
+      movements: movements.length,
+    });
   }
   return moved;
 }

@@ -266,6 +266,13 @@ export async function revenueNow(plans: AsyncIterable<readonly PaidPlan[]>): Pro
 
 export type MovementKind = RevenueMovement["kind"];
 
+/** What movements of one currency did to the MRR: new + expansion − contraction − churned. */
+export const netMovement = (byKind: ReadonlyMap<MovementKind, number>): number =>
+  (byKind.get("new") ?? 0) +
+  (byKind.get("expansion") ?? 0) -
+  (byKind.get("contraction") ?? 0) -
+  (byKind.get("churned") ?? 0);
+
 /** The MRR movements some events carry, summed per currency and kind, in the currency's units. */
 export function movementTotals(
   events: Iterable<{ readonly mrr_movements?: readonly RevenueMovement[] }>,

@@ -19,7 +19,7 @@ const PURE_NAMES: Readonly<Record<string, readonly string[]>> = {
   "partner/partner-webhook-setup": ["PAYMENT_COMPLETED_EVENT"],
   "refunds/reconciliation": ["reconciliationReportSchema"],
   "refunds/settlements": ["reconciliationRunSchema", "SETTLEMENT_DELAY_DAYS", "SETTLEMENT_GRACE_DAYS"],
-  "reports/revenue": ["revenueReportSchema", "revenueNowSchema", "movementTotals"],
+  "reports/revenue": ["revenueReportSchema", "revenueNowSchema", "movementTotals", "netMovement"],
   "reports/payouts": ["payoutsReportSchema"],
   "machine/apply-input": ["meetsExpectation"],
   "delivery/webhooks": [
