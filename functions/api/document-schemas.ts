@@ -68,16 +68,22 @@ const documentShape = {
   lines: z.array(documentLineView),
   subtotal: amount.describe("The lines' sum."),
   discount: amount.describe('What a coupon took off ("0.00" when none).'),
-  tax: amount.describe("The tax included in the total (the sum of tax_lines)."),
+  tax: amount.describe("The tax in the total (the sum of tax_lines)."),
   tax_lines: z.array(
     z.strictObject({
       name: z.string(),
       percent: z.string(),
       amount,
-      inclusive: z.boolean().describe("Included in the prices (the total stays what was charged)."),
+      inclusive: z
+        .boolean()
+        .describe(
+          "true: included in the lines' prices (the total stays what was charged); false: added on top of them (an exclusive rate).",
+        ),
     }),
   ),
-  total: amount.describe("What was charged (or given back): subtotal − discount."),
+  total: amount.describe(
+    "What was charged (or given back): subtotal − discount, plus the taxes added on top (tax_lines with inclusive false).",
+  ),
   hosted_url: z
     .url()
     .nullable()

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { chargeKind } from "../core/base/charge-kind";
 import { attemptStatus, type Billed, declineReasonSchema, refundStatus } from "../core/base/model";
-import { nextStepSchema, subscriptionViewSchema } from "../core/base/subscription-view";
+import { addedTaxView, nextStepSchema, subscriptionViewSchema } from "../core/base/subscription-view";
 import {
   MAX_WEBHOOK_ENDPOINTS,
   WEBHOOK_DELIVERY_STATUSES,
@@ -105,14 +105,22 @@ export const chargeView = z.strictObject({
   period: z.number().int().min(0),
   attempt: z.number().int().min(0),
   order_id: z.string(),
-  amount: z.string().describe("What was charged: amount_before_discount less discount."),
+  amount: z
+    .string()
+    .describe("What was charged: amount_before_discount less discount, plus any tax added on top."),
   amount_before_discount: z
     .string()
-    .describe("The plan's total for the period (unit amount × seats), or the ad hoc amount."),
+    .describe(
+      "The plan's total for the period (unit amount × seats), or the ad hoc amount, before any tax added on top.",
+    ),
   discount: z
     .string()
     .describe('What a coupon took off ("0.00" when none), rounded in the customer\'s favour.'),
   coupon_id: z.string().optional().describe("The coupon whose discount this charge had."),
+  tax: addedTaxView
+    .extend({ amount: z.string().describe("The part of `amount` that is this tax.") })
+    .optional()
+    .describe("A tax added on top of the charge (the subscription's tax_rate); absent when none was."),
   currency: z.string(),
   status: attemptStatus,
   transaction_id: z.string().optional(),

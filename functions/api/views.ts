@@ -8,6 +8,7 @@ import {
 } from "../core/base/model";
 import { fromCents } from "../core/base/money";
 import { orderIdFor } from "../core/base/order-id";
+import { netBeforeDiscount } from "../core/base/plan-price";
 import type { WebhookDelivery, WebhookEndpoint } from "../core/ports/webhook-ports";
 import type { CreateSubscriptionBody } from "./merchant-api-schemas";
 import {
@@ -64,9 +65,10 @@ export function chargeView(attempt: ChargeAttempt, invoiceUrlOf?: (number: strin
     attempt: attempt.attempt,
     order_id: attempt.order_id,
     amount: attempt.amount,
-    amount_before_discount: attempt.amount_before_discount ?? attempt.amount,
+    amount_before_discount: netBeforeDiscount(attempt),
     discount: attempt.discount ?? fromCents(0, attempt.currency),
     ...(attempt.coupon_id === undefined ? {} : { coupon_id: attempt.coupon_id }),
+    ...(attempt.tax === undefined ? {} : { tax: { ...attempt.tax } }),
     currency: attempt.currency,
     status: attempt.status,
     ...(attempt.transaction_id === undefined ? {} : { transaction_id: attempt.transaction_id }),

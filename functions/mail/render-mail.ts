@@ -40,7 +40,7 @@ export function renderMail(mail: CustomerMail, sender: MailSender, links: MailLi
   const facts: MailFacts = {
     merchant: sender.merchantName,
     customerName: subscription.customer.name,
-    price: planPriceText(plan, lang),
+    price: planPriceText(plan, lang, subscription.tax_rate),
     // The charge's amount, or the next period charge's (a renewal ahead), each less its discount.
     amount: chargedText(charge ?? periodCharge(subscription), lang),
     day: dayOf(mail, lang),

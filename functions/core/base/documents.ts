@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { type BillingAddress, billedSchema, billingAddressSchema } from "./model";
+import { type AddedTaxRate, type BillingAddress, billedSchema, billingAddressSchema } from "./model";
 import { fromCents, minorUnitCents, toCents } from "./money";
 
 // Invoices and credit notes (README, Invoices): the documents a finance team files, made from our own ledger (the
@@ -19,14 +19,17 @@ export const sellerSchema = z.object({
 });
 export type Seller = z.infer<typeof sellerSchema>;
 
-/** A tax the merchant charges customers of a country ("*": any other country, or no address), included in prices. */
+/** A tax the merchant charges customers of a country ("*": any other country, or no address). */
 export const taxRateSchema = z.object({
   country: z.union([z.string().regex(/^[A-Z]{2}$/), z.literal("*")]),
   name: z.string().min(1).max(40),
   /** Percent with up to 2 decimals ("10", "7.25"). */
   percent: z.string().regex(/^(?:\d{1,2}(?:\.\d{1,2})?|100)$/, "must be a percentage from 0 to 100"),
-  /** Prices include it: the invoice shows the part of the total that is tax. */
-  inclusive: z.literal(true),
+  /**
+   * true: prices include it, and the invoice shows the part of the total that is tax. false: it is added on top of
+   * every charge, at the rate the subscription took at sign-up (exclusiveRateFor).
+   */
+  inclusive: z.boolean(),
 });
 export type TaxRate = z.infer<typeof taxRateSchema>;
 
@@ -117,6 +120,7 @@ export const taxLineSchema = z.object({
   percent: z.string(),
   /** The part of the total that is this tax. */
   amount,
+  /** true: within the lines' amounts; false: added on top of them. */
   inclusive: z.boolean(),
 });
 export type TaxLine = z.infer<typeof taxLineSchema>;
@@ -151,7 +155,7 @@ const documentShape = {
   subtotal: amount,
   discount: amount,
   tax: z.array(taxLineSchema),
-  /** What was charged (or given back): subtotal − discount, taxes included. */
+  /** What was charged (or given back): subtotal − discount, with the taxes added on top (inclusive: false). */
   total: amount,
 };
 
@@ -196,16 +200,43 @@ export function taxRateFor(rates: readonly TaxRate[], country: string | undefine
 }
 
 /**
- * The tax included in `total` at `rate`: the total less the total without the tax, that net rounded half up to the
- * currency's minor unit (so tax and net always add up to what was charged).
+ * The rate a new subscription adds on top of its charges: the buyer's country's (else "*") when it is exclusive;
+ * undefined when that rate is included in prices, or there is none.
  */
-export function includedTax(total: string, currency: string, rate: TaxRate): TaxLine {
+export function exclusiveRateFor(
+  rates: readonly TaxRate[],
+  country: string | undefined,
+): AddedTaxRate | undefined {
+  const rate = taxRateFor(rates, country);
+  return rate === undefined || rate.inclusive ? undefined : { name: rate.name, percent: rate.percent };
+}
+
+const percentBasis = (percent: string) => BigInt(Math.round(Number(percent) * 100));
+
+/**
+ * The tax included in `total` at `rate`: the total less the total without the tax, that net rounded half up to the
+ * currency's minor unit (so tax and net always add up to what was charged). `inclusive`: how the document shows it —
+ * false for a rate that was added on top (a proration's or a refund's share of a charge that had one).
+ */
+export function includedTax(
+  total: string,
+  currency: string,
+  rate: Pick<TaxRate, "name" | "percent">,
+  inclusive = true,
+): TaxLine {
   const unit = minorUnitCents(currency);
   const units = BigInt(toCents(total) / unit);
-  const basis = BigInt(Math.round(Number(rate.percent) * 100));
+  const basis = percentBasis(rate.percent);
   const netUnits = (units * 20_000n + 10_000n + basis) / (2n * (10_000n + basis));
   const tax = Number(units - netUnits) * unit;
-  return { name: rate.name, percent: rate.percent, amount: fromCents(tax, currency), inclusive: true };
+  return { name: rate.name, percent: rate.percent, amount: fromCents(tax, currency), inclusive };
+}
+
+/** The tax `rate` adds on top of a net of `cents`, rounded half up to the currency's minor unit, in cents. */
+export function addedTaxCents(cents: number, currency: string, rate: Pick<TaxRate, "percent">): number {
+  const unit = BigInt(minorUnitCents(currency));
+  const tax = (BigInt(cents) * percentBasis(rate.percent) + 5_000n * unit) / (10_000n * unit);
+  return Number(tax * unit);
 }
 
 /** A buyer's address as printed, one line per entry. */

@@ -109,6 +109,13 @@ export const discountSchema = z.object({
 });
 export type Discount = z.infer<typeof discountSchema>;
 
+/**
+ * A tax added on top of every charge (README, Invoices: exclusive rates): the merchant's rate for the buyer's country,
+ * taken when the subscription signs up, so what it charges never changes under it.
+ */
+export const addedTaxRateSchema = z.object({ name: z.string(), percent: z.string() });
+export type AddedTaxRate = z.infer<typeof addedTaxRateSchema>;
+
 export const subscriptionStatus = z.enum(["pending", "trialing", "active", "past_due", "paused", "canceled"]);
 export type SubscriptionStatus = z.infer<typeof subscriptionStatus>;
 
@@ -214,6 +221,8 @@ export const subscriptionSchema = z.object({
   dunning: dunningSchema.optional(),
   /** A coupon taking something off each period charge while it lasts. */
   discount: discountSchema.optional(),
+  /** A tax added on top of each charge. */
+  tax_rate: addedTaxRateSchema.optional(),
   status_reason: z.string().optional(),
   /** A cancel scheduled for the end of the paid period: nothing more is charged, access runs until then. */
   cancel_at: isoInstant.optional(),
@@ -330,6 +339,8 @@ export const chargeAttemptSchema = z.object({
   amount_before_discount: decimal.optional(),
   discount: decimal.optional(),
   coupon_id: z.string().optional(),
+  /** The part of `amount` that is a tax added on top (the subscription's tax_rate): the rest is the net. */
+  tax: addedTaxRateSchema.extend({ amount: decimal }).optional(),
   status: attemptStatus,
   /** Open attempts only: until when the claim holds (pending) or when to resolve (unknown). */
   lease_until: isoInstant.optional(),

@@ -1,5 +1,13 @@
 import { isAdHocPeriod } from "./charge-kind";
-import { type ChargeAttempt, type Discount, type Plan, planDue, type Subscription } from "./model";
+import { addedTaxCents, includedTax } from "./documents";
+import {
+  type AddedTaxRate,
+  type ChargeAttempt,
+  type Discount,
+  type Plan,
+  planDue,
+  type Subscription,
+} from "./model";
 import { fromCents, MAX_AMOUNT_CENTS, minorUnitCents, toCents } from "./money";
 
 // What a plan costs per period: its unit amount times its seats, less the subscription's discount while it lasts.
@@ -53,37 +61,83 @@ export function discountCents(
   return Math.min(cents, Number(units) * unit);
 }
 
-/** A charge of one period: what is charged, and, when a discount took part of it, the total before and the part. */
+/**
+ * A charge of one period: what is charged; when a discount took part of it, the total before and the part; when a tax
+ * is added on top, that tax (the rest is the net).
+ */
 export interface PeriodCharge {
   readonly amount: string;
   readonly currency: string;
   readonly amount_before_discount?: string;
   readonly discount?: string;
   readonly coupon_id?: string;
+  readonly tax?: ChargeAttempt["tax"];
 }
 
-/** What `plan` charges for a period with `discount` (none: its total). */
-export function chargeOf(plan: Plan, discount: Discount | undefined): PeriodCharge {
-  const total = planTotal(plan);
-  if (discount === undefined) return { amount: total, currency: plan.currency };
+/** A net of `cents` with `rate` added on top (none: the net as it is). */
+function withAddedTax(cents: number, currency: string, rate: AddedTaxRate | undefined) {
+  if (rate === undefined) return { amount: fromCents(cents, currency) };
+  const tax = addedTaxCents(cents, currency, rate);
+  return { amount: fromCents(cents + tax, currency), tax: { ...rate, amount: fromCents(tax, currency) } };
+}
+
+/**
+ * What `plan` charges for a period with `discount` (none: its total) and `rate` added on top (none: nothing). The tax
+ * is on what is left after the discount.
+ */
+export function chargeOf(plan: Plan, discount: Discount | undefined, rate?: AddedTaxRate): PeriodCharge {
+  const { currency } = plan;
+  if (discount === undefined)
+    return rate === undefined
+      ? { amount: planTotal(plan), currency }
+      : { ...withAddedTax(planTotalCents(plan), currency, rate), currency };
   const cents = planTotalCents(plan);
-  const off = discountCents(cents, discount, plan.currency);
+  const off = discountCents(cents, discount, currency);
   return {
-    amount: fromCents(cents - off, plan.currency),
-    currency: plan.currency,
-    amount_before_discount: fromCents(cents, plan.currency),
-    discount: fromCents(off, plan.currency),
+    ...withAddedTax(cents - off, currency, rate),
+    currency,
+    amount_before_discount: fromCents(cents, currency),
+    discount: fromCents(off, currency),
     coupon_id: discount.coupon_id,
   };
 }
 
-/** What the subscription's current period is charged: its due plan, less its discount. */
+/** What the subscription's current period is charged: its due plan, less its discount, with its tax on top. */
 export const periodCharge = (subscription: Subscription): PeriodCharge =>
-  chargeOf(planDue(subscription), subscription.discount);
+  chargeOf(planDue(subscription), subscription.discount, subscription.tax_rate);
 
-/** The cents a plan's period charges with the subscription's discount (what a proration compares). */
-export const chargedCents = (plan: Plan, discount: Discount | undefined): number =>
-  toCents(chargeOf(plan, discount).amount);
+/**
+ * The cents a plan's period charges with the subscription's discount and tax (what a proration and a credit compare:
+ * the tax goes with the difference).
+ */
+export const chargedCents = (plan: Plan, subscription: Pick<Subscription, "discount" | "tax_rate">): number =>
+  toCents(chargeOf(plan, subscription.discount, subscription.tax_rate).amount);
+
+/** What a gateway-managed plan charges each period: the plan's total with the subscription's tax on top. */
+export const recurringAmount = (plan: Plan, rate: AddedTaxRate | undefined): string =>
+  chargeOf(plan, undefined, rate).amount;
+
+/**
+ * The tax an amount given whole (an ad hoc charge, a proration) holds at the subscription's rate: its share of the
+ * amount, so net and tax add up to what is charged. None without a rate.
+ */
+export function taxWithin(
+  amount: string,
+  currency: string,
+  rate: AddedTaxRate | undefined,
+): PeriodCharge["tax"] {
+  if (rate === undefined) return undefined;
+  return { ...rate, amount: includedTax(amount, currency, rate).amount };
+}
+
+/** What a line charges before any discount and any tax added on top. */
+export const netBeforeDiscount = (
+  line: Pick<ChargeAttempt, "amount" | "amount_before_discount" | "currency" | "tax">,
+): string =>
+  line.amount_before_discount ??
+  (line.tax === undefined
+    ? line.amount
+    : fromCents(toCents(line.amount) - toCents(line.tax.amount), line.currency));
 
 /** Whether a period charge moves no money (a whole discount): recorded paid, never sent to the gateway. */
 export const isFreeCharge = (charge: { readonly amount: string }): boolean => toCents(charge.amount) === 0;

@@ -69,6 +69,12 @@ export const discountViewSchema = z.strictObject({
     .describe("The period charges it still takes off, this one included; null: forever."),
 });
 
+/** A tax added on top of charges. */
+export const addedTaxView = z.strictObject({
+  name: z.string(),
+  percent: z.string().describe('Percent, up to 2 decimals ("20", "7.25").'),
+});
+
 export const subscriptionViewSchema = z.strictObject({
   subscription_id: z.string(),
   status: subscriptionStatus,
@@ -97,6 +103,11 @@ export const subscriptionViewSchema = z.strictObject({
   discount: discountViewSchema
     .nullable()
     .describe("A coupon taking something off each period charge while it lasts; null if none."),
+  tax_rate: addedTaxView
+    .optional()
+    .describe(
+      "A tax added on top of each charge: your exclusive rate for the customer's country, taken at sign-up (README, Invoices). Absent when none is.",
+    ),
   trial_end: isoInstant
     .nullable()
     .describe("When the free trial ends and the first period is charged; null without a trial."),
@@ -155,6 +166,9 @@ export function subscriptionView(subscription: Subscription): SubscriptionView {
     ...(subscription.dunning === undefined ? {} : { dunning: dunningView(subscription.dunning) }),
     cancel_at: subscription.cancel_at ?? null,
     discount: subscription.discount === undefined ? null : discountView(subscription.discount),
+    ...(subscription.tax_rate === undefined
+      ? {}
+      : { tax_rate: { name: subscription.tax_rate.name, percent: subscription.tax_rate.percent } }),
     trial_end: subscription.trial_end ?? null,
     resume_at: subscription.resume_at ?? null,
     scheduled_plan: subscription.scheduled_plan ? planView(subscription.scheduled_plan) : null,

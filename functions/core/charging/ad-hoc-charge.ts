@@ -2,7 +2,7 @@ import { orBeingSettled } from "../base/after-the-gateway";
 import { AD_HOC_FIRST_PERIOD, AD_HOC_LAST_PERIOD, isAdHocPeriod } from "../base/charge-kind";
 import type { ChargeAttempt, Subscription } from "../base/model";
 import { type InvalidInput, invalidAmount } from "../base/money";
-import { planTotal } from "../base/plan-price";
+import { recurringAmount, taxWithin } from "../base/plan-price";
 import { type ChargeDeps, closeAttempt } from "./charge-engine";
 import { pendingAttempt, recordUnknownOutcome, refusalClosing, voidAttempt } from "./ledger-lines";
 
@@ -83,7 +83,11 @@ export async function claimNextLine(
   deps: Pick<ChargeDeps, "repository" | "clock" | "policy">,
 ): Promise<ChargeAttempt | undefined> {
   const taken = ledger.filter((line) => isAdHocPeriod(line.period)).map((line) => line.period);
-  const amount = command.amount ?? planTotal(subscription.plan);
+  const { currency } = subscription.plan;
+  const amount = command.amount ?? recurringAmount(subscription.plan, subscription.tax_rate);
+  // The amount is charged as given: a tax added on top of the subscription's charges is its share of it (none on a
+  // card's verification, given back whole).
+  const tax = command.verification ? undefined : taxWithin(amount, currency, subscription.tax_rate);
   for (
     let period = Math.max(AD_HOC_FIRST_PERIOD - 1, ...taken) + 1;
     period <= AD_HOC_LAST_PERIOD;
@@ -92,7 +96,7 @@ export async function claimNextLine(
     const key = { subscription_id: subscription.subscription_id, period, attempt: 0 };
     const { amount: _, ...extras } = command;
     const line = {
-      ...pendingAttempt(key, { amount, currency: subscription.plan.currency }, deps),
+      ...pendingAttempt(key, { amount, currency, ...(tax === undefined ? {} : { tax }) }, deps),
       ...extras,
     };
     if ((await deps.repository.claimAttempt(line)).claimed) return line;

@@ -1,7 +1,7 @@
 import type { ChargePolicy } from "../base/charge-policy";
 import { closedChargeEvent } from "../base/events";
 import { type ChargeAttempt, OPEN_ATTEMPT_STATUSES, type Subscription } from "../base/model";
-import { planTotal } from "../base/plan-price";
+import { chargeOf } from "../base/plan-price";
 import { finalizeClosedLine } from "../invoicing/line-close";
 import { applyInput } from "../machine/apply-input";
 import type { BillingRepository } from "../ports/billing-repository";
@@ -55,8 +55,8 @@ export async function recordRecurringCharge(
   const recorded = ledger.find((line) => line.order_id === notice.order_id);
   if (recorded !== undefined) return duplicateOf(subscription, recorded, deps);
 
-  const { currency } = subscription.plan;
-  const amount = planTotal(subscription.plan);
+  const charge = chargeOf(subscription.plan, undefined, subscription.tax_rate);
+  const { amount, currency } = charge;
   const found = await deps.gateway.findOrder({ order_id: notice.order_id, amount, currency });
   if (found.kind === "unavailable" || found.kind === "unknown")
     return { kind: "retry", reason: found.reason };
@@ -70,8 +70,7 @@ export async function recordRecurringCharge(
     period: subscription.period,
     attempt: subscription.attempt,
     order_id: notice.order_id,
-    amount,
-    currency,
+    ...charge,
     status: "succeeded",
     transaction_id: sale.transaction_id,
     created_at: at,
@@ -92,8 +91,7 @@ function isSaleOfPlan(
   sale: { readonly amount?: string; readonly currency?: string },
   subscription: Subscription,
 ): boolean {
-  const { currency } = subscription.plan;
-  const amount = planTotal(subscription.plan);
+  const { amount, currency } = chargeOf(subscription.plan, undefined, subscription.tax_rate);
   // Compared as numbers: the gateway may write 19.9 for 19.90 (both decimals parse to the same double).
   const sameAmount = sale.amount === undefined || Number(sale.amount) === Number(amount);
   return sameAmount && (sale.currency === undefined || sale.currency === currency);

@@ -10,12 +10,11 @@ import {
   localDate,
   prefixOn,
   type TaxLine,
-  type TaxRate,
   taxRateFor,
 } from "../base/documents";
 import { type ChargeAttempt, planDue, type RefundRecord, type Subscription } from "../base/model";
 import { fromCents, toCents } from "../base/money";
-import { planTotalCents, quantityOf } from "../base/plan-price";
+import { netBeforeDiscount, planTotalCents, quantityOf } from "../base/plan-price";
 
 // What an invoice and a credit note say, drafted from the ledger line (or refund) and the subscription as they stand
 // when the money moved. Numbered elsewhere (document-numbering.ts): a draft is given its sequence.
@@ -38,7 +37,7 @@ const lastDayBefore = (end: Date, timeZone: string) => localDate(new Date(end.ge
 
 /** The invoice line of a paid ledger line: the period's seats at the unit price, a plan change's proration, or ad hoc. */
 function invoiceLine(subscription: Subscription, line: ChargeAttempt, issue: Issue): DocumentLine {
-  const gross = line.amount_before_discount ?? line.amount;
+  const gross = netBeforeDiscount(line);
   const plan = planDue(subscription);
   const product = plan.product ?? DEFAULT_PRODUCT;
   const zone = issue.policy.time_zone;
@@ -71,18 +70,20 @@ function invoiceLine(subscription: Subscription, line: ChargeAttempt, issue: Iss
   };
 }
 
-function taxOf(total: string, currency: string, subscription: Subscription, issue: Issue): TaxLine[] {
+/** The tax a total includes at the merchant's rate for the buyer's country: none where that rate is not included. */
+function includedTaxOf(total: string, currency: string, subscription: Subscription, issue: Issue): TaxLine[] {
   const rate = taxRateFor(issue.policy.tax_rates, subscription.customer.address?.country);
-  return rate === undefined ? [] : [includedTax(total, currency, rate)];
+  return rate?.inclusive ? [includedTax(total, currency, rate)] : [];
 }
 
-/** The rate a tax line was computed at, to give back the same share of what is refunded. */
-const rateOf = (line: TaxLine): TaxRate => ({
-  country: "*",
-  name: line.name,
-  percent: line.percent,
-  inclusive: true,
-});
+/**
+ * A paid line's tax: the one added on top of it, as it was charged; else the part of it the merchant's included rate
+ * makes tax. A line charged without an added tax never gains one afterwards (the rate came later: nothing was charged).
+ */
+const lineTax = (line: ChargeAttempt, subscription: Subscription, issue: Issue): TaxLine[] =>
+  line.tax === undefined
+    ? includedTaxOf(line.amount, line.currency, subscription, issue)
+    : [{ name: line.tax.name, percent: line.tax.percent, amount: line.tax.amount, inclusive: false }];
 
 /** The fields every document shares, for the one at `sequence` of `prefix`. */
 function heading(subscription: Subscription, issue: Issue, prefix: string, sequence: number) {
@@ -121,7 +122,7 @@ export function draftInvoice(
     lines: [item],
     subtotal: item.amount,
     discount: line.discount ?? fromCents(0, line.currency),
-    tax: taxOf(line.amount, line.currency, subscription, issue),
+    tax: lineTax(line, subscription, issue),
     total: line.amount,
     order_id: line.order_id,
     period: line.period,
@@ -145,6 +146,13 @@ export function draftCreditNote(
   invoice?: Invoice,
 ): CreditNote {
   const refunded = charge.invoice_number ?? charge.order_id;
+  // The refund gives back the same share of tax its invoice had (an added tax too: the refund holds its share).
+  const tax =
+    invoice === undefined
+      ? includedTaxOf(refund.amount, refund.currency, subscription, issue)
+      : invoice.tax.map((line) => includedTax(refund.amount, refund.currency, line, line.inclusive));
+  const added = tax.filter((line) => !line.inclusive).reduce((sum, line) => sum + toCents(line.amount), 0);
+  const net = fromCents(toCents(refund.amount) - added, refund.currency);
   return {
     kind: "credit_note",
     ...heading(subscription, issue, creditNotePrefix(issue), sequence),
@@ -155,16 +163,13 @@ export function draftCreditNote(
       {
         description: `Refund on ${refunded}: ${refund.reason}`,
         quantity: 1,
-        unit_amount: refund.amount,
-        amount: refund.amount,
+        unit_amount: net,
+        amount: net,
       },
     ],
-    subtotal: refund.amount,
+    subtotal: net,
     discount: fromCents(0, refund.currency),
-    tax:
-      invoice === undefined
-        ? taxOf(refund.amount, refund.currency, subscription, issue)
-        : invoice.tax.map((line) => includedTax(refund.amount, refund.currency, rateOf(line))),
+    tax,
     total: refund.amount,
     refund_id: refund.refund_id,
     order_id: refund.order_id,

@@ -32,6 +32,7 @@ import {
   type SignupStepDeps,
   withCoupon,
   withPrice,
+  withTaxRate,
 } from "../signup/signup-steps";
 import type { PaymentMethodResult } from "./payment-method";
 import { completePaymentMethodWindow } from "./payment-method-window";
@@ -108,7 +109,7 @@ export async function startCheckout(
   const discounted = await withCoupon({ ...request, request_key: undefined }, deps);
   if ("kind" in discounted) return discounted;
   const signup = await openSignup(
-    { ...discounted, hosted_checkout, checkout_expires_at },
+    { ...withTaxRate(discounted, deps.policy.invoicing.tax_rates), hosted_checkout, checkout_expires_at },
     Date.parse(checkout_expires_at) - now.getTime(),
     deps,
   );

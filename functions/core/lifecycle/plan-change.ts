@@ -1,7 +1,7 @@
 import { orBeingSettled } from "../base/after-the-gateway";
 import type { Plan, Subscription } from "../base/model";
 import { fromCents, type InvalidInput, invalidAmount } from "../base/money";
-import { chargedCents, planTotal, quantityOf, totalProblem } from "../base/plan-price";
+import { chargedCents, quantityOf, recurringAmount, totalProblem } from "../base/plan-price";
 import { unusedPartCents } from "../base/proration";
 import { chargeLine, claimNextLine } from "../charging/ad-hoc-charge";
 import type { ChargeDeps } from "../charging/charge-engine";
@@ -87,7 +87,10 @@ async function changePlanOf(
     // The gateway's plan is changed first; ours only once the gateway agreed.
     if (subscription.recurring_id === undefined)
       return { kind: "conflict", reason: "no gateway plan registered yet" };
-    const outcome = await deps.gateway.adjustRecurring(subscription.recurring_id, planTotal(plan));
+    const outcome = await deps.gateway.adjustRecurring(
+      subscription.recurring_id,
+      recurringAmount(plan, subscription.tax_rate),
+    );
     if (outcome.kind !== "success") return { kind: "refused", failure: outcome };
   }
   // Prorated, nothing was owed on the plan as read: on another plan it may be (a downgrade from it, an upgrade now).
@@ -265,7 +268,6 @@ function defaultTiming(
  */
 function prorationCents(subscription: Subscription, plan: Plan, now: Date): number {
   if (subscription.status !== "active" || subscription.period === 0) return 0;
-  const { discount } = subscription;
-  const cents = chargedCents(plan, discount) - chargedCents(subscription.plan, discount);
+  const cents = chargedCents(plan, subscription) - chargedCents(subscription.plan, subscription);
   return unusedPartCents(subscription, subscription.period - 1, { cents, currency: plan.currency }, now);
 }

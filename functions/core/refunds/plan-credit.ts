@@ -38,8 +38,7 @@ export async function priceCredit(
 ): Promise<PendingCredit | undefined> {
   // Past due, the last paid period has ended: nothing of it is left to give back.
   if (subscription.period === 0) return undefined;
-  const { discount } = subscription;
-  const difference = chargedCents(subscription.plan, discount) - chargedCents(plan, discount);
+  const difference = chargedCents(subscription.plan, subscription) - chargedCents(plan, subscription);
   if (difference <= 0) return undefined;
   const charge = lastPaidCharge(
     subscription,

@@ -1,6 +1,8 @@
 import { periodStartOf } from "../base/billing-period";
+import { exclusiveRateFor, type TaxRate } from "../base/documents";
 import { closedChargeEvent, placedByWrite, subjectOf } from "../base/events";
 import {
+  type AddedTaxRate,
   type AttemptStatus,
   type Billed,
   type BillingMode,
@@ -16,7 +18,7 @@ import {
 import { fromCents, type InvalidInput, minorUnitCents } from "../base/money";
 import { orderIdFor } from "../base/order-id";
 import type { Declined, Invalid, Unavailable } from "../base/outcome";
-import { isFreeCharge, periodCharge, planTotal, totalProblem } from "../base/plan-price";
+import { isFreeCharge, periodCharge, recurringAmount, totalProblem } from "../base/plan-price";
 import { type Conflict, redeemCoupon, releaseIfNeverStarted } from "../catalog/coupons";
 import { planOfPrice } from "../catalog/prices";
 import { closeLine } from "../invoicing/line-close";
@@ -67,6 +69,8 @@ export interface NewSubscription {
   readonly subscription_id?: string;
   /** The redeemed coupon's terms. */
   readonly discount?: Discount;
+  /** The tax added on top of its charges (withTaxRate). */
+  readonly tax_rate?: AddedTaxRate;
   readonly billing: BillingMode;
   /**
    * The digest of the caller's idempotency key, when there is one: the subscription id is derived from it, so a
@@ -126,6 +130,15 @@ export async function withCoupon<T extends NewSubscription>(
   return grant.kind === "granted" ? { ...request, subscription_id, discount: grant.discount } : grant;
 }
 
+/**
+ * A sign-up whose buyer's country has an exclusive tax rate (README, Invoices) takes that rate: added on top of every
+ * charge from period 0 on.
+ */
+export function withTaxRate<T extends NewSubscription>(request: T, rates: readonly TaxRate[]): T {
+  const rate = exclusiveRateFor(rates, request.customer.address?.country);
+  return rate === undefined ? request : { ...request, tax_rate: rate };
+}
+
 /** A pending subscription and its claimed period-0 attempt, as stored. */
 export interface OpenedSignup {
   readonly subscription: Subscription;
@@ -166,6 +179,7 @@ export async function openSignup(
       : { metadata: request.metadata }),
     plan,
     ...(request.discount === undefined ? {} : { discount: request.discount }),
+    ...(request.tax_rate === undefined ? {} : { tax_rate: request.tax_rate }),
     // A gateway-managed plan reports its charges to a URL only it knows.
     ...(request.billing === "recurring" ? { notify_token: deps.ids.notifyToken() } : {}),
     ...(request.hosted_checkout === undefined ? {} : { hosted_checkout: request.hosted_checkout }),
@@ -243,7 +257,7 @@ export function recurringRegistration(
 ): RecurringRegistration | undefined {
   if (subscription.billing_mode !== "recurring") return undefined;
   return {
-    amount: planTotal(subscription.plan),
+    amount: recurringAmount(subscription.plan, subscription.tax_rate),
     interval_months: subscription.plan.interval_months,
     first_charge_at: periodStartOf(subscription, 1).toISOString(),
     notify_url: deps.recurringNotifyUrl(subscription),

@@ -22,6 +22,7 @@ import {
   type SignupOrder,
   withCoupon,
   withPrice,
+  withTaxRate,
 } from "./signup-steps";
 
 export interface SignupDeps {
@@ -63,7 +64,8 @@ export async function signUpWithCard(
   if (invalid) return invalid;
   const discounted = await withCoupon(request, deps);
   if ("kind" in discounted) return discounted;
-  const signup = await openSignup(discounted, deps.policy.inflightWindowMs, deps);
+  const taxed = withTaxRate(discounted, deps.policy.invoicing.tax_rates);
+  const signup = await openSignup(taxed, deps.policy.inflightWindowMs, deps);
   if ("replayed" in signup) return replayedResult(await finishedReplay(signup, deps));
   const { subscription, attempt } = signup;
   const outcome = await deps.gateway.payWithCard({

@@ -78,7 +78,7 @@ export interface CheckoutPageInput {
 function summary({ lang, subscription, merchantName }: CheckoutPageInput, rows: readonly Html[] = []) {
   const text = PAGE_TEXT[lang];
   const { plan, hosted_checkout: settings } = subscription;
-  const price = planPriceText(plan, lang);
+  const price = planPriceText(plan, lang, subscription.tax_rate);
   const name = plan.product ?? settings?.description;
   const what =
     name === undefined

@@ -23,6 +23,7 @@ const DOCUMENT_TEXT = {
     subtotal: "Subtotal",
     discount: "Discount",
     taxIncluded: (name: string, percent: string) => `${name} ${percent}% (included)`,
+    taxAdded: (name: string, percent: string) => `${name} ${percent}%`,
     total: "Total",
     totalCredited: "Total credited",
     creditsInvoice: "Credits invoice",
@@ -45,6 +46,7 @@ const DOCUMENT_TEXT = {
     subtotal: "소계",
     discount: "할인",
     taxIncluded: (name: string, percent: string) => `${name} ${percent}% (포함)`,
+    taxAdded: (name: string, percent: string) => `${name} ${percent}%`,
     total: "합계",
     totalCredited: "환불 합계",
     creditsInvoice: "원 인보이스",
@@ -112,7 +114,10 @@ export function documentSheetOf(document: BillingDocument, lang: PageLang): Docu
   if (toCents(document.discount) > 0)
     totals.push({ label: text.discount, value: `−${money(document.discount)}` });
   for (const tax of document.tax)
-    totals.push({ label: text.taxIncluded(tax.name, tax.percent), value: money(tax.amount) });
+    totals.push({
+      label: (tax.inclusive ? text.taxIncluded : text.taxAdded)(tax.name, tax.percent),
+      value: money(tax.amount),
+    });
   totals.push({
     label: document.kind === "invoice" ? text.total : text.totalCredited,
     value: money(document.total),

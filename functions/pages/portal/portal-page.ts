@@ -149,7 +149,7 @@ function subscriptionSection(
   const { lang } = input;
   const text = PAGE_TEXT[lang];
   const { plan, status } = subscription;
-  const price = planPriceText(plan, lang);
+  const price = planPriceText(plan, lang, subscription.tax_rate);
   const facts: Html[] = [
     ...(plan.product === undefined ? [] : [html`<p>${price}</p>`]),
     html`<p>${text.status(text.statuses[status])}</p>`,
@@ -221,7 +221,7 @@ export function cardWindowPage(input: {
   return pageAnswer(200, {
     lang,
     title: text.cardWindowTitle,
-    main: html`<h1>${text.cardWindowTitle}</h1><p class="price">${planPriceText(subscription.plan, lang)}</p>
+    main: html`<h1>${text.cardWindowTitle}</h1><p class="price">${planPriceText(subscription.plan, lang, subscription.tax_rate)}</p>
 <p>${what}</p>${markup}<p><a href="${input.portalUrl}">${text.back}</a></p>`,
     ...allowed,
   });

@@ -32,6 +32,8 @@ const en = {
   price: (amount: string, months: number) =>
     months === 1 ? `${amount} every month` : `${amount} every ${months} months`,
   seats: (count: number, unit: string) => `${count} seats × ${unit}`,
+  /** A tax added on top of the price. */
+  taxAdded: (name: string, percent: string) => `plus ${name} ${percent}%`,
   coupon: "Coupon",
   off: (what: string) => `${what} off`,
   /** How many period charges a coupon still takes off (none: every one); `more`, counted from a charge already made. */
@@ -142,6 +144,7 @@ const ko: PageText = {
   soldBy: (merchant) => `판매자: ${merchant}`,
   price: (amount, months) => (months === 1 ? `매월 ${amount}` : `${months}개월마다 ${amount}`),
   seats: (count, unit) => `좌석 ${count}개 × ${unit}`,
+  taxAdded: (name, percent) => `${name} ${percent}% 별도`,
   coupon: "쿠폰",
   off: (what) => `${what} 할인`,
   discountLasts: (charges, more) =>

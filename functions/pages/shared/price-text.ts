@@ -1,5 +1,5 @@
 import { periodStartOf } from "../../core/base/billing-period";
-import type { Plan, Subscription } from "../../core/base/model";
+import type { AddedTaxRate, Plan, Subscription } from "../../core/base/model";
 import { toCents } from "../../core/base/money";
 import { periodCharge, planTotal, quantityOf } from "../../core/base/plan-price";
 import { dayText, moneyText, PAGE_TEXT, type PageLang } from "./page-text";
@@ -8,12 +8,18 @@ import { dayText, moneyText, PAGE_TEXT, type PageLang } from "./page-text";
 // and how long it lasts, and what a charge was after its discount. Amounts come from plan-price, which every charge
 // is priced by, so what the customer reads is what is charged.
 
-/** A plan's price per interval: its total, and with seats what makes it ("$59.70 every month, 3 seats × $19.90"). */
-export function planPriceText(plan: Plan, lang: PageLang): string {
+/**
+ * A plan's price per interval: its total, with seats what makes it, and a tax added on top
+ * ("$59.70 every month, 3 seats × $19.90, plus VAT 20%").
+ */
+export function planPriceText(plan: Plan, lang: PageLang, taxRate?: AddedTaxRate): string {
   const text = PAGE_TEXT[lang];
-  const total = text.price(moneyText(planTotal(plan), plan.currency, lang), plan.interval_months);
   const seats = quantityOf(plan);
-  return seats === 1 ? total : `${total}, ${text.seats(seats, moneyText(plan.amount, plan.currency, lang))}`;
+  return [
+    text.price(moneyText(planTotal(plan), plan.currency, lang), plan.interval_months),
+    ...(seats === 1 ? [] : [text.seats(seats, moneyText(plan.amount, plan.currency, lang))]),
+    ...(taxRate === undefined ? [] : [text.taxAdded(taxRate.name, taxRate.percent)]),
+  ].join(", ");
 }
 
 /** A charge's amount, and what a coupon took off it when it did ("$47.76 ($11.94 off)"). */

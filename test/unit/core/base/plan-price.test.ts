@@ -2,7 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Discount, Plan } from "../../../../functions/core/base/model";
 import { fromCents } from "../../../../functions/core/base/money";
-import { chargeItemOf, chargeOf, discountCents, planTotal } from "../../../../functions/core/base/plan-price";
+import {
+  chargeItemOf,
+  chargeOf,
+  discountCents,
+  netBeforeDiscount,
+  planTotal,
+  taxWithin,
+} from "../../../../functions/core/base/plan-price";
 
 // A period's price (README, Seats and Coupons): the unit amount times the seats, less a discount rounded in the
 // customer's favour to the currency's minor unit, never below zero.
@@ -53,6 +60,61 @@ describe("a period's price", () => {
           expect(off % unit).toBe(0);
           expect(off).toBeLessThanOrEqual(total);
           expect(() => fromCents(total - off, currency)).not.toThrow();
+        },
+      ),
+    );
+  });
+});
+
+describe("a tax added on top (an exclusive rate)", () => {
+  const vat = { name: "VAT", percent: "20" };
+
+  it("is charged on what the discount left, rounded half up to the minor unit", () => {
+    expect(chargeOf(plan, undefined, vat)).toEqual({
+      amount: "23.88",
+      currency: "USD",
+      tax: { name: "VAT", percent: "20", amount: "3.98" },
+    });
+    // 35.82 × 7.25 % = 2.59695 → 2.60, on top of the discounted price.
+    expect(
+      chargeOf({ ...plan, quantity: 2 }, coupon({ percent_off_bp: 1000 }), { ...vat, percent: "7.25" }),
+    ).toEqual({
+      amount: "38.42",
+      currency: "USD",
+      amount_before_discount: "39.80",
+      discount: "3.98",
+      coupon_id: "co_1",
+      tax: { name: "VAT", percent: "7.25", amount: "2.60" },
+    });
+    // 9,999 won × 10 % = 999.9 → 1,000 won; 1,005 won × 10 % = 100.5 → 101 won (half up).
+    expect(
+      chargeOf({ amount: "9999", currency: "KRW", interval_months: 1 }, undefined, { ...vat, percent: "10" })
+        .amount,
+    ).toBe("10999");
+    expect(
+      chargeOf({ amount: "1005", currency: "KRW", interval_months: 1 }, undefined, { ...vat, percent: "10" })
+        .amount,
+    ).toBe("1106");
+    expect(chargeOf(plan, coupon({ percent_off_bp: 10_000 }), vat).amount).toBe("0.00");
+  });
+
+  it("is, in an amount given whole, the share that leaves a net the rate adds back up to it", () => {
+    expect(taxWithin("23.88", "USD", vat)).toEqual({ name: "VAT", percent: "20", amount: "3.98" });
+    expect(taxWithin("10.00", "USD", undefined)).toBeUndefined();
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 9_999_999 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        (cents, basis) => {
+          const rate = { name: "T", percent: String(basis / 100) };
+          const charged = chargeOf(
+            { amount: fromCents(cents, "USD"), currency: "USD", interval_months: 1 },
+            undefined,
+            rate,
+          );
+          // What a period charge adds on top is what the same amount given whole holds.
+          expect(taxWithin(charged.amount, "USD", rate)?.amount).toBe(charged.tax?.amount);
+          expect(netBeforeDiscount(charged)).toBe(fromCents(cents, "USD"));
         },
       ),
     );

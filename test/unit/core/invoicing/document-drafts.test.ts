@@ -55,3 +55,69 @@ describe("a credit note", () => {
     expect(note.tax).toEqual([{ name: "VAT", percent: "12", amount: "5.89", inclusive: true }]);
   });
 });
+
+describe("a tax added on top (an exclusive rate)", () => {
+  const vat = { name: "VAT", percent: "20" };
+  const taxed = { ...korean, tax_rate: vat };
+  const exclusive: InvoicingPolicy = {
+    ...DEFAULT_INVOICING_POLICY,
+    tax_rates: [{ country: "KR", name: "VAT", percent: "20", inclusive: false }],
+  };
+  const issue = { policy: exclusive, on: AT, at: AT };
+
+  it("is a line of its own: the net, the discount, the tax on what is left, and the total charged", () => {
+    const line = attempt(
+      { subscription_id: "sub-r", period: 1, attempt: 0 },
+      {
+        status: "succeeded",
+        amount: "42.98",
+        amount_before_discount: "39.80",
+        discount: "3.98",
+        tax: { ...vat, amount: "7.16" },
+      },
+    );
+    const invoice = draftInvoice(taxed, line, issue, 1);
+    expect(invoice).toMatchObject({
+      subtotal: "39.80",
+      discount: "3.98",
+      tax: [{ name: "VAT", percent: "20", amount: "7.16", inclusive: false }],
+      total: "42.98",
+    });
+    expect(invoice.lines.map((item) => item.amount)).toEqual(["39.80"]);
+  });
+
+  it("of an amount given whole (ad hoc, a proration) leaves the net on the line", () => {
+    const line = attempt(
+      { subscription_id: "sub-r", period: 5000, attempt: 0 },
+      { status: "succeeded", amount: "12.00", tax: { ...vat, amount: "2.00" } },
+    );
+    const invoice = draftInvoice(taxed, line, issue, 1);
+    expect(invoice).toMatchObject({ subtotal: "10.00", total: "12.00" });
+    expect(invoice.tax).toEqual([{ name: "VAT", percent: "20", amount: "2.00", inclusive: false }]);
+  });
+
+  it("is not shown on a charge that was made without it, whatever the merchant's rates are now", () => {
+    const invoice = draftInvoice(korean, charge, issue, 1);
+    expect(invoice).toMatchObject({ subtotal: "110.00", tax: [], total: "110.00" });
+  });
+
+  it("goes back with a refund in the share its invoice had, the credit note's net and tax adding up to the refund", () => {
+    const line = attempt(
+      { subscription_id: "sub-r", period: 1, attempt: 0 },
+      { status: "succeeded", amount: "23.88", tax: { ...vat, amount: "3.98" } },
+    );
+    const invoice = draftInvoice(taxed, line, issue, 1);
+    const note = draftCreditNote(
+      taxed,
+      refund("re-2", { amount: "10.00", status: "succeeded" }),
+      line,
+      issue,
+      1,
+      invoice,
+    );
+    // 10.00 = 8.33 + 1.67 (20 % of 8.33 is 1.666).
+    expect(note).toMatchObject({ subtotal: "8.33", total: "10.00" });
+    expect(note.lines.map((item) => item.amount)).toEqual(["8.33"]);
+    expect(note.tax).toEqual([{ name: "VAT", percent: "20", amount: "1.67", inclusive: false }]);
+  });
+});
