@@ -3,7 +3,8 @@ import type { ChargeAttempt, RefundRecord } from "../../functions/core/base/mode
 import { toCents } from "../../functions/core/base/money";
 
 // The invoices' audit of the chaos run (README, Invoices): one invoice per paid charge and one credit note per
-// succeeded refund, each for the amount that moved, and every sequence without a gap or a repeat.
+// succeeded refund, each for the amount that moved and its figures adding up to it, and every sequence without a gap
+// or a repeat.
 
 export interface DocumentRecords {
   readonly attempts: readonly ChargeAttempt[];
@@ -52,6 +53,23 @@ function matched<H, D extends BillingDocument>(
   return problems;
 }
 
+/**
+ * Whether a document's figures add up: its lines to the subtotal, and the subtotal less the discount plus the taxes
+ * added on top to the total.
+ */
+function figuresAddUp(document: BillingDocument): string[] {
+  const lines = document.lines.reduce((sum, line) => sum + toCents(line.amount), 0);
+  const added = document.tax
+    .filter((line) => !line.inclusive)
+    .reduce((sum, line) => sum + toCents(line.amount), 0);
+  const total = toCents(document.subtotal) - toCents(document.discount) + added;
+  return lines === toCents(document.subtotal) && total === toCents(document.total)
+    ? []
+    : [
+        `${document.number}: lines, subtotal ${document.subtotal}, discount and taxes do not make ${document.total}`,
+      ];
+}
+
 export function auditDocuments(records: DocumentRecords): string[] {
   const audited = new Set(records.attempts.map((line) => line.subscription_id));
   const ours = <D extends BillingDocument>(documents: readonly D[]) =>
@@ -77,5 +95,6 @@ export function auditDocuments(records: DocumentRecords): string[] {
     ),
     ...sequenceGaps(records.invoices),
     ...sequenceGaps(records.creditNotes),
+    ...[...ours(records.invoices), ...ours(records.creditNotes)].flatMap(figuresAddUp),
   ];
 }

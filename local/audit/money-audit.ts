@@ -1,6 +1,11 @@
 import * as z from "zod";
 import { isAdHocPeriod } from "../../functions/core/base/charge-kind";
-import type { BillingDocument, CreditNote, Invoice } from "../../functions/core/base/documents";
+import {
+  addedTaxCents,
+  type BillingDocument,
+  type CreditNote,
+  type Invoice,
+} from "../../functions/core/base/documents";
 import type { OutboxEvent } from "../../functions/core/base/events";
 import {
   type ChargeAttempt,
@@ -142,7 +147,7 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
       .map((line) => `${line.order_id}: paid, its plan change still pending`),
     ...beyondChanges(
       keptProrations.map((line) => ({ subscription_id: line.subscription_id, cents: cents(line.amount) })),
-      appliedChanges(records.events, 1),
+      appliedChanges(records.events, 1, subscriptions),
       { lines: "prorations kept", changes: "upgrades" },
     ),
   ];
@@ -158,7 +163,7 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
       .map((refund) => `${refund.refund_id}: gave back more than the difference of a whole period`),
     ...beyondChanges(
       given.map((refund) => ({ subscription_id: refund.subscription_id, cents: cents(refund.amount) })),
-      appliedChanges(records.events, -1),
+      appliedChanges(records.events, -1, subscriptions),
       { lines: "credits given", changes: "decreases" },
     ),
   ];
@@ -261,14 +266,24 @@ export function planHistories(events: readonly OutboxEvent[]): Map<string, PlanH
   );
 }
 
-/** The plan changes each subscription announced in one direction: how many, and their differences summed in cents. */
+/**
+ * The plan changes each subscription announced in one direction: how many, and their differences summed in cents —
+ * each plan's period total with the subscription's tax added on top, as its charges are.
+ */
 function appliedChanges(
   events: readonly OutboxEvent[],
   direction: 1 | -1,
+  subscriptions: ReadonlyMap<string, Subscription>,
 ): Map<string, { count: number; cents: number }> {
   const changes = new Map<string, { count: number; cents: number }>();
   for (const [id, history] of planHistories(events)) {
-    const amounts = history.amounts.map(cents);
+    const subscription = subscriptions.get(id);
+    const rate = subscription?.tax_rate;
+    const amounts = history.amounts.map((amount) =>
+      rate === undefined || subscription === undefined
+        ? cents(amount)
+        : cents(amount) + addedTaxCents(cents(amount), subscription.plan.currency, rate),
+    );
     // A subscription written without its sign-up's event (a test's fixture) starts from a plan not known here: its
     // first change may be one of any size.
     const moves = [

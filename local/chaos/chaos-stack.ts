@@ -1,4 +1,5 @@
 import { chargeQueue } from "../../functions/composition/components";
+import { DEFAULT_INVOICING_POLICY } from "../../functions/core/base/documents";
 import { createPrng, deriveSeed } from "../../sandbox/shared/prng";
 import { TEST_MERCHANT } from "../../sandbox/state/merchant-config";
 import { LambdaFunctions } from "../lambda/lambda-functions";
@@ -13,7 +14,7 @@ import {
   isSimulatedCrash,
 } from "../stack/crash-injection";
 import { LocalStack } from "../stack/local-stack";
-import { FIRST_SIGNUP_AT } from "./sign-ups";
+import { CHAOS_TAX_RATES, FIRST_SIGNUP_AT } from "./sign-ups";
 
 // The local stack as the chaos run meets it: the sandbox's faults on the money path, a mail service that throttles,
 // and functions that die — the charge workers and the attempt sweep, event delivery after the bus took its events,
@@ -99,7 +100,11 @@ export class ChaosStack {
       gatewayTimeoutMs: CHAOS_GATEWAY_TIMEOUT_MS,
       // A crashed worker's message comes back after a second, a retry after 1–2 s (real time).
       visibilityTimeoutSeconds: 1,
-      policy: { retryBaseSeconds: 1, retryMaxSeconds: 2 },
+      policy: {
+        retryBaseSeconds: 1,
+        retryMaxSeconds: 2,
+        invoicing: { ...DEFAULT_INVOICING_POLICY, tax_rates: CHAOS_TAX_RATES },
+      },
       eventStream: false,
       webhookTimeoutMs: CHAOS_WEBHOOK_TIMEOUT_MS,
       decorations: webhookCrashes.webhooks(),

@@ -1,4 +1,5 @@
 import { checkoutView, subscriptionView } from "../../functions/api/merchant-api-views";
+import type { TaxRate } from "../../functions/core/base/documents";
 import type { Plan } from "../../functions/core/base/model";
 import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import type { MerchantClient } from "../clients/merchant-client";
@@ -26,6 +27,20 @@ export const WINDOW_CARDS = {
   expiry: CARD_EXPIRY,
   cvc: CARD_CVC,
 };
+/**
+ * The merchant's tax rates: VAT added on top for customers in the United Kingdom (a quarter of the run's customers),
+ * none for the others — so every kind of movement is also made, and audited, with a tax on top.
+ */
+export const CHAOS_TAX_RATES: TaxRate[] = [{ country: "GB", name: "VAT", percent: "20", inclusive: false }];
+const TAXED_ADDRESS = {
+  line1: "12 St James's Square",
+  city: "London",
+  postal_code: "SW1Y 4JH",
+  country: "GB",
+};
+/** Every fourth customer lives where VAT is added on top. */
+const addressOf = (n: number) => (n % 4 === 0 ? { address: TAXED_ADDRESS } : {});
+
 /** Sign-ups are spread over a day in these batches, so renewals fall in several charge runs. */
 const SIGNUP_BATCH_SPACING_MS = 8 * 3_600_000;
 const SIGNUP_BATCHES = 3;
@@ -62,7 +77,7 @@ export async function signUp(
       return client.post(
         "/v1/subscriptions",
         {
-          customer: { name: `Chaos customer ${n}`, email: `chaos${n}@example.com` },
+          customer: { name: `Chaos customer ${n}`, email: `chaos${n}@example.com`, ...addressOf(n) },
           plan: MONTHLY,
           billing: "token",
           card: { number, expiry: CARD_EXPIRY, cvc: CARD_CVC },
@@ -92,7 +107,11 @@ export async function signUpThroughWindows(
 ): Promise<string[]> {
   const ids: string[] = [];
   for (let index = 0; index < count; index += 1) {
-    const customer = { name: `Window customer ${index}`, email: `window${index}@example.com` };
+    const customer = {
+      name: `Window customer ${index}`,
+      email: `window${index}@example.com`,
+      ...addressOf(index),
+    };
     const answer = await client.post(
       "/v1/checkouts",
       { customer, plan: MONTHLY, billing: "token" },

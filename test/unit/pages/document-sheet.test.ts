@@ -28,4 +28,21 @@ describe("documentSheetOf", () => {
     );
     expect(labels).toEqual([]);
   });
+
+  it("labels a tax added on top without '(included)', and one within the prices with it", () => {
+    const taxed = invoice("INV-2030", 3, {
+      subtotal: "19.90",
+      tax: [
+        { name: "VAT", percent: "20", amount: "3.98", inclusive: false },
+        { name: "Levy", percent: "1", amount: "0.24", inclusive: true },
+      ],
+      total: "23.88",
+    });
+    expect(documentSheetOf(taxed, "en").totals).toEqual([
+      { label: "Subtotal", value: "$19.90" },
+      { label: "VAT 20%", value: "$3.98" },
+      { label: "Levy 1% (included)", value: "$0.24" },
+      { label: "Total", value: "$23.88" },
+    ]);
+  });
 });

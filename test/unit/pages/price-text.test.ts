@@ -32,6 +32,17 @@ describe("a plan's price", () => {
       "₩240,000 every 12 months, 2 seats × ₩120,000",
     );
   });
+
+  it("names a tax added on top, and the next charge is the price with it", () => {
+    const vat = { name: "VAT", percent: "20" };
+    expect(planPriceText(TEAM_PLAN, "en", vat)).toBe("$59.70 every month, 3 seats × $19.90, plus VAT 20%");
+    expect(planPriceText(TEAM_PLAN, "ko", { name: "부가세", percent: "10" })).toBe(
+      "매월 US$59.70, 좌석 3개 × US$19.90, 부가세 10% 별도",
+    );
+    expect(nextChargeAmountText(subscription("sub_taxed", { plan: TEAM_PLAN, tax_rate: vat }), "en")).toBe(
+      "$71.64",
+    );
+  });
 });
 
 describe("a charge's amount", () => {

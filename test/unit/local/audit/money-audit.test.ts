@@ -12,8 +12,19 @@ const paid = (period: number, overrides = {}) =>
     { status: "succeeded", lease_until: undefined, transaction_id: `TX-${period}`, ...overrides },
   );
 
+/** A document's figures for a total of `amount`, no discount or tax. */
+const figures = (amount: string) => ({
+  lines: [{ description: "Pro", quantity: 1, unit_amount: amount, amount }],
+  subtotal: amount,
+  total: amount,
+});
+
 const invoiceOf = (line: ChargeAttempt, sequence: number) =>
-  invoice("INV-2030", sequence, { subscription_id: "sub-m", order_id: line.order_id, total: line.amount });
+  invoice("INV-2030", sequence, {
+    subscription_id: "sub-m",
+    order_id: line.order_id,
+    ...figures(line.amount),
+  });
 
 /** A clean ledger: two renewals, one partly refunded, a proration that changed the plan; each with its document. */
 function clean(): MoneyRecords {
@@ -36,7 +47,9 @@ function clean(): MoneyRecords {
     gatewayRefunds: [{ refundId: "rf-1", orderId: "sub-m-1-0", amount: "5.00" }],
     events: planEvents("29.90"),
     invoices: attempts.map((line, index) => invoiceOf(line, index + 1)),
-    creditNotes: [creditNote("CN-2030", 1, { subscription_id: "sub-m", refund_id: "rf-1", total: "5.00" })],
+    creditNotes: [
+      creditNote("CN-2030", 1, { subscription_id: "sub-m", refund_id: "rf-1", ...figures("5.00") }),
+    ],
   };
 }
 
@@ -96,6 +109,28 @@ describe("auditMoney", () => {
       "INV-2030-000004: names sub-m-7-0, which moved no money",
       "rf-2: holds no number, listed none",
       "INV-2030: 3 numbers, first out of place 3",
+      "INV-2030-000003: lines, subtotal 3.00, discount and taxes do not make 9.99",
+    ]);
+  });
+
+  it("holds a document's figures to its total: the net, the discount and a tax added on top", () => {
+    const records = clean();
+    const [first, ...rest] = records.invoices;
+    if (first === undefined) throw new Error("an invoice");
+    const taxed = (amount: string) => ({
+      ...first,
+      total: "23.88",
+      tax: [{ name: "VAT", percent: "20", amount, inclusive: false }],
+    });
+    const audit = (amount: string) =>
+      auditMoney({
+        ...records,
+        attempts: records.attempts.map((line, index) => (index === 0 ? { ...line, amount: "23.88" } : line)),
+        invoices: [taxed(amount), ...rest],
+      }).documentMismatches;
+    expect(audit("3.98")).toEqual([]);
+    expect(audit("3.97")).toEqual([
+      "INV-2030-000001: lines, subtotal 19.90, discount and taxes do not make 23.88",
     ]);
   });
 
