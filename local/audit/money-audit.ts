@@ -58,6 +58,8 @@ export interface MoneyAudit {
   readonly credits: number;
   readonly invoices: number;
   readonly creditNotes: number;
+  /** Invoices and credit notes with a tax added on top. */
+  readonly taxedDocuments: number;
 }
 
 export interface MoneyRecords {
@@ -185,6 +187,9 @@ export function auditMoney(records: MoneyRecords): MoneyAudit {
     credits: credits.length,
     invoices: records.invoices.length,
     creditNotes: records.creditNotes.length,
+    taxedDocuments: [...records.invoices, ...records.creditNotes].filter((document) =>
+      document.tax.some((line) => !line.inclusive),
+    ).length,
   };
 }
 

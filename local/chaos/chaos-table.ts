@@ -120,7 +120,7 @@ export function chaosTable(report: ChaosReport): string {
         ...verdict(report.money.creditMismatches),
       ],
       [
-        `invoices and credit notes unlike the money moved, or a sequence with a gap or a repeat (${count(report.money.invoices)} invoices, ${count(report.money.creditNotes)} credit notes)`,
+        `invoices and credit notes unlike the money moved, or a sequence with a gap or a repeat (${count(report.money.invoices)} invoices, ${count(report.money.creditNotes)} credit notes, ${count(report.money.taxedDocuments)} with VAT on top)`,
         ...verdict(report.money.documentMismatches),
       ],
       [

@@ -86,6 +86,7 @@ describe("auditMoney", () => {
       credits: 0,
       invoices: 3,
       creditNotes: 1,
+      taxedDocuments: 0,
     });
   });
 

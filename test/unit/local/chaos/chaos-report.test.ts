@@ -38,6 +38,7 @@ describe("chaos report", () => {
         credits: 1,
         invoices: 2,
         creditNotes: 0,
+        taxedDocuments: 0,
       },
       reconciliation: {
         days: 90,
