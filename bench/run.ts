@@ -2,10 +2,12 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { formatTable } from "../cli/text-table";
+import { besideBaseline, openBaseline } from "./baseline";
 import type { BenchRow } from "./benchmark";
 
-// `npm run bench` runs every benchmark below; `npm run bench -- --only <name>` one of them. Prints one aligned
-// table, writes bench/results/<name>.json per benchmark, and exits 1 when a row misses its target.
+// `npm run bench` runs every benchmark below; `npm run bench -- --only <name>` one of them; `--baseline <git ref>`
+// runs each at that commit too, just before ours, and prints its rows beside ours (baseline.ts). Prints one aligned
+// table, writes bench/results/<name>.json per benchmark, and exits 1 when a row of ours misses its target.
 
 // Read by the handlers' logger and metrics when their module loads: set before any benchmark is imported, so that
 // handler log lines and EMF metrics do not land around the table (the charge worker's process inherits them).
@@ -40,7 +42,9 @@ function table(results: readonly { name: string; rows: readonly BenchRow[] }[]):
 }
 
 async function main(): Promise<void> {
-  const { only } = parseArgs({ options: { only: { type: "string" } } }).values;
+  const { only, baseline: ref } = parseArgs({
+    options: { only: { type: "string" }, baseline: { type: "string" } },
+  }).values;
   const selected =
     only === undefined ? BENCHMARKS : BENCHMARKS.filter((benchmark) => benchmark.name === only);
   if (selected.length === 0) {
@@ -48,26 +52,40 @@ async function main(): Promise<void> {
     throw new Error(`no benchmark named ${only} (known: ${known})`);
   }
   const results: { name: string; rows: readonly BenchRow[] }[] = [];
+  const missed: BenchRow[] = [];
   await mkdir(RESULTS_DIR, { recursive: true });
-  for (const benchmark of selected) {
-    console.error(`running ${benchmark.name}: ${benchmark.description}`);
-    const rows = await benchmark.run();
-    results.push({ name: benchmark.name, rows });
-    const json = {
-      benchmark: benchmark.name,
-      description: benchmark.description,
-      date: new Date(),
-      machine: MACHINE,
-      rows,
-    };
-    await writeFile(new URL(`${benchmark.name}.json`, RESULTS_DIR), `${JSON.stringify(json, null, 2)}\n`);
+  const baseline = ref === undefined ? undefined : await openBaseline(ref);
+  try {
+    for (const benchmark of selected) {
+      const before = await baseline?.rows(benchmark.name);
+      console.error(`running ${benchmark.name}: ${benchmark.description}`);
+      const rows = await benchmark.run();
+      missed.push(...rows.filter((row) => row.met === false));
+      results.push({
+        name: benchmark.name,
+        rows: baseline === undefined ? rows : besideBaseline(rows, before, baseline.ref),
+      });
+      const json = {
+        benchmark: benchmark.name,
+        description: benchmark.description,
+        date: new Date(),
+        machine: MACHINE,
+        rows,
+        ...(baseline === undefined
+          ? {}
+          : { baseline: { ref: baseline.ref, commit: baseline.commit, rows: before } }),
+      };
+      await writeFile(new URL(`${benchmark.name}.json`, RESULTS_DIR), `${JSON.stringify(json, null, 2)}\n`);
+    }
+  } finally {
+    await baseline?.close();
   }
   console.log(
     `machine: ${MACHINE.cpu}, ${MACHINE.cores} cores, ${MACHINE.memoryGb} GB, node ${MACHINE.node}, ${MACHINE.os}, ` +
       `load average ${MACHINE.loadAverage} at start`,
   );
   console.log(table(results));
-  if (results.some(({ rows }) => rows.some((row) => row.met === false))) process.exitCode = 1;
+  if (missed.length > 0) process.exitCode = 1;
 }
 
 await main();
