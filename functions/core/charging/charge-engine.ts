@@ -321,7 +321,7 @@ export type Resolution =
 
 /**
  * Retrieve by order_id decides an open attempt: a transaction → it succeeded (commit); none → it never happened
- * (voided; the next attempt gets a new order_id). Anything else → try again later. A new card's window is leased until
+ * (voided; the next attempt gets a new order_id). Anything else → try again later. A zero line is never asked about. A new card's window is leased until
  * it expires, so one found unpaid here has expired: its void announces checkout.expired.
  */
 export async function resolveAttempt(
@@ -330,6 +330,13 @@ export async function resolveAttempt(
   receiveCount: number,
   deps: ChargeDeps,
 ): Promise<Resolution> {
+  // A zero line was never sent (a whole discount): there is no order to ask about, and retrieve takes only amounts
+  // above 0. It is paid as it stands, as its first close would have done.
+  if (isFreeCharge(attempt))
+    return {
+      kind: "settled",
+      result: await closeAttempt(subscription, attempt, { status: "succeeded" }, deps),
+    };
   const found = await deps.gateway.findOrder(attempt);
   if (found.kind !== "success") {
     const reason = found.kind === "declined" || found.kind === "invalid" ? found.message : found.reason;

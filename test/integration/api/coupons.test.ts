@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { orderIdFor } from "../../../functions/core/base/order-id";
+import { periodCharge } from "../../../functions/core/base/plan-price";
 import { eventsOf, renewAfter } from "../../support/billing-scenarios";
 import { errorOf } from "../../support/merchant-api";
 import { merchantApiOnStack } from "../../support/merchant-api-handlers";
@@ -119,6 +121,34 @@ describe("coupons", () => {
     expect((await chargesOf(id)).at(-1)).toEqual([1, "0.00", "19.90", "19.90"]);
     const charged = (await eventsOf(stack(), id)).filter((event) => event.type === "charge.succeeded");
     expect(charged).toHaveLength(2);
+  });
+
+  it("pays a zero line a worker left open as it stands, never asking the gateway about an order it never saw", async () => {
+    const free = await createCoupon({ percent_off: 100, duration: "forever" });
+    const { subscription_id: id, next_charge_at: due } = await signUpWith(free.coupon_id);
+    // A worker claimed period 1's zero line and died before closing it: its lease ends when the period is due.
+    const subscription = await stack().services.repository.getSubscription(id);
+    if (subscription === undefined || due === null) throw new Error("no subscription due");
+    const key = { subscription_id: id, period: 1, attempt: 0 };
+    const claimed = await stack().services.repository.claimAttempt({
+      ...key,
+      order_id: orderIdFor(key),
+      ...periodCharge(subscription),
+      status: "pending",
+      lease_until: due,
+      created_at: due,
+      updated_at: due,
+    });
+    expect(claimed).toEqual({ claimed: true });
+    const retrieves = () => stack().sandbox.faults.counters().byRoute["payments.retrieve"]?.requests ?? 0;
+    const asked = retrieves();
+
+    await renewAfter(stack(), due);
+    expect((await chargesOf(id)).at(-1)).toEqual([1, "0.00", "19.90", "19.90"]);
+    expect((await getView(id)).next_charge_at).not.toBe(due);
+    expect(salesOf(id)).toEqual([[0, "0.01"]]);
+    // Retrieve takes only amounts greater than 0: asking it would have failed on every try, the period never paid.
+    expect(retrieves()).toBe(asked);
   });
 
   it("never lets more subscriptions redeem a coupon than max_redemptions, however many race", async () => {
