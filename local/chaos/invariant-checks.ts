@@ -148,10 +148,26 @@ export function lostPeriodOf(subscription: Subscription, due: number): string | 
   return undefined;
 }
 
-/** Each message of the DLQ with why it is there; one that still stands for unpaid, undunned work is unexplained. */
+/**
+ * What an unpaid period's current ledger line stands at, for whoever reads an unexplained dead letter: the state that
+ * kept every worker from paying it.
+ */
+async function currentLineOf(stack: BillingStack, subscription: Subscription): Promise<string> {
+  const { subscription_id, period, attempt } = subscription;
+  const line = await stack.services.repository.getAttempt({ subscription_id, period, attempt });
+  if (line === undefined) return "no line claimed";
+  const lease = line.lease_until === undefined ? "" : `, lease until ${line.lease_until}`;
+  return `line ${line.order_id} ${line.status} for ${line.amount} ${line.currency}${lease}`;
+}
+
+/**
+ * Each message of the DLQ with why it is there; one that still stands for unpaid, undunned work is unexplained, with
+ * its period's current line (messages alike are counted once, with their number).
+ */
 async function explainDeadLetters(stack: BillingStack) {
   const explained: string[] = [];
-  const unexplained: string[] = [];
+  const unexplained = new Map<string, number>();
+  const leftUnexplained = (what: string) => unexplained.set(what, (unexplained.get(what) ?? 0) + 1);
   for (;;) {
     const records = await receiveBatch(stack.sqs.client, stack.chargeQueue.dlqUrl);
     if (records.length === 0) break;
@@ -160,19 +176,24 @@ async function explainDeadLetters(stack: BillingStack) {
       try {
         message = parseChargeMessage(record.body);
       } catch {
-        unexplained.push(`${record.messageId}: not a charge message`);
+        leftUnexplained(`${record.messageId}: not a charge message`);
         continue;
       }
       const subscription = await stack.services.repository.getSubscription(message.subscription_id);
       const what = `${message.subscription_id}/${message.period}`;
-      if (subscription === undefined) unexplained.push(`${what}: no such subscription`);
+      if (subscription === undefined) leftUnexplained(`${what}: no such subscription`);
       else if (subscription.period > message.period) explained.push(`${what}: already paid (a duplicate)`);
       else if (subscription.status !== "active")
         explained.push(`${what}: ${subscription.status}, in dunning`);
-      else unexplained.push(`${what}: due and unpaid`);
+      else leftUnexplained(`${what}: due and unpaid (${await currentLineOf(stack, subscription)})`);
     }
   }
-  return { explained, unexplained };
+  return {
+    explained,
+    unexplained: [...unexplained].map(([what, count]) =>
+      count === 1 ? what : `${what} (${count} messages)`,
+    ),
+  };
 }
 
 /** Every delivery record of an endpoint (the deliveries route shows the last 50): its partition, page by page. */
