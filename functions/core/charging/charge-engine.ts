@@ -321,8 +321,9 @@ export type Resolution =
 
 /**
  * Retrieve by order_id decides an open attempt: a transaction → it succeeded (commit); none → it never happened
- * (voided; the next attempt gets a new order_id). Anything else → try again later. A zero line is never asked about. A new card's window is leased until
- * it expires, so one found unpaid here has expired: its void announces checkout.expired.
+ * (voided; the next attempt gets a new order_id). Anything else → try again later. A zero line is never asked about.
+ * A new card's window is leased until it expires, so one found unpaid here has expired: its void announces
+ * checkout.expired.
  */
 export async function resolveAttempt(
   subscription: Subscription,
