@@ -25,9 +25,9 @@ export async function run(
     return await processPartialResponse(
       event,
       async (record: DynamoDBRecord) => {
-        const { ref, events } = outboxAdditionsOf(record);
+        const { ref, events, outbox } = outboxAdditionsOf(record);
         try {
-          await deliverEvents(ref, events, services);
+          await deliverEvents(ref, events, services, outbox);
         } catch (error) {
           counts.add("EventDeliveriesFailed");
           throw error;

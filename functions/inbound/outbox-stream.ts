@@ -18,14 +18,23 @@ const streamRecordSchema = z.object({
   }),
 });
 
-/** What one write of the table's stream added to an item's outbox: the events its old image did not hold. */
-export function outboxAdditionsOf(record: unknown): { ref: OutboxRef; events: readonly OutboxEvent[] } {
+/**
+ * What one write of the table's stream added to an item's outbox: the events its old image did not hold, and the
+ * whole outbox that write left.
+ */
+export function outboxAdditionsOf(record: unknown): {
+  ref: OutboxRef;
+  events: readonly OutboxEvent[];
+  outbox: readonly OutboxEvent[];
+} {
   const { dynamodb } = streamRecordSchema.parse(record);
   const outboxOf = (image: z.infer<typeof imageSchema> | undefined) =>
     image === undefined ? [] : outboxItemSchema.parse(unmarshall(image))[OUTBOX_ATTRIBUTE];
   const before = new Set(outboxOf(dynamodb.OldImage).map((event) => event.event_id));
+  const outbox = outboxOf(dynamodb.NewImage);
   return {
     ref: outboxRefOf(itemKeySchema.parse(unmarshall(dynamodb.Keys))),
-    events: outboxOf(dynamodb.NewImage).filter((event) => !before.has(event.event_id)),
+    events: outbox.filter((event) => !before.has(event.event_id)),
+    outbox,
   };
 }

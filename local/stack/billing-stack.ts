@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { dynamoDbDocumentClientOf } from "../../functions/adapters/aws/dynamodb-client";
 import { sqsClientOf } from "../../functions/adapters/aws/sqs-client";
+import { createDynamoDbBillingRepository } from "../../functions/adapters/dynamodb/dynamodb-billing-repository";
 import { initializeDueWatermark } from "../../functions/adapters/table/due-index";
 import { type Composition, type CompositionTuning, compose } from "../../functions/composition/compose";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../../functions/composition/runtime";
@@ -307,10 +307,12 @@ export class BillingStack {
     const { functions = this.functions, onError = () => undefined } = options;
     const [stream] = functions.withTrigger("tableStream");
     if (stream === undefined) throw new Error("no function of the table reads the table's stream");
+    // The stream's own reads are not the functions': on AWS they cost nothing, so they go through the emulator's
+    // client, which no meter counts.
     return new LocalTableStream({
-      client: dynamoDbDocumentClientOf(this.runtime),
+      client: this.dynamo.client,
       tableName: this.tableName,
-      repository: this.delivery.repository,
+      repository: createDynamoDbBillingRepository({ client: this.dynamo.client, tableName: this.tableName }),
       batchSize: options.batchSize ?? stream.trigger.batchSize,
       invoke: (event) => functions.invoke(stream.spec.name, event),
       onError,

@@ -866,6 +866,31 @@ export function describeBillingRepositoryContract(fresh: FreshRepository): void 
       expect(await pending(repository)).toEqual([]);
       await repository.markDelivered(ref, [second?.event_id ?? ""]);
     });
+
+    it("marks delivered against the outbox as the caller read it, and reads it again when it changed since", async () => {
+      const repository = await fresh();
+      await repository.createSubscription(subscription("sub-ob2"));
+      const write = (at: string, events: readonly BillingEvent[]) =>
+        repository.updateSubscription("sub-ob2", { expect: {}, set: { updated_at: at }, events });
+      await write(LATER, [pastDue]);
+      const [ref] = await pending(repository);
+      if (ref === undefined) throw new Error("no pending outbox");
+      const asRead = await repository.readOutbox(ref);
+      const [first] = asRead;
+
+      // A write appended an event after the read: the outbox as read is stale, and the later event stays.
+      await write(minutes(LATER, 1), [canceled]);
+      await repository.markDelivered(ref, [first?.event_id ?? ""], asRead);
+      const left = await repository.readOutbox(ref);
+      expect(left.map((event) => event.type)).toEqual(["subscription.canceled"]);
+
+      await repository.markDelivered(ref, [left[0]?.event_id ?? ""], left);
+      expect(await repository.readOutbox(ref)).toEqual([]);
+      expect(await pending(repository)).toEqual([]);
+      // Marking again from a read that no longer holds: nothing left to take, nothing written.
+      await repository.markDelivered(ref, [left[0]?.event_id ?? ""], left);
+      expect(await repository.readOutbox(ref)).toEqual([]);
+    });
   });
 
   describe("listing subscriptions", () => {

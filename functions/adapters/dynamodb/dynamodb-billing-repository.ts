@@ -157,7 +157,7 @@ export function createDynamoDbBillingRepository(
     forgetOnce: (key) => forgetOnce(table, key),
     listPendingOutboxes: (before) => listPendingOutboxes(table, before),
     readOutbox: (ref) => readOutbox(table, ref),
-    markDelivered: (ref, eventIds) => markDelivered(table, ref, eventIds),
+    markDelivered: (ref, eventIds, asRead) => markDelivered(table, ref, eventIds, asRead),
     logEvents: (events) => logEvents(table, events),
     readEventLog: (query) => readEventLog(table, query),
     ...createDynamoDbDocumentStore(table),

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { chargeAttemptSchema, refundRecordSchema } from "../../core/base/model";
+import { ledgerChargeSchema, ledgerRefundSchema } from "../../core/base/model";
 import type { LedgerEntry, LedgerReader } from "../../core/refunds/reconciliation";
 import {
   ATTEMPT_SK_PREFIX,
@@ -26,8 +26,8 @@ function entryOf(item: Item): LedgerEntry {
   const record = recordOf(item);
   const at = String(item.ledger_sk).split("#")[0] ?? "";
   return String(item.sk).startsWith(ATTEMPT_SK_PREFIX)
-    ? { kind: "charge", at, attempt: chargeAttemptSchema.parse(record) }
-    : { kind: "refund", at, refund: refundRecordSchema.parse(record) };
+    ? { kind: "charge", at, attempt: ledgerChargeSchema.parse(record) }
+    : { kind: "refund", at, refund: ledgerRefundSchema.parse(record) };
 }
 
 /**

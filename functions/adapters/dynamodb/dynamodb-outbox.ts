@@ -82,16 +82,20 @@ const MARK_ATTEMPTS = 8;
 /**
  * Takes the delivered events out with a compare-and-set on the outbox as read: its length and last event id
  * identify it, because writes only append new ids and deliveries only remove. An emptied outbox leaves the index.
+ * The outbox the caller read (`asRead`) is tried first, so a delivery that has it reads nothing more.
  */
 export async function markDelivered(
   table: TableContext,
   ref: OutboxRef,
   eventIds: readonly string[],
+  asRead?: readonly OutboxEvent[],
 ): Promise<void> {
   const key = outboxItemKey(ref);
   const delivered = new Set(eventIds);
+  let known = asRead;
   for (let attempt = 0; attempt < MARK_ATTEMPTS; attempt += 1) {
-    const pending = await readPending(table, key);
+    const pending = known ?? (await readPending(table, key));
+    known = undefined;
     const remaining = pending.filter((event) => !delivered.has(event.event_id));
     const last = pending.at(-1);
     if (last === undefined || remaining.length === pending.length) return;

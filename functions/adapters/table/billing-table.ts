@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import type { BillingDocument, DocumentKind } from "../../core/base/documents";
-import type { AttemptKey, RefundRecord, Subscription, SubscriptionStatus } from "../../core/base/model";
+import {
+  type AttemptKey,
+  ledgerChargeSchema,
+  ledgerRefundSchema,
+  type RefundRecord,
+  type Subscription,
+  type SubscriptionStatus,
+} from "../../core/base/model";
 
 /**
  * The billing table: one table, subscriptions and their charge attempts (the ledger) under the same partition.
@@ -128,6 +135,11 @@ export const couponCodeKey = (code: string) => ({
 export const WEBHOOK_ENDPOINT_SK_PREFIX = "ENDPOINT#";
 export const WEBHOOK_DELIVERY_SK_PREFIX = "DELIVERY#";
 
+/** The attributes of a line the ledger index holds: its charge's and its refund's. */
+const LEDGER_ATTRIBUTES = [
+  ...new Set([...Object.keys(ledgerChargeSchema.shape), ...Object.keys(ledgerRefundSchema.shape)]),
+];
+
 /** Attributes that key the table and its indexes: never part of a record. */
 export const KEY_ATTRIBUTES: readonly string[] = [
   "pk",
@@ -214,8 +226,10 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
           { AttributeName: "ledger_pk", KeyType: "HASH" },
           { AttributeName: "ledger_sk", KeyType: "RANGE" },
         ],
-        // ALL: reconciliation reads a day's charges and refunds whole. Sparse: succeeded ones only.
-        Projection: { ProjectionType: "ALL" },
+        // What reconciliation compares of a line, never its outbox or its refunds: an entry stays one write unit, and
+        // the writes that change nothing of it (delivering its events, a refund's hold) do not rewrite it. Sparse:
+        // succeeded lines only.
+        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: LEDGER_ATTRIBUTES },
       },
       {
         IndexName: OUTBOX_INDEX,

@@ -405,6 +405,23 @@ export const chargeAttemptSchema = z.object({
 });
 export type ChargeAttempt = z.infer<typeof chargeAttemptSchema>;
 
+/**
+ * A paid line as the ledger index holds it (billing-table.ts): what reconciliation and the settlements compare with
+ * the gateway's records, and no more, so that the writes that change anything else of the line leave the index be.
+ */
+export const ledgerChargeSchema = chargeAttemptSchema.pick({
+  subscription_id: true,
+  period: true,
+  attempt: true,
+  order_id: true,
+  amount: true,
+  currency: true,
+  status: true,
+  transaction_id: true,
+  disputed: true,
+});
+export type LedgerCharge = z.infer<typeof ledgerChargeSchema>;
+
 export interface AttemptKey {
   readonly subscription_id: string;
   readonly period: number;
@@ -469,3 +486,17 @@ export const refundRecordSchema = z.object({
   updated_at: isoInstant,
 });
 export type RefundRecord = z.infer<typeof refundRecordSchema>;
+
+/** A succeeded refund as the ledger index holds it (as ledgerChargeSchema). */
+export const ledgerRefundSchema = refundRecordSchema.pick({
+  refund_id: true,
+  subscription_id: true,
+  order_id: true,
+  period: true,
+  attempt: true,
+  amount: true,
+  currency: true,
+  status: true,
+  refund_transaction_id: true,
+});
+export type LedgerRefund = z.infer<typeof ledgerRefundSchema>;

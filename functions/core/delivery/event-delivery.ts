@@ -12,11 +12,15 @@ export interface EventDeliveryDeps {
   readonly events: EventPublisher;
 }
 
-/** Publishes events of one outbox, logs them, then marks them delivered. Throws (nothing marked) when the bus fails. */
+/**
+ * Publishes events of one outbox, logs them, then marks them delivered. Throws (nothing marked) when the bus fails.
+ * `outbox` is the whole outbox as read (the events and any others it held), which marking them compares against.
+ */
 export async function deliverEvents(
   ref: OutboxRef,
   events: readonly OutboxEvent[],
   deps: EventDeliveryDeps,
+  outbox: readonly OutboxEvent[] = events,
 ): Promise<void> {
   if (events.length === 0) return;
   await deps.events.publish(events);
@@ -24,6 +28,7 @@ export async function deliverEvents(
   await deps.repository.markDelivered(
     ref,
     events.map((event) => event.event_id),
+    outbox,
   );
 }
 

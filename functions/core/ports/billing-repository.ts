@@ -189,8 +189,11 @@ export interface OutboxStore {
   listPendingOutboxes(before: Date): AsyncIterable<readonly OutboxRef[]>;
   /** The events an outbox still holds, oldest first (empty when delivered or gone). */
   readOutbox(ref: OutboxRef): Promise<readonly OutboxEvent[]>;
-  /** Takes delivered events out of their outbox; ids it no longer holds are ignored. */
-  markDelivered(ref: OutboxRef, eventIds: readonly string[]): Promise<void>;
+  /**
+   * Takes delivered events out of their outbox; ids it no longer holds are ignored. `asRead`, the whole outbox as
+   * the caller last read it, spares a read when nothing changed it since.
+   */
+  markDelivered(ref: OutboxRef, eventIds: readonly string[], asRead?: readonly OutboxEvent[]): Promise<void>;
 }
 
 /** Delivered events, kept for replay. */

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { ChargeAttempt, RefundRecord } from "../base/model";
+import type { LedgerCharge, LedgerRefund } from "../base/model";
 import { attemptKeyOf } from "../base/order-id";
 import { failureReason, type GatewayOutcome } from "../base/outcome";
 import { isFreeCharge } from "../base/plan-price";
@@ -14,8 +14,8 @@ import { type ChargebackRecordingDeps, recordChargebackReport } from "./disputes
 
 /** A ledger line as the ledger index lists it: `at` is when it succeeded here. */
 export type LedgerEntry =
-  | { readonly kind: "charge"; readonly at: string; readonly attempt: ChargeAttempt }
-  | { readonly kind: "refund"; readonly at: string; readonly refund: RefundRecord };
+  | { readonly kind: "charge"; readonly at: string; readonly attempt: LedgerCharge }
+  | { readonly kind: "refund"; readonly at: string; readonly refund: LedgerRefund };
 
 export interface LedgerReader {
   /** Succeeded charges and refunds whose `at` lies in [from, to], page by page. */
@@ -146,8 +146,8 @@ const sameAmount = (a: string, b: string) => cents(a) === cents(b);
 
 interface LedgerIndex {
   readonly entries: readonly LedgerEntry[];
-  readonly chargesByTransaction: ReadonlyMap<string, ChargeAttempt>;
-  readonly refundsByTransaction: ReadonlyMap<string, RefundRecord>;
+  readonly chargesByTransaction: ReadonlyMap<string, LedgerCharge>;
+  readonly refundsByTransaction: ReadonlyMap<string, LedgerRefund>;
 }
 
 /** The gateway transaction a ledger line stands for. */
@@ -161,8 +161,8 @@ async function readLedger(from: string, to: string, deps: ReconciliationDeps): P
   // A charge a whole discount made free never reached the gateway (README, Coupons): nothing there to compare.
   for await (const page of ledger.listLedger(calendar.dayStart(from), end))
     entries.push(...page.filter((entry) => entry.kind !== "charge" || !isFreeCharge(entry.attempt)));
-  const chargesByTransaction = new Map<string, ChargeAttempt>();
-  const refundsByTransaction = new Map<string, RefundRecord>();
+  const chargesByTransaction = new Map<string, LedgerCharge>();
+  const refundsByTransaction = new Map<string, LedgerRefund>();
   for (const entry of entries) {
     const transactionId = transactionOf(entry);
     if (transactionId === undefined) continue;

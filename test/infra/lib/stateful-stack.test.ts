@@ -2,6 +2,7 @@ import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { billingTableDefinition, TTL_ATTRIBUTE } from "../../../functions/adapters/table/billing-table";
+import { ledgerChargeSchema, ledgerRefundSchema } from "../../../functions/core/base/model";
 import { WEBHOOK_MAX_RECEIVE_COUNT, webhookAttemptSchedule } from "../../../functions/core/delivery/webhooks";
 import type { STATEFUL_OUTPUTS } from "../../../lib/stack-outputs";
 import { MAX_RECEIVE_COUNT } from "../../../lib/stateful-stack";
@@ -63,6 +64,31 @@ describe("billing table", () => {
       ),
       TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
     });
+  });
+
+  it("projects into the ledger index what reconciliation compares of a line, never its outbox", () => {
+    const [[, table] = ["", {}]] = resourcesOf(synth.stateful, "AWS::DynamoDB::GlobalTable");
+    const indexes = z
+      .array(
+        z.object({
+          IndexName: z.string(),
+          Projection: z.object({
+            ProjectionType: z.string(),
+            NonKeyAttributes: z.array(z.string()).optional(),
+          }),
+        }),
+      )
+      .parse(table.Properties?.GlobalSecondaryIndexes);
+    const ledger = indexes.find((index) => index.IndexName === "ledger")?.Projection;
+    expect(ledger?.ProjectionType).toBe("INCLUDE");
+    expect(ledger?.NonKeyAttributes).toEqual(
+      expect.arrayContaining([
+        ...Object.keys(ledgerChargeSchema.shape),
+        ...Object.keys(ledgerRefundSchema.shape),
+      ]),
+    );
+    expect(ledger?.NonKeyAttributes).not.toContain("outbox");
+    expect(ledger?.NonKeyAttributes).not.toContain("refunds");
   });
 
   it("has point-in-time recovery and deletion protection, and is retained", () => {
