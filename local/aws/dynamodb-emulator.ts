@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { CreateTableCommand, ResourceInUseException, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import dynalite from "dynalite";
@@ -13,6 +14,11 @@ export interface LocalDynamoDb {
   /** e.g. http://127.0.0.1:54321 */
   readonly endpoint: string;
   readonly client: DynamoDBDocumentClient;
+  /**
+   * Calls `listener` after each write the emulator answered, whoever sent it; answers how to stop. Only for dynalite
+   * in this process: an endpoint started elsewhere has none.
+   */
+  readonly onWrite?: (listener: () => void) => () => void;
   /** Creates a billing table (a fresh name unless given; an existing one is kept) and returns its name. */
   createBillingTable(name?: string): Promise<string>;
   close(): Promise<void>;
@@ -24,9 +30,25 @@ export interface LocalDynamoDb {
  */
 export async function startDynalite(options: { readonly path?: string } = {}): Promise<LocalDynamoDb> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: options.path });
+  const listeners = new Set<() => void>();
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    if (WRITE_TARGET.test(String(request.headers["x-amz-target"])))
+      response.once("finish", () => {
+        for (const listener of listeners) listener();
+      });
+  });
   const listening = await listenOnLoopback(server, "dynalite");
-  return connectDynamoDb(listening.endpoint, listening.close);
+  return {
+    ...connectDynamoDb(listening.endpoint, listening.close),
+    onWrite(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
+
+/** The operations that write items (X-Amz-Target, e.g. DynamoDB_20120810.UpdateItem). */
+const WRITE_TARGET = /\.(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
 
 /**
  * Any DynamoDB endpoint that takes the local credentials (dynalite, DynamoDB Local): `close` destroys the client and

@@ -47,6 +47,11 @@ export interface LocalTableStreamOptions {
   readonly onError: (error: unknown) => void;
   /** Wait between two polls. */
   readonly idleMs?: number;
+  /**
+   * The table's writes, as the emulator sees them (LocalDynamoDb.onWrite): with them, the stream polls after a write
+   * (still at most once per idleMs) and otherwise only every QUIET_POLL_MS, instead of every idleMs.
+   */
+  readonly onWrite?: (listener: () => void) => () => void;
 }
 
 /**
@@ -79,6 +84,9 @@ export function streamRecordOf(
 /** The longest wait after failed passes (a bus outage): Lambda too backs off a failing stream batch. */
 const MAX_BACKOFF_MS = 5_000;
 
+/** With the table's writes in sight, the poll that looks anyway when none came. */
+const QUIET_POLL_MS = 5_000;
+
 export class LocalTableStream {
   #sequence = 0;
   /** Failed passes in a row: each doubles the wait before the next. */
@@ -86,6 +94,10 @@ export class LocalTableStream {
   #running = false;
   #loop: Promise<void> | undefined;
   #polling: Promise<void> | undefined;
+  /** A write came since the last poll began. */
+  #written = false;
+  /** Ends the wait for a write, while one is waited for. */
+  #wake: (() => void) | undefined;
   readonly #stopped = new AbortController();
 
   constructor(private readonly options: LocalTableStreamOptions) {}
@@ -113,11 +125,38 @@ export class LocalTableStream {
   }
 
   async #run(): Promise<void> {
-    while (this.#running) {
-      await this.#poll();
-      const wait = Math.min((this.options.idleMs ?? 250) * 2 ** this.#failures, MAX_BACKOFF_MS);
-      await sleep(wait, undefined, { signal: this.#stopped.signal }).catch(() => undefined);
+    const unsubscribe = this.options.onWrite?.(() => {
+      this.#written = true;
+      this.#wake?.();
+    });
+    try {
+      while (this.#running) {
+        this.#written = false;
+        await this.#poll();
+        const wait = Math.min((this.options.idleMs ?? 250) * 2 ** this.#failures, MAX_BACKOFF_MS);
+        await sleep(wait, undefined, { signal: this.#stopped.signal }).catch(() => undefined);
+        // Nothing written since the poll began: nothing new can be pending (a failed delivery polls on its backoff).
+        if (unsubscribe !== undefined && !this.#written && this.#failures === 0)
+          await this.#untilWrite(QUIET_POLL_MS);
+      }
+    } finally {
+      unsubscribe?.();
     }
+  }
+
+  /** Waits for the next write, at most `ms`, or until the stream stops. */
+  #untilWrite(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#stopped.signal.removeEventListener("abort", done);
+        this.#wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#stopped.signal.addEventListener("abort", done);
+      this.#wake = done;
+    });
   }
 
   /** One pass over the pending outboxes (a pass already under way is joined). */

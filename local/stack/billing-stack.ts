@@ -316,6 +316,7 @@ export class BillingStack {
       batchSize: options.batchSize ?? stream.trigger.batchSize,
       invoke: (event) => functions.invoke(stream.spec.name, event),
       onError,
+      onWrite: this.dynamo.onWrite,
     });
   }
 
