@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import {
   type PayoutDay,
   payoutDaySchema,
@@ -13,12 +13,9 @@ import {
   SETTLEMENT_SK_PREFIX,
   settlementKey,
 } from "../table/billing-table";
-import { conditionally, type Item, type TableContext } from "../table/dynamodb-table";
+import { batchGetItems, conditionally, type Item, type TableContext } from "../table/dynamodb-table";
 
 // The gateway's payouts as reconciliation keeps them (billing-table.ts: settlement, payout day).
-
-/** BatchGetItem takes at most 100 keys. */
-const MAX_BATCH_GET = 100;
 
 export function createDynamoDbSettlementStore(table: TableContext): SettlementStore {
   return {
@@ -62,23 +59,9 @@ export function createDynamoDbSettlementStore(table: TableContext): SettlementSt
     },
 
     async settledTransactions(lines) {
-      const settled = new Set<string>();
-      for (let start = 0; start < lines.length; start += MAX_BATCH_GET) {
-        let keys: Item[] = lines
-          .slice(start, start + MAX_BATCH_GET)
-          .map((line) => settlementKey(line.subscription_id, line.transaction_id));
-        while (keys.length > 0) {
-          const answer = await table.client.send(
-            new BatchGetCommand({
-              RequestItems: { [table.tableName]: { Keys: keys, ProjectionExpression: "sk" } },
-            }),
-          );
-          for (const item of answer.Responses?.[table.tableName] ?? [])
-            settled.add(String(item.sk).slice(SETTLEMENT_SK_PREFIX.length));
-          keys = answer.UnprocessedKeys?.[table.tableName]?.Keys ?? [];
-        }
-      }
-      return settled;
+      const keys = lines.map((line) => settlementKey(line.subscription_id, line.transaction_id));
+      const items = await batchGetItems(table, keys, { projection: "sk" });
+      return new Set(items.map((item) => String(item.sk).slice(SETTLEMENT_SK_PREFIX.length)));
     },
 
     async putPayoutDay(day) {

@@ -1,5 +1,4 @@
 import {
-  BatchGetCommand,
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
@@ -22,7 +21,7 @@ import {
   subscriptionKey,
   subscriptionListPartition,
 } from "../table/billing-table";
-import { type Item, queryPages, type TableContext } from "../table/dynamodb-table";
+import { batchGetItems, type Item, queryPages, type TableContext } from "../table/dynamodb-table";
 
 // Listing subscriptions (GET /v1/subscriptions, the ops CLI) from indexes, never a Scan: by status through the list
 // index (each status spread over the shards), one customer's through the customer links. Each page reads the
@@ -105,31 +104,21 @@ export async function listSubscriptions(
   return { subscriptions: found, ...(cursor === undefined ? {} : { cursor: encodeCursor(cursor) }) };
 }
 
-/** BatchGetItem takes at most 100 keys. */
-const MAX_BATCH_GET = 100;
-
 /** The subscriptions of `ids` (consistent reads) that still match the query, in the order of `ids`. */
 async function readMatching(
   table: TableContext,
   ids: readonly string[],
   query: SubscriptionQuery,
 ): Promise<Subscription[]> {
-  if (ids.length === 0) return [];
+  const items = await batchGetItems(
+    table,
+    ids.map((id) => subscriptionKey(id)),
+    { consistent: true },
+  );
   const byId = new Map<string, Subscription>();
-  for (let start = 0; start < ids.length; start += MAX_BATCH_GET) {
-    let keys: Record<string, unknown>[] = ids
-      .slice(start, start + MAX_BATCH_GET)
-      .map((id) => subscriptionKey(id));
-    while (keys.length > 0) {
-      const answer = await table.client.send(
-        new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      for (const item of answer.Responses?.[table.tableName] ?? []) {
-        const subscription = subscriptionSchema.parse(recordOf(item));
-        byId.set(subscription.subscription_id, subscription);
-      }
-      keys = answer.UnprocessedKeys?.[table.tableName]?.Keys ?? [];
-    }
+  for (const item of items) {
+    const subscription = subscriptionSchema.parse(recordOf(item));
+    byId.set(subscription.subscription_id, subscription);
   }
   return ids.flatMap((id) => {
     const subscription = byId.get(id);

@@ -246,10 +246,10 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
           { AttributeName: "list_pk", KeyType: "HASH" },
           { AttributeName: "list_sk", KeyType: "RANGE" },
         ],
-        // A logged event's `event` (well under 1 KB: replay reads it without a GetItem); a subscription's keys and
-        // `plan` (the daily revenue figures sum the plans without reading the subscriptions), so its updates (every
-        // renewal) write the index only when its status or its plan changes.
-        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: ["event", "plan"] },
+        // A subscription's keys and `plan` (the daily revenue figures sum the plans without reading the
+        // subscriptions), so its updates (every renewal) write the index only when its status or its plan changes; a
+        // logged event's keys only: its event carries the subscription's view, which a replay reads from the table.
+        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: ["plan"] },
       },
     ],
   };

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   type NativeAttributeValue,
   QueryCommand,
@@ -68,4 +69,38 @@ export function queriesBelow(table: TableContext, index: ShardedIndex, below: st
     ExpressionAttributeValues: { ":pk": index.partition(shard), ":below": below },
     Limit: table.pageSize,
   }));
+}
+
+/** BatchGetItem takes at most 100 keys. */
+const MAX_BATCH_GET = 100;
+
+/**
+ * The items of `keys` that exist, in no particular order: 100 keys per BatchGetItem, the keys DynamoDB left
+ * unprocessed asked again. `consistent` reads them strongly; `projection` reads only those attributes.
+ */
+export async function batchGetItems(
+  table: Pick<TableContext, "client" | "tableName">,
+  keys: readonly Item[],
+  options: { readonly consistent?: boolean; readonly projection?: string } = {},
+): Promise<Item[]> {
+  const items: Item[] = [];
+  for (let start = 0; start < keys.length; start += MAX_BATCH_GET) {
+    let pending: Item[] = keys.slice(start, start + MAX_BATCH_GET);
+    while (pending.length > 0) {
+      const answer = await table.client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table.tableName]: {
+              Keys: pending,
+              ConsistentRead: options.consistent,
+              ProjectionExpression: options.projection,
+            },
+          },
+        }),
+      );
+      items.push(...(answer.Responses?.[table.tableName] ?? []));
+      pending = answer.UnprocessedKeys?.[table.tableName]?.Keys ?? [];
+    }
+  }
+  return items;
 }
