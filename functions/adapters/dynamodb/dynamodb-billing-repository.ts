@@ -67,6 +67,7 @@ import {
 } from "../table/billing-table";
 import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "../table/due-index";
 import {
+  batchGetItems,
   conditionally,
   type Item,
   queriesBelow,
@@ -368,8 +369,8 @@ function revisionCondition(attribute: string, revision: number | undefined): Con
 
 /**
  * The records of one kind of partition of the open index (open attempts, open refunds, pending checkouts) whose sort
- * key — a lease, or a checkout's end — is before `before`. The index lags the table: the caller re-checks by condition
- * (or reads each again).
+ * key — a lease, or a checkout's end — is before `before`. The index holds keys only and lags the table: each item is
+ * read again (consistently), and kept only while it is still open with its sort key before `before`.
  */
 async function* listOpenBefore<T>(
   table: TableContext,
@@ -378,8 +379,12 @@ async function* listOpenBefore<T>(
   schema: z.ZodType<T>,
 ): AsyncGenerator<readonly T[]> {
   const index = { name: OPEN_INDEX, partitionKey: "open_pk", sortKey: "open_sk", partition };
-  for await (const items of queryPages(table.client, queriesBelow(table, index, utcIso(before)))) {
-    yield items.map((item) => schema.parse(recordOf(item)));
+  const below = utcIso(before);
+  for await (const entries of queryPages(table.client, queriesBelow(table, index, below))) {
+    const keys = entries.map(({ pk, sk }) => ({ pk, sk }));
+    const items = await batchGetItems(table, keys, { consistent: true });
+    const open = items.filter((item) => typeof item.open_sk === "string" && item.open_sk < below);
+    if (open.length > 0) yield open.map((item) => schema.parse(recordOf(item)));
   }
 }
 

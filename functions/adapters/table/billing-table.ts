@@ -206,10 +206,10 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
           { AttributeName: "open_pk", KeyType: "HASH" },
           { AttributeName: "open_sk", KeyType: "RANGE" },
         ],
-        // ALL: an attempt is ~0.5 KB, so a full copy costs the same index write unit as the keys alone, and the
-        // attempt sweep gets whole attempts without one GetItem each. Only open attempts and refunds and pending
-        // checkouts are in the index (sparse).
-        Projection: { ProjectionType: "ALL" },
+        // Keys only: the attempt sweep reads each listed item again (it lags the table), and an item's outbox or a
+        // subscription's whole record never rides along. Only open attempts and refunds, pending checkouts and
+        // pending credits are in the index (sparse).
+        Projection: { ProjectionType: "KEYS_ONLY" },
       },
       {
         IndexName: SUBSCRIPTION_INDEX,

@@ -92,6 +92,7 @@ describe("billing table", () => {
     );
     expect(projection("ledger")?.NonKeyAttributes).not.toContain("refunds");
     expect(projection("list")).toEqual({ ProjectionType: "INCLUDE", NonKeyAttributes: ["plan"] });
+    expect(projection("open")).toEqual({ ProjectionType: "KEYS_ONLY" });
   });
 
   it("has point-in-time recovery and deletion protection, and is retained", () => {
