@@ -67,9 +67,9 @@ import {
 } from "../table/billing-table";
 import { DEFAULT_LOOKBACK_HOURS, listDueEntries } from "../table/due-index";
 import {
-  batchGetItems,
   conditionally,
   type Item,
+  itemsOfEntries,
   queriesBelow,
   queryPages,
   type TableContext,
@@ -381,8 +381,7 @@ async function* listOpenBefore<T>(
   const index = { name: OPEN_INDEX, partitionKey: "open_pk", sortKey: "open_sk", partition };
   const below = utcIso(before);
   for await (const entries of queryPages(table.client, queriesBelow(table, index, below))) {
-    const keys = entries.map(({ pk, sk }) => ({ pk, sk }));
-    const items = await batchGetItems(table, keys, { consistent: true });
+    const items = await itemsOfEntries(table, entries, { consistent: true });
     const open = items.filter((item) => typeof item.open_sk === "string" && item.open_sk < below);
     if (open.length > 0) yield open.map((item) => schema.parse(recordOf(item)));
   }
@@ -489,8 +488,11 @@ async function createRefund(
   return existing ? { created: false, existing: refundRecordSchema.parse(existing) } : { created: true };
 }
 
-/** Oldest first (then by refund_id). From the index, so eventually consistent (see billing-table.ts). */
-function listRefunds(table: TableContext, subscriptionId: string): Promise<readonly RefundRecord[]> {
+/**
+ * Oldest first (then by refund_id). Listed by the index, so a refund just created may be missing (see
+ * billing-table.ts); each one listed is read from the table as it is now.
+ */
+async function listRefunds(table: TableContext, subscriptionId: string): Promise<readonly RefundRecord[]> {
   const query = {
     TableName: table.tableName,
     IndexName: SUBSCRIPTION_INDEX,
@@ -498,7 +500,12 @@ function listRefunds(table: TableContext, subscriptionId: string): Promise<reado
     ExpressionAttributeNames: { "#pk": "sub_pk", "#sk": "sub_sk" },
     ExpressionAttributeValues: { ":pk": subscriptionKey(subscriptionId).pk, ":prefix": REFUND_SK_PREFIX },
   };
-  return queryRecords(table, query, refundRecordSchema);
+  const refunds: RefundRecord[] = [];
+  for await (const entries of queryPages(table.client, [query])) {
+    const items = await itemsOfEntries(table, entries, { consistent: true });
+    refunds.push(...items.map((item) => refundRecordSchema.parse(recordOf(item))));
+  }
+  return refunds;
 }
 
 /**

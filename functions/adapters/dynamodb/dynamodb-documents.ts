@@ -21,7 +21,7 @@ import {
   subscriptionKey,
   utcIso,
 } from "../table/billing-table";
-import { conditionally, type Item, type TableContext } from "../table/dynamodb-table";
+import { conditionally, type Item, itemsOfEntries, type TableContext } from "../table/dynamodb-table";
 
 // Invoices and credit notes in the billing table (billing-table.ts: document, prefixes). Each prefix's documents are
 // one partition keyed by sequence, so the last is one strongly consistent Query and a number is taken by a
@@ -225,8 +225,10 @@ async function listBySubscriptions(
   const merged = pages.flat().sort((a, b) => (a.sub_sk < b.sub_sk ? 1 : a.sub_sk > b.sub_sk ? -1 : 0));
   const taken = merged.slice(0, limit);
   const last = taken.at(-1);
+  // The index holds keys only: the documents themselves are read from the table.
+  const documents = await itemsOfEntries(table, taken);
   return {
-    documents: taken.map(parseDocument),
+    documents: documents.map(parseDocument),
     ...(merged.length > limit && last !== undefined
       ? { cursor: encodeCursor({ sk: String(last.sub_sk) }) }
       : {}),

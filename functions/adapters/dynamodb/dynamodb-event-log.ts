@@ -11,7 +11,7 @@ import {
   TTL_ATTRIBUTE,
   utcIso,
 } from "../table/billing-table";
-import { batchGetItems, type Item, queryPages, type TableContext } from "../table/dynamodb-table";
+import { type Item, itemsOfEntries, queryPages, type TableContext } from "../table/dynamodb-table";
 
 // The event log (README, Events): every delivered event kept as an item under its subscription for a retention,
 // so that the ops CLI can list and re-publish a subscription's events, or a time range's, to a consumer that lost
@@ -70,19 +70,12 @@ export async function* readEventLog(
   for await (const items of pages) yield items.map((item) => loggedItemSchema.parse(item).event);
 }
 
-const keyOf = (item: Item) => `${item.pk}|${item.sk}`;
-
 /**
  * The logged items of the list index's pages, in their order: the index holds their keys only (an event carries the
  * subscription's view, which lives once, in its item), so each page is read from the table.
  */
 async function* loggedItemsOf(table: TableContext, pages: AsyncIterable<Item[]>): AsyncGenerator<Item[]> {
-  for await (const entries of pages) {
-    const keys = entries.map(({ pk, sk }) => ({ pk, sk }));
-    const items = new Map((await batchGetItems(table, keys)).map((item) => [keyOf(item), item]));
-    // An entry whose item is gone (its retention ran out since) is left out.
-    yield keys.flatMap((key) => items.get(keyOf(key)) ?? []);
-  }
+  for await (const entries of pages) yield itemsOfEntries(table, entries);
 }
 
 /**

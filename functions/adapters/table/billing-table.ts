@@ -217,8 +217,9 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
           { AttributeName: "sub_pk", KeyType: "HASH" },
           { AttributeName: "sub_sk", KeyType: "RANGE" },
         ],
-        // ALL: listRefunds gets whole refunds without one GetItem each.
-        Projection: { ProjectionType: "ALL" },
+        // Keys only: the keys derive from fields a refund or a finalized document never changes, so the entry is
+        // written once; a listing reads the items themselves (BatchGetItem), and no outbox rides in the index.
+        Projection: { ProjectionType: "KEYS_ONLY" },
       },
       {
         IndexName: LEDGER_INDEX,

@@ -104,3 +104,19 @@ export async function batchGetItems(
   }
   return items;
 }
+
+/**
+ * The table's items of an index's entries (which hold their pk and sk), in the entries' order; an entry whose item is
+ * gone is left out. For the indexes that project keys only.
+ */
+export async function itemsOfEntries(
+  table: Pick<TableContext, "client" | "tableName">,
+  entries: readonly Item[],
+  options: { readonly consistent?: boolean } = {},
+): Promise<Item[]> {
+  const keyText = (item: Item) => JSON.stringify([item.pk, item.sk]);
+  const keys = entries.map(({ pk, sk }) => ({ pk, sk }));
+  const items = await batchGetItems(table, keys, options);
+  const found = new Map(items.map((item) => [keyText(item), item]));
+  return keys.flatMap((key) => found.get(keyText(key)) ?? []);
+}

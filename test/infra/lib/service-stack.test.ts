@@ -1,4 +1,6 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { App } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +14,7 @@ import {
   DOCUMENT_PAGE_ROUTES,
   PORTAL_PAGE_ROUTES,
 } from "../../../functions/pages/shared/page-routes";
+import { TABLE_ACTIONS } from "../../../lib/billing-function";
 import { readBillingConfig } from "../../../lib/config";
 import { BillingServiceStack } from "../../../lib/service-stack";
 import type { SERVICE_OUTPUTS } from "../../../lib/stack-outputs";
@@ -267,8 +270,29 @@ describe("least privilege", () => {
     expect(readOnly).toHaveLength(5);
     for (const fn of readOnly) {
       const actions = fn.statements.flatMap(actionsOf).filter((a) => a.startsWith("dynamodb:"));
-      expect(actions.sort(), fn.handler).toEqual(["dynamodb:GetItem", "dynamodb:Query"]);
+      expect(actions.sort(), fn.handler).toEqual([
+        "dynamodb:BatchGetItem",
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+      ]);
     }
+  });
+
+  it("grants every DynamoDB action the adapters' commands issue, and reads only what read access reads", () => {
+    const root = fileURLToPath(new URL("../../../functions/adapters/", import.meta.url));
+    const sources = readdirSync(root, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts"))
+      .map((file) => readFileSync(join(root, file), "utf8"))
+      .filter((source) => /@aws-sdk\/(lib|client)-dynamodb/.test(source));
+    const commands = new Set(
+      sources.flatMap((source) => [...source.matchAll(/new (\w+)Command\(/g)].map((m) => m[1])),
+    );
+    const action = (command: string) =>
+      `dynamodb:${["Query", "Scan"].includes(command) ? command : `${command}Item`}`;
+    const issued = [...commands].map((command) => action(String(command)));
+    expect(issued).toContain("dynamodb:BatchWriteItem");
+    expect(TABLE_ACTIONS.readWrite).toEqual(expect.arrayContaining(issued));
+    for (const read of TABLE_ACTIONS.read) expect(read).toMatch(/:(Get|BatchGet)Item$|:Query$/);
   });
 
   it("only the table stream's consumer reads the stream, and only the billing table's", () => {
@@ -558,7 +582,11 @@ describe("webhooks to the SaaS", () => {
         ?.statements.flatMap(actionsOf)
         .filter((action) => action.startsWith("dynamodb:"))
         .sort();
-    expect(tableActions("queue-webhooks")).toEqual(["dynamodb:GetItem", "dynamodb:Query"]);
+    expect(tableActions("queue-webhooks")).toEqual([
+      "dynamodb:BatchGetItem",
+      "dynamodb:GetItem",
+      "dynamodb:Query",
+    ]);
     expect(webhookQueueActions("queue-webhooks")).toEqual([
       "sqs:GetQueueAttributes",
       "sqs:GetQueueUrl",

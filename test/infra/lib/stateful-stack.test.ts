@@ -66,7 +66,7 @@ describe("billing table", () => {
     });
   });
 
-  it("projects into its indexes no outbox and no logged event: the ledger index holds what reconciliation compares", () => {
+  it("projects no outbox and no logged event into any index: each holds keys, or what its query compares", () => {
     const [[, table] = ["", {}]] = resourcesOf(synth.stateful, "AWS::DynamoDB::GlobalTable");
     const indexes = z
       .array(
@@ -93,6 +93,7 @@ describe("billing table", () => {
     expect(projection("ledger")?.NonKeyAttributes).not.toContain("refunds");
     expect(projection("list")).toEqual({ ProjectionType: "INCLUDE", NonKeyAttributes: ["plan"] });
     expect(projection("open")).toEqual({ ProjectionType: "KEYS_ONLY" });
+    expect(projection("by_subscription")).toEqual({ ProjectionType: "KEYS_ONLY" });
   });
 
   it("has point-in-time recovery and deletion protection, and is retained", () => {

@@ -294,7 +294,7 @@ describe("requests", () => {
     expect(new Set(listDue)).toEqual(new Set(["GetItemCommand", "QueryCommand", "PutItemCommand"]));
   });
 
-  it("uses one write per token, refund and record write, one read per get and list", async () => {
+  it("uses one write per token, refund and record write, one read per get, and a list reads what its index lists", async () => {
     const { repository, requests } = await countedRepository();
     expect(await requests(() => repository.putToken(token("tok_r")))).toEqual(["PutItemCommand"]);
     expect(await requests(() => repository.putToken(token("tok_r")))).toEqual(["PutItemCommand"]);
@@ -308,7 +308,12 @@ describe("requests", () => {
     const settle = () =>
       repository.updateRefund("rf-r", { expect: { status: "pending" }, set: { status: "unknown" } });
     expect(await requests(settle)).toEqual(["UpdateItemCommand"]);
-    expect(await requests(() => repository.listRefunds("sub-r"))).toEqual(["QueryCommand"]);
+    // The index holds keys only: the refunds it lists are read in one batch.
+    expect(await requests(() => repository.listRefunds("sub-r"))).toEqual([
+      "QueryCommand",
+      "BatchGetItemCommand",
+    ]);
+    expect(await requests(() => repository.listRefunds("sub-none"))).toEqual(["QueryCommand"]);
 
     const charge = attempt({ subscription_id: "sub-r", period: 1, attempt: 0 }, { status: "succeeded" });
     await repository.claimAttempt(charge);
