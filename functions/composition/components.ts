@@ -37,10 +37,12 @@ import {
 } from "../core/partner/partner-token-refresh";
 import type { Mailer } from "../core/ports/mailer";
 import type { NotifyUrl } from "../core/ports/payment-gateway";
-import { joinUrl } from "../gateway/context";
+import { createGatewayContext, joinUrl } from "../gateway/context";
 import { DEFAULT_DECLINE_CODES } from "../gateway/decline-codes";
-import { createGatewayClient } from "../gateway/gateway-client";
-import { createPartnerTokenProvider, type PartnerTokenStore } from "../gateway/partner-token";
+import { createPartnerTokenProvider } from "../gateway/partner-token";
+import { createPaymentClient } from "../gateway/payment-client";
+import { createPartnerClient } from "../gateway/resources/partner";
+import { createReconciliationClient } from "../gateway/resources/reconciliation";
 import {
   authorizerEnvironment,
   DOCUMENT_FONT_FILES,
@@ -209,11 +211,11 @@ export const events = /* @__PURE__ */ component({
     }),
 });
 
-/** The gateway client of a gateway component: the secret's credentials, the variables' URLs. */
-async function gatewayClientOf(
-  { runtime, env, tuning }: ComponentContext<typeof gatewayVariables>,
-  partnerTokenStore?: PartnerTokenStore,
-) {
+/**
+ * The gateway context of a gateway component: the secret's credentials, the variables' URLs. Each component builds
+ * only the API family it calls, so a function's bundle holds only that family's schemas.
+ */
+async function gatewayContextOf({ runtime, env, tuning }: ComponentContext<typeof gatewayVariables>) {
   const config = {
     ...(await readGatewaySecret(runtime, env.GATEWAY_SECRET_ARN)),
     paymentBaseUrl: env.PAYMENT_BASE_URL,
@@ -223,12 +225,7 @@ async function gatewayClientOf(
     timeoutMs: tuning.gatewayTimeoutMs,
     readRetryMinDelayMs: tuning.gatewayReadRetryMinDelayMs,
   };
-  return createGatewayClient(config, {
-    now: () => runtime.clock.now(),
-    fetchImpl: runtime.fetchImpl,
-    partnerTokenStore,
-    partnerTokenRefreshWindowMs: PARTNER_TOKEN_REFRESH_WINDOW_MS,
-  });
+  return createGatewayContext(config, { now: () => runtime.clock.now(), fetchImpl: runtime.fetchImpl });
 }
 
 function partnerTokenStoreOf({ runtime, env }: ComponentContext<typeof partnerVariables>, cacheMs?: number) {
@@ -239,19 +236,16 @@ function partnerTokenStoreOf({ runtime, env }: ComponentContext<typeof partnerVa
   });
 }
 
-/** The payment API behind the core's port, and the raw client (tests, the ops CLI). */
+/** The payment API behind the core's port. */
 export const gateway = /* @__PURE__ */ component({
   name: "gateway",
   variables: paymentGatewayVariables,
   maxAgeMs: SECRET_AGE_MS,
   build: async (context) => {
-    const client = await gatewayClientOf(context);
+    const client = createPaymentClient(await gatewayContextOf(context));
     const declineCodes = { ...DEFAULT_DECLINE_CODES, ...context.env.GATEWAY_DECLINE_CODES };
     const productLink = context.env.GATEWAY_PRODUCT_LINK;
-    return {
-      client,
-      payments: createPaymentGateway(client.payments, { lang: "EN", declineCodes, productLink }),
-    };
+    return { payments: createPaymentGateway(client, { lang: "EN", declineCodes, productLink }) };
   },
 });
 
@@ -260,7 +254,8 @@ export const gatewayTransactions = /* @__PURE__ */ component({
   name: "gatewayTransactions",
   variables: gatewayVariables,
   maxAgeMs: SECRET_AGE_MS,
-  build: async (context) => createGatewayTransactions((await gatewayClientOf(context)).reconciliation),
+  build: async (context) =>
+    createGatewayTransactions(createReconciliationClient(await gatewayContextOf(context))),
 });
 
 /** The reconciliation API's settlements and expected settlements, in the core's words. */
@@ -268,7 +263,8 @@ export const gatewaySettlements = /* @__PURE__ */ component({
   name: "gatewaySettlements",
   variables: gatewayVariables,
   maxAgeMs: SECRET_AGE_MS,
-  build: async (context) => createGatewaySettlements((await gatewayClientOf(context)).reconciliation),
+  build: async (context) =>
+    createGatewaySettlements(createReconciliationClient(await gatewayContextOf(context))),
 });
 
 /** The partner API's webhook subscriptions (the partner JWT kept in its secret). */
@@ -277,8 +273,12 @@ export const partnerWebhooks = /* @__PURE__ */ component({
   variables: partnerVariables,
   maxAgeMs: SECRET_AGE_MS,
   build: async (context) => {
-    const store = partnerTokenStoreOf(context);
-    return createPartnerWebhooks((await gatewayClientOf(context, store)).partner);
+    const gatewayContext = await gatewayContextOf(context);
+    const tokens = createPartnerTokenProvider(gatewayContext, {
+      store: partnerTokenStoreOf(context),
+      refreshWindowMs: PARTNER_TOKEN_REFRESH_WINDOW_MS,
+    });
+    return createPartnerWebhooks(createPartnerClient(gatewayContext, tokens));
   },
 });
 
@@ -288,10 +288,9 @@ export const partnerTokenRefresher = /* @__PURE__ */ component({
   variables: partnerVariables,
   maxAgeMs: SECRET_AGE_MS,
   build: async (context) => {
-    const client = await gatewayClientOf(context);
     // No read cache: the refresher must see what other writers stored.
     const store = partnerTokenStoreOf(context, 0);
-    const tokens = createPartnerTokenProvider(client.context, {
+    const tokens = createPartnerTokenProvider(await gatewayContextOf(context), {
       store,
       refreshWindowMs: PARTNER_TOKEN_REFRESHER_WINDOW_MS,
     });

@@ -48,13 +48,11 @@ import { extended, serviceSet } from "./service-set";
 const core = /* @__PURE__ */ serviceSet(
   { repository, couponStore, priceStoreReader, gateway, webhookUrls, policy, ids, clock },
   async (c) => {
-    const built = await c.gateway();
     return {
       repository: c.repository(),
       coupons: c.couponStore(),
       prices: c.priceStoreReader(),
-      gateway: built.payments,
-      gatewayClient: built.client,
+      gateway: (await c.gateway()).payments,
       policy: c.policy(),
       ids: c.ids(),
       clock: c.clock(),

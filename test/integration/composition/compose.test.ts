@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { Composition } from "../../../functions/composition/compose";
 import { lambdaHandler } from "../../../functions/composition/lambda-entry";
 import { createRuntime, type Runtime } from "../../../functions/composition/runtime";
+import { readGatewaySecret } from "../../../functions/composition/secrets";
 import * as SERVICE_SETS from "../../../functions/composition/service-sets";
 import { functionNamed } from "../../../functions/function-table";
 import { logger } from "../../../functions/lambda/observability";
@@ -103,8 +104,10 @@ describe("the composition root", () => {
       secretOf("GATEWAY_SECRET_ARN"),
       JSON.stringify({ ...rest, aesKeyHex: aesKey }),
     );
-    const services = await billingOf(container());
-    expect(services.gatewayClient.context.config.aesKey).toBe(aesKey);
+    const runtime = createRuntime(stack.runtimeOptions);
+    runtimes.push(runtime);
+    expect(await readGatewaySecret(runtime, secretOf("GATEWAY_SECRET_ARN"))).toMatchObject({ aesKey });
+    await expect(billingOf(container())).resolves.toHaveProperty("gateway");
   });
 
   it("refuses a gateway secret that is not JSON without quoting it", async () => {

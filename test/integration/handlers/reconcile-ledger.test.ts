@@ -6,7 +6,7 @@ import { gatewayDate } from "../../../functions/gateway/calendar";
 import { stubContext } from "../../../local/lambda/lambda-context";
 import { renewAt } from "../../support/billing-scenarios";
 import { captureOutput } from "../../support/handler-env";
-import { callSandbox } from "../../support/sandbox-gateway";
+import { callSandbox, sandboxGatewayClient } from "../../support/sandbox-gateway";
 import { drainIntake } from "../../support/webhook-receiver";
 import { stackWithWebhooks } from "../../support/webhook-stack";
 
@@ -152,7 +152,7 @@ describe("reconcile-ledger on the local stack", () => {
 
   it("a sale the ledger does not know is the one mismatch, logged once and counted", async () => {
     await stack().clock.set(new Date("2026-04-02T09:00:00.000Z"));
-    const sale = await stack().services.gatewayClient.payments.payment({
+    const sale = await sandboxGatewayClient(stack().sandbox).payments.payment({
       payment: { order_id: "EXTERNAL-ORDER-1", currency: "USD", amount: "42.00", lang: "EN" },
       buyer: { name: "Walk-in", email: "walk-in@example.com" },
       card: { card_number: VISA, expiry_date: "203012", cvc: "123" },

@@ -5,6 +5,7 @@ import { parseIntakeMessage } from "../../../functions/core/ports/intake-message
 import { functionNamed } from "../../../functions/function-table";
 import { scheduledEvent, stubContext } from "../../../local/lambda/lambda-context";
 import { captureOutput } from "../../support/handler-env";
+import { sandboxGatewayClient } from "../../support/sandbox-gateway";
 import { drainIntake, invokeRoute } from "../../support/webhook-receiver";
 import { intakeOutcomes, processIntakeOnce, redeliver, stackWithWebhooks } from "../../support/webhook-stack";
 
@@ -22,7 +23,7 @@ const registerPartnerWebhook = container.handler(functionNamed("register-partner
 
 const register = () => registerPartnerWebhook(scheduledEvent(), stubContext("register-partner-webhook"));
 const partnerSubscriptions = async () => {
-  const listed = await stack().services.gatewayClient.partner.listWebhooks();
+  const listed = await sandboxGatewayClient(stack().sandbox).partner.listWebhooks();
   if (listed.kind !== "success") throw new Error("cannot list partner webhooks");
   return listed.value;
 };
@@ -76,7 +77,7 @@ describe("register-partner-webhook", () => {
     expect(await register()).toMatchObject({ kind: "present" });
     const [subscription] = await partnerSubscriptions();
     expect(subscription).toMatchObject({ endpointUrl, eventTypes: ["PAYMENT_COMPLETED"], isActive: true });
-    await stack().services.gatewayClient.partner.updateWebhook(undefined, subscription?.id ?? "", {
+    await sandboxGatewayClient(stack().sandbox).partner.updateWebhook(undefined, subscription?.id ?? "", {
       endpointUrl,
       eventTypes: ["PAYMENT_COMPLETED"],
       isActive: false,
