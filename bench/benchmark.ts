@@ -17,4 +17,6 @@ export interface Benchmark {
   readonly name: string;
   readonly description: string;
   run(): Promise<readonly BenchRow[]>;
+  /** Rows that weigh ours against a baseline's as a whole (`--baseline`), after the rows side by side. */
+  compare?(ours: readonly BenchRow[], baseline: readonly BenchRow[], ref: string): readonly BenchRow[];
 }
