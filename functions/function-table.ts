@@ -2,7 +2,7 @@ import { type HttpMethod, MERCHANT_API_ROUTES, OPENAPI_PATH } from "./api/mercha
 import type { HandlerDefinition } from "./composition/lambda-entry";
 import * as SERVICE_SETS from "./composition/service-sets";
 import type { BillingEvent } from "./core/base/events";
-import { WEBHOOK_EVENT_TYPES } from "./core/ports/webhook-ports";
+import { webhookEventTypes } from "./core/ports/webhook-ports";
 import { run as adjustSubscription } from "./handlers/adjust-subscription";
 import { run as answerUnmatchedRoute } from "./handlers/answer-unmatched-route";
 import { run as authorizeMerchant } from "./handlers/authorize-merchant";
@@ -219,7 +219,7 @@ export const BILLING_FUNCTIONS = [
     name: "queue-webhooks",
     run: queueWebhooks,
     services: SERVICE_SETS.webhookFanOut,
-    trigger: { kind: "eventRule", eventTypes: [...WEBHOOK_EVENT_TYPES] },
+    trigger: { kind: "eventRule", eventTypes: [...webhookEventTypes()] },
     concurrency: 5,
   }),
   declare({

@@ -8,6 +8,7 @@ import {
 } from "../core/base/documents";
 import { externalIdSchema } from "../core/base/model";
 import { orderIdFor } from "../core/base/order-id";
+import { lazySchema, lazyShape } from "../shared/lazy-schema";
 import { isoInstant } from "./merchant-api-schemas";
 import { billedView, billedViewOf } from "./merchant-api-views";
 import { pageQueryShape, pageView } from "./page-query";
@@ -15,48 +16,56 @@ import { pageQueryShape, pageView } from "./page-query";
 // The invoices and credit notes routes (README, Invoices): what a listing takes and what a document looks like.
 
 /** A bound of a listing: an instant, or a date (midnight UTC). */
-const bound = z
-  .union([z.iso.date(), isoInstant])
-  .transform((text) => new Date(text.length === 10 ? `${text}T00:00:00.000Z` : text));
+const bound = lazySchema(() =>
+  z
+    .union([z.iso.date(), isoInstant])
+    .transform((text) => new Date(text.length === 10 ? `${text}T00:00:00.000Z` : text)),
+);
 
 /** GET /v1/invoices and /v1/credit-notes: newest first, of one subscription, of one customer, or all. */
-export const listDocumentsQuery = z.strictObject({
-  subscription_id: z
-    .string()
-    .regex(/^[A-Za-z0-9_]{1,24}$/, "must be a subscription id")
-    .optional()
-    .describe("Only this subscription's."),
-  external_id: externalIdSchema.optional().describe("Only those of your customer's subscriptions."),
-  from: bound.optional().describe("Issued at or after (a date means its midnight UTC)."),
-  to: bound.optional().describe("Issued before."),
-  ...pageQueryShape,
-});
+export const listDocumentsQuery = lazySchema(() =>
+  z.strictObject({
+    subscription_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{1,24}$/, "must be a subscription id")
+      .optional()
+      .describe("Only this subscription's."),
+    external_id: externalIdSchema.optional().describe("Only those of your customer's subscriptions."),
+    from: bound.optional().describe("Issued at or after (a date means its midnight UTC)."),
+    to: bound.optional().describe("Issued before."),
+    ...pageQueryShape(),
+  }),
+);
 export type ListDocumentsQuery = z.output<typeof listDocumentsQuery>;
 
-const documentNumberParam = z
-  .string()
-  .regex(/^[A-Za-z0-9-]{1,24}-\d{6,9}$/, "must be a document number such as INV-2027-000123");
-export const invoiceNumberParams = z.strictObject({ number: documentNumberParam });
-export const creditNoteNumberParams = z.strictObject({ number: documentNumberParam });
+const documentNumberParam = lazySchema(() =>
+  z.string().regex(/^[A-Za-z0-9-]{1,24}-\d{6,9}$/, "must be a document number such as INV-2027-000123"),
+);
+export const invoiceNumberParams = lazySchema(() => z.strictObject({ number: documentNumberParam }));
+export const creditNoteNumberParams = lazySchema(() => z.strictObject({ number: documentNumberParam }));
 
-const amount = z.string();
-const documentLineView = z.strictObject({
-  description: z.string(),
-  quantity: z.number().int(),
-  unit_amount: amount,
-  amount: amount.describe("quantity × unit_amount, before any discount."),
-  period_start: z.iso.date().nullable().describe("The first day the line pays for, in your time zone."),
-  period_end: z.iso.date().nullable().describe("The last day it pays for."),
-});
+const amount = lazySchema(() => z.string());
+const documentLineView = lazySchema(() =>
+  z.strictObject({
+    description: z.string(),
+    quantity: z.number().int(),
+    unit_amount: amount,
+    amount: amount.describe("quantity × unit_amount, before any discount."),
+    period_start: z.iso.date().nullable().describe("The first day the line pays for, in your time zone."),
+    period_end: z.iso.date().nullable().describe("The last day it pays for."),
+  }),
+);
 
-const partyView = z.strictObject({
-  name: z.string(),
-  email: z.string().nullable(),
-  address: z.array(z.string()).describe("The address, one printed line each."),
-  tax_id: z.string().nullable(),
-});
+const partyView = lazySchema(() =>
+  z.strictObject({
+    name: z.string(),
+    email: z.string().nullable(),
+    address: z.array(z.string()).describe("The address, one printed line each."),
+    tax_id: z.string().nullable(),
+  }),
+);
 
-const documentShape = {
+const documentShape = lazyShape(() => ({
   number: z.string().describe("From a sequence per prefix that never skips or repeats a number."),
   subscription_id: z.string(),
   external_id: z.string().nullable(),
@@ -94,29 +103,33 @@ const documentShape = {
     .url()
     .nullable()
     .describe("Its PDF: the link leads (303) to a presigned download that holds five minutes."),
-};
+}));
 
-export const invoiceView = z.strictObject({
-  ...documentShape,
-  charge_id: z.string().describe("The paid charge it was finalized from."),
-  order_id: z.string(),
-  transaction_id: z.string().nullable().describe("The gateway's transaction (null for a charge of zero)."),
-  billed: billedView
-    .nullable()
-    .describe(
-      "What the card was billed in its own currency (DCC); null when it was billed the total as it is.",
-    ),
-});
-export const invoiceListView = pageView(invoiceView);
+export const invoiceView = lazySchema(() =>
+  z.strictObject({
+    ...documentShape(),
+    charge_id: z.string().describe("The paid charge it was finalized from."),
+    order_id: z.string(),
+    transaction_id: z.string().nullable().describe("The gateway's transaction (null for a charge of zero)."),
+    billed: billedView
+      .nullable()
+      .describe(
+        "What the card was billed in its own currency (DCC); null when it was billed the total as it is.",
+      ),
+  }),
+);
+export const invoiceListView = lazySchema(() => pageView(invoiceView));
 
-export const creditNoteView = z.strictObject({
-  ...documentShape,
-  refund_id: z.string(),
-  charge_id: z.string().describe("The charge the refund gave money back on."),
-  invoice_number: z.string().nullable().describe("That charge's invoice."),
-  reason: z.string(),
-});
-export const creditNoteListView = pageView(creditNoteView);
+export const creditNoteView = lazySchema(() =>
+  z.strictObject({
+    ...documentShape(),
+    refund_id: z.string(),
+    charge_id: z.string().describe("The charge the refund gave money back on."),
+    invoice_number: z.string().nullable().describe("That charge's invoice."),
+    reason: z.string(),
+  }),
+);
+export const creditNoteListView = lazySchema(() => pageView(creditNoteView));
 
 /** Where a document is read by a person: its page and its PDF, under links signed for it (null: none offered). */
 export type DocumentUrls = (document: BillingDocument) => {

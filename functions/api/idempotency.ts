@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import * as z from "zod";
 import type { IdempotencyStore } from "../core/ports/idempotency-store";
 import { headerOf } from "../lambda/http-event";
+import { lazySchema } from "../shared/lazy-schema";
 import {
   ApiError,
   type ApiResponse,
@@ -43,7 +44,7 @@ export function requestKeyOf(key: string): string {
   return sha256(`idempotency-key:${key}`);
 }
 
-const idempotencyHeader = z.object({ [IDEMPOTENCY_KEY_HEADER]: idempotencyKey.optional() });
+const idempotencyHeader = lazySchema(() => z.object({ [IDEMPOTENCY_KEY_HEADER]: idempotencyKey.optional() }));
 
 /**
  * A 202: the request was taken but its outcome is still being settled. It is not kept, so the same request again runs

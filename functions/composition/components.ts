@@ -58,6 +58,7 @@ import {
 import type { DocumentFonts } from "../pages/documents/document-pdf";
 import { PORTAL_ACTIONS, type PortalAction } from "../pages/portal/portal-page";
 import { checkoutLinksOf, createPageLinks, documentLinksOf, portalLinkOf } from "../pages/shared/page-links";
+import { lazySchema } from "../shared/lazy-schema";
 import { type ComponentContext, component } from "./compose";
 import {
   readApiKeyDigests,
@@ -72,41 +73,51 @@ import {
 
 const SECRET_AGE_MS = SECRET_MAX_AGE_SECONDS * 1000;
 
-const none = environmentSchema.pick({});
-const table = environmentSchema.pick({ TABLE_NAME: true });
-const chargeQueueVariables = environmentSchema.pick({ CHARGE_QUEUE_URL: true });
-const intakeQueueVariables = intakeVariablesSchema.pick({ INTAKE_QUEUE_URL: true });
+const none = lazySchema(() => environmentSchema.pick({}));
+const table = lazySchema(() => environmentSchema.pick({ TABLE_NAME: true }));
+const chargeQueueVariables = lazySchema(() => environmentSchema.pick({ CHARGE_QUEUE_URL: true }));
+const intakeQueueVariables = lazySchema(() => intakeVariablesSchema.pick({ INTAKE_QUEUE_URL: true }));
 /** The gateway's URLs, the secret holding the merchant's credentials and its REBILL form. */
-const gatewayVariables = environmentSchema.pick({
-  GATEWAY_SECRET_ARN: true,
-  PAYMENT_BASE_URL: true,
-  WEBHOOK_ADMIN_BASE_URL: true,
-  PARTNER_BASE_URL: true,
-  GATEWAY_REBILL_ENDPOINT: true,
-});
+const gatewayVariables = lazySchema(() =>
+  environmentSchema.pick({
+    GATEWAY_SECRET_ARN: true,
+    PAYMENT_BASE_URL: true,
+    WEBHOOK_ADMIN_BASE_URL: true,
+    PARTNER_BASE_URL: true,
+    GATEWAY_REBILL_ENDPOINT: true,
+  }),
+);
 /** The payment API's adapter also reads which refusals no retry can mend, and the link of its product lines. */
-const paymentGatewayVariables = gatewayVariables.extend(
-  environmentSchema.pick({ GATEWAY_DECLINE_CODES: true, GATEWAY_PRODUCT_LINK: true }).shape,
+const paymentGatewayVariables = lazySchema(() =>
+  gatewayVariables.extend(
+    environmentSchema.pick({ GATEWAY_DECLINE_CODES: true, GATEWAY_PRODUCT_LINK: true }).shape,
+  ),
 );
-const partnerVariables = gatewayVariables.extend(
-  environmentSchema.pick({ PARTNER_TOKEN_SECRET_ARN: true }).shape,
+const partnerVariables = lazySchema(() =>
+  gatewayVariables.extend(environmentSchema.pick({ PARTNER_TOKEN_SECRET_ARN: true }).shape),
 );
-const eventBusVariables = environmentSchema.pick({ EVENT_BUS_NAME: true });
-const webhookBaseVariables = environmentSchema.pick({ PUBLIC_WEBHOOK_BASE_URL: true });
+const eventBusVariables = lazySchema(() => environmentSchema.pick({ EVENT_BUS_NAME: true }));
+const webhookBaseVariables = lazySchema(() => environmentSchema.pick({ PUBLIC_WEBHOOK_BASE_URL: true }));
 /** The charge policy, and the merchant's name its documents' seller takes when the policy names none. */
-const policyVariables = environmentSchema
-  .pick({ CHARGE_POLICY: true })
-  .extend(pageVariablesSchema.pick({ MERCHANT_NAME: true }).shape);
-const webhookQueueVariables = webhookVariablesSchema.pick({ WEBHOOK_QUEUE_URL: true });
-const webhookUrlVariables = webhookVariablesSchema.pick({
-  WEBHOOK_URL_POLICY: true,
-  AWS_LAMBDA_FUNCTION_NAME: true,
-});
+const policyVariables = lazySchema(() =>
+  environmentSchema
+    .pick({ CHARGE_POLICY: true })
+    .extend(pageVariablesSchema.pick({ MERCHANT_NAME: true }).shape),
+);
+const webhookQueueVariables = lazySchema(() => webhookVariablesSchema.pick({ WEBHOOK_QUEUE_URL: true }));
+const webhookUrlVariables = lazySchema(() =>
+  webhookVariablesSchema.pick({
+    WEBHOOK_URL_POLICY: true,
+    AWS_LAMBDA_FUNCTION_NAME: true,
+  }),
+);
 /** The gateway webhook secrets and the header prefix. */
-const webhookSecretVariables = intakeVariablesSchema.pick({
-  WEBHOOK_SECRETS_ARN: true,
-  WEBHOOK_HEADER_PREFIX: true,
-});
+const webhookSecretVariables = lazySchema(() =>
+  intakeVariablesSchema.pick({
+    WEBHOOK_SECRETS_ARN: true,
+    WEBHOOK_HEADER_PREFIX: true,
+  }),
+);
 
 export const clock = /* @__PURE__ */ component({
   name: "clock",

@@ -7,6 +7,7 @@ import { gatewayConfigSchema } from "../gateway/config";
 import { basicAuthorization } from "../gateway/context";
 import { withAliases } from "../gateway/schemas/primitives";
 import { registerSecretValues } from "../lambda/redaction";
+import { lazySchema } from "../shared/lazy-schema";
 import { issueText } from "../shared/zod-fields";
 
 // The secrets the functions read (by ARN; only the ARN is in the environment), each checked by its schema, cached
@@ -20,23 +21,27 @@ export const SECRET_MAX_AGE_SECONDS = 300;
  * The merchant's gateway credentials, kept in one JSON secret; the URLs come from the environment. The AES key is
  * `aesKey` (64 hex characters or a 32-character key); `aesKeyHex`, its earlier name, is read too.
  */
-export const gatewaySecretSchema = withAliases(
-  { aesKeyHex: "aesKey" },
-  gatewayConfigSchema.pick({
-    mid: true,
-    apiKey: true,
-    aesKey: true,
-    aesIv: true,
-    partnerApiKey: true,
-    partnerMerchantId: true,
-  }),
+export const gatewaySecretSchema = lazySchema(() =>
+  withAliases(
+    { aesKeyHex: "aesKey" },
+    gatewayConfigSchema.pick({
+      mid: true,
+      apiKey: true,
+      aesKey: true,
+      aesIv: true,
+      partnerApiKey: true,
+      partnerMerchantId: true,
+    }),
+  ),
 );
 
 /** A key that rotates: the current one and, during a rotation, the next (both accepted). */
-export const rotatingSecretSchema = z.object({
-  current: z.string().min(1),
-  next: z.string().min(1).optional(),
-});
+export const rotatingSecretSchema = lazySchema(() =>
+  z.object({
+    current: z.string().min(1),
+    next: z.string().min(1).optional(),
+  }),
+);
 
 function readJsonSecret(runtime: SdkClientHost, secretId: string): Promise<unknown> {
   return secretsProviderOf(runtime).get(secretId, { transform: "json", maxAge: SECRET_MAX_AGE_SECONDS });

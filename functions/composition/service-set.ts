@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema } from "../shared/lazy-schema";
 import type * as COMPONENTS from "./components";
 import type { Component, Composition } from "./compose";
 
@@ -36,7 +37,9 @@ export function serviceSet<const C extends ComponentMap, S>(
   build: (components: ComponentGetters<C>) => S | Promise<S>,
 ): ServiceSet<S> & { readonly componentMap: C; readonly build: typeof build } {
   const list = Object.values(components);
-  const environment = z.object(Object.assign({}, ...list.map((component) => component.variables.shape)));
+  const environment = lazySchema(() =>
+    z.object(Object.assign({}, ...list.map((component) => component.variables.shape))),
+  );
   return {
     components: [...new Set(list.map((component) => component.name))],
     componentMap: components,

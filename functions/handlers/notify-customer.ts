@@ -3,9 +3,12 @@ import { outboxEventSchema } from "../core/base/events";
 import { type MailDeps, type MailOutcome, mailForEvent } from "../core/delivery/customer-mail";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
+import { lazySchema } from "../shared/lazy-schema";
 
 /** What an EventBridge rule hands its target: the envelope, the billing event as its detail. */
-const busEventSchema = z.looseObject({ "detail-type": z.string(), detail: outboxEventSchema });
+const busEventSchema = lazySchema(() =>
+  z.looseObject({ "detail-type": z.string(), detail: outboxEventSchema }),
+);
 
 const MAIL_METRICS = ["MailsSent", "MailsDuplicate"] as const;
 

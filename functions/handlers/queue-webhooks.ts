@@ -3,13 +3,16 @@ import { outboxEventSchema } from "../core/base/events";
 import { queueWebhookDeliveries, type WebhookFanOutDeps } from "../core/delivery/webhooks";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
+import { lazySchema } from "../shared/lazy-schema";
 
 /** What an EventBridge rule hands its target: the envelope (its id and time are the same on every retry). */
-const busEventSchema = z.looseObject({
-  id: z.string().min(1),
-  time: z.iso.datetime({ offset: true }),
-  detail: z.unknown(),
-});
+const busEventSchema = lazySchema(() =>
+  z.looseObject({
+    id: z.string().min(1),
+    time: z.iso.datetime({ offset: true }),
+    detail: z.unknown(),
+  }),
+);
 
 /**
  * Every billing event on the bus (a rule on all their types): one delivery message per endpoint subscribed to its

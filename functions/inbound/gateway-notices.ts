@@ -11,6 +11,7 @@ import {
 import { PARTNER_SUCCESS_CODE, partnerWebhookEvent } from "../gateway/schemas/partner";
 import { STATUS_RECEIVED_REPLY, statusReply } from "../gateway/status-reply";
 import { webhookAckReply } from "../gateway/webhook-signature";
+import { lazySchema } from "../shared/lazy-schema";
 
 // Every gateway callback read into the intake messages process-intake handles — the payment window's status_url,
 // a plan's recurring_noti_url, partner events and signed webhooks — and the answer each expects in the gateway's own
@@ -44,22 +45,24 @@ export function partnerEventIntake(body: unknown, now: Date): PartnerIntake {
  * gateway) has no rescode and carries the chargeback's lifecycle in data.chargeback_*. Only ids and the chargeback's
  * facts are read; the rest (amounts, card flags, param1..3) stays behind.
  */
-const gatewayWebhookBody = z.object({
-  type: z.string(),
-  data: z
-    .object({
-      transaction_id: z.string().optional(),
-      order_id: z.string().optional(),
-      chargeback_id: z.string().optional(),
-      chargeback_status: z.string().optional(),
-      chargeback_reason: z.string().optional(),
-      chargeback_report_date: z.string().optional(),
-      chargeback_deadline: z.string().optional(),
-      chargeback_resolve_date: z.string().optional(),
-      chargeback_deduct_date: z.string().optional(),
-    })
-    .nullish(),
-});
+const gatewayWebhookBody = lazySchema(() =>
+  z.object({
+    type: z.string(),
+    data: z
+      .object({
+        transaction_id: z.string().optional(),
+        order_id: z.string().optional(),
+        chargeback_id: z.string().optional(),
+        chargeback_status: z.string().optional(),
+        chargeback_reason: z.string().optional(),
+        chargeback_report_date: z.string().optional(),
+        chargeback_deadline: z.string().optional(),
+        chargeback_resolve_date: z.string().optional(),
+        chargeback_deduct_date: z.string().optional(),
+      })
+      .nullish(),
+  }),
+);
 
 type WebhookData = NonNullable<z.output<typeof gatewayWebhookBody>["data"]>;
 
@@ -108,10 +111,12 @@ export function statusCallbackIntake(query: string, now: Date): Intake {
   });
 }
 
-const recurringNoticeBody = z.object({
-  order_id: z.string().optional().catch(undefined),
-  recurring_id: z.string().optional().catch(undefined),
-});
+const recurringNoticeBody = lazySchema(() =>
+  z.object({
+    order_id: z.string().optional().catch(undefined),
+    recurring_id: z.string().optional().catch(undefined),
+  }),
+);
 
 /** A recurring_noti_url call: subscription_id from our URL's query, the order and the plan from the gateway's body. */
 export function recurringNoticeIntake(subscriptionId: string | undefined, body: unknown, now: Date): Intake {

@@ -4,19 +4,22 @@ import { itemKeySchema, outboxItemSchema, outboxRefOf } from "../adapters/dynamo
 import { OUTBOX_ATTRIBUTE } from "../adapters/table/billing-table";
 import type { OutboxEvent } from "../core/base/events";
 import type { OutboxRef } from "../core/ports/billing-repository";
+import { lazySchema } from "../shared/lazy-schema";
 
 // The billing table's stream as publish-events receives it (README, Events): each record read into the events a
 // write added to an item's outbox, in the table's own encoding (adapters/dynamodb/dynamodb-outbox.ts).
 
 // A stream record's images in DynamoDB's attribute-value form; unmarshall checks each value's form itself.
-const imageSchema = z.record(z.string(), z.any());
-const streamRecordSchema = z.object({
-  dynamodb: z.object({
-    Keys: imageSchema,
-    NewImage: imageSchema.optional(),
-    OldImage: imageSchema.optional(),
+const imageSchema = lazySchema(() => z.record(z.string(), z.any()));
+const streamRecordSchema = lazySchema(() =>
+  z.object({
+    dynamodb: z.object({
+      Keys: imageSchema,
+      NewImage: imageSchema.optional(),
+      OldImage: imageSchema.optional(),
+    }),
   }),
-});
+);
 
 /**
  * What one write of the table's stream added to an item's outbox: the events its old image did not hold, and the

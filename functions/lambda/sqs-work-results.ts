@@ -1,20 +1,23 @@
 import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import * as z from "zod";
 import type { WorkResult } from "../core/base/work-result";
+import { lazySchema } from "../shared/lazy-schema";
 import { mapConcurrently } from "../shared/map-concurrently";
 
 /** The fields of a Lambda SQS event record this module reads (the event carries more; they are ignored). */
-export const sqsRecordSchema = z.object({
-  messageId: z.string().min(1),
-  receiptHandle: z.string().min(1),
-  body: z.string(),
-  attributes: z.object({
-    ApproximateReceiveCount: z
-      .string()
-      .regex(/^[1-9]\d*$/, "must be a positive integer")
-      .transform(Number),
+export const sqsRecordSchema = lazySchema(() =>
+  z.object({
+    messageId: z.string().min(1),
+    receiptHandle: z.string().min(1),
+    body: z.string(),
+    attributes: z.object({
+      ApproximateReceiveCount: z
+        .string()
+        .regex(/^[1-9]\d*$/, "must be a positive integer")
+        .transform(Number),
+    }),
   }),
-});
+);
 export type SqsRecord = z.input<typeof sqsRecordSchema>;
 
 /** The queue's backoff stays within 15 minutes (SQS itself would allow 12 hours). */

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createdWebhookEndpointView } from "../../functions/api/merchant-api-views";
-import { WEBHOOK_EVENT_TYPES } from "../../functions/core/ports/webhook-ports";
+import { webhookEventTypes } from "../../functions/core/ports/webhook-ports";
 import {
   EVENT_ID_HEADER,
   EVENT_TYPE_HEADER,
@@ -34,7 +34,7 @@ export interface WebhookReceiver {
 }
 
 /** Charges, refunds and chargebacks: what a SaaS's bookkeeping takes. The rest: subscriptions and cards. */
-const MONEY_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => /^(charge|refund|chargeback)\./.test(type));
+const MONEY_EVENT_TYPES = webhookEventTypes().filter((type) => /^(charge|refund|chargeback)\./.test(type));
 
 /**
  * The SaaS's webhook endpoints: its bookkeeping takes the money events and answers 30 % of the requests with a 500
@@ -47,7 +47,7 @@ export const CHAOS_WEBHOOK_RECEIVERS: readonly ReceiverSpec[] = [
   { name: "flaky", events: MONEY_EVENT_TYPES, errorRate: 0.3 },
   {
     name: "hanging",
-    events: WEBHOOK_EVENT_TYPES.filter((type) => !MONEY_EVENT_TYPES.includes(type)),
+    events: webhookEventTypes().filter((type) => !MONEY_EVENT_TYPES.includes(type)),
     hangRate: 0.1,
   },
   {

@@ -6,25 +6,28 @@ import {
   type SqsRecord,
   type SqsWorkOptions,
 } from "../../lambda/sqs-work-results";
+import { lazySchema } from "../../shared/lazy-schema";
 
 // What the Lambda event source mapping does, for local mode and tests: receive a batch as Lambda-shaped records,
 // hand them to processSqsRecords, delete the ones that did not fail.
 
-const receivedMessageSchema = z
-  .object({
-    MessageId: z.string(),
-    ReceiptHandle: z.string(),
-    Body: z.string(),
-    Attributes: z.looseObject({ ApproximateReceiveCount: z.string() }),
-  })
-  .transform(
-    (message): SqsRecord => ({
-      messageId: message.MessageId,
-      receiptHandle: message.ReceiptHandle,
-      body: message.Body,
-      attributes: message.Attributes,
-    }),
-  );
+const receivedMessageSchema = lazySchema(() =>
+  z
+    .object({
+      MessageId: z.string(),
+      ReceiptHandle: z.string(),
+      Body: z.string(),
+      Attributes: z.looseObject({ ApproximateReceiveCount: z.string() }),
+    })
+    .transform(
+      (message): SqsRecord => ({
+        messageId: message.MessageId,
+        receiptHandle: message.ReceiptHandle,
+        body: message.Body,
+        attributes: message.Attributes,
+      }),
+    ),
+);
 
 /** Receives up to `maxMessages` (≤ 10) messages, long-polling up to `waitSeconds`. */
 export async function receiveBatch(

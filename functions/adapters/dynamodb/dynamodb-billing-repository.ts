@@ -34,6 +34,7 @@ import type {
   TokenUpdate,
 } from "../../core/ports/billing-repository";
 import type { Clock } from "../../core/ports/clock";
+import { lazySchema } from "../../shared/lazy-schema";
 import {
   ATTEMPT_SK_PREFIX,
   attemptKey,
@@ -398,11 +399,13 @@ function listAttempts(table: TableContext, subscriptionId: string): Promise<read
   return queryRecords(table, query, chargeAttemptSchema);
 }
 
-const transactionOwner = z.object({
-  subscription_id: z.string(),
-  period: z.number().int(),
-  attempt: z.number().int(),
-});
+const transactionOwner = lazySchema(() =>
+  z.object({
+    subscription_id: z.string(),
+    period: z.number().int(),
+    attempt: z.number().int(),
+  }),
+);
 
 /** A create-only Put naming the transaction's line; a lost create reads the line that holds it. */
 async function claimTransaction(

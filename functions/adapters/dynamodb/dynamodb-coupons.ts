@@ -8,6 +8,7 @@ import {
 import * as z from "zod";
 import { InvalidCursorError } from "../../core/ports/billing-repository";
 import { type Coupon, type CouponStore, couponSchema } from "../../core/ports/coupon-store";
+import { lazySchema } from "../../shared/lazy-schema";
 import { COUPONS_PARTITION, couponCodeKey, couponKey, recordOf } from "../table/billing-table";
 import { conditionally, type Item } from "../table/dynamodb-table";
 
@@ -24,7 +25,7 @@ const couponOf = (item: Item): Coupon => {
   return couponSchema.parse(record);
 };
 
-const cursorSchema = z.string().regex(/^co_[A-Za-z0-9]{1,60}$/);
+const cursorSchema = lazySchema(() => z.string().regex(/^co_[A-Za-z0-9]{1,60}$/));
 
 /**
  * Coupons in the billing table (keys: billing-table.ts): one partition holds them all, listed by one Query; a code is

@@ -10,6 +10,7 @@ import {
 } from "../../core/base/documents";
 import { InvalidCursorError } from "../../core/ports/billing-repository";
 import type { DocumentPage, DocumentQuery, DocumentStore } from "../../core/ports/document-store";
+import { lazySchema } from "../../shared/lazy-schema";
 import {
   documentIndexKeys,
   documentKey,
@@ -38,10 +39,12 @@ function itemOf(document: BillingDocument): Item {
 }
 
 /** A listing's cursor: where the page before stopped (a sort key of the index, or a prefix and sequence). */
-const cursorSchema = z.union([
-  z.object({ sk: z.string() }),
-  z.object({ prefix: z.string(), sequence: z.number().int().min(1) }),
-]);
+const cursorSchema = lazySchema(() =>
+  z.union([
+    z.object({ sk: z.string() }),
+    z.object({ prefix: z.string(), sequence: z.number().int().min(1) }),
+  ]),
+);
 type Cursor = z.infer<typeof cursorSchema>;
 
 const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString("base64url");

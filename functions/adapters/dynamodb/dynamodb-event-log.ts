@@ -2,6 +2,7 @@ import { BatchWriteCommand, type BatchWriteCommandInput } from "@aws-sdk/lib-dyn
 import * as z from "zod";
 import { type OutboxEvent, outboxEventSchema } from "../../core/base/events";
 import type { EventLogQuery } from "../../core/ports/billing-repository";
+import { lazySchema } from "../../shared/lazy-schema";
 import {
   EVENT_SK_PREFIX,
   eventLogPartition,
@@ -26,7 +27,7 @@ const MAX_BATCH = 25;
 /** Attempts at the items DynamoDB left unprocessed (throttling) before the delivery fails and is retried. */
 const BATCH_ATTEMPTS = 5;
 
-const loggedItemSchema = z.object({ event: outboxEventSchema });
+const loggedItemSchema = lazySchema(() => z.object({ event: outboxEventSchema }));
 
 export async function logEvents(table: TableContext, events: readonly OutboxEvent[]): Promise<void> {
   for (let start = 0; start < events.length; start += MAX_BATCH) {

@@ -3,6 +3,7 @@ import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { type BillingEvent, type OutboxEvent, outboxEventSchema } from "../../core/base/events";
 import type { OutboxRef } from "../../core/ports/billing-repository";
+import { lazySchema } from "../../shared/lazy-schema";
 import { OUTBOX_ATTRIBUTE, OUTBOX_INDEX, outboxKeys, outboxPartition, utcIso } from "../table/billing-table";
 import { conditionally, queriesBelow, queryPages, type TableContext } from "../table/dynamodb-table";
 import type { UpdatePlan } from "../table/update-expression";
@@ -57,7 +58,9 @@ export function outboxAttributes(
   return { [OUTBOX_ATTRIBUTE]: stampEvents(events, occurredAt), ...outboxKeys(key, occurredAt, shards) };
 }
 
-export const outboxItemSchema = z.object({ [OUTBOX_ATTRIBUTE]: z.array(outboxEventSchema).default([]) });
+export const outboxItemSchema = lazySchema(() =>
+  z.object({ [OUTBOX_ATTRIBUTE]: z.array(outboxEventSchema).default([]) }),
+);
 
 async function readPending(table: TableContext, key: ItemKey): Promise<readonly OutboxEvent[]> {
   const { Item } = await table.client.send(
@@ -159,4 +162,4 @@ export async function* listPendingOutboxes(
   }
 }
 
-export const itemKeySchema = z.object({ pk: z.string(), sk: z.string() });
+export const itemKeySchema = lazySchema(() => z.object({ pk: z.string(), sk: z.string() }));

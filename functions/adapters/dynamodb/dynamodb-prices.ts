@@ -9,6 +9,7 @@ import {
 import * as z from "zod";
 import { InvalidCursorError } from "../../core/ports/billing-repository";
 import { type Price, type PriceEdit, type PriceStore, priceSchema } from "../../core/ports/price-store";
+import { lazySchema } from "../../shared/lazy-schema";
 import { PRICES_PARTITION, priceKey, priceLookupKey, recordOf } from "../table/billing-table";
 import { conditionally, type Item } from "../table/dynamodb-table";
 
@@ -18,7 +19,7 @@ export interface DynamoDbPriceStoreOptions {
 }
 
 const priceOf = (item: Item): Price => priceSchema.parse(recordOf(item));
-const cursorSchema = z.string().regex(/^price_[A-Za-z0-9]{1,60}$/);
+const cursorSchema = lazySchema(() => z.string().regex(/^price_[A-Za-z0-9]{1,60}$/));
 
 /**
  * The catalog's prices in the billing table (keys: billing-table.ts): one partition holds them all, listed by one

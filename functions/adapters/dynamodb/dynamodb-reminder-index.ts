@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient, QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import type { ReminderIndex } from "../../core/ports/mailer";
+import { lazySchema } from "../../shared/lazy-schema";
 import {
   DEFAULT_SHARDS,
   DUE_INDEX,
@@ -19,8 +20,8 @@ export interface DynamoDbReminderIndexOptions {
   readonly pageSize?: number;
 }
 
-const dueEntrySchema = z.object({ subscription_id: z.string(), period: z.number().int() });
-const expiringTokenSchema = z.object({ list_sk: z.string() });
+const dueEntrySchema = lazySchema(() => z.object({ subscription_id: z.string(), period: z.number().int() }));
+const expiringTokenSchema = lazySchema(() => z.object({ list_sk: z.string() }));
 
 /**
  * What the date-driven mails are found by, Query only: a day's partitions of the due index (every shard), and a

@@ -12,6 +12,7 @@ import {
   type SubscriptionPage,
   type SubscriptionQuery,
 } from "../../core/ports/billing-repository";
+import { lazySchema } from "../../shared/lazy-schema";
 import {
   CUSTOMER_LINK_SK_PREFIX,
   customerLinkKey,
@@ -30,8 +31,8 @@ import { batchGetItems, type Item, queryPages, type TableContext } from "../tabl
 
 /** Where a listing stopped: the partition it was reading (its index in the listing's list) and the key after which. */
 /** The table's and the list index's keys are strings. */
-const keySchema = z.record(z.string(), z.string());
-const cursorSchema = z.object({ p: z.number().int().min(0), k: keySchema.optional() });
+const keySchema = lazySchema(() => z.record(z.string(), z.string()));
+const cursorSchema = lazySchema(() => z.object({ p: z.number().int().min(0), k: keySchema.optional() }));
 type Cursor = z.infer<typeof cursorSchema>;
 
 function encodeCursor(cursor: Cursor): string {
@@ -143,7 +144,7 @@ export async function linkCustomer(
   );
 }
 
-const paidPlanItemSchema = z.object({ plan: planSchema });
+const paidPlanItemSchema = lazySchema(() => z.object({ plan: planSchema }));
 
 /**
  * The plans of the active and past-due subscriptions, every shard of both statuses side by side: the list index

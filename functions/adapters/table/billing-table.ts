@@ -136,7 +136,7 @@ export const WEBHOOK_ENDPOINT_SK_PREFIX = "ENDPOINT#";
 export const WEBHOOK_DELIVERY_SK_PREFIX = "DELIVERY#";
 
 /** The attributes of a line the ledger index holds: its charge's and its refund's. */
-const LEDGER_ATTRIBUTES = [
+const ledgerAttributes = () => [
   ...new Set([...Object.keys(ledgerChargeSchema.shape), ...Object.keys(ledgerRefundSchema.shape)]),
 ];
 
@@ -230,7 +230,7 @@ export function billingTableDefinition(tableName: string): CreateTableCommandInp
         // What reconciliation compares of a line, never its outbox or its refunds: an entry stays one write unit, and
         // the writes that change nothing of it (delivering its events, a refund's hold) do not rewrite it. Sparse:
         // succeeded lines only.
-        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: LEDGER_ATTRIBUTES },
+        Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: ledgerAttributes() },
       },
       {
         IndexName: OUTBOX_INDEX,

@@ -7,6 +7,7 @@ import {
 import * as z from "zod";
 import { subscriptionSchema } from "../../core/base/model";
 import type { DueEntry } from "../../core/ports/billing-repository";
+import { lazySchema } from "../../shared/lazy-schema";
 import {
   addDueBuckets,
   DUE_INDEX,
@@ -31,8 +32,8 @@ export const DEFAULT_LOOKBACK_HOURS = 24 * 45;
  */
 const WATERMARK_LAG_BUCKETS = 1;
 
-const dueEntrySchema = subscriptionSchema.pick({ subscription_id: true, period: true });
-const watermarkSchema = z.object({ due_from: z.iso.datetime() });
+const dueEntrySchema = lazySchema(() => subscriptionSchema.pick({ subscription_id: true, period: true }));
+const watermarkSchema = lazySchema(() => z.object({ due_from: z.iso.datetime() }));
 
 /**
  * Due entries (next_charge_at ≤ until) from the due index, day by day from the watermark up to `until`'s day, the

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 
 /**
  * The ledger's period numbers. Scheduled periods count up from 0 (one per billing interval, so 5000 of them take over
@@ -11,7 +12,7 @@ export const AD_HOC_FIRST_PERIOD = 5000;
 /** The ledger's sort key holds 4 period digits: 5000 ad hoc charges per subscription. */
 export const AD_HOC_LAST_PERIOD = 9999;
 
-export const chargeKind = z.enum(["scheduled", "ad_hoc"]);
+export const chargeKind = lazySchema(() => z.enum(["scheduled", "ad_hoc"]));
 export type ChargeKind = z.infer<typeof chargeKind>;
 
 export function isAdHocPeriod(period: number): boolean {

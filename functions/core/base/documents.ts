@@ -1,48 +1,55 @@
 import * as z from "zod";
+import { lazySchema, lazyShape } from "../../shared/lazy-schema";
 import { type AddedTaxRate, type BillingAddress, billedSchema, billingAddressSchema } from "./model";
 import { fromCents, minorUnitCents, toCents } from "./money";
 
 // Invoices and credit notes (README, Invoices): the documents a finance team files, made from our own ledger (the
 // gateway has no invoice API). Each is numbered from a gap-free sequence per prefix and never changes once finalized.
 
-const isoInstant = z.iso.datetime({ offset: true });
-const isoDate = z.iso.date();
-const amount = z.string().regex(/^\d{1,8}(?:\.\d{1,2})?$/);
+const isoInstant = lazySchema(() => z.iso.datetime({ offset: true }));
+const isoDate = lazySchema(() => z.iso.date());
+const amount = lazySchema(() => z.string().regex(/^\d{1,8}(?:\.\d{1,2})?$/));
 
 /** The merchant as its invoices name it (merchant configuration, copied onto each document when it is issued). */
-export const sellerSchema = z.object({
-  name: z.string().min(1).max(200),
-  /** Its address, one printed line per entry. */
-  address: z.array(z.string().min(1).max(200)).max(6).optional(),
-  tax_id: z.string().min(1).max(50).optional(),
-  email: z.email().max(254).optional(),
-});
+export const sellerSchema = lazySchema(() =>
+  z.object({
+    name: z.string().min(1).max(200),
+    /** Its address, one printed line per entry. */
+    address: z.array(z.string().min(1).max(200)).max(6).optional(),
+    tax_id: z.string().min(1).max(50).optional(),
+    email: z.email().max(254).optional(),
+  }),
+);
 export type Seller = z.infer<typeof sellerSchema>;
 
 /** A tax the merchant charges customers of a country ("*": any other country, or no address). */
-export const taxRateSchema = z.object({
-  country: z.union([z.string().regex(/^[A-Z]{2}$/), z.literal("*")]),
-  name: z.string().min(1).max(40),
-  /** Percent with up to 2 decimals ("10", "7.25"). */
-  percent: z.string().regex(/^(?:\d{1,2}(?:\.\d{1,2})?|100)$/, "must be a percentage from 0 to 100"),
-  /**
-   * true: prices include it, and the invoice shows the part of the total that is tax. false: it is added on top of
-   * every charge, at the rate the subscription took at sign-up (exclusiveRateFor).
-   */
-  inclusive: z.boolean(),
-});
+export const taxRateSchema = lazySchema(() =>
+  z.object({
+    country: z.union([z.string().regex(/^[A-Z]{2}$/), z.literal("*")]),
+    name: z.string().min(1).max(40),
+    /** Percent with up to 2 decimals ("10", "7.25"). */
+    percent: z.string().regex(/^(?:\d{1,2}(?:\.\d{1,2})?|100)$/, "must be a percentage from 0 to 100"),
+    /**
+     * true: prices include it, and the invoice shows the part of the total that is tax. false: it is added on top of
+     * every charge, at the rate the subscription took at sign-up (exclusiveRateFor).
+     */
+    inclusive: z.boolean(),
+  }),
+);
 export type TaxRate = z.infer<typeof taxRateSchema>;
 
 /** How documents are numbered, dated and headed. */
-export const invoicingPolicySchema = z.object({
-  /** The invoices' prefix; {YYYY} becomes the issue year, so numbering restarts each year. */
-  invoice_prefix: z.string().regex(/^[A-Za-z0-9{}-]{1,24}$/),
-  credit_note_prefix: z.string().regex(/^[A-Za-z0-9{}-]{1,24}$/),
-  /** The merchant's time zone (IANA): a document's issue date and year are its local date there. */
-  time_zone: z.string().refine(isTimeZone, "must be an IANA time zone (e.g. Asia/Seoul)"),
-  seller: sellerSchema,
-  tax_rates: z.array(taxRateSchema).max(300),
-});
+export const invoicingPolicySchema = lazySchema(() =>
+  z.object({
+    /** The invoices' prefix; {YYYY} becomes the issue year, so numbering restarts each year. */
+    invoice_prefix: z.string().regex(/^[A-Za-z0-9{}-]{1,24}$/),
+    credit_note_prefix: z.string().regex(/^[A-Za-z0-9{}-]{1,24}$/),
+    /** The merchant's time zone (IANA): a document's issue date and year are its local date there. */
+    time_zone: z.string().refine(isTimeZone, "must be an IANA time zone (e.g. Asia/Seoul)"),
+    seller: sellerSchema,
+    tax_rates: z.array(taxRateSchema).max(300),
+  }),
+);
 export type InvoicingPolicy = z.infer<typeof invoicingPolicySchema>;
 
 function isTimeZone(zone: string): boolean {
@@ -62,7 +69,7 @@ export const DEFAULT_INVOICING_POLICY: InvoicingPolicy = {
   tax_rates: [],
 };
 
-export const documentKind = z.enum(["invoice", "credit_note"]);
+export const documentKind = lazySchema(() => z.enum(["invoice", "credit_note"]));
 export type DocumentKind = z.infer<typeof documentKind>;
 
 /** A formatter per time zone: making one costs ~0.1 ms (ICU's zone data), formatting with it ~2 µs. */
@@ -103,43 +110,49 @@ export function parseDocumentNumber(
   return sequence >= 1 ? { prefix: match[1], sequence } : undefined;
 }
 
-export const documentLineSchema = z.object({
-  description: z.string(),
-  quantity: z.number().int().min(1),
-  unit_amount: amount,
-  /** quantity × unit_amount, before any discount. */
-  amount,
-  /** The service period the line pays for, in the merchant's dates (end inclusive). */
-  period_start: isoDate.optional(),
-  period_end: isoDate.optional(),
-});
+export const documentLineSchema = lazySchema(() =>
+  z.object({
+    description: z.string(),
+    quantity: z.number().int().min(1),
+    unit_amount: amount,
+    /** quantity × unit_amount, before any discount. */
+    amount,
+    /** The service period the line pays for, in the merchant's dates (end inclusive). */
+    period_start: isoDate.optional(),
+    period_end: isoDate.optional(),
+  }),
+);
 export type DocumentLine = z.infer<typeof documentLineSchema>;
 
-export const taxLineSchema = z.object({
-  name: z.string(),
-  percent: z.string(),
-  /** The part of the total that is this tax. */
-  amount,
-  /** true: within the lines' amounts; false: added on top of them. */
-  inclusive: z.boolean(),
-});
+export const taxLineSchema = lazySchema(() =>
+  z.object({
+    name: z.string(),
+    percent: z.string(),
+    /** The part of the total that is this tax. */
+    amount,
+    /** true: within the lines' amounts; false: added on top of them. */
+    inclusive: z.boolean(),
+  }),
+);
 export type TaxLine = z.infer<typeof taxLineSchema>;
 
-const buyerSchema = z.object({
-  name: z.string(),
-  email: z.string(),
-  address: billingAddressSchema.optional(),
-  tax_id: z.string().optional(),
-  external_id: z.string().optional(),
-});
+const buyerSchema = lazySchema(() =>
+  z.object({
+    name: z.string(),
+    email: z.string(),
+    address: billingAddressSchema.optional(),
+    tax_id: z.string().optional(),
+    external_id: z.string().optional(),
+  }),
+);
 
 /**
  * finalized: issued to its holder. void: its holder took another number (a close that lost a race); the next
  * document numbered takes the slot over, so a void document is only ever the last of its sequence and never listed.
  */
-export const documentStatus = z.enum(["finalized", "void"]);
+export const documentStatus = lazySchema(() => z.enum(["finalized", "void"]));
 
-const documentShape = {
+const documentShape = lazyShape(() => ({
   number: z.string(),
   prefix: z.string(),
   sequence: z.number().int().min(1),
@@ -157,37 +170,43 @@ const documentShape = {
   tax: z.array(taxLineSchema),
   /** What was charged (or given back): subtotal − discount, with the taxes added on top (inclusive: false). */
   total: amount,
-};
+}));
 
-export const invoiceSchema = z.object({
-  kind: z.literal("invoice"),
-  ...documentShape,
-  /** The paid ledger line it was finalized from. */
-  order_id: z.string(),
-  period: z.number().int().min(0),
-  attempt: z.number().int().min(0),
-  transaction_id: z.string().optional(),
-  /** What the card was billed in its own currency, when the gateway converted the total (DCC). */
-  billed: billedSchema.optional(),
-  coupon_id: z.string().optional(),
-});
+export const invoiceSchema = lazySchema(() =>
+  z.object({
+    kind: z.literal("invoice"),
+    ...documentShape(),
+    /** The paid ledger line it was finalized from. */
+    order_id: z.string(),
+    period: z.number().int().min(0),
+    attempt: z.number().int().min(0),
+    transaction_id: z.string().optional(),
+    /** What the card was billed in its own currency, when the gateway converted the total (DCC). */
+    billed: billedSchema.optional(),
+    coupon_id: z.string().optional(),
+  }),
+);
 export type Invoice = z.infer<typeof invoiceSchema>;
 
-export const creditNoteSchema = z.object({
-  kind: z.literal("credit_note"),
-  ...documentShape,
-  /** The succeeded refund it records, and the charge (and its invoice) it gave money back on. */
-  refund_id: z.string(),
-  order_id: z.string(),
-  period: z.number().int().min(0),
-  attempt: z.number().int().min(0),
-  invoice_number: z.string().optional(),
-  reason: z.string(),
-  refund_transaction_id: z.string().optional(),
-});
+export const creditNoteSchema = lazySchema(() =>
+  z.object({
+    kind: z.literal("credit_note"),
+    ...documentShape(),
+    /** The succeeded refund it records, and the charge (and its invoice) it gave money back on. */
+    refund_id: z.string(),
+    order_id: z.string(),
+    period: z.number().int().min(0),
+    attempt: z.number().int().min(0),
+    invoice_number: z.string().optional(),
+    reason: z.string(),
+    refund_transaction_id: z.string().optional(),
+  }),
+);
 export type CreditNote = z.infer<typeof creditNoteSchema>;
 
-export const documentSchema = z.discriminatedUnion("kind", [invoiceSchema, creditNoteSchema]);
+export const documentSchema = lazySchema(() =>
+  z.discriminatedUnion("kind", [invoiceSchema, creditNoteSchema]),
+);
 export type BillingDocument = Invoice | CreditNote;
 
 /** The order_id (invoice) or refund_id (credit note) a document was numbered for. */

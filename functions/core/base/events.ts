@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema, lazyShape } from "../../shared/lazy-schema";
 import type { CreditNote, Invoice } from "./documents";
 import {
   type ChargeAttempt,
@@ -16,32 +17,32 @@ import { nextStepSchema, subscriptionView, subscriptionViewSchema } from "./subs
 // Every event carries `sequence` and `subscription` (README, Events: order), so a consumer can tell a stale one.
 
 /** Whom an event is about: the subscription, with the SaaS's own customer id and metadata (when it has them). */
-const subject = {
+const subject = lazyShape(() => ({
   subscription_id: z.string(),
   external_id: z.string().optional(),
   metadata: z.record(z.string(), z.string()).optional(),
-};
+}));
 
-const chargeFacts = {
-  ...subject,
+const chargeFacts = lazyShape(() => ({
+  ...subject(),
   period: z.number().int(),
   attempt: z.number().int(),
   order_id: z.string(),
   amount: z.string(),
   currency: z.string(),
-};
+}));
 
-const chargebackFacts = {
-  ...chargeFacts,
+const chargebackFacts = lazyShape(() => ({
+  ...chargeFacts(),
   transaction_id: z.string().optional(),
   chargeback_id: z.string().optional(),
   /** The chargeback's status after this webhook: the furthest one reported. */
   chargeback_status: z.string(),
   reason: z.string().optional(),
-};
+}));
 
-const refundFacts = {
-  ...subject,
+const refundFacts = lazyShape(() => ({
+  ...subject(),
   refund_id: z.string(),
   /** The charge refunded. */
   order_id: z.string(),
@@ -50,130 +51,136 @@ const refundFacts = {
   amount: z.string(),
   currency: z.string(),
   reason: z.string(),
-};
+}));
 
 /** What each type of event says, before it is placed among its subscription's events. */
-export const eventFactsSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("charge.succeeded"), ...chargeFacts, transaction_id: z.string().optional() }),
-  z.object({
-    type: z.literal("charge.failed"),
-    ...chargeFacts,
-    reason: z.string(),
-    rescode: z.string().optional(),
-    /** The gateway's named reason (v2 errcode), when it gave one. */
-    errcode: z.string().optional(),
-    /** A decline's reason in the customer's terms, and what can be done about it. */
-    decline_reason: declineReasonSchema.optional(),
-    next_step: nextStepSchema.optional(),
-  }),
-  /** A sign-up began: the subscription exists, pending its first payment. */
-  z.object({
-    type: z.literal("subscription.created"),
-    ...subject,
-    billing: z.string(),
-    plan: z.object({ amount: z.string(), currency: z.string(), interval_months: z.number().int() }),
-  }),
-  /** A sign-up with a trial had its card verified: nothing is charged until `trial_end`. */
-  z.object({ type: z.literal("subscription.trial_started"), ...subject, trial_end: z.string() }),
-  /** A sign-up's first payment (or its first period after a trial) went through: the subscription is active. */
-  z.object({ type: z.literal("subscription.activated"), ...subject }),
-  z.object({ type: z.literal("subscription.past_due"), ...subject, reason: z.string() }),
-  z.object({ type: z.literal("subscription.canceled"), ...subject, reason: z.string() }),
-  z.object({ type: z.literal("subscription.reactivated"), ...subject }),
-  /** No charges until resumed; `resume_at` when it resumes by itself. */
-  z.object({ type: z.literal("subscription.paused"), ...subject, resume_at: z.string().optional() }),
-  /** Charging again from `next_charge_at` (now, when the paid period ended during the pause). */
-  z.object({ type: z.literal("subscription.resumed"), ...subject, next_charge_at: z.string() }),
-  /** A cancel at the end of the paid period: access runs until `cancel_at`, then subscription.canceled follows. */
-  z.object({ type: z.literal("subscription.cancel_scheduled"), ...subject, cancel_at: z.string() }),
-  /**
-   * The plan, its seats (`quantity`), a plan change scheduled for the next renewal, the customer's external_id, the
-   * metadata, a scheduled cancel, the paid period (`current_period`: a renewal was paid) or the discount (a coupon
-   * applied, removed, or ended after its last charge) changed (`changed` names which).
-   */
-  z.object({
-    type: z.literal("subscription.updated"),
-    ...subject,
-    changed: z.array(
-      z.enum([
-        "plan",
-        "quantity",
-        "scheduled_plan",
-        "external_id",
-        "metadata",
-        "cancel_at",
-        "current_period",
-        "discount",
-      ]),
-    ),
-  }),
-  /**
-   * The card the subscription is charged on was replaced: a new token (the old one deleted at the gateway), or a new
-   * gateway-managed plan (the old one deleted there).
-   */
-  z.object({
-    type: z.literal("payment_method.updated"),
-    ...subject,
-    /** The new card, masked (absent when the gateway's answer named none). */
-    card: z.object({ first4: z.string(), last4: z.string() }).optional(),
-  }),
-  /**
-   * A payment window was not completed before it expired (README, Hosted checkout): nothing was charged, and a payment
-   * made after `expires_at` is refunded. `signup`: a checkout, whose subscription is now canceled (checkout_expired)
-   * — it never started, so this is its only event after subscription.created; `payment_method`: a new card's window
-   * (its `order_id`), the card on file unchanged.
-   */
-  z.object({
-    type: z.literal("checkout.expired"),
-    ...subject,
-    purpose: z.enum(["signup", "payment_method"]),
-    order_id: z.string().optional(),
-    expires_at: z.string(),
-  }),
-  /** A refund of a charge went through at the gateway (the charge's refunded amount includes it). */
-  z.object({
-    type: z.literal("refund.succeeded"),
-    ...refundFacts,
-    refund_transaction_id: z.string().optional(),
-  }),
-  /** The gateway refused a refund: nothing was refunded. */
-  z.object({ type: z.literal("refund.failed"), ...refundFacts, rescode: z.string().optional() }),
-  /** The gateway charged a successful charge back (CHARGEBACK webhook); the ledger line is marked disputed. */
-  z.object({ type: z.literal("chargeback.received"), ...chargebackFacts }),
-  /** A later status of the same chargeback (e.g. deducted or resolved). */
-  z.object({ type: z.literal("chargeback.updated"), ...chargebackFacts, previous_status: z.string() }),
-  /** A paid charge was finalized as an invoice (README, Invoices): GET /v1/invoices/{invoice_number} has it all. */
-  z.object({
-    type: z.literal("invoice.finalized"),
-    ...subject,
-    invoice_number: z.string(),
-    order_id: z.string(),
-    total: z.string(),
-    currency: z.string(),
-    issue_date: z.string(),
-  }),
-  /** A succeeded refund was recorded as a credit note against the charge's invoice. */
-  z.object({
-    type: z.literal("credit_note.created"),
-    ...subject,
-    credit_note_number: z.string(),
-    invoice_number: z.string().optional(),
-    refund_id: z.string(),
-    total: z.string(),
-    currency: z.string(),
-    issue_date: z.string(),
-  }),
-]);
+export const eventFactsSchema = lazySchema(() =>
+  z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("charge.succeeded"),
+      ...chargeFacts(),
+      transaction_id: z.string().optional(),
+    }),
+    z.object({
+      type: z.literal("charge.failed"),
+      ...chargeFacts(),
+      reason: z.string(),
+      rescode: z.string().optional(),
+      /** The gateway's named reason (v2 errcode), when it gave one. */
+      errcode: z.string().optional(),
+      /** A decline's reason in the customer's terms, and what can be done about it. */
+      decline_reason: declineReasonSchema.optional(),
+      next_step: nextStepSchema.optional(),
+    }),
+    /** A sign-up began: the subscription exists, pending its first payment. */
+    z.object({
+      type: z.literal("subscription.created"),
+      ...subject(),
+      billing: z.string(),
+      plan: z.object({ amount: z.string(), currency: z.string(), interval_months: z.number().int() }),
+    }),
+    /** A sign-up with a trial had its card verified: nothing is charged until `trial_end`. */
+    z.object({ type: z.literal("subscription.trial_started"), ...subject(), trial_end: z.string() }),
+    /** A sign-up's first payment (or its first period after a trial) went through: the subscription is active. */
+    z.object({ type: z.literal("subscription.activated"), ...subject() }),
+    z.object({ type: z.literal("subscription.past_due"), ...subject(), reason: z.string() }),
+    z.object({ type: z.literal("subscription.canceled"), ...subject(), reason: z.string() }),
+    z.object({ type: z.literal("subscription.reactivated"), ...subject() }),
+    /** No charges until resumed; `resume_at` when it resumes by itself. */
+    z.object({ type: z.literal("subscription.paused"), ...subject(), resume_at: z.string().optional() }),
+    /** Charging again from `next_charge_at` (now, when the paid period ended during the pause). */
+    z.object({ type: z.literal("subscription.resumed"), ...subject(), next_charge_at: z.string() }),
+    /** A cancel at the end of the paid period: access runs until `cancel_at`, then subscription.canceled follows. */
+    z.object({ type: z.literal("subscription.cancel_scheduled"), ...subject(), cancel_at: z.string() }),
+    /**
+     * The plan, its seats (`quantity`), a plan change scheduled for the next renewal, the customer's external_id, the
+     * metadata, a scheduled cancel, the paid period (`current_period`: a renewal was paid) or the discount (a coupon
+     * applied, removed, or ended after its last charge) changed (`changed` names which).
+     */
+    z.object({
+      type: z.literal("subscription.updated"),
+      ...subject(),
+      changed: z.array(
+        z.enum([
+          "plan",
+          "quantity",
+          "scheduled_plan",
+          "external_id",
+          "metadata",
+          "cancel_at",
+          "current_period",
+          "discount",
+        ]),
+      ),
+    }),
+    /**
+     * The card the subscription is charged on was replaced: a new token (the old one deleted at the gateway), or a new
+     * gateway-managed plan (the old one deleted there).
+     */
+    z.object({
+      type: z.literal("payment_method.updated"),
+      ...subject(),
+      /** The new card, masked (absent when the gateway's answer named none). */
+      card: z.object({ first4: z.string(), last4: z.string() }).optional(),
+    }),
+    /**
+     * A payment window was not completed before it expired (README, Hosted checkout): nothing was charged, and a payment
+     * made after `expires_at` is refunded. `signup`: a checkout, whose subscription is now canceled (checkout_expired)
+     * — it never started, so this is its only event after subscription.created; `payment_method`: a new card's window
+     * (its `order_id`), the card on file unchanged.
+     */
+    z.object({
+      type: z.literal("checkout.expired"),
+      ...subject(),
+      purpose: z.enum(["signup", "payment_method"]),
+      order_id: z.string().optional(),
+      expires_at: z.string(),
+    }),
+    /** A refund of a charge went through at the gateway (the charge's refunded amount includes it). */
+    z.object({
+      type: z.literal("refund.succeeded"),
+      ...refundFacts(),
+      refund_transaction_id: z.string().optional(),
+    }),
+    /** The gateway refused a refund: nothing was refunded. */
+    z.object({ type: z.literal("refund.failed"), ...refundFacts(), rescode: z.string().optional() }),
+    /** The gateway charged a successful charge back (CHARGEBACK webhook); the ledger line is marked disputed. */
+    z.object({ type: z.literal("chargeback.received"), ...chargebackFacts() }),
+    /** A later status of the same chargeback (e.g. deducted or resolved). */
+    z.object({ type: z.literal("chargeback.updated"), ...chargebackFacts(), previous_status: z.string() }),
+    /** A paid charge was finalized as an invoice (README, Invoices): GET /v1/invoices/{invoice_number} has it all. */
+    z.object({
+      type: z.literal("invoice.finalized"),
+      ...subject(),
+      invoice_number: z.string(),
+      order_id: z.string(),
+      total: z.string(),
+      currency: z.string(),
+      issue_date: z.string(),
+    }),
+    /** A succeeded refund was recorded as a credit note against the charge's invoice. */
+    z.object({
+      type: z.literal("credit_note.created"),
+      ...subject(),
+      credit_note_number: z.string(),
+      invoice_number: z.string().optional(),
+      refund_id: z.string(),
+      total: z.string(),
+      currency: z.string(),
+      issue_date: z.string(),
+    }),
+  ]),
+);
 export type EventFacts = z.infer<typeof eventFactsSchema>;
 
 /**
  * Where an event stands among all the events of its subscription, and the subscription as it stands there: the view
  * the merchant API answers with. A consumer keeps the view of the highest sequence it has seen.
  */
-const placeShape = {
+const placeShape = lazyShape(() => ({
   sequence: z.number().int().min(0),
   subscription: subscriptionViewSchema,
-};
+}));
 
 /**
  * How a write moved its subscription's monthly recurring revenue (README, Revenue report), per currency: `new` from a
@@ -181,12 +188,14 @@ const placeShape = {
  * reactivation), `contraction` less from one that stays (fewer seats, a cheaper plan, a pause), `churned` the MRR it
  * paid until it was canceled.
  */
-export const revenueMovementSchema = z.object({
-  kind: z.enum(["new", "expansion", "contraction", "churned"]),
-  currency: z.string(),
-  /** Monthly, at list price, rounded to the currency's minor unit. */
-  amount: z.string(),
-});
+export const revenueMovementSchema = lazySchema(() =>
+  z.object({
+    kind: z.enum(["new", "expansion", "contraction", "churned"]),
+    currency: z.string(),
+    /** Monthly, at list price, rounded to the currency's minor unit. */
+    amount: z.string(),
+  }),
+);
 export type RevenueMovement = z.infer<typeof revenueMovementSchema>;
 
 /** The statuses a subscription has before it ever paid: one that starts paying from them is new revenue. */
@@ -222,9 +231,11 @@ export function revenueMovements(before: RevenueState, after: RevenueState): Rev
   return movements;
 }
 
-export const billingEventSchema = z.intersection(
-  eventFactsSchema,
-  z.object({ ...placeShape, mrr_movements: z.array(revenueMovementSchema).optional() }),
+export const billingEventSchema = lazySchema(() =>
+  z.intersection(
+    eventFactsSchema,
+    z.object({ ...placeShape(), mrr_movements: z.array(revenueMovementSchema).optional() }),
+  ),
 );
 export type BillingEvent = z.infer<typeof billingEventSchema>;
 
@@ -384,15 +395,17 @@ export function createdCreditNoteEvent(note: CreditNote, subscription: Subscript
 }
 
 /** What the outbox adds to an event when it is written: the id consumers de-duplicate on, and when it happened. */
-const eventEnvelopeSchema = z.object({
-  event_id: z.string().min(1),
-  occurred_at: z.iso.datetime(),
-  // Read as stored: an event written before events were placed has neither, and a view written then may lack fields.
-  sequence: placeShape.sequence.optional(),
-  subscription: z.record(z.string(), z.unknown()).optional(),
-  mrr_movements: z.array(revenueMovementSchema).optional(),
-});
+const eventEnvelopeSchema = lazySchema(() =>
+  z.object({
+    event_id: z.string().min(1),
+    occurred_at: z.iso.datetime(),
+    // Read as stored: an event written before events were placed has neither, and a view written then may lack fields.
+    sequence: placeShape().sequence.optional(),
+    subscription: z.record(z.string(), z.unknown()).optional(),
+    mrr_movements: z.array(revenueMovementSchema).optional(),
+  }),
+);
 
 /** An event as its outbox holds it and the bus carries it (the entry's detail). */
-export const outboxEventSchema = z.intersection(eventFactsSchema, eventEnvelopeSchema);
+export const outboxEventSchema = lazySchema(() => z.intersection(eventFactsSchema, eventEnvelopeSchema));
 export type OutboxEvent = z.infer<typeof outboxEventSchema>;

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 import type { OutboxEvent } from "../base/events";
 import type { EventLog, EventLogQuery } from "../ports/billing-repository";
 import type { Clock } from "../ports/clock";
@@ -9,27 +10,31 @@ import { queueWebhookDeliveries, type WebhookFanOutDeps } from "./webhooks";
 // or a time range's. The events go to the bus again under their own event_ids, so consumers that kept theirs drop
 // them as the duplicates they are.
 
-const instant = z.iso.datetime({ offset: true });
+const instant = lazySchema(() => z.iso.datetime({ offset: true }));
 
 /** Only this webhook endpoint: the events are queued for it alone, not published to the bus. */
-const endpoint_id = z
-  .string()
-  .regex(/^we_[0-9a-z]{16}$/, "must be a webhook endpoint id")
-  .optional();
+const endpoint_id = lazySchema(() =>
+  z
+    .string()
+    .regex(/^we_[0-9a-z]{16}$/, "must be a webhook endpoint id")
+    .optional(),
+);
 
 /**
  * What replay-events is asked for (and the ops CLI sends): one subscription's events, or [from, to); to the bus, or
  * to one webhook endpoint only.
  */
-export const eventLogRequestSchema = z.union([
-  z.strictObject({ subscription_id: z.string().min(1).max(200), endpoint_id }),
-  z
-    .strictObject({ from: instant, to: instant, endpoint_id })
-    .refine((range) => Date.parse(range.from) < Date.parse(range.to), {
-      path: ["to"],
-      error: "must be after from",
-    }),
-]);
+export const eventLogRequestSchema = lazySchema(() =>
+  z.union([
+    z.strictObject({ subscription_id: z.string().min(1).max(200), endpoint_id }),
+    z
+      .strictObject({ from: instant, to: instant, endpoint_id })
+      .refine((range) => Date.parse(range.from) < Date.parse(range.to), {
+        path: ["to"],
+        error: "must be after from",
+      }),
+  ]),
+);
 export type EventLogRequest = z.infer<typeof eventLogRequestSchema>;
 
 export function eventLogQueryOf(request: EventLogRequest): EventLogQuery {
@@ -39,15 +44,17 @@ export function eventLogQueryOf(request: EventLogRequest): EventLogQuery {
 }
 
 /** What a replay did; replay-events answers it, and the ops CLI reads it back. */
-export const replayReportSchema = z
-  .object({
-    /** Events published to the bus, or queued for the one endpoint named (those of the types it takes). */
-    published: z.number().int(),
-    /** The first and last occurred_at among them. */
-    first_occurred_at: z.string().optional(),
-    last_occurred_at: z.string().optional(),
-  })
-  .readonly();
+export const replayReportSchema = lazySchema(() =>
+  z
+    .object({
+      /** Events published to the bus, or queued for the one endpoint named (those of the types it takes). */
+      published: z.number().int(),
+      /** The first and last occurred_at among them. */
+      first_occurred_at: z.string().optional(),
+      last_occurred_at: z.string().optional(),
+    })
+    .readonly(),
+);
 export type ReplayReport = z.infer<typeof replayReportSchema>;
 
 export interface EventReplayDeps {

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 
 // The idempotency store (README, Merchant API: Idempotency-Key): a request's first answer kept under a digest of its
 // key, with a digest of the request to compare, answered again to the same key and request.
@@ -11,11 +12,13 @@ export interface IdempotentRequest {
 }
 
 /** An answer as the store keeps it: a view, never card data. */
-export const storedResponseSchema = z.object({
-  status: z.number().int(),
-  headers: z.record(z.string(), z.string()),
-  body: z.unknown(),
-});
+export const storedResponseSchema = lazySchema(() =>
+  z.object({
+    status: z.number().int(),
+    headers: z.record(z.string(), z.string()),
+    body: z.unknown(),
+  }),
+);
 export type StoredResponse = z.infer<typeof storedResponseSchema>;
 
 export type IdempotencyOutcome =

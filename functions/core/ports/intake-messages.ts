@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { containsCardNumber } from "../../shared/card-number";
+import { lazySchema } from "../../shared/lazy-schema";
 
 // What the webhook receivers hand to process-intake through the intake queue (README, Merchant API: the webhook
 // routes): ids and the status_url query string only, never card data. The receivers acknowledge fast; every decision
@@ -21,62 +22,68 @@ export function carriesCardData(query: string): boolean {
   return false;
 }
 
-const receivedAt = z.iso.datetime({ offset: true });
-const id = z.string().min(1).max(100);
+const receivedAt = lazySchema(() => z.iso.datetime({ offset: true }));
+const id = lazySchema(() => z.string().min(1).max(100));
 export const MAX_REASON_LENGTH = 500;
 export const MAX_DATE_LENGTH = 20;
-const gatewayDate = z.string().max(MAX_DATE_LENGTH).optional();
+const gatewayDate = lazySchema(() => z.string().max(MAX_DATE_LENGTH).optional());
 
 /** What a CHARGEBACK webhook says of the chargeback (the real body's chargeback_* fields). */
-const chargebackFacts = z.strictObject({
-  status: id.optional(),
-  reason: z.string().max(MAX_REASON_LENGTH).optional(),
-  report_date: gatewayDate,
-  deadline: gatewayDate,
-  resolve_date: gatewayDate,
-  deduct_date: gatewayDate,
-});
+const chargebackFacts = lazySchema(() =>
+  z.strictObject({
+    status: id.optional(),
+    reason: z.string().max(MAX_REASON_LENGTH).optional(),
+    report_date: gatewayDate,
+    deadline: gatewayDate,
+    resolve_date: gatewayDate,
+    deduct_date: gatewayDate,
+  }),
+);
 
-export const statusQueryText = z
-  .string()
-  .min(1, "is required")
-  .max(MAX_STATUS_QUERY_LENGTH, `must be at most ${MAX_STATUS_QUERY_LENGTH} characters`)
-  .refine((query) => !carriesCardData(query), "must not carry card data");
+export const statusQueryText = lazySchema(() =>
+  z
+    .string()
+    .min(1, "is required")
+    .max(MAX_STATUS_QUERY_LENGTH, `must be at most ${MAX_STATUS_QUERY_LENGTH} characters`)
+    .refine((query) => !carriesCardData(query), "must not carry card data"),
+);
 
-export const intakeMessageSchema = z.discriminatedUnion("kind", [
-  /** The status_url query string exactly as received: verify needs it untouched. */
-  z.strictObject({ kind: z.literal("status"), query: statusQueryText, received_at: receivedAt }),
-  /** A signed gateway webhook (CHARGEBACK, PAYOUT_*): its type, the ids of its data and a chargeback's status. */
-  z.strictObject({
-    kind: z.literal("gateway"),
-    type: id,
-    transaction_id: id.optional(),
-    order_id: id.optional(),
-    chargeback_id: id.optional(),
-    chargeback: chargebackFacts.optional(),
-    received_at: receivedAt,
-  }),
-  /** A partner PAYMENT_COMPLETED event: unsigned, so only a hint to be confirmed by retrieve. */
-  z.strictObject({
-    kind: z.literal("partner"),
-    event_id: id.optional(),
-    transaction_id: id.optional(),
-    /** The invoice number: the order_id when the payment is one of our orders. */
-    order_id: id.optional(),
-    received_at: receivedAt,
-  }),
-  /**
-   * A recurring_noti_url call whose secret matched: our subscription (from its query), the gateway's order and, when
-   * the body names it, the plan (from its body).
-   */
-  z.strictObject({
-    kind: z.literal("recurring"),
-    subscription_id: id,
-    order_id: id,
-    recurring_id: id.optional(),
-    received_at: receivedAt,
-  }),
-]);
+export const intakeMessageSchema = lazySchema(() =>
+  z.discriminatedUnion("kind", [
+    /** The status_url query string exactly as received: verify needs it untouched. */
+    z.strictObject({ kind: z.literal("status"), query: statusQueryText, received_at: receivedAt }),
+    /** A signed gateway webhook (CHARGEBACK, PAYOUT_*): its type, the ids of its data and a chargeback's status. */
+    z.strictObject({
+      kind: z.literal("gateway"),
+      type: id,
+      transaction_id: id.optional(),
+      order_id: id.optional(),
+      chargeback_id: id.optional(),
+      chargeback: chargebackFacts.optional(),
+      received_at: receivedAt,
+    }),
+    /** A partner PAYMENT_COMPLETED event: unsigned, so only a hint to be confirmed by retrieve. */
+    z.strictObject({
+      kind: z.literal("partner"),
+      event_id: id.optional(),
+      transaction_id: id.optional(),
+      /** The invoice number: the order_id when the payment is one of our orders. */
+      order_id: id.optional(),
+      received_at: receivedAt,
+    }),
+    /**
+     * A recurring_noti_url call whose secret matched: our subscription (from its query), the gateway's order and, when
+     * the body names it, the plan (from its body).
+     */
+    z.strictObject({
+      kind: z.literal("recurring"),
+      subscription_id: id,
+      order_id: id,
+      recurring_id: id.optional(),
+      received_at: receivedAt,
+    }),
+  ]),
+);
 export type IntakeMessage = z.output<typeof intakeMessageSchema>;
 
 /** Where the receivers put their messages (an SQS queue). */

@@ -1,32 +1,35 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 import { metadataSchema, planSchema, trialDaysSchema } from "../base/model";
 
 // The merchant's catalog of prices (README, Catalog): what a sign-up may take instead of a plan written inline. A
 // price's amount, currency and interval never change; a new amount is a new price.
 
-const isoInstant = z.iso.datetime({ offset: true });
+const isoInstant = lazySchema(() => z.iso.datetime({ offset: true }));
 
 /** A price's lookup key: the merchant's own stable name of a price ("pro_monthly"), unique among prices. */
-export const lookupKeySchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "must be 1 to 64 letters, digits or _ . : -");
+export const lookupKeySchema = lazySchema(() =>
+  z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "must be 1 to 64 letters, digits or _ . : -"),
+);
 
-export const priceSchema = z.object({
-  price_id: z.string(),
-  product: z.object({ name: z.string().min(1).max(100), description: z.string().max(500).optional() }),
-  amount: planSchema.shape.amount,
-  currency: planSchema.shape.currency,
-  interval_months: planSchema.shape.interval_months,
-  trial_days: trialDaysSchema.optional(),
-  lookup_key: lookupKeySchema.optional(),
-  metadata: metadataSchema.optional(),
-  /** An archived price (false) takes no new subscriptions; those that have it keep it. */
-  active: z.boolean(),
-  /** Counts the price's writes: each edit expects the revision it read and stores the next. */
-  revision: z.number().int().min(1),
-  created_at: isoInstant,
-  updated_at: isoInstant,
-});
+export const priceSchema = lazySchema(() =>
+  z.object({
+    price_id: z.string(),
+    product: z.object({ name: z.string().min(1).max(100), description: z.string().max(500).optional() }),
+    amount: planSchema.shape.amount,
+    currency: planSchema.shape.currency,
+    interval_months: planSchema.shape.interval_months,
+    trial_days: trialDaysSchema.optional(),
+    lookup_key: lookupKeySchema.optional(),
+    metadata: metadataSchema.optional(),
+    /** An archived price (false) takes no new subscriptions; those that have it keep it. */
+    active: z.boolean(),
+    /** Counts the price's writes: each edit expects the revision it read and stores the next. */
+    revision: z.number().int().min(1),
+    created_at: isoInstant,
+    updated_at: isoInstant,
+  }),
+);
 export type Price = z.infer<typeof priceSchema>;
 
 /** What an edit of a price may change: never its amount, currency or interval. */

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 import { fieldOf } from "../../shared/zod-fields";
 import type { OutboxEvent } from "../base/events";
 import { subscriptionSchema } from "../base/model";
@@ -10,10 +11,12 @@ export interface ChargeMessage {
 }
 
 /** The body of a charge message: ids only, never card data. */
-export const chargeMessageSchema = z.object({
-  subscription_id: z.string().min(1),
-  period: subscriptionSchema.shape.period,
-});
+export const chargeMessageSchema = lazySchema(() =>
+  z.object({
+    subscription_id: z.string().min(1),
+    period: subscriptionSchema.shape.period,
+  }),
+);
 
 /** A queued body that is not a charge message. Names the field, never the value. */
 export class MalformedMessageError extends Error {

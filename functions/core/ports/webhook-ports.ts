@@ -1,13 +1,13 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 import { type BillingEvent, eventFactsSchema } from "../base/events";
 
 // What a webhook delivery is made of and the ports that keep, queue and post it (README, Webhooks): the endpoints
 // and delivery records the billing table stores, the delivery queue's messages, and the signed POST.
 
-/** Every billing event type an endpoint may subscribe to. */
-export const WEBHOOK_EVENT_TYPES = eventFactsSchema.options.map(
-  (option) => option.shape.type.value,
-) as readonly BillingEvent["type"][];
+/** Every billing event type an endpoint may subscribe to (read from the events' schema, so built on first use). */
+export const webhookEventTypes = () =>
+  eventFactsSchema.options.map((option) => option.shape.type.value) as readonly BillingEvent["type"][];
 
 /** An endpoint subscribed to every event type. */
 export const ALL_EVENT_TYPES = "*";
@@ -18,48 +18,52 @@ export const MAX_WEBHOOK_ENDPOINTS = 16;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** How long a delivery's record stays readable (the table's TTL). */
 export const WEBHOOK_DELIVERY_RETENTION_MS = 30 * 86_400_000;
-export const webhookEventTypeSchema = z.enum([ALL_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES]);
+export const webhookEventTypeSchema = lazySchema(() => z.enum([ALL_EVENT_TYPES, ...webhookEventTypes()]));
 
-export const webhookEndpointSchema = z.object({
-  endpoint_id: z.string().min(1),
-  /** Which of the MAX_WEBHOOK_ENDPOINTS places it holds: a create-only write per place keeps the cap exact. */
-  slot: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_WEBHOOK_ENDPOINTS - 1),
-  url: z.string().min(1),
-  events: z.array(webhookEventTypeSchema).min(1),
-  description: z.string().optional(),
-  /** The signing secret (whsec_…): shown to the merchant once, when the endpoint is created. */
-  secret: z.string().min(1),
-  created_at: z.iso.datetime(),
-});
+export const webhookEndpointSchema = lazySchema(() =>
+  z.object({
+    endpoint_id: z.string().min(1),
+    /** Which of the MAX_WEBHOOK_ENDPOINTS places it holds: a create-only write per place keeps the cap exact. */
+    slot: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WEBHOOK_ENDPOINTS - 1),
+    url: z.string().min(1),
+    events: z.array(webhookEventTypeSchema).min(1),
+    description: z.string().optional(),
+    /** The signing secret (whsec_…): shown to the merchant once, when the endpoint is created. */
+    secret: z.string().min(1),
+    created_at: z.iso.datetime(),
+  }),
+);
 export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
 
 export const WEBHOOK_DELIVERY_STATUSES = ["retrying", "delivered", "failed"] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
-export const webhookDeliverySchema = z.object({
-  delivery_id: z.string().min(1),
-  endpoint_id: z.string().min(1),
-  event_id: z.string().min(1),
-  event_type: z.string().min(1),
-  /** When the event was queued for the endpoint: the delivery's key sorts by it. */
-  created_at: z.iso.datetime(),
-  /** retrying: waiting for its next attempt (the first included). */
-  status: z.enum(WEBHOOK_DELIVERY_STATUSES),
-  attempts: z.number().int().min(0),
-  /** The queue message that owns the delivery: another message for it (a repeated fan-out) is a duplicate. */
-  message_id: z.string().min(1),
-  first_attempt_at: z.iso.datetime().optional(),
-  last_attempt_at: z.iso.datetime().optional(),
-  next_attempt_at: z.iso.datetime().optional(),
-  /** The endpoint's last HTTP status, or why the last attempt got none (timeout, refused address, …). */
-  last_status: z.number().int().optional(),
-  last_error: z.string().optional(),
-  updated_at: z.iso.datetime(),
-});
+export const webhookDeliverySchema = lazySchema(() =>
+  z.object({
+    delivery_id: z.string().min(1),
+    endpoint_id: z.string().min(1),
+    event_id: z.string().min(1),
+    event_type: z.string().min(1),
+    /** When the event was queued for the endpoint: the delivery's key sorts by it. */
+    created_at: z.iso.datetime(),
+    /** retrying: waiting for its next attempt (the first included). */
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES),
+    attempts: z.number().int().min(0),
+    /** The queue message that owns the delivery: another message for it (a repeated fan-out) is a duplicate. */
+    message_id: z.string().min(1),
+    first_attempt_at: z.iso.datetime().optional(),
+    last_attempt_at: z.iso.datetime().optional(),
+    next_attempt_at: z.iso.datetime().optional(),
+    /** The endpoint's last HTTP status, or why the last attempt got none (timeout, refused address, …). */
+    last_status: z.number().int().optional(),
+    last_error: z.string().optional(),
+    updated_at: z.iso.datetime(),
+  }),
+);
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
 
 /** A delivery's key: its endpoint, then when it was queued and its id (newest first is one Query). */
@@ -69,15 +73,17 @@ export type WebhookDeliveryKey = Pick<WebhookDelivery, "endpoint_id" | "created_
  * One event for one endpoint, as queued: `body` is the bus's detail as JSON, exactly what is signed and sent; ids and
  * the endpoint's place besides it, never its secret.
  */
-export const webhookDeliveryMessageSchema = z.object({
-  delivery_id: z.string().min(1),
-  endpoint_id: z.string().min(1),
-  slot: webhookEndpointSchema.shape.slot,
-  created_at: z.iso.datetime(),
-  event_id: z.string().min(1),
-  event_type: z.string().min(1),
-  body: z.string().min(2),
-});
+export const webhookDeliveryMessageSchema = lazySchema(() =>
+  z.object({
+    delivery_id: z.string().min(1),
+    endpoint_id: z.string().min(1),
+    slot: webhookEndpointSchema.shape.slot,
+    created_at: z.iso.datetime(),
+    event_id: z.string().min(1),
+    event_type: z.string().min(1),
+    body: z.string().min(2),
+  }),
+);
 export type WebhookDeliveryMessage = z.infer<typeof webhookDeliveryMessageSchema>;
 
 /** Parses a queued body; throws (naming no value) when it is not a delivery message. */

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 import type { LedgerCharge, LedgerRefund } from "../base/model";
 import { attemptKeyOf } from "../base/order-id";
 import { failureReason, type GatewayOutcome } from "../base/outcome";
@@ -71,49 +72,57 @@ function isCalendarDay(yyyymmdd: string): boolean {
 }
 
 /** A period asked for explicitly (a manual or back-fill run, the ops CLI): YYYYMMDD days, both inclusive. */
-const gatewayDay = z
-  .string()
-  .regex(/^\d{8}$/, "must be YYYYMMDD")
-  // zod runs the refinement after a failed regex too: only eight digits are read as a day.
-  .refine((day) => !/^\d{8}$/.test(day) || isCalendarDay(day), "must be a calendar date (YYYYMMDD)");
+const gatewayDay = lazySchema(() =>
+  z
+    .string()
+    .regex(/^\d{8}$/, "must be YYYYMMDD")
+    // zod runs the refinement after a failed regex too: only eight digits are read as a day.
+    .refine((day) => !/^\d{8}$/.test(day) || isCalendarDay(day), "must be a calendar date (YYYYMMDD)"),
+);
 
-export const reconciliationPeriodSchema = z
-  .object({ from: gatewayDay, to: gatewayDay })
-  .refine((period) => period.from <= period.to, { path: ["from"], error: "must not be after to" });
+export const reconciliationPeriodSchema = lazySchema(() =>
+  z
+    .object({ from: gatewayDay, to: gatewayDay })
+    .refine((period) => period.from <= period.to, { path: ["from"], error: "must not be after to" }),
+);
 
 /** One difference; ids and amounts only. */
-export const mismatchSchema = z
-  .object({
-    kind: z.enum(["missing_at_gateway", "missing_here", "amount_differs", "status_differs"]),
-    /** What the line is: a payment, or a refund / chargeback (negative amount at the gateway). */
-    line: z.enum(["charge", "refund"]),
-    order_id: z.string(),
-    transaction_id: z.string().optional(),
-    refund_id: z.string().optional(),
-    gateway_amount: z.string().optional(),
-    ledger_amount: z.string().optional(),
-    ledger_status: z.string().optional(),
-    /** YYYYMMDDHHMMSS at the gateway, or the ISO instant it succeeded here. */
-    at: z.string(),
-  })
-  .readonly();
+export const mismatchSchema = lazySchema(() =>
+  z
+    .object({
+      kind: z.enum(["missing_at_gateway", "missing_here", "amount_differs", "status_differs"]),
+      /** What the line is: a payment, or a refund / chargeback (negative amount at the gateway). */
+      line: z.enum(["charge", "refund"]),
+      order_id: z.string(),
+      transaction_id: z.string().optional(),
+      refund_id: z.string().optional(),
+      gateway_amount: z.string().optional(),
+      ledger_amount: z.string().optional(),
+      ledger_status: z.string().optional(),
+      /** YYYYMMDDHHMMSS at the gateway, or the ISO instant it succeeded here. */
+      at: z.string(),
+    })
+    .readonly(),
+);
 export type Mismatch = z.infer<typeof mismatchSchema>;
 
 /** What a reconciliation finds; the reconcile-ledger function answers it, and the ops CLI reads it back. */
-export const reconciliationReportSchema = z
-  .object({
-    from: z.string(),
-    to: z.string(),
-    gateway_records: z.number().int(),
-    ledger_lines: z.number().int(),
-    matched: z.number().int(),
-    mismatches: z.array(mismatchSchema).readonly(),
-    /** Chargeback deductions the gateway lists that no webhook had brought: recorded on their charges now. */
-    chargebacks_recorded: z.array(z.string()).readonly(),
-    /** resmsg of D entries that were no record ("no data"). */
-    notices: z.array(z.string()).readonly(),
-  })
-  .readonly();
+export const reconciliationReportSchema = lazySchema(() =>
+  z
+    .object({
+      from: z.string(),
+      to: z.string(),
+      gateway_records: z.number().int(),
+      ledger_lines: z.number().int(),
+      matched: z.number().int(),
+      mismatches: z.array(mismatchSchema).readonly(),
+      /** Chargeback deductions the gateway lists that no webhook had brought: recorded on their charges now. */
+      chargebacks_recorded: z.array(z.string()).readonly(),
+      /** resmsg of D entries that were no record ("no data"). */
+      notices: z.array(z.string()).readonly(),
+    })
+    .readonly(),
+);
 export type ReconciliationReport = z.infer<typeof reconciliationReportSchema>;
 
 export type ReconciliationOutcome =

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 import type { AttemptKey, ChargeAttempt } from "../base/model";
 import { signedAmount, signedCents } from "../base/money";
 import { attemptKeyOf } from "../base/order-id";
@@ -67,42 +68,46 @@ export interface Remittances {
 }
 
 /** One difference between a remittance and the ledger; ids and amounts only. */
-export const settlementMismatchSchema = z
-  .object({
-    kind: z.enum([
-      "missing_here",
-      "amount_differs",
-      "status_differs",
-      "fees_differ",
-      "total_differs",
-      "settled_twice",
-      "unsettled",
-    ]),
-    line: z.enum(["charge", "refund", "chargeback", "remittance"]),
-    /** The remittance it was found in; none for a ledger line no remittance carried. */
-    remittance_date: z.string().optional(),
-    currency: z.string(),
-    order_id: z.string().optional(),
-    transaction_id: z.string().optional(),
-    refund_id: z.string().optional(),
-    /** What the gateway states (an amount, or a remittance's payout) and what the ledger or the movements say. */
-    gateway_amount: z.string().optional(),
-    ledger_amount: z.string().optional(),
-    ledger_status: z.string().optional(),
-    /** YYYYMMDDHHMMSS at the gateway, or the ISO instant it succeeded here. */
-    at: z.string(),
-  })
-  .readonly();
+export const settlementMismatchSchema = lazySchema(() =>
+  z
+    .object({
+      kind: z.enum([
+        "missing_here",
+        "amount_differs",
+        "status_differs",
+        "fees_differ",
+        "total_differs",
+        "settled_twice",
+        "unsettled",
+      ]),
+      line: z.enum(["charge", "refund", "chargeback", "remittance"]),
+      /** The remittance it was found in; none for a ledger line no remittance carried. */
+      remittance_date: z.string().optional(),
+      currency: z.string(),
+      order_id: z.string().optional(),
+      transaction_id: z.string().optional(),
+      refund_id: z.string().optional(),
+      /** What the gateway states (an amount, or a remittance's payout) and what the ledger or the movements say. */
+      gateway_amount: z.string().optional(),
+      ledger_amount: z.string().optional(),
+      ledger_status: z.string().optional(),
+      /** YYYYMMDDHHMMSS at the gateway, or the ISO instant it succeeded here. */
+      at: z.string(),
+    })
+    .readonly(),
+);
 export type SettlementMismatch = z.infer<typeof settlementMismatchSchema>;
 
 /** A reconciliation run's report: the transactions compared (reconciliation.ts), and the payouts of its days. */
-export const reconciliationRunSchema = z
-  .object({
-    ...reconciliationReportSchema.unwrap().shape,
-    payouts: z.array(payoutSchema).readonly(),
-    settlement_mismatches: z.array(settlementMismatchSchema).readonly(),
-  })
-  .readonly();
+export const reconciliationRunSchema = lazySchema(() =>
+  z
+    .object({
+      ...reconciliationReportSchema.unwrap().shape,
+      payouts: z.array(payoutSchema).readonly(),
+      settlement_mismatches: z.array(settlementMismatchSchema).readonly(),
+    })
+    .readonly(),
+);
 export type ReconciliationRun = z.infer<typeof reconciliationRunSchema>;
 
 export interface SettlementDeps {

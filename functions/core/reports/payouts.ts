@@ -1,34 +1,39 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 import { signedAmount, signedCents } from "../base/money";
 import { type PayoutDay, payoutSchema } from "../ports/settlement-store";
 
 // Where the money went (README, Payouts): the payouts reconciliation kept, remittance by remittance, with each
 // currency's totals over the days asked, and the days no reconciliation has kept yet.
 
-const totalSchema = z.object({
-  currency: z.string(),
-  remittances: z.number().int(),
-  movements: z.number().int(),
-  gross: z.string(),
-  fees: z.string(),
-  vat: z.string(),
-  adjust: z.string(),
-  net: z.string(),
-});
+const totalSchema = lazySchema(() =>
+  z.object({
+    currency: z.string(),
+    remittances: z.number().int(),
+    movements: z.number().int(),
+    gross: z.string(),
+    fees: z.string(),
+    vat: z.string(),
+    adjust: z.string(),
+    net: z.string(),
+  }),
+);
 export type PayoutTotal = z.infer<typeof totalSchema>;
 
-export const payoutsReportSchema = z.object({
-  from: z.string(),
-  to: z.string(),
-  /** Oldest first; expected ones are the gateway's forecast of a payout not yet reconciled. */
-  payouts: z.array(payoutSchema),
-  /** Per currency, of the settled payouts only. */
-  totals: z.array(totalSchema),
-  /** How many settlement mismatches the days' reconciliations found. */
-  mismatches: z.number().int(),
-  /** Days (YYYYMMDD) no reconciliation has kept: run `billing reconcile` over them. */
-  unreconciled: z.array(z.string()),
-});
+export const payoutsReportSchema = lazySchema(() =>
+  z.object({
+    from: z.string(),
+    to: z.string(),
+    /** Oldest first; expected ones are the gateway's forecast of a payout not yet reconciled. */
+    payouts: z.array(payoutSchema),
+    /** Per currency, of the settled payouts only. */
+    totals: z.array(totalSchema),
+    /** How many settlement mismatches the days' reconciliations found. */
+    mismatches: z.number().int(),
+    /** Days (YYYYMMDD) no reconciliation has kept: run `billing reconcile` over them. */
+    unreconciled: z.array(z.string()),
+  }),
+);
 export type PayoutsReport = z.infer<typeof payoutsReportSchema>;
 
 const AMOUNTS = ["gross", "fees", "vat", "adjust", "net"] as const;

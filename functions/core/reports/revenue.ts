@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 import type { OutboxEvent, RevenueMovement } from "../base/events";
 import type { Subscription } from "../base/model";
 import { roundedAmount, signedCents } from "../base/money";
@@ -11,16 +12,18 @@ import type { EventLog, PaidPlan, SubscriptionStore } from "../ports/billing-rep
 // recurring revenue (MRR) is the plan's amount × seats ÷ the months a period lasts, at list price (coupons aside).
 
 /** What a report reads of a subscription at one instant: its status and its plan. */
-export const revenueStateSchema = z.object({
-  subscription_id: z.string(),
-  status: z.string(),
-  plan: z.object({
-    amount: z.string(),
-    currency: z.string(),
-    interval_months: z.number().int().min(1),
-    quantity: z.number().int().min(1).optional(),
+export const revenueStateSchema = lazySchema(() =>
+  z.object({
+    subscription_id: z.string(),
+    status: z.string(),
+    plan: z.object({
+      amount: z.string(),
+      currency: z.string(),
+      interval_months: z.number().int().min(1),
+      quantity: z.number().int().min(1).optional(),
+    }),
   }),
-});
+);
 export type RevenueState = z.infer<typeof revenueStateSchema>;
 
 /** A subscription's state from an instant on (the view an event carried when it occurred). */
@@ -29,31 +32,33 @@ export interface StateChange {
   readonly state: RevenueState;
 }
 
-const amount = z.string();
+const amount = lazySchema(() => z.string());
 
-export const revenueMonthSchema = z.object({
-  /** YYYY-MM (UTC). */
-  month: z.string().regex(/^\d{4}-\d{2}$/),
-  currency: z.string(),
-  /** At the month's end. */
-  mrr: amount,
-  /** From subscriptions that paid nothing before (their first month of MRR). */
-  new: amount,
-  /** More MRR from a subscription that paid at the month's start, or that came back (a resume, a reactivation). */
-  expansion: amount,
-  /** Less MRR from a subscription still there at the month's end (fewer seats, a cheaper plan, a pause). */
-  contraction: amount,
-  /** The MRR, at the month's start, of subscriptions canceled in it. */
-  churned: amount,
-  /** Subscriptions paying at the month's end. */
-  active: z.number().int().min(0),
-  /** Subscriptions canceled in the month ÷ those paying at its start (0 when none were). */
-  churn_rate: z.number().min(0).max(1),
-});
+export const revenueMonthSchema = lazySchema(() =>
+  z.object({
+    /** YYYY-MM (UTC). */
+    month: z.string().regex(/^\d{4}-\d{2}$/),
+    currency: z.string(),
+    /** At the month's end. */
+    mrr: amount,
+    /** From subscriptions that paid nothing before (their first month of MRR). */
+    new: amount,
+    /** More MRR from a subscription that paid at the month's start, or that came back (a resume, a reactivation). */
+    expansion: amount,
+    /** Less MRR from a subscription still there at the month's end (fewer seats, a cheaper plan, a pause). */
+    contraction: amount,
+    /** The MRR, at the month's start, of subscriptions canceled in it. */
+    churned: amount,
+    /** Subscriptions paying at the month's end. */
+    active: z.number().int().min(0),
+    /** Subscriptions canceled in the month ÷ those paying at its start (0 when none were). */
+    churn_rate: z.number().min(0).max(1),
+  }),
+);
 export type RevenueMonth = z.infer<typeof revenueMonthSchema>;
 
 /** What `npx billing report revenue --json` prints. */
-export const revenueReportSchema = z.object({ months: z.array(revenueMonthSchema) });
+export const revenueReportSchema = lazySchema(() => z.object({ months: z.array(revenueMonthSchema) }));
 
 /** A state's MRR in hundredths of its currency (a fraction when a period lasts several months). */
 const mrrOf = (state: RevenueState | undefined): number =>
@@ -239,13 +244,15 @@ export async function revenueReport(
   return revenueByMonth(historyOf(events, subscriptions), from, to);
 }
 
-export const revenueNowSchema = z.object({
-  currency: z.string(),
-  /** The paying subscriptions' MRR now. */
-  mrr: amount,
-  /** Subscriptions paying now (active or past due). */
-  active: z.number().int().min(0),
-});
+export const revenueNowSchema = lazySchema(() =>
+  z.object({
+    currency: z.string(),
+    /** The paying subscriptions' MRR now. */
+    mrr: amount,
+    /** Subscriptions paying now (active or past due). */
+    active: z.number().int().min(0),
+  }),
+);
 export type RevenueNow = z.infer<typeof revenueNowSchema>;
 
 /** MRR and paying subscriptions per currency now (the dashboard's daily figures), from the plans being paid. */

@@ -2,6 +2,7 @@ import * as z from "zod";
 import type { BillingDocument } from "../../core/base/documents";
 import type { ChargeAttempt, Subscription } from "../../core/base/model";
 import { orderIdFor } from "../../core/base/order-id";
+import { lazySchema } from "../../shared/lazy-schema";
 import { type Html, html } from "../shared/html";
 import { type PageResult, pageAnswer } from "../shared/page-layout";
 import {
@@ -23,7 +24,7 @@ import { actionForm, payButton, RETURN_SCRIPT, type WindowLaunch } from "../shar
 
 /** What a merchant may offer in the portal (PORTAL_ACTIONS; all by default). */
 export const PORTAL_ACTIONS = ["update_card", "retry_payment", "cancel", "resume"] as const;
-export const portalActionsSchema = z.array(z.enum(PORTAL_ACTIONS));
+export const portalActionsSchema = lazySchema(() => z.array(z.enum(PORTAL_ACTIONS)));
 export type PortalAction = (typeof PORTAL_ACTIONS)[number];
 
 /** An action's path segment (POST /portal/{token}/subscriptions/{id}/{action}). */

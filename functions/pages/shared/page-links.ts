@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
+import { lazySchema } from "../../shared/lazy-schema";
 
 // Our pages are reached by links we sign (no session, no cookie): a link names what it opens — a checkout's
 // subscription, a customer's portal, an invoice or a credit note — and until when, under an HMAC key kept in Secrets Manager. A tampered, expired or
@@ -7,18 +8,20 @@ import * as z from "zod";
 
 export type LinkScope = "checkout" | "portal" | "document";
 
-const claimsSchema = z.object({
-  /** What the link opens. */
-  s: z.enum(["checkout", "portal", "document"]),
-  /** Whose: a subscription id (checkout), the portal's subject (portal-sessions), a document (`<kind>:<number>`). */
-  sub: z.string().min(1),
-  /** Until when, in Unix seconds. */
-  exp: z.number().int(),
-  /** Where the portal's "back" leads, when the merchant named it. */
-  ret: z.string().optional(),
-  /** The language the merchant asked the pages in. */
-  lang: z.string().optional(),
-});
+const claimsSchema = lazySchema(() =>
+  z.object({
+    /** What the link opens. */
+    s: z.enum(["checkout", "portal", "document"]),
+    /** Whose: a subscription id (checkout), the portal's subject (portal-sessions), a document (`<kind>:<number>`). */
+    sub: z.string().min(1),
+    /** Until when, in Unix seconds. */
+    exp: z.number().int(),
+    /** Where the portal's "back" leads, when the merchant named it. */
+    ret: z.string().optional(),
+    /** The language the merchant asked the pages in. */
+    lang: z.string().optional(),
+  }),
+);
 export type LinkClaims = z.infer<typeof claimsSchema>;
 
 export type LinkReading =

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
 import type { ComponentName } from "../../../functions/composition/service-set";
-import { WEBHOOK_EVENT_TYPES } from "../../../functions/core/ports/webhook-ports";
+import { webhookEventTypes } from "../../../functions/core/ports/webhook-ports";
 import { type AnyFunctionSpec, BILLING_FUNCTIONS } from "../../../functions/function-table";
 import {
   CHECKOUT_PAGE_ROUTES,
@@ -546,7 +546,7 @@ describe("webhooks to the SaaS", () => {
     expect(rules).toHaveLength(1);
     expect(rules[0]?.[1].Properties).toMatchObject({
       EventBusName: { "Fn::ImportValue": expect.stringMatching(/Events/) },
-      EventPattern: { source: ["billing.orchestrator"], "detail-type": [...WEBHOOK_EVENT_TYPES] },
+      EventPattern: { source: ["billing.orchestrator"], "detail-type": [...webhookEventTypes()] },
       Targets: [
         {
           Arn: { "Fn::GetAtt": [fanOut?.logicalId, "Arn"] },
