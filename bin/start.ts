@@ -17,9 +17,12 @@ await startCommand(async (options) => {
   if (local.generatedApiKey !== undefined) console.log(`api key: ${local.generatedApiKey}`);
   console.log(`try it: ${local.tryItUrl}`);
   if (options.forwardEvents !== undefined) {
-    const { forwardEvents } = await import("../local/stack/forward-events");
+    const { forwardEvents, verificationSnippet } = await import("../local/stack/forward-events");
     const { secret } = await forwardEvents(local.url, local.apiKey, options.forwardEvents);
-    console.log(`events forwarded to ${options.forwardEvents}, signed (billing-signature) with ${secret}`);
+    console.log(
+      `events forwarded to ${options.forwardEvents}, signed by Standard Webhooks; verify them with:`,
+    );
+    console.log(verificationSnippet(secret));
   }
   // For the ops CLI (npx billing …): where this stack's parts are.
   await mkdir(dirname(LOCAL_OUTPUTS_FILE), { recursive: true });

@@ -5,6 +5,7 @@ import { addedTaxView, nextStepSchema, subscriptionViewSchema } from "../core/ba
 import {
   MAX_WEBHOOK_ENDPOINTS,
   WEBHOOK_DELIVERY_STATUSES,
+  WEBHOOK_SIGNATURE_SCHEMES,
   webhookEventTypeSchema,
 } from "../core/ports/webhook-ports";
 import { lazySchema, lazyShape } from "../shared/lazy-schema";
@@ -179,6 +180,11 @@ const webhookEndpointFields = lazyShape(() => ({
   url: z.string(),
   events: z.array(webhookEventTypeSchema),
   description: z.string().nullable(),
+  signature_scheme: z
+    .enum(WEBHOOK_SIGNATURE_SCHEMES)
+    .describe(
+      "How its deliveries are signed: standard_webhooks (webhook-id, webhook-timestamp, webhook-signature), every endpoint registered now; billing_signature (the billing-signature header) for endpoints registered before.",
+    ),
   created_at: isoInstant,
 }));
 
@@ -193,7 +199,7 @@ export const createdWebhookEndpointView = lazySchema(() =>
     secret: z
       .string()
       .describe(
-        "The endpoint's signing secret (whsec_…): shown only in this answer. Verify each delivery's billing-signature with it.",
+        "The endpoint's signing secret (whsec_ and base64, as Standard Webhooks has it): shown only in this answer. Verify each delivery's webhook-signature with it.",
       ),
   }),
 );

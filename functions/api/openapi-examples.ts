@@ -73,6 +73,7 @@ const webhookEndpoint = {
   url: `${SHOP}/billing-webhooks`,
   events: ["charge.succeeded", "charge.failed"],
   description: "access",
+  signature_scheme: "standard_webhooks",
   created_at: CREATED_AT,
 };
 
@@ -436,7 +437,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       events: ["charge.succeeded", "charge.failed"],
       description: "access",
     },
-    answers: { 201: { ...webhookEndpoint, secret: "whsec_Jq8v2Yx0cN4mT6pR1sW9uZ3bE5gK7hL2aD4fQ8iO0nM" } },
+    answers: {
+      201: { ...webhookEndpoint, secret: "whsec_Jq8v2Yx0cN4mT6pR1sW9uZ3bE5gK7hL2aD4fQ8iO0nM=" },
+    },
   },
   listWebhookEndpoints: { answers: { 200: { data: [webhookEndpoint] } } },
   deleteWebhookEndpoint: { answers: { 200: webhookEndpoint } },

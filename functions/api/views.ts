@@ -119,6 +119,7 @@ export function webhookEndpointView(endpoint: WebhookEndpoint): WebhookEndpointV
     url: endpoint.url,
     events: [...endpoint.events],
     description: endpoint.description ?? null,
+    signature_scheme: endpoint.signature_scheme,
     created_at: endpoint.created_at,
   };
 }

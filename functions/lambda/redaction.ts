@@ -46,8 +46,8 @@ function isSensitiveKey(key: string, parentKey: string | undefined): boolean {
 }
 
 const JWT_SHAPED = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
-/** Our webhook endpoints' signing secrets (whsec_ and base64url), wherever they show up. */
-const WEBHOOK_SECRET_SHAPED = /whsec_[A-Za-z0-9_-]+/g;
+/** Our webhook endpoints' signing secrets (whsec_ and base64, or base64url), wherever they show up. */
+const WEBHOOK_SECRET_SHAPED = /whsec_[A-Za-z0-9_+/=-]+/g;
 
 /** Shorter values would mask ordinary words; no real credential is this short. */
 const MIN_SECRET_LENGTH = 8;

@@ -61,7 +61,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // subscribed to its type.
     for (const spec of CHAOS_WEBHOOK_RECEIVERS) {
       const draws = createPrng(deriveSeed(options.seed, `chaos-webhook-${spec.name}`));
-      receivers.push(await startWebhookReceiver(spec, client, draws.next, () => stack.clock.now()));
+      receivers.push(await startWebhookReceiver(spec, client, draws.next));
     }
     const cardIds = await signUp(stack, client, count - windows, () => random.next(), progress, answers);
     stack.sandbox.faults.configure(CHAOS_FAULTS);

@@ -1,19 +1,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { createdWebhookEndpointView } from "../../functions/api/merchant-api-views";
 import { webhookEventTypes } from "../../functions/core/ports/webhook-ports";
-import {
-  EVENT_ID_HEADER,
-  EVENT_TYPE_HEADER,
-  SIGNATURE_HEADER,
-  verifySignature,
-} from "../../functions/shared/billing-signature";
+import { EVENT_TYPE_HEADER } from "../../functions/shared/billing-signature";
+import { WEBHOOK_ID_HEADER } from "../../functions/shared/standard-webhooks";
 import { listenOnLoopback } from "../aws/loopback-server";
 import type { MerchantClient } from "../clients/merchant-client";
 import type { ReceiverLog } from "./webhook-accounting";
 
 // The SaaS's end of the chaos run's webhooks: HTTP receivers on loopback, each registered as an endpoint through the
-// merchant API, verifying every request's billing-signature with its endpoint's secret on the local clock and keeping
-// what it accepted — while, drawn from a seeded stream, some answer 500 or 503 and some hang until the sender gives
+// merchant API, verifying every request with its endpoint's secret by the standardwebhooks library (on the wall
+// clock, as a SaaS's receiver does) and keeping what it accepted — while, drawn from a seeded stream, some answer 500 or 503 and some hang until the sender gives
 // up. A refusal or a hang must come back as a retry, on the local clock, until the event is accepted.
 
 export interface ReceiverSpec {
@@ -67,15 +64,14 @@ const LONGEST_HANG_MS = 30_000;
 
 /**
  * Starts a receiver on 127.0.0.1 and registers it through the merchant API (the same Idempotency-Key on a repeat):
- * its requests are verified with the secret the registration answered. `now` is the receiver's clock (the stack's).
+ * its requests are verified with the secret the registration answered.
  */
 export async function startWebhookReceiver(
   spec: ReceiverSpec,
   client: MerchantClient,
   random: () => number,
-  now: () => Date,
 ): Promise<WebhookReceiver> {
-  let secret: string | undefined;
+  let webhook: Webhook | undefined;
   let endpointId = "";
   const accepted = new Map<string, { type: string; times: number }>();
   const bad: string[] = [];
@@ -85,14 +81,14 @@ export async function startWebhookReceiver(
     for await (const chunk of request) chunks.push(Buffer.from(chunk));
     const body = Buffer.concat(chunks).toString("utf8");
     counts.requests += 1;
-    const eventId = String(request.headers[EVENT_ID_HEADER] ?? "");
+    const eventId = String(request.headers[WEBHOOK_ID_HEADER] ?? "");
     const type = String(request.headers[EVENT_TYPE_HEADER] ?? "");
     // The registration's answer is not back yet: nothing can be verified, so nothing is taken.
-    if (secret === undefined) {
+    if (webhook === undefined) {
       counts.refused += 1;
       return answer(response, 503);
     }
-    const check = verifySignature(headerOf(request, SIGNATURE_HEADER), body, secret, now());
+    const check = verification(webhook, body, request);
     if (check === "stale") {
       counts.stale += 1;
       return answer(response, 400);
@@ -135,7 +131,7 @@ export async function startWebhookReceiver(
     await listening.close();
     throw new Error(`registering the ${spec.name} receiver answered ${registered.status}`);
   }
-  secret = created.data.secret;
+  webhook = new Webhook(created.data.secret);
   endpointId = created.data.id;
   return {
     url,
@@ -152,9 +148,15 @@ export async function startWebhookReceiver(
   };
 }
 
-function headerOf(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(",") : value;
+/** What the library makes of the request's signature: valid, stale (its time too far from ours), or why not. */
+function verification(webhook: Webhook, body: string, request: IncomingMessage): string {
+  try {
+    webhook.verify(body, request.headers as Record<string, string>);
+    return "valid";
+  } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) return "not JSON";
+    return /timestamp too (old|new)/.test(error.message) ? "stale" : error.message;
+  }
 }
 
 function parsedEvent(body: string): { readonly event_id?: unknown; readonly type?: unknown } | undefined {

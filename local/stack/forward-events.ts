@@ -12,8 +12,19 @@ const DESCRIPTION = "npm start --forward-events";
 
 export interface ForwardedEvents {
   readonly endpointId: string;
-  /** The signing secret of every forwarded event's billing-signature. */
+  /** The signing secret of every forwarded event (Standard Webhooks: whsec_ and base64). */
   readonly secret: string;
+}
+
+/** What `npm start` prints under the URL: a receiver's verification with the standardwebhooks package. */
+export function verificationSnippet(secret: string): string {
+  return [
+    `  // npm install standardwebhooks`,
+    `  import { Webhook } from "standardwebhooks";`,
+    `  const webhook = new Webhook("${secret}");`,
+    `  // rawBody: the body exactly as received; throws unless it is signed with the secret within 5 minutes`,
+    `  const event = webhook.verify(rawBody, headers);`,
+  ].join("\n");
 }
 
 export async function forwardEvents(apiUrl: string, apiKey: string, url: string): Promise<ForwardedEvents> {

@@ -88,7 +88,7 @@ export function startCommand(onStart: (options: StartOptions) => Promise<void>):
     )
     .option(
       "--forward-events <url>",
-      "POST every event to this URL too, signed (billing-signature; the secret is printed)",
+      "POST every event to this URL too, signed by Standard Webhooks (the secret and a snippet are printed)",
     )
     .action(async (flags: unknown) => {
       const { data, dynamodbEndpoint, ...rest } = startFlags.parse(flags);

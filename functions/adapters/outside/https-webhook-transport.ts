@@ -9,6 +9,7 @@ import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import {
   WEBHOOK_TIMEOUT_MS,
+  type WebhookEndpoint,
   type WebhookPostOutcome,
   type WebhookTransport,
 } from "../../core/ports/webhook-ports";
@@ -19,6 +20,7 @@ import {
   signBody,
 } from "../../shared/billing-signature";
 import { isPublicAddress } from "../../shared/public-address";
+import { standardWebhookHeaders } from "../../shared/standard-webhooks";
 
 // Our webhooks' way out (README, Webhooks): the URL rules and the signed POST. Outside local mode a URL must be https
 // and its host may resolve only to public addresses (shared/public-address.ts): checked at registration, and again at
@@ -52,6 +54,8 @@ export interface WebhookTransportOptions {
   /** Default: the system resolver (dns.lookup, every address). */
   readonly resolve?: Resolve;
   readonly timeoutMs?: number;
+  /** When a POST is signed. Default: the wall clock (what the receiver checks the signature's time against). */
+  readonly now?: () => Date;
 }
 
 const systemResolve: Resolve = (hostname) =>
@@ -126,9 +130,21 @@ function errorText(error: unknown): string {
   return "connection failed";
 }
 
+/** The headers that sign a delivery by its endpoint's scheme (README, Webhooks). */
+function signatureHeaders(
+  endpoint: Pick<WebhookEndpoint, "secret" | "signature_scheme">,
+  body: string,
+  eventId: string,
+  at: Date,
+): Readonly<Record<string, string>> {
+  return endpoint.signature_scheme === "standard_webhooks"
+    ? standardWebhookHeaders(eventId, body, endpoint.secret, at)
+    : { [SIGNATURE_HEADER]: signBody(body, endpoint.secret, at), [EVENT_ID_HEADER]: eventId };
+}
+
 /** HTTPS (or, in local mode, HTTP) webhooks under the URL rules. */
 export function createHttpsWebhookTransport(options: WebhookTransportOptions): WebhookTransport {
-  const { rules, resolve = systemResolve, timeoutMs = WEBHOOK_TIMEOUT_MS } = options;
+  const { rules, resolve = systemResolve, timeoutMs = WEBHOOK_TIMEOUT_MS, now = () => new Date() } = options;
   return {
     async refusalOf(url) {
       const refusal = urlFormRefusal(url, rules);
@@ -136,7 +152,7 @@ export function createHttpsWebhookTransport(options: WebhookTransportOptions): W
       const addresses = await addressesOf(new URL(url).hostname, rules, resolve);
       return typeof addresses === "string" ? addresses : undefined;
     },
-    async post(endpoint, body, event, signedAt) {
+    async post(endpoint, body, event) {
       const refusal = urlFormRefusal(endpoint.url, rules);
       if (refusal !== undefined) return { kind: "failed", error: `the URL ${refusal}` };
       const url = new URL(endpoint.url);
@@ -146,9 +162,8 @@ export function createHttpsWebhookTransport(options: WebhookTransportOptions): W
         "content-type": "application/json",
         "content-length": String(Buffer.byteLength(body)),
         "user-agent": "billing-webhooks/1",
-        [SIGNATURE_HEADER]: signBody(body, endpoint.secret, signedAt),
-        [EVENT_ID_HEADER]: event.event_id,
         [EVENT_TYPE_HEADER]: event.type,
+        ...signatureHeaders(endpoint, body, event.event_id, now()),
       };
       const requestOptions: RequestOptions & { servername?: string } = {
         method: "POST",

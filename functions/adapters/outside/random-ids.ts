@@ -37,7 +37,7 @@ export function createRandomIds(): IdSource {
     refundIdFor: (requestKey, orderId) => `rf_${digest32(`refund:${orderId}:${requestKey}`)}`,
     webhookEndpointId: () => `we_${randomBase32(10)}`,
     webhookEndpointIdFor: (requestKey) => `we_${digest32(`webhook-endpoint:${requestKey}`)}`,
-    webhookSecret: () => `whsec_${randomBytes(32).toString("base64url")}`,
+    webhookSecret: () => `whsec_${randomBytes(32).toString("base64")}`,
     webhookDeliveryId: (source) => `wd_${digest32(`webhook-delivery:${source}`)}`,
     priceId: () => `price_${randomBase32(10)}`,
     priceIdFor: (requestKey) => `price_${digest32(`price:${requestKey}`)}`,

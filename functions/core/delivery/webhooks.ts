@@ -71,6 +71,7 @@ export async function createWebhookEndpoint(
     events,
     ...(request.description === undefined ? {} : { description: request.description }),
     secret: deps.ids.webhookSecret(),
+    signature_scheme: "standard_webhooks" as const,
     created_at: deps.clock.now().toISOString(),
   };
   let taken = new Set(existing.map((endpoint) => endpoint.slot));
@@ -228,12 +229,10 @@ export async function attemptWebhookDelivery(
   const endpoint = await deps.store.getEndpoint(message.slot, message.endpoint_id);
   if (endpoint === undefined)
     return { outcome: "endpoint_deleted", work: done("the endpoint was deleted"), delivery };
-  const posted = await deps.transport.post(
-    endpoint,
-    message.body,
-    { event_id: message.event_id, type: message.event_type },
-    now,
-  );
+  const posted = await deps.transport.post(endpoint, message.body, {
+    event_id: message.event_id,
+    type: message.event_type,
+  });
   const attempts = delivery.attempts + 1;
   const firstAttemptAt = delivery.first_attempt_at ?? now.toISOString();
   const answered = posted.kind === "answered" ? { last_status: posted.status } : {};

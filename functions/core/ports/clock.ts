@@ -21,7 +21,7 @@ export interface IdSource {
   webhookEndpointId(): string;
   /** The same, derived from a request's idempotency key: a retried registration names the same endpoint. */
   webhookEndpointIdFor(requestKey: string): string;
-  /** A new endpoint's signing secret (whsec_ and 32 random bytes). */
+  /** A new endpoint's signing secret (whsec_ and 32 random bytes in base64, as Standard Webhooks has it). */
   webhookSecret(): string;
   /** A delivery's id, derived from what it delivers (the same source names the same delivery). */
   webhookDeliveryId(source: string): string;

@@ -18,6 +18,13 @@ export const MAX_WEBHOOK_ENDPOINTS = 16;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** How long a delivery's record stays readable (the table's TTL). */
 export const WEBHOOK_DELIVERY_RETENTION_MS = 30 * 86_400_000;
+/**
+ * How an endpoint's deliveries are signed: by the Standard Webhooks spec (every endpoint registered since it), or with
+ * the billing-signature header of the endpoints registered before (their records carry no scheme).
+ */
+export const WEBHOOK_SIGNATURE_SCHEMES = ["standard_webhooks", "billing_signature"] as const;
+export type WebhookSignatureScheme = (typeof WEBHOOK_SIGNATURE_SCHEMES)[number];
+
 export const webhookEventTypeSchema = lazySchema(() => z.enum([ALL_EVENT_TYPES, ...webhookEventTypes()]));
 
 export const webhookEndpointSchema = lazySchema(() =>
@@ -34,6 +41,7 @@ export const webhookEndpointSchema = lazySchema(() =>
     description: z.string().optional(),
     /** The signing secret (whsec_…): shown to the merchant once, when the endpoint is created. */
     secret: z.string().min(1),
+    signature_scheme: z.enum(WEBHOOK_SIGNATURE_SCHEMES).default("billing_signature"),
     created_at: z.iso.datetime(),
   }),
 );
@@ -134,13 +142,14 @@ export interface WebhookTransport {
   /** Why the URL may not receive webhooks (never repeating it), or undefined when it may. */
   refusalOf(url: string): Promise<string | undefined>;
   /**
-   * POSTs `body` to the endpoint, signed with its secret at `signedAt`, within WEBHOOK_TIMEOUT_MS, connecting only to
-   * an address the URL rules allow. Never throws for the endpoint's failures (they are outcomes).
+   * POSTs `body` to the endpoint, signed with its secret by its scheme, within WEBHOOK_TIMEOUT_MS, connecting only to
+   * an address the URL rules allow. Never throws for the endpoint's failures (they are outcomes). The signature's
+   * time is the moment of sending on the wall clock, the one a receiver checks it against (in local mode too, where
+   * the stack's clock may have jumped ahead).
    */
   post(
-    endpoint: Pick<WebhookEndpoint, "url" | "secret">,
+    endpoint: Pick<WebhookEndpoint, "url" | "secret" | "signature_scheme">,
     body: string,
     event: { readonly event_id: string; readonly type: string },
-    signedAt: Date,
   ): Promise<WebhookPostOutcome>;
 }

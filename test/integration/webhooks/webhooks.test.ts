@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { webhookEndpointKey } from "../../../functions/adapters/table/billing-table";
 import {
   createdWebhookEndpointView,
   webhookDeliveryListView,
@@ -41,8 +44,11 @@ const { stack, call, renew, signUp, renewals } = stackWithWebhooks({ start: STAR
 let receiver: RecordingServer;
 /** Per path: the statuses answered in turn (the last one repeats); "hang" answers after the sender gave up. */
 const scripts = new Map<string, (number | "hang")[]>();
+/** When each request arrived, on the stack's clock. */
+const arrivals = new Map<RecordedRequest, number>();
 beforeAll(async () => {
   receiver = await startRecordingServer(async (request) => {
+    arrivals.set(request, stack().clock.now().getTime());
     const script = scripts.get(pathOf(request)) ?? [200];
     const next = script.length > 1 ? script.shift() : script[0];
     if (next === "hang") {
@@ -60,6 +66,7 @@ afterEach(async () => {
   scripts.clear();
   await settle();
   receiver.reset();
+  arrivals.clear();
 });
 
 /** A webhook's patience in these tests: the sender gives up on a silent endpoint after this. */
@@ -96,8 +103,7 @@ async function settle(): Promise<void> {
 
 const requestsTo = (path: string) => receiver.requests.filter((request) => pathOf(request) === path);
 const eventOf = (request: RecordedRequest) => outboxEventSchema.parse(JSON.parse(request.body));
-const signedAt = (request: RecordedRequest) =>
-  Number(/t=(\d+)/.exec(String(request.headers[SIGNATURE_HEADER]))?.[1]) * 1000;
+const arrivedAt = (request: RecordedRequest) => arrivals.get(request) ?? Number.NaN;
 
 /** The bus's events of a subscription, in the order it received them. */
 const busEventsOf = async (id: string) =>
@@ -106,8 +112,12 @@ const busEventsOf = async (id: string) =>
 describe("webhooks to the SaaS", () => {
   it("a registered endpoint receives every event of a sign-up and a renewal as the bus carried it, signed, verifiable and in sequence", async () => {
     const endpoint = await register("/all");
-    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(endpoint).toMatchObject({ events: ["*"], description: null });
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(endpoint).toMatchObject({
+      events: ["*"],
+      description: null,
+      signature_scheme: "standard_webhooks",
+    });
     const id = await signUp();
     await settle();
     const signUpDeliveries = await deliveriesOf(endpoint);
@@ -159,15 +169,15 @@ describe("webhooks to the SaaS", () => {
       expect(request.body).toBe(details.get(event.event_id)?.Detail);
       expect(request.method).toBe("POST");
       expect(request.headers["content-type"]).toBe("application/json");
-      expect(request.headers[EVENT_ID_HEADER]).toBe(event.event_id);
+      expect(request.headers["webhook-id"]).toBe(event.event_id);
       expect(request.headers[EVENT_TYPE_HEADER]).toBe(event.type);
-      const header = String(request.headers[SIGNATURE_HEADER]);
-      expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-      expect(verifySignature(header, request.body, endpoint.secret, new Date(signedAt(request)))).toBe(
-        "valid",
-      );
-      expect(verifySignature(header, `${request.body} `, endpoint.secret, new Date(signedAt(request)))).toBe(
-        "mismatch",
+      expect(request.headers[SIGNATURE_HEADER]).toBeUndefined();
+      // Signed by the Standard Webhooks spec, on the wall clock (the library checks the time against it), though
+      // the stack's clock stands months away: the library itself verifies it.
+      const headers = request.headers as Record<string, string>;
+      expect(new Webhook(endpoint.secret).verify(request.body, headers)).toEqual(JSON.parse(request.body));
+      expect(() => new Webhook(endpoint.secret).verify(`${request.body} `, headers)).toThrow(
+        /No matching signature/,
       );
     }
     // A delivery is kept 30 days: a month on, only the renewal's are listed.
@@ -220,7 +230,7 @@ describe("webhooks to the SaaS", () => {
       last_status: 200,
       next_attempt_at: null,
     });
-    const offsets = requestsTo("/flaky").map((request) => signedAt(request) - firstAt);
+    const offsets = requestsTo("/flaky").map((request) => arrivedAt(request) - firstAt);
     expect(offsets).toEqual([0, 60_000, 180_000, 420_000]);
     expect(new Set(requestsTo("/flaky").map((request) => request.body)).size).toBe(1);
   });
@@ -241,7 +251,7 @@ describe("webhooks to the SaaS", () => {
     const [failed] = await deliveriesOf(endpoint);
     const schedule = webhookAttemptSchedule();
     expect(failed).toMatchObject({ status: "failed", attempts: schedule.length, last_status: 503 });
-    expect(requestsTo("/down").map((request) => (signedAt(request) - firstAt) / 1000)).toEqual(schedule);
+    expect(requestsTo("/down").map((request) => (arrivedAt(request) - firstAt) / 1000)).toEqual(schedule);
     // The last attempt falls inside the 3 days; the one after it would not.
     const last = schedule.at(-1) ?? 0;
     expect(last * 1000).toBeLessThanOrEqual(WEBHOOK_RETRY_WINDOW_MS);
@@ -253,6 +263,36 @@ describe("webhooks to the SaaS", () => {
     await stack().clock.advance("P1D");
     expect(await stack().drainWebhookQueue(sender())).toMatchObject({ processed: 0 });
     expect(requestsTo("/down")).toHaveLength(schedule.length);
+  });
+
+  it("an endpoint registered before Standard Webhooks (its record names no scheme) keeps its billing-signature", async () => {
+    const legacy = {
+      endpoint_id: "we_1egacy0000000000",
+      slot: 15,
+      url: `${receiver.url}/legacy`,
+      events: ["subscription.created"],
+      secret: "whsec_Jq8v2Yx0cN4mT6pR1sW9uZ3bE5gK7hL2aD4f-8iO_nM",
+      created_at: "2027-01-01T00:00:00.000Z",
+    };
+    await stack().dynamo.client.send(
+      new PutCommand({
+        TableName: stack().tableName,
+        Item: { ...webhookEndpointKey(legacy.slot), ...legacy },
+      }),
+    );
+    expect(await listEndpoints()).toContainEqual(
+      expect.objectContaining({ id: legacy.endpoint_id, signature_scheme: "billing_signature" }),
+    );
+    await signUp();
+    await settle();
+    const [request] = requestsTo("/legacy");
+    expect(request?.headers).toMatchObject({
+      [EVENT_ID_HEADER]: eventOf(request as RecordedRequest).event_id,
+    });
+    expect(request?.headers["webhook-signature"]).toBeUndefined();
+    const header = String(request?.headers[SIGNATURE_HEADER]);
+    expect(verifySignature(header, request?.body ?? "", legacy.secret, new Date())).toBe("valid");
+    expect(verifySignature(header, `${request?.body} `, legacy.secret, new Date())).toBe("mismatch");
   });
 
   it("a replay delivers the logged events again: through the bus to every endpoint, or to one endpoint alone", async () => {
@@ -315,6 +355,7 @@ describe("webhooks to the SaaS", () => {
       url: endpoint.url,
       events: ["*"],
       description: null,
+      signature_scheme: "standard_webhooks",
       created_at: endpoint.created_at,
     });
     await signUp();

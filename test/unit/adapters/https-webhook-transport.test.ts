@@ -16,7 +16,11 @@ const answers =
     sequence.length > 1 ? (sequence.shift() ?? []) : (sequence[0] ?? []);
 const v4 = (address: string): LookupAddress => ({ address, family: 4 });
 const v6 = (address: string): LookupAddress => ({ address, family: 6 });
-const endpoint = (url: string) => ({ url, secret: "whsec_x" });
+const endpoint = (url: string) => ({
+  url,
+  secret: "whsec_eA==",
+  signature_scheme: "standard_webhooks" as const,
+});
 const event = { event_id: "e1", type: "charge.succeeded" };
 
 describe("the URL rules", () => {
@@ -89,11 +93,11 @@ describe("the URL rules", () => {
     });
     expect(await transport.refusalOf("https://rebind.example.com/x")).toBeUndefined();
     // The unit tier fails any socket: the refusal comes before one.
-    expect(await transport.post(endpoint("https://rebind.example.com/x"), "{}", event, new Date())).toEqual({
+    expect(await transport.post(endpoint("https://rebind.example.com/x"), "{}", event)).toEqual({
       kind: "failed",
       error: `the host ${PRIVATE}`,
     });
-    expect(await transport.post(endpoint("http://8.8.8.8/x"), "{}", event, new Date())).toEqual({
+    expect(await transport.post(endpoint("http://8.8.8.8/x"), "{}", event)).toEqual({
       kind: "failed",
       error: "the URL must use https",
     });

@@ -53,9 +53,12 @@ describe("redactText", () => {
     );
   });
 
-  it("masks webhook signing secrets", () => {
+  it("masks webhook signing secrets, in base64 and (registered before Standard Webhooks) base64url", () => {
     expect(redactText('answered {"secret":"whsec_AbC-12_xyz"}')).toBe(
       'answered {"secret":"[WEBHOOK SECRET]"}',
+    );
+    expect(redactText("new Webhook(whsec_Jq8v+2Yx/0cN4m=) refused")).toBe(
+      "new Webhook([WEBHOOK SECRET]) refused",
     );
   });
 

@@ -95,11 +95,14 @@ describe("the retry schedule", () => {
 describe("endpoints", () => {
   const request = { url: "https://hooks.example.com/billing", events: ["*" as const] };
 
-  it("are created in free slots up to the cap; a repeated key finds the first", async () => {
+  it("are created in free slots up to the cap, signed by Standard Webhooks; a repeated key finds the first", async () => {
     const { store } = memoryStore();
     const deps = { store, transport: accepting, ids, clock: clockAt(new Date("2027-01-01T00:00:00Z")) };
     const first = await createWebhookEndpoint(request, "k1", deps);
-    expect(first).toMatchObject({ kind: "created", endpoint: { endpoint_id: "we_key_k1", slot: 0 } });
+    expect(first).toMatchObject({
+      kind: "created",
+      endpoint: { endpoint_id: "we_key_k1", slot: 0, signature_scheme: "standard_webhooks" },
+    });
     expect(await createWebhookEndpoint(request, "k1", deps)).toEqual(first);
     for (let index = 1; index < MAX_WEBHOOK_ENDPOINTS; index++)
       expect(await createWebhookEndpoint(request, undefined, deps)).toMatchObject({
@@ -118,6 +121,7 @@ describe("endpoints", () => {
       endpoint_id: "we_other",
       slot: 0,
       secret: "s",
+      signature_scheme: "standard_webhooks" as const,
       created_at: "2027-01-01T00:00:00.000Z",
     };
     store.before = () => {
@@ -155,7 +159,12 @@ describe("endpoints", () => {
 describe("the fan-out", () => {
   it("queues the event, as its JSON, once per subscribed endpoint, under ids its source names", async () => {
     const { store, endpoints } = memoryStore();
-    const base = { url: "https://h.example.com", secret: "s", created_at: "2027-01-01T00:00:00.000Z" };
+    const base = {
+      url: "https://h.example.com",
+      secret: "s",
+      signature_scheme: "standard_webhooks" as const,
+      created_at: "2027-01-01T00:00:00.000Z",
+    };
     endpoints.set(0, { ...base, endpoint_id: "we_all", slot: 0, events: ["*"] });
     endpoints.set(1, { ...base, endpoint_id: "we_fail", slot: 1, events: ["charge.failed"] });
     endpoints.set(2, { ...base, endpoint_id: "we_ok", slot: 2, events: ["charge.succeeded"] });
@@ -203,6 +212,7 @@ describe("an attempt", () => {
     url: "https://h.example.com/x",
     events: ["*"],
     secret: "whsec_1",
+    signature_scheme: "standard_webhooks",
     created_at: "2027-01-01T00:00:00.000Z",
   };
   const message: WebhookDeliveryMessage = {
@@ -223,8 +233,8 @@ describe("an attempt", () => {
       store: memory.store,
       clock: { now: () => now },
       transport: {
-        post: async (_target: unknown, body: string, _event: unknown, at: Date) => {
-          posts.push({ body, at });
+        post: async (_target: unknown, body: string) => {
+          posts.push({ body, at: now });
           return outcomes.shift() ?? { kind: "answered" as const, status: 200 };
         },
       },
