@@ -13,7 +13,9 @@ import { declineView } from "./views";
 // - 400 the request breaks its schema (the field is named) or is not JSON;
 // - 401 missing or wrong API key;
 // - 404 no such subscription, charge or route;
+// - 405 a route's path under a method it does not take (Allow lists those it does);
 // - 409 a canceled subscription, a lost race, an Idempotency-Key reused with another body;
+// - 415 a write whose body is not declared application/json;
 // - 422 well-formed but refused: declined (code = the gateway's rescode), rejected by the gateway, not refundable;
 // - 503 the gateway is unavailable, or the outcome of a change that nothing tracks is unknown (Retry-After: repeat);
 // - 202 (not an error) a tracked operation whose outcome is unknown (sign-up charge, ad hoc charge, refund): the
@@ -21,7 +23,7 @@ import { declineView } from "./views";
 // - 500 anything unexpected, with a generic message: the only answer that is not the caller's to fix. Input is
 //   parsed with parseInput, so a ZodError that escapes came from our own data and is a 500 too.
 
-export type ErrorStatus = 400 | 401 | 404 | 405 | 409 | 422 | 503;
+export type ErrorStatus = 400 | 401 | 404 | 405 | 409 | 415 | 422 | 503;
 
 export interface ApiResponse {
   readonly status: number;
@@ -145,6 +147,9 @@ export const methodNotAllowed = (allowed: readonly string[]) =>
   new ApiError(405, "method_not_allowed", "this method is not allowed here", undefined, {
     allow: allowed.join(", "),
   });
+
+export const unsupportedMediaType = () =>
+  new ApiError(415, "unsupported_media_type", "the request body must be application/json", "Content-Type");
 
 export const idempotencyKeyReused = () =>
   new ApiError(

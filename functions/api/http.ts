@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import type { z } from "zod";
-import { rawBodyOf, type HttpRequest as WebhookHttpRequest } from "../lambda/http-event";
+import { headerOf, rawBodyOf, type HttpRequest as WebhookHttpRequest } from "../lambda/http-event";
 import { MetricCounts } from "../lambda/metric-counts";
 import { logger, metrics } from "../lambda/observability";
-import { type ApiResponse, parseInput, readJsonBody, toErrorResponse } from "./errors";
+import { type ApiResponse, parseInput, readJsonBody, toErrorResponse, unsupportedMediaType } from "./errors";
 
 // The HTTP plumbing every merchant API handler shares (API Gateway HTTP API, payload 2.0): reading the parts of a
 // request through their schemas, and turning an answer — or anything thrown — into the proxy result.
@@ -24,9 +24,18 @@ export function queryOf<T extends z.ZodType>(request: HttpRequest, schema: T): z
   return parseInput(schema, request.queryStringParameters ?? {});
 }
 
-/** The JSON body through its schema; a 400 names the field (or says the body is not JSON). */
+/** `application/json`, with or without parameters (charset). */
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * The JSON body through its schema; a 400 names the field (or says the body is not JSON). A body sent under another
+ * media type (or none) is a 415 before it is read: what a form or a text/plain request says is never acted on.
+ */
 export function bodyOf<T extends z.ZodType>(request: HttpRequest, schema: T): z.output<T> {
-  return parseInput(schema, readJsonBody(rawBodyOf(request).toString("utf8")));
+  const text = rawBodyOf(request).toString("utf8");
+  if (text.trim() !== "" && !JSON_MEDIA_TYPE.test(headerOf(request, "content-type")?.trim() ?? ""))
+    throw unsupportedMediaType();
+  return parseInput(schema, readJsonBody(text));
 }
 
 export function toHttpResult({ status, headers, body }: ApiResponse): HttpResult {

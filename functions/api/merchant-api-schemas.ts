@@ -273,6 +273,11 @@ export const pauseSubscriptionBody = lazySchema(() =>
 );
 export type PauseSubscriptionBody = z.output<typeof pauseSubscriptionBody>;
 
+/** The body of a write that takes no fields: left out, or `{}`; any field is a 400 naming it. */
+export const emptyBody = lazySchema(() =>
+  z.strictObject({}).describe("No fields: the body may be left out, or sent as {}."),
+);
+
 /** POST /v1/subscriptions/{id}/adjust: a new unit amount, new seats, or both. */
 export const adjustSubscriptionBody = lazySchema(() =>
   z

@@ -296,7 +296,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       },
     },
   },
-  resumeSubscription: { answers: { 200: subscription } },
+  resumeSubscription: { request: {}, answers: { 200: subscription } },
   cancelSubscription: {
     request: { at_period_end: true },
     answers: { 200: { ...subscription, cancel_at: "2027-04-01T10:00:00.000Z" } },
@@ -442,7 +442,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     },
   },
   listWebhookEndpoints: { answers: { 200: { data: [webhookEndpoint] } } },
-  deleteWebhookEndpoint: { answers: { 200: webhookEndpoint } },
+  deleteWebhookEndpoint: { request: {}, answers: { 200: webhookEndpoint } },
   listWebhookDeliveries: {
     answers: {
       200: {

@@ -3,12 +3,14 @@ import {
   ApiError,
   gatewayFailure,
   idempotencyKeyReused,
+  methodNotAllowed,
   notFound,
   notRefundable,
   parseInput,
   subscriptionCanceled,
   toErrorResponse,
   unauthorized,
+  unsupportedMediaType,
 } from "./errors";
 import {
   MERCHANT_API_ROUTES,
@@ -63,7 +65,9 @@ const ERROR_DESCRIPTIONS = {
   400: "Invalid request: the field is named; values are never echoed",
   401: "Missing or invalid credentials",
   404: "No such resource",
+  405: "This path under a method it does not take (the error the API answers for any other method): Allow lists those it does",
   409: "Conflict: canceled subscription, concurrent change, or Idempotency-Key reused with another body",
+  415: "The body is not sent as application/json: nothing is read or changed",
   422: "Well-formed but refused: declined (code = the gateway's rescode), rejected by the gateway, not refundable",
   500: "Unexpected error (generic message)",
   503: "Gateway unavailable, or the outcome of an untracked change unknown: repeat after Retry-After",
@@ -89,6 +93,10 @@ function invalidInputError(route: MerchantApiRoute): unknown {
   return new ApiError(400, "malformed_json", "the request body is not valid JSON");
 }
 
+/** The methods the route's path takes, as Allow lists them. */
+const methodsOfPath = (route: MerchantApiRoute) =>
+  MERCHANT_API_ROUTES.filter((other) => other.path === route.path).map((other) => other.method);
+
 /** What the API answers with each error status on this route, from the error mapper itself (errors.ts). */
 function errorExample(route: MerchantApiRoute, status: keyof typeof ERROR_DESCRIPTIONS): unknown {
   const charges = route.path.startsWith("/v1/charges/");
@@ -96,6 +104,7 @@ function errorExample(route: MerchantApiRoute, status: keyof typeof ERROR_DESCRI
     400: () => invalidInputError(route),
     401: unauthorized,
     404: () => notFound(charges ? "charge" : "subscription"),
+    405: () => methodNotAllowed(methodsOfPath(route)),
     409: () => (route.method === "POST" ? idempotencyKeyReused() : subscriptionCanceled()),
     422: () =>
       route.path.endsWith("/refunds")
@@ -107,24 +116,56 @@ function errorExample(route: MerchantApiRoute, status: keyof typeof ERROR_DESCRI
             errcode: "INSUFFICIENT_FUNDS",
             reason: "insufficient_funds",
           }),
+    415: unsupportedMediaType,
     500: () => new Error("unexpected"),
     503: () => gatewayFailure({ kind: "unavailable", reason: "connection refused" }),
   } satisfies Record<keyof typeof ERROR_DESCRIPTIONS, () => unknown>;
   return toErrorResponse(errors[status]()).body;
 }
 
+/** A POST honouring Idempotency-Key (idempotency.ts): its kept answers come again, marked, to a repeat. */
+const isIdempotent = (route: MerchantApiRoute) => route.auth === "bearer" && route.method === "POST";
+
+/** The header of an answer kept under an Idempotency-Key and answered again. */
+const REPLAY_HEADER = {
+  "Idempotent-Replayed": {
+    description:
+      "true: the answer kept for an earlier request with the same Idempotency-Key and body, answered again without a second effect",
+    schema: { type: "string", enum: ["true"] },
+  },
+};
+/** The answers idempotency.ts keeps: a 2xx but 202, and the refusals of the request itself (not 401, 415, 5xx). */
+const isKept = (status: number) => (status < 300 && status !== 202) || [400, 404, 409, 422].includes(status);
+
 function errorAnswer(route: MerchantApiRoute, status: keyof typeof ERROR_DESCRIPTIONS): JsonObject {
-  const headers =
-    status === 503
+  const headers = {
+    ...(status === 503
       ? { "Retry-After": { description: "Seconds to wait", schema: { type: "integer", minimum: 1 } } }
-      : status === 401
-        ? { "WWW-Authenticate": { description: "Bearer", schema: { type: "string" } } }
-        : undefined;
+      : {}),
+    ...(status === 401 ? { "WWW-Authenticate": { description: "Bearer", schema: { type: "string" } } } : {}),
+    ...(status === 405
+      ? {
+          Allow: {
+            description: "The methods the path takes",
+            required: true,
+            schema: { type: "string" },
+            example: methodsOfPath(route).join(", "),
+          },
+        }
+      : {}),
+    ...(isIdempotent(route) && isKept(status) ? REPLAY_HEADER : {}),
+  };
   return {
     description: ERROR_DESCRIPTIONS[status],
-    ...(headers ? { headers } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: { "application/json": { schema: ref("Error"), example: errorExample(route, status) } },
   };
+}
+
+/** The error statuses of a route: its own, 405 and 500 on every route, 415 on every merchant write with a body. */
+function errorStatusesOf(route: MerchantApiRoute): (keyof typeof ERROR_DESCRIPTIONS)[] {
+  const takesJson = route.auth === "bearer" && route.body?.mediaType === "application/json";
+  return [...route.errors, 405, ...(takesJson ? [415 as const] : []), 500];
 }
 
 function answers(route: MerchantApiRoute): JsonObject {
@@ -134,6 +175,7 @@ function answers(route: MerchantApiRoute): JsonObject {
     const schema: ResponseSchemaName = answer.schema;
     out[String(answer.status)] = {
       description: answer.description,
+      ...(isIdempotent(route) && isKept(answer.status) ? { headers: REPLAY_HEADER } : {}),
       content: {
         [answer.mediaType ?? "application/json"]: {
           schema: ref(schema),
@@ -142,7 +184,7 @@ function answers(route: MerchantApiRoute): JsonObject {
       },
     };
   }
-  for (const status of [...route.errors, 500 as const]) out[String(status)] ??= errorAnswer(route, status);
+  for (const status of errorStatusesOf(route)) out[String(status)] ??= errorAnswer(route, status);
   return out;
 }
 

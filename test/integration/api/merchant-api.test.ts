@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { MERCHANT_API_ROUTES } from "../../../functions/api/merchant-api-routes";
 import { isAdHocPeriod } from "../../../functions/core/base/charge-kind";
 import { attemptKeyOf } from "../../../functions/core/base/order-id";
 import { type ApiAnswer, type ApiCall, errorOf } from "../../support/merchant-api";
@@ -265,6 +266,8 @@ describe("bad input never yields a 5xx", () => {
     ["POST", `/v1/charges/${SUB}-0-0/refunds`, { body: { amount: "1.00" } }, "reason"],
     ["POST", `/v1/charges/${SUB}-0-0/refunds`, { body: { reason: "x".repeat(201) } }, "reason"],
     ["POST", `/v1/charges/${SUB}-0-0/refunds`, { body: { reason: "x", amount: "-2" } }, "amount"],
+    ["POST", `/v1/subscriptions/${SUB}/resume`, { body: { at: "now" } }, "at"],
+    ["DELETE", "/v1/webhook-endpoints/we_zzzzzzzzzzzzzzzz", { body: { force: true } }, "force"],
   ];
 
   it("answers 400 naming the field for malformed requests on every route", async () => {
@@ -274,6 +277,52 @@ describe("bad input never yields a 5xx", () => {
       expect(answer.status, label).toBe(400);
       expect(errorOf(answer).field, label).toBe(field);
     }
+  });
+
+  /** A well-formed id of each resource a write's path names. */
+  const ID_OF_PATH: Record<string, string> = {
+    subscriptions: SUB,
+    charges: `${SUB}-0-0`,
+    prices: "price_z1",
+    "webhook-endpoints": "we_zzzzzzzzzzzzzzzz",
+  };
+
+  it("answers 415 to a write whose body is not sent as application/json, and acts on nothing of it", async () => {
+    const before = await call("GET", "/v1/subscriptions?limit=100");
+    const writes = MERCHANT_API_ROUTES.filter(
+      (route) => route.auth === "bearer" && route.method !== "GET" && !route.localOnly,
+    );
+    expect(writes.length).toBeGreaterThan(15);
+    for (const route of writes) {
+      const path = route.path.replace("{id}", ID_OF_PATH[route.path.split("/")[2] ?? ""] ?? "");
+      for (const contentType of [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/jsonp",
+        "",
+      ]) {
+        const answer = await call(route.method, path, {
+          rawBody: JSON.stringify(signUpBody()),
+          headers: { "content-type": contentType },
+          idempotencyKey: `media-${route.operationId}-${contentType}`,
+        });
+        const label = `${route.method} ${path} as ${contentType || "no type"}`;
+        expect(answer.status, label).toBe(415);
+        expect(errorOf(answer), label).toEqual({
+          code: "unsupported_media_type",
+          message: "the request body must be application/json",
+          field: "Content-Type",
+        });
+        expect(answer.text).not.toContain("5555");
+      }
+    }
+    // A sign-up sent as text/plain created nothing; under its own type, with a charset, it is taken.
+    expect((await call("GET", "/v1/subscriptions?limit=100")).json).toEqual(before.json);
+    const taken = await call("POST", "/v1/subscriptions", {
+      body: signUpBody(),
+      headers: { "content-type": "Application/JSON; charset=utf-8" },
+    });
+    expect(taken.status, taken.text).toBe(201);
   });
 
   it("answers junk bodies on every POST route with a 4xx", async () => {

@@ -11,8 +11,14 @@ const local = buildOpenApiDocument({ local: true });
 type Operation = {
   security?: unknown[];
   parameters?: { name: string; in: string }[];
-  requestBody?: unknown;
-  responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+  requestBody?: { required: boolean; content: Record<string, { schema: { $ref?: string } }> };
+  responses: Record<
+    string,
+    {
+      headers?: Record<string, unknown>;
+      content?: Record<string, { schema: { $ref?: string }; example?: unknown }>;
+    }
+  >;
 };
 const operation = (path: string, method: string): Operation => {
   const found = doc.paths[path]?.[method];
@@ -150,6 +156,40 @@ describe("the merchant API's OpenAPI document", () => {
     expect(operation("/v1/subscriptions", "post").responses).toHaveProperty("422");
     expect(operation("/v1/subscriptions", "post").responses).toHaveProperty("202");
     expect(operation("/v1/subscriptions/{id}", "get").responses).toHaveProperty("404");
+  });
+
+  it("gives every path's 405 with Allow, every merchant write's body and 415, and the replay header", () => {
+    for (const [method, path] of DOCUMENTED_ROUTES) {
+      const { responses, requestBody } = operation(path, method);
+      const methods = DOCUMENTED_ROUTES.filter(([, other]) => other === path).map(([m]) => m.toUpperCase());
+      expect(responses["405"]?.headers?.Allow, `${method} ${path}`).toMatchObject({
+        required: true,
+        example: methods.join(", "),
+      });
+      expect(responses["405"]?.content?.["application/json"]?.example).toEqual({
+        error: { code: "method_not_allowed", message: "this method is not allowed here" },
+      });
+      const merchantWrite = method !== "get" && !path.startsWith("/webhooks/");
+      // Every merchant write says what body it takes (a bodiless one: {} or nothing) and refuses any other type.
+      if (merchantWrite) expect(requestBody?.content, `${method} ${path}`).toHaveProperty("application/json");
+      if (method === "get") expect(requestBody, `${method} ${path}`).toBeUndefined();
+      expect(Object.keys(responses).includes("415"), `${method} ${path}`).toBe(merchantWrite);
+      // An answer kept under an Idempotency-Key says so when it comes again; a 202 or a 5xx is never kept.
+      const replayable = Object.entries(responses)
+        .filter(([, answer]) => answer.headers?.["Idempotent-Replayed"] !== undefined)
+        .map(([status]) => status);
+      if (method === "post" && !path.startsWith("/webhooks/")) {
+        expect(replayable, `${method} ${path}`).toEqual(expect.arrayContaining(["400", "409"]));
+        expect(
+          replayable.filter((status) => ["202", "401", "405", "415", "500", "503"].includes(status)),
+        ).toEqual([]);
+        expect(replayable.some((status) => status.startsWith("2"))).toBe(true);
+      } else expect(replayable, `${method} ${path}`).toEqual([]);
+    }
+    expect(operation("/v1/subscriptions/{id}/resume", "post").requestBody).toMatchObject({
+      required: false,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/EmptyRequest" } } },
+    });
   });
 
   it("every merchant POST takes an Idempotency-Key; callbacks need no bearer", () => {
