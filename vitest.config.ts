@@ -7,7 +7,8 @@ import { defineConfig } from "vitest/config";
 // - integration: the emulators and the sandbox, started by each file;
 // - e2e: local mode as `npm start` runs it, the demo, the chaos run and the benchmarks at small sizes, and the
 //   long billing runs (a year of renewals, the 10k fan-out);
-// - infra: the CDK app synthesized and checked.
+// - infra: the CDK app synthesized and checked;
+// - client: the typed client package's own tests (clients/node/test), no socket either.
 
 export default defineConfig({
   test: {
@@ -33,6 +34,14 @@ export default defineConfig({
       },
       { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"] } },
       { extends: true, test: { name: "infra", include: ["test/infra/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "client",
+          include: ["clients/node/test/**/*.test.ts"],
+          setupFiles: ["test/support/no-sockets.ts"],
+        },
+      },
     ],
   },
 });
