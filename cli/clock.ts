@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { BillingApiError, type BillingClient, createBillingClient, ok } from "recurring-billing-client";
 import { z } from "zod";
 import { localClockBody } from "../functions/api/merchant-api-schemas";
 import { addIsoDuration, parseIsoDuration } from "../sandbox/time/iso-duration";
@@ -8,7 +9,6 @@ import { withProgress } from "./progress";
 import { resolveTarget, type Target } from "./target";
 
 const clockAnswer = z.object({ now: z.string() });
-const errorAnswer = z.object({ error: z.object({ message: z.string() }) });
 
 /** How often the stack's clock is read while it moves, for the bar. */
 const POLL_MS = 250;
@@ -27,26 +27,36 @@ async function stackNow(target: LocalTarget): Promise<Date> {
   return new Date(clockAnswer.parse(await response.json()).now);
 }
 
-/** POST /local/clock: the clock moved by `advance`, every schedule on the way fired and the queues drained. */
-export async function moveClock(target: LocalTarget, advance: string): Promise<string> {
-  let response: Response;
+/**
+ * The local stack's merchant API through the typed client (recurring-billing-client). A clock move is never repeated
+ * (it moves the clock again), so neither is any of its calls: a failure is the operator's to see.
+ */
+export const localApi = (target: LocalTarget): BillingClient =>
+  createBillingClient({ baseUrl: target.apiUrl, apiKey: target.apiKey, maxRetries: 0 });
+
+/** A call's data; its refusal (`refused` says what was refused), or no answer at all, as the operator reads it. */
+export async function answered<T>(
+  target: LocalTarget,
+  refused: string,
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
   try {
-    response = await fetch(new URL("/local/clock", target.apiUrl), {
-      method: "POST",
-      headers: { authorization: `Bearer ${target.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ advance }),
-    });
-  } catch {
+    return await ok(call);
+  } catch (error) {
+    if (error instanceof BillingApiError)
+      throw new CliError(`${refused} (${error.status}: ${error.message})`);
     throw notAnswering(target);
   }
-  const answer: unknown = await response.json().catch(() => undefined);
-  if (!response.ok) {
-    const refused = errorAnswer.safeParse(answer);
-    throw new CliError(
-      `the local stack refused the clock move (${response.status}${refused.success ? `: ${refused.data.error.message}` : ""})`,
-    );
-  }
-  return clockAnswer.parse(answer).now;
+}
+
+/** POST /local/clock: the clock moved by `advance`, every schedule on the way fired and the queues drained. */
+export async function moveClock(target: LocalTarget, advance: string): Promise<string> {
+  const moved = await answered(
+    target,
+    "the local stack refused the clock move",
+    localApi(target).POST("/local/clock", { body: { advance } }),
+  );
+  return moved.now;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { z } from "zod";
+import type { BillingClient } from "recurring-billing-client";
 import { argumentsOf, CliError, type CommandRunner, emit } from "./cli-io";
-import { type LocalTarget, moveClock, notAnswering } from "./clock";
+import { answered, type LocalTarget, localApi, moveClock } from "./clock";
 import { resolveTarget } from "./target";
 
 // `events trigger <type>` (README, Ops CLI): on the local stack, makes the sandbox produce what is behind an event
@@ -15,61 +15,58 @@ const CARDS = {
   chargeback: "4000000000000259",
 } as const;
 
-const subscriptionAnswer = z.object({ subscription_id: z.string() });
 const TEST_CUSTOMER = { name: "Trigger Customer", email: "trigger@example.com", external_id: "cus_trigger" };
 const TEST_PLAN = { amount: "19.90", currency: "USD", interval_months: 1 };
-const errorAnswer = z.object({ error: z.object({ message: z.string() }) });
 
-/** The local stack's merchant API and clock, as the trigger's steps call them. */
+/** The local stack's merchant API (the typed client) and clock, as the trigger's steps call them. */
 class LocalApi {
-  constructor(private readonly target: LocalTarget) {}
+  readonly billing: BillingClient;
 
-  async call(method: "POST" | "DELETE", path: string, body: unknown): Promise<unknown> {
-    let response: Response;
-    try {
-      response = await fetch(new URL(path, this.target.apiUrl), {
-        method,
-        headers: { authorization: `Bearer ${this.target.apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-    } catch {
-      throw notAnswering(this.target);
-    }
-    const answer: unknown = await response.json().catch(() => undefined);
-    if (!response.ok) {
-      const refused = errorAnswer.safeParse(answer);
-      throw new CliError(
-        `${method} ${path} answered ${response.status}${refused.success ? `: ${refused.data.error.message}` : ""}`,
-      );
-    }
-    return answer;
+  constructor(private readonly target: LocalTarget) {
+    this.billing = localApi(target);
+  }
+
+  /** A call's data, or why it was refused (`what` names the call). */
+  call<T>(what: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+    return answered(this.target, `${what} was refused`, call);
   }
 
   /** A test customer's token subscription on `card`: its id. */
   async signUp(card: string, trialDays?: number): Promise<string> {
-    const answer = await this.call("POST", "/v1/subscriptions", {
+    const body = {
       customer: TEST_CUSTOMER,
       plan: { ...TEST_PLAN, ...(trialDays && { trial_days: trialDays }) },
       card: { number: card, expiry: "203012", cvc: "123" },
-    });
-    return subscriptionAnswer.parse(answer).subscription_id;
+    };
+    return (await this.call("the sign-up", this.billing.POST("/v1/subscriptions", { body }))).subscription_id;
   }
 
   /** A checkout of the test customer nobody pays: its id. */
   async abandonedCheckout(): Promise<string> {
-    const answer = await this.call("POST", "/v1/checkouts", {
+    const body = {
       customer: TEST_CUSTOMER,
       plan: TEST_PLAN,
-      billing: "token",
+      billing: "token" as const,
       expires_in_minutes: 60,
-    });
-    return subscriptionAnswer.parse(answer).subscription_id;
+    };
+    return (await this.call("the checkout", this.billing.POST("/v1/checkouts", { body }))).subscription_id;
+  }
+
+  /** A change of the subscription `id` (`path` of /v1/subscriptions/{id}…). */
+  change(
+    id: string,
+    what: string,
+    change: (params: { path: { id: string } }) => Promise<Answer>,
+  ): Promise<unknown> {
+    return this.call(what, change({ path: { id } }));
   }
 
   advance(duration: string): Promise<string> {
     return moveClock(this.target, duration);
   }
 }
+
+type Answer = { data?: unknown; error?: unknown; response: Response };
 
 interface Trigger {
   /** What it does, for --help and the answer. */
@@ -114,41 +111,67 @@ export const EVENT_TRIGGERS: Readonly<Record<string, Trigger>> = {
   },
   "subscription.canceled": {
     does: "signs up, then cancels at once",
-    run: signedUpThen((api, id) => api.call("DELETE", `/v1/subscriptions/${id}`, {})),
+    run: signedUpThen((api, id) =>
+      api.change(id, "the cancel", (params) =>
+        api.billing.DELETE("/v1/subscriptions/{id}", { params, body: {} }),
+      ),
+    ),
   },
   "subscription.cancel_scheduled": {
     does: "signs up, then cancels at the end of the period",
-    run: signedUpThen((api, id) => api.call("DELETE", `/v1/subscriptions/${id}`, { at_period_end: true })),
+    run: signedUpThen((api, id) =>
+      api.change(id, "the cancel", (params) =>
+        api.billing.DELETE("/v1/subscriptions/{id}", { params, body: { at_period_end: true } }),
+      ),
+    ),
   },
   "subscription.paused": {
     does: "signs up, then pauses",
-    run: signedUpThen((api, id) => api.call("POST", `/v1/subscriptions/${id}/pause`, {})),
+    run: signedUpThen((api, id) =>
+      api.change(id, "the pause", (params) =>
+        api.billing.POST("/v1/subscriptions/{id}/pause", { params, body: {} }),
+      ),
+    ),
   },
   "subscription.resumed": {
     does: "signs up, pauses, then resumes",
     run: signedUpThen(async (api, id) => {
-      await api.call("POST", `/v1/subscriptions/${id}/pause`, {});
-      await api.call("POST", `/v1/subscriptions/${id}/resume`, {});
+      await api.change(id, "the pause", (params) =>
+        api.billing.POST("/v1/subscriptions/{id}/pause", { params, body: {} }),
+      );
+      await api.change(id, "the resume", (params) =>
+        api.billing.POST("/v1/subscriptions/{id}/resume", { params, body: {} }),
+      );
     }),
   },
   "subscription.updated": {
     does: "signs up, then sets a metadata key",
     run: signedUpThen((api, id) =>
-      api.call("POST", `/v1/subscriptions/${id}`, { metadata: { triggered: "yes" } }),
+      api.change(id, "the update", (params) =>
+        api.billing.POST("/v1/subscriptions/{id}", { params, body: { metadata: { triggered: "yes" } } }),
+      ),
     ),
   },
   "payment_method.updated": {
     does: "signs up, then replaces the card",
     run: signedUpThen((api, id) =>
-      api.call("POST", `/v1/subscriptions/${id}/payment-method`, {
-        card: { number: CARDS.approves, expiry: "203112", cvc: "123" },
-      }),
+      api.change(id, "the new card", (params) =>
+        api.billing.POST("/v1/subscriptions/{id}/payment-method", {
+          params,
+          body: { card: { number: CARDS.approves, expiry: "203112", cvc: "123" } },
+        }),
+      ),
     ),
   },
   "refund.succeeded": {
     does: "signs up, then refunds 1.00 of the first charge",
     run: signedUpThen((api, id) =>
-      api.call("POST", `/v1/charges/${id}-0-0/refunds`, { amount: "1.00", reason: "events trigger" }),
+      api.change(`${id}-0-0`, "the refund", (params) =>
+        api.billing.POST("/v1/charges/{id}/refunds", {
+          params,
+          body: { amount: "1.00", reason: "events trigger" },
+        }),
+      ),
     ),
   },
   "checkout.expired": {

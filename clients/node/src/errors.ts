@@ -20,7 +20,7 @@ export class BillingApiError extends Error {
 
   constructor(status: number, envelope: unknown, headers?: Headers) {
     const error = errorOf(envelope);
-    super(error === undefined ? `HTTP ${status}` : `${error.code}: ${error.message}`);
+    super(error?.message ?? `HTTP ${status}`);
     this.status = status;
     this.code = error?.code ?? `http_${status}`;
     this.field = error?.field;
