@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type BillingClient, createBillingClient } from "recurring-billing-client";
 import { z } from "zod";
 import { runBillingCli } from "../../cli/billing-cli";
 import { couponView } from "../../functions/api/coupon-schemas";
@@ -24,7 +25,6 @@ import { mapConcurrently } from "../../functions/shared/map-concurrently";
 import { compareLedgers } from "../audit/ledger-comparison";
 import { realFormCounts } from "../audit/real-forms";
 import { approximateMessageCount } from "../aws/sqs-emulator";
-import { type ApiAnswer, MerchantClient } from "../clients/merchant-client";
 import { sandboxControl } from "../clients/sandbox-controls";
 import { LocalStack } from "../stack/local-stack";
 import { type DemoCustomer, flowOf, type Journey, planCustomers } from "./customer-mix";
@@ -230,7 +230,11 @@ async function reconciliationOf(local: LocalStack, from: Date, to: Date): Promis
 
 /** The month's script against one local stack. */
 class Month {
-  readonly #client: MerchantClient;
+  /** The merchant API through the typed client package, as a SaaS's backend calls it. */
+  readonly #billing: BillingClient;
+  /** Calls made, and requests sent (a call repeated after a 5xx or a request in progress sends more than one). */
+  #calls = 0;
+  #requests = 0;
   #signupDeclines = 0;
   readonly #lifecycle: LifecycleOutcome[] = [];
 
@@ -239,12 +243,26 @@ class Month {
     private readonly seed: number,
     private readonly progress: Progress,
   ) {
-    this.#client = new MerchantClient(local.url, local.apiKey);
+    this.#billing = createBillingClient({
+      baseUrl: local.url,
+      apiKey: local.apiKey,
+      ...MERCHANT_RETRIES,
+      fetch: (request) => {
+        this.#requests += 1;
+        return fetch(request);
+      },
+    });
+    this.#billing.use({
+      onRequest: () => {
+        this.#calls += 1;
+        return undefined;
+      },
+    });
   }
 
   async signUp(customers: readonly DemoCustomer[]): Promise<Signup[]> {
-    const coupon = await this.#client.post("/v1/coupons", DEMO_COUPON, this.#key("coupon", 0));
-    expectView("coupon", coupon, [201], couponView);
+    const coupon = this.#billing.POST("/v1/coupons", { body: DEMO_COUPON, headers: this.#key("coupon", 0) });
+    expectView("coupon", await answerOf(coupon), [201], couponView);
     let signups = await this.progress.step("sign-ups", customers.length, (tick) =>
       mapConcurrently(customers, CONCURRENCY, async (customer) => {
         const signup = await this.#signUpOne(customer);
@@ -279,29 +297,45 @@ class Month {
       extras: async () => {
         await this.#extras(ids("renews", 4), ids("gateway-recurring", 1));
         await this.#change(ids("cancel-at-period-end"), "canceled at period end", {
-          method: "DELETE",
-          path: "",
-          body: { at_period_end: true },
+          what: "cancel",
+          send: (params) =>
+            this.#billing.DELETE("/v1/subscriptions/{id}", { params, body: { at_period_end: true } }),
           expect: { status: "canceled", status_reason: "canceled_at_period_end" },
         });
       },
       upgrades: () =>
         this.#change(ids("upgrade"), "upgraded with proration", {
-          path: "/adjust",
-          body: (id: string) => ({ amount: upgraded(plans.get(id)), proration: "charge_now" }),
+          what: "adjust",
+          send: (params, headers) =>
+            this.#billing.POST("/v1/subscriptions/{id}/adjust", {
+              params,
+              headers,
+              body: { amount: upgraded(plans.get(params.path.id)), proration: "charge_now" },
+            }),
           expect: { status: "active" },
         }),
-      pauses: () => this.#change(ids("pause-resume"), undefined, { path: "/pause", body: {} }),
+      pauses: () =>
+        this.#change(ids("pause-resume"), undefined, {
+          what: "pause",
+          send: (params, headers) =>
+            this.#billing.POST("/v1/subscriptions/{id}/pause", { params, headers, body: {} }),
+        }),
       "card-updates": () =>
         this.#change(ids("card-update"), "card updated", {
-          path: "/payment-method",
-          body: { card: { number: NEW_CARD, expiry: CARD_EXPIRY, cvc: CARD_CVC } },
+          what: "payment-method",
+          send: (params, headers) =>
+            this.#billing.POST("/v1/subscriptions/{id}/payment-method", {
+              params,
+              headers,
+              body: { card: { number: NEW_CARD, expiry: CARD_EXPIRY, cvc: CARD_CVC } },
+            }),
           expect: { status: "active" },
         }),
       resumes: () =>
         this.#change(ids("pause-resume"), "paused and resumed", {
-          path: "/resume",
-          body: {},
+          what: "resume",
+          send: (params, headers) =>
+            this.#billing.POST("/v1/subscriptions/{id}/resume", { params, headers, body: {} }),
           expect: { status: "active" },
         }),
       "dead-and-blocked-cards": async () => {
@@ -335,8 +369,12 @@ class Month {
     const ids = signups.flatMap((signup) => signup.subscriptionId ?? []);
     const read = await this.progress.step("reading the ledgers", ids.length, (tick) =>
       mapConcurrently(ids, CONCURRENCY, async (id) => {
-        const subscription = await this.#client.get(`/v1/subscriptions/${id}`, subscriptionView);
-        const { charges } = await this.#client.get(`/v1/subscriptions/${id}/charges`, chargeListView);
+        const params = { path: { id } };
+        const subscription = await readView(
+          this.#billing.GET("/v1/subscriptions/{id}", { params }),
+          subscriptionView,
+        );
+        const { charges } = await this.#chargesOf(id);
         tick();
         return { subscription, charges };
       }),
@@ -358,7 +396,7 @@ class Month {
           signup.customer.journey === "window-abandoned" ? (signup.subscriptionId ?? []) : [],
         ),
       ),
-      retries: this.#client.retries,
+      retries: this.#requests - this.#calls,
       faults: stack.sandbox.faults.counters().total,
       realForms: realFormCounts(
         stack.sandbox,
@@ -384,28 +422,22 @@ class Month {
   }
 
   /**
-   * One lifecycle request per subscription (`path` under /v1/subscriptions/{id}); `change` is what it makes of the
+   * One lifecycle request per subscription (`send` makes it, `what` names it); `change` is what it makes of the
    * subscription, recorded with the state it must end in — unless its payment was still being settled (202).
    */
   async #change(
     ids: readonly string[],
     change: LifecycleChange | undefined,
     request: {
-      readonly method?: "POST" | "DELETE";
-      readonly path: string;
-      readonly body: unknown | ((id: string) => unknown);
+      readonly what: string;
+      readonly send: (params: { path: { id: string } }, headers: IdempotencyHeader) => Promise<Sent>;
       readonly expect?: LifecycleOutcome["expect"];
     },
   ): Promise<void> {
     for (const id of ids) {
-      const path = `/v1/subscriptions/${id}${request.path}`;
-      const body = typeof request.body === "function" ? request.body(id) : request.body;
-      const answer =
-        request.method === "DELETE"
-          ? await this.#client.delete(path, body)
-          : await this.#client.post(path, body, this.#key(path, 0));
+      const answer = await answerOf(request.send({ path: { id } }, this.#key(`${id}-${request.what}`, 0)));
       if (answer.status !== 200 && answer.status !== 202)
-        throw unexpected(`${request.method ?? "POST"} ${path}`, answer);
+        throw unexpected(`${request.what} of ${id}`, answer);
       if (change !== undefined)
         this.#lifecycle.push({
           subscription_id: id,
@@ -428,7 +460,9 @@ class Month {
     const flow = flowOf(customer.journey);
     if (flow === "card") {
       const card = { number: customer.cardNumber, expiry: CARD_EXPIRY, cvc: CARD_CVC };
-      const answer = await this.#client.post("/v1/subscriptions", { ...request, card }, key);
+      const answer = await answerOf(
+        this.#billing.POST("/v1/subscriptions", { body: { ...request, card }, headers: key }),
+      );
       if (answer.status === 422) {
         this.#signupDeclines += 1;
         return { customer, subscriptionId: undefined, settled: false };
@@ -447,9 +481,10 @@ class Month {
     const billing = flow === "window-recurring" ? "recurring" : "token";
     // The demo's SaaS opens the window from its own page (a refused payment then ends the checkout, as its
     // journeys expect); the hosted checkout is walked through in a browser by the pages' tests.
+    const body = { ...request, billing, return_url: SHOP_RETURN_URL } as const;
     const checkout = expectView(
       "checkout",
-      await this.#client.post("/v1/checkouts", { ...request, billing, return_url: SHOP_RETURN_URL }, key),
+      await answerOf(this.#billing.POST("/v1/checkouts", { body, headers: key })),
       [201],
       checkoutView,
     );
@@ -468,26 +503,60 @@ class Month {
   /** An ad hoc charge, a full and a partial refund, and plan changes (one on a gateway-managed plan). */
   async #extras(renewing: readonly string[], gatewayManaged: readonly string[]): Promise<void> {
     const [charged, refundedFully, refundedPartly, adjusted] = renewing;
-    if (charged) await this.#expect(`/v1/subscriptions/${charged}/charges`, { amount: "5.00" }, [201, 202]);
+    if (charged) {
+      const params = { path: { id: charged } };
+      const headers = this.#key(`${charged}-charge`, 0);
+      const charge = this.#billing.POST("/v1/subscriptions/{id}/charges", {
+        params,
+        headers,
+        body: { amount: "5.00" },
+      });
+      await expectStatus(`ad hoc charge of ${charged}`, charge, [201, 202]);
+    }
     if (refundedFully) await this.#refundFirstCharge(refundedFully, { reason: "duplicate order" });
     if (refundedPartly)
       await this.#refundFirstCharge(refundedPartly, { amount: "1.00", reason: "service credit" });
-    for (const id of [adjusted, ...gatewayManaged])
-      if (id) await this.#expect(`/v1/subscriptions/${id}/adjust`, { amount: "24.90" }, [200]);
+    for (const id of [adjusted, ...gatewayManaged]) {
+      if (!id) continue;
+      const params = { path: { id } };
+      const headers = this.#key(`${id}-adjust`, 0);
+      const adjust = this.#billing.POST("/v1/subscriptions/{id}/adjust", {
+        params,
+        headers,
+        body: { amount: "24.90" },
+      });
+      await expectStatus(`adjust of ${id}`, adjust, [200]);
+    }
+  }
+
+  #chargesOf(id: string) {
+    return readView(
+      this.#billing.GET("/v1/subscriptions/{id}/charges", { params: { path: { id } } }),
+      chargeListView,
+    );
   }
 
   /** Refunds the sign-up's charge (a retried sign-up may have paid on a later attempt than 0). */
   async #refundFirstCharge(id: string, refund: { readonly amount?: string; readonly reason: string }) {
-    const { charges } = await this.#client.get(`/v1/subscriptions/${id}/charges`, chargeListView);
+    const { charges } = await this.#chargesOf(id);
     const paid = charges.find((charge) => charge.period === 0 && charge.status === "succeeded");
     if (!paid) throw new Error(`${id} has no paid sign-up charge to refund`);
-    await this.#expect(`/v1/charges/${paid.charge_id}/refunds`, refund, [201, 202]);
+    const params = { path: { id: paid.charge_id } };
+    const headers = this.#key(`${paid.charge_id}-refund`, 0);
+    await expectStatus(
+      `refund of ${paid.charge_id}`,
+      this.#billing.POST("/v1/charges/{id}/refunds", { params, headers, body: refund }),
+      [201, 202],
+    );
   }
 
   async #cancel(ids: readonly string[]): Promise<void> {
     for (const id of ids) {
-      const answer = await this.#client.delete(`/v1/subscriptions/${id}`);
-      if (answer.status !== 200) throw new Error(`cancel of ${id} answered ${answer.status}`);
+      await expectStatus(
+        `cancel of ${id}`,
+        this.#billing.DELETE("/v1/subscriptions/{id}", { params: { path: { id } } }),
+        [200],
+      );
     }
   }
 
@@ -500,13 +569,8 @@ class Month {
     }
   }
 
-  async #expect(path: string, body: unknown, statuses: readonly number[] = [201]): Promise<void> {
-    const answer = await this.#client.post(path, body, this.#key(path, 0));
-    if (!statuses.includes(answer.status)) throw unexpected(`POST ${path}`, answer);
-  }
-
-  #key(what: string, index: number): string {
-    return `demo-${this.seed}-${what}-${index}`;
+  #key(what: string, index: number): IdempotencyHeader {
+    return { "Idempotency-Key": `demo-${this.seed}-${what}-${index}` };
   }
 
   #sandbox(path: string, body?: unknown): Promise<void> {
@@ -538,6 +602,33 @@ class Month {
 function upgraded(plan: { readonly amount: string; readonly currency: string } | undefined): string {
   if (plan === undefined) throw new Error("no plan to upgrade");
   return fromCents(toCents(plan.amount) + UPGRADE_CENTS, plan.currency);
+}
+
+/** How the demo's SaaS repeats a request (the same Idempotency-Key) after a 5xx or a request still in progress. */
+const MERCHANT_RETRIES = { maxRetries: 10, retryDelayMs: 50, maxRetryDelayMs: 1_000 } as const;
+
+type IdempotencyHeader = { readonly "Idempotency-Key": string };
+/** A call of the typed client as it comes back (openapi-fetch): its data or error, and the response. */
+type Sent = { readonly data?: unknown; readonly error?: unknown; readonly response: Response };
+/** An answer as the demo reads it: its status and its body, a success's or an error's. */
+interface ApiAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+async function answerOf(call: Promise<Sent>): Promise<ApiAnswer> {
+  const { data, error, response } = await call;
+  return { status: response.status, body: data ?? error };
+}
+
+async function expectStatus(what: string, call: Promise<Sent>, statuses: readonly number[]): Promise<void> {
+  const answer = await answerOf(call);
+  if (!statuses.includes(answer.status)) throw unexpected(what, answer);
+}
+
+/** A read that must succeed, parsed with the view's schema. */
+async function readView<S extends z.ZodType>(call: Promise<Sent>, view: S): Promise<z.output<S>> {
+  return expectView("read", await answerOf(call), [200], view);
 }
 
 function unexpected(what: string, answer: ApiAnswer): Error {
