@@ -1,6 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { createdWebhookEndpointView, webhookEndpointListView } from "../../functions/api/merchant-api-views";
-import { MerchantClient } from "../clients/merchant-client";
+import { BillingApiError, createBillingClient, ok } from "recurring-billing-client";
 
 // `npm start -- --forward-events <url>` (README, Local mode): every event POSTed to a URL on this machine, signed as
 // our webhooks are, so a SaaS runs its own access-granting code against them — Stripe's `stripe listen --forward-to`.
@@ -27,16 +25,21 @@ export function verificationSnippet(secret: string): string {
   ].join("\n");
 }
 
+/** Registers `url` through the merchant API (the typed client package), replacing the endpoint of a start before. */
 export async function forwardEvents(apiUrl: string, apiKey: string, url: string): Promise<ForwardedEvents> {
-  const client = new MerchantClient(apiUrl, apiKey);
-  const { data } = await client.get("/v1/webhook-endpoints", webhookEndpointListView);
+  const billing = createBillingClient({ baseUrl: apiUrl, apiKey });
+  const { data } = await ok(billing.GET("/v1/webhook-endpoints"));
   for (const endpoint of data.filter((known) => known.url === url && known.description === DESCRIPTION))
-    await client.delete(`/v1/webhook-endpoints/${endpoint.id}`);
-  const answer = await client.post("/v1/webhook-endpoints", { url, description: DESCRIPTION }, randomUUID());
-  const created = createdWebhookEndpointView.safeParse(answer.body);
-  if (!created.success)
-    throw new Error(
-      `--forward-events ${url} was refused (HTTP ${answer.status}): ${JSON.stringify(answer.body)}`,
+    await ok(billing.DELETE("/v1/webhook-endpoints/{id}", { params: { path: { id: endpoint.id } } }));
+  try {
+    const created = await ok(
+      billing.POST("/v1/webhook-endpoints", { body: { url, description: DESCRIPTION } }),
     );
-  return { endpointId: created.data.id, secret: created.data.secret };
+    return { endpointId: created.id, secret: created.secret };
+  } catch (error) {
+    if (!(error instanceof BillingApiError)) throw error;
+    throw new Error(
+      `--forward-events ${url} was refused (HTTP ${error.status}): ${error.field ?? ""} ${error.message}`,
+    );
+  }
 }

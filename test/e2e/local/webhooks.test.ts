@@ -1,11 +1,5 @@
-import { Webhook } from "standardwebhooks";
+import { type BillingClient, createBillingClient, ok, verifyWebhook } from "recurring-billing-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import {
-  createdWebhookEndpointView,
-  webhookDeliveryListView,
-} from "../../../functions/api/merchant-api-views";
-import { MerchantClient } from "../../../local/clients/merchant-client";
 import { LocalStack } from "../../../local/stack/local-stack";
 import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
 
@@ -19,7 +13,7 @@ describe("webhooks on the local stack (npm start)", () => {
   let local: LocalStack;
   let receiver: RecordingServer;
   let answers: number[];
-  let merchant: MerchantClient;
+  let billing: BillingClient;
   /** When each request arrived, on the stack's clock. */
   const arrivals: number[] = [];
 
@@ -30,7 +24,7 @@ describe("webhooks on the local stack (npm start)", () => {
       return { status: answers.shift() ?? 200, json: {} };
     });
     local = await LocalStack.start({ port: 0, sandboxPort: 0, realTime: false, start: START });
-    merchant = new MerchantClient(local.url, local.apiKey);
+    billing = createBillingClient({ baseUrl: local.url, apiKey: local.apiKey });
   }, 60_000);
 
   afterAll(async () => {
@@ -39,23 +33,19 @@ describe("webhooks on the local stack (npm start)", () => {
   });
 
   it("delivers a sign-up's activation after three refusals, each retry at its time on the jumping clock", async () => {
-    const hooks = { url: `${receiver.url}/hooks`, events: ["subscription.activated"] };
-    const registered = await merchant.post("/v1/webhook-endpoints", hooks, "local-hooks-endpoint");
-    expect(registered.status).toBe(201);
-    const endpoint = createdWebhookEndpointView.parse(registered.body);
+    const hooks = { url: `${receiver.url}/hooks`, events: ["subscription.activated" as const] };
+    const endpoint = await ok(billing.POST("/v1/webhook-endpoints", { body: hooks }));
 
     const customer = { name: "Local Hooks", email: "local-hooks@example.com" };
-    const signup = await merchant.post(
-      "/v1/subscriptions",
-      {
-        customer,
-        plan: { amount: "19.90", currency: "USD", interval_months: 1 },
-        card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
-      },
-      "local-hooks-signup",
+    const { subscription_id: id } = await ok(
+      billing.POST("/v1/subscriptions", {
+        body: {
+          customer,
+          plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+          card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
+        },
+      }),
     );
-    expect(signup.status).toBe(201);
-    const id = z.object({ subscription_id: z.string() }).parse(signup.body).subscription_id;
     await local.advanceClock("PT0S");
     expect(receiver.requests).toHaveLength(1);
     const firstAt = local.clock.now().getTime();
@@ -63,13 +53,14 @@ describe("webhooks on the local stack (npm start)", () => {
     // One jump of 10 minutes: the retries due 1, 3 and 7 minutes after the first attempt each run at their time.
     await local.advanceClock("PT10M");
     expect(arrivals.map((at) => at - firstAt)).toEqual([0, 60_000, 180_000, 420_000]);
+    // The client's verifier (the standardwebhooks package within) takes each.
     for (const request of receiver.requests)
-      expect(
-        new Webhook(endpoint.secret).verify(request.body, request.headers as Record<string, string>),
-      ).toMatchObject({ type: "subscription.activated", subscription_id: id });
-    const { data: deliveries } = await merchant.get(
-      `/v1/webhook-endpoints/${endpoint.id}/deliveries`,
-      webhookDeliveryListView,
+      expect(verifyWebhook(request.body, request.headers, endpoint.secret)).toMatchObject({
+        type: "subscription.activated",
+        subscription_id: id,
+      });
+    const { data: deliveries } = await ok(
+      billing.GET("/v1/webhook-endpoints/{id}/deliveries", { params: { path: { id: endpoint.id } } }),
     );
     expect(deliveries).toMatchObject([{ status: "delivered", attempts: 4, last_status: 200 }]);
   }, 60_000);

@@ -2,11 +2,10 @@ import { execFile } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { promisify } from "node:util";
+import { createBillingClient, ok } from "recurring-billing-client";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { outboxEventSchema } from "../../../functions/core/base/events";
-import { MerchantClient } from "../../../local/clients/merchant-client";
 import { forwardEvents, verificationSnippet } from "../../../local/stack/forward-events";
 import { LocalStack } from "../../../local/stack/local-stack";
 import { type RecordingServer, startRecordingServer } from "../../support/recording-server";
@@ -39,23 +38,16 @@ describe("forward events", () => {
     const url = `${receiver.url}/billing-events`;
     await forwardEvents(local.url, local.apiKey, url);
     const { secret } = await forwardEvents(local.url, local.apiKey, url);
-    const client = new MerchantClient(local.url, local.apiKey);
-    const endpoints = await client.get(
-      "/v1/webhook-endpoints",
-      z.object({ data: z.array(z.looseObject({ url: z.string() })) }),
-    );
+    const billing = createBillingClient({ baseUrl: local.url, apiKey: local.apiKey });
+    const endpoints = await ok(billing.GET("/v1/webhook-endpoints"));
     expect(endpoints.data.filter((endpoint) => endpoint.url === url)).toHaveLength(1);
 
-    const answer = await client.post(
-      "/v1/subscriptions",
-      {
-        customer: { name: "Forwarded", email: "forwarded@example.com" },
-        plan: { amount: "19.90", currency: "USD", interval_months: 1 },
-        card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
-      },
-      "forward-events-signup",
-    );
-    expect(answer.status).toBe(201);
+    const body = {
+      customer: { name: "Forwarded", email: "forwarded@example.com" },
+      plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+      card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
+    };
+    expect((await billing.POST("/v1/subscriptions", { body })).response.status).toBe(201);
     await local.advanceClock("PT0S");
 
     // What the printed snippet does: the standardwebhooks library verifies each (on the wall clock, though the
