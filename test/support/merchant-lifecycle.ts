@@ -22,6 +22,8 @@ export interface LifecycleTarget {
   readonly apiKey: string;
   /** Makes the keys and external ids of one run its own. */
   readonly run: string;
+  /** The fetch every call goes through (default: the global one). */
+  readonly fetch?: (request: Request) => Promise<Response>;
 }
 
 /** What the run saw, for its test to hold to what the API promises. */
@@ -52,6 +54,7 @@ export async function merchantLifecycle(target: LifecycleTarget): Promise<Lifecy
     apiKey: target.apiKey,
     retryDelayMs: 50,
     maxRetryDelayMs: 500,
+    ...(target.fetch === undefined ? {} : { fetch: target.fetch }),
   });
   const customer = { name: "Ada Lovelace", email: "ada@example.com", external_id: `cus_${target.run}` };
   const plan = { amount: "19.90", currency: "USD", interval_months: 1 };
@@ -159,6 +162,7 @@ export async function merchantLifecycle(target: LifecycleTarget): Promise<Lifecy
     baseUrl: target.baseUrl,
     apiKey: "mk_test_wrong_key_0000",
     maxRetries: 0,
+    ...(target.fetch === undefined ? {} : { fetch: target.fetch }),
   });
   const refusals = {
     invalid: await refusalOf(
