@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { subscriptionListView } from "../../../functions/api/merchant-api-views";
-import { headingOf, payInPopup, screenshot, waitForHeading } from "../../support/browser";
+import { headingOf, payInPopup, seePage, waitForHeading } from "../../support/browser";
 import { localStackInBrowser } from "../../support/local-stack-in-browser";
 
 // The try-it page `npm start` prints, as a person uses it in headless Chromium on the whole local stack: pick a plan,
@@ -22,7 +22,7 @@ describe("the try-it page", () => {
       await tab.setViewport({ width: 800, height: 600 });
       await tab.goto(local().tryItUrl);
       expect(await headingOf(tab)).toBe("Try a checkout");
-      await screenshot(tab, "try-it");
+      await seePage(tab, "try-it");
       await tab.click("input[name=plan][value=team]");
       await Promise.all([tab.waitForNavigation(), tab.click("main form button[type=submit]")]);
       expect(tab.url()).toMatch(new RegExp(`^${local().url}/pay/`));
@@ -30,13 +30,19 @@ describe("the try-it page", () => {
       const summary = await tab.$eval("main", (main) => main.textContent ?? "");
       expect(summary).toContain("Team");
       expect(summary).toContain("₩12,000 every month");
-      await screenshot(tab, "try-it-checkout");
+      await seePage(tab, "try-it-checkout");
       await payInPopup(tab, "4111111111111111", "try-it-checkout");
       await waitForHeading(tab, "You are subscribed");
-      await screenshot(tab, "try-it-paid");
+      await seePage(tab, "try-it-paid");
       await Promise.all([tab.waitForNavigation(), tab.click("a.button")]);
       expect(tab.url()).toBe(`${local().tryItUrl}?checkout=paid`);
       expect(await tab.$eval("[role=status]", (note) => note.textContent ?? "")).toContain("is paid");
+
+      // The mail the customer was sent, in local mode's inbox.
+      await tab.goto(`${local().url}/local/mail`);
+      expect(await headingOf(tab)).toBe("Mail");
+      expect(await tab.$eval("main", (main) => main.textContent ?? "")).toContain("To ada@example.com");
+      await seePage(tab, "local-inbox");
       await tab.close();
 
       const { data } = subscriptionListView.parse(await call("GET", "/v1/subscriptions?status=active"));
@@ -65,7 +71,7 @@ describe("the try-it page", () => {
         "Check the e-mail: Invalid email address",
       );
       expect(await tab.$eval("#email", (input) => input.getAttribute("aria-invalid"))).toBe("true");
-      await screenshot(tab, "try-it-refused");
+      await seePage(tab, "try-it-refused");
       await tab.close();
 
       const unknownPlan = await fetch(local().tryItUrl, {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { checkoutView } from "../../../functions/api/merchant-api-views";
-import { headingOf, payInPopup, screenshot, waitForHeading } from "../../support/browser";
+import {
+  headingOf,
+  payInPopup,
+  platformFontsOf,
+  seePage,
+  tabTo,
+  waitForHeading,
+} from "../../support/browser";
 import { localStackInBrowser } from "../../support/local-stack-in-browser";
 
 // The hosted checkout as a customer meets it, on the whole local stack (`npm start`: one HTTP server for the merchant
@@ -47,10 +54,10 @@ describe("the hosted checkout in a browser", () => {
       await tab.goto(checkout.checkout_url);
       expect(await headingOf(tab)).toBe("Subscribe");
       expect(await tab.$eval("main", (main) => main.textContent ?? "")).toContain("₩12,000 every month");
-      await screenshot(tab, "hosted-checkout");
+      await seePage(tab, "hosted-checkout");
       await payInPopup(tab, "4111111111111111", "hosted-checkout");
       await waitForHeading(tab, "You are subscribed");
-      await screenshot(tab, "hosted-checkout-paid");
+      await seePage(tab, "hosted-checkout-paid");
       expect(await tab.$eval("a.button", (link) => link.getAttribute("href"))).toBe(
         `${local().url}/openapi.json`,
       );
@@ -70,13 +77,15 @@ describe("the hosted checkout in a browser", () => {
       await tab.setExtraHTTPHeaders({ "accept-language": "ko-KR,ko;q=0.9" });
       await tab.goto(checkout.checkout_url);
       expect(await headingOf(tab)).toBe("구독하기");
-      await screenshot(tab, "hosted-checkout-ko");
+      // Set in Noto Sans KR (loaded into the browser from @embedpdf/fonts-kr): the screenshot shows the words.
+      expect(await platformFontsOf(tab, "h1")).toEqual([expect.stringMatching(/^Noto Sans K(R|orean)/)]);
+      await seePage(tab, "hosted-checkout-ko");
       await payInPopup(tab, "4000000000009995", "hosted-checkout-declined");
       await waitForHeading(tab, "결제가 완료되지 않았습니다");
       expect(await tab.$eval("[role=alert]", (alert) => alert.textContent ?? "")).toContain(
         "카드 잔액이 부족합니다",
       );
-      await screenshot(tab, "hosted-checkout-declined");
+      await seePage(tab, "hosted-checkout-declined");
       await Promise.all([tab.waitForNavigation(), tab.click("main form button[type=submit]")]);
       expect(await headingOf(tab)).toBe("구독하기");
       await payInPopup(tab, "5555555555554444", "hosted-checkout-retry");
@@ -122,13 +131,13 @@ describe("the hosted checkout in a browser", () => {
       expect(main).toContain("$59.70 every month, 3 seats × $19.90");
       const facts = await tab.$$eval("main dl > *", (cells) => cells.map((cell) => cell.textContent ?? ""));
       expect(facts).toEqual(["Coupon", "LAUNCH20: −$11.94 (20% off, 3 charges)", "Due today", "$47.76"]);
-      await screenshot(tab, "hosted-checkout-seats-coupon");
+      await seePage(tab, "hosted-checkout-seats-coupon");
       await payInPopup(tab, "4111111111111111", "hosted-checkout-seats-coupon");
       await waitForHeading(tab, "You are subscribed");
       const paid = await tab.$eval("main", (element) => element.innerText);
       expect(paid).toContain("LAUNCH20: −$11.94 (20% off, 2 more charges, the last on August 1, 2027)");
       expect(paid).toContain("Next charge: $47.76 on July 1, 2027");
-      await screenshot(tab, "hosted-checkout-seats-coupon-paid");
+      await seePage(tab, "hosted-checkout-seats-coupon-paid");
       expect(
         subscriptionView.parse(await call("GET", `/v1/subscriptions/${checkout.subscription_id}`)),
       ).toMatchObject({ status: "active", discount: { coupon_id: coupon.coupon_id, charges_left: 2 } });
@@ -140,6 +149,65 @@ describe("the hosted checkout in a browser", () => {
       expect(payments.map(({ status, amount, currency }) => ({ status, amount, currency }))).toEqual([
         { status: "SALE", amount: "47.76", currency: "USD" },
       ]);
+      await tab.close();
+    },
+    BROWSER_CASE_MS,
+  );
+
+  it(
+    "a customer pays by keyboard alone: Tab to the pay button, Enter; Tab through the window's card form, Enter",
+    async () => {
+      const checkout = await hostedCheckout();
+      const tab = await browser().newPage();
+      await tab.goto(checkout.checkout_url);
+      const opened = tab.browser().waitForTarget((target) => target.opener() === tab.target());
+      await tabTo(tab, "#pay-form button[type=submit]");
+      await tab.keyboard.press("Enter");
+      const popup = await (await opened).page();
+      if (popup === null) throw new Error("Enter opened no window");
+      await popup.waitForSelector("[autocomplete=cc-number]");
+      for (const [field, typed] of [
+        ["[autocomplete=cc-name]", "Ada Lovelace"],
+        ["[autocomplete=cc-number]", "4111111111111111"],
+        ["[autocomplete=cc-exp-month]", "12"],
+        ["[autocomplete=cc-exp-year]", "2030"],
+        ["[autocomplete=cc-csc]", "123"],
+      ] as const) {
+        await tabTo(popup, field);
+        await popup.keyboard.type(typed);
+      }
+      await seePage(popup, "hosted-checkout-keyboard-window");
+      await tabTo(popup, "button[type=submit]");
+      const closed = new Promise((resolve) => popup.once("close", resolve));
+      await popup.keyboard.press("Enter");
+      await closed;
+      await waitForHeading(tab, "You are subscribed");
+      expect(
+        subscriptionView.parse(await call("GET", `/v1/subscriptions/${checkout.subscription_id}`)),
+      ).toMatchObject({ status: "active" });
+      await tab.close();
+    },
+    BROWSER_CASE_MS,
+  );
+
+  it(
+    "a checkout nobody paid in time says it has expired and offers nothing to pay",
+    async () => {
+      const checkout = checkoutView.parse(
+        await call("POST", "/v1/checkouts", {
+          customer: { name: "Late Customer", email: "late@example.com" },
+          plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+          billing: "token",
+          expires_in_minutes: 30,
+        }),
+      );
+      await call("POST", "/local/clock", { advance: "PT31M" });
+      const tab = await browser().newPage();
+      const answer = await tab.goto(checkout.checkout_url);
+      expect(answer?.status()).toBe(410);
+      expect(await headingOf(tab)).toBe("This checkout has expired");
+      expect(await tab.$("#pay-form")).toBeNull();
+      await seePage(tab, "hosted-checkout-expired");
       await tab.close();
     },
     BROWSER_CASE_MS,

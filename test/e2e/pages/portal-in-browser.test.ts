@@ -2,7 +2,7 @@ import type { Page } from "puppeteer-core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { portalSessionView } from "../../../functions/api/merchant-api-schemas";
-import { headingOf, payInPopup, screenshot } from "../../support/browser";
+import { headingOf, payInPopup, seePage } from "../../support/browser";
 import { localStackInBrowser } from "../../support/local-stack-in-browser";
 
 // The customer portal as a customer meets it, on the whole local stack in headless Chromium: a renewal declines, the
@@ -43,21 +43,21 @@ describe("the customer portal in a browser", () => {
       const tab = await chromium().newPage();
       await tab.goto(session.url);
       expect(await textOf(tab)).toContain("Your last payment of $19.90 did not go through.");
-      await screenshot(tab, "portal-past-due");
+      await seePage(tab, "portal-past-due");
 
       await Promise.all([
         tab.waitForNavigation(),
         tab.click(`form[action$="/subscriptions/${id}/card"] button[type=submit]`),
       ]);
       expect(await headingOf(tab)).toBe("Update your card");
-      await screenshot(tab, "portal-card");
+      await seePage(tab, "portal-card");
       await payInPopup(tab, "4111111111111111", "portal-card");
       await tab.waitForFunction(
         'document.querySelector("main")?.textContent?.includes("Your card was updated.")',
         { timeout: 30_000 },
       );
       expect(await textOf(tab)).toContain("Status: Active");
-      await screenshot(tab, "portal-card-updated");
+      await seePage(tab, "portal-card-updated");
 
       expect(subscriptionView.parse(await call("GET", `/v1/subscriptions/${id}`)).status).toBe("active");
       const { charges } = chargeList.parse(await call("GET", `/v1/subscriptions/${id}/charges`));
@@ -74,14 +74,14 @@ describe("the customer portal in a browser", () => {
         expect.stringMatching(/^Invoice INV-2027-\d{6}$/),
         expect.stringMatching(/^Invoice INV-2027-\d{6}$/),
       ]);
-      await screenshot(tab, "portal-invoices");
+      await seePage(tab, "portal-invoices");
       await Promise.all([tab.waitForNavigation(), tab.click("main section table a[href*='/documents/']")]);
       expect(await headingOf(tab)).toBe(invoices[0]);
       expect(await textOf(tab)).toContain("$19.90");
       const pdf = await tab.$eval("a.button", (anchor) => anchor.getAttribute("href") ?? "");
       const file = await fetch(new URL(pdf, tab.url()));
       expect(file.headers.get("content-type")).toBe("application/pdf");
-      await screenshot(tab, "invoice-page");
+      await seePage(tab, "invoice-page");
       await tab.goBack();
 
       // Fifteen minutes on, the link opens nothing.
@@ -89,8 +89,54 @@ describe("the customer portal in a browser", () => {
       const expired = await tab.goto(session.url);
       expect(expired?.status()).toBe(403);
       expect(await headingOf(tab)).toBe("This link has expired");
-      await screenshot(tab, "portal-expired");
+      await seePage(tab, "portal-expired");
       await tab.close();
+    },
+    BROWSER_CASE_MS,
+  );
+
+  it(
+    "an active customer cancels at the period's end in the portal, and a month on sees the subscription canceled",
+    async () => {
+      const customer = {
+        name: "Leaving Customer",
+        email: "leaving@example.com",
+        external_id: "acct_leaving",
+      };
+      const { subscription_id: id } = subscriptionView.parse(
+        await call("POST", "/v1/subscriptions", {
+          customer,
+          plan: { amount: "19.90", currency: "USD", interval_months: 1 },
+          card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
+        }),
+      );
+      const openPortal = async () => {
+        const session = portalSessionView.parse(
+          await call("POST", "/v1/portal-sessions", { external_id: customer.external_id }),
+        );
+        const tab = await chromium().newPage();
+        await tab.goto(session.url);
+        return tab;
+      };
+      const tab = await openPortal();
+      expect(await textOf(tab)).toContain("Status: Active");
+      await seePage(tab, "portal-active");
+      await Promise.all([
+        tab.waitForNavigation(),
+        tab.click(`form[action$="/subscriptions/${id}/cancel"] button[type=submit]`),
+      ]);
+      expect(subscriptionView.parse(await call("GET", `/v1/subscriptions/${id}`)).status).toBe("active");
+      expect(await tab.$(`form[action$="/subscriptions/${id}/keep"]`)).not.toBeNull();
+      await seePage(tab, "portal-cancel-scheduled");
+      await tab.close();
+
+      await call("POST", "/local/clock", { advance: "P32D" });
+      expect(subscriptionView.parse(await call("GET", `/v1/subscriptions/${id}`)).status).toBe("canceled");
+      const later = await openPortal();
+      expect(await textOf(later)).toContain("Status: Canceled");
+      expect(await later.$("main form")).toBeNull();
+      await seePage(later, "portal-canceled");
+      await later.close();
     },
     BROWSER_CASE_MS,
   );

@@ -2,7 +2,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WindowLaunch } from "../../../../functions/gateway/resources/payment-window";
 import { TEST_MERCHANT } from "../../../../sandbox/state/merchant-config";
-import { fillCardForm, launchBrowser, screenshot } from "../../../support/browser";
+import { fillCardForm, launchBrowser, seePage } from "../../../support/browser";
 import { type PaymentHarness, startPaymentHarness, succeeded } from "../../../support/payment-sandbox";
 import type { RecordedRequest } from "../../../support/recording-server";
 
@@ -76,7 +76,7 @@ describe("the payment window in a browser", () => {
       expect(await page.$(`label[for="${id}"]`), token).not.toBeNull();
     }
     expect(await page.content()).toContain("4000000000000002");
-    await screenshot(page, "window-card-form");
+    await seePage(page, "window-card-form");
     await fillCardForm(page, "4111 1111 1111 1111");
     await submit(page);
     await backAtTheShop(page);
@@ -124,7 +124,7 @@ describe("the payment window in a browser", () => {
     await fillCardForm(page, "4111111111111112");
     await submit(page);
     expect(await page.$eval("[role=alert]", (alert) => alert.textContent)).toMatch(/card_number/);
-    await screenshot(page, "window-card-refused");
+    await seePage(page, "window-card-refused");
     await fillCardForm(page, "5555555555554444");
     await submit(page);
     await backAtTheShop(page);
@@ -138,7 +138,7 @@ describe("the payment window in a browser", () => {
     await fillCardForm(page, "4000000000003220");
     await submit(page);
     expect(await heading(page)).toBe("Verify it is you");
-    await screenshot(page, "window-payer-authentication");
+    await seePage(page, "window-payer-authentication");
     await submit(page);
     await backAtTheShop(page);
     expect(returned().get("rescode")).toBe("0000");
@@ -169,11 +169,22 @@ describe("the payment window in a browser", () => {
     }));
     expect(await heading(page)).toBe("Payment request refused");
     expect(await page.$eval("[role=alert]", (alert) => alert.textContent)).toMatch(/fgkey/);
-    await screenshot(page, "window-fgkey-refused");
+    await seePage(page, "window-fgkey-refused");
     const paid = [...harness.sandbox.state.payments.payments()].filter(
       (p) => p.orderId === "window-tampered-1",
     );
     expect(paid).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it("the accessibility check fails a page that breaks WCAG 2.1 (it is not a check that always passes)", async () => {
+    const page = await browser.newPage();
+    await page.setContent(
+      '<html lang="en"><title>Broken</title><main><img src="card.png"><input type="text"><p style="color:#bbb">faint</p></main></html>',
+    );
+    await expect(seePage(page, "axe-canary")).rejects.toThrow(
+      /^axe-core found WCAG 2.1 A\/AA violations on axe-canary:\ncolor-contrast \(serious\): p\nimage-alt \(critical\): img\nlabel \(critical\): input$/,
+    );
+    await page.close();
+  });
 });
