@@ -232,9 +232,8 @@ async function reconciliationOf(local: LocalStack, from: Date, to: Date): Promis
 class Month {
   /** The merchant API through the typed client package, as a SaaS's backend calls it. */
   readonly #billing: BillingClient;
-  /** Calls made, and requests sent (a call repeated after a 5xx or a request in progress sends more than one). */
-  #calls = 0;
-  #requests = 0;
+  /** Calls repeated (the same Idempotency-Key) after a 5xx or a request still in progress. */
+  #retries = 0;
   #signupDeclines = 0;
   readonly #lifecycle: LifecycleOutcome[] = [];
 
@@ -247,15 +246,8 @@ class Month {
       baseUrl: local.url,
       apiKey: local.apiKey,
       ...MERCHANT_RETRIES,
-      fetch: (request) => {
-        this.#requests += 1;
-        return fetch(request);
-      },
-    });
-    this.#billing.use({
-      onRequest: () => {
-        this.#calls += 1;
-        return undefined;
+      onRetry: () => {
+        this.#retries += 1;
       },
     });
   }
@@ -396,7 +388,7 @@ class Month {
           signup.customer.journey === "window-abandoned" ? (signup.subscriptionId ?? []) : [],
         ),
       ),
-      retries: this.#requests - this.#calls,
+      retries: this.#retries,
       faults: stack.sandbox.faults.counters().total,
       realForms: realFormCounts(
         stack.sandbox,

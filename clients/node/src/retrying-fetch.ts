@@ -18,6 +18,12 @@ export interface RetryOptions {
   readonly timeoutMs?: number;
   /** A new Idempotency-Key (default: a random UUID). */
   readonly idempotencyKey?: () => string;
+  /** Told before each repeat: which one (1, 2, …) and why — the answer's status, or the failed connection. */
+  readonly onRetry?: (retry: {
+    readonly attempt: number;
+    readonly status?: number;
+    readonly error?: unknown;
+  }) => void;
 }
 
 type Fetch = (request: Request) => Promise<Response>;
@@ -53,6 +59,7 @@ export function retryingFetch(base: Fetch, retry: RetryOptions = {}): Fetch {
     maxRetryDelayMs: retry.maxRetryDelayMs ?? 30_000,
     timeoutMs: retry.timeoutMs ?? 60_000,
     idempotencyKey: retry.idempotencyKey ?? randomUUID,
+    onRetry: retry.onRetry ?? (() => undefined),
   };
   return async (request) => {
     if (request.method === "POST" && !request.headers.has(IDEMPOTENCY_KEY_HEADER))
@@ -66,11 +73,13 @@ export function retryingFetch(base: Fetch, retry: RetryOptions = {}): Fetch {
       } catch (error) {
         // The caller's own abort ends it; a failed connection or a timeout is repeated.
         if (last || request.signal.aborted) throw error;
+        options.onRetry({ attempt: attempt + 1, error });
         await sleep(delayBefore(attempt + 1, undefined, options));
         continue;
       }
       if (last || !(await isRetryable(response))) return response;
       await response.body?.cancel();
+      options.onRetry({ attempt: attempt + 1, status: response.status });
       await sleep(delayBefore(attempt + 1, response, options));
     }
   };

@@ -37,11 +37,21 @@ describe("the client's fetch", () => {
       new TypeError("fetch failed"),
       json(201, { status: "succeeded" }),
     );
-    const answer = await retryingFetch(fetch, { ...fast, maxRetries: 4, idempotencyKey: () => "k-1" })(
-      post(),
-    );
+    const retries: unknown[] = [];
+    const answer = await retryingFetch(fetch, {
+      ...fast,
+      maxRetries: 4,
+      idempotencyKey: () => "k-1",
+      onRetry: ({ attempt, status, error }) => retries.push([attempt, status ?? String(error)]),
+    })(post());
     expect(answer.status).toBe(201);
     expect(sent).toEqual(Array(5).fill({ method: "POST", key: "k-1", body: '{"amount":"1.00"}' }));
+    expect(retries).toEqual([
+      [1, 503],
+      [2, 429],
+      [3, 409],
+      [4, "TypeError: fetch failed"],
+    ]);
   });
 
   it("keeps the caller's own key, and a new one for each request", async () => {
