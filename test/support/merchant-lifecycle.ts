@@ -11,7 +11,7 @@ import { expect } from "vitest";
 // A SaaS's whole use of the merchant API, through the typed client package against local mode (`npm start`): a
 // sign-up, lists walked by their cursors, a renewal by the local clock, a refund, an upgrade, a pause and a resume,
 // a checkout, a portal session, prices and coupons, webhook endpoints, invoices and credit notes, a cancel — and every
-// refusal the README lists. The e2e tests run it straight and through a validating proxy of the OpenAPI document.
+// refusal the README lists (405 and 415 the typed client cannot send: the proxy test sends them raw). The e2e tests run it straight and through a validating proxy of the OpenAPI document.
 
 const VISA = "4111111111111111";
 const DECLINES = "4000000000009995";
@@ -20,6 +20,8 @@ const DECLINES = "4000000000009995";
 export interface LifecycleTarget {
   readonly baseUrl: string;
   readonly apiKey: string;
+  /** The gateway sandbox behind it, whose controls take the gateway down for a while. */
+  readonly sandboxUrl: string;
   /** Makes the keys and external ids of one run its own. */
   readonly run: string;
   /** The fetch every call goes through (default: the global one). */
@@ -47,6 +49,22 @@ const refusalOf = async (call: Promise<unknown>) => {
     ...(error.decline?.reason === undefined ? {} : { reason: error.decline.reason }),
   };
 };
+
+/** `during` while the sandbox refuses every gateway request (its fault controls), then the gateway back. */
+async function whileTheGatewayIsDown<T>(sandboxUrl: string, during: () => Promise<T>): Promise<T> {
+  const faults = (settings: object) =>
+    fetch(`${sandboxUrl}/sandbox/faults`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(settings),
+    });
+  await faults({ throttleRate: 1 });
+  try {
+    return await during();
+  } finally {
+    await faults({});
+  }
+}
 
 export async function merchantLifecycle(target: LifecycleTarget): Promise<LifecycleRecord> {
   const billing: BillingClient = createBillingClient({
@@ -190,6 +208,9 @@ export async function merchantLifecycle(target: LifecycleTarget): Promise<Lifecy
       ok(billing.POST("/v1/subscriptions/{id}/charges", { params: path, body: { amount: "5.00" } })),
     ),
     unauthorized: await refusalOf(ok(wrongKey.GET("/v1/subscriptions"))),
+    gatewayDown: await whileTheGatewayIsDown(target.sandboxUrl, () =>
+      refusalOf(ok(billing.POST("/v1/subscriptions", { body: { customer, plan, card } }))),
+    ),
   };
   return { subscriptionId, refusals };
 }

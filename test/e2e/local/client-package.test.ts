@@ -20,7 +20,12 @@ describe("the client package on the local stack", () => {
   afterAll(() => local?.close());
 
   it("signs up, renews by the clock, refunds, upgrades, pauses, cancels — and is refused as the README says", async () => {
-    const { refusals } = await merchantLifecycle({ baseUrl: local.url, apiKey: local.apiKey, run: "direct" });
+    const { refusals } = await merchantLifecycle({
+      baseUrl: local.url,
+      apiKey: local.apiKey,
+      sandboxUrl: local.sandboxUrl,
+      run: "direct",
+    });
     expect(refusals).toEqual({
       invalid: { status: 400, code: "invalid_request", field: "card.expiry" },
       declined: { status: 422, code: "DC51", reason: "insufficient_funds" },
@@ -28,6 +33,7 @@ describe("the client package on the local stack", () => {
       keyReused: { status: 409, code: "idempotency_key_reused", field: "Idempotency-Key" },
       canceled: { status: 409, code: "subscription_canceled" },
       unauthorized: { status: 401, code: "unauthorized" },
+      gatewayDown: { status: 503, code: "gateway_unavailable" },
     });
   }, 120_000);
 });

@@ -97,6 +97,7 @@ describe("the merchant API behind a validating proxy of its OpenAPI document (St
     const { subscriptionId } = await merchantLifecycle({
       baseUrl: proxyUrl,
       apiKey: local.apiKey,
+      sandboxUrl: local.sandboxUrl,
       run: "proxied",
       fetch: recording,
     });
