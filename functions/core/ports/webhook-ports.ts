@@ -23,7 +23,6 @@ export const WEBHOOK_DELIVERY_RETENTION_MS = 30 * 86_400_000;
  * the billing-signature header of the endpoints registered before (their records carry no scheme).
  */
 export const WEBHOOK_SIGNATURE_SCHEMES = ["standard_webhooks", "billing_signature"] as const;
-export type WebhookSignatureScheme = (typeof WEBHOOK_SIGNATURE_SCHEMES)[number];
 
 export const webhookEventTypeSchema = lazySchema(() => z.enum([ALL_EVENT_TYPES, ...webhookEventTypes()]));
 
