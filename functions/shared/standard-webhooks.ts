@@ -7,9 +7,9 @@ import { createHmac } from "node:crypto";
 // the secret `whsec_<base64>` encodes. Endpoints registered before it are signed with billing-signature.ts instead.
 
 export const WEBHOOK_ID_HEADER = "webhook-id";
-export const WEBHOOK_TIMESTAMP_HEADER = "webhook-timestamp";
-export const WEBHOOK_SIGNATURE_HEADER = "webhook-signature";
-export const STANDARD_SECRET_PREFIX = "whsec_";
+const WEBHOOK_TIMESTAMP_HEADER = "webhook-timestamp";
+const WEBHOOK_SIGNATURE_HEADER = "webhook-signature";
+const STANDARD_SECRET_PREFIX = "whsec_";
 
 /** The key a `whsec_<base64>` secret encodes. */
 const keyOf = (secret: string) => Buffer.from(secret.slice(STANDARD_SECRET_PREFIX.length), "base64");
