@@ -19,6 +19,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     restoreMocks: true,
+    // A passing run prints the reporter's lines alone: console calls are shown for failed tests only, and what tests
+    // write to stdout and stderr (the functions' JSON logs and EMF metrics) is held likewise (quiet-output.ts).
+    silent: "passed-only",
+    setupFiles: ["test/support/quiet-output.ts"],
     projects: [
       {
         extends: true,
