@@ -12,9 +12,13 @@ const SHOWN_LINES = 400;
 let held: string[] = [];
 
 type Write = typeof process.stdout.write;
+/** The stream's own write, kept on it: a worker runs many files in one process, each loading this file anew. */
+const OWN_WRITE = Symbol.for("quiet-output.own-write");
+type HeldStream = NodeJS.WriteStream & { [OWN_WRITE]?: Write };
 
-function holding(stream: NodeJS.WriteStream): Write {
-  const write = stream.write.bind(stream);
+function holding(stream: HeldStream): Write {
+  stream[OWN_WRITE] ??= stream.write.bind(stream);
+  const write = stream[OWN_WRITE];
   const hold = (chunk: unknown, encoding?: unknown, callback?: unknown): boolean => {
     held.push(typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"));
     const done = typeof encoding === "function" ? encoding : callback;
