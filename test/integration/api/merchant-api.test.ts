@@ -132,6 +132,20 @@ describe("a subscription's life through the merchant API", () => {
   });
 });
 
+/**
+ * The instant `months` calendar months after `start` (UTC): the same day and time, or the month's last day when it is
+ * shorter (a sign-up on 29 February 2028 renews on 28 February 2029).
+ */
+function monthsAfter(start: string, months: number): string {
+  const from = new Date(start);
+  const end = new Date(from);
+  end.setUTCDate(1);
+  end.setUTCMonth(from.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() + 1, 0)).getUTCDate();
+  end.setUTCDate(Math.min(from.getUTCDate(), lastDay));
+  return end.toISOString();
+}
+
 describe("plan intervals", () => {
   const salesAtTheGateway = () => [...stack().sandbox.state.payments.payments()].length;
 
@@ -148,9 +162,7 @@ describe("plan intervals", () => {
         })
         .parse(answer.json);
       expect(view.plan.interval_months).toBe(interval_months);
-      const end = new Date(view.current_period.start);
-      end.setUTCMonth(end.getUTCMonth() + interval_months);
-      expect(view.current_period.end).toBe(end.toISOString());
+      expect(view.current_period.end).toBe(monthsAfter(view.current_period.start, interval_months));
     }
   });
 
