@@ -7,7 +7,7 @@ import { merchantApiOnStack } from "../../support/merchant-api-handlers";
 // from 1 and runs on without a gap, and the year is the issue date's in the merchant's time zone, not UTC's. The
 // stack's clock starts at a named instant, 23:50 on 31 December in Seoul, whatever the machine's date.
 
-const { call, stack } = merchantApiOnStack("mk_test_0f1e2d3c4b5a69788796a5b4c3d2e1f0", {
+const { call, stack, signUp } = merchantApiOnStack("mk_test_0f1e2d3c4b5a69788796a5b4c3d2e1f0", {
   start: new Date("2027-12-31T14:50:00Z"),
   policy: { invoicing: { ...DEFAULT_INVOICING_POLICY, time_zone: "Asia/Seoul" } },
 });
@@ -21,15 +21,7 @@ const refund = z.looseObject({ credit_note_number: z.string() });
 
 describe("invoice numbers at the year's turn", () => {
   it("start a new series from 1 when the merchant's year turns, and each series runs on without a gap", async () => {
-    const signUp = await call("POST", "/v1/subscriptions", {
-      body: {
-        customer: { name: "Ada", email: "ada@example.com" },
-        plan: { amount: "19.90", currency: "USD", interval_months: 1 },
-        card: { number: "4111111111111111", expiry: "203012", cvc: "123" },
-      },
-    });
-    expect(signUp.status, JSON.stringify(signUp.json)).toBe(201);
-    const { subscription_id: id } = z.looseObject({ subscription_id: z.string() }).parse(signUp.json);
+    const { subscription_id: id } = z.looseObject({ subscription_id: z.string() }).parse(await signUp());
     const charge = async (key: string) => {
       const answer = await call("POST", `/v1/subscriptions/${id}/charges`, {
         body: { amount: "5.00" },

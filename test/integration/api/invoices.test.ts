@@ -89,22 +89,24 @@ async function everyInvoice(query = "") {
   return found;
 }
 
+/** A document number's series (INV-2027) and sequence; throws for anything else. */
+function numbered(number: string) {
+  const parsed = parseDocumentNumber(number);
+  if (parsed === undefined) throw new Error(`${number} is not a document number`);
+  return parsed;
+}
 /** The sequence numbers of each series (INV-2026, INV-2027, …), in order. */
 function seriesOf(numbers: readonly string[]): Map<string, number[]> {
   const series = new Map<string, number[]>();
-  for (const number of numbers) {
-    const parsed = parseDocumentNumber(number);
-    if (parsed === undefined) throw new Error(`${number} is not a document number`);
-    series.set(parsed.prefix, [...(series.get(parsed.prefix) ?? []), parsed.sequence]);
-  }
+  for (const { prefix, sequence } of numbers.map(numbered))
+    series.set(prefix, [...(series.get(prefix) ?? []), sequence]);
   for (const sequences of series.values()) sequences.sort((a, b) => a - b);
   return series;
 }
 const oneToN = (n: number) => Array.from({ length: n }, (_, index) => index + 1);
 /** Whether document `a` was numbered before `b`: an earlier year's series, or earlier in the same one. */
 function issuedBefore(a: string, b: string): boolean {
-  const [first, second] = [parseDocumentNumber(a), parseDocumentNumber(b)];
-  if (first === undefined || second === undefined) throw new Error(`${a} or ${b} is not a document number`);
+  const [first, second] = [numbered(a), numbered(b)];
   return first.prefix === second.prefix ? first.sequence < second.sequence : first.prefix < second.prefix;
 }
 
